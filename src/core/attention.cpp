@@ -1,0 +1,51 @@
+#include "attention.hpp"
+
+#include <cmath>
+
+namespace attn {
+
+void attention_scores(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const Matrix>& k,
+                      Matrix& scores) {
+    scores.resize(q.rows(), k.rows());        // (T, T)
+    scores.noalias() = q * k.transpose();     // (T, D)·(D, T)
+}
+
+float score_scale(int d_head, bool scale) {
+    return scale ? static_cast<float>(1.0 / std::sqrt(static_cast<double>(d_head))) : 1.0f;
+}
+
+void masked_softmax(const Eigen::Ref<const Matrix>& scaled, const MaskMatrix& mask, Matrix& weights) {
+    const Eigen::Index t_rows = scaled.rows(), t_cols = scaled.cols();
+    weights.resize(t_rows, t_cols);
+    for (Eigen::Index i = 0; i < t_rows; ++i) {
+        // pass 1: the maximum over allowed keys (subtracting it keeps exp() <= 1)
+        float max = 0.0f;
+        bool any = false;
+        for (Eigen::Index j = 0; j < t_cols; ++j) {
+            if (!mask(i, j)) continue;
+            if (!any || scaled(i, j) > max) max = scaled(i, j);
+            any = true;
+        }
+        // pass 2: exponentials of allowed keys only; forbidden keys get an exact
+        // 0 without exp(-inf), which would give denormals on some paths
+        float sum = 0.0f;
+        for (Eigen::Index j = 0; j < t_cols; ++j) {
+            const float e = mask(i, j) ? std::exp(scaled(i, j) - max) : 0.0f;
+            weights(i, j) = e;
+            sum += e;
+        }
+        // pass 3: normalise; a fully masked row stays all zeros, never 0/0
+        if (any) {
+            const float inv = 1.0f / sum;  // sum >= 1: the maximum contributes exp(0)
+            weights.row(i) *= inv;
+        }
+    }
+}
+
+void attention_output(const Eigen::Ref<const Matrix>& weights, const Eigen::Ref<const Matrix>& v,
+                      Matrix& output) {
+    output.resize(weights.rows(), v.cols());  // (T, D)
+    output.noalias() = weights * v;           // (T, T)·(T, D)
+}
+
+}  // namespace attn

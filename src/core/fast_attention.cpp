@@ -1,0 +1,355 @@
+#include "fast_attention.hpp"
+
+#include "attention.hpp"
+#include "kernels.hpp"
+#include "simd.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+namespace attn {
+namespace {
+
+using kernels::kMR;  // the kernels' row tile: four queries
+using kernels::kNR;
+using kernels::panel_count;
+
+/// Grows a buffer to at least n elements; never shrinks, so a call of the
+/// same or smaller size allocates nothing.
+template <typename T>
+T* reserve(std::vector<T>& buffer, std::size_t n) {
+    if (buffer.size() < n) {
+        buffer.clear();
+        buffer.shrink_to_fit();  // free first: peak memory is the new size, not old + new
+        buffer.resize(n);
+    }
+    return buffer.data();
+}
+
+/// At most this many row tiles (64 queries) per block of scores.
+constexpr int kMaxBlockTiles = 16;
+/// Keys per pass of weights·V: a panel of V (256×8 floats, 8 KB) stays in L1.
+constexpr int kKeyBlock = 256;
+
+void check(const Eigen::Ref<const Matrix>& x, const Weights& w, int heads, const MaskSpec& mask) {
+    const Eigen::Index c = x.cols(), t = x.rows();
+    if (heads < 1) throw Error("heads must be at least 1, got " + std::to_string(heads));
+    if (c % heads != 0)
+        throw Error("d_model " + std::to_string(c) + " is not divisible by " + std::to_string(heads) + " heads");
+    // validate_weights() names the culprit; call it only when something is
+    // wrong (Eigen's allFinite() over 4·C² floats costs more than the whole
+    // attention at small sizes)
+    bool ok = true;
+    for (const Matrix* m : {&w.w_query, &w.w_key, &w.w_value, &w.w_output})
+        ok = ok && m->rows() == c && m->cols() == c &&
+             kernels::all_finite(m->data(), static_cast<std::size_t>(m->size()));
+    if (!ok) validate_weights(w, static_cast<int>(c));
+    if (mask.kind == MaskSpec::Kind::custom) {
+        if (!mask.matrix) throw Error("a custom mask needs its matrix");
+        if (mask.matrix->rows() != t || mask.matrix->cols() != t)
+            throw Error("mask is " + std::to_string(mask.matrix->rows()) + "x" + std::to_string(mask.matrix->cols()) +
+                        ", expected " + std::to_string(t) + "x" + std::to_string(t) + " (tokens x tokens)");
+    }
+}
+
+/// key_end[i]: query i may see keys [0, key_end[i]) (and, for a custom mask,
+/// only those its row allows). Returns true when a custom mask must still be
+/// consulted entry by entry; false when every row is a prefix of the keys
+/// (none, causal, padding, causal+padding, or a custom matrix equal to one).
+bool key_ranges(const MaskSpec& mask, int t, int* key_end) {
+    using Kind = MaskSpec::Kind;
+    if (mask.kind != Kind::custom) {
+        const bool causal = mask.kind == Kind::causal || mask.kind == Kind::causal_padding;
+        const bool padding = mask.kind == Kind::padding || mask.kind == Kind::causal_padding;
+        const int real = padding ? std::clamp(mask.real_tokens, 0, t) : t;
+        for (int i = 0; i < t; ++i) key_end[i] = std::min(causal ? i + 1 : t, real);
+        return false;
+    }
+    bool prefix = true;
+    for (int i = 0; i < t; ++i) {
+        const bool* row = mask.matrix->data() + static_cast<std::ptrdiff_t>(i) * t;
+        int leading = 0;
+        while (leading < t && row[leading]) ++leading;
+        int last = t;
+        while (last > leading && !row[last - 1]) --last;
+        key_end[i] = last;  // the last allowed key + 1 (0 for a fully masked row)
+        prefix = prefix && last == leading;
+    }
+    return !prefix;
+}
+
+/// Weights below e^-64 ≈ 1.6e-28 of a row's largest are written as exact
+/// zeros: next to that largest weight's 1 they cannot change a float sum, and
+/// their products with V could be denormal, which wasm cannot flush to zero
+/// (a denormal costs a microcode assist per operation on x86).
+constexpr float kSoftmaxCutoff = -64.0f;
+
+/// The fused mask + softmax pass over one row tile of scaled scores,
+/// s[k][i] = score of query row i (of 4) against key k, keys [0, tile_end).
+/// Row i may see keys [0, key_end[i]) (a custom mask, when given as four row
+/// pointers, narrows them further; a null row pointer allows nothing). Every
+/// allowed score becomes e^(s − max), unnormalised; every other entry becomes
+/// an exact 0 without evaluating exp() on it. Writes 1 / Σ e per row into
+/// inv_sum, or 0 for a row with nothing allowed (its weights stay zero).
+/// Working on four rows at once keeps every step vertical: one vector is one
+/// key for four queries, so maxima and sums need no horizontal reductions.
+ATTN_NOINLINE void softmax_tile(float* s, const int* key_end, int tile_end, const bool* const* custom,
+                                float* inv_sum) {
+    using namespace simd;
+    const float neg_inf = -std::numeric_limits<float>::infinity();
+    // keys below `open` are allowed in all four rows (range masks only)
+    const int open = custom ? 0 : *std::min_element(key_end, key_end + kMR);
+    alignas(16) float end_f[kMR];
+    for (int i = 0; i < kMR; ++i) end_f[i] = static_cast<float>(key_end[i]);
+    const F4 ends = load(end_f);
+    auto allowed = [&](int k) -> F4 {
+        if (!custom) return ge(ends, splat(static_cast<float>(k + 1)));  // k < key_end[i]
+        bool m[kMR];
+        for (int i = 0; i < kMR; ++i) m[i] = custom[i] && custom[i][k];
+        return mask_from_bytes(m);
+    };
+    // pass 1: each row's maximum over its allowed keys
+    F4 max4 = splat(neg_inf);
+    for (int k = 0; k < open; ++k) max4 = max(max4, load(s + k * kMR));
+    for (int k = open; k < tile_end; ++k) max4 = max(max4, select(allowed(k), load(s + k * kMR), splat(neg_inf)));
+    // a row with nothing allowed keeps -inf: use 0 so no lane computes inf - inf
+    max4 = select(ge(max4, splat(std::numeric_limits<float>::lowest())), max4, zero());
+    // pass 2: e = exp(s − max) ≤ 1, the reference's stable softmax numerator
+    F4 sum = zero();
+    for (int k = 0; k < open; ++k) {
+        const F4 e = exp4<true>(sub(load(s + k * kMR), max4), kSoftmaxCutoff);
+        store(s + k * kMR, e);
+        sum = add(sum, e);
+    }
+    for (int k = open; k < tile_end; ++k) {
+        // a hidden lane's score is replaced by the row max before exp (nothing
+        // can overflow) and its result by an exact 0
+        const F4 keep = allowed(k);
+        const F4 e = select(keep, exp4<true>(sub(select(keep, load(s + k * kMR), max4), max4), kSoftmaxCutoff), zero());
+        store(s + k * kMR, e);
+        sum = add(sum, e);
+    }
+    // pass 3 (deferred): the caller scales weights·V by 1/sum instead of every weight
+    alignas(16) float sums[kMR];
+    store(sums, sum);
+    for (int i = 0; i < kMR; ++i) inv_sum[i] = sums[i] > 0.0f ? 1.0f / sums[i] : 0.0f;  // sum >= 1 when any allowed
+}
+
+/// Pass 1 of a block: scores[r][key][i] = (q_(4r+i) · k_key)·factor for the key panels
+/// row tile r may see (keys < tile_end[r]), from Q_h as row tiles (tiles, D, 4)
+/// and K_hᵀ as panels (D, 8). Key-major per tile, so one vector holds one key's
+/// scores for four queries: the layout the softmax and weights·V passes read.
+/// The 4×8 register tile (4 queries × 8 keys) is transposed on its way out.
+ATTN_NOINLINE void block_scores(int tiles, const int* tile_end, int d, const float* query_tiles, const float* keys,
+                                float factor, float* scores, int ld_s) {
+    const simd::F4 f = simd::splat(factor);
+    int block_end = 0;
+    for (int r = 0; r < tiles; ++r) block_end = std::max(block_end, tile_end[r]);
+    for (int p = 0; p < panel_count(block_end); ++p) {
+        const float* key_panel = keys + static_cast<std::ptrdiff_t>(p) * d * kNR;
+        for (int r = 0; r < tiles; ++r) {
+            if (p * kNR >= tile_end[r]) continue;
+            simd::F4 acc[kMR][2];
+            kernels::zero(acc);
+            kernels::kernel<kMR, 2>(d, query_tiles + r * d * kMR, key_panel, acc);
+            float* out = scores + (static_cast<std::ptrdiff_t>(r) * ld_s + p * kNR) * kMR;
+            for (int v = 0; v < 2; ++v) {  // keys 4v … 4v+3
+                simd::transpose4(acc[0][v], acc[1][v], acc[2][v], acc[3][v]);
+                for (int j = 0; j < 4; ++j) simd::store(out + (4 * v + j) * kMR, simd::mul(acc[j][v], f));
+            }
+        }
+    }
+}
+
+/// Pass 3 of a block: out rows (row stride ld_out, D columns) = weights·V_h
+/// scaled by inv_sum per row, from the weights (key-major row tiles, keys <
+/// tile_end[r]) and V_h as panels (T, 8). `rows` real rows (the last tile may be
+/// partial). Keys go in blocks of kKeyBlock, so a block of V panels (256×8
+/// floats each) stays in L1 while every row tile passes over it; partial sums
+/// accumulate in `out`, and the last block of a tile applies 1/sum.
+ATTN_NOINLINE void block_values(int tiles, int rows, const int* tile_end, int d, int t, const float* scores, int ld_s,
+                                const float* values, const float* inv_sum, float* out, std::ptrdiff_t ld_out) {
+    int block_end = 0;
+    for (int r = 0; r < tiles; ++r) block_end = std::max(block_end, tile_end[r]);
+    for (int k0 = 0; k0 == 0 || k0 < block_end; k0 += kKeyBlock)
+        for (int p = 0; p < panel_count(d); ++p) {
+            const float* value_panel = values + (static_cast<std::ptrdiff_t>(p) * t + k0) * kNR;
+            for (int r = 0; r < tiles; ++r) {
+                const int kc = std::min(kKeyBlock, tile_end[r] - k0);
+                if (kc <= 0 && k0 > 0) continue;  // (k0 == 0 with kc <= 0 writes the zeros)
+                simd::F4 acc[kMR][2];
+                kernels::zero(acc);
+                kernels::kernel<kMR, 2>(std::max(kc, 0), scores + (static_cast<std::ptrdiff_t>(r) * ld_s + k0) * kMR,
+                                        value_panel, acc);
+                const bool last = k0 + kKeyBlock >= tile_end[r];
+                kernels::store_tile(acc, std::min(kMR, rows - r * kMR), std::min(kNR, d - p * kNR),
+                                    out + r * kMR * ld_out + p * kNR, ld_out, last ? inv_sum + r * kMR : nullptr,
+                                    k0 > 0);
+            }
+        }
+}
+
+/// Binaryen (wasm-opt -O3) inlines every function that has a single caller,
+/// whatever its noinline attribute; V8 then allocates registers for all of
+/// forward() at once and spills the kernels' accumulators in their inner loops
+/// (measured: 17 instead of 36 GFLOP/s). A call through a pointer it cannot
+/// see through keeps each pass a function of its own; it costs one indirect
+/// call per block.
+template <typename F>
+F* opaque(F* f) {
+    static F* volatile pointer = f;
+    return pointer;
+}
+
+}  // namespace
+
+MaskSpec MaskSpec::from_kind(MaskKind kind, int real_tokens) {
+    switch (kind) {
+        case MaskKind::none: return none();
+        case MaskKind::causal: return causal();
+        case MaskKind::padding: return padding(real_tokens);
+        case MaskKind::causal_padding: return causal_padding(real_tokens);
+        case MaskKind::custom: break;
+    }
+    throw Error("MaskSpec::from_kind needs the matrix of a custom mask: use MaskSpec::custom");
+}
+
+const char* FastAttention::backend() { return ATTN_SIMD_BACKEND; }
+
+std::size_t FastAttention::workspace_bytes() const {
+    return sizeof(float) * (w_qkv_.capacity() + w_out_.capacity() + row_tiles_.capacity() + qkv_.capacity() +
+                            concat_.capacity() + keys_.capacity() + values_.capacity() + scores_.capacity() +
+                            query_tiles_.capacity() + inv_sum_.capacity()) +
+           sizeof(int) * key_end_.capacity();
+}
+
+void FastAttention::release() {
+    for (auto* b : {&w_qkv_, &w_out_, &row_tiles_, &qkv_, &concat_, &keys_, &values_, &scores_, &query_tiles_,
+                    &inv_sum_}) {
+        b->clear();
+        b->shrink_to_fit();
+    }
+    key_end_.clear();
+    key_end_.shrink_to_fit();
+}
+
+void FastAttention::forward(const Eigen::Ref<const Matrix>& x, const Weights& w, int heads, const MaskSpec& mask,
+                            bool scale, Matrix& y) {
+    using kernels::tile_count;
+    check(x, w, heads, mask);
+    const int t = static_cast<int>(x.rows()), c = static_cast<int>(x.cols()), d = c / heads;
+    const float factor = score_scale(d, scale);
+    y.resize(t, c);
+    if (t == 0 || c == 0) return;
+    const std::ptrdiff_t ld_qkv = 3 * static_cast<std::ptrdiff_t>(c);
+
+    // ---- weights: [W_Q | W_K | W_V] (C, 3C) as one matrix, W_O (C, C). Read in
+    // place when a row is at most 64 floats (8-column panels of rows 256 bytes
+    // apart spread over enough L1 sets); otherwise packed as panels of (C, 8).
+    const float* w_parts[3] = {w.w_query.data(), w.w_key.data(), w.w_value.data()};
+    const bool in_place = c <= 64 && c % kNR == 0;
+    float* w_qkv = nullptr;
+    float* w_out = nullptr;
+    if (!in_place) {
+        w_qkv = reserve(w_qkv_, static_cast<std::size_t>(panel_count(3 * c)) * c * kNR);
+        w_out = reserve(w_out_, static_cast<std::size_t>(panel_count(c)) * c * kNR);
+        kernels::pack_panels(c, 3 * c, c, [&](int j) { return w_parts[j / c] + j % c; }, w_qkv);
+        kernels::pack_panels(c, c, c, [&](int j) { return w.w_output.data() + j; }, w_out);
+    }
+    const std::ptrdiff_t panel_size = static_cast<std::ptrdiff_t>(c) * kNR;
+    auto qkv_panel = [&](int p) {
+        return in_place ? kernels::Panel{w_parts[p * kNR / c] + p * kNR % c, c}
+                        : kernels::Panel{w_qkv + p * panel_size, kNR};
+    };
+    auto out_panel = [&](int p) {
+        return in_place ? kernels::Panel{w.w_output.data() + p * kNR, c} : kernels::Panel{w_out + p * panel_size, kNR};
+    };
+
+    // ---- Q, K, V = x·W (T, 3C) in one product; x as row tiles (T/4, C, 4)
+    float* row_tiles = reserve(row_tiles_, static_cast<std::size_t>(tile_count(t)) * c * kMR);
+    kernels::pack_row_tiles(t, c, x.data(), x.outerStride(), row_tiles);
+    float* qkv = reserve(qkv_, static_cast<std::size_t>(t) * ld_qkv);
+    opaque(kernels::gemm<decltype(qkv_panel)>)(t, 3 * c, c, row_tiles, qkv_panel, qkv, ld_qkv);
+
+    // ---- which keys each query sees (rows past T, in the last tile, see none)
+    int* key_end = reserve(key_end_, static_cast<std::size_t>(tile_count(t)) * kMR);
+    const bool per_entry = key_ranges(mask, t, key_end);
+    std::fill(key_end + t, key_end + tile_count(t) * kMR, 0);
+    const bool* custom = per_entry ? mask.matrix->data() : nullptr;
+
+    // ---- per head, blocks of row tiles: one block's scores (tiles, keys, 4) stay in cache
+    const int ld_s = panel_count(t) * kNR;  // keys of a scores tile, padded to whole key panels
+    const int block = std::clamp(16384 / ld_s, 1, kMaxBlockTiles);
+    float* scores = reserve(scores_, static_cast<std::size_t>(block) * ld_s * kMR);
+    float* query_tiles = reserve(query_tiles_, static_cast<std::size_t>(block) * d * kMR);
+    float* inv_sum = reserve(inv_sum_, static_cast<std::size_t>(block) * kMR);
+    float* keys = reserve(keys_, static_cast<std::size_t>(panel_count(t)) * d * kNR);
+    float* values = reserve(values_, static_cast<std::size_t>(panel_count(d)) * t * kNR);
+    float* concat = reserve(concat_, static_cast<std::size_t>(t) * c);
+    int tile_end[kMaxBlockTiles];  // per row tile of a block: the keys its rows need
+
+    for (int h = 0; h < heads; ++h) {
+        const float* q_h = qkv + h * d;          // (T, D), row stride 3C
+        const float* k_h = qkv + c + h * d;      // (T, D)
+        const float* v_h = qkv + 2 * c + h * d;  // (T, D)
+        // K_hᵀ as panels of 8 keys (D, 8); V_h as panels of 8 columns (T, 8)
+        kernels::pack_panels(d, t, 1, [&](int j) { return k_h + j * ld_qkv; }, keys);
+        kernels::pack_panels(t, d, ld_qkv, [&](int j) { return v_h + j; }, values);
+
+        for (int t0 = 0; t0 < tile_count(t); t0 += block) {
+            const int tiles = std::min(block, tile_count(t) - t0), i0 = t0 * kMR;
+            const int rows = std::min(tiles * kMR, t - i0);
+            for (int r = 0; r < tiles; ++r) {
+                const int* ke = key_end + (t0 + r) * kMR;
+                tile_end[r] = *std::max_element(ke, ke + kMR);
+            }
+            // Q_h rows of the block as row tiles (tiles, D, 4)
+            kernels::pack_row_tiles(rows, d, q_h + i0 * ld_qkv, ld_qkv, query_tiles);
+            // pass 1: scaled scores, key-major per tile: scores[r][key][i] = q_i·k_key·scale,
+            // only for the key panels a tile's rows may see
+            opaque(block_scores)(tiles, tile_end, d, query_tiles, keys, factor, scores, ld_s);
+            // pass 2: mask + exp, four rows at a time
+            for (int r = 0; r < tiles; ++r) {
+                const bool* rows_mask[kMR] = {nullptr, nullptr, nullptr, nullptr};
+                if (custom)
+                    for (int i = 0; i < kMR && i0 + r * kMR + i < t; ++i)
+                        rows_mask[i] = custom + static_cast<std::ptrdiff_t>(i0 + r * kMR + i) * t;
+                opaque(softmax_tile)(scores + static_cast<std::ptrdiff_t>(r) * ld_s * kMR, key_end + (t0 + r) * kMR,
+                                     tile_end[r], custom ? rows_mask : nullptr, inv_sum + r * kMR);
+            }
+            // pass 3: weights·V_h, normalised by 1/sum on the way out, into the
+            // head's columns of concat
+            opaque(block_values)(tiles, rows, tile_end, d, t, scores, ld_s, values, inv_sum,
+                                 concat + i0 * static_cast<std::ptrdiff_t>(c) + h * d, c);
+        }
+    }
+
+    // ---- y = concat·W_O (T, C); concat as row tiles in the buffer x's tiles used
+    kernels::pack_row_tiles(t, c, concat, c, row_tiles);
+    opaque(kernels::gemm<decltype(out_panel)>)(t, c, c, row_tiles, out_panel, y.data(), c);
+}
+
+Matrix fast_multi_head_output(const Eigen::Ref<const Matrix>& x, const Weights& weights, int heads,
+                              const MaskSpec& mask, bool scale) {
+    FastAttention fa;
+    Matrix y;
+    fa.forward(x, weights, heads, mask, scale, y);
+    return y;
+}
+
+namespace detail {
+void fast_exp(const float* x, float* out, std::size_t n) {
+    std::size_t i = 0;
+    for (; i + 4 <= n; i += 4) simd::store(out + i, simd::exp4(simd::load(x + i)));
+    if (i < n) {
+        alignas(16) float tmp[4] = {0, 0, 0, 0};
+        for (std::size_t l = 0; l < n - i; ++l) tmp[l] = x[i + l];
+        simd::store(tmp, simd::exp4(simd::load(tmp)));
+        for (std::size_t l = 0; l < n - i; ++l) out[i + l] = tmp[l];
+    }
+}
+}  // namespace detail
+
+}  // namespace attn

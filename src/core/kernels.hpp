@@ -1,0 +1,175 @@
+#pragma once
+// Register-blocked matrix-product kernels over packed operands, written once
+// against the 4-lane vocabulary of simd.hpp (wasm SIMD128, SSE2, or plain C++).
+//
+// The one kernel: acc (MA×NV vectors) += Σ_k a[k][0..MA) ⊗ b[k][0..4·NV)
+//   a packed k-major, MA floats per k: each one broadcast (v128.load32_splat,
+//     a plain load, no shuffle);
+//   b packed k-major, 4·NV floats per k: NV vector loads.
+// Both operands advance by one pointer each with constant offsets inside a
+// step, so the wasm loads carry their offsets as immediates and V8 emits no
+// per-row address arithmetic (measured: row pointers with a runtime stride cost
+// a third of the speed). The MA·NV accumulators stay in registers for the
+// whole k loop: MA·NV multiply+add pairs per MA + NV loads.
+//
+// Layouts used by the callers:
+//   row tiles  [tile][k][4]  four rows of a row-major matrix, interleaved
+//   panels     [panel][k][8] eight columns of a matrix (kNR = 8)
+
+#include "simd.hpp"
+
+#include <algorithm>
+#include <cstddef>
+
+namespace attn::kernels {
+
+inline constexpr int kMR = 4;  ///< rows of a row tile (one vector across rows)
+inline constexpr int kNR = 8;  ///< columns of a panel (two vectors)
+
+inline int tile_count(int rows) { return (rows + kMR - 1) / kMR; }
+inline int panel_count(int n) { return (n + kNR - 1) / kNR; }
+
+/// acc[i][v] += Σ_{k<kc} a[k·MA + i] · b[k·ldb + 4v … 4v+3]; ldb = 4·NV for a
+/// packed panel, or the row stride of a row-major matrix read in place.
+template <int MA, int NV>
+ATTN_INLINE void kernel(int kc, const float* __restrict a, const float* __restrict b, simd::F4 (&acc)[MA][NV],
+                        std::ptrdiff_t ldb = 4 * NV) {
+    using namespace simd;
+    for (int k = 0; k < kc; ++k) {
+        F4 bv[NV];
+        for (int v = 0; v < NV; ++v) bv[v] = load(b + 4 * v);
+        for (int i = 0; i < MA; ++i) {
+            const F4 x = load_splat(a + i);
+            for (int v = 0; v < NV; ++v) acc[i][v] = add(acc[i][v], mul(x, bv[v]));
+        }
+        a += MA;
+        b += ldb;
+    }
+}
+
+template <int MA, int NV>
+ATTN_INLINE void zero(simd::F4 (&acc)[MA][NV]) {
+    for (int i = 0; i < MA; ++i)
+        for (int v = 0; v < NV; ++v) acc[i][v] = simd::zero();
+}
+
+/// Stores rows [0, rows) of a 4×8 accumulator tile into c (row stride ldc),
+/// columns [0, n_valid): c = acc, or c += acc with `accumulate`; then each row
+/// multiplied by row_scale[i] when given.
+ATTN_INLINE void store_tile(const simd::F4 (&acc)[kMR][2], int rows, int n_valid, float* c, std::ptrdiff_t ldc,
+                            const float* row_scale = nullptr, bool accumulate = false) {
+    using namespace simd;
+    for (int i = 0; i < rows; ++i) {
+        F4 lo = acc[i][0], hi = acc[i][1];
+        float* ci = c + i * ldc;
+        alignas(16) float tmp[kNR];
+        const bool full = n_valid == kNR;
+        if (accumulate) {
+            if (!full)
+                for (int j = 0; j < kNR; ++j) tmp[j] = j < n_valid ? ci[j] : 0.0f;
+            const float* prev = full ? ci : tmp;
+            lo = add(load(prev), lo);
+            hi = add(load(prev + 4), hi);
+        }
+        if (row_scale) {
+            const F4 s = load_splat(row_scale + i);
+            lo = mul(lo, s);
+            hi = mul(hi, s);
+        }
+        if (full) {
+            store(ci, lo);
+            store(ci + 4, hi);
+        } else {  // the last columns of a matrix whose width is not a multiple of 8
+            store(tmp, lo);
+            store(tmp + 4, hi);
+            for (int j = 0; j < n_valid; ++j) ci[j] = tmp[j];
+        }
+    }
+}
+
+/// Packs `rows` rows (cols wide, row stride ld) into row tiles
+/// out[t][k][i] = src(4t + i, k), rows past `rows` zero. out holds
+/// tile_count(rows)·cols·4 floats.
+inline void pack_row_tiles(int rows, int cols, const float* src, std::ptrdiff_t ld, float* out) {
+    for (int t = 0; t < tile_count(rows); ++t) {
+        float* tile = out + static_cast<std::ptrdiff_t>(t) * cols * kMR;
+        const int n = std::min(kMR, rows - t * kMR);
+        for (int i = 0; i < kMR; ++i) {
+            const float* row = src + (t * kMR + i) * ld;
+            if (i < n)
+                for (int k = 0; k < cols; ++k) tile[k * kMR + i] = row[k];
+            else
+                for (int k = 0; k < cols; ++k) tile[k * kMR + i] = 0.0f;
+        }
+    }
+}
+
+/// Packs n columns of a (rows×·) matrix into panels: out[p][k][j] =
+/// column(8p + j)[k·ld], zero past n. `column(j)` points at row 0 of logical
+/// column j, so several matrices side by side pack as one. out holds
+/// panel_count(n)·rows·8 floats.
+template <typename ColumnPointer>
+void pack_panels(int rows, int n, std::ptrdiff_t ld, ColumnPointer column, float* out) {
+    for (int p = 0; p < panel_count(n); ++p) {
+        const int j0 = p * kNR, width = std::min(kNR, n - j0);
+        float* panel = out + static_cast<std::ptrdiff_t>(p) * rows * kNR;
+        if (width == kNR && column(j0 + kNR - 1) == column(j0) + (kNR - 1)) {
+            const float* src = column(j0);  // 8 contiguous columns: copy rows of 8
+            for (int k = 0; k < rows; ++k)
+                for (int j = 0; j < kNR; ++j) panel[k * kNR + j] = src[k * ld + j];
+        } else {
+            for (int j = 0; j < kNR; ++j) {
+                const float* src = j < width ? column(j0 + j) : nullptr;
+                for (int k = 0; k < rows; ++k) panel[k * kNR + j] = src ? src[k * ld] : 0.0f;
+            }
+        }
+    }
+}
+
+/// Where panel p of a B operand is: its first row and the stride between rows.
+struct Panel {
+    const float* data;
+    std::ptrdiff_t ld;
+};
+
+/// c (m×n, row stride ldc) = A (m×k, packed as row tiles) · B (k×n), whose
+/// panel p (columns 8p … 8p+7) is panel(p). Row tiles go in chunks small
+/// enough to stay in cache while every panel of B passes over them.
+template <typename PanelOf>
+void gemm(int m, int n, int k, const float* a_tiles, PanelOf panel, float* c, std::ptrdiff_t ldc) {
+    const int chunk = std::max(1, (32768 / std::max(k, 1)) / kMR);  // row tiles per chunk
+    for (int t0 = 0; t0 < tile_count(m); t0 += chunk) {
+        const int t1 = std::min(tile_count(m), t0 + chunk);
+        for (int p = 0; p < panel_count(n); ++p) {
+            const Panel b = panel(p);
+            const int n_valid = std::min(kNR, n - p * kNR);
+            for (int t = t0; t < t1; ++t) {
+                simd::F4 acc[kMR][2];
+                zero(acc);
+                kernel<kMR, 2>(k, a_tiles + static_cast<std::ptrdiff_t>(t) * k * kMR, b.data, acc, b.ld);
+                store_tile(acc, std::min(kMR, m - t * kMR), n_valid, c + t * kMR * ldc + p * kNR, ldc);
+            }
+        }
+    }
+}
+
+/// True when every one of the n floats is finite (no inf, no NaN): x − x is 0
+/// for finite x and NaN otherwise, and NaN survives a sum. Four independent
+/// sums, so the loop is not one chain of dependent additions.
+inline bool all_finite(const float* x, std::size_t n) {
+    using namespace simd;
+    F4 a0 = simd::zero(), a1 = simd::zero(), a2 = simd::zero(), a3 = simd::zero();
+    std::size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const F4 x0 = load(x + i), x1 = load(x + i + 4), x2 = load(x + i + 8), x3 = load(x + i + 12);
+        a0 = add(a0, sub(x0, x0));
+        a1 = add(a1, sub(x1, x1));
+        a2 = add(a2, sub(x2, x2));
+        a3 = add(a3, sub(x3, x3));
+    }
+    float tail = 0.0f;
+    for (; i < n; ++i) tail += x[i] - x[i];
+    return hsum(add(add(a0, a1), add(a2, a3))) + tail == 0.0f;
+}
+
+}  // namespace attn::kernels

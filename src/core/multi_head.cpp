@@ -1,0 +1,72 @@
+#include "multi_head.hpp"
+
+#include "attention.hpp"
+
+#include <string>
+
+namespace attn {
+namespace {
+
+void check_shapes(const Eigen::Ref<const Matrix>& x, const Weights& w, int heads, const MaskMatrix& mask) {
+    const Eigen::Index c = x.cols(), t = x.rows();
+    if (heads < 1) throw Error("heads must be at least 1, got " + std::to_string(heads));
+    if (c % heads != 0)
+        throw Error("d_model " + std::to_string(c) + " is not divisible by " + std::to_string(heads) + " heads");
+    validate_weights(w, static_cast<int>(c));
+    if (mask.rows() != t || mask.cols() != t)
+        throw Error("mask is " + std::to_string(mask.rows()) + "x" + std::to_string(mask.cols()) + ", expected " +
+                    std::to_string(t) + "x" + std::to_string(t) + " (tokens x tokens)");
+}
+
+}  // namespace
+
+MultiHeadTrace multi_head_attention(const Eigen::Ref<const Matrix>& x, const Weights& w, int heads,
+                                    const MaskMatrix& mask, bool scale) {
+    check_shapes(x, w, heads, mask);
+    const Eigen::Index t = x.rows(), c = x.cols(), d = c / heads;
+    const float factor = score_scale(static_cast<int>(d), scale);
+
+    MultiHeadTrace out;
+    out.heads.resize(static_cast<std::size_t>(heads));
+    out.concat.resize(t, c);
+    for (int h = 0; h < heads; ++h) {
+        HeadTrace& ht = out.heads[static_cast<std::size_t>(h)];
+        // Each head projects with its own D columns, so heads with equal
+        // weights give bit-identical results (slicing one T×C product would
+        // round a column differently depending on where it sits).
+        ht.query.noalias() = x * w.w_query.middleCols(h * d, d);  // (T, C)·(C, D)
+        ht.key.noalias() = x * w.w_key.middleCols(h * d, d);      // (T, D)
+        ht.value.noalias() = x * w.w_value.middleCols(h * d, d);  // (T, D)
+        attention_scores(ht.query, ht.key, ht.scores);  // (T, T)
+        ht.scaled = ht.scores * factor;                 // (T, T)
+        masked_softmax(ht.scaled, mask, ht.weights);    // (T, T)
+        attention_output(ht.weights, ht.value, ht.output);  // (T, D)
+        out.concat.middleCols(h * d, d) = ht.output;
+    }
+    out.output.noalias() = out.concat * w.w_output;  // (T, C)
+    return out;
+}
+
+Matrix multi_head_output(const Eigen::Ref<const Matrix>& x, const Weights& w, int heads, const MaskMatrix& mask,
+                         bool scale) {
+    check_shapes(x, w, heads, mask);
+    const Eigen::Index t = x.rows(), c = x.cols(), d = c / heads;
+    const float factor = score_scale(static_cast<int>(d), scale);
+    // buffers reused across heads
+    Matrix concat(t, c), q(t, d), k(t, d), v(t, d), scores(t, t), weights(t, t), head_out(t, d);
+    for (int h = 0; h < heads; ++h) {
+        q.noalias() = x * w.w_query.middleCols(h * d, d);  // (T, D), as in multi_head_attention
+        k.noalias() = x * w.w_key.middleCols(h * d, d);
+        v.noalias() = x * w.w_value.middleCols(h * d, d);
+        attention_scores(q, k, scores);
+        scores *= factor;
+        masked_softmax(scores, mask, weights);
+        attention_output(weights, v, head_out);
+        concat.middleCols(h * d, d) = head_out;
+    }
+    Matrix y(t, c);
+    y.noalias() = concat * w.w_output;  // (T, C)
+    return y;
+}
+
+}  // namespace attn

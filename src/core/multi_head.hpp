@@ -1,0 +1,37 @@
+#pragma once
+// Multi-head self-attention on an input X' (T×C): every intermediate kept.
+
+#include "types.hpp"
+#include "weights.hpp"
+
+#include <vector>
+
+namespace attn {
+
+struct HeadTrace {
+    Matrix query;    ///< Q_h (T×D)
+    Matrix key;      ///< K_h (T×D)
+    Matrix value;    ///< V_h (T×D)
+    Matrix scores;   ///< Q_h·K_hᵀ (T×T)
+    Matrix scaled;   ///< scores / sqrt(D) (T×T), before masking, finite
+    Matrix weights;  ///< masked row softmax (T×T)
+    Matrix output;   ///< weights·V_h (T×D)
+};
+
+struct MultiHeadTrace {
+    std::vector<HeadTrace> heads;  ///< H heads
+    Matrix concat;                 ///< heads' outputs side by side (T×C)
+    Matrix output;                 ///< concat·W_O (T×C)
+};
+
+/// x (T×C), weights (C×C each), mask (T×T) → every intermediate. Validates
+/// shapes and throws attn::Error naming them.
+MultiHeadTrace multi_head_attention(const Eigen::Ref<const Matrix>& x, const Weights& weights,
+                                    int heads, const MaskMatrix& mask, bool scale);
+
+/// Output only (T×C), without keeping per-head T×T matrices: one score buffer
+/// is reused across heads. Same numbers as multi_head_attention().output.
+Matrix multi_head_output(const Eigen::Ref<const Matrix>& x, const Weights& weights, int heads,
+                         const MaskMatrix& mask, bool scale);
+
+}  // namespace attn

@@ -1,0 +1,107 @@
+#include "trace.hpp"
+
+#include "embedding.hpp"
+
+#include <algorithm>
+#include <string>
+
+namespace attn {
+namespace {
+
+std::string str(std::int64_t v) { return std::to_string(v); }
+
+}  // namespace
+
+void validate_config(const Config& c) {
+    if (c.d_model < 1) throw Error("d_model must be at least 1, got " + str(c.d_model));
+    if (c.d_model > kMaxDModel)
+        throw Error("d_model " + str(c.d_model) + " is above the limit of " + str(kMaxDModel));
+    if (c.heads < 1) throw Error("heads must be at least 1, got " + str(c.heads));
+    if (c.heads > c.d_model)
+        throw Error(str(c.heads) + " heads do not fit in d_model " + str(c.d_model) + " (at most one head per dimension)");
+    if (c.d_model % c.heads != 0)
+        throw Error("d_model " + str(c.d_model) + " is not divisible by " + str(c.heads) + " heads");
+    if (c.pad_to < 0) throw Error("pad_to must not be negative, got " + str(c.pad_to));
+    if (c.pad_to > kMaxTokens)
+        throw Error("pad_to " + str(c.pad_to) + " is above the limit of " + str(kMaxTokens) + " tokens");
+    if (c.mask == MaskKind::custom && !c.custom_mask)
+        throw Error("mask \"custom\" needs a custom mask matrix");
+    if (c.weights) validate_weights(*c.weights, c.d_model);
+}
+
+Trace run(const std::string& sentence, const Config& config) {
+    validate_config(config);
+    Trace tr;
+    tr.config = config;
+    tr.d_head = config.d_model / config.heads;
+
+    // tokens, then padding up to pad_to
+    tr.tokens = tokenize(sentence, TokenizeOptions{config.lowercase});
+    if (tr.tokens.empty()) throw Error("the sentence has no tokens (it is empty or only whitespace)");
+    const std::int64_t real = static_cast<std::int64_t>(tr.tokens.size());
+    if (real > kMaxTokens)
+        throw Error("the sentence has " + str(real) + " tokens, above the limit of " + str(kMaxTokens));
+    if (config.pad_to > 0 && config.pad_to < real)
+        throw Error("pad_to " + str(config.pad_to) + " is shorter than the sentence's " + str(real) + " tokens");
+    tr.real_tokens = static_cast<int>(real);
+    while (static_cast<int>(tr.tokens.size()) < config.pad_to) tr.tokens.push_back(pad_token(sentence.size()));
+    const int t = static_cast<int>(tr.tokens.size());
+
+    const std::int64_t trace_floats = 3LL * config.heads * t * t;
+    if (trace_floats > kMaxTraceScoreFloats)
+        throw Error("a full trace of " + str(t) + " tokens and " + str(config.heads) + " heads needs " +
+                    str(trace_floats * 4 / (1024 * 1024)) + " MB of score matrices, above the limit of " +
+                    str(kMaxTraceScoreFloats * 4 / (1024 * 1024)) + " MB");
+
+    // the mask
+    if (config.mask == MaskKind::custom) {
+        const MaskMatrix& m = *config.custom_mask;
+        if (m.rows() != t || m.cols() != t)
+            throw Error("custom mask is " + str(m.rows()) + "x" + str(m.cols()) + ", expected " + str(t) + "x" +
+                        str(t) + " (tokens x tokens)");
+        tr.mask = m;
+    } else {
+        tr.mask = build_mask(config.mask, t, tr.real_tokens);
+    }
+
+    // X, P, X' = X + P
+    tr.embeddings = embed_tokens(tr.tokens, config.d_model, config.seed);                     // (T, C)
+    tr.positional = positional_encoding(config.positional, t, config.d_model, config.seed);   // (T, C)
+    tr.input = tr.embeddings + tr.positional;                                                 // (T, C)
+
+    tr.weights = config.weights ? *config.weights
+                                : glorot_weights(config.d_model, config.heads, config.seed, config.share_heads);
+    tr.config.weights.reset();  // the trace keeps them once, in tr.weights
+    MultiHeadTrace mh = multi_head_attention(tr.input, tr.weights, config.heads, tr.mask, config.scale);
+    tr.heads = std::move(mh.heads);
+    tr.concat = std::move(mh.concat);
+    tr.output = std::move(mh.output);
+    return tr;
+}
+
+std::vector<Trace> run_batch(const std::vector<std::string>& sentences, const Config& config) {
+    if (sentences.empty()) throw Error("the batch has no sentences");
+    if (sentences.size() > 64) throw Error("the batch has " + str(static_cast<std::int64_t>(sentences.size())) +
+                                           " sentences, above the limit of 64");
+    int longest = 0;
+    for (std::size_t i = 0; i < sentences.size(); ++i) {
+        try {
+            longest = std::max(longest, static_cast<int>(tokenize(sentences[i], {config.lowercase}).size()));
+        } catch (const Error& e) {
+            throw Error("sentence " + str(static_cast<std::int64_t>(i + 1)) + ": " + e.what(), e.kind());
+        }
+    }
+    Config c = config;
+    c.pad_to = std::max(longest, config.pad_to);
+    std::vector<Trace> out;
+    for (std::size_t i = 0; i < sentences.size(); ++i) {
+        try {
+            out.push_back(run(sentences[i], c));
+        } catch (const Error& e) {
+            throw Error("sentence " + str(static_cast<std::int64_t>(i + 1)) + ": " + e.what(), e.kind());
+        }
+    }
+    return out;
+}
+
+}  // namespace attn

@@ -1,0 +1,68 @@
+#include "weights.hpp"
+
+#include "random.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+namespace attn {
+namespace {
+
+Matrix glorot(int c, int d_head, std::uint32_t seed, Stream stream, bool share_heads, bool by_rows) {
+    const float limit = static_cast<float>(std::sqrt(6.0 / (2.0 * c)));
+    Matrix w(c, c);
+    for (int i = 0; i < c; ++i) {
+        // With shared heads, the head index is folded away: W_Q/W_K/W_V by
+        // column (j mod D), W_O by row (i mod D).
+        const int si = (share_heads && by_rows) ? i % d_head : i;
+        const int n = (share_heads && !by_rows) ? d_head : c;
+        counter_uniform_row(seed, stream, static_cast<std::uint64_t>(si), limit,
+                            [&](int j, float v) { w(i, j) = v; }, n);
+        for (int j = n; j < c; ++j) w(i, j) = w(i, j % d_head);
+    }
+    return w;
+}
+
+// NaN and ±inf are the floats whose exponent bits are all ones. Testing the
+// bits vectorises (Eigen's allFinite() does not, and was most of a small run
+// in wasm, where every run validates 4·C² weights).
+bool all_finite(const Matrix& m) {
+    std::uint32_t bad = 0;
+    const float* p = m.data();
+    for (Eigen::Index i = 0; i < m.size(); ++i) {
+        std::uint32_t bits;
+        std::memcpy(&bits, p + i, sizeof bits);
+        bad |= static_cast<std::uint32_t>((bits & 0x7F800000u) == 0x7F800000u);
+    }
+    return bad == 0;
+}
+
+void check(const Matrix& m, const char* name, int c) {
+    if (m.rows() != c || m.cols() != c)
+        throw Error(std::string(name) + " is " + std::to_string(m.rows()) + "x" + std::to_string(m.cols()) +
+                    ", expected " + std::to_string(c) + "x" + std::to_string(c) + " (d_model x d_model)");
+    if (!all_finite(m)) throw Error(std::string(name) + " contains a value that is not a finite number");
+}
+
+}  // namespace
+
+Weights glorot_weights(int d_model, int heads, std::uint32_t seed, bool share_heads) {
+    const int d_head = d_model / heads;
+    return Weights{
+        glorot(d_model, d_head, seed, Stream::w_query, share_heads, false),
+        glorot(d_model, d_head, seed, Stream::w_key, share_heads, false),
+        glorot(d_model, d_head, seed, Stream::w_value, share_heads, false),
+        glorot(d_model, d_head, seed, Stream::w_output, share_heads, true),
+    };
+}
+
+void validate_weights(const Weights& w, int d_model) {
+    check(w.w_query, "w_query", d_model);
+    check(w.w_key, "w_key", d_model);
+    check(w.w_value, "w_value", d_model);
+    check(w.w_output, "w_output", d_model);
+}
+
+}  // namespace attn

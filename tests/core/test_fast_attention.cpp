@@ -1,0 +1,291 @@
+// Tests of src/core/fast_attention.hpp: the SIMD fast path against the Eigen
+// reference (multi_head_output) and the independent double-precision
+// reference of reference.hpp, on random shapes including T = 1, 3, 17 and
+// head widths D that are not multiples of 4; every mask kind; scale on and off.
+// These run natively (the kernels' SSE2 form); tests/js/fast.test.mjs runs
+// the same comparisons through the wasm SIMD128 kernels.
+
+#include "core/fast_attention.hpp"
+#include "core/mask.hpp"
+#include "core/multi_head.hpp"
+#include "core/types.hpp"
+#include "core/weights.hpp"
+#include "reference.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+using Catch::Matchers::Contains;
+
+namespace {
+
+struct Case {
+    int t = 1, heads = 1, d = 1;
+    attn::Matrix x;
+    attn::Weights w;
+    bool scale = true;
+    attn::MaskKind kind = attn::MaskKind::none;
+    int real = 0;
+    attn::MaskMatrix mask;  // the T×T matrix the reference gets
+    std::string describe() const {
+        return "T=" + std::to_string(t) + " H=" + std::to_string(heads) + " D=" + std::to_string(d) +
+               " mask=" + attn::mask_name(kind) + " real=" + std::to_string(real) +
+               " scale=" + (scale ? "on" : "off");
+    }
+    attn::MaskSpec spec() const {
+        return kind == attn::MaskKind::custom ? attn::MaskSpec::custom(mask) : attn::MaskSpec::from_kind(kind, real);
+    }
+};
+
+attn::Weights random_weights(std::mt19937& rng, int c) {
+    const double limit = std::sqrt(6.0 / (2.0 * c));
+    return attn::Weights{ref::random_matrix(rng, c, c, -limit, limit), ref::random_matrix(rng, c, c, -limit, limit),
+                         ref::random_matrix(rng, c, c, -limit, limit), ref::random_matrix(rng, c, c, -limit, limit)};
+}
+
+Case random_case(std::mt19937& rng, int t, int heads, int d) {
+    Case k;
+    k.t = t;
+    k.heads = heads;
+    k.d = d;
+    k.x = ref::random_matrix(rng, t, heads * d, -2, 2);
+    k.w = random_weights(rng, heads * d);
+    k.scale = std::bernoulli_distribution(0.7)(rng);
+    const int pick = std::uniform_int_distribution<int>(0, 4)(rng);
+    k.kind = pick == 0 ? attn::MaskKind::none
+           : pick == 1 ? attn::MaskKind::causal
+           : pick == 2 ? attn::MaskKind::padding
+           : pick == 3 ? attn::MaskKind::causal_padding
+                       : attn::MaskKind::custom;
+    k.real = std::uniform_int_distribution<int>(0, t)(rng);
+    k.mask = k.kind == attn::MaskKind::custom ? ref::random_mask(rng, t, 0.6) : attn::build_mask(k.kind, t, k.real);
+    return k;
+}
+
+/// max |got - want| / max(1, max |want|)
+double relative_error(const attn::Matrix& got, const attn::Matrix& want) {
+    if (got.rows() != want.rows() || got.cols() != want.cols()) return std::numeric_limits<double>::infinity();
+    if (got.size() == 0) return 0.0;
+    if (!got.allFinite()) return std::numeric_limits<double>::infinity();
+    const double scale = std::max(1.0, static_cast<double>(want.cwiseAbs().maxCoeff()));
+    return static_cast<double>((got - want).cwiseAbs().maxCoeff()) / scale;
+}
+
+bool bit_identical_rows(const attn::Matrix& a, const attn::Matrix& b, int rows) {
+    for (int i = 0; i < rows; ++i)
+        if (std::memcmp(a.row(i).data(), b.row(i).data(), sizeof(float) * static_cast<std::size_t>(a.cols())) != 0)
+            return false;
+    return true;
+}
+
+std::string error_of(const attn::Matrix& x, const attn::Weights& w, int heads, const attn::MaskSpec& m) {
+    attn::FastAttention fa;
+    attn::Matrix y;
+    try {
+        fa.forward(x, w, heads, m, true, y);
+    } catch (const attn::Error& e) {
+        return e.what();
+    }
+    return "<no error>";
+}
+
+}  // namespace
+
+TEST_CASE("fast_attention: matches the Eigen reference on random shapes masks and scales", "[fast_attention]") {
+    std::mt19937 rng(20240601);
+    attn::FastAttention fa;  // one workspace for every case: reuse must not leak state
+    attn::Matrix y;
+    double worst = 0.0;
+    const int fixed_t[] = {1, 3, 17};
+    for (int i = 0; i < 400; ++i) {
+        const int t = i < 60 ? fixed_t[i % 3] : std::uniform_int_distribution<int>(1, 70)(rng);
+        const int heads = std::uniform_int_distribution<int>(1, 4)(rng);
+        const int d = std::uniform_int_distribution<int>(1, 13)(rng);  // D % 4 != 0 in most cases
+        const Case k = random_case(rng, t, heads, d);
+        fa.forward(k.x, k.w, k.heads, k.spec(), k.scale, y);
+        const attn::Matrix want = attn::multi_head_output(k.x, k.w, k.heads, k.mask, k.scale);
+        const double err = relative_error(y, want);
+        worst = std::max(worst, err);
+        INFO(k.describe() << ", relative error " << err);
+        REQUIRE(err <= 1e-5);
+    }
+    INFO("max relative error " << worst);
+    SUCCEED();
+}
+
+TEST_CASE("fast_attention: matches the Eigen reference across row blocks and key panels", "[fast_attention]") {
+    // Sizes that cross the fast path's internal boundaries: several blocks of
+    // 64 query rows, key panels of 8 with a partial last one, blocks of fewer
+    // rows when T is long, and the widths of the benchmark's heads.
+    std::mt19937 rng(7);
+    attn::FastAttention fa;
+    attn::Matrix y;
+    struct Size { int t, heads, d; };
+    for (const Size s : {Size{65, 2, 8}, Size{130, 3, 5}, Size{200, 1, 64}, Size{257, 8, 4}, Size{1100, 3, 4}}) {
+        for (const attn::MaskKind kind : {attn::MaskKind::none, attn::MaskKind::causal, attn::MaskKind::causal_padding,
+                                          attn::MaskKind::custom}) {
+            Case k = random_case(rng, s.t, s.heads, s.d);
+            k.kind = kind;
+            k.real = s.t * 2 / 3;
+            k.mask = kind == attn::MaskKind::custom ? ref::random_mask(rng, s.t, 0.5) : attn::build_mask(kind, s.t, k.real);
+            fa.forward(k.x, k.w, k.heads, k.spec(), k.scale, y);
+            const double err = relative_error(y, attn::multi_head_output(k.x, k.w, k.heads, k.mask, k.scale));
+            INFO(k.describe() << ", relative error " << err);
+            REQUIRE(err <= 1e-5);
+        }
+    }
+}
+
+TEST_CASE("fast_attention: matches the independent double-precision reference", "[fast_attention]") {
+    std::mt19937 rng(99);
+    for (int i = 0; i < 60; ++i) {
+        const Case k = random_case(rng, std::uniform_int_distribution<int>(1, 24)(rng),
+                                   std::uniform_int_distribution<int>(1, 3)(rng),
+                                   std::uniform_int_distribution<int>(1, 9)(rng));
+        const attn::Matrix y = attn::fast_multi_head_output(k.x, k.w, k.heads, k.spec(), k.scale);
+        const ref::Result want = ref::multi_head(k.x, k.w, k.heads, k.mask, k.scale);
+        const ref::Diff diff = ref::compare(y, want.output, 1e-5);
+        INFO(k.describe() << ": " << diff.describe("output"));
+        REQUIRE(diff.ok());
+    }
+}
+
+TEST_CASE("fast_attention: a causal mask hides future keys exactly", "[fast_attention]") {
+    // Output row i may depend on tokens 0..i only: changing every later token
+    // leaves rows 0..i bit-identical (hidden keys contribute exact zeros).
+    std::mt19937 rng(3);
+    for (const int t : {1, 3, 17, 70}) {
+        const Case k = random_case(rng, t, 2, 6);
+        const int i = std::uniform_int_distribution<int>(0, t - 1)(rng);
+        attn::Matrix changed = k.x;
+        for (int r = i + 1; r < t; ++r) changed.row(r) = ref::random_matrix(rng, 1, 12, -50, 50);
+        const attn::Matrix a = attn::fast_multi_head_output(k.x, k.w, 2, attn::MaskSpec::causal(), true);
+        const attn::Matrix b = attn::fast_multi_head_output(changed, k.w, 2, attn::MaskSpec::causal(), true);
+        INFO("T=" << t << " rows 0.." << i);
+        REQUIRE(bit_identical_rows(a, b, i + 1));
+    }
+}
+
+TEST_CASE("fast_attention: a padding mask hides padding keys from every query exactly", "[fast_attention]") {
+    std::mt19937 rng(4);
+    const int t = 23, real = 9;
+    const Case k = random_case(rng, t, 3, 5);
+    attn::Matrix changed = k.x;
+    for (int r = real; r < t; ++r) changed.row(r) = ref::random_matrix(rng, 1, 15, -50, 50);
+    for (const auto spec : {attn::MaskSpec::padding(real), attn::MaskSpec::causal_padding(real)}) {
+        const attn::Matrix a = attn::fast_multi_head_output(k.x, k.w, 3, spec, true);
+        const attn::Matrix b = attn::fast_multi_head_output(changed, k.w, 3, spec, true);
+        REQUIRE(bit_identical_rows(a, b, real));
+    }
+}
+
+TEST_CASE("fast_attention: a fully masked row gives an all-zero output row and never NaN", "[fast_attention]") {
+    std::mt19937 rng(5);
+    for (const int t : {1, 5, 18}) {
+        const Case k = random_case(rng, t, 2, 3);
+        attn::MaskMatrix m = ref::random_mask(rng, t, 0.7);
+        const int dead = t / 2;
+        m.row(dead).setConstant(false);
+        const attn::Matrix y = attn::fast_multi_head_output(k.x, k.w, 2, attn::MaskSpec::custom(m), true);
+        REQUIRE(y.allFinite());
+        REQUIRE(y.row(dead).isZero(0.0f));
+        // padding with no real tokens hides every key from every query
+        const attn::Matrix none = attn::fast_multi_head_output(k.x, k.w, 2, attn::MaskSpec::padding(0), true);
+        REQUIRE(none.isZero(0.0f));
+    }
+}
+
+TEST_CASE("fast_attention: huge scores stay finite and match the reference", "[fast_attention]") {
+    // Scores of ±1e4 make exp() underflow for all but the row maximum: the
+    // stable softmax must still give the reference's (one-hot-like) weights.
+    std::mt19937 rng(6);
+    for (const auto kind : {attn::MaskKind::none, attn::MaskKind::causal}) {
+        Case k = random_case(rng, 19, 2, 7);
+        k.x *= 60.0f;
+        k.kind = kind;
+        k.mask = attn::build_mask(kind, 19, 19);
+        const attn::Matrix y = attn::fast_multi_head_output(k.x, k.w, 2, k.spec(), false);
+        const double err = relative_error(y, attn::multi_head_output(k.x, k.w, 2, k.mask, false));
+        INFO(attn::mask_name(kind) << ": relative error " << err);
+        REQUIRE(err <= 1e-5);
+    }
+}
+
+TEST_CASE("fast_attention: a custom matrix equal to a range mask gives the same result bit for bit", "[fast_attention]") {
+    std::mt19937 rng(8);
+    const int t = 37;
+    const Case k = random_case(rng, t, 4, 3);
+    const attn::MaskMatrix causal = attn::build_mask(attn::MaskKind::causal, t, t);
+    const attn::MaskMatrix padding = attn::build_mask(attn::MaskKind::causal_padding, t, 30);
+    REQUIRE(attn::fast_multi_head_output(k.x, k.w, 4, attn::MaskSpec::custom(causal), true) ==
+            attn::fast_multi_head_output(k.x, k.w, 4, attn::MaskSpec::causal(), true));
+    REQUIRE(attn::fast_multi_head_output(k.x, k.w, 4, attn::MaskSpec::custom(padding), true) ==
+            attn::fast_multi_head_output(k.x, k.w, 4, attn::MaskSpec::causal_padding(30), true));
+}
+
+TEST_CASE("fast_attention: a reused workspace gives the results of a fresh one", "[fast_attention]") {
+    std::mt19937 rng(10);
+    attn::FastAttention reused;
+    attn::Matrix y;
+    for (const int t : {40, 3, 90, 1, 40}) {
+        const Case k = random_case(rng, t, 2, 5);
+        reused.forward(k.x, k.w, 2, k.spec(), k.scale, y);
+        REQUIRE(y == attn::fast_multi_head_output(k.x, k.w, 2, k.spec(), k.scale));
+    }
+    REQUIRE(reused.workspace_bytes() > 0);
+    reused.release();
+    REQUIRE(reused.workspace_bytes() == 0);
+}
+
+TEST_CASE("fast_attention: rejects bad shapes with the reference's messages", "[fast_attention]") {
+    std::mt19937 rng(11);
+    const attn::Matrix x = ref::random_matrix(rng, 4, 10, -1, 1);
+    const attn::Weights w = random_weights(rng, 10);
+    REQUIRE_THAT(error_of(x, w, 3, attn::MaskSpec::none()), Contains("d_model 10 is not divisible by 3 heads"));
+    REQUIRE_THAT(error_of(x, w, 0, attn::MaskSpec::none()), Contains("heads must be at least 1"));
+    attn::Weights bad = w;
+    bad.w_key.resize(10, 9);
+    REQUIRE_THAT(error_of(x, bad, 2, attn::MaskSpec::none()), Contains("w_key is 10x9"));
+    const attn::MaskMatrix m(3, 3);
+    REQUIRE_THAT(error_of(x, w, 2, attn::MaskSpec::custom(m)), Contains("mask is 3x3, expected 4x4"));
+}
+
+TEST_CASE("fast_attention: no tokens give an empty output", "[fast_attention]") {
+    std::mt19937 rng(12);
+    const attn::Matrix x(0, 8);
+    const attn::Matrix y = attn::fast_multi_head_output(x, random_weights(rng, 8), 2, attn::MaskSpec::none(), true);
+    REQUIRE(y.rows() == 0);
+    REQUIRE(y.cols() == 8);
+}
+
+TEST_CASE("fast exp: relative error below 2e-7 from -87 to 88", "[fast_attention][exp]") {
+    const std::size_t n = 1 << 21;
+    std::vector<float> x(n), e(n);
+    for (std::size_t i = 0; i < n; ++i) x[i] = -87.0f + 175.0f * static_cast<float>(i) / static_cast<float>(n - 1);
+    attn::detail::fast_exp(x.data(), e.data(), n);
+    double worst = 0.0;
+    float at = 0.0f;
+    for (std::size_t i = 0; i < n; ++i) {
+        const double want = std::exp(static_cast<double>(x[i]));
+        const double err = std::abs(static_cast<double>(e[i]) - want) / want;
+        if (err > worst) worst = err, at = x[i];
+    }
+    INFO("max relative error " << worst << " at x = " << at);
+    REQUIRE(worst < 2e-7);
+}
+
+TEST_CASE("fast exp: exact at 0 and exactly zero below -87 with no denormals", "[fast_attention][exp]") {
+    const float x[] = {0.0f, -87.5f, -100.0f, -1e30f, -std::numeric_limits<float>::infinity(), -86.9f, -1.0f};
+    float e[7];
+    attn::detail::fast_exp(x, e, 7);
+    REQUIRE(e[0] == 1.0f);
+    for (int i = 1; i <= 4; ++i) REQUIRE(e[i] == 0.0f);
+    REQUIRE(std::isnormal(e[5]));
+    REQUIRE(e[6] == Approx(std::exp(-1.0)).epsilon(4e-7));
+}
