@@ -1,0 +1,28 @@
+#pragma once
+// Adapters between the core's Eigen types and JS values. Only the binding
+// layer includes Emscripten headers; the core never does.
+
+#include "core/trace.hpp"
+
+#include <emscripten/val.h>
+
+#include <string>
+
+namespace attn::js {
+
+/// {rows, cols, data: Float32Array} — data is a copy, never a view into the
+/// wasm heap, so it stays valid when memory grows.
+emscripten::val matrix_to_js(const Eigen::Ref<const Matrix>& m);
+/// {rows, cols, data: Uint8Array}, 1 = may attend.
+emscripten::val mask_to_js(const MaskMatrix& m);
+emscripten::val vector_to_js(const Vector& v);
+/// {rows, cols, data} (data any array-like of numbers) → Matrix. Throws
+/// attn::Error naming `what` when the shape does not match the data.
+Matrix matrix_from_js(const emscripten::val& v, const std::string& what);
+MaskMatrix mask_from_js(const emscripten::val& v, const std::string& what);
+
+emscripten::val trace_to_js(const Trace& trace);
+/// The settings object the JS wrapper normalised (every field present).
+Config config_from_js(const emscripten::val& settings);
+
+}  // namespace attn::js

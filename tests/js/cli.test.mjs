@@ -1,0 +1,146 @@
+// The native CLI (build/attn, or $ATTN_CLI): its JSON format, its table
+// format, and its handling of bad arguments (exit code 2, a message on
+// stderr, nothing on stdout).
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { createEngine } from '../../web/engine.js';
+import { CLI, cliRun, cliTrace } from './helpers.mjs';
+
+const engine = await createEngine();
+
+const TOP_LEVEL_KEYS = ['config', 'tokens', 'embeddings', 'positional', 'input', 'w_query', 'w_key', 'w_value', 'w_output', 'mask', 'heads', 'concat', 'output'];
+const CONFIG_KEYS = ['d_model', 'heads', 'd_head', 'seed', 'positional', 'mask', 'scale'];
+const HEAD_KEYS = ['query', 'key', 'value', 'scores', 'scaled', 'weights', 'output'];
+
+test('the CLI binary exists and --help prints usage with exit code 0', () => {
+  assert.ok(existsSync(CLI), `no CLI at ${CLI} (set ATTN_CLI or build build/attn)`);
+  const r = cliRun(['--help']);
+  assert.equal(r.status, 0);
+  assert.match(r.stdout, /usage: attn --sentence/);
+  assert.equal(r.stderr, '');
+});
+
+test('--format json prints exactly the documented top-level keys, in order', () => {
+  const r = cliRun(['--sentence', 'The cat sat.', '--format', 'json']);
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stderr, '');
+  const json = JSON.parse(r.stdout);
+  assert.deepEqual(Object.keys(json), TOP_LEVEL_KEYS);
+  assert.deepEqual(Object.keys(json.tokens[0]), ['text', 'id', 'start', 'end']);
+  for (const h of json.heads) assert.deepEqual(Object.keys(h), HEAD_KEYS);
+});
+
+test('JSON is the default format', () => {
+  const r = cliRun(['--sentence', 'The cat sat.']);
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(Object.keys(JSON.parse(r.stdout)), TOP_LEVEL_KEYS);
+});
+
+test('config has exactly d_model, heads, d_head, seed, positional, mask, scale with the defaults', () => {
+  const json = cliTrace(['--sentence', 'The cat sat.']);
+  assert.deepEqual(Object.keys(json.config), CONFIG_KEYS);
+  assert.deepEqual(json.config, { d_model: 16, heads: 4, d_head: 4, seed: 42, positional: 'sinusoidal', mask: 'none', scale: true });
+});
+
+test('config reflects every flag given', () => {
+  const json = cliTrace(['--sentence', 'The cat sat.', '--d-model', '24', '--heads', '3', '--seed', '4294967295',
+    '--positional', 'learned', '--mask', 'causal+padding', '--no-scale', '--pad-to', '5']);
+  assert.deepEqual(json.config, { d_model: 24, heads: 3, d_head: 8, seed: 4294967295, positional: 'learned', mask: 'causal+padding', scale: false });
+  assert.equal(json.tokens.length, 5);
+  assert.equal(json.heads.length, 3);
+});
+
+test('matrices have the documented shapes and the mask is booleans', () => {
+  const json = cliTrace(['--sentence', 'a b c d e', '--d-model', '12', '--heads', '3']);
+  const T = 5, C = 12, D = 4;
+  const shape = (m) => [m.length, m[0].length];
+  for (const key of ['embeddings', 'positional', 'input', 'concat', 'output']) assert.deepEqual(shape(json[key]), [T, C], key);
+  for (const key of ['w_query', 'w_key', 'w_value', 'w_output']) assert.deepEqual(shape(json[key]), [C, C], key);
+  assert.deepEqual(shape(json.mask), [T, T]);
+  assert.ok(json.mask.flat().every((v) => v === true));
+  for (const h of json.heads) {
+    for (const key of ['query', 'key', 'value', 'output']) assert.deepEqual(shape(h[key]), [T, D], key);
+    for (const key of ['scores', 'scaled', 'weights']) assert.deepEqual(shape(h[key]), [T, T], key);
+  }
+});
+
+test('scaled values (and every matrix entry) are finite numbers, also for masked and unscaled runs', () => {
+  for (const extra of [[], ['--mask', 'causal'], ['--no-scale', '--d-model', '64', '--heads', '1'], ['--mask', 'causal+padding', '--pad-to', '12']]) {
+    const json = cliTrace(['--sentence', 'The animal didn\'t cross the street because it was too tired.', ...extra]);
+    for (const h of json.heads) {
+      for (const key of HEAD_KEYS) {
+        for (const v of h[key].flat()) assert.ok(typeof v === 'number' && Number.isFinite(v), `${key} value ${v} (${extra.join(' ')})`);
+      }
+    }
+  }
+});
+
+test('--pad-to adds tokens with text "[PAD]", id 0, at the end byte offset', () => {
+  const sentence = 'naïve cat';
+  const json = cliTrace(['--sentence', sentence, '--pad-to', '5', '--mask', 'padding']);
+  const bytes = Buffer.byteLength(sentence, 'utf8');
+  assert.equal(json.tokens.length, 5);
+  assert.deepEqual(json.tokens.slice(2), Array(3).fill({ text: '[PAD]', id: 0, start: bytes, end: bytes }));
+  for (const h of json.heads) {
+    for (const row of h.weights) assert.deepEqual(row.slice(2), [0, 0, 0]);
+  }
+});
+
+test('--lowercase lower-cases token texts; --share-heads makes every head\'s weights equal', () => {
+  const lower = cliTrace(['--sentence', 'The CAT Éclair ΣΟΦΙΑ', '--lowercase']);
+  assert.deepEqual(lower.tokens.map((t) => t.text), ['the', 'cat', 'éclair', 'σοφια']);
+  const shared = cliTrace(['--sentence', 'The cat sat on the mat.', '--d-model', '32', '--heads', '4', '--share-heads']);
+  for (const h of shared.heads) assert.deepEqual(h.weights, shared.heads[0].weights);
+});
+
+test('--format table prints every token and a weight table per head', () => {
+  const sentence = 'Le café 猫 sat.';
+  const r = cliRun(['--sentence', sentence, '--format', 'table']);
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stderr, '');
+  assert.match(r.stdout, /d_model 16, heads 4, d_head 4, seed 42/);
+  for (const t of engine.tokenize(sentence)) assert.ok(r.stdout.includes(t.text), `token ${t.text} printed`);
+  for (let h = 0; h < 4; h++) assert.match(r.stdout, new RegExp(`head ${h} attention weights`));
+  assert.doesNotMatch(r.stdout, /head 4 /);
+  assert.throws(() => JSON.parse(r.stdout));
+});
+
+const BAD_ARGUMENTS = [
+  ['an unknown flag', ['--sentence', 'a b', '--bogus'], /unknown argument "--bogus"/],
+  ['a non-numeric --heads', ['--sentence', 'a b', '--heads', 'x'], /--heads expects a whole number/],
+  ['--heads with a trailing non-digit', ['--sentence', 'a b', '--heads', '2x'], /--heads/],
+  ['--d-model 10 --heads 3', ['--sentence', 'a b', '--d-model', '10', '--heads', '3'], /d_model 10 is not divisible by 3 heads/],
+  ['--d-model 0', ['--sentence', 'a b', '--d-model', '0'], /--d-model/],
+  ['--d-model above the limit', ['--sentence', 'a b', '--d-model', '4096'], /--d-model/],
+  ['a missing --sentence', ['--d-model', '8'], /--sentence is required/],
+  ['--sentence without a value', ['--sentence'], /needs a value/],
+  ['an empty sentence', ['--sentence', ''], /no tokens/],
+  ['a whitespace-only sentence', ['--sentence', ' \t\n '], /no tokens/],
+  ['--mask bogus', ['--sentence', 'a b', '--mask', 'bogus'], /mask "bogus"/],
+  ['--mask custom (library only)', ['--sentence', 'a b', '--mask', 'custom'], /custom/],
+  ['--positional bogus', ['--sentence', 'a b', '--positional', 'bogus'], /positional encoding "bogus"/],
+  ['--pad-to 1 with a 3-token sentence', ['--sentence', 'a b c', '--pad-to', '1'], /pad_to 1 is shorter than the sentence's 3 tokens/],
+  ['a negative --pad-to', ['--sentence', 'a b', '--pad-to', '-1'], /--pad-to/],
+  ['--seed above 2^32 - 1', ['--sentence', 'a b', '--seed', '4294967296'], /--seed/],
+  ['--format xml', ['--sentence', 'a b', '--format', 'xml'], /--format expects json or table/],
+  ['more heads than dimensions', ['--sentence', 'a b', '--d-model', '4', '--heads', '8'], /heads/],
+];
+
+for (const [what, args, message] of BAD_ARGUMENTS) {
+  test(`${what} exits with code 2, a message on stderr and nothing on stdout`, () => {
+    const r = cliRun(args);
+    assert.equal(r.signal, null, `not killed by a signal (${r.signal})`);
+    assert.equal(r.status, 2, `exit code (stderr: ${r.stderr})`);
+    assert.equal(r.stdout, '', 'nothing on stdout');
+    assert.match(r.stderr, /^attn: /);
+    assert.match(r.stderr, message);
+  });
+}
+
+test('control characters in token texts are escaped so the JSON stays valid', () => {
+  const json = cliTrace(['--sentence', 'bell\u0007 tab\tquote" back\\slash del\u007F']);
+  assert.deepEqual(json.tokens.map((t) => t.text), ['bell', '\u0007', 'tab', 'quote', '"', 'back', '\\', 'slash', 'del', '\u007F']);
+  assert.equal(json.tokens[1].id, 1);
+});

@@ -1,0 +1,177 @@
+// The fast path in the real wasm module: engine.forward (hand-written SIMD128
+// kernels) against engine.forwardReference (the Eigen path) on random inputs.
+// The Catch2 tests check the same kernels natively (their SSE2 form); these
+// are the ones that run the wasm_simd128.h code.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createEngine } from '../../web/engine.js';
+import { REPO_ROOT, prng } from './helpers.mjs';
+
+const engine = await createEngine();
+
+function randomMatrix(rand, rows, cols, scale = 1) {
+  const data = new Float32Array(rows * cols);
+  for (let i = 0; i < data.length; i++) data[i] = (2 * rand() - 1) * scale;
+  return { rows, cols, data };
+}
+
+function randomWeights(rand, c) {
+  const limit = Math.sqrt(6 / (2 * c));
+  return { wQuery: randomMatrix(rand, c, c, limit), wKey: randomMatrix(rand, c, c, limit), wValue: randomMatrix(rand, c, c, limit), wOutput: randomMatrix(rand, c, c, limit) };
+}
+
+/** T×T 0/1 mask, 1 = may attend. */
+function maskMatrix(t, allowed) {
+  const data = new Uint8Array(t * t);
+  for (let i = 0; i < t; i++) for (let j = 0; j < t; j++) data[i * t + j] = allowed(i, j) ? 1 : 0;
+  return { rows: t, cols: t, data };
+}
+
+/** max |a − b| / max(1, max |b|) */
+function relativeError(a, b) {
+  assert.equal(a.rows, b.rows);
+  assert.equal(a.cols, b.cols);
+  let diff = 0;
+  let scale = 1;
+  for (let i = 0; i < b.data.length; i++) {
+    if (!Number.isFinite(a.data[i])) return Infinity;
+    diff = Math.max(diff, Math.abs(a.data[i] - b.data[i]));
+    scale = Math.max(scale, Math.abs(b.data[i]));
+  }
+  return diff / scale;
+}
+
+/** A random case: the fast path's mask and the equivalent matrix for the reference. */
+function randomCase(rand, t, heads, d) {
+  const c = heads * d;
+  const real = Math.floor(rand() * (t + 1));
+  const kinds = ['none', 'causal', 'padding', 'causal+padding', 'custom'];
+  const kind = kinds[Math.floor(rand() * kinds.length)];
+  let mask;
+  let matrix;
+  if (kind === 'none') {
+    mask = 'none';
+    matrix = maskMatrix(t, () => true);
+  } else if (kind === 'causal') {
+    mask = 'causal';
+    matrix = maskMatrix(t, (i, j) => j <= i);
+  } else if (kind === 'custom') {
+    matrix = maskMatrix(t, () => rand() < 0.6);  // fully masked rows happen
+    mask = matrix;
+  } else {
+    mask = { kind, realTokens: real };
+    matrix = maskMatrix(t, (i, j) => j < real && (kind === 'padding' || j <= i));
+  }
+  return { x: randomMatrix(rand, t, c, 2), weights: randomWeights(rand, c), heads, mask, matrix, scale: rand() < 0.7, describe: `T=${t} H=${heads} D=${d} mask=${kind} real=${real}` };
+}
+
+function checkAgainstReference(eng, k) {
+  const fast = eng.forward({ x: k.x, weights: k.weights, heads: k.heads, mask: k.mask, scale: k.scale });
+  const reference = eng.forwardReference({ x: k.x, weights: k.weights, heads: k.heads, mask: k.matrix, scale: k.scale });
+  const err = relativeError(fast, reference);
+  assert.ok(err <= 1e-5, `${k.describe} scale=${k.scale}: relative error ${err}`);
+}
+
+test('the module under test is the SIMD build, so forward runs the wasm_simd128 kernels', () => {
+  assert.equal(engine.info.simd, true);
+});
+
+test('forward (fast) equals forwardReference (Eigen) within 1e-5 on random shapes and masks, T = 1, 3, 17 and D % 4 != 0 included', () => {
+  const rand = prng(2024);
+  for (let i = 0; i < 150; i++) {
+    const t = i < 30 ? [1, 3, 17][i % 3] : 1 + Math.floor(rand() * 60);
+    const heads = 1 + Math.floor(rand() * 4);
+    const d = 1 + Math.floor(rand() * 13);
+    checkAgainstReference(engine, randomCase(rand, t, heads, d));
+  }
+});
+
+test('forward equals forwardReference across row blocks and key panels (T = 65, 130, 257, 600)', () => {
+  const rand = prng(7);
+  for (const [t, heads, d] of [[65, 2, 8], [130, 3, 5], [257, 8, 4], [600, 2, 12]]) {
+    for (let rep = 0; rep < 3; rep++) checkAgainstReference(engine, randomCase(rand, t, heads, d));
+  }
+});
+
+test('a causal matrix and the string "causal" give the same output bit for bit', () => {
+  const rand = prng(3);
+  const k = randomCase(rand, 29, 4, 6);
+  const a = engine.forward({ x: k.x, weights: k.weights, heads: 4, mask: 'causal' });
+  const b = engine.forward({ x: k.x, weights: k.weights, heads: 4, mask: maskMatrix(29, (i, j) => j <= i) });
+  assert.deepEqual(a.data, b.data);
+});
+
+test('a causal mask hides future tokens exactly: changing them leaves earlier rows bit-identical', () => {
+  const rand = prng(4);
+  const k = randomCase(rand, 40, 2, 8);
+  const changed = { ...k.x, data: k.x.data.slice() };
+  for (let i = 25 * 16; i < changed.data.length; i++) changed.data[i] = 100 * (rand() - 0.5);
+  const a = engine.forward({ x: k.x, weights: k.weights, heads: 2, mask: 'causal' });
+  const b = engine.forward({ x: changed, weights: k.weights, heads: 2, mask: 'causal' });
+  assert.deepEqual(a.data.subarray(0, 25 * 16), b.data.subarray(0, 25 * 16));
+});
+
+test('a fully masked row gives an all-zero output row, never NaN', () => {
+  const rand = prng(5);
+  const k = randomCase(rand, 9, 3, 3);
+  const mask = maskMatrix(9, (i, j) => i !== 4 && j <= i);
+  const y = engine.forward({ x: k.x, weights: k.weights, heads: 3, mask });
+  assert.ok(y.data.every(Number.isFinite));
+  assert.ok(y.data.subarray(4 * 9, 5 * 9).every((v) => v === 0));
+});
+
+test('arrays of rows and Float32Array matrices give the same output', () => {
+  const rand = prng(6);
+  const k = randomCase(rand, 5, 2, 2);
+  const rows = (m) => Array.from({ length: m.rows }, (_, i) => Array.from(m.data.subarray(i * m.cols, (i + 1) * m.cols)));
+  const a = engine.forward({ x: k.x, weights: k.weights, heads: 2, mask: 'causal' });
+  const b = engine.forward({ x: rows(k.x), weights: Object.fromEntries(Object.entries(k.weights).map(([n, m]) => [n, rows(m)])), heads: 2, mask: 'causal' });
+  assert.deepEqual(a.data, b.data);
+});
+
+test('forward rejects bad masks with a clear error', () => {
+  const rand = prng(8);
+  const k = randomCase(rand, 3, 1, 4);
+  assert.throws(() => engine.forward({ x: k.x, weights: k.weights, heads: 1, mask: 'diagonal' }), RangeError);
+  assert.throws(() => engine.forward({ x: k.x, weights: k.weights, heads: 1, mask: { kind: 'padding' } }), TypeError);
+  assert.throws(() => engine.forward({ x: k.x, weights: k.weights, heads: 1, mask: [[1]] }), { name: 'RangeError', message: /mask is 1x1, expected 3x3/ });
+});
+
+test('repeated forward calls of one size allocate nothing (the workspace is reused)', () => {
+  const rand = prng(9);
+  const k = randomCase(rand, 33, 4, 8);
+  const call = () => engine.forward({ x: k.x, weights: k.weights, heads: 4, mask: 'causal' });
+  for (let i = 0; i < 5; i++) call();
+  const allocated = engine.allocatedBytes();
+  const memory = engine.memoryBytes();
+  for (let i = 0; i < 500; i++) call();
+  assert.equal(engine.allocatedBytes(), allocated);
+  assert.equal(engine.memoryBytes(), memory);
+});
+
+test('(T, C, H) = (2048, 512, 8) runs in a fresh module within a 64 MB wasm heap', async () => {
+  const { default: factory } = await import('../../web/generated/attention_core.node.cjs');
+  const fresh = await createEngine({ moduleFactory: factory });
+  const rand = prng(10);
+  const x = randomMatrix(rand, 2048, 512, 1);
+  const weights = randomWeights(rand, 512);
+  const y = fresh.forward({ x, weights, heads: 8, mask: 'causal' });
+  assert.equal(y.rows, 2048);
+  assert.ok(y.data.every(Number.isFinite));
+  assert.ok(fresh.memoryBytes() < 64 * 1024 * 1024, `wasm heap ${fresh.memoryBytes()} bytes`);
+});
+
+const scalarModule = path.join(REPO_ROOT, 'web/generated/scalar/attention_core.node.cjs');
+test('the scalar build (./build_wasm.sh --scalar, as tests/run_all.sh does) agrees too', async () => {
+  assert.ok(fs.existsSync(scalarModule), `${scalarModule} is missing: build it with ./build_wasm.sh --scalar`);
+  const { default: factory } = await import(scalarModule);
+  const scalar = await createEngine({ moduleFactory: factory });
+  assert.equal(scalar.info.simd, false);
+  const rand = prng(11);
+  for (let i = 0; i < 40; i++) {
+    checkAgainstReference(scalar, randomCase(rand, 1 + Math.floor(rand() * 40), 1 + Math.floor(rand() * 3), 1 + Math.floor(rand() * 9)));
+  }
+});

@@ -1,0 +1,374 @@
+// The JavaScript API of the attention engine: the only module that touches
+// WebAssembly. It validates settings, calls the Embind bindings, turns their
+// error records into real JS errors, and returns plain objects whose matrices
+// are {rows, cols, data: Float32Array} copies (never views into wasm memory).
+//
+//   import { createEngine } from './engine.js';
+//   const engine = await createEngine();
+//   const trace = engine.run({ sentence: 'The cat sat.', heads: 2, mask: 'causal' });
+//   trace.heads[0].weights  // {rows: T, cols: T, data: Float32Array}
+//
+// See engine.d.ts for every type.
+
+/** Settings every call starts from; the CLI has the same defaults. */
+export const DEFAULT_SETTINGS = Object.freeze({
+  sentence: 'The animal didn\'t cross the street because it was too tired.',
+  dModel: 16,
+  heads: 4,
+  seed: 42,
+  positional: 'sinusoidal',
+  mask: 'none',
+  padTo: 0,
+  scale: true,
+  lowercase: false,
+  shareHeads: false,
+  customMask: null,
+  weights: null,
+});
+
+export const POSITIONALS = Object.freeze(['none', 'sinusoidal', 'learned']);
+export const MASKS = Object.freeze(['none', 'causal', 'padding', 'causal+padding', 'custom']);
+
+let modulePromise = null;
+
+/**
+ * Loads and compiles the WebAssembly module once per page (or Node process);
+ * every engine shares it.
+ * @param {{moduleFactory?: Function, locateFile?: (name: string) => string}} [options]
+ * @returns {Promise<Engine>}
+ */
+export async function createEngine(options = {}) {
+  if (options.moduleFactory) return new Engine(await options.moduleFactory(moduleOptions(options)));
+  if (!modulePromise) {
+    modulePromise = loadModule(options).catch((error) => {
+      modulePromise = null;
+      throw error;
+    });
+  }
+  return new Engine(await modulePromise);
+}
+
+function moduleOptions(options) {
+  return options.locateFile ? { locateFile: options.locateFile } : {};
+}
+
+async function loadModule(options) {
+  if (typeof WebAssembly !== 'object') {
+    throw new Error('This browser cannot run WebAssembly, which the attention engine needs.');
+  }
+  const isNode = typeof process === 'object' && process?.versions?.node && typeof window === 'undefined';
+  if (isNode) {
+    const { default: factory } = await import('./generated/attention_core.node.cjs');
+    return factory();
+  }
+  if (!simdSupported()) {
+    throw new Error('This browser supports WebAssembly but not its SIMD extension, which the attention engine is built with. Any current Chrome, Edge, Firefox or Safari (16.4 and later) has it.');
+  }
+  const { default: factory } = await import('./generated/attention_core.js');
+  return factory({
+    locateFile: options.locateFile ?? ((name) => new URL(`./generated/${name}`, import.meta.url).href),
+  });
+}
+
+/** True when this engine can validate a module using a v128 instruction. */
+export function simdSupported() {
+  // (module (func (result v128) i32.const 0 i8x16.splat i8x16.popcnt)), the
+  // probe wasm-feature-detect uses.
+  const probe = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11]);
+  try {
+    return WebAssembly.validate(probe);
+  } catch {
+    return false;
+  }
+}
+
+// ---- validation -----------------------------------------------------------
+
+function typeName(v) {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  return typeof v;
+}
+
+function checkSentence(sentence, what = 'sentence') {
+  if (typeof sentence !== 'string') throw new TypeError(`${what} must be a string, got ${typeName(sentence)}`);
+  for (let i = 0; i < sentence.length; i++) {
+    const c = sentence.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const next = sentence.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) { i++; continue; }
+      throw new TypeError(`${what} has an unpaired UTF-16 surrogate at index ${i}, which is not valid Unicode`);
+    }
+    if (c >= 0xdc00 && c <= 0xdfff) {
+      throw new TypeError(`${what} has an unpaired UTF-16 surrogate at index ${i}, which is not valid Unicode`);
+    }
+  }
+  return sentence;
+}
+
+function checkInteger(value, name, min, max) {
+  if (typeof value !== 'number') throw new TypeError(`${name} must be a number, got ${typeName(value)}`);
+  if (!Number.isInteger(value)) throw new RangeError(`${name} must be a whole number, got ${value}`);
+  if (value < min || value > max) throw new RangeError(`${name} ${value} is outside the range ${min} to ${max}`);
+  return value;
+}
+
+function checkBoolean(value, name) {
+  if (typeof value !== 'boolean') throw new TypeError(`${name} must be true or false, got ${typeName(value)}`);
+  return value;
+}
+
+function checkChoice(value, name, choices) {
+  if (typeof value !== 'string') throw new TypeError(`${name} must be a string, got ${typeName(value)}`);
+  if (!choices.includes(value)) throw new RangeError(`${name} "${value}" is not one of ${choices.join(', ')}`);
+  return value;
+}
+
+const INT32_MAX = 2147483647;
+
+/** Accepts {rows, cols, data} or an array of rows; returns {rows, cols, data: TypedArray}.
+ * Masks (ArrayType Uint8Array) keep "nonzero = may attend": 0.5 becomes 1, not 0. */
+function toMatrix(value, name, ArrayType) {
+  const convert = ArrayType === Uint8Array ? (x) => (Number(x) !== 0 ? 1 : 0) : Number;
+  if (Array.isArray(value)) {
+    const rows = value.length;
+    const cols = rows ? (Array.isArray(value[0]) ? value[0].length : -1) : 0;
+    if (cols < 0) throw new TypeError(`${name} must be an array of rows (arrays)`);
+    const data = new ArrayType(rows * cols);
+    value.forEach((row, i) => {
+      if (!Array.isArray(row) || row.length !== cols) throw new RangeError(`${name} row ${i} has ${row?.length} entries, expected ${cols}`);
+      row.forEach((x, j) => { data[i * cols + j] = convert(x); });
+    });
+    return { rows, cols, data };
+  }
+  if (value === null || typeof value !== 'object') throw new TypeError(`${name} must be {rows, cols, data} or an array of rows, got ${typeName(value)}`);
+  const { rows, cols, data } = value;
+  checkInteger(rows, `${name}.rows`, 0, 1 << 16);
+  checkInteger(cols, `${name}.cols`, 0, 1 << 16);
+  if (data === null || typeof data !== 'object' || typeof data.length !== 'number') throw new TypeError(`${name}.data must be an array or typed array`);
+  if (data.length !== rows * cols) throw new RangeError(`${name}.data has ${data.length} values, expected ${rows}x${cols} = ${rows * cols}`);
+  const out = ArrayType.from(data, convert);
+  return { rows, cols, data: out };
+}
+
+/** Like toMatrix(…, Float32Array), but a {rows, cols, data: Float32Array} of the
+ * right length is returned as is: the bindings copy it into wasm memory once. */
+function toFloatMatrix(value, name) {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value) && value.data instanceof Float32Array) {
+    checkInteger(value.rows, `${name}.rows`, 0, 1 << 16);
+    checkInteger(value.cols, `${name}.cols`, 0, 1 << 16);
+    if (value.data.length !== value.rows * value.cols) throw new RangeError(`${name}.data has ${value.data.length} values, expected ${value.rows}x${value.cols} = ${value.rows * value.cols}`);
+    return value;
+  }
+  return toMatrix(value, name, Float32Array);
+}
+
+/** Mask kinds in the core's MaskKind order (forwardFast takes the index). */
+const MASK_KINDS = ['none', 'causal', 'padding', 'causal+padding', 'custom'];
+
+/** forward()'s mask → {kind, realTokens, matrix} for the bindings. */
+function toMaskSpec(mask) {
+  if (mask == null || mask === 'none') return { kind: 'none', realTokens: 0, matrix: undefined };
+  if (mask === 'causal') return { kind: 'causal', realTokens: 0, matrix: undefined };
+  if (typeof mask === 'string') throw new RangeError(`mask "${mask}" is not one of none, causal, {kind: 'padding' | 'causal+padding', realTokens} or a T×T matrix`);
+  if (typeof mask === 'object' && !Array.isArray(mask) && typeof mask.kind === 'string') {
+    if (mask.kind !== 'padding' && mask.kind !== 'causal+padding') throw new RangeError(`mask kind "${mask.kind}" is not padding or causal+padding`);
+    return { kind: mask.kind, realTokens: checkInteger(mask.realTokens, 'mask.realTokens', 0, INT32_MAX), matrix: undefined };
+  }
+  return { kind: 'custom', realTokens: 0, matrix: toMatrix(mask, 'mask', Uint8Array) };
+}
+
+/** Fills in defaults and checks types; the core checks ranges and shapes. */
+export function normalizeSettings(settings = {}) {
+  if (settings === null || typeof settings !== 'object') throw new TypeError(`settings must be an object, got ${typeName(settings)}`);
+  // an explicit undefined means "the default", as for a missing key
+  const given = Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined));
+  const s = { ...DEFAULT_SETTINGS, ...given };
+  const out = {
+    sentence: checkSentence(s.sentence),
+    dModel: checkInteger(s.dModel, 'dModel', -INT32_MAX, INT32_MAX),
+    heads: checkInteger(s.heads, 'heads', -INT32_MAX, INT32_MAX),
+    seed: checkInteger(s.seed, 'seed', 0, 4294967295),
+    positional: checkChoice(s.positional, 'positional', POSITIONALS),
+    mask: checkChoice(s.mask, 'mask', MASKS),
+    padTo: checkInteger(s.padTo, 'padTo', -INT32_MAX, INT32_MAX),
+    scale: checkBoolean(s.scale, 'scale'),
+    lowercase: checkBoolean(s.lowercase, 'lowercase'),
+    shareHeads: checkBoolean(s.shareHeads, 'shareHeads'),
+    customMask: null,
+    weights: null,
+  };
+  if (s.customMask != null) out.customMask = toMatrix(s.customMask, 'customMask', Uint8Array);
+  if (out.mask === 'custom' && !out.customMask) throw new TypeError('mask "custom" needs customMask, a T×T matrix of 0/1 (1 = may attend)');
+  if (s.weights != null) {
+    if (typeof s.weights !== 'object') throw new TypeError(`weights must be an object {wQuery, wKey, wValue, wOutput}, got ${typeName(s.weights)}`);
+    out.weights = {};
+    for (const key of ['wQuery', 'wKey', 'wValue', 'wOutput']) {
+      if (s.weights[key] == null) throw new TypeError(`weights.${key} is missing`);
+      out.weights[key] = toMatrix(s.weights[key], `weights.${key}`, Float32Array);
+    }
+  }
+  return out;
+}
+
+// ---- results ----------------------------------------------------------------
+
+function unwrap(result) {
+  if (result && typeof result === 'object' && result.__attnError) {
+    const { errorType, errorMessage } = result.__attnError;
+    const ErrorType = errorType === 'TypeError' ? TypeError : errorType === 'RangeError' ? RangeError : Error;
+    throw new ErrorType(errorMessage);
+  }
+  return result;
+}
+
+/** Adds UTF-16 offsets (startChar, endChar) to tokens that carry UTF-8 byte offsets. */
+function addCharOffsets(tokens, sentence) {
+  // byte offset → UTF-16 index, walking the sentence once
+  const byteToChar = new Map([[0, 0]]);
+  let bytes = 0;
+  for (let i = 0; i < sentence.length; i++) {
+    const code = sentence.codePointAt(i);
+    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+    if (code > 0xffff) i++;
+    byteToChar.set(bytes, i + 1);
+  }
+  for (const t of tokens) {
+    t.startChar = byteToChar.get(t.start) ?? sentence.length;
+    t.endChar = byteToChar.get(t.end) ?? sentence.length;
+  }
+  return tokens;
+}
+
+function finishTrace(trace, sentence) {
+  addCharOffsets(trace.tokens, sentence);
+  trace.sentence = sentence;
+  return trace;
+}
+
+/** The engine: one per caller; all share one compiled module. */
+export class Engine {
+  /** @param {object} module the Embind module */
+  constructor(module) {
+    this._m = module;
+    /** {simd, maxTokens, maxDModel, vocabSize} */
+    this.info = Object.freeze(module.buildInfo());
+  }
+
+  /** Every intermediate of multi-head attention for one sentence. */
+  run(settings = {}) {
+    const s = normalizeSettings(settings);
+    return finishTrace(unwrap(this._m.runTrace(s.sentence, s)), s.sentence);
+  }
+
+  /** Several sentences padded to a common length (the longest, or padTo);
+   * mask defaults to 'padding' so padded keys get zero weight. */
+  runBatch(sentences, settings = {}) {
+    if (!Array.isArray(sentences)) throw new TypeError(`sentences must be an array of strings, got ${typeName(sentences)}`);
+    sentences.forEach((x, i) => checkSentence(x, `sentence ${i + 1}`));
+    const s = normalizeSettings({ mask: 'padding', ...settings, sentence: sentences[0] ?? 'x' });
+    const traces = unwrap(this._m.runBatch(sentences, s));
+    return traces.map((t, i) => finishTrace(t, sentences[i]));
+  }
+
+  /** Tokens of a sentence: [{text, id, start, end, startChar, endChar}]. */
+  tokenize(sentence, { lowercase = false } = {}) {
+    checkSentence(sentence);
+    checkBoolean(lowercase, 'lowercase');
+    return addCharOffsets(unwrap(this._m.tokenize(sentence, lowercase)), sentence);
+  }
+
+  /** Entropy (nats) of each row of a weight matrix: Float32Array(rows). */
+  rowEntropy(weights) {
+    return unwrap(this._m.rowEntropy(toMatrix(weights, 'weights', Float32Array)));
+  }
+
+  /** Frobenius norm of each row's softmax Jacobian: Float32Array(rows). */
+  softmaxJacobianNorm(weights) {
+    return unwrap(this._m.softmaxJacobianNorm(toMatrix(weights, 'weights', Float32Array)));
+  }
+
+  /** {mean, variance, min, max, count} of the entries (allowed ones if a mask is given). */
+  scoreStats(scores, mask = null) {
+    const m = toMatrix(scores, 'scores', Float32Array);
+    return unwrap(this._m.scoreStats(m, mask == null ? null : toMatrix(mask, 'mask', Uint8Array)));
+  }
+
+  /** Random unit-variance q, k of width dK: score variance, mean row entropy
+   * and mean softmax-Jacobian norm, with or without the 1/√dK scale. */
+  scaleExperiment({ dK, tokens = 16, samples = 64, seed = 42, scale = true } = {}) {
+    checkInteger(dK, 'dK', 1, 4096);
+    checkInteger(tokens, 'tokens', 1, 512);
+    checkInteger(samples, 'samples', 1, 10000);
+    checkInteger(seed, 'seed', 0, 4294967295);
+    checkBoolean(scale, 'scale');
+    return unwrap(this._m.scaleExperiment(dK, tokens, samples, seed, scale));
+  }
+
+  /**
+   * Output only, Y = MHA(x) (T×C), without keeping per-head matrices: the fast
+   * path (hand-written SIMD kernels; same numbers as forwardReference within 1e-5).
+   * mask: null or 'none', 'causal', {kind: 'padding' | 'causal+padding', realTokens},
+   * or a T×T matrix of 0/1 (1 = may attend). Hidden keys of 'causal' and padding
+   * masks (and of a matrix that is one of them) are skipped, not computed.
+   * Matrices whose data is already a Float32Array are passed without a copy in JS.
+   */
+  forward({ x, weights, heads, mask = null, scale = true }) {
+    const input = toFloatMatrix(x, 'x');
+    checkInteger(heads, 'heads', -INT32_MAX, INT32_MAX);
+    checkBoolean(scale, 'scale');
+    if (weights === null || typeof weights !== 'object') throw new TypeError('weights must be {wQuery, wKey, wValue, wOutput}');
+    const w = {};
+    for (const key of ['wQuery', 'wKey', 'wValue', 'wOutput']) {
+      if (weights[key] == null) throw new TypeError(`weights.${key} is missing`);
+      w[key] = toFloatMatrix(weights[key], `weights.${key}`);
+    }
+    const spec = toMaskSpec(mask);
+    // Step 1 sizes buffers kept in wasm memory; the inputs go in with one
+    // HEAPF32.set each (HEAPF32 is re-read after every call: memory may grow).
+    const table = this._m.fastInputs(input.rows, input.cols, w.wQuery.rows, w.wQuery.cols, w.wKey.rows, w.wKey.cols,
+      w.wValue.rows, w.wValue.cols, w.wOutput.rows, w.wOutput.cols);
+    if (table === 0) throw new RangeError('out of memory: the requested sizes are too large for this page');
+    const heap = this._m.HEAPF32;
+    const offsets = this._m.HEAPU32;
+    const at = table >>> 2;
+    heap.set(input.data, offsets[at] >>> 2);
+    heap.set(w.wQuery.data, offsets[at + 1] >>> 2);
+    heap.set(w.wKey.data, offsets[at + 2] >>> 2);
+    heap.set(w.wValue.data, offsets[at + 3] >>> 2);
+    heap.set(w.wOutput.data, offsets[at + 4] >>> 2);
+    const y = unwrap(this._m.forwardFast(heads, MASK_KINDS.indexOf(spec.kind), spec.realTokens, scale, spec.matrix));
+    const start = y >>> 2;
+    return { rows: input.rows, cols: input.cols, data: this._m.HEAPF32.slice(start, start + input.rows * input.cols) };
+  }
+
+  /** forward() on the Eigen reference path (multi_head_output): the slow,
+   * obvious implementation the fast path is tested against. mask: null or a T×T matrix. */
+  forwardReference({ x, weights, heads, mask = null, scale = true }) {
+    const input = toMatrix(x, 'x', Float32Array);
+    checkInteger(heads, 'heads', -INT32_MAX, INT32_MAX);
+    checkBoolean(scale, 'scale');
+    if (weights === null || typeof weights !== 'object') throw new TypeError('weights must be {wQuery, wKey, wValue, wOutput}');
+    const w = {};
+    for (const key of ['wQuery', 'wKey', 'wValue', 'wOutput']) {
+      if (weights[key] == null) throw new TypeError(`weights.${key} is missing`);
+      w[key] = toMatrix(weights[key], `weights.${key}`, Float32Array);
+    }
+    return unwrap(this._m.forwardOutput(input, w, heads, mask == null ? null : toMatrix(mask, 'mask', Uint8Array), scale));
+  }
+
+  /** Bytes currently allocated by the engine's C++ heap (for leak checks). */
+  allocatedBytes() {
+    return this._m.heapStats().allocatedBytes;
+  }
+
+  /** Size of the wasm memory in bytes. */
+  memoryBytes() {
+    return this._m.HEAP8.buffer.byteLength;
+  }
+}
+
+/** Element (i, j) of a {rows, cols, data} matrix. */
+export function at(matrix, i, j) {
+  return matrix.data[i * matrix.cols + j];
+}
