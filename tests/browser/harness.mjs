@@ -1,0 +1,174 @@
+// Shared set-up for the browser tests: a static server for web/ on
+// 127.0.0.1 (a free port), Debian's Chromium driven by playwright-core, and
+// a page that records every console error, page error and dialog.
+//
+//   const h = await startHarness();
+//   const { page, errors } = await h.open('#step=softmax');
+//   await h.close();
+
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const ROOT = join(here, '..', '..');
+export const WEB = join(ROOT, 'web');
+export const ARTIFACTS = join(ROOT, 'tests', 'artifacts');
+export const STEPS = ['embeddings', 'positional', 'input', 'projections', 'scores', 'scaled', 'masked', 'softmax', 'weighted', 'heads', 'concat', 'output'];
+
+/** Starts `python3 -m http.server` on port 0 and reads the port it printed. */
+export function startServer() {
+  return new Promise((resolve, reject) => {
+    const child = spawn('python3', ['-u', '-m', 'http.server', '--bind', '127.0.0.1', '--directory', WEB, '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`http.server did not start: ${out}`)), 15000);
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const m = /port (\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ url: `http://127.0.0.1:${m[1]}/`, close: () => new Promise((r) => { child.once('exit', r); child.kill(); }) });
+      }
+    });
+    child.stderr.on('data', () => {}); // request log
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`http.server exited (${code}): ${out}`));
+    });
+  });
+}
+
+export async function launchBrowser() {
+  const profile = mkdtempSync(join(tmpdir(), 'ap-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    headless: true,
+    viewport: { width: 1280, height: 900 },
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  return {
+    context,
+    async close() {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Server + browser; open(hash, options) gives a fresh page on the playground. */
+export async function startHarness() {
+  const server = await startServer();
+  const browser = await launchBrowser();
+  const pages = [];
+  return {
+    url: server.url,
+    context: browser.context,
+    /**
+     * @param {string} hash e.g. '#step=softmax&q=2'
+     * @param {{viewport?: {width, height}, colorScheme?: 'light'|'dark', wait?: boolean,
+     *          init?: Function (runs in the page before its scripts), before?: (page) => Promise (before navigation)}} options
+     */
+    async open(hash = '', { viewport, colorScheme = 'light', wait = true, init, before } = {}) {
+      const page = await browser.context.newPage();
+      pages.push(page);
+      const errors = [];
+      const dialogs = [];
+      page.on('console', (msg) => {
+        if (msg.type() === 'error') errors.push(`console: ${msg.text()}`);
+      });
+      page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
+      page.on('dialog', (d) => {
+        dialogs.push(d.message());
+        d.dismiss().catch(() => {});
+      });
+      if (viewport) await page.setViewportSize(viewport);
+      await page.emulateMedia({ colorScheme });
+      if (init) await page.addInitScript(init);
+      if (before) await before(page);
+      await page.goto(server.url + hash);
+      if (wait) await waitReady(page);
+      return { page, errors, dialogs };
+    },
+    async close() {
+      for (const p of pages) await p.close().catch(() => {});
+      await browser.close();
+      await server.close();
+    },
+  };
+}
+
+/** Waits until the engine ran once and the current step is drawn. */
+export async function waitReady(page) {
+  await page.waitForFunction(() => {
+    const root = document.querySelector('.ap');
+    return root && root.dataset.state === 'ready' && root.dataset.run && document.querySelector('[data-testid="panel"]')?.dataset.rendered;
+  }, null, { timeout: 20000 });
+}
+
+/** The run counter: changes every time the engine produced a new trace. */
+export function runCount(page) {
+  return page.evaluate(() => Number(document.querySelector('.ap').dataset.run || 0));
+}
+
+export async function waitRunAfter(page, before) {
+  await page.waitForFunction((b) => Number(document.querySelector('.ap').dataset.run || 0) > b, before, { timeout: 20000 });
+}
+
+/** Waits until the page has written its latest state into the URL. */
+export async function settled(page) {
+  await page.waitForFunction(() => !document.getElementById('app').dataset.urlPending, null, { timeout: 10000 });
+}
+
+/** The state in the URL hash (once written), parsed by the page's own state module. */
+export async function hashState(page) {
+  await settled(page);
+  return page.evaluate(async () => {
+    const { parseHash } = await import('/app/state.js');
+    return parseHash(location.hash).state;
+  });
+}
+
+export async function waitStep(page, step) {
+  await page.waitForFunction((s) => document.querySelector('[data-testid="panel"]')?.dataset.rendered === s, step, { timeout: 10000 });
+}
+
+export function artifactDir(...parts) {
+  const dir = join(ARTIFACTS, ...parts);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/** The page's horizontal overflow: scrollWidth of the document. */
+export function pageScrollWidth(page) {
+  return page.evaluate(() => document.scrollingElement.scrollWidth);
+}
+
+/** Clicks cell (i, j) of the heatmap with the given data-testid id (e.g. 'mask'). */
+export async function clickCell(page, id, i, j) {
+  const canvas = page.locator(`[data-testid="hm-${id}"] canvas`);
+  const g = await canvas.evaluate((c) => ({ ...c.dataset }));
+  await canvas.click({ position: { x: Number(g.x0) + (j + 0.5) * Number(g.cw), y: Number(g.y0) + (i + 0.5) * Number(g.ch) } });
+}
+
+/** Moves the mouse over cell (i, j) of a heatmap. */
+export async function hoverCell(page, id, i, j) {
+  const canvas = page.locator(`[data-testid="hm-${id}"] canvas`);
+  const g = await canvas.evaluate((c) => ({ ...c.dataset }));
+  await canvas.hover({ position: { x: Number(g.x0) + (j + 0.5) * Number(g.cw), y: Number(g.y0) + (i + 0.5) * Number(g.ch) } });
+}
+
+/** Values of the DOM readout of a heatmap's selected row: [{row, col, value}]. */
+export function readoutValues(page, id) {
+  return page.evaluate((x) => [...document.querySelectorAll(`[data-testid="row-${x}"] li`)].map((li) => {
+    const m = /-(\d+)-(\d+)$/.exec(li.dataset.testid);
+    return { row: Number(m[1]), col: Number(m[2]), value: Number(li.dataset.value) };
+  }), id);
+}
+
+/** Waits until the hash holds `param=value`. */
+export async function waitHash(page, param, value) {
+  await page.waitForFunction(([p, v]) => new URLSearchParams(location.hash.slice(1)).get(p) === v, [param, String(value)], { timeout: 10000 });
+}

@@ -1,0 +1,57 @@
+// A 390 px wide phone: no horizontal page scroll on any step, light or dark,
+// with the default sentence, a long one, and batch mode. Screenshots of each
+// step are saved as artifacts.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { startHarness, STEPS, waitStep, artifactDir, pageScrollWidth } from './harness.mjs';
+
+const PHONE = { width: 390, height: 844 };
+let h;
+before(async () => { h = await startHarness(); });
+after(async () => { await h?.close(); });
+
+for (const scheme of ['light', 'dark']) {
+  test(`phone (390×844, ${scheme}): no horizontal scroll on any step`, async () => {
+    const dir = artifactDir('phone');
+    const { page, errors } = await h.open('', { viewport: PHONE, colorScheme: scheme });
+    for (const step of STEPS) {
+      await page.locator(`.step-btn[data-step="${step}"]`).click();
+      await waitStep(page, step);
+      const w = await pageScrollWidth(page);
+      assert.ok(w <= 390, `${step}: scrollWidth ${w} > 390`);
+      await page.screenshot({ path: join(dir, `${step}-${scheme}.png`), fullPage: true });
+    }
+    assert.deepEqual(errors, []);
+  });
+}
+
+test('phone: long sentences, long words and batch mode stay inside the screen', async () => {
+  const long = Array.from({ length: 70 }, (_, i) => `token${i}`).join('+');
+  const word = 'Supercalifragilisticexpialidocious'.repeat(3);
+  for (const hash of [`#s=${long}`, `#s=${word}+is+a+word&q=0`, '#batch=1&mask=padding&bi=1', '#c=64&h=2']) {
+    const { page, errors } = await h.open(hash, { viewport: PHONE });
+    for (const step of STEPS) {
+      await page.locator(`.step-btn[data-step="${step}"]`).click();
+      await waitStep(page, step);
+      const w = await pageScrollWidth(page);
+      assert.ok(w <= 390, `${hash} ${step}: scrollWidth ${w} > 390`);
+    }
+    assert.deepEqual(errors, [], hash);
+    await page.close();
+  }
+});
+
+test('phone: a tap on a cell shows its exact value', async () => {
+  // (a persistent context cannot emulate touch; a click is what a tap produces)
+  const { page } = await h.open('#step=scores', { viewport: PHONE });
+  const canvas = page.locator('[data-testid="hm-scores"] canvas');
+  const g = await canvas.evaluate((c) => ({ ...c.dataset }));
+  await canvas.click({ position: { x: Number(g.x0) + 0.5 * Number(g.cw), y: Number(g.y0) + 0.5 * Number(g.ch) } });
+  const tip = page.getByTestId('tooltip');
+  await tip.waitFor();
+  assert.match(await tip.textContent(), /S\[0, 0\]/);
+  const box = await tip.boundingBox();
+  assert.ok(box.x >= 0 && box.x + box.width <= 390, 'the tooltip stays on screen');
+});

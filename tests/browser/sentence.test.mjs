@@ -1,0 +1,103 @@
+// The sentence box: typing updates tokens and matrices; bad input (empty,
+// 2,000 words, emoji, right-to-left) gives a message or a correct rendering.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startHarness, runCount, waitRunAfter, readoutValues, hashState } from './harness.mjs';
+
+let h;
+before(async () => { h = await startHarness(); });
+after(async () => { await h?.close(); });
+
+function chipTexts(page) {
+  return page.getByTestId('token-chip').locator('.chip-text').allTextContents();
+}
+
+test('typing a sentence updates the token chips and the matrices', async () => {
+  const { page, errors } = await h.open();
+  const before = await readoutValues(page, 'embeddings');
+  const n = await runCount(page);
+  await page.getByLabel('Sentence', { exact: true }).fill('cats chase dogs');
+  await waitRunAfter(page, n);
+  assert.deepEqual(await chipTexts(page), ['cats', 'chase', 'dogs']);
+  assert.match(await page.getByTestId('token-count').textContent(), /^3 tokens/);
+  assert.equal(await page.locator('[data-testid="hm-embeddings"] .hm-shape').textContent(), '3 \u00d7 16');
+  const afterRow = await readoutValues(page, 'embeddings');
+  assert.equal(afterRow.length, 16);
+  assert.equal(afterRow[0].row, 2, 'the query (7) is clamped to the last token');
+  assert.notDeepEqual(afterRow.map((c) => c.value), before.map((c) => c.value));
+  assert.equal((await hashState(page)).sentence, 'cats chase dogs');
+  // chips carry the token ids
+  assert.match(await page.getByTestId('token-chip').first().locator('.chip-id').textContent(), /^\d+$/);
+  assert.deepEqual(errors, []);
+});
+
+test('typing is debounced: the engine runs once, 150 ms after the last keystroke', async () => {
+  const { page, errors } = await h.open();
+  await page.clock.install();
+  const n = await runCount(page);
+  const box = page.getByLabel('Sentence', { exact: true });
+  await box.fill('');
+  await box.pressSequentially('the quick brown fox');
+  await page.clock.runFor(100);
+  assert.equal(await runCount(page), n, 'no run while typing');
+  await page.clock.runFor(100);
+  assert.equal(await runCount(page), n + 1, 'one run after the pause');
+  assert.equal(await page.getByTestId('token-chip').count(), 4);
+  assert.deepEqual(errors, []);
+});
+
+test('an empty sentence shows a clear message and the page stays usable', async () => {
+  const { page, errors } = await h.open();
+  await page.getByLabel('Sentence', { exact: true }).fill('');
+  const msg = page.getByTestId('message-error');
+  await msg.waitFor();
+  assert.match(await msg.textContent(), /empty/i);
+  // the last good view stays
+  assert.equal(await page.getByTestId('token-chip').count(), 12);
+  assert.equal(await page.locator('[data-testid="hm-embeddings"]').isVisible(), true);
+  const n = await runCount(page);
+  await page.getByLabel('Sentence', { exact: true }).fill('hello world');
+  await waitRunAfter(page, n);
+  await msg.waitFor({ state: 'detached' });
+  assert.deepEqual(await chipTexts(page), ['hello', 'world']);
+  assert.deepEqual(errors, []);
+});
+
+test('an empty sentence in the link shows the message instead of a blank page', async () => {
+  const { page, errors } = await h.open('#s=', { wait: false });
+  const msg = page.getByTestId('message-error');
+  await msg.waitFor();
+  assert.match(await msg.textContent(), /empty/i);
+  assert.match(await page.getByTestId('panel-status').textContent(), /empty/i);
+  assert.equal(await page.getByLabel('Sentence', { exact: true }).isVisible(), true);
+  assert.deepEqual(errors, []);
+});
+
+test('2,000 words give a clear message without freezing the page', async () => {
+  const { page, errors } = await h.open();
+  const words = Array.from({ length: 2000 }, (_, i) => `word${i % 97}`).join(' ');
+  await page.getByLabel('Sentence', { exact: true }).fill(words);
+  const msg = page.getByTestId('message-error');
+  await msg.waitFor();
+  assert.match(await msg.textContent(), /too much for the page.*2000 tokens/s);
+  // still responsive: a new sentence runs
+  const n = await runCount(page);
+  await page.getByLabel('Sentence', { exact: true }).fill('short again');
+  await waitRunAfter(page, n);
+  await msg.waitFor({ state: 'detached' });
+  assert.deepEqual(await chipTexts(page), ['short', 'again']);
+  assert.deepEqual(errors, []);
+});
+
+test('emoji and right-to-left text render as tokens', async () => {
+  const { page, errors } = await h.open();
+  const n = await runCount(page);
+  await page.getByLabel('Sentence', { exact: true }).fill('I \u2764\ufe0f \ud83d\udc08 \u05e9\u05dc\u05d5\u05dd \u05e2\u05d5\u05dc\u05dd \u0645\u0631\u062d\u0628\u0627');
+  await waitRunAfter(page, n);
+  assert.deepEqual(await chipTexts(page), ['I', '\u2764\ufe0f', '\ud83d\udc08', '\u05e9\u05dc\u05d5\u05dd', '\u05e2\u05d5\u05dc\u05dd', '\u0645\u0631\u062d\u0628\u0627']);
+  const rows = await readoutValues(page, 'embeddings');
+  assert.equal(rows.length, 16);
+  assert.ok(rows.every((c) => Number.isFinite(c.value)));
+  assert.deepEqual(errors, []);
+});

@@ -1,0 +1,415 @@
+// The controller: the one place that wires controls → state → engine → views.
+// It owns the state object, the engine and the latest trace. A change of a
+// compute field (sentence, width, heads, seed, …) runs the engine once; a pure
+// view change (step, query, head, hover, theme) only re-renders.
+
+import { createEngine } from '../engine.js';
+import { normalizeState, changedFields, COMPUTE_FIELDS, STEPS, canonicalCells } from './state.js';
+import { createAnimation } from './animation.js';
+import { readPalette } from './palette.js';
+import { createTooltip } from './views/tooltip.js';
+import { createThemeToggle } from './views/theme.js';
+import { createSentenceView } from './views/sentence.js';
+import { createControls } from './views/controls.js';
+import { stepFigure } from './export.js';
+import { createStepper } from './views/stepper.js';
+import { createSelection } from './views/selection.js';
+import { createStepPanel } from './views/panel.js';
+import { createMessages } from './views/messages.js';
+
+const STEP_MS = 1600;
+
+/** "i-j" for every blocked cell of a T×T mask. */
+function blockedCells(mask) {
+  const out = [];
+  for (let i = 0; i < mask.rows; i++) for (let j = 0; j < mask.cols; j++) if (!mask.data[i * mask.cols + j]) out.push(`${i}-${j}`);
+  return out;
+}
+
+function describeError(e, hasResult) {
+  const msg = String(e?.message ?? e);
+  const keep = hasResult ? ' The page still shows the last sentence that worked.' : '';
+  if (/no tokens/.test(msg)) return { title: 'Nothing to show yet:', text: `the sentence is empty. Type a few words to see attention at work.${keep}` };
+  if (/tokens|MB|limit/.test(msg)) return { title: 'This is too much for the page:', text: `${msg}. Try a shorter sentence or fewer heads.${keep}` };
+  return { title: 'The engine could not run these settings:', text: `${msg}.${keep}` };
+}
+
+export function createController(layout, { initialState = {}, notices = [], controls = null, onStateChange = null, keyboardTarget = null, loadEngine = createEngine } = {}) {
+  let state = normalizeState(initialState);
+  let engine = null;
+  let fatal = null;
+  let result = null; // {trace, traces}
+  let runError = null;
+  let runCount = 0;
+  let palette = null;
+  let paletteStale = true;
+  let messagesExtra = notices.length
+    ? [{ id: 'url', kind: 'notice', title: 'Some settings in the link could not be used,', text: 'so defaults were used for them:', details: notices, dismissible: true }]
+    : [];
+  const root = layout.root;
+  const doc = root.ownerDocument;
+  const win = doc.defaultView;
+
+  // ---- views ------------------------------------------------------------------------
+  const tooltip = createTooltip(layout.tipLayer);
+  let panelWidth = 0;
+  const stepCtx = {
+    tooltip,
+    /** The step panel's width, tracked by a ResizeObserver (reading it would force a layout). */
+    width: () => panelWidth || layout.panel.clientWidth,
+    select: (patch) => set(patch),
+    toggleMask,
+  };
+  const views = {
+    theme: createThemeToggle(layout.theme, { onChange: (theme) => set({ theme }) }),
+    sentence: createSentenceView(layout.sentence, {
+      onSentence: (sentence) => set({ sentence }),
+      onBatchText: (text) => {
+        const lines = text.split('\n').map((x) => x.trim()).filter(Boolean);
+        if (!lines.length) {
+          runError = { title: 'Batch mode needs a sentence:', text: 'write at least one sentence, one per line.' };
+          render();
+          return;
+        }
+        set({ sentences: lines });
+      },
+      onBatch: (batch) => set({ batch }),
+      onShown: (shown) => set({ shown }),
+      onSelectQuery: (query) => set({ query }),
+      visible: controls,
+    }),
+    controls: createControls(layout.controls, { onChange: (patch) => set(patch), visible: controls }),
+    stepper: createStepper(layout.stepper, {
+      onStep: (step) => set({ step }),
+      onPrev: () => go(-1),
+      onNext: () => go(1),
+      onTogglePlay: togglePlay,
+      onSpeed: (speed) => set({ speed }),
+    }),
+    selection: createSelection(layout.selection, { onChange: (patch) => set(patch) }),
+    panel: createStepPanel(layout.panel, stepCtx),
+    messages: createMessages(layout.messages, {
+      onDismiss: (id) => {
+        messagesExtra = messagesExtra.filter((m) => m.id !== id);
+        render();
+      },
+    }),
+  };
+
+  const clock = createAnimation({
+    doc,
+    durationMs: () => {
+      // the score step fills its row key by key, so it gets more time for more keys
+      if (state.step === 'scores' && result) return Math.min(9000, Math.max(STEP_MS, result.trace.tokens.length * 450));
+      return STEP_MS;
+    },
+    onFrame: () => renderFrame(),
+    onStepDone: () => {
+      const i = STEPS.indexOf(state.step);
+      if (i >= STEPS.length - 1) return false;
+      set({ step: STEPS[i + 1] });
+      return true;
+    },
+    onPlayingChange: () => render(),
+  });
+  clock.setSpeed(state.speed);
+
+  // ---- state changes ---------------------------------------------------------------------
+  function set(patch) {
+    const prev = state;
+    let next = { ...state, ...patch };
+    if (patch.batch === true && !prev.batch && next.mask === 'none') next.mask = 'padding';
+    if (patch.mask === 'custom' && prev.mask !== 'custom' && !patch.customMask && result) next.customMask = blockedCells(result.trace.mask);
+    next = normalizeState(next);
+    const changed = changedFields(prev, next);
+    if (!changed.length) return;
+    state = next;
+    if (changed.includes('theme')) applyTheme();
+    if (changed.includes('speed')) clock.setSpeed(state.speed);
+    if (changed.includes('step')) clock.restartStep();
+    const compute = changed.filter((k) => COMPUTE_FIELDS.includes(k));
+    const customOnly = compute.length === 1 && compute[0] === 'customMask' && state.mask !== 'custom';
+    if (compute.length && !customOnly) run();
+    else if (changed.includes('shown') && result?.traces) result = { ...result, trace: result.traces[Math.min(state.shown, result.traces.length - 1)] };
+    clampSelection();
+    persist();
+    render();
+  }
+
+  function go(delta) {
+    const i = STEPS.indexOf(state.step);
+    const j = Math.max(0, Math.min(STEPS.length - 1, i + delta));
+    if (j !== i) set({ step: STEPS[j] });
+  }
+
+  function togglePlay() {
+    if (clock.playing) {
+      const p = clock.progress;
+      clock.pause();
+      if (state.step === 'scores' && result && p < 1) set({ key: Math.min(result.trace.tokens.length - 1, Math.floor(p * result.trace.tokens.length)) });
+    } else {
+      if (state.step === STEPS[STEPS.length - 1]) set({ step: STEPS[0] });
+      clock.play();
+    }
+  }
+
+  function toggleMask(i, j) {
+    const tr = result?.trace;
+    if (!tr) return;
+    const cells = state.mask === 'custom' ? state.customMask : blockedCells(tr.mask);
+    const id = `${i}-${j}`;
+    const next = cells.includes(id) ? cells.filter((c) => c !== id) : canonicalCells([...cells, id]);
+    set({ mask: 'custom', customMask: next, query: i, key: j });
+  }
+
+  function clampSelection() {
+    const tr = result?.trace;
+    if (!tr) return;
+    const T = tr.tokens.length;
+    const fix = {};
+    if (state.query >= T) fix.query = T - 1;
+    if (state.key >= T) fix.key = T - 1;
+    if (state.head >= tr.heads.length) fix.head = tr.heads.length - 1;
+    if (state.dim >= tr.config.dModel) fix.dim = tr.config.dModel - 1;
+    if (Object.keys(fix).length) state = { ...state, ...fix };
+  }
+
+  function persist() {
+    onStateChange?.({ ...state });
+  }
+
+  // ---- the engine ----------------------------------------------------------------------
+  function customMaskFor(T) {
+    const data = new Uint8Array(T * T).fill(1);
+    for (const c of state.customMask) {
+      const [i, j] = c.split('-').map(Number);
+      if (i < T && j < T) data[i * T + j] = 0;
+    }
+    return { rows: T, cols: T, data };
+  }
+
+  function run() {
+    if (!engine) return;
+    const settings = { dModel: state.dModel, heads: state.heads, seed: state.seed, positional: state.positional, mask: state.mask, scale: state.scale };
+    try {
+      if (state.batch) {
+        let traces;
+        if (state.mask === 'custom') {
+          // runBatch takes no custom mask; padding every sentence to the longest is the same batch
+          const T = Math.max(...state.sentences.map((s) => engine.tokenize(s).length));
+          settings.customMask = customMaskFor(T);
+          traces = state.sentences.map((sentence) => engine.run({ ...settings, sentence, padTo: T }));
+        } else {
+          traces = engine.runBatch(state.sentences, settings);
+        }
+        result = { traces, trace: traces[Math.min(state.shown, traces.length - 1)] };
+      } else {
+        if (state.mask === 'custom') settings.customMask = customMaskFor(engine.tokenize(state.sentence).length);
+        result = { traces: null, trace: engine.run({ ...settings, sentence: state.sentence }) };
+      }
+      runError = null;
+      runCount += 1;
+      root.dataset.run = String(runCount);
+    } catch (e) {
+      runError = describeError(e, !!result);
+    }
+  }
+
+  // ---- rendering ---------------------------------------------------------------------------
+  function applyTheme() {
+    if (state.theme === 'system') delete root.dataset.theme;
+    else root.dataset.theme = state.theme;
+    paletteStale = true;
+  }
+
+  function currentPalette() {
+    if (paletteStale || !palette) {
+      palette = readPalette(root);
+      paletteStale = false;
+    }
+    return palette;
+  }
+
+  // token labels stay the same array while the tokens are the same, so views
+  // keyed on them (label measuring, select options) skip work after a seed change
+  let lastLabels = [];
+  const labelCache = new WeakMap();
+  function labelsOf(tr) {
+    if (!labelCache.has(tr)) {
+      const texts = tr.tokens.map((t) => t.text);
+      const same = texts.length === lastLabels.length && texts.every((x, i) => x === lastLabels[i]);
+      if (!same) lastLabels = texts;
+      labelCache.set(tr, lastLabels);
+    }
+    return labelCache.get(tr);
+  }
+  let lastPositionLabels = [];
+
+  const dimLabelCache = new Map();
+  function dimLabels(n) {
+    if (!dimLabelCache.has(n)) dimLabelCache.set(n, Array.from({ length: n }, (_, i) => String(i)));
+    return dimLabelCache.get(n);
+  }
+  const positionLabelCache = new WeakMap();
+  function positionLabels(tr) {
+    if (!positionLabelCache.has(tr)) {
+      const texts = tr.tokens.map((t, i) => `${i} \u00b7 ${t.text}`);
+      const same = texts.length === lastPositionLabels.length && texts.every((x, i) => x === lastPositionLabels[i]);
+      if (!same) lastPositionLabels = texts;
+      positionLabelCache.set(tr, lastPositionLabels);
+    }
+    return positionLabelCache.get(tr);
+  }
+
+  function viewState() {
+    const tr = result?.trace;
+    const T = tr ? tr.tokens.length : 0;
+    const C = tr ? tr.config.dModel : state.dModel;
+    const H = tr ? tr.heads.length : state.heads;
+    const D = C / H;
+    const clamp = (x, n) => Math.max(0, Math.min(n - 1, x));
+    return {
+      state,
+      T, C, H, D,
+      q: clamp(state.query, T),
+      k: clamp(state.key, T),
+      d: clamp(state.dim, C),
+      head: clamp(state.head, H),
+      labels: tr ? labelsOf(tr) : [],
+      positionLabels: tr ? positionLabels(tr) : [],
+      dimLabels: dimLabels(C),
+      progress: clock.progress,
+      playing: clock.playing,
+      palette: currentPalette(),
+    };
+  }
+
+  function messageList() {
+    const list = [...messagesExtra];
+    if (fatal) list.unshift({ id: 'fatal', kind: 'error', title: 'The attention engine could not start.', text: fatal });
+    else if (runError) list.unshift({ id: 'run', kind: 'error', ...runError });
+    return list;
+  }
+
+  function render() {
+    const tr = result?.trace ?? null;
+    const v = viewState();
+    views.theme.update(tr, state);
+    views.sentence.update(tr, state, v);
+    views.controls.update(tr, state);
+    views.stepper.update(tr, v);
+    views.selection.update(tr, v);
+    views.messages.update(messageList());
+    if (fatal) views.panel.status('error', `The attention engine could not start: ${fatal}`);
+    else if (!engine) views.panel.status('loading', 'Starting the attention engine\u2026');
+    else if (!tr) views.panel.status('empty', runError ? `${runError.title} ${runError.text}` : 'Type a sentence to begin.');
+    views.panel.update(tr, v);
+    root.dataset.state = fatal ? 'error' : engine ? 'ready' : 'loading';
+  }
+
+  /** One animation frame: only the transport bar and the current step. */
+  function renderFrame() {
+    const tr = result?.trace ?? null;
+    const v = viewState();
+    views.stepper.update(tr, v);
+    if (tr) views.panel.update(tr, v);
+  }
+
+  // re-layout when the panel's width changes (rotation, window resize)
+  let lastWidth = 0;
+  let resizeRaf = 0;
+  const resizer = new win.ResizeObserver((entries) => {
+    const w = Math.round(entries[0].contentRect.width);
+    if (w === lastWidth) return;
+    lastWidth = w;
+    panelWidth = w;
+    if (!resizeRaf) {
+      resizeRaf = win.requestAnimationFrame(() => {
+        resizeRaf = 0;
+        renderFrame();
+      });
+    }
+  });
+  resizer.observe(layout.panel);
+
+  const media = win.matchMedia('(prefers-color-scheme: dark)');
+  const onMedia = () => {
+    paletteStale = true;
+    render();
+  };
+  media.addEventListener('change', onMedia);
+
+  // ---- keyboard ------------------------------------------------------------------------------
+  function isTyping(t) {
+    if (!t || t.nodeType !== 1) return false;
+    if (t.isContentEditable) return true;
+    const tag = t.tagName;
+    if (tag === 'TEXTAREA' || tag === 'SELECT') return true;
+    if (tag === 'INPUT') return !['checkbox', 'radio', 'button', 'submit', 'reset'].includes(t.type);
+    return false;
+  }
+  function onKey(e) {
+    if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey) return;
+    const t = e.composedPath()[0];
+    if (isTyping(t)) return;
+    if (e.key === 'ArrowRight') {
+      e.preventDefault();
+      go(1);
+    } else if (e.key === 'ArrowLeft') {
+      e.preventDefault();
+      go(-1);
+    } else if (e.key === ' ' || e.key === 'Spacebar') {
+      if (t?.closest?.('button, a, summary, [role="button"], input')) return; // Space presses the focused control
+      e.preventDefault();
+      togglePlay();
+    }
+  }
+  const keyTarget = keyboardTarget ?? root;
+  keyTarget.addEventListener('keydown', onKey);
+
+  // ---- start ------------------------------------------------------------------------------------
+  applyTheme();
+  render();
+  const readyPromise = Promise.resolve()
+    .then(() => loadEngine())
+    .then((e) => {
+      engine = e;
+      run();
+      clampSelection();
+      persist();
+      render();
+      return true;
+    }, (e) => {
+      fatal = String(e?.message ?? e);
+      if (/WebAssembly/.test(fatal) && !/Chrome/.test(fatal)) fatal += ' Any current Chrome, Edge, Firefox or Safari can run it.';
+      else if (!/WebAssembly/.test(fatal)) fatal += ' (If you are running it from a checkout: build the module with ./build_wasm.sh and serve web/ over http.)';
+      render();
+      return false;
+    });
+
+  return {
+    getState: () => ({ ...state }),
+    get playing() { return clock.playing; },
+    play() { if (!clock.playing) togglePlay(); },
+    pause() { if (clock.playing) togglePlay(); },
+    /** Resolves once the engine has started (or failed to: then with false). */
+    ready: () => readyPromise,
+    /** The figure the current step is about (for export), or null before the first run. */
+    figure: () => (result?.trace ? stepFigure(result.trace, { ...state, head: viewState().head }) : null),
+    palette: () => currentPalette(),
+    setState(patch, extraNotices = []) {
+      if (extraNotices.length) {
+        messagesExtra = [...messagesExtra.filter((m) => m.id !== 'url'), { id: 'url', kind: 'notice', title: 'Some settings in the link could not be used,', text: 'so defaults were used for them:', details: extraNotices, dismissible: true }];
+      }
+      set(patch);
+      render();
+    },
+    destroy() {
+      clock.destroy();
+      resizer.disconnect();
+      media.removeEventListener('change', onMedia);
+      keyTarget.removeEventListener('keydown', onKey);
+      root.replaceChildren();
+    },
+  };
+}

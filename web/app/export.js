@@ -1,0 +1,194 @@
+// Export of the current view as a figure for slides and papers: the step's main
+// matrix with its token labels, colour scale and title, as SVG text or a PNG.
+// One layout (figureLayout) feeds both renderers, so the two always agree.
+//
+//   const fig = stepFigure(trace, state);            // what the step shows
+//   const svg = figureToSvg(fig, readPalette(root));  // string, standalone SVG
+//   const blob = await figureToPng(fig, palette, document);
+
+import { lutIndex, lutCss } from './palette.js';
+import { tokenLabel, formatCell } from './format.js';
+import { STEP_INFO } from './steps.js';
+
+const SUB = '\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089';
+const sub = (n) => String(n).split('').map((d) => SUB[Number(d)]).join('');
+
+/**
+ * The matrix a step is about: {title, caption, rows, cols, values, rowLabels,
+ * colLabels, kind ('diverging'|'sequential'), blocked (Uint8Array or null)}.
+ */
+export function stepFigure(trace, state) {
+  const h = Math.min(Math.max(0, state.head ?? 0), trace.heads.length - 1);
+  const head = trace.heads[h];
+  const tokens = trace.tokens.map((t) => tokenLabel(t.text, 12));
+  const dims = (n, offset = 0) => Array.from({ length: n }, (_, i) => String(i + offset));
+  const hd = trace.heads.length > 1 ? ` (head ${h + 1} of ${trace.heads.length})` : '';
+  const D = trace.config.dHead;
+  const byStep = {
+    embeddings: [trace.embeddings, 'Token embeddings X', 'rows: tokens, columns: dimensions', 'diverging', null, dims(trace.embeddings.cols)],
+    positional: [trace.positional, `Positional encoding P (${trace.config.positional})`, 'rows: positions, columns: dimensions', 'diverging', null, dims(trace.positional.cols)],
+    input: [trace.input, 'Input X\u2032 = X + P', 'rows: tokens, columns: dimensions', 'diverging', null, dims(trace.input.cols)],
+    projections: [head.query, `Queries Q${sub(h + 1)} = X\u2032\u00b7W_Q${hd}`, `columns ${h * D}\u2026${(h + 1) * D - 1} of W_Q`, 'diverging', null, dims(D)],
+    scores: [head.scores, `Scores S = Q\u00b7K\u1d40${hd}`, 'rows: queries, columns: keys', 'diverging', null, tokens],
+    scaled: [head.scaled, `Scaled scores S / \u221ad_k${hd}`, trace.config.scale ? `divided by \u221a${D}` : 'scale switched off', 'diverging', null, tokens],
+    masked: [head.scaled, `Masked scores${hd}`, `mask: ${trace.config.mask}; \u2212\u221e = hidden`, 'diverging', trace.mask, tokens],
+    softmax: [head.weights, `Attention weights A = softmax(S)${hd}`, 'each row sums to 1', 'sequential', null, tokens],
+    weighted: [head.output, `Head output O = A\u00b7V${hd}`, 'rows: tokens, columns: head dimensions', 'diverging', null, dims(D)],
+    heads: [head.weights, `Attention weights${hd}`, 'each row sums to 1', 'sequential', null, tokens],
+    concat: [trace.concat, 'Concatenated heads [O\u2081 \u2026 O_H]', 'rows: tokens, columns: dimensions', 'diverging', null, dims(trace.concat.cols)],
+    output: [trace.output, 'Output Y = concat\u00b7W_O', 'rows: tokens, columns: dimensions', 'diverging', null, dims(trace.output.cols)],
+  };
+  const [m, title, caption, kind, mask, colLabels] = byStep[state.step] ?? byStep.embeddings;
+  let blocked = null;
+  if (mask) {
+    blocked = new Uint8Array(mask.data.length);
+    for (let i = 0; i < blocked.length; i++) blocked[i] = mask.data[i] ? 0 : 1;
+  }
+  const stepTitle = STEP_INFO?.[state.step]?.title;
+  return {
+    title, caption: `${caption}. Sentence: \u201c${tokenLabel(trace.sentence ?? '', 60)}\u201d. d_model ${trace.config.dModel}, ${trace.config.heads} heads, seed ${trace.config.seed}.`,
+    step: state.step, stepTitle,
+    rows: m.rows, cols: m.cols, values: m.data, rowLabels: tokens, colLabels, kind, blocked,
+  };
+}
+
+/** Sizes and positions shared by the SVG and PNG renderers. */
+export function figureLayout(fig) {
+  const cell = fig.rows * fig.cols > 4096 ? 8 : fig.cols > 32 ? 14 : 44;
+  const showNumbers = cell >= 40;
+  const labelW = 16 + 7 * Math.max(3, ...fig.rowLabels.map((l) => l.length));
+  const colLabelH = fig.colLabels.length && cell >= 14 ? 10 + 7 * Math.max(2, ...fig.colLabels.map((l) => l.length)) : 12;
+  const top = 64;
+  const gridX = labelW;
+  const gridY = top + colLabelH;
+  const width = Math.max(gridX + fig.cols * cell + 24, 560);
+  const height = gridY + fig.rows * cell + 56;
+  let range = 0;
+  for (let i = 0; i < fig.values.length; i++) {
+    if (fig.blocked && fig.blocked[i]) continue;
+    const a = Math.abs(fig.values[i]);
+    if (a > range && Number.isFinite(a)) range = a;
+  }
+  if (fig.kind === 'sequential') range = Math.max(range, 1e-9);
+  return { cell, showNumbers, labelW, colLabelH, top, gridX, gridY, width, height, range };
+}
+
+function cellStyle(fig, L, palette, i) {
+  if (fig.blocked && fig.blocked[i]) return { fill: palette.masked, text: palette.maskedText, label: '\u2212\u221e' };
+  const lut = fig.kind === 'sequential' ? palette.sequential : palette.diverging;
+  const k = lutIndex(fig.values[i], fig.kind, L.range);
+  return { fill: lutCss(lut, k), text: lut.dark[k] ? palette.lightText : palette.darkText, label: formatCell(fig.values[i]) };
+}
+
+function escapeXml(text) {
+  return String(text).replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' }[c]));
+}
+
+/** A standalone SVG document (string). Every text is escaped. */
+export function figureToSvg(fig, palette) {
+  const L = figureLayout(fig);
+  const font = escapeXml(palette.font);
+  const out = [];
+  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${L.width}" height="${L.height}" viewBox="0 0 ${L.width} ${L.height}" font-family="${font}">`);
+  out.push(`<rect width="100%" height="100%" fill="${escapeXml(palette.surface)}"/>`);
+  out.push(`<text x="16" y="28" font-size="18" font-weight="600" fill="${escapeXml(palette.text)}">${escapeXml(fig.title)}</text>`);
+  out.push(`<text x="16" y="48" font-size="12" fill="${escapeXml(palette.muted)}">${escapeXml(fig.caption)}</text>`);
+  for (let r = 0; r < fig.rows; r++) {
+    const y = L.gridY + r * L.cell + L.cell / 2;
+    out.push(`<text x="${L.gridX - 6}" y="${y}" font-size="12" text-anchor="end" dominant-baseline="middle" fill="${escapeXml(palette.text)}">${escapeXml(fig.rowLabels[r] ?? r)}</text>`);
+  }
+  if (L.cell >= 14) {
+    for (let c = 0; c < fig.cols; c++) {
+      const x = L.gridX + c * L.cell + L.cell / 2;
+      const y = L.gridY - 6;
+      out.push(`<text x="${x}" y="${y}" font-size="12" transform="rotate(-90 ${x} ${y})" dominant-baseline="middle" fill="${escapeXml(palette.text)}">${escapeXml(fig.colLabels[c] ?? c)}</text>`);
+    }
+  }
+  for (let r = 0; r < fig.rows; r++) {
+    for (let c = 0; c < fig.cols; c++) {
+      const i = r * fig.cols + c;
+      const s = cellStyle(fig, L, palette, i);
+      const x = L.gridX + c * L.cell;
+      const y = L.gridY + r * L.cell;
+      out.push(`<rect x="${x}" y="${y}" width="${L.cell}" height="${L.cell}" fill="${s.fill}"/>`);
+      if (L.showNumbers) out.push(`<text x="${x + L.cell / 2}" y="${y + L.cell / 2}" font-size="11" text-anchor="middle" dominant-baseline="middle" fill="${s.text}">${escapeXml(s.label)}</text>`);
+    }
+  }
+  const note = fig.kind === 'sequential' ? `colour: 0 \u2026 ${formatCell(L.range)}` : `colour: \u2212${formatCell(L.range)} (blue) \u2026 0 \u2026 +${formatCell(L.range)} (orange)`;
+  out.push(`<text x="16" y="${L.height - 18}" font-size="12" fill="${escapeXml(palette.muted)}">${escapeXml(note)} \u00b7 Attention Playground</text>`);
+  out.push('</svg>');
+  return out.join('\n');
+}
+
+/** Draws the figure on a new canvas (2× for sharp slides). */
+export function figureToCanvas(fig, palette, doc, scale = 2) {
+  const L = figureLayout(fig);
+  const canvas = doc.createElement('canvas');
+  canvas.width = Math.ceil(L.width * scale);
+  canvas.height = Math.ceil(L.height * scale);
+  const ctx = canvas.getContext('2d');
+  ctx.scale(scale, scale);
+  ctx.fillStyle = palette.surface;
+  ctx.fillRect(0, 0, L.width, L.height);
+  ctx.fillStyle = palette.text;
+  ctx.font = `600 18px ${palette.font}`;
+  ctx.textBaseline = 'alphabetic';
+  ctx.fillText(fig.title, 16, 28);
+  ctx.fillStyle = palette.muted;
+  ctx.font = `12px ${palette.font}`;
+  ctx.fillText(fig.caption, 16, 48);
+  ctx.fillStyle = palette.text;
+  ctx.textAlign = 'right';
+  ctx.textBaseline = 'middle';
+  for (let r = 0; r < fig.rows; r++) ctx.fillText(String(fig.rowLabels[r] ?? r), L.gridX - 6, L.gridY + r * L.cell + L.cell / 2);
+  if (L.cell >= 14) {
+    ctx.textAlign = 'left';
+    for (let c = 0; c < fig.cols; c++) {
+      ctx.save();
+      ctx.translate(L.gridX + c * L.cell + L.cell / 2, L.gridY - 6);
+      ctx.rotate(-Math.PI / 2);
+      ctx.fillText(String(fig.colLabels[c] ?? c), 0, 0);
+      ctx.restore();
+    }
+  }
+  ctx.textAlign = 'center';
+  ctx.font = `11px ${palette.font}`;
+  for (let r = 0; r < fig.rows; r++) {
+    for (let c = 0; c < fig.cols; c++) {
+      const s = cellStyle(fig, L, palette, r * fig.cols + c);
+      const x = L.gridX + c * L.cell;
+      const y = L.gridY + r * L.cell;
+      ctx.fillStyle = s.fill;
+      ctx.fillRect(x, y, L.cell, L.cell);
+      if (L.showNumbers) {
+        ctx.fillStyle = s.text;
+        ctx.fillText(s.label, x + L.cell / 2, y + L.cell / 2);
+      }
+    }
+  }
+  ctx.textAlign = 'left';
+  ctx.fillStyle = palette.muted;
+  ctx.font = `12px ${palette.font}`;
+  const note = fig.kind === 'sequential' ? `colour: 0 \u2026 ${formatCell(L.range)}` : `colour: \u2212${formatCell(L.range)} (blue) \u2026 0 \u2026 +${formatCell(L.range)} (orange)`;
+  ctx.fillText(`${note} \u00b7 Attention Playground`, 16, L.height - 18);
+  return canvas;
+}
+
+/** PNG bytes of the figure. */
+export function figureToPng(fig, palette, doc) {
+  const canvas = figureToCanvas(fig, palette, doc);
+  return new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('the PNG could not be encoded'))), 'image/png'));
+}
+
+/** Offers a Blob as a file download. */
+export function download(doc, blob, filename) {
+  const url = URL.createObjectURL(blob);
+  const a = doc.createElement('a');
+  a.href = url;
+  a.download = filename;
+  a.hidden = true;
+  (doc.body ?? doc.documentElement).append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
+}

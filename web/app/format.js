@@ -1,0 +1,78 @@
+// Number and label formatting for the page. One place decides how a float
+// looks, so a cell, a formula and a tooltip never disagree.
+
+export const MINUS = '\u2212';
+const SUBSCRIPT = ['\u2080', '\u2081', '\u2082', '\u2083', '\u2084', '\u2085', '\u2086', '\u2087', '\u2088', '\u2089'];
+
+function typographic(s) {
+  return s.replace(/-/g, MINUS);
+}
+
+function special(x) {
+  if (x === -Infinity) return `${MINUS}\u221e`;
+  if (x === Infinity) return '\u221e';
+  if (Number.isNaN(x)) return 'NaN';
+  return null;
+}
+
+/** Short form for matrix cells: 3 significant-ish characters ("−0.40", "12.3"). */
+export function formatCell(x) {
+  const s = special(x);
+  if (s) return s;
+  const a = Math.abs(x);
+  let out;
+  if (a >= 1e4) out = x.toExponential(0);
+  else if (a >= 100) out = x.toFixed(0);
+  else if (a >= 10) out = x.toFixed(1);
+  else out = x.toFixed(2);
+  if (/^-0(\.0+)?$/.test(out)) out = out.slice(1);
+  return typographic(out);
+}
+
+/** Formula form: three decimals, exponent for tiny or huge values ("0.213", "4.1e−6"). */
+export function formatNumber(x, decimals = 3) {
+  const s = special(x);
+  if (s) return s;
+  const a = Math.abs(x);
+  let out;
+  if (a !== 0 && (a < 0.5 * 10 ** -decimals || a >= 1e6)) out = x.toExponential(2);
+  else out = x.toFixed(decimals);
+  if (/^-0(\.0+)?$/.test(out)) out = out.slice(1);
+  return typographic(out);
+}
+
+/** A number in a product, parenthesised when negative: "(−0.400)". */
+export function formatFactor(x, decimals = 3) {
+  const s = formatNumber(x, decimals);
+  return x < 0 || s.startsWith(MINUS) ? `(${s})` : s;
+}
+
+/** Full single-precision detail: 7 significant digits ("0.2130000"). */
+export function formatExact(x) {
+  const s = special(x);
+  if (s) return s;
+  return typographic(x.toPrecision(7));
+}
+
+/** 12 → "₁₂" */
+export function subscript(n) {
+  return String(n).split('').map((c) => SUBSCRIPT[c.charCodeAt(0) - 48] ?? c).join('');
+}
+
+/** Token text for a label: control characters made visible, long text cut with an ellipsis. */
+export function tokenLabel(text, max = 16) {
+  // eslint-disable-next-line no-control-regex
+  const clean = String(text).replace(/[\u0000-\u001f\u007f]/g, '\ufffd');
+  const chars = Array.from(clean);
+  return chars.length > max ? `${chars.slice(0, max - 1).join('')}\u2026` : clean;
+}
+
+/** “text” in curly quotes, cut to max characters. */
+export function quoted(text, max = 16) {
+  return `\u201c${tokenLabel(text, max)}\u201d`;
+}
+
+/** 0.2 → "0.2×" */
+export function formatSpeed(speed) {
+  return `${speed}\u00d7`;
+}

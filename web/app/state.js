@@ -1,0 +1,262 @@
+// The playground's state: one typed table of fields, their defaults, and how
+// each is written to and read from the URL hash. Parsing never throws: a value
+// that does not fit its field falls back to the default and is reported, so a
+// damaged link still opens a working page with a notice.
+//
+//   const { state, problems } = parseHash(location.hash);
+//   location.hash = serializeState(state);
+//
+// Indices (query, key, dim, head, shown) are 0-based, as in the trace.
+
+export const STEPS = Object.freeze([
+  'embeddings', 'positional', 'input', 'projections', 'scores', 'scaled',
+  'masked', 'softmax', 'weighted', 'heads', 'concat', 'output',
+]);
+export const WIDTHS = Object.freeze([4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024]);
+export const HEAD_CHOICES = Object.freeze([1, 2, 3, 4, 6, 8, 12, 16, 32]);
+export const SPEEDS = Object.freeze([0.25, 0.5, 1, 2, 4]);
+export const THEMES = Object.freeze(['system', 'light', 'dark']);
+export const POSITIONALS = Object.freeze(['none', 'sinusoidal', 'learned']);
+export const MASKS = Object.freeze(['none', 'causal', 'padding', 'causal+padding', 'custom']);
+
+export const MAX_SENTENCE_CHARS = 20000;
+export const MAX_BATCH = 8;
+export const MAX_CUSTOM_CELLS = 20000;
+export const MAX_INDEX = 2047;
+
+export const DEFAULT_SENTENCE = 'The animal didn\'t cross the street because it was too tired.';
+export const DEFAULT_BATCH = Object.freeze([
+  'The cat sat on the mat.',
+  'Dogs bark.',
+  'The animal didn\'t cross the street because it was too tired.',
+]);
+
+/**
+ * Every field: its URL parameter, kind and default. Kinds: text, lines (array
+ * of strings), int {min, max}, choice {choices}, bool, cells (blocked mask
+ * cells as "query-key" strings).
+ */
+export const FIELDS = Object.freeze({
+  sentence: { param: 's', kind: 'text', default: DEFAULT_SENTENCE, label: 'sentence' },
+  batch: { param: 'batch', kind: 'bool', default: false, label: 'batch mode' },
+  sentences: { param: 'bs', kind: 'lines', default: DEFAULT_BATCH, label: 'batch sentences', when: (s) => s.batch },
+  shown: { param: 'bi', kind: 'int', min: 0, max: MAX_BATCH - 1, default: 0, label: 'sentence shown', when: (s) => s.batch },
+  dModel: { param: 'c', kind: 'int', min: 1, max: 1024, default: 16, label: 'model width' },
+  heads: { param: 'h', kind: 'int', min: 1, max: 1024, default: 4, label: 'heads' },
+  seed: { param: 'seed', kind: 'int', min: 0, max: 4294967295, default: 42, label: 'seed' },
+  positional: { param: 'pe', kind: 'choice', choices: POSITIONALS, default: 'sinusoidal', label: 'positional encoding' },
+  mask: { param: 'mask', kind: 'choice', choices: MASKS, default: 'none', label: 'mask' },
+  customMask: { param: 'cm', kind: 'cells', default: Object.freeze([]), label: 'custom mask', when: (s) => s.customMask.length > 0 },
+  scale: { param: 'scale', kind: 'bool', default: true, label: 'scale' },
+  step: { param: 'step', kind: 'choice', choices: STEPS, default: 'embeddings', label: 'step' },
+  query: { param: 'q', kind: 'int', min: 0, max: MAX_INDEX, default: 7, label: 'query token' },
+  key: { param: 'k', kind: 'int', min: 0, max: MAX_INDEX, default: 1, label: 'key token' },
+  dim: { param: 'd', kind: 'int', min: 0, max: 1023, default: 0, label: 'dimension' },
+  head: { param: 'head', kind: 'int', min: 0, max: 1023, default: 0, label: 'head' },
+  speed: { param: 'speed', kind: 'choice', choices: SPEEDS, default: 1, label: 'speed' },
+  theme: { param: 'theme', kind: 'choice', choices: THEMES, default: 'system', label: 'theme' },
+});
+
+/** Fields whose change needs a new engine run; the rest are pure view changes. */
+export const COMPUTE_FIELDS = Object.freeze(['sentence', 'batch', 'sentences', 'dModel', 'heads', 'seed', 'positional', 'mask', 'customMask', 'scale']);
+
+export function defaultState() {
+  const s = {};
+  for (const [name, f] of Object.entries(FIELDS)) s[name] = Array.isArray(f.default) ? [...f.default] : f.default;
+  return s;
+}
+
+// ---- one field ------------------------------------------------------------------
+
+const CELL_RE = /^(\d{1,4})-(\d{1,4})$/;
+
+/** Canonical form of a blocked-cell list: unique, sorted by query then key. */
+export function canonicalCells(cells) {
+  const pairs = [];
+  const seen = new Set();
+  for (const c of cells) {
+    const m = CELL_RE.exec(c);
+    if (!m) continue;
+    const q = Number(m[1]);
+    const k = Number(m[2]);
+    if (q > MAX_INDEX || k > MAX_INDEX) continue;
+    const id = `${q}-${k}`;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    pairs.push([q, k]);
+  }
+  pairs.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  return pairs.map(([q, k]) => `${q}-${k}`);
+}
+
+/** Reads an int, choice or bool field from its URL text: {value} or {error}; null for other kinds. */
+export function parseScalarField(f, raw) {
+  switch (f.kind) {
+    case 'int': {
+      if (!/^\d{1,10}$/.test(raw)) return { error: `must be a whole number from ${f.min} to ${f.max}` };
+      const n = Number(raw);
+      if (n < f.min || n > f.max) return { error: `must be a whole number from ${f.min} to ${f.max}` };
+      return { value: n };
+    }
+    case 'choice': {
+      const found = f.choices.find((c) => String(c) === raw);
+      if (found === undefined) return { error: `must be one of ${f.choices.join(', ')}` };
+      return { value: found };
+    }
+    case 'bool':
+      if (raw === '1' || raw === 'true') return { value: true };
+      if (raw === '0' || raw === 'false') return { value: false };
+      return { error: 'must be 0 or 1' };
+    default:
+      return null;
+  }
+}
+
+/** Reads one field from its URL text; returns {value} or {error}. */
+function parseField(f, raw) {
+  const scalar = parseScalarField(f, raw);
+  if (scalar) return scalar;
+  switch (f.kind) {
+    case 'text':
+      if (raw.length > MAX_SENTENCE_CHARS) return { value: raw.slice(0, MAX_SENTENCE_CHARS), error: `longer than ${MAX_SENTENCE_CHARS} characters, cut` };
+      return { value: raw };
+    case 'lines': {
+      const lines = raw.split('\n').map((x) => x.trim()).filter(Boolean);
+      if (lines.length === 0) return { error: 'no sentences' };
+      if (lines.length > MAX_BATCH) return { value: lines.slice(0, MAX_BATCH), error: `more than ${MAX_BATCH} sentences, the rest dropped` };
+      if (lines.some((l) => l.length > MAX_SENTENCE_CHARS)) return { error: 'a sentence is too long' };
+      return { value: lines };
+    }
+    case 'cells': {
+      if (raw === '') return { value: [] };
+      const parts = raw.split('.');
+      if (parts.length > MAX_CUSTOM_CELLS) return { error: `more than ${MAX_CUSTOM_CELLS} cells` };
+      if (!parts.every((p) => CELL_RE.test(p))) return { error: 'must be cells like 0-1.0-2 (query-key)' };
+      return { value: canonicalCells(parts) };
+    }
+    default:
+      return { error: 'unknown kind' };
+  }
+}
+
+function writeField(f, value) {
+  switch (f.kind) {
+    case 'lines': return value.join('\n');
+    case 'bool': return value ? '1' : '0';
+    case 'cells': return value.join('.');
+    default: return String(value);
+  }
+}
+
+function showRaw(raw) {
+  const chars = Array.from(raw);
+  return chars.length > 24 ? `${chars.slice(0, 23).join('')}\u2026` : raw;
+}
+
+// ---- whole state ---------------------------------------------------------------
+
+/** Largest divisor of c that is at most h (so c % heads == 0 always holds). */
+export function fitHeads(c, h) {
+  for (let x = Math.min(h, c); x >= 1; x--) if (c % x === 0) return x;
+  return 1;
+}
+
+/**
+ * Returns a copy with every cross-field rule applied (heads divide the width,
+ * the shown batch sentence exists). Values of the wrong type fall back to defaults.
+ */
+export function normalizeState(input) {
+  const s = defaultState();
+  for (const [name, f] of Object.entries(FIELDS)) {
+    const v = input?.[name];
+    if (v === undefined || v === null) continue;
+    switch (f.kind) {
+      case 'text':
+        if (typeof v === 'string') s[name] = v.slice(0, MAX_SENTENCE_CHARS);
+        break;
+      case 'lines': {
+        const lines = (Array.isArray(v) ? v : String(v).split('\n')).map((x) => String(x).trim()).filter(Boolean);
+        if (lines.length) s[name] = lines.slice(0, MAX_BATCH).map((x) => x.slice(0, MAX_SENTENCE_CHARS));
+        break;
+      }
+      case 'int':
+        if (Number.isInteger(v) && v >= f.min && v <= f.max) s[name] = v;
+        break;
+      case 'choice':
+        if (f.choices.includes(v)) s[name] = v;
+        break;
+      case 'bool':
+        if (typeof v === 'boolean') s[name] = v;
+        break;
+      case 'cells':
+        if (Array.isArray(v)) s[name] = canonicalCells(v.slice(0, MAX_CUSTOM_CELLS));
+        break;
+      default:
+    }
+  }
+  s.heads = fitHeads(s.dModel, s.heads);
+  if (s.shown >= s.sentences.length) s.shown = s.sentences.length - 1;
+  return s;
+}
+
+/**
+ * Parses a location.hash ("#s=...&c=16"). Returns {state, problems}: problems
+ * are human-readable strings, one per field that fell back to its default.
+ */
+export function parseHash(hash) {
+  const problems = [];
+  const text = String(hash ?? '').replace(/^#/, '');
+  const state = defaultState();
+  if (text === '') return { state, problems, empty: true };
+  let params;
+  try {
+    params = new URLSearchParams(text);
+  } catch {
+    return { state, problems: ['the link’s settings could not be read'], empty: false };
+  }
+  const byParam = new Map(Object.entries(FIELDS).map(([name, f]) => [f.param, name]));
+  const seen = new Set();
+  for (const [param, raw] of params) {
+    const name = byParam.get(param);
+    if (!name) {
+      problems.push(`unknown setting \u201c${showRaw(param)}\u201d was ignored`);
+      continue;
+    }
+    if (seen.has(param)) continue;
+    seen.add(param);
+    const f = FIELDS[name];
+    const r = parseField(f, raw);
+    if (r.value !== undefined) state[name] = r.value;
+    if (r.error) problems.push(`${f.label} \u201c${showRaw(raw)}\u201d ${r.error}${r.value === undefined ? '; using the default' : ''}`);
+  }
+  if (state.dModel % state.heads !== 0) {
+    const fixed = state.dModel % FIELDS.heads.default === 0 ? FIELDS.heads.default : fitHeads(state.dModel, state.heads);
+    problems.push(`${state.heads} heads do not divide model width ${state.dModel}; using ${fixed}`);
+    state.heads = fixed;
+  }
+  if (state.shown >= state.sentences.length) {
+    problems.push(`sentence shown ${state.shown + 1} does not exist; showing the first`);
+    state.shown = 0;
+  }
+  return { state, problems, empty: false };
+}
+
+/** The hash text (without "#") for a state; optional fields only when they matter. */
+export function serializeState(state) {
+  const params = new URLSearchParams();
+  for (const [name, f] of Object.entries(FIELDS)) {
+    if (f.when && !f.when(state)) continue;
+    params.set(f.param, writeField(f, state[name]));
+  }
+  return params.toString();
+}
+
+export function sameValue(a, b) {
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => x === b[i]);
+  return a === b;
+}
+
+/** Names of fields that differ between two states. */
+export function changedFields(a, b) {
+  return Object.keys(FIELDS).filter((k) => !sameValue(a[k], b[k]));
+}

@@ -1,0 +1,82 @@
+// Softmax as bars: for the selected query, each key's scaled score and its
+// weight as a bar; the weights are printed with their sum (exactly 1).
+// Rows are built once per length and then only updated.
+
+import { el, clear } from './dom.js';
+import { formatNumber, formatExact, tokenLabel } from '../format.js';
+
+const MAX_ROWS = 512;
+
+export function createRowBars(parent) {
+  const shape = el('span', 'hm-shape');
+  const caption = el('figcaption', 'hm-caption', {}, el('span', 'hm-title', { text: 'One row, before and after softmax' }), shape);
+  const head = el('div', 'bars-row bars-header', { attrs: { 'aria-hidden': 'true' } },
+    el('span', 'bars-key', { text: 'key' }), el('span', 'bars-score', { text: 'score S\u2032' }), el('span', 'bars-bar', { text: 'weight' }), el('span', 'bars-w'));
+  const list = el('div', 'bars-list', { attrs: { role: 'list' } });
+  const more = el('p', 'figure-note', { hidden: true });
+  const sumS = el('span', 'num');
+  const sumEl = el('output', 'num', { testid: 'softmax-sum' });
+  const sums = el('div', 'bars-sums', {},
+    el('span', null, {}, 'Sum of the scores: ', sumS, ' (anything)'),
+    el('span', 'bars-sum-w', {}, 'Sum of the weights: ', sumEl));
+  const figure = el('figure', 'bars', { testid: 'softmax-bars' }, caption, head, list, more, sums);
+  parent.append(figure);
+  let rows = [];
+  let rowsFor = null;
+  let key = null;
+
+  function build(labels) {
+    clear(list);
+    rows = [];
+    const n = Math.min(labels.length, MAX_ROWS);
+    for (let j = 0; j < n; j++) {
+      const name = el('span', 'bars-key', { text: tokenLabel(labels[j], 18) });
+      const score = el('span', 'bars-score num');
+      const fill = el('span', 'bars-fill');
+      const w = el('span', 'bars-w num');
+      const rowEl = el('div', 'bars-row', { attrs: { role: 'listitem' }, testid: `bar-${j}` }, name, score, el('span', 'bars-bar', {}, fill), w);
+      list.append(rowEl);
+      rows.push({ rowEl, score, fill, w });
+    }
+    more.hidden = labels.length <= MAX_ROWS;
+    more.textContent = `\u2026 and ${labels.length - MAX_ROWS} more keys (the sums include them).`;
+    rowsFor = labels;
+  }
+
+  return {
+    element: figure,
+    /** {labels, scaled (T×T), weights (T×T), mask (T×T), q} */
+    update({ labels, scaled, weights, mask, q }) {
+      if (key && key.w === weights.data && key.q === q) return;
+      key = { w: weights.data, q };
+      if (rowsFor !== labels) build(labels);
+      const T = weights.rows;
+      shape.textContent = `query ${q}: ${tokenLabel(labels[q], 16)}`;
+      let sumW = 0;
+      let sumSc = 0;
+      let allowedCount = 0;
+      for (let j = 0; j < T; j++) {
+        const allowed = mask.data[q * T + j] !== 0;
+        const w = weights.data[q * T + j];
+        const s = scaled.data[q * T + j];
+        sumW += w;
+        if (allowed) {
+          sumSc += s;
+          allowedCount++;
+        }
+        const r = rows[j];
+        if (!r) continue;
+        r.rowEl.className = allowed ? 'bars-row' : 'bars-row is-masked';
+        r.rowEl.dataset.value = String(w);
+        r.score.textContent = allowed ? formatNumber(s, 2) : '\u2212\u221e';
+        r.score.title = allowed ? formatExact(s) : 'masked';
+        r.fill.style.width = `${(w * 100).toFixed(2)}%`;
+        r.w.textContent = formatNumber(w, 3);
+        r.w.title = formatExact(w);
+      }
+      sumS.textContent = allowedCount ? formatNumber(sumSc, 3) : '\u2014';
+      sumEl.textContent = sumW.toFixed(6);
+      sumEl.dataset.value = String(sumW);
+    },
+  };
+}

@@ -1,0 +1,124 @@
+// The lines view: the selected query token on the left, every key on the
+// right, one line to each key whose thickness is the attention weight.
+// The SVG is built once per sentence and width; a new query or new weights
+// only move attributes.
+
+import { el, svgEl, clear } from './dom.js';
+import { fitText } from './heatmap.js';
+import { formatNumber, tokenLabel } from '../format.js';
+
+const MAX_TOKENS = 64;
+const ROW_H = 22;
+
+let ctx = null;
+function measure(font) {
+  if (!ctx) ctx = document.createElement('canvas').getContext('2d');
+  ctx.font = font;
+  return ctx;
+}
+
+export function createLinesView(parent, { onSelectQuery, getWidth = null }) {
+  const caption = el('figcaption', 'hm-caption', {}, el('span', 'hm-title', { text: 'Who the query looks at' }), el('span', 'hm-shape', { text: 'thickness = weight' }));
+  const holder = el('div', 'lines-holder');
+  const msg = el('p', 'figure-note', { hidden: true });
+  const figure = el('figure', 'lines-view', { testid: 'lines-view' }, caption, holder, msg);
+  parent.append(figure);
+  let skeleton = null; // {labels, width, font, svg, lines[], keyTexts[], weights[], queries[], geometry}
+  let last = null;
+
+  function build(labels, width, font) {
+    clear(holder);
+    const T = labels.length;
+    const c = measure(`12px ${font}`);
+    const mid = Math.max(70, Math.round(width * 0.3));
+    const side = Math.floor((width - mid) / 2);
+    const numW = 34;
+    const top = 22;
+    const height = top + T * ROW_H + 4;
+    const yOf = (i) => top + i * ROW_H + ROW_H / 2;
+    const svg = svgEl('svg', { viewBox: `0 0 ${width} ${height}`, width, height, class: 'lines-svg', role: 'group' });
+    svg.append(
+      svgEl('text', { x: side - 8, y: 12, 'text-anchor': 'end', class: 'lines-head' }, 'query'),
+      svgEl('text', { x: side + mid + 8, y: 12, class: 'lines-head' }, 'key \u00b7 weight'),
+    );
+    const lineGroup = svgEl('g', { class: 'lines-lines' });
+    svg.append(lineGroup);
+    const lines = [];
+    const keyTexts = [];
+    const weights = [];
+    const queries = [];
+    for (let j = 0; j < T; j++) {
+      const line = svgEl('line', { x1: side, x2: side + mid, y2: yOf(j), class: 'lines-line' });
+      lineGroup.append(line);
+      lines.push(line);
+      const w = svgEl('tspan', { class: 'lines-w', dx: 6 });
+      const text = svgEl('text', { x: side + mid + 8, y: yOf(j), 'dominant-baseline': 'central', class: 'lines-key' });
+      text.append(svgEl('tspan', {}, fitText(c, tokenLabel(labels[j], 24), side - numW - 12)), w);
+      svg.append(text);
+      keyTexts.push(text);
+      weights.push(w);
+    }
+    for (let i = 0; i < T; i++) {
+      const g = svgEl('g', { class: 'lines-q', role: 'button', tabindex: 0, 'aria-pressed': 'false', 'aria-label': `Query ${i}: ${tokenLabel(labels[i], 24)}` });
+      g.append(svgEl('rect', { x: 0, y: top + i * ROW_H + 1, width: side - 2, height: ROW_H - 2, rx: 4, class: 'lines-hit' }));
+      g.append(svgEl('text', { x: side - 8, y: yOf(i), 'text-anchor': 'end', 'dominant-baseline': 'central' }, fitText(c, tokenLabel(labels[i], 24), side - 14)));
+      g.addEventListener('click', () => onSelectQuery(i));
+      g.addEventListener('keydown', (e) => {
+        if (e.key === 'Enter' || e.key === ' ') {
+          e.preventDefault();
+          e.stopPropagation();
+          onSelectQuery(i);
+        }
+      });
+      svg.append(g);
+      queries.push(g);
+    }
+    holder.append(svg);
+    skeleton = { labels, width, font, svg, lines, keyTexts, weights, queries, yOf };
+    last = null;
+  }
+
+  return {
+    element: figure,
+    /** {labels, weights (T×T), mask (T×T or null), q, head, palette} */
+    update({ labels, weights, mask, q, head, palette }) {
+      const T = weights.rows;
+      if (T > MAX_TOKENS) {
+        clear(holder);
+        skeleton = null;
+        msg.hidden = false;
+        msg.textContent = `The lines view shows sentences of up to ${MAX_TOKENS} tokens; this one has ${T}. The heatmap shows every weight.`;
+        return;
+      }
+      msg.hidden = true;
+      const width = Math.max(260, Math.min(440, ((getWidth ? getWidth() : figure.parentElement?.clientWidth) || 440) - 4));
+      if (!skeleton || skeleton.labels !== labels || skeleton.width !== width || skeleton.font !== palette.font) build(labels, width, palette.font);
+      if (last && last.data === weights.data && last.q === q && last.mask === mask) return;
+      last = { data: weights.data, q, mask };
+      const { lines, keyTexts, weights: wTexts, queries, svg, yOf } = skeleton;
+      svg.setAttribute('aria-label', `Attention of head ${head + 1} from ${tokenLabel(labels[q], 24)} to every key`);
+      for (let j = 0; j < T; j++) {
+        const w = weights.data[q * T + j];
+        const allowed = !mask || mask.data[q * T + j];
+        const line = lines[j];
+        if (allowed && w > 0.001) {
+          line.removeAttribute('visibility');
+          line.setAttribute('y1', yOf(q));
+          line.setAttribute('stroke-width', (0.6 + 11 * w).toFixed(2));
+          line.setAttribute('stroke-opacity', (0.25 + 0.75 * w).toFixed(3));
+        } else {
+          line.setAttribute('visibility', 'hidden');
+        }
+        keyTexts[j].setAttribute('class', allowed ? 'lines-key' : 'lines-key is-masked');
+        wTexts[j].textContent = allowed ? formatNumber(w, 2) : 'masked';
+        wTexts[j].dataset.testid = `cell-lines-${q}-${j}`;
+        wTexts[j].dataset.value = String(w);
+      }
+      queries.forEach((g, i) => {
+        const sel = i === q;
+        g.setAttribute('class', sel ? 'lines-q is-selected' : 'lines-q');
+        g.setAttribute('aria-pressed', sel ? 'true' : 'false');
+      });
+    },
+  };
+}

@@ -1,0 +1,87 @@
+// The step panel: the current step's title, then that step's own view. Step
+// views are created the first time they are shown; only the current one is
+// updated, so a step change never pays for the other eleven.
+
+import { el } from './dom.js';
+import { STEPS, STEP_INFO } from '../steps.js';
+import { createEmbeddingsStep } from './step-embeddings.js';
+import { createPositionalStep } from './step-positional.js';
+import { createInputStep } from './step-input.js';
+import { createProjectionsStep } from './step-projections.js';
+import { createScoresStep } from './step-scores.js';
+import { createScaledStep } from './step-scaled.js';
+import { createMaskedStep } from './step-masked.js';
+import { createSoftmaxStep } from './step-softmax.js';
+import { createWeightedStep } from './step-weighted.js';
+import { createHeadsStep } from './step-heads.js';
+import { createConcatStep } from './step-concat.js';
+import { createOutputStep } from './step-output.js';
+
+const FACTORIES = {
+  embeddings: createEmbeddingsStep,
+  positional: createPositionalStep,
+  input: createInputStep,
+  projections: createProjectionsStep,
+  scores: createScoresStep,
+  scaled: createScaledStep,
+  masked: createMaskedStep,
+  softmax: createSoftmaxStep,
+  weighted: createWeightedStep,
+  heads: createHeadsStep,
+  concat: createConcatStep,
+  output: createOutputStep,
+};
+
+export function createStepPanel(root, ctx) {
+  const counter = el('span', 'panel-counter', { testid: 'step-counter' });
+  const title = el('h2', 'panel-title', { testid: 'step-title' });
+  const header = el('div', 'panel-header', {}, counter, title);
+  const status = el('div', 'panel-status', { testid: 'panel-status', hidden: true });
+  const body = el('div', 'panel-body');
+  root.append(header, status, body);
+  const views = new Map();
+  const sections = new Map();
+  let current = null;
+
+  function viewFor(step) {
+    if (!views.has(step)) {
+      const section = el('section', null, { attrs: { 'aria-label': STEP_INFO[step].title } });
+      body.append(section);
+      sections.set(step, section);
+      views.set(step, FACTORIES[step](section, ctx));
+    }
+    return views.get(step);
+  }
+
+  function setHeader(step) {
+    const n = STEPS.indexOf(step) + 1;
+    counter.textContent = `Step ${n} of ${STEPS.length}`;
+    title.textContent = STEP_INFO[step].title;
+    root.dataset.step = step;
+  }
+
+  return {
+    /** Shows a status (loading, no tokens yet, engine failed) instead of the step. */
+    status(kind, text) {
+      status.hidden = false;
+      status.className = `panel-status is-${kind}`;
+      status.replaceChildren(...(kind === 'loading' ? [el('span', 'spinner', { attrs: { 'aria-hidden': 'true' } })] : []), el('span', null, { text }));
+      status.setAttribute('role', kind === 'error' ? 'alert' : 'status');
+      body.hidden = true;
+    },
+    update(trace, v) {
+      const step = v.state.step;
+      setHeader(step);
+      if (!trace) return;
+      status.hidden = true;
+      body.hidden = false;
+      const view = viewFor(step);
+      if (current !== step) {
+        for (const [name, s] of sections) s.hidden = name !== step;
+        current = step;
+      }
+      view.update(trace, v);
+      root.dataset.rendered = step;
+    },
+  };
+}

@@ -1,0 +1,98 @@
+// The sentence box and its tokens as chips (text + id), and batch mode:
+// several sentences, one per line, padded to the longest with [PAD].
+
+import { el, field, clear, setOptions, setValue, uniqueId } from './dom.js';
+import { MAX_SENTENCE_CHARS, MAX_BATCH } from '../state.js';
+import { tokenLabel } from '../format.js';
+
+const MAX_CHIPS = 300;
+
+export function createSentenceView(root, { onSentence, onBatchText, onBatch, onShown, onSelectQuery, visible = null }) {
+  const input = el('input', 'control control-sentence', { type: 'text', maxLength: MAX_SENTENCE_CHARS, spellcheck: false, autocomplete: 'off', dir: 'auto', testid: 'sentence' });
+  const sentenceField = field('Sentence', input, { className: 'field field-wide' });
+  const textarea = el('textarea', 'control control-batch', { rows: 4, spellcheck: false, dir: 'auto', testid: 'batch-sentences' });
+  const batchField = field('Batch sentences', textarea, { className: 'field field-wide', hint: `One sentence per line, up to ${MAX_BATCH}. Shorter ones are padded with [PAD].` });
+  const batchBox = el('input', null, { type: 'checkbox', id: uniqueId('batch') });
+  const batchToggle = el('div', 'field field-check', {}, batchBox, el('label', 'field-label', { htmlFor: batchBox.id, text: 'Batch mode' }));
+  const shown = el('select', 'control');
+  const shownField = field('Sentence shown', shown);
+  const batchRow = el('div', 'batch-row', {}, batchToggle);
+  const count = el('p', 'token-count', { testid: 'token-count', attrs: { 'aria-live': 'polite' } });
+  const chips = el('ol', 'chips', { testid: 'chips', attrs: { 'aria-label': 'Tokens (select one as the query)' } });
+  root.append(sentenceField, batchRow, batchField, shownField, count, chips);
+  if (visible && !visible.includes('batch')) batchRow.hidden = true;
+
+  let timer = 0;
+  input.addEventListener('input', () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => onSentence(input.value), 150);
+  });
+  input.addEventListener('change', () => {
+    clearTimeout(timer);
+    onSentence(input.value);
+  });
+  let batchTimer = 0;
+  textarea.addEventListener('input', () => {
+    clearTimeout(batchTimer);
+    batchTimer = setTimeout(() => onBatchText(textarea.value), 250);
+  });
+  textarea.addEventListener('change', () => {
+    clearTimeout(batchTimer);
+    onBatchText(textarea.value);
+  });
+  batchBox.addEventListener('change', () => onBatch(batchBox.checked));
+  shown.addEventListener('change', () => onShown(Number(shown.value)));
+
+  let chipsKey = null;
+  let selected = -1;
+
+  function renderChips(trace, q) {
+    const key = trace.tokens.map((t) => `${t.id}\u0000${t.text}`).join('\u0001');
+    if (chipsKey === key) {
+      if (selected !== q) {
+        chips.children[selected]?.firstChild?.setAttribute('aria-pressed', 'false');
+        chips.children[q]?.firstChild?.setAttribute('aria-pressed', 'true');
+        selected = q;
+      }
+      return;
+    }
+    chipsKey = key;
+    clear(chips);
+    const n = Math.min(trace.tokens.length, MAX_CHIPS);
+    const items = [];
+    for (let i = 0; i < n; i++) {
+      const t = trace.tokens[i];
+      const pad = t.id === 0;
+      const b = el('button', pad ? 'chip is-pad' : 'chip', { type: 'button', testid: 'token-chip', attrs: { 'aria-pressed': i === q ? 'true' : 'false', 'aria-label': `Token ${i}: ${tokenLabel(t.text, 40)}, id ${t.id}` } },
+        el('bdi', 'chip-text', { text: tokenLabel(t.text, 28) }),
+        el('span', 'chip-id', { text: String(t.id) }));
+      b.dataset.index = String(i);
+      b.addEventListener('click', () => onSelectQuery(i));
+      items.push(el('li', null, {}, b));
+    }
+    if (trace.tokens.length > MAX_CHIPS) items.push(el('li', 'chips-more', { text: `+ ${trace.tokens.length - MAX_CHIPS} more` }));
+    chips.append(...items);
+    selected = q;
+  }
+
+  return {
+    /** Writes the state into the controls (never while the user is typing in them). */
+    update(trace, state, v) {
+      const active = root.getRootNode().activeElement;
+      if (active !== input) setValue(input, state.sentence);
+      const batchText = state.sentences.join('\n');
+      if (active !== textarea && textarea.value.split('\n').map((x) => x.trim()).filter(Boolean).join('\n') !== batchText) textarea.value = batchText;
+      batchBox.checked = state.batch;
+      sentenceField.hidden = state.batch;
+      batchField.hidden = !state.batch;
+      shownField.hidden = !state.batch;
+      setOptions(shown, state.sentences.map((s, i) => ({ value: i, text: `${i + 1}: ${tokenLabel(s, 24)}` })));
+      setValue(shown, state.shown);
+      if (trace) {
+        renderChips(trace, v.q);
+        const pads = trace.tokens.length - trace.realTokens;
+        count.textContent = `${trace.tokens.length} token${trace.tokens.length === 1 ? '' : 's'}${pads ? ` (${pads} of them [PAD])` : ''}, T = ${trace.tokens.length}. Click one to make it the query.`;
+      }
+    },
+  };
+}

@@ -1,0 +1,34 @@
+// Step 10: every head's attention pattern side by side; pick one.
+
+import { createStepFrame, tok, at, clampIndex } from './common.js';
+import { createHeadsGrid } from './headsgrid.js';
+import { createLinesView } from './lines.js';
+import { subscript } from '../format.js';
+
+export function createHeadsStep(root, ctx) {
+  const f = createStepFrame(root, 'heads');
+  const r = f.row();
+  const grid = createHeadsGrid(r, { onSelectHead: (h) => ctx.select({ head: h }) });
+  const r2 = f.row();
+  const lines = createLinesView(r2, { onSelectQuery: (i) => ctx.select({ query: i }), getWidth: ctx.width });
+
+  return {
+    update(tr, v) {
+      const d = clampIndex(v.d, v.D);
+      f.explain(
+        `Steps 4 to 9 ran ${v.H === 1 ? 'once, for the single head' : `${v.H} times in parallel, once per head, each with its own slice of W_Q, W_K and W_V`}. Different heads can attend to different things: compare their patterns.`,
+        'Click a head to look at it in every step.',
+      );
+      const lineParts = [`Column ${d} of each head\u2019s output for ${tok(tr, v.q)}: `];
+      tr.heads.slice(0, 16).forEach((h, i) => {
+        if (i > 0) lineParts.push(', ');
+        lineParts.push(`O${subscript(i + 1)}[${v.q}, ${d}] = `);
+        lineParts.push(i === v.head ? { result: at(h.output, v.q, d) } : { n: at(h.output, v.q, d) });
+      });
+      if (v.H > 16) lineParts.push(`, \u2026 (${v.H - 16} more heads)`);
+      f.formula.set([lineParts, { caption: `Head ${v.head + 1} is selected; the lines below show its weights for ${tok(tr, v.q)}.` }]);
+      grid.update({ trace: tr, head: v.head, q: v.q, palette: v.palette });
+      lines.update({ labels: v.labels, weights: tr.heads[v.head].weights, mask: tr.mask, q: v.q, head: v.head, palette: v.palette });
+    },
+  };
+}

@@ -1,0 +1,66 @@
+// The step list and the transport: Previous step, Play/Pause, Next step,
+// Speed, and a bar showing how far the current step has played.
+
+import { el, field, setValue } from './dom.js';
+import { STEPS, STEP_INFO } from '../steps.js';
+import { SPEEDS } from '../state.js';
+import { formatSpeed } from '../format.js';
+
+export function createStepper(root, { onStep, onPrev, onNext, onTogglePlay, onSpeed }) {
+  const list = el('ol', 'steps');
+  const buttons = new Map();
+  STEPS.forEach((name, i) => {
+    const b = el('button', 'step-btn', { type: 'button', dataset: { step: name } },
+      el('span', 'step-n', { text: String(i + 1) }),
+      el('span', 'step-label', { text: STEP_INFO[name].short }));
+    b.title = STEP_INFO[name].title;
+    b.setAttribute('aria-label', `Step ${i + 1}: ${STEP_INFO[name].title}`);
+    b.addEventListener('click', () => onStep(name));
+    buttons.set(name, b);
+    list.append(el('li', null, {}, b));
+  });
+  const nav = el('nav', 'steps-nav', { attrs: { 'aria-label': 'Steps of the computation' } }, list);
+
+  const prev = el('button', 'btn', { type: 'button', testid: 'prev' }, el('span', 'icon', { text: '\u25c0', attrs: { 'aria-hidden': 'true' } }), ' Previous step');
+  const play = el('button', 'btn btn-primary', { type: 'button', testid: 'play' });
+  const playIcon = el('span', 'icon', { attrs: { 'aria-hidden': 'true' } });
+  const playText = el('span', null);
+  play.append(playIcon, ' ', playText);
+  const next = el('button', 'btn', { type: 'button', testid: 'next' }, 'Next step ', el('span', 'icon', { text: '\u25b6', attrs: { 'aria-hidden': 'true' } }));
+  const speed = el('select', 'control');
+  for (const s of SPEEDS) speed.append(el('option', null, { value: String(s), text: formatSpeed(s) }));
+  prev.addEventListener('click', onPrev);
+  next.addEventListener('click', onNext);
+  play.addEventListener('click', onTogglePlay);
+  speed.addEventListener('change', () => onSpeed(Number(speed.value)));
+  const speedField = field('Speed', speed, { className: 'field field-inline' });
+  const transport = el('div', 'transport', {}, prev, play, next, speedField);
+  const bar = el('div', 'progress-fill');
+  const progress = el('div', 'progress', { attrs: { 'aria-hidden': 'true' } }, bar);
+  root.append(nav, transport, progress);
+
+  let last = {};
+  return {
+    update(trace, v) {
+      const { step } = v.state;
+      if (last.step !== step) {
+        for (const [name, b] of buttons) {
+          if (name === step) b.setAttribute('aria-current', 'step');
+          else b.removeAttribute('aria-current');
+        }
+        const i = STEPS.indexOf(step);
+        prev.disabled = i === 0;
+        next.disabled = i === STEPS.length - 1;
+      }
+      if (last.playing !== v.playing) {
+        playIcon.textContent = v.playing ? '\u275a\u275a' : '\u25b6';
+        playText.textContent = v.playing ? 'Pause' : 'Play';
+        play.setAttribute('aria-pressed', v.playing ? 'true' : 'false');
+      }
+      setValue(speed, v.state.speed);
+      const p = v.playing ? v.progress : 0;
+      if (last.p !== p) bar.style.transform = `scaleX(${p.toFixed(4)})`;
+      last = { step, playing: v.playing, p };
+    },
+  };
+}
