@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+"""Bundles the <attention-playground> element into one self-contained ES module.
+
+    bundle_element.py ENTRY.js GLUE.js CSS_FILE OUT.js
+
+ENTRY.js and the modules it imports (relative imports only, no cycles) are
+inlined in dependency order, each inside its own function scope. The module
+web/embed-resources.js (which, unbundled, points at the separate files) is
+replaced by one exporting `moduleFactory`, the Emscripten glue GLUE.js (built
+with -sEXPORT_ES6 -sSINGLE_FILE, so the wasm is inlined as base64), and
+`cssText`, CSS_FILE's text. The output needs no other file and makes no
+network request.
+
+The project's modules follow a small subset of ES module syntax that this
+script understands: `import { a, b as c } from './x.js';`, `import * as n from
+'./x.js';`, `export function|async function|class|const|let NAME`, and
+`export { a, b as c };`. Anything else (default exports, top-level await,
+re-exports) is an error, so the bundle can never silently differ from the
+modules.
+"""
+import json
+import os
+import re
+import sys
+
+IMPORT_RE = re.compile(r"^import\s+(\{[^}]*\}|\*\s+as\s+\w+)\s+from\s+(['\"])([^'\"]+)\2\s*;?[ \t]*$", re.M | re.S)
+EXPORT_DECL_RE = re.compile(r"^export\s+(async\s+function\*?|function\*?|class|const|let|var)\s+([A-Za-z_$][\w$]*)", re.M)
+EXPORT_LIST_RE = re.compile(r"^export\s*\{([^}]*)\}\s*;?[ \t]*$", re.M)
+FORBIDDEN = [
+    (re.compile(r"^export\s+default\b", re.M), "export default"),
+    (re.compile(r"^export\s+\*", re.M), "export *"),
+    (re.compile(r"^export\s*\{[^}]*\}\s*from\b", re.M), "re-export"),
+    (re.compile(r"^import\s+[\w$]+\s*(,|from)", re.M), "default import"),
+    (re.compile(r"^import\s+['\"]", re.M), "side-effect import"),
+    (re.compile(r"^(const|let|var)?[^\n]*?\bawait\b", re.M), None),  # checked for top level below
+]
+
+
+def fail(msg):
+    sys.stderr.write(f"bundle_element.py: {msg}\n")
+    sys.exit(1)
+
+
+def top_level_await(src):
+    """True if `await` appears at brace depth 0 (outside any function)."""
+    depth = 0
+    for m in re.finditer(r"[{}]|\bawait\b|//[^\n]*|/\*.*?\*/|'(?:\\.|[^'\\])*'|\"(?:\\.|[^\"\\])*\"|`(?:\\.|[^`\\])*`", src, re.S):
+        tok = m.group(0)
+        if tok == "{":
+            depth += 1
+        elif tok == "}":
+            depth -= 1
+        elif tok == "await" and depth == 0:
+            return True
+    return False
+
+
+def parse_names(spec):
+    """'{ a, b as c }' -> [(a, a), (b, c)] as (exported, local)."""
+    out = []
+    for part in spec.strip().strip("{}").split(","):
+        part = part.strip()
+        if not part:
+            continue
+        bits = part.split()
+        if len(bits) == 1:
+            out.append((bits[0], bits[0]))
+        elif len(bits) == 3 and bits[1] == "as":
+            out.append((bits[0], bits[2]))
+        else:
+            fail(f"cannot read import/export list '{part}'")
+    return out
+
+
+RESOURCES = "embed-resources.js"
+
+
+class Bundle:
+    def __init__(self, root, resources):
+        self.root = root
+        self.resources = resources
+        self.order = []  # module ids in dependency order
+        self.code = {}
+        self.visiting = set()
+
+    def module_id(self, path):
+        return os.path.relpath(path, self.root).replace(os.sep, "/")
+
+    def add(self, path):
+        mid = self.module_id(path)
+        if mid in self.code:
+            return mid
+        if mid == RESOURCES:
+            self.code[mid] = self.resources
+            self.order.append(mid)
+            return mid
+        if mid in self.visiting:
+            fail(f"import cycle through {mid}")
+        self.visiting.add(mid)
+        with open(path, encoding="utf-8") as f:
+            src = f.read()
+        for pattern, what in FORBIDDEN:
+            if what and pattern.search(src):
+                fail(f"{mid}: {what} is not supported")
+        if top_level_await(src):
+            fail(f"{mid}: top-level await is not supported")
+
+        def replace_import(m):
+            spec, target = m.group(1), m.group(3)
+            if not target.startswith("."):
+                fail(f"{mid}: only relative imports are bundled ('{target}')")
+            dep = self.add(os.path.normpath(os.path.join(os.path.dirname(path), target)))
+            if spec.startswith("*"):
+                return f"const {spec.split()[-1]} = __modules[{json.dumps(dep)}];"
+            pairs = ", ".join(local if exp == local else f"{exp}: {local}" for exp, local in parse_names(spec))
+            return f"const {{ {pairs} }} = __modules[{json.dumps(dep)}];"
+
+        src = IMPORT_RE.sub(replace_import, src)
+        if re.search(r"^import\s", src, re.M):
+            fail(f"{mid}: an import statement was not understood")
+        exports = []
+        src = EXPORT_DECL_RE.sub(lambda m: (exports.append((m.group(2), m.group(2))), m.group(0)[len("export"):].lstrip())[1], src)
+        src = EXPORT_LIST_RE.sub(lambda m: (exports.extend(parse_names(m.group(1))), "")[1], src)
+        if re.search(r"^export\s", src, re.M):
+            fail(f"{mid}: an export statement was not understood")
+        getters = ", ".join(f"get {exp}() {{ return {local}; }}" for local, exp in exports)
+        self.code[mid] = f"// ---- {mid}\n__modules[{json.dumps(mid)}] = (() => {{\n{src}\nreturn Object.freeze({{ {getters} }});\n}})();\n"
+        self.visiting.discard(mid)
+        self.order.append(mid)
+        return mid
+
+
+def main():
+    if len(sys.argv) != 5:
+        fail("usage: bundle_element.py ENTRY.js GLUE.js CSS_FILE OUT.js")
+    entry, glue_path, css_path, out_path = sys.argv[1:]
+    root = os.path.dirname(os.path.abspath(entry))
+    with open(glue_path, encoding="utf-8") as f:
+        glue = f.read()
+    glue, n = re.subn(r"export\s+default\s+createAttentionCore\s*;?\s*$", "", glue.rstrip())
+    if n != 1:
+        fail(f"{glue_path}: expected one 'export default createAttentionCore'")
+    with open(css_path, encoding="utf-8") as f:
+        css = f.read()
+    # The glue would fetch() its inlined data: URI, which a strict CSP blocks
+    # (connect-src); hand it the bytes as wasmBinary instead, so it never fetches.
+    m = re.search(r'wasmBinaryFile\s*=\s*"data:application/octet-stream;base64,([A-Za-z0-9+/=]+)"', glue)
+    if not m:
+        fail(f"{glue_path}: no inlined wasm found (was it built with -sSINGLE_FILE=1?)")
+    wasm_base64 = m.group(1)
+    glue = glue[:m.start(1)] + glue[m.end(1):]
+    resources = (
+        f"// ---- {RESOURCES}: the Emscripten glue, the wasm (base64) and the stylesheet\n"
+        f"__modules[{json.dumps(RESOURCES)}] = (() => {{\n{glue}\n"
+        f"const wasmBase64 = {json.dumps(wasm_base64)};\n"
+        "const wasmBinary = () => Uint8Array.from(atob(wasmBase64), (c) => c.charCodeAt(0));\n"
+        "const moduleFactory = (options = {}) => createAttentionCore({ ...options, wasmBinary: wasmBinary() });\n"
+        f"const cssText = {json.dumps(css)};\n"
+        "return Object.freeze({ moduleFactory, cssText, bundled: true });\n})();\n")
+    bundle = Bundle(root, resources)
+    bundle.add(os.path.abspath(entry))
+    header = ("// <attention-playground>: the Attention Playground as one self-contained ES module.\n"
+              "// Generated by build_wasm.sh from web/ (src/tools/bundle_element.py); do not edit.\n"
+              "const __modules = Object.create(null);\n")
+    with open(out_path, "w", encoding="utf-8") as f:
+        f.write(header + "\n".join(bundle.code[m] for m in bundle.order))
+        entry_id = bundle.module_id(os.path.abspath(entry))
+        f.write(f"export const {{ AttentionPlayground }} = __modules[{json.dumps(entry_id)}];\n")
+
+
+if __name__ == "__main__":
+    main()

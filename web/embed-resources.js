@@ -1,0 +1,11 @@
+// What <attention-playground> loads besides its modules. Unbundled (this file),
+// the engine loads web/generated/attention_core.js + .wasm and the element links
+// style.css next to this file. build_wasm.sh bundles the element into one file,
+// web/attention-playground.js, and replaces this module with one that carries the
+// Emscripten glue (wasm inlined) and the stylesheet's text.
+
+/** The Emscripten module factory, or null for engine.js's default loader. */
+export const moduleFactory = null;
+/** The stylesheet's text, or null to link style.css instead. */
+export const cssText = null;
+export const bundled = false;
