@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Builds the attention core to WebAssembly (Emscripten + Embind, -O3 -msimd128)
+# and writes the generated files into web/generated/ (git-ignored):
+#   attention_core.js + .wasm   ES module for the browser (web/engine.js loads it)
+#   attention_core.node.cjs     CommonJS flavour with the wasm inlined, for Node
+# and the embeddable element as one self-contained file, web/attention-playground.js.
+#
+#   ./build_wasm.sh            build (SIMD)
+#   ./build_wasm.sh --scalar   also build a scalar flavour into web/generated/scalar/ (benchmarks)
+#   ./build_wasm.sh --serve    build, then serve web/ on http://127.0.0.1:8000/ (PORT=… to change)
+#
+# Fails when the toolchain is missing (as root it installs Debian's packages),
+# and when the produced .wasm contains no SIMD instructions.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+scalar=0
+serve=0
+for arg in "$@"; do
+  case "$arg" in
+    --scalar) scalar=1 ;;
+    --serve) serve=1 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    *) echo "build_wasm.sh: unknown argument $arg" >&2; exit 2 ;;
+  esac
+done
+
+# ---- toolchain ------------------------------------------------------------------
+need=()
+command -v emcc >/dev/null || need+=(emscripten)
+[ -f /usr/share/eigen3/cmake/Eigen3Config.cmake ] || need+=(libeigen3-dev)
+command -v wasm-objdump >/dev/null || need+=(wabt)
+command -v cmake >/dev/null || need+=(cmake)
+command -v make >/dev/null || need+=(make)
+command -v python3 >/dev/null || need+=(python3)
+if [ ${#need[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ]; then
+    echo "build_wasm.sh: installing ${need[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+  else
+    echo "build_wasm.sh: missing packages. Run:" >&2
+    echo "  sudo apt-get install -y --no-install-recommends ${need[*]}" >&2
+    exit 1
+  fi
+fi
+
+# emcc's optimiser needs Debian's JS modules (acorn) when node is not Debian's.
+export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
+
+build_flavour() {  # $1 build dir, $2 ATTN_SIMD
+  emcmake cmake -S . -B "$1" -DCMAKE_BUILD_TYPE=Release -DATTN_SIMD="$2" \
+    -DEigen3_DIR=/usr/share/eigen3/cmake -DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node >"$1.configure.log" 2>&1 \
+    || { cat "$1.configure.log" >&2; exit 1; }
+  cmake --build "$1" -j"$(nproc)" -- --no-print-directory >"$1.build.log" 2>&1 \
+    || { cat "$1.build.log" >&2; exit 1; }
+}
+
+simd_count() {
+  wasm-objdump -d "$1" | grep -cE '(f32x4|i32x4|i8x16|i16x8|f64x2|i64x2|v128)\.' || true
+}
+
+install_outputs() {  # $1 build dir, $2 destination
+  mkdir -p "$2"
+  cp "$1/attention_core.js" "$1/attention_core.wasm" "$2/"
+  cp "$1/attention_core_node.js" "$2/attention_core.node.cjs"
+}
+
+# <attention-playground> as one file: the element's modules, the glue with the
+# wasm inlined, and the stylesheet (src/tools/bundle_element.py).
+bundle_element() {
+  python3 src/tools/bundle_element.py web/element.js build/wasm/attention_core_embed.js web/style.css \
+    web/attention-playground.js
+  if grep -q "new Function\|eval(" web/attention-playground.js; then
+    echo "build_wasm.sh: FAILED: web/attention-playground.js uses eval or new Function (breaks a strict CSP)" >&2
+    exit 1
+  fi
+  echo "build_wasm.sh: web/attention-playground.js: $(stat -c %s web/attention-playground.js) bytes, self-contained"
+}
+
+mkdir -p build
+build_flavour build/wasm ON
+install_outputs build/wasm web/generated
+count=$(simd_count web/generated/attention_core.wasm)
+size=$(stat -c %s web/generated/attention_core.wasm)
+if [ "$count" -eq 0 ]; then
+  echo "build_wasm.sh: FAILED: web/generated/attention_core.wasm contains no SIMD instructions" >&2
+  exit 1
+fi
+echo "build_wasm.sh: web/generated/attention_core.wasm: $size bytes, $count SIMD instructions (wasm-objdump)"
+bundle_element
+
+if [ "$scalar" = 1 ]; then
+  build_flavour build/wasm-scalar OFF
+  install_outputs build/wasm-scalar web/generated/scalar
+  echo "build_wasm.sh: web/generated/scalar/attention_core.wasm: $(stat -c %s web/generated/scalar/attention_core.wasm) bytes, $(simd_count web/generated/scalar/attention_core.wasm) SIMD instructions"
+fi
+
+if [ "$serve" = 1 ]; then
+  port="${PORT:-8000}"
+  echo "build_wasm.sh: open http://127.0.0.1:$port/ (Ctrl-C stops the server)"
+  exec python3 -m http.server --bind 127.0.0.1 --directory web "$port"
+fi
