@@ -1,6 +1,6 @@
 // <attention-playground>: the playground as a custom element, for tutorial pages.
 //
-//   <script type="module" src="attention-playground.js"></script>
+//   <script src="attention-playground.js" defer></script>   (or type="module")
 //   <attention-playground sentence="The cat sat on the mat." mask="causal"
 //       step="masked" controls="sentence"></attention-playground>
 //
@@ -22,7 +22,7 @@ import { mountPlayground, CONTROL_NAMES } from './app/playground.js';
 import { STEPS, FIELDS, normalizeState, serializeState } from './app/state.js';
 import { createEngine } from './engine.js';
 import { figureToSvg, figureToPng } from './app/export.js';
-import { moduleFactory, cssText } from './embed-resources.js';
+import { moduleFactory, cssText, baseUrl } from './embed-resources.js';
 
 /** attribute → state field */
 const ATTRIBUTES = Object.freeze({
@@ -98,7 +98,7 @@ export class AttentionPlayground extends HTMLElement {
     } else {
       const link = document.createElement('link');
       link.rel = 'stylesheet';
-      link.href = new URL('./style.css', import.meta.url).href;
+      link.href = new URL('./style.css', baseUrl).href;
       this._shadow.append(link);
     }
     this._mount = document.createElement('div');
@@ -170,7 +170,7 @@ export class AttentionPlayground extends HTMLElement {
   }
   /** A link to the full playground in the current state. */
   link() {
-    return new URL(`index.html#${serializeState(this.getState())}`, import.meta.url).href;
+    return new URL(`index.html#${serializeState(this.getState())}`, baseUrl).href;
   }
   static get steps() { return STEPS; }
   static get controlNames() { return CONTROL_NAMES; }
@@ -210,8 +210,8 @@ export class AttentionPlayground extends HTMLElement {
       loadEngine: sharedEngine,
       onStateChange: (state) => this._changed(state),
       // "Copy link" opens the full playground (index.html next to this file) in this state
-      linkFor: (state) => new URL(`index.html#${serializeState(state)}`, import.meta.url).href,
-      conceptsHref: new URL('concepts.html', import.meta.url).href,
+      linkFor: (state) => new URL(`index.html#${serializeState(state)}`, baseUrl).href,
+      conceptsHref: new URL('concepts.html', baseUrl).href,
     });
   }
 

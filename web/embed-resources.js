@@ -9,3 +9,5 @@ export const moduleFactory = null;
 /** The stylesheet's text, or null to link style.css instead. */
 export const cssText = null;
 export const bundled = false;
+/** Where the element's files are: links to index.html and concepts.html start here. */
+export const baseUrl = import.meta.url;

@@ -2,7 +2,9 @@
 // renders only the playground, with the element's attributes taken from the URL
 // hash. A later change of the hash updates the element.
 
-import { AttentionPlayground } from './attention-playground.js';
+import './attention-playground.js';
+
+const AttentionPlayground = customElements.get('attention-playground');
 
 const ALLOWED = new Set(AttentionPlayground.observedAttributes);
 

@@ -4,9 +4,11 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync, readFileSync, copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startHarness, ARTIFACTS } from './harness.mjs';
+import { pathToFileURL } from 'node:url';
+import { startHarness, ARTIFACTS, ROOT } from './harness.mjs';
 
 const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'";
 
@@ -263,5 +265,54 @@ test('the element sizes to a narrow column without horizontal overflow', async (
   assert.ok(widths.a <= 390, `element scroll width ${widths.a}`);
   mkdirSync(join(ARTIFACTS, 'embed'), { recursive: true });
   await page.screenshot({ path: join(ARTIFACTS, 'embed', 'narrow.png'), fullPage: true });
+  await page.close();
+});
+
+/** The README's snippet, verbatim: the first ```html block under "Embedding in your page". */
+function readmeSnippet() {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Embedding in your page'));
+  const m = /```html\n([\s\S]*?)```/.exec(section);
+  assert.ok(m, 'the README has an html snippet under "Embedding in your page"');
+  return m[1];
+}
+
+test('the README snippet in a blank HTML file next to the built file works, opened from disk', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ap-blank-'));
+  copyFileSync(join(ROOT, 'web', 'attention-playground.js'), join(dir, 'attention-playground.js'));
+  writeFileSync(join(dir, 'blank.html'), `<!doctype html>\n<meta charset="utf-8">\n<title>blank</title>\n${readmeSnippet()}`);
+  const page = await h.context.newPage();
+  const errors = [];
+  const requests = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('request', (r) => requests.push(r.url()));
+  await page.goto(pathToFileURL(join(dir, 'blank.html')).href);
+  await page.waitForFunction(() => {
+    const root = document.querySelector('attention-playground')?.shadowRoot;
+    return root?.querySelector('.ap')?.dataset.state === 'ready' && root.querySelector('[data-testid="panel"]')?.dataset.rendered === 'masked';
+  }, null, { timeout: 20000 });
+  const state = await page.evaluate(() => document.querySelector('attention-playground').getState());
+  assert.equal(state.mask, 'causal');
+  assert.equal(state.step, 'masked');
+  assert.deepEqual(requests.filter((u) => !u.startsWith('file:') && !u.startsWith('data:')), [], 'no network request');
+  assert.deepEqual(errors, []);
+  await page.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('the README snippet works over http under the strict CSP', async () => {
+  const page = await h.context.newPage();
+  const errors = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(e.message));
+  const html = `<!doctype html>\n<meta charset="utf-8">\n<title>blank</title>\n${readmeSnippet()}`;
+  await page.route('**/__blank/page.html', (r) => r.fulfill({ contentType: 'text/html', body: html, headers: { 'content-security-policy': CSP } }));
+  await page.route('**/__blank/attention-playground.js', (r) => r.fulfill({ path: join(ROOT, 'web', 'attention-playground.js'), contentType: 'text/javascript' }));
+  await page.goto(`${h.url}__blank/page.html`);
+  await page.waitForFunction(() => document.querySelector('attention-playground')?.shadowRoot?.querySelector('[data-testid="panel"]')?.dataset.rendered === 'masked', null, { timeout: 20000 });
+  // links point next to the script, where index.html lives in a real install
+  assert.match(await page.evaluate(() => document.querySelector('attention-playground').link()), /\/__blank\/index\.html#/);
+  assert.deepEqual(errors, []);
   await page.close();
 });
