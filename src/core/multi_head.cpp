@@ -1,6 +1,7 @@
 #include "multi_head.hpp"
 
 #include "attention.hpp"
+#include "gemm.hpp"
 
 #include <string>
 
@@ -22,6 +23,34 @@ void check_shapes(const Eigen::Ref<const Matrix>& x, const Weights& w, int heads
 
 MultiHeadTrace multi_head_attention(const Eigen::Ref<const Matrix>& x, const Weights& w, int heads,
                                     const MaskMatrix& mask, bool scale) {
+    check_shapes(x, w, heads, mask);
+    const Eigen::Index t = x.rows(), c = x.cols(), d = c / heads;
+    const float factor = score_scale(static_cast<int>(d), scale);
+
+    MultiHeadTrace out;
+    out.heads.resize(static_cast<std::size_t>(heads));
+    out.concat.resize(t, c);
+    const PackedLhs xp(x);  // x packed once for the 3H projections
+    for (int h = 0; h < heads; ++h) {
+        HeadTrace& ht = out.heads[static_cast<std::size_t>(h)];
+        // Each head projects with its own D columns (as in the reference); the
+        // kernels' sums do not depend on a column's position anyway, so heads
+        // with equal weights give bit-identical results.
+        xp.times(w.w_query.middleCols(h * d, d), ht.query);  // (T, C)·(C, D)
+        xp.times(w.w_key.middleCols(h * d, d), ht.key);      // (T, D)
+        xp.times(w.w_value.middleCols(h * d, d), ht.value);  // (T, D)
+        gemm_bt(ht.query, ht.key, ht.scores);                // (T, D)·(D, T)
+        ht.scaled = ht.scores * factor;                      // (T, T)
+        masked_softmax(ht.scaled, mask, ht.weights);         // (T, T)
+        gemm(ht.weights, ht.value, ht.output);               // (T, T)·(T, D)
+        out.concat.middleCols(h * d, d) = ht.output;
+    }
+    gemm(out.concat, w.w_output, out.output);  // (T, C)
+    return out;
+}
+
+MultiHeadTrace multi_head_attention_reference(const Eigen::Ref<const Matrix>& x, const Weights& w, int heads,
+                                              const MaskMatrix& mask, bool scale) {
     check_shapes(x, w, heads, mask);
     const Eigen::Index t = x.rows(), c = x.cols(), d = c / heads;
     const float factor = score_scale(static_cast<int>(d), scale);
@@ -54,18 +83,19 @@ Matrix multi_head_output(const Eigen::Ref<const Matrix>& x, const Weights& w, in
     const float factor = score_scale(static_cast<int>(d), scale);
     // buffers reused across heads
     Matrix concat(t, c), q(t, d), k(t, d), v(t, d), scores(t, t), weights(t, t), head_out(t, d);
+    const PackedLhs xp(x);
     for (int h = 0; h < heads; ++h) {
-        q.noalias() = x * w.w_query.middleCols(h * d, d);  // (T, D), as in multi_head_attention
-        k.noalias() = x * w.w_key.middleCols(h * d, d);
-        v.noalias() = x * w.w_value.middleCols(h * d, d);
-        attention_scores(q, k, scores);
+        xp.times(w.w_query.middleCols(h * d, d), q);  // (T, D), as in multi_head_attention
+        xp.times(w.w_key.middleCols(h * d, d), k);
+        xp.times(w.w_value.middleCols(h * d, d), v);
+        gemm_bt(q, k, scores);
         scores *= factor;
         masked_softmax(scores, mask, weights);
-        attention_output(weights, v, head_out);
+        gemm(weights, v, head_out);
         concat.middleCols(h * d, d) = head_out;
     }
-    Matrix y(t, c);
-    y.noalias() = concat * w.w_output;  // (T, C)
+    Matrix y;
+    gemm(concat, w.w_output, y);  // (T, C)
     return y;
 }
 

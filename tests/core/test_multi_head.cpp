@@ -544,3 +544,37 @@ TEST_CASE("multi_head_attention: shape errors throw attn::Error naming the shape
         CHECK_THAT(msg, Contains("5"));
     }
 }
+
+TEST_CASE("multi_head_attention: the kernel path equals multi_head_attention_reference within 1e-5",
+          "[multi_head]") {
+    std::mt19937 rng(4242);
+    auto close = [](const attn::Matrix& a, const attn::Matrix& b) {
+        if (a.rows() != b.rows() || a.cols() != b.cols()) return false;
+        for (Eigen::Index i = 0; i < a.rows(); ++i)
+            for (Eigen::Index j = 0; j < a.cols(); ++j)
+                if (!(std::abs(a(i, j) - b(i, j)) <= 1e-5f * std::max(1.0f, std::abs(b(i, j))))) return false;
+        return true;
+    };
+    for (int iter = 0; iter < 100; ++iter) {
+        const RandomCase rc = random_case(rng);
+        INFO("case " << iter << ": " << describe(rc));
+        const auto fast = attn::multi_head_attention(rc.x, rc.w, rc.heads, rc.mask, rc.scale);
+        const auto slow = attn::multi_head_attention_reference(rc.x, rc.w, rc.heads, rc.mask, rc.scale);
+        REQUIRE(fast.heads.size() == slow.heads.size());
+        for (std::size_t h = 0; h < fast.heads.size(); ++h) {
+            INFO("head " << h);
+            const auto& f = fast.heads[h];
+            const auto& s = slow.heads[h];
+            CHECK(close(f.query, s.query));
+            CHECK(close(f.key, s.key));
+            CHECK(close(f.value, s.value));
+            CHECK(close(f.scores, s.scores));
+            CHECK(close(f.scaled, s.scaled));
+            CHECK(close(f.weights, s.weights));
+            CHECK(close(f.output, s.output));
+        }
+        CHECK(close(fast.concat, slow.concat));
+        CHECK(close(fast.output, slow.output));
+        CHECK(close(attn::multi_head_output(rc.x, rc.w, rc.heads, rc.mask, rc.scale), slow.output));
+    }
+}

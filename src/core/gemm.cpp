@@ -1,0 +1,125 @@
+#include "gemm.hpp"
+
+#include "kernels.hpp"
+
+#include <string>
+#include <vector>
+
+namespace attn {
+namespace {
+
+using kernels::kMR;
+using kernels::kNR;
+using kernels::panel_count;
+using kernels::tile_count;
+
+/// Workspace reused across calls (one per thread): A as row tiles, B as panels.
+struct Workspace {
+    std::vector<float> tiles;
+    std::vector<float> panels;
+};
+
+Workspace& workspace() {
+    thread_local Workspace w;
+    return w;
+}
+
+float* reserve(std::vector<float>& buffer, std::size_t n) {
+    if (buffer.size() < n) buffer.resize(n);
+    return buffer.data();
+}
+
+/// c (row stride ldc) = A (row tiles) · B (packed panels of k×8).
+void packed_product(int m, int n, int k, const float* tiles, const float* panels, float* c, std::ptrdiff_t ldc) {
+    const std::ptrdiff_t panel_size = static_cast<std::ptrdiff_t>(k) * kNR;
+    kernels::gemm(m, n, k, tiles, [&](int p) { return kernels::Panel{panels + p * panel_size, kNR}; }, c, ldc);
+}
+
+/// Binaryen inlines a function with a single caller whatever its attributes,
+/// and V8 then spills the kernel's accumulators (see fast_attention.cpp): a
+/// call through a pointer it cannot see through keeps the product a function
+/// of its own.
+template <typename F>
+F* opaque(F* f) {
+    static F* volatile pointer = f;
+    return pointer;
+}
+
+void check_inner(Eigen::Index a_cols, Eigen::Index b_inner, const char* what) {
+    if (a_cols != b_inner)
+        throw Error(std::string(what) + ": inner dimensions differ (" + std::to_string(a_cols) + " vs " +
+                    std::to_string(b_inner) + ")");
+}
+
+/// B's columns as panels (k, 8) in ws.panels: column j starts at b.data() + j, rows outerStride apart.
+const float* pack_b(const Eigen::Ref<const Matrix>& b, Workspace& ws) {
+    const int k = static_cast<int>(b.rows()), n = static_cast<int>(b.cols());
+    float* panels = reserve(ws.panels, static_cast<std::size_t>(panel_count(n)) * k * kNR);
+    const float* b0 = b.data();
+    kernels::pack_panels(k, n, b.outerStride(), [&](int j) { return b0 + j; }, panels);
+    return panels;
+}
+
+/// Packs a as row tiles, then c = tiles · panels (already packed into ws.panels).
+void finish(const Eigen::Ref<const Matrix>& a, int n, Workspace& ws, Matrix& c) {
+    const int m = static_cast<int>(a.rows()), k = static_cast<int>(a.cols());
+    float* tiles = reserve(ws.tiles, static_cast<std::size_t>(tile_count(m)) * k * kMR);
+    kernels::pack_row_tiles(m, k, a.data(), a.outerStride(), tiles);
+    opaque(packed_product)(m, n, k, tiles, ws.panels.data(), c.data(), n);
+}
+
+}  // namespace
+
+void gemm(const Eigen::Ref<const Matrix>& a, const Eigen::Ref<const Matrix>& b, Matrix& c) {
+    check_inner(a.cols(), b.rows(), "gemm");
+    const int m = static_cast<int>(a.rows()), n = static_cast<int>(b.cols()), k = static_cast<int>(a.cols());
+    c.resize(m, n);
+    if (m == 0 || n == 0) return;
+    if (k == 0) {
+        c.setZero();
+        return;
+    }
+    Workspace& ws = workspace();
+    pack_b(b, ws);
+    finish(a, n, ws, c);
+}
+
+void gemm_bt(const Eigen::Ref<const Matrix>& a, const Eigen::Ref<const Matrix>& b, Matrix& c) {
+    check_inner(a.cols(), b.cols(), "gemm_bt");
+    const int m = static_cast<int>(a.rows()), n = static_cast<int>(b.rows()), k = static_cast<int>(a.cols());
+    c.resize(m, n);
+    if (m == 0 || n == 0) return;
+    if (k == 0) {
+        c.setZero();
+        return;
+    }
+    Workspace& ws = workspace();
+    // column j of bᵀ is row j of b: contiguous, one float apart
+    float* panels = reserve(ws.panels, static_cast<std::size_t>(panel_count(n)) * k * kNR);
+    const float* b0 = b.data();
+    const std::ptrdiff_t ldb = b.outerStride();
+    kernels::pack_panels(k, n, 1, [&](int j) { return b0 + j * ldb; }, panels);
+    finish(a, n, ws, c);
+}
+
+PackedLhs::PackedLhs(const Eigen::Ref<const Matrix>& a)
+    : m_(static_cast<int>(a.rows())), k_(static_cast<int>(a.cols())) {
+    tiles_.resize(static_cast<std::size_t>(tile_count(m_)) * k_ * kMR);
+    if (!tiles_.empty()) kernels::pack_row_tiles(m_, k_, a.data(), a.outerStride(), tiles_.data());
+}
+
+void PackedLhs::times(const Eigen::Ref<const Matrix>& b, Matrix& c) const {
+    check_inner(k_, b.rows(), "PackedLhs::times");
+    const int n = static_cast<int>(b.cols());
+    c.resize(m_, n);
+    if (m_ == 0 || n == 0) return;
+    if (k_ == 0) {
+        c.setZero();
+        return;
+    }
+    Workspace& ws = workspace();
+    const float* panels = pack_b(b, ws);
+    opaque(packed_product)(m_, n, k_, tiles_.data(), panels, c.data(), n);
+}
+
+}  // namespace attn

@@ -1,0 +1,36 @@
+#pragma once
+// Matrix products for the traced (every-intermediate) path, computed with the
+// hand-written SIMD kernels of kernels.hpp (wasm SIMD128, SSE2 natively, or
+// plain C++), the same kernels the fast output-only path uses.
+//
+// Every entry c(i, j) is Σ_k a(i, k)·b(k, j) summed in order k = 0, 1, … from
+// 0, with no FMA: the result does not depend on where a row or column sits in
+// its matrix, so equal operands give bit-identical products, and the native
+// (SSE2) and wasm (SIMD128) builds compute the same numbers.
+
+#include "types.hpp"
+
+#include <vector>
+
+namespace attn {
+
+/// c (m×n) = a (m×k) · b (k×n). c is resized; it must not alias a or b.
+void gemm(const Eigen::Ref<const Matrix>& a, const Eigen::Ref<const Matrix>& b, Matrix& c);
+
+/// c (m×n) = a (m×k) · bᵀ, b (n×k). c is resized; it must not alias a or b.
+void gemm_bt(const Eigen::Ref<const Matrix>& a, const Eigen::Ref<const Matrix>& b, Matrix& c);
+
+/// A left operand packed once for several products a·b₁, a·b₂, … (the
+/// per-head projections of one input): the same numbers as gemm(a, b, c).
+class PackedLhs {
+public:
+    explicit PackedLhs(const Eigen::Ref<const Matrix>& a);
+    /// c (m×n) = a · b (k×n). c is resized; it must not alias b.
+    void times(const Eigen::Ref<const Matrix>& b, Matrix& c) const;
+
+private:
+    int m_, k_;
+    std::vector<float> tiles_;  // a as row tiles (kernels.hpp)
+};
+
+}  // namespace attn

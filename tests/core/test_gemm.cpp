@@ -1,0 +1,145 @@
+// Tests of src/core/gemm.hpp: the kernel-based products against Eigen's on
+// many shapes, including 1×1 and odd inner dimensions.
+
+#include "core/gemm.hpp"
+#include "core/types.hpp"
+#include "reference.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+// Worst |c − expected| relative to Σ_k |a_ik·b_kj|, the size of the terms summed
+// (an entry of cancelling terms can be near 0 while the terms are not).
+double worst_relative(const attn::Matrix& c, const attn::Matrix& expected, const attn::Matrix& a,
+                      const attn::Matrix& b_kn) {
+    REQUIRE(c.rows() == expected.rows());
+    REQUIRE(c.cols() == expected.cols());
+    const attn::Matrix scale = a.cwiseAbs() * b_kn.cwiseAbs();
+    double worst = 0;
+    for (Eigen::Index i = 0; i < c.rows(); ++i)
+        for (Eigen::Index j = 0; j < c.cols(); ++j) {
+            const double diff = std::abs(static_cast<double>(c(i, j)) - expected(i, j));
+            worst = std::max(worst, diff / std::max(1e-30, static_cast<double>(scale(i, j))));
+        }
+    return worst;
+}
+
+std::vector<std::vector<int>> fixed_shapes() {
+    // m, k, n
+    return {{1, 1, 1}, {3, 17, 5}, {17, 5, 3}, {3, 17, 17}, {17, 5, 17}, {1, 7, 1},  {4, 8, 8},   {5, 9, 9},
+            {8, 1, 8}, {13, 3, 29}, {2, 33, 7}, {64, 32, 64}, {31, 63, 33}, {9, 256, 8}, {100, 12, 1}, {1, 40, 100}};
+}
+
+}  // namespace
+
+TEST_CASE("gemm: equals Eigen a*b on fixed and random shapes within 1e-5 relative", "[gemm]") {
+    std::mt19937 rng(2024);
+    std::vector<std::vector<int>> shapes = fixed_shapes();
+    for (int i = 0; i < 200; ++i) {
+        std::uniform_int_distribution<int> dim(1, 40);
+        shapes.push_back({dim(rng), dim(rng), dim(rng)});
+    }
+    for (const auto& s : shapes) {
+        const int m = s[0], k = s[1], n = s[2];
+        INFO("m=" << m << " k=" << k << " n=" << n);
+        const attn::Matrix a = ref::random_matrix(rng, m, k, -2, 2);
+        const attn::Matrix b = ref::random_matrix(rng, k, n, -2, 2);
+        attn::Matrix c;
+        attn::gemm(a, b, c);
+        const attn::Matrix expected = a * b;
+        CHECK(worst_relative(c, expected, a, b) <= 1e-5);
+    }
+}
+
+TEST_CASE("gemm_bt: equals Eigen a*b.transpose() on fixed and random shapes within 1e-5 relative", "[gemm]") {
+    std::mt19937 rng(99);
+    std::vector<std::vector<int>> shapes = fixed_shapes();
+    for (int i = 0; i < 200; ++i) {
+        std::uniform_int_distribution<int> dim(1, 40);
+        shapes.push_back({dim(rng), dim(rng), dim(rng)});
+    }
+    for (const auto& s : shapes) {
+        const int m = s[0], k = s[1], n = s[2];
+        INFO("m=" << m << " k=" << k << " n=" << n);
+        const attn::Matrix a = ref::random_matrix(rng, m, k, -2, 2);
+        const attn::Matrix b = ref::random_matrix(rng, n, k, -2, 2);
+        attn::Matrix c;
+        attn::gemm_bt(a, b, c);
+        const attn::Matrix expected = a * b.transpose();
+        const attn::Matrix bt = b.transpose();
+        CHECK(worst_relative(c, expected, a, bt) <= 1e-5);
+    }
+}
+
+TEST_CASE("gemm: blocks of columns and rows read in place, results independent of position", "[gemm]") {
+    std::mt19937 rng(5);
+    const attn::Matrix x = ref::random_matrix(rng, 37, 24, -1, 1);
+    attn::Matrix w = ref::random_matrix(rng, 24, 24, -1, 1);
+    w.middleCols(16, 8) = w.middleCols(0, 8);  // two equal column blocks
+    attn::Matrix c0, c2, full;
+    attn::gemm(x, w.middleCols(0, 8), c0);
+    attn::gemm(x, w.middleCols(16, 8), c2);
+    CHECK(c0 == c2);
+    attn::gemm(x, w, full);
+    CHECK(full.middleCols(0, 8) == c0);
+    CHECK(worst_relative(c0, x * w.middleCols(0, 8), x, w.middleCols(0, 8)) <= 1e-5);
+    // a block of rows and columns of a as the left operand
+    attn::Matrix sub;
+    attn::gemm(x.block(3, 5, 11, 13), w.block(5, 2, 13, 9), sub);
+    const attn::Matrix xa = x.block(3, 5, 11, 13), wb = w.block(5, 2, 13, 9);
+    CHECK(worst_relative(sub, xa * wb, xa, wb) <= 1e-5);
+    attn::Matrix bt;
+    attn::gemm_bt(x.middleCols(8, 8), x.middleCols(16, 8), bt);
+    const attn::Matrix q = x.middleCols(8, 8), k = x.middleCols(16, 8);
+    const attn::Matrix kt = k.transpose();
+    CHECK(worst_relative(bt, q * kt, q, kt) <= 1e-5);
+}
+
+TEST_CASE("gemm: empty shapes and an inner dimension of 0", "[gemm]") {
+    attn::Matrix c;
+    attn::gemm(attn::Matrix(0, 3), attn::Matrix::Ones(3, 4), c);
+    CHECK(c.rows() == 0);
+    CHECK(c.cols() == 4);
+    attn::gemm(attn::Matrix(2, 0), attn::Matrix(0, 3), c);
+    REQUIRE(c.rows() == 2);
+    REQUIRE(c.cols() == 3);
+    CHECK((c.array() == 0.0f).all());
+    attn::gemm_bt(attn::Matrix(2, 0), attn::Matrix(5, 0), c);
+    REQUIRE(c.rows() == 2);
+    REQUIRE(c.cols() == 5);
+    CHECK((c.array() == 0.0f).all());
+    CHECK_THROWS_AS(attn::gemm(attn::Matrix::Ones(2, 3), attn::Matrix::Ones(4, 2), c), attn::Error);
+    CHECK_THROWS_AS(attn::gemm_bt(attn::Matrix::Ones(2, 3), attn::Matrix::Ones(4, 2), c), attn::Error);
+}
+
+TEST_CASE("PackedLhs: several products of one packed operand equal gemm exactly", "[gemm]") {
+    std::mt19937 rng(17);
+    for (int iter = 0; iter < 50; ++iter) {
+        std::uniform_int_distribution<int> dim(1, 30);
+        const int m = dim(rng), k = dim(rng);
+        const attn::Matrix a = ref::random_matrix(rng, m, k, -2, 2);
+        const attn::PackedLhs packed(a);
+        for (int j = 0; j < 3; ++j) {
+            const int n = dim(rng);
+            INFO("m=" << m << " k=" << k << " n=" << n);
+            const attn::Matrix b = ref::random_matrix(rng, k, n, -2, 2);
+            attn::Matrix c1, c2;
+            packed.times(b, c1);
+            attn::gemm(a, b, c2);
+            CHECK(c1 == c2);
+            CHECK(worst_relative(c1, a * b, a, b) <= 1e-5);
+        }
+    }
+    attn::Matrix c;
+    CHECK_THROWS_AS(attn::PackedLhs(attn::Matrix::Ones(2, 3)).times(attn::Matrix::Ones(4, 2), c), attn::Error);
+    attn::PackedLhs(attn::Matrix(3, 0)).times(attn::Matrix(0, 2), c);
+    REQUIRE(c.rows() == 3);
+    REQUIRE(c.cols() == 2);
+    CHECK((c.array() == 0.0f).all());
+}
