@@ -60,6 +60,18 @@ const float* pack_b(const Eigen::Ref<const Matrix>& b, Workspace& ws) {
     return panels;
 }
 
+/// Sizes c (m×n); false when nothing is left to multiply: c is empty, or the
+/// inner dimension k is 0 and c has been set to zeros.
+bool prepare(Matrix& c, int m, int n, int k) {
+    c.resize(m, n);
+    if (m == 0 || n == 0) return false;
+    if (k == 0) {
+        c.setZero();
+        return false;
+    }
+    return true;
+}
+
 /// Packs a as row tiles, then c = tiles · panels (already packed into ws.panels).
 void finish(const Eigen::Ref<const Matrix>& a, int n, Workspace& ws, Matrix& c) {
     const int m = static_cast<int>(a.rows()), k = static_cast<int>(a.cols());
@@ -73,12 +85,7 @@ void finish(const Eigen::Ref<const Matrix>& a, int n, Workspace& ws, Matrix& c) 
 void gemm(const Eigen::Ref<const Matrix>& a, const Eigen::Ref<const Matrix>& b, Matrix& c) {
     check_inner(a.cols(), b.rows(), "gemm");
     const int m = static_cast<int>(a.rows()), n = static_cast<int>(b.cols()), k = static_cast<int>(a.cols());
-    c.resize(m, n);
-    if (m == 0 || n == 0) return;
-    if (k == 0) {
-        c.setZero();
-        return;
-    }
+    if (!prepare(c, m, n, k)) return;
     Workspace& ws = workspace();
     pack_b(b, ws);
     finish(a, n, ws, c);
@@ -87,12 +94,7 @@ void gemm(const Eigen::Ref<const Matrix>& a, const Eigen::Ref<const Matrix>& b, 
 void gemm_bt(const Eigen::Ref<const Matrix>& a, const Eigen::Ref<const Matrix>& b, Matrix& c) {
     check_inner(a.cols(), b.cols(), "gemm_bt");
     const int m = static_cast<int>(a.rows()), n = static_cast<int>(b.rows()), k = static_cast<int>(a.cols());
-    c.resize(m, n);
-    if (m == 0 || n == 0) return;
-    if (k == 0) {
-        c.setZero();
-        return;
-    }
+    if (!prepare(c, m, n, k)) return;
     Workspace& ws = workspace();
     // column j of bᵀ is row j of b: contiguous, one float apart
     float* panels = reserve(ws.panels, static_cast<std::size_t>(panel_count(n)) * k * kNR);
@@ -111,12 +113,7 @@ PackedLhs::PackedLhs(const Eigen::Ref<const Matrix>& a)
 void PackedLhs::times(const Eigen::Ref<const Matrix>& b, Matrix& c) const {
     check_inner(k_, b.rows(), "PackedLhs::times");
     const int n = static_cast<int>(b.cols());
-    c.resize(m_, n);
-    if (m_ == 0 || n == 0) return;
-    if (k_ == 0) {
-        c.setZero();
-        return;
-    }
+    if (!prepare(c, m_, n, k_)) return;
     Workspace& ws = workspace();
     const float* panels = pack_b(b, ws);
     opaque(packed_product)(m_, n, k_, tiles_.data(), panels, c.data(), n);
