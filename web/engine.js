@@ -200,13 +200,17 @@ export function normalizeSettings(settings = {}) {
   };
   if (s.customMask != null) out.customMask = toMatrix(s.customMask, 'customMask', Uint8Array);
   if (out.mask === 'custom' && !out.customMask) throw new TypeError('mask "custom" needs customMask, a T×T matrix of 0/1 (1 = may attend)');
-  if (s.weights != null) {
-    if (typeof s.weights !== 'object') throw new TypeError(`weights must be an object {wQuery, wKey, wValue, wOutput}, got ${typeName(s.weights)}`);
-    out.weights = {};
-    for (const key of ['wQuery', 'wKey', 'wValue', 'wOutput']) {
-      if (s.weights[key] == null) throw new TypeError(`weights.${key} is missing`);
-      out.weights[key] = toMatrix(s.weights[key], `weights.${key}`, Float32Array);
-    }
+  if (s.weights != null) out.weights = toWeights(s.weights, (m, name) => toMatrix(m, name, Float32Array));
+  return out;
+}
+
+/** {wQuery, wKey, wValue, wOutput}, each matrix converted by toFloat(matrix, name). */
+function toWeights(weights, toFloat) {
+  if (weights === null || typeof weights !== 'object') throw new TypeError(`weights must be an object {wQuery, wKey, wValue, wOutput}, got ${typeName(weights)}`);
+  const out = {};
+  for (const key of ['wQuery', 'wKey', 'wValue', 'wOutput']) {
+    if (weights[key] == null) throw new TypeError(`weights.${key} is missing`);
+    out[key] = toFloat(weights[key], `weights.${key}`);
   }
   return out;
 }
@@ -317,12 +321,7 @@ export class Engine {
     const input = toFloatMatrix(x, 'x');
     checkInteger(heads, 'heads', -INT32_MAX, INT32_MAX);
     checkBoolean(scale, 'scale');
-    if (weights === null || typeof weights !== 'object') throw new TypeError('weights must be {wQuery, wKey, wValue, wOutput}');
-    const w = {};
-    for (const key of ['wQuery', 'wKey', 'wValue', 'wOutput']) {
-      if (weights[key] == null) throw new TypeError(`weights.${key} is missing`);
-      w[key] = toFloatMatrix(weights[key], `weights.${key}`);
-    }
+    const w = toWeights(weights, toFloatMatrix);
     const spec = toMaskSpec(mask);
     // Step 1 sizes buffers kept in wasm memory; the inputs go in with one
     // HEAPF32.set each (HEAPF32 is re-read after every call: memory may grow).
@@ -348,12 +347,7 @@ export class Engine {
     const input = toMatrix(x, 'x', Float32Array);
     checkInteger(heads, 'heads', -INT32_MAX, INT32_MAX);
     checkBoolean(scale, 'scale');
-    if (weights === null || typeof weights !== 'object') throw new TypeError('weights must be {wQuery, wKey, wValue, wOutput}');
-    const w = {};
-    for (const key of ['wQuery', 'wKey', 'wValue', 'wOutput']) {
-      if (weights[key] == null) throw new TypeError(`weights.${key} is missing`);
-      w[key] = toMatrix(weights[key], `weights.${key}`, Float32Array);
-    }
+    const w = toWeights(weights, (m, name) => toMatrix(m, name, Float32Array));
     return unwrap(this._m.forwardOutput(input, w, heads, mask == null ? null : toMatrix(mask, 'mask', Uint8Array), scale));
   }
 

@@ -116,10 +116,7 @@ val scale_experiment_js(int d_k, int tokens, int samples, double seed, bool scal
 val forward_output_js(const val& x, const val& weights, int heads, const val& mask, bool scale) {
     return guarded([&] {
         const Matrix input = js::matrix_from_js(x, "x");
-        const Weights w{js::matrix_from_js(weights["wQuery"], "weights.wQuery"),
-                        js::matrix_from_js(weights["wKey"], "weights.wKey"),
-                        js::matrix_from_js(weights["wValue"], "weights.wValue"),
-                        js::matrix_from_js(weights["wOutput"], "weights.wOutput")};
+        const Weights w = js::weights_from_js(weights);
         const MaskMatrix m = (mask.isNull() || mask.isUndefined())
                                  ? MaskMatrix::Constant(input.rows(), input.rows(), true)
                                  : js::mask_from_js(mask, "mask");

@@ -133,6 +133,11 @@ val trace_to_js(const Trace& tr) {
     return o;
 }
 
+Weights weights_from_js(const val& w) {
+    return Weights{matrix_from_js(w["wQuery"], "weights.wQuery"), matrix_from_js(w["wKey"], "weights.wKey"),
+                   matrix_from_js(w["wValue"], "weights.wValue"), matrix_from_js(w["wOutput"], "weights.wOutput")};
+}
+
 Config config_from_js(const val& s) {
     Config c;
     c.d_model = s["dModel"].as<int>();
@@ -148,9 +153,7 @@ Config config_from_js(const val& s) {
         c.custom_mask = mask_from_js(s["customMask"], "customMask");
     const val w = s["weights"];
     if (!w.isNull() && !w.isUndefined()) {
-        c.weights = Weights{matrix_from_js(w["wQuery"], "weights.wQuery"), matrix_from_js(w["wKey"], "weights.wKey"),
-                            matrix_from_js(w["wValue"], "weights.wValue"),
-                            matrix_from_js(w["wOutput"], "weights.wOutput")};
+        c.weights = weights_from_js(w);
     } else {
         // The page reruns with the same seed and sizes on every keystroke;
         // generating 4·C² seeded numbers is most of a small run, so the last

@@ -21,6 +21,9 @@ emscripten::val vector_to_js(const Vector& v);
 Matrix matrix_from_js(const emscripten::val& v, const std::string& what);
 MaskMatrix mask_from_js(const emscripten::val& v, const std::string& what);
 
+/// {wQuery, wKey, wValue, wOutput} → Weights; throws attn::Error naming a bad matrix.
+Weights weights_from_js(const emscripten::val& w);
+
 emscripten::val trace_to_js(const Trace& trace);
 /// The settings object the JS wrapper normalised (every field present).
 Config config_from_js(const emscripten::val& settings);

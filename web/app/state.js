@@ -8,6 +8,8 @@
 //
 // Indices (query, key, dim, head, shown) are 0-based, as in the trace.
 
+import { POSITIONALS, MASKS } from '../engine.js';
+
 export const STEPS = Object.freeze([
   'embeddings', 'positional', 'input', 'projections', 'scores', 'scaled',
   'masked', 'softmax', 'weighted', 'heads', 'concat', 'output',
@@ -16,8 +18,7 @@ export const WIDTHS = Object.freeze([4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192,
 export const HEAD_CHOICES = Object.freeze([1, 2, 3, 4, 6, 8, 12, 16, 32]);
 export const SPEEDS = Object.freeze([0.25, 0.5, 1, 2, 4]);
 export const THEMES = Object.freeze(['system', 'light', 'dark']);
-export const POSITIONALS = Object.freeze(['none', 'sinusoidal', 'learned']);
-export const MASKS = Object.freeze(['none', 'causal', 'padding', 'causal+padding', 'custom']);
+export { POSITIONALS, MASKS };
 
 export const MAX_SENTENCE_CHARS = 20000;
 export const MAX_BATCH = 8;

@@ -4,6 +4,7 @@
 import { el } from './dom.js';
 import { createFormula } from './formula.js';
 import { quoted } from '../format.js';
+import { at } from '../../engine.js';
 
 /**
  * The frame of one step: a short explanation next to the numbers, the formula
@@ -77,9 +78,7 @@ export function col(matrix, j) {
   return out;
 }
 
-export function at(matrix, i, j) {
-  return matrix.data[i * matrix.cols + j];
-}
+export { at };
 
 /** Columns h·D … (h+1)·D−1 of a C×C weight matrix, as a C×D matrix (cached). */
 const sliceCache = new WeakMap();
