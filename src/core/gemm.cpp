@@ -2,6 +2,7 @@
 
 #include "kernels.hpp"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -102,6 +103,27 @@ void gemm_bt(const Eigen::Ref<const Matrix>& a, const Eigen::Ref<const Matrix>& 
     const std::ptrdiff_t ldb = b.outerStride();
     kernels::pack_panels(k, n, 1, [&](int j) { return b0 + j * ldb; }, panels);
     finish(a, n, ws, c);
+}
+
+void gemm_at(const Eigen::Ref<const Matrix>& a, const Eigen::Ref<const Matrix>& b, Matrix& c) {
+    check_inner(a.rows(), b.rows(), "gemm_at");
+    const int m = static_cast<int>(a.cols()), n = static_cast<int>(b.cols()), k = static_cast<int>(a.rows());
+    if (!prepare(c, m, n, k)) return;
+    Workspace& ws = workspace();
+    pack_b(b, ws);
+    // row tiles of aᵀ: tile t, step kk holds a(kk, 4t … 4t+3), four contiguous floats of row kk
+    float* tiles = reserve(ws.tiles, static_cast<std::size_t>(tile_count(m)) * k * kMR);
+    const float* a0 = a.data();
+    const std::ptrdiff_t lda = a.outerStride();
+    for (int t = 0; t < tile_count(m); ++t) {
+        float* tile = tiles + static_cast<std::ptrdiff_t>(t) * k * kMR;
+        const int valid = std::min(kMR, m - t * kMR);
+        for (int kk = 0; kk < k; ++kk) {
+            const float* row = a0 + kk * lda + t * kMR;
+            for (int i = 0; i < kMR; ++i) tile[kk * kMR + i] = i < valid ? row[i] : 0.0f;
+        }
+    }
+    opaque(packed_product)(m, n, k, tiles, ws.panels.data(), c.data(), n);
 }
 
 PackedLhs::PackedLhs(const Eigen::Ref<const Matrix>& a)

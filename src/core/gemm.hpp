@@ -20,6 +20,10 @@ void gemm(const Eigen::Ref<const Matrix>& a, const Eigen::Ref<const Matrix>& b, 
 /// c (m×n) = a (m×k) · bᵀ, b (n×k). c is resized; it must not alias a or b.
 void gemm_bt(const Eigen::Ref<const Matrix>& a, const Eigen::Ref<const Matrix>& b, Matrix& c);
 
+/// c (m×n) = aᵀ · b, a (k×m), b (k×n): the weight gradients of a backward
+/// pass (Xᵀ·dY). c is resized; it must not alias a or b.
+void gemm_at(const Eigen::Ref<const Matrix>& a, const Eigen::Ref<const Matrix>& b, Matrix& c);
+
 /// A left operand packed once for several products a·b₁, a·b₂, … (the
 /// per-head projections of one input): the same numbers as gemm(a, b, c).
 class PackedLhs {

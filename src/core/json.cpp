@@ -11,7 +11,7 @@ void put_float(std::string& out, float v) {
     out += buf;
 }
 
-void put_matrix(std::string& out, const Matrix& m) {
+void put_matrix(std::string& out, const Eigen::Ref<const Matrix>& m) {
     out += '[';
     for (Eigen::Index i = 0; i < m.rows(); ++i) {
         if (i) out += ',';
@@ -40,6 +40,10 @@ void put_mask(std::string& out, const MaskMatrix& m) {
 }
 
 }  // namespace
+
+void json_put_float(std::string& out, float v) { put_float(out, v); }
+void json_put_matrix(std::string& out, const Eigen::Ref<const Matrix>& m) { put_matrix(out, m); }
+void json_put_mask(std::string& out, const MaskMatrix& m) { put_mask(out, m); }
 
 std::string json_quote(const std::string& text) {
     std::string out = "\"";

@@ -78,24 +78,25 @@ MultiHeadTrace multi_head_attention_reference(const Eigen::Ref<const Matrix>& x,
 
 Matrix multi_head_output(const Eigen::Ref<const Matrix>& x, const Weights& w, int heads, const MaskMatrix& mask,
                          bool scale) {
+    // The independent reference of the fast path (fast_attention.cpp): Eigen's
+    // own products, none of the hand-written kernels; one score buffer is
+    // reused across heads.
     check_shapes(x, w, heads, mask);
     const Eigen::Index t = x.rows(), c = x.cols(), d = c / heads;
     const float factor = score_scale(static_cast<int>(d), scale);
-    // buffers reused across heads
     Matrix concat(t, c), q(t, d), k(t, d), v(t, d), scores(t, t), weights(t, t), head_out(t, d);
-    const PackedLhs xp(x);
     for (int h = 0; h < heads; ++h) {
-        xp.times(w.w_query.middleCols(h * d, d), q);  // (T, D), as in multi_head_attention
-        xp.times(w.w_key.middleCols(h * d, d), k);
-        xp.times(w.w_value.middleCols(h * d, d), v);
-        gemm_bt(q, k, scores);
+        q.noalias() = x * w.w_query.middleCols(h * d, d);  // (T, C)·(C, D)
+        k.noalias() = x * w.w_key.middleCols(h * d, d);
+        v.noalias() = x * w.w_value.middleCols(h * d, d);
+        attention_scores(q, k, scores);  // (T, T)
         scores *= factor;
         masked_softmax(scores, mask, weights);
-        gemm(weights, v, head_out);
+        attention_output(weights, v, head_out);  // (T, D)
         concat.middleCols(h * d, d) = head_out;
     }
-    Matrix y;
-    gemm(concat, w.w_output, y);  // (T, C)
+    Matrix y(t, c);
+    y.noalias() = concat * w.w_output;  // (T, C)
     return y;
 }
 

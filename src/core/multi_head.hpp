@@ -36,7 +36,10 @@ MultiHeadTrace multi_head_attention_reference(const Eigen::Ref<const Matrix>& x,
                                               int heads, const MaskMatrix& mask, bool scale);
 
 /// Output only (T×C), without keeping per-head T×T matrices: one score buffer
-/// is reused across heads. Same numbers as multi_head_attention().output.
+/// is reused across heads. Eigen's products only (none of the SIMD kernels of
+/// gemm.hpp / kernels.hpp): the independent reference the fast path
+/// (fast_attention.hpp, engine.forward) is tested against, and what
+/// engine.forwardReference runs.
 Matrix multi_head_output(const Eigen::Ref<const Matrix>& x, const Weights& weights, int heads,
                          const MaskMatrix& mask, bool scale);
 

@@ -17,6 +17,8 @@ enum class Stream : std::uint64_t {
     w_value = 5,
     w_output = 6,
     experiment = 7,
+    task = 20,      ///< training batches of a task (tasks.hpp)
+    heldout = 21,   ///< held-out batches of a task, independent of the training ones
 };
 
 inline std::uint64_t splitmix64(std::uint64_t x) {

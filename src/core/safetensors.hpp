@@ -1,0 +1,45 @@
+#pragma once
+// The safetensors file format (what Hugging Face, PyTorch users and others
+// exchange): an 8-byte little-endian unsigned header length N, N bytes of UTF-8
+// JSON {"name": {"dtype": "F32", "shape": [...], "data_offsets": [begin, end]},
+// ..., "__metadata__": {string: string}}, then the raw little-endian tensor
+// bytes; offsets are relative to the end of the header, tensors contiguous,
+// row-major, not overlapping. Only F32 tensors are read and written here.
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace attn {
+
+/// The largest header this reader accepts (a model's header is a few KB).
+inline constexpr std::size_t kMaxSafetensorsHeader = 1u << 20;  // 1 MiB
+
+struct Tensor {
+    std::string name;
+    std::vector<std::int64_t> shape;  ///< [] for a scalar
+    std::vector<float> data;          ///< row-major, product(shape) floats
+};
+
+struct SafeTensors {
+    std::vector<Tensor> tensors;                  ///< in file order (the writer keeps the given order)
+    std::map<std::string, std::string> metadata;  ///< "__metadata__"
+    /// The tensor called `name`, or nullptr.
+    const Tensor* find(const std::string& name) const;
+};
+
+/// The file's bytes. Throws attn::Error for a tensor whose data size does not
+/// match its shape, duplicate or empty names, or a name "__metadata__".
+std::string write_safetensors(const SafeTensors& file);
+
+/// Parses a file. Throws attn::Error with a clear message for: fewer than 8
+/// bytes, a header length past the end or above kMaxSafetensorsHeader,
+/// malformed JSON, a non-object entry, a dtype other than F32 (named), a shape
+/// that is not a list of non-negative integers, offsets that do not match the
+/// shape, overlap, leave gaps or point past the end, duplicate names, and
+/// metadata values that are not strings. Never reads out of bounds.
+SafeTensors read_safetensors(const std::string& bytes);
+
+}  // namespace attn

@@ -1,0 +1,467 @@
+#include "trainer.hpp"
+
+#include "json.hpp"
+#include "json_value.hpp"
+#include "kernels.hpp"
+#include "safetensors.hpp"
+
+#include <cmath>
+#include <sstream>
+#include <unordered_map>
+
+namespace attn {
+
+// ---- AdamW ---------------------------------------------------------------------------
+
+AdamW::AdamW(const OptimizerConfig& config, std::size_t size) : config_(config), m_(size, 0.0f), v_(size, 0.0f) {
+    if (!(config.lr > 0.0f) || !std::isfinite(config.lr) || config.lr > 10.0f)
+        throw Error("learning rate must be in (0, 10], got " + std::to_string(config.lr));
+    if (!(config.beta1 >= 0.0f && config.beta1 < 1.0f) || !(config.beta2 >= 0.0f && config.beta2 < 1.0f))
+        throw Error("AdamW betas must be in [0, 1)");
+    if (!(config.eps > 0.0f)) throw Error("AdamW eps must be positive");
+    if (!(config.weight_decay >= 0.0f && config.weight_decay <= 1.0f))
+        throw Error("weight decay must be in [0, 1], got " + std::to_string(config.weight_decay));
+    if (!(config.clip >= 0.0f) || !std::isfinite(config.clip))
+        throw Error("gradient clipping must be 0 (off) or positive, got " + std::to_string(config.clip));
+    if (config.warmup < 0 || config.warmup > 1000000)
+        throw Error("warm-up must be from 0 to 1000000 steps, got " + std::to_string(config.warmup));
+}
+
+double AdamW::update(Parameters& params, const Parameters& grads, int step) {
+    const std::vector<float>& g = grads.flat();
+    std::vector<float>& p = params.flat();
+    double sq = 0;
+    for (float x : g) sq += static_cast<double>(x) * x;
+    const double norm = std::sqrt(sq);
+    // clip by the global norm (as torch.nn.utils.clip_grad_norm_: factor clip / (norm + 1e-6))
+    const float clip = config_.clip > 0 && norm > config_.clip ? static_cast<float>(config_.clip / (norm + 1e-6)) : 1.0f;
+    const double warm = config_.warmup > 0 ? std::min(1.0, static_cast<double>(step) / config_.warmup) : 1.0;
+    const float lr = static_cast<float>(config_.lr * warm);
+    const float b1 = config_.beta1, b2 = config_.beta2;
+    const float c1 = static_cast<float>(1.0 - std::pow(static_cast<double>(b1), step));
+    const float c2 = static_cast<float>(1.0 - std::pow(static_cast<double>(b2), step));
+    for (const ParamInfo& info : params.layout()) {
+        // decoupled decay first, as torch.optim.AdamW: p ← p − lr·wd·p
+        const float decay = info.decay ? lr * config_.weight_decay : 0.0f;
+        for (std::size_t i = info.offset; i < info.offset + info.size(); ++i) {
+            const float gi = g[i] * clip;
+            m_[i] = b1 * m_[i] + (1.0f - b1) * gi;
+            v_[i] = b2 * v_[i] + (1.0f - b2) * gi * gi;
+            const float mhat = m_[i] / c1, vhat = v_[i] / c2;
+            p[i] -= decay * p[i];
+            p[i] -= lr * mhat / (std::sqrt(vhat) + config_.eps);
+        }
+    }
+    return norm;
+}
+
+// ---- config JSON ------------------------------------------------------------------------
+
+std::string model_config_json(const ModelConfig& c) {
+    std::ostringstream o;
+    o << "{\"vocab\":" << c.vocab << ",\"context\":" << c.context << ",\"layers\":" << c.layers
+      << ",\"d_model\":" << c.d_model << ",\"heads\":" << c.heads << ",\"mlp\":" << c.mlp
+      << ",\"layernorm\":" << (c.layernorm ? "true" : "false") << ",\"positional\":\""
+      << positional_name(c.positional) << "\",\"causal\":" << (c.causal ? "true" : "false")
+      << ",\"scale\":" << (c.scale ? "true" : "false") << ",\"tied\":" << (c.tied ? "true" : "false") << "}";
+    return o.str();
+}
+
+namespace {
+
+int json_int(const JsonValue& obj, const char* key, int fallback) {
+    const JsonValue* v = obj.get(key);
+    if (!v) return fallback;
+    if (!v->is(JsonValue::Type::number) || v->number != std::floor(v->number) || std::fabs(v->number) > 1e9)
+        throw Error(std::string("model config: \"") + key + "\" must be a whole number");
+    return static_cast<int>(v->number);
+}
+
+bool json_bool(const JsonValue& obj, const char* key, bool fallback) {
+    const JsonValue* v = obj.get(key);
+    if (!v) return fallback;
+    if (!v->is(JsonValue::Type::boolean)) throw Error(std::string("model config: \"") + key + "\" must be true or false");
+    return v->boolean;
+}
+
+double json_number(const JsonValue& obj, const char* key, double fallback) {
+    const JsonValue* v = obj.get(key);
+    if (!v) return fallback;
+    if (!v->is(JsonValue::Type::number)) throw Error(std::string("\"") + key + "\" must be a number");
+    return v->number;
+}
+
+std::string json_text(const JsonValue& obj, const char* key, const std::string& fallback) {
+    const JsonValue* v = obj.get(key);
+    if (!v) return fallback;
+    if (!v->is(JsonValue::Type::string)) throw Error(std::string("\"") + key + "\" must be a string");
+    return v->string;
+}
+
+const char* kFormat = "attention-playground-model/1";
+
+std::string step_failure(int step, const char* what, float lr) {
+    std::ostringstream o;
+    o << "step " << step << ": " << what << " is not finite (NaN or infinity); the learning rate " << lr
+      << " is probably too high (or the gradients exploded: try gradient clipping). Training stopped; the weights "
+         "after step "
+      << step - 1 << " are kept.";
+    return o.str();
+}
+
+}  // namespace
+
+ModelConfig model_config_from_json(const std::string& json) {
+    const JsonValue v = parse_json(json);
+    if (!v.is(JsonValue::Type::object)) throw Error("model config must be a JSON object");
+    ModelConfig c;
+    c.vocab = json_int(v, "vocab", c.vocab);
+    c.context = json_int(v, "context", c.context);
+    c.layers = json_int(v, "layers", c.layers);
+    c.d_model = json_int(v, "d_model", c.d_model);
+    c.heads = json_int(v, "heads", c.heads);
+    c.mlp = json_int(v, "mlp", c.mlp);
+    c.layernorm = json_bool(v, "layernorm", c.layernorm);
+    c.positional = parse_positional(json_text(v, "positional", positional_name(c.positional)));
+    c.causal = json_bool(v, "causal", c.causal);
+    c.scale = json_bool(v, "scale", c.scale);
+    c.tied = json_bool(v, "tied", c.tied);
+    validate_model_config(c);
+    return c;
+}
+
+// ---- recipes -------------------------------------------------------------------------------
+
+Recipe default_recipe(TaskKind task) {
+    Recipe r;
+    TrainConfig& c = r.config;
+    c.task = task;
+    c.model.layers = 1;
+    c.model.d_model = 32;
+    c.model.heads = 2;
+    c.model.mlp = 0;
+    c.model.layernorm = true;
+    c.model.positional = Positional::learned;
+    c.model.context = 0;  // the task's
+    c.optimizer.lr = 3e-3f;
+    c.optimizer.clip = 1.0f;  // global-norm clipping: keeps lr 1e-2 stable after a phase change (measured)
+    c.batch = 64;
+    c.seed = 1;
+    switch (task) {
+        case TaskKind::reverse:
+        case TaskKind::copy:
+        case TaskKind::previous_token:
+            r.steps = 300;
+            break;
+        case TaskKind::sort:  // 99.6% held-out at step 250 (measured)
+            c.model.layers = 2;
+            c.model.mlp = 64;
+            r.steps = 500;
+            break;
+        case TaskKind::induction:
+            // attention-only and without LayerNorm: with pre-LN the same model
+            // stayed on its plateau for 1,500 steps at this rate; with the clip,
+            // seeds 1–3 pass 95% held-out accuracy by step 500 (measured)
+            c.model.layers = 2;
+            c.model.layernorm = false;
+            c.optimizer.lr = 1e-2f;
+            r.steps = 600;
+            break;
+        case TaskKind::recall:  // 100% held-out at step 250, layer-1 heads 0.97 on the key (measured)
+        case TaskKind::brackets:
+            c.model.layers = 2;
+            c.model.mlp = 64;
+            r.steps = 500;
+            break;
+        case TaskKind::coreference:
+            c.model.layers = 2;
+            c.model.mlp = 64;
+            r.steps = 800;
+            break;
+        case TaskKind::text:
+            c.model.layers = 2;
+            c.model.d_model = 64;
+            c.model.heads = 4;
+            c.model.mlp = 128;
+            c.batch = 32;
+            r.steps = 2000;
+            break;
+    }
+    // the task's natural mask (a text corpus is next-word prediction: causal)
+    c.model.causal = task == TaskKind::text ? true : make_task(task)->causal();
+    return r;
+}
+
+std::vector<Token> tokenize_for_model(const std::vector<std::string>& vocabulary, const std::string& text) {
+    std::vector<Token> tokens = tokenize(text, TokenizeOptions{true});
+    int unknown = -1;
+    std::unordered_map<std::string, int> index;
+    for (std::size_t i = 0; i < vocabulary.size(); ++i) {
+        index.emplace(vocabulary[i], static_cast<int>(i));
+        if (vocabulary[i] == "[UNK]") unknown = static_cast<int>(i);
+    }
+    for (Token& t : tokens) {
+        const auto it = index.find(t.text);
+        if (it != index.end()) {
+            t.id = it->second;
+        } else if (unknown >= 0) {
+            t.id = unknown;
+        } else {
+            throw Error("\"" + t.text + "\" is not in the model's vocabulary of " + std::to_string(vocabulary.size()) +
+                        " tokens (and it has no [UNK])");
+        }
+    }
+    return tokens;
+}
+
+// ---- checkpoints --------------------------------------------------------------------------
+
+Checkpoint load_checkpoint(const std::string& bytes) {
+    const SafeTensors file = read_safetensors(bytes);
+    Checkpoint out;
+    out.metadata = file.metadata;
+    const auto config = file.metadata.find("config");
+    if (config == file.metadata.end())
+        throw Error("not a model checkpoint: __metadata__ has no \"config\" (a JSON model config)");
+    out.config = model_config_from_json(config->second);
+    const auto vocab = file.metadata.find("vocabulary");
+    if (vocab != file.metadata.end()) {
+        const JsonValue list = parse_json(vocab->second);
+        if (!list.is(JsonValue::Type::array)) throw Error("checkpoint vocabulary must be a JSON list of strings");
+        for (const JsonValue& t : list.array) {
+            if (!t.is(JsonValue::Type::string)) throw Error("checkpoint vocabulary must be a JSON list of strings");
+            out.vocabulary.push_back(t.string);
+        }
+        if (static_cast<int>(out.vocabulary.size()) != out.config.vocab)
+            throw Error("checkpoint vocabulary has " + std::to_string(out.vocabulary.size()) +
+                        " tokens but the config says vocab " + std::to_string(out.config.vocab));
+    }
+    out.params = Parameters(out.config);
+    for (const ParamInfo& p : out.params.layout()) {
+        const Tensor* t = file.find(p.name);
+        if (!t) throw Error("checkpoint is missing tensor \"" + p.name + "\"");
+        const std::vector<std::int64_t> want = p.vector ? std::vector<std::int64_t>{p.cols}
+                                                        : std::vector<std::int64_t>{p.rows, p.cols};
+        if (t->shape != want) {
+            std::string got;
+            for (std::size_t i = 0; i < t->shape.size(); ++i) got += (i ? ", " : "") + std::to_string(t->shape[i]);
+            std::string expected;
+            for (std::size_t i = 0; i < want.size(); ++i) expected += (i ? ", " : "") + std::to_string(want[i]);
+            throw Error("checkpoint tensor \"" + p.name + "\" has shape [" + got + "], the config needs [" + expected +
+                        "]");
+        }
+        for (std::size_t i = 0; i < t->data.size(); ++i)
+            if (!std::isfinite(t->data[i]))
+                throw Error("checkpoint tensor \"" + p.name + "\" holds NaN or infinity (entry " + std::to_string(i) +
+                            ")");
+        std::copy(t->data.begin(), t->data.end(), out.params.flat().begin() + static_cast<std::ptrdiff_t>(p.offset));
+    }
+    for (const Tensor& t : file.tensors)
+        if (!out.params.has(t.name))
+            throw Error("checkpoint has tensor \"" + t.name + "\", which this model config does not use");
+    return out;
+}
+
+// ---- the trainer ------------------------------------------------------------------------------
+
+namespace {
+
+void fit_model_to_task(ModelConfig& model, const Task& task) {
+    model.vocab = task.vocabulary().size();
+    if (model.context == 0) model.context = task.context();
+    if (model.context < task.context())
+        throw Error("context " + std::to_string(model.context) + " is shorter than the task's sequences (" +
+                    std::to_string(task.context()) + " tokens)");
+}
+
+}  // namespace
+
+Trainer::Trainer(const TrainConfig& config) : config_(config) {
+    if (config_.batch < 1 || config_.batch > 4096)
+        throw Error("batch must be from 1 to 4096, got " + std::to_string(config_.batch));
+    task_ = make_task(config_.task, config_.task_options);
+    fit_model_to_task(config_.model, *task_);
+    vocabulary_ = task_->vocabulary().tokens();
+    model_ = std::make_unique<Model>(config_.model);
+    init_parameters(config_.model, config_.seed, model_->params());
+    grads_ = Parameters(config_.model);
+    optimizer_ = std::make_unique<AdamW>(config_.optimizer, model_->params().size());
+}
+
+const Task& Trainer::task() const {
+    if (!task_)
+        throw Error("this model was trained on a text that is not loaded: give the corpus to train or evaluate it");
+    return *task_;
+}
+
+std::unique_ptr<Trainer> Trainer::from_checkpoint(const std::string& bytes, const std::string& corpus) {
+    Checkpoint cp = load_checkpoint(bytes);
+    std::unique_ptr<Trainer> t(new Trainer());
+    TrainConfig& tc = t->config_;
+    tc.model = cp.config;
+    const auto task = cp.metadata.find("task");
+    if (task != cp.metadata.end()) {
+        const JsonValue v = parse_json(task->second);
+        tc.task = parse_task(json_text(v, "name", "reverse"));
+        tc.task_options.length = json_int(v, "length", 0);
+        tc.task_options.max_vocab = json_int(v, "max_vocab", tc.task_options.max_vocab);
+    }
+    const auto train = cp.metadata.find("train");
+    if (train != cp.metadata.end()) {
+        const JsonValue v = parse_json(train->second);
+        tc.batch = json_int(v, "batch", tc.batch);
+        tc.seed = static_cast<std::uint32_t>(json_number(v, "seed", tc.seed));
+        tc.optimizer.lr = static_cast<float>(json_number(v, "lr", tc.optimizer.lr));
+        tc.optimizer.beta1 = static_cast<float>(json_number(v, "beta1", tc.optimizer.beta1));
+        tc.optimizer.beta2 = static_cast<float>(json_number(v, "beta2", tc.optimizer.beta2));
+        tc.optimizer.eps = static_cast<float>(json_number(v, "eps", tc.optimizer.eps));
+        tc.optimizer.weight_decay = static_cast<float>(json_number(v, "weight_decay", tc.optimizer.weight_decay));
+        tc.optimizer.clip = static_cast<float>(json_number(v, "clip", tc.optimizer.clip));
+        tc.optimizer.warmup = json_int(v, "warmup", tc.optimizer.warmup);
+    }
+    if (task != cp.metadata.end() && (tc.task != TaskKind::text || !corpus.empty())) {
+        if (tc.task == TaskKind::text) tc.task_options.corpus = corpus;
+        t->task_ = make_task(tc.task, tc.task_options);
+        if (t->task_->vocabulary().tokens() != cp.vocabulary && !cp.vocabulary.empty())
+            throw Error(std::string("the checkpoint's vocabulary differs from the ") + task_name(tc.task) +
+                        " task's (a different corpus or task version)");
+        tc.task_options.corpus.clear();
+    }
+    t->vocabulary_ = cp.vocabulary;
+    if (t->vocabulary_.empty() && t->task_) t->vocabulary_ = t->task_->vocabulary().tokens();
+    t->model_ = std::make_unique<Model>(cp.config);
+    t->model_->params() = std::move(cp.params);
+    t->grads_ = Parameters(cp.config);
+    t->optimizer_ = std::make_unique<AdamW>(tc.optimizer, t->model_->params().size());
+    const auto step = cp.metadata.find("step");
+    if (step != cp.metadata.end()) t->step_ = std::max(0, std::atoi(step->second.c_str()));
+    return t;
+}
+
+StepResult Trainer::step() {
+    const Batch batch = task().sample(config_.batch, config_.seed, static_cast<std::uint64_t>(step_), Split::train);
+    return step_on(batch);
+}
+
+StepResult Trainer::step_on(const Batch& batch) { return checked_update(model_->forward(batch)); }
+
+StepResult Trainer::checked_update(const LossResult& r) {
+    const int next = step_ + 1;
+    if (!std::isfinite(r.loss)) throw Error(step_failure(next, "the loss", config_.optimizer.lr));
+    StepResult out;
+    out.stats = r.stats;
+    model_->backward(grads_, &out.stats);
+    if (!kernels::all_finite(grads_.flat().data(), grads_.size()))
+        throw Error(step_failure(next, "a gradient", config_.optimizer.lr));
+    // keep the last finite state so a step that overflows leaves nothing poisoned
+    const std::vector<float> p = model_->params().flat(), m = optimizer_->m(), v = optimizer_->v();
+    out.grad_norm = optimizer_->update(model_->params(), grads_, next);
+    if (!kernels::all_finite(model_->params().flat().data(), model_->params().size())) {
+        model_->params().flat() = p;
+        optimizer_->m() = m;
+        optimizer_->v() = v;
+        throw Error(step_failure(next, "an updated weight", config_.optimizer.lr));
+    }
+    step_ = next;
+    out.step = step_;
+    out.loss = r.loss;
+    out.accuracy = r.targets > 0 ? static_cast<double>(r.correct) / r.targets : 0.0;
+    return out;
+}
+
+EvalResult Trainer::evaluate(int samples, const ForwardOptions& options) {
+    if (samples < 1 || samples > 100000)
+        throw Error("evaluation samples must be from 1 to 100000, got " + std::to_string(samples));
+    const Task& t = task();
+    EvalResult out;
+    double loss_sum = 0;
+    int correct = 0;
+    for (int done = 0, index = 0; done < samples; ++index) {
+        const int b = std::min(config_.batch, samples - done);
+        const LossResult r =
+            model_->forward(t.sample(b, config_.seed, static_cast<std::uint64_t>(index), Split::heldout), options);
+        loss_sum += r.loss * r.targets;
+        out.targets += r.targets;
+        correct += r.correct;
+        done += b;
+    }
+    out.loss = out.targets > 0 ? loss_sum / out.targets : 0.0;
+    out.accuracy = out.targets > 0 ? static_cast<double>(correct) / out.targets : 0.0;
+    return out;
+}
+
+std::vector<HeadScore> Trainer::head_scores(int samples, const ForwardOptions& options) {
+    if (samples < 1 || samples > 10000)
+        throw Error("head-score samples must be from 1 to 10000, got " + std::to_string(samples));
+    const Task& t = task();
+    const int L = config_.model.layers, H = config_.model.heads;
+    std::vector<HeadScore> out(static_cast<std::size_t>(L * H));
+    std::vector<std::vector<double>> sums(static_cast<std::size_t>(L * H));
+    std::vector<std::string> names;
+    int seen = 0;
+    for (int done = 0, index = 0; done < samples; ++index) {
+        const int nb = std::min(config_.batch, samples - done);
+        const Batch batch = t.sample(nb, config_.seed, static_cast<std::uint64_t>(index), Split::heldout);
+        model_->forward(batch, options);
+        for (int b = 0; b < nb; ++b) {
+            const std::vector<std::int32_t> ids(batch.ids.begin() + static_cast<std::ptrdiff_t>(b) * batch.length,
+                                                batch.ids.begin() + static_cast<std::ptrdiff_t>(b + 1) * batch.length);
+            const std::vector<AnswerKey> keys = t.answer_keys(ids, batch.real_length(b));
+            if (names.empty())
+                for (const AnswerKey& k : keys) names.push_back(k.name);
+            for (int l = 0; l < L; ++l)
+                for (int h = 0; h < H; ++h) {
+                    std::vector<double>& s = sums[static_cast<std::size_t>(l * H + h)];
+                    s.resize(keys.size(), 0.0);
+                    for (std::size_t k = 0; k < keys.size() && k < s.size(); ++k)
+                        s[k] += answer_key_score(model_->attention(b, l, h), keys[k].key);
+                }
+            ++seen;
+        }
+        done += nb;
+    }
+    for (int l = 0; l < L; ++l)
+        for (int h = 0; h < H; ++h) {
+            HeadScore& hs = out[static_cast<std::size_t>(l * H + h)];
+            hs.layer = l;
+            hs.head = h;
+            const std::vector<double>& s = sums[static_cast<std::size_t>(l * H + h)];
+            for (std::size_t k = 0; k < names.size() && k < s.size(); ++k)
+                hs.scores.emplace_back(names[k], seen > 0 ? s[k] / seen : 0.0);
+        }
+    return out;
+}
+
+std::string Trainer::save() const {
+    SafeTensors file;
+    const Parameters& params = model_->params();
+    for (const ParamInfo& p : params.layout()) {
+        Tensor t;
+        t.name = p.name;
+        t.shape = p.vector ? std::vector<std::int64_t>{p.cols} : std::vector<std::int64_t>{p.rows, p.cols};
+        t.data.assign(params.flat().begin() + static_cast<std::ptrdiff_t>(p.offset),
+                      params.flat().begin() + static_cast<std::ptrdiff_t>(p.offset + p.size()));
+        file.tensors.push_back(std::move(t));
+    }
+    file.metadata["format"] = kFormat;
+    file.metadata["config"] = model_config_json(config_.model);
+    std::ostringstream task;
+    task << "{\"name\":\"" << task_name(config_.task) << "\",\"length\":" << config_.task_options.length;
+    if (config_.task == TaskKind::text) task << ",\"max_vocab\":" << config_.task_options.max_vocab;
+    task << "}";
+    file.metadata["task"] = task.str();
+    std::string vocab = "[";
+    for (std::size_t i = 0; i < vocabulary_.size(); ++i) vocab += (i ? "," : "") + json_quote(vocabulary_[i]);
+    file.metadata["vocabulary"] = vocab + "]";
+    std::ostringstream train;
+    train.precision(9);
+    const OptimizerConfig& o = config_.optimizer;
+    train << "{\"lr\":" << o.lr << ",\"beta1\":" << o.beta1 << ",\"beta2\":" << o.beta2 << ",\"eps\":" << o.eps
+          << ",\"weight_decay\":" << o.weight_decay << ",\"clip\":" << o.clip << ",\"warmup\":" << o.warmup
+          << ",\"batch\":" << config_.batch << ",\"seed\":" << config_.seed << "}";
+    file.metadata["train"] = train.str();
+    file.metadata["step"] = std::to_string(step_);
+    return write_safetensors(file);
+}
+
+}  // namespace attn

@@ -1,0 +1,154 @@
+#pragma once
+// Training: a Model, its AdamW state, a Task and the step counter, with
+// deterministic batches (the batch of step k is the task's sample for
+// (seed, k)), evaluation on held-out samples, and checkpoints.
+
+#include "model.hpp"
+#include "tasks.hpp"
+#include "tokenizer.hpp"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace attn {
+
+struct OptimizerConfig {
+    float lr = 3e-3f;
+    float beta1 = 0.9f;
+    float beta2 = 0.999f;
+    float eps = 1e-8f;
+    float weight_decay = 0.0f;   ///< decoupled, matrices only (ParamInfo::decay)
+    float clip = 0.0f;           ///< max global gradient norm, 0 = no clipping
+    int warmup = 0;              ///< steps of linear learning-rate warm-up
+};
+
+/// AdamW over a flat parameter buffer.
+class AdamW {
+public:
+    AdamW(const OptimizerConfig& config, std::size_t size);
+    /// One update with the gradients of `step` (1-based). Returns the global
+    /// gradient norm before clipping.
+    double update(Parameters& params, const Parameters& grads, int step);
+    const OptimizerConfig& config() const { return config_; }
+    std::vector<float>& m() { return m_; }
+    std::vector<float>& v() { return v_; }
+
+private:
+    OptimizerConfig config_;
+    std::vector<float> m_, v_;
+};
+
+struct TrainConfig {
+    TaskKind task = TaskKind::reverse;
+    TaskOptions task_options;
+    ModelConfig model;           ///< vocab and (if 0) context are taken from the task
+    OptimizerConfig optimizer;
+    int batch = 32;
+    std::uint32_t seed = 1;
+};
+
+/// What one step reports.
+struct StepResult {
+    int step = 0;                ///< steps done after this one
+    double loss = 0;
+    double accuracy = 0;         ///< on this training batch
+    double grad_norm = 0;        ///< before clipping
+    AttentionStats stats;
+};
+
+struct EvalResult {
+    double loss = 0;
+    double accuracy = 0;
+    int targets = 0;
+};
+
+/// Scores of one head on a sequence against each answer key.
+struct HeadScore {
+    int layer = 0, head = 0;
+    std::vector<std::pair<std::string, double>> scores;  ///< key name → score
+};
+
+class Trainer {
+public:
+    /// Validates everything (config, task options) and initialises the model from the seed.
+    explicit Trainer(const TrainConfig& config);
+    /// From a checkpoint: the model, task and training settings come from its
+    /// metadata; the optimizer state starts fresh. A text model needs its
+    /// corpus to train on; without one it can still be traced and probed on
+    /// given ids (step() and evaluate() then throw).
+    static std::unique_ptr<Trainer> from_checkpoint(const std::string& bytes, const std::string& corpus = "");
+
+    const TrainConfig& config() const { return config_; }
+    bool has_task() const { return task_ != nullptr; }
+    /// The task; throws attn::Error when there is none (see from_checkpoint).
+    const Task& task() const;
+    const std::vector<std::string>& vocabulary() const { return vocabulary_; }
+    Model& model() { return *model_; }
+    const Model& model() const { return *model_; }
+    int steps_done() const { return step_; }
+
+    /// One optimizer step on the task's batch for (seed, steps_done).
+    /// A non-finite loss or gradient throws attn::Error naming the step and
+    /// the likely cause, and leaves the weights of the last finite step.
+    StepResult step();
+    /// One step on a given batch (benchmarks, own data).
+    StepResult step_on(const Batch& batch);
+    /// Held-out loss and accuracy over `samples` sequences (in batches of the training batch size).
+    /// The same held-out set every time (samples for indices 0, 1, …).
+    EvalResult evaluate(int samples, const ForwardOptions& options = {});
+    /// Each head's answer-key scores, averaged over `samples` held-out sequences.
+    std::vector<HeadScore> head_scores(int samples, const ForwardOptions& options = {});
+
+    /// The checkpoint: every parameter as an F32 tensor (shapes as in the
+    /// layout) and __metadata__ {format, config (JSON), task (JSON), vocabulary (JSON list), step}.
+    std::string save() const;
+
+private:
+    Trainer() = default;
+    StepResult checked_update(const LossResult& forward_result);
+
+    TrainConfig config_;
+    std::unique_ptr<Task> task_;
+    std::vector<std::string> vocabulary_;
+    std::unique_ptr<Model> model_;
+    Parameters grads_;
+    std::unique_ptr<AdamW> optimizer_;
+    int step_ = 0;
+};
+
+/// A recipe known to learn the task visibly within seconds: the defaults of
+/// the CLI and of the training lab. `steps` is the CLI's default step count.
+struct Recipe {
+    TrainConfig config;
+    int steps = 500;
+};
+Recipe default_recipe(TaskKind task);
+
+/// Tokenizes text with the project tokenizer (lower-cased) and maps each
+/// token to the model vocabulary's id ([UNK] for unknown words when the
+/// vocabulary has it; otherwise an attn::Error naming the word and the
+/// vocabulary's size). Offsets are those of the original text.
+std::vector<Token> tokenize_for_model(const std::vector<std::string>& vocabulary, const std::string& text);
+
+/// The model and metadata of a checkpoint, validated: every tensor present
+/// with its shape, nothing extra, every value finite. Throws attn::Error.
+struct Checkpoint {
+    ModelConfig config;
+    Parameters params;
+    std::map<std::string, std::string> metadata;
+    std::vector<std::string> vocabulary;
+};
+Checkpoint load_checkpoint(const std::string& bytes);
+
+/// Parses model_config_json's output (missing keys keep their defaults);
+/// throws attn::Error for bad values.
+ModelConfig model_config_from_json(const std::string& json);
+
+/// JSON of a model config, with the checkpoint's key names
+/// {vocab, context, layers, d_model, heads, mlp, layernorm, positional, causal, scale, tied}.
+std::string model_config_json(const ModelConfig& config);
+
+}  // namespace attn

@@ -1,0 +1,478 @@
+// Tests of src/core/model.hpp: the fast forward/backward against the
+// independent double-precision reference (model_reference.cpp), the reference
+// against central finite differences, and the properties of masks, padding,
+// ablation and the per-layer trace.
+
+#include "core/model.hpp"
+#include "core/types.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+using Catch::Matchers::Contains;
+using attn::Batch;
+using attn::ModelConfig;
+using attn::Positional;
+
+namespace {
+
+ModelConfig random_config(std::mt19937& rng) {
+    ModelConfig c;
+    auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    auto coin = [&]() { return std::bernoulli_distribution(0.5)(rng); };
+    c.vocab = pick(3, 9);
+    c.context = pick(2, 7);
+    c.layers = pick(1, 2);
+    c.heads = pick(1, 3);
+    c.d_model = c.heads * pick(1, 4);
+    c.mlp = coin() ? 0 : pick(1, 6);
+    c.layernorm = coin();
+    // LayerNorm over 2 or 3 features is ill-conditioned in float (x̂ = ±1 for
+    // C = 2, and ∂x̂/∂x grows as 1/σ): the float path then legitimately differs
+    // from the double reference by more than 1e-4. Such widths are checked
+    // without layernorm only.
+    if (c.layernorm && c.d_model < 4) c.d_model = c.heads * (4 / c.heads + (4 % c.heads != 0));
+    c.positional = static_cast<Positional>(pick(0, 2));
+    c.causal = coin();
+    c.scale = coin();
+    c.tied = coin();
+    return c;
+}
+
+/// Random batch: some sequences padded (length < T, possibly 0), targets
+/// random or -1.
+Batch random_batch(std::mt19937& rng, const ModelConfig& c, bool padded) {
+    Batch b;
+    b.batch = std::uniform_int_distribution<int>(1, 3)(rng);
+    b.length = std::uniform_int_distribution<int>(1, c.context)(rng);
+    for (int s = 0; s < b.batch; ++s) {
+        const int len = padded ? std::uniform_int_distribution<int>(0, b.length)(rng) : b.length;
+        if (padded) b.lengths.push_back(len);
+        for (int t = 0; t < b.length; ++t) {
+            b.ids.push_back(t < len ? std::uniform_int_distribution<int>(0, c.vocab - 1)(rng) : 0);
+            const bool target = t < len && std::bernoulli_distribution(0.8)(rng);
+            b.targets.push_back(target ? std::uniform_int_distribution<int>(0, c.vocab - 1)(rng) : attn::kNoTarget);
+        }
+    }
+    bool any = false;
+    for (std::int32_t t : b.targets) any |= t >= 0;
+    if (!any) {  // at least one target, at a real position
+        for (int s = 0; s < b.batch && !any; ++s)
+            if (b.real_length(s) > 0) {
+                b.targets[static_cast<std::size_t>(s) * b.length] = 0;
+                any = true;
+            }
+        if (!any) {
+            if (padded) b.lengths[0] = 1;
+            b.targets[0] = 0;
+        }
+    }
+    return b;
+}
+
+/// Seeded init, then every value perturbed, so gains are not 1 and biases not 0.
+attn::Parameters random_params(std::mt19937& rng, const ModelConfig& c, float spread = 0.3f) {
+    attn::Parameters p;
+    attn::init_parameters(c, static_cast<std::uint32_t>(rng()), p);
+    std::uniform_real_distribution<float> u(-spread, spread);
+    for (float& v : p.flat()) v += u(rng);
+    return p;
+}
+
+std::vector<double> to_double(const attn::Parameters& p) { return {p.flat().begin(), p.flat().end()}; }
+
+std::string describe(const ModelConfig& c) {
+    return "V=" + std::to_string(c.vocab) + " L=" + std::to_string(c.layers) + " C=" + std::to_string(c.d_model) +
+           " H=" + std::to_string(c.heads) + " F=" + std::to_string(c.mlp) + " ln=" + std::to_string(c.layernorm) +
+           " pos=" + attn::positional_name(c.positional) + " causal=" + std::to_string(c.causal) +
+           " scale=" + std::to_string(c.scale) + " tied=" + std::to_string(c.tied);
+}
+
+/// max |a − b| / max(max |b|, floor) over one tensor.
+double relative_error(const float* a, const double* b, std::size_t n, double floor = 1e-3) {
+    double diff = 0, scale = floor;
+    for (std::size_t i = 0; i < n; ++i) {
+        diff = std::max(diff, std::fabs(a[i] - b[i]));
+        scale = std::max(scale, std::fabs(b[i]));
+    }
+    return diff / scale;
+}
+
+}  // namespace
+
+TEST_CASE("model: the parameter layout names every tensor of the config, in order", "[model]") {
+    ModelConfig c;
+    c.vocab = 7;
+    c.context = 5;
+    c.layers = 2;
+    c.d_model = 4;
+    c.heads = 2;
+    c.mlp = 3;
+    c.layernorm = true;
+    c.positional = Positional::learned;
+    c.tied = false;
+    std::vector<std::string> names;
+    for (const auto& p : attn::parameter_layout(c)) names.push_back(p.name);
+    const std::vector<std::string> layer = {"ln1.gain", "ln1.bias", "w_query",  "w_key",    "w_value",   "w_output",
+                                            "ln2.gain", "ln2.bias", "mlp.w_in", "mlp.b_in", "mlp.w_out", "mlp.b_out"};
+    std::vector<std::string> want = {"embed", "pos"};
+    for (int l = 0; l < 2; ++l)
+        for (const auto& n : layer) want.push_back("layers." + std::to_string(l) + "." + n);
+    want.insert(want.end(), {"final_ln.gain", "final_ln.bias", "unembed"});
+    CHECK(names == want);
+
+    attn::Parameters p(c);
+    CHECK(p.view("embed").rows() == 7);
+    CHECK(p.view("pos").rows() == 5);
+    CHECK(p.view("layers.1.mlp.w_in").cols() == 3);
+    CHECK(p.view("unembed").cols() == 7);
+    CHECK(p.info("layers.0.ln1.gain").vector);
+    CHECK_FALSE(p.info("layers.0.ln1.gain").decay);
+    CHECK(p.info("layers.0.w_key").decay);
+
+    c.layernorm = false;
+    c.mlp = 0;
+    c.tied = true;
+    c.positional = Positional::sinusoidal;
+    names.clear();
+    for (const auto& q : attn::parameter_layout(c)) names.push_back(q.name);
+    CHECK(names == std::vector<std::string>{"embed", "layers.0.w_query", "layers.0.w_key", "layers.0.w_value",
+                                            "layers.0.w_output", "layers.1.w_query", "layers.1.w_key",
+                                            "layers.1.w_value", "layers.1.w_output"});
+}
+
+TEST_CASE("model: bad configs and batches are rejected with the field named", "[model]") {
+    ModelConfig c;
+    c.d_model = 10;
+    c.heads = 3;
+    CHECK_THROWS_WITH(attn::validate_model_config(c), Contains("not divisible by 3 heads"));
+    c = ModelConfig{};
+    c.layers = 0;
+    CHECK_THROWS_WITH(attn::validate_model_config(c), Contains("layers"));
+    c = ModelConfig{};
+    c.vocab = 1;
+    CHECK_THROWS_WITH(attn::validate_model_config(c), Contains("vocab"));
+
+    c = ModelConfig{};
+    c.vocab = 5;
+    c.context = 4;
+    attn::Model m(c);
+    Batch b;
+    b.batch = 1;
+    b.length = 5;
+    b.ids.assign(5, 0);
+    b.targets.assign(5, -1);
+    CHECK_THROWS_WITH(m.forward(b), Contains("context 4"));
+    b.length = 4;
+    b.ids.assign(4, 0);
+    b.targets.assign(4, -1);
+    b.ids[2] = 5;
+    CHECK_THROWS_WITH(m.forward(b), Contains("token id 5"));
+    b.ids[2] = 0;
+    b.targets[1] = 9;
+    CHECK_THROWS_WITH(m.forward(b), Contains("target 9"));
+    b.targets[1] = -1;
+    b.lengths.assign(1, 2);
+    b.targets[3] = 1;
+    CHECK_THROWS_WITH(m.forward(b), Contains("past its length"));
+    attn::Parameters g;
+    attn::Model fresh(c);
+    CHECK_THROWS_WITH(fresh.backward(g), Contains("forward"));
+}
+
+TEST_CASE("model reference: gradients equal central finite differences for every parameter kind", "[model]") {
+    // The reference is the independent check of the fast path, so it is
+    // itself checked against the definition of the derivative, in double.
+    std::mt19937 rng(1234);
+    int checked = 0;
+    for (int trial = 0; trial < 40; ++trial) {
+        const ModelConfig c = random_config(rng);
+        const Batch batch = random_batch(rng, c, trial % 3 == 0);
+        const std::vector<double> p = to_double(random_params(rng, c));
+        std::vector<double> g;
+        attn::reference_loss_and_grads(c, p, batch, &g);
+        for (const auto& info : attn::parameter_layout(c)) {
+            // three entries of every tensor (or all when it is small)
+            for (int k = 0; k < 3; ++k) {
+                const std::size_t i =
+                    info.offset + std::uniform_int_distribution<std::size_t>(0, info.size() - 1)(rng);
+                std::vector<double> q = p;
+                const double h = 1e-6;
+                q[i] = p[i] + h;
+                const double up = attn::reference_loss_and_grads(c, q, batch, nullptr);
+                q[i] = p[i] - h;
+                const double down = attn::reference_loss_and_grads(c, q, batch, nullptr);
+                const double fd = (up - down) / (2 * h);
+                INFO(describe(c) << " " << info.name << " entry " << i - info.offset << ": analytic " << g[i]
+                                 << ", finite difference " << fd);
+                CHECK(std::fabs(fd - g[i]) <= 1e-6 + 1e-5 * std::fabs(fd));
+                ++checked;
+            }
+        }
+    }
+    CHECK(checked > 500);
+}
+
+TEST_CASE("model: fast loss and gradients match the double reference on random configs", "[model]") {
+    std::mt19937 rng(99);
+    double worst_loss = 0, worst_grad = 0;
+    for (int trial = 0; trial < 120; ++trial) {
+        const ModelConfig c = random_config(rng);
+        const Batch batch = random_batch(rng, c, trial % 3 == 0);
+        attn::Model m(c);
+        m.params() = random_params(rng, c);
+        const attn::LossResult r = m.forward(batch);
+        attn::Parameters grads;
+        m.backward(grads);
+        std::vector<double> ref_grads;
+        const double ref_loss = attn::reference_loss_and_grads(c, to_double(m.params()), batch, &ref_grads);
+        INFO(describe(c));
+        const double loss_err = std::fabs(r.loss - ref_loss) / std::max(1.0, std::fabs(ref_loss));
+        CHECK(loss_err < 1e-5);
+        worst_loss = std::max(worst_loss, loss_err);
+        for (const auto& info : grads.layout()) {
+            const double e = relative_error(grads.flat().data() + info.offset, ref_grads.data() + info.offset,
+                                            info.size());
+            INFO(info.name);
+            CHECK(e < 1e-4);
+            worst_grad = std::max(worst_grad, e);
+        }
+    }
+    WARN("worst relative loss error " << worst_loss << ", worst relative gradient error " << worst_grad);
+}
+
+TEST_CASE("model: a larger model's fast gradients match the reference (the SIMD tiles' edges)", "[model]") {
+    // Sizes that are not multiples of the kernels' 4×8 tiles, and big enough
+    // for several tiles per product.
+    std::mt19937 rng(5);
+    ModelConfig c;
+    c.vocab = 13;
+    c.context = 11;
+    c.layers = 2;
+    c.d_model = 18;
+    c.heads = 3;
+    c.mlp = 10;
+    c.causal = true;
+    Batch b;
+    b.batch = 3;
+    b.length = 11;
+    for (int i = 0; i < 33; ++i) {
+        b.ids.push_back(std::uniform_int_distribution<int>(0, 12)(rng));
+        b.targets.push_back(std::uniform_int_distribution<int>(-1, 12)(rng));
+    }
+    attn::Model m(c);
+    m.params() = random_params(rng, c);
+    m.forward(b);
+    attn::Parameters grads;
+    m.backward(grads);
+    std::vector<double> ref;
+    attn::reference_loss_and_grads(c, to_double(m.params()), b, &ref);
+    for (const auto& info : grads.layout()) {
+        INFO(info.name);
+        CHECK(relative_error(grads.flat().data() + info.offset, ref.data() + info.offset, info.size()) < 1e-4);
+    }
+}
+
+TEST_CASE("model: under the causal mask no earlier position's loss reaches a later token", "[model]") {
+    std::mt19937 rng(7);
+    for (int trial = 0; trial < 30; ++trial) {
+        ModelConfig c = random_config(rng);
+        c.causal = true;
+        c.vocab = 8;
+        c.context = 6;
+        c.tied = false;  // with tied weights every embedding row is also an output row
+        Batch b;
+        b.batch = 1;
+        b.length = 6;
+        b.ids = {0, 1, 2, 3, 4, 5};  // one token per position
+        const int cut = std::uniform_int_distribution<int>(0, 4)(rng);
+        b.targets.assign(6, attn::kNoTarget);
+        for (int t = 0; t <= cut; ++t) b.targets[static_cast<std::size_t>(t)] = 7 - t;
+        attn::Model m(c);
+        m.params() = random_params(rng, c);
+        m.forward(b);
+        attn::Parameters g;
+        m.backward(g);
+        const auto de = g.view("embed");
+        INFO(describe(c) << " losses at positions 0…" << cut);
+        for (int t = cut + 1; t < 6; ++t) {
+            CHECK(de.row(t).cwiseAbs().maxCoeff() == 0.0f);
+            if (c.positional == Positional::learned) CHECK(g.view("pos").row(t).cwiseAbs().maxCoeff() == 0.0f);
+        }
+        CHECK(de.row(0).cwiseAbs().maxCoeff() > 0.0f);
+    }
+}
+
+TEST_CASE("model: a fully masked row (an empty padded sequence) gives zero weights and finite gradients", "[model]") {
+    std::mt19937 rng(8);
+    ModelConfig c;
+    c.vocab = 6;
+    c.context = 4;
+    c.layers = 2;
+    c.d_model = 8;
+    c.heads = 2;
+    c.mlp = 4;
+    Batch b;
+    b.batch = 2;
+    b.length = 4;
+    b.lengths = std::vector<int>{0, 3};
+    b.ids = {0, 0, 0, 0, 1, 2, 3, 0};
+    b.targets = {-1, -1, -1, -1, 2, 3, 4, -1};
+    attn::Model m(c);
+    m.params() = random_params(rng, c);
+    const auto r = m.forward(b);
+    CHECK(std::isfinite(r.loss));
+    for (int l = 0; l < 2; ++l)
+        for (int h = 0; h < 2; ++h) CHECK(m.attention(0, l, h).cwiseAbs().maxCoeff() == 0.0f);
+    attn::Parameters g;
+    m.backward(g);
+    for (float v : g.flat()) REQUIRE(std::isfinite(v));
+    std::vector<double> ref;
+    attn::reference_loss_and_grads(c, to_double(m.params()), b, &ref);
+    for (const auto& info : g.layout())
+        CHECK(relative_error(g.flat().data() + info.offset, ref.data() + info.offset, info.size()) < 1e-4);
+}
+
+TEST_CASE("model: saturated scores keep the loss and gradients finite", "[model]") {
+    std::mt19937 rng(9);
+    ModelConfig c;
+    c.vocab = 5;
+    c.context = 5;
+    c.d_model = 8;
+    c.heads = 1;
+    c.layernorm = false;
+    c.scale = false;
+    attn::Model m(c);
+    m.params() = random_params(rng, c);
+    m.params().view("layers.0.w_query") *= 300.0f;  // scores in the thousands: one-hot softmax rows
+    Batch b;
+    b.batch = 1;
+    b.length = 5;
+    b.ids = {0, 1, 2, 3, 4};
+    b.targets = {1, 2, 3, 4, 0};
+    const auto r = m.forward(b);
+    CHECK(std::isfinite(r.loss));
+    CHECK(m.attention(0, 0, 0).maxCoeff() > 0.999f);
+    attn::Parameters g;
+    m.backward(g);
+    for (float v : g.flat()) REQUIRE(std::isfinite(v));
+}
+
+TEST_CASE("model: an ablated head contributes nothing and its projections get no gradient", "[model]") {
+    std::mt19937 rng(10);
+    ModelConfig c;
+    c.vocab = 6;
+    c.context = 5;
+    c.d_model = 8;
+    c.heads = 2;
+    attn::Model m(c);
+    m.params() = random_params(rng, c);
+    Batch b;
+    b.batch = 2;
+    b.length = 5;
+    for (int i = 0; i < 10; ++i) {
+        b.ids.push_back(i % 6);
+        b.targets.push_back((i + 1) % 6);
+    }
+    attn::ForwardOptions off;
+    off.head_enabled = {{true, false}};
+    const double with = m.forward(b).loss;
+    const double without = m.forward(b, off).loss;
+    CHECK(with != without);
+    attn::Parameters g;
+    m.backward(g);
+    // head 1 = columns 4…7 of W_Q, W_K, W_V
+    CHECK(g.view("layers.0.w_query").rightCols(4).cwiseAbs().maxCoeff() == 0.0f);
+    CHECK(g.view("layers.0.w_value").rightCols(4).cwiseAbs().maxCoeff() == 0.0f);
+    CHECK(g.view("layers.0.w_query").leftCols(4).cwiseAbs().maxCoeff() > 0.0f);
+
+    // the same as zeroing head 1's rows of W_O
+    attn::Model zeroed(c);
+    zeroed.params() = m.params();
+    zeroed.params().view("layers.0.w_output").bottomRows(4).setZero();
+    CHECK(zeroed.forward(b).loss == Approx(without).epsilon(1e-6));
+}
+
+TEST_CASE("model: uniform attention equals the mean of the allowed values", "[model]") {
+    std::mt19937 rng(11);
+    ModelConfig c;
+    c.vocab = 6;
+    c.context = 4;
+    c.d_model = 4;
+    c.heads = 1;
+    c.causal = true;
+    attn::Model m(c);
+    m.params() = random_params(rng, c);
+    Batch b;
+    b.batch = 1;
+    b.length = 4;
+    b.ids = {1, 2, 3, 4};
+    b.targets = {2, 3, 4, 5};
+    attn::ForwardOptions uniform;
+    uniform.uniform_attention = true;
+    m.forward(b, uniform);
+    const auto w = m.attention(0, 0, 0);
+    for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 4; ++j) CHECK(w(i, j) == (j <= i ? Approx(1.0 / (i + 1)) : Approx(0.0)));
+    attn::Parameters g;
+    m.backward(g);  // nothing reaches W_Q and W_K through constant weights
+    CHECK(g.view("layers.0.w_query").cwiseAbs().maxCoeff() == 0.0f);
+    CHECK(g.view("layers.0.w_key").cwiseAbs().maxCoeff() == 0.0f);
+}
+
+TEST_CASE("model: the per-layer trace equals the batched forward", "[model]") {
+    std::mt19937 rng(12);
+    for (int trial = 0; trial < 30; ++trial) {
+        const ModelConfig c = random_config(rng);
+        Batch b = random_batch(rng, c, true);
+        attn::Model m(c);
+        m.params() = random_params(rng, c);
+        m.forward(b);
+        for (int s = 0; s < b.batch; ++s) {
+            const int len = b.real_length(s);
+            if (len == 0) continue;
+            const std::vector<std::int32_t> ids(b.ids.begin() + s * b.length, b.ids.begin() + (s + 1) * b.length);
+            const attn::ModelTrace tr = attn::trace_model(c, m.params(), ids, len);
+            INFO(describe(c));
+            REQUIRE(tr.layers.size() == static_cast<std::size_t>(c.layers));
+            for (int l = 0; l < c.layers; ++l)
+                for (int h = 0; h < c.heads; ++h) {
+                    const attn::Matrix& tw = tr.layers[static_cast<std::size_t>(l)].attention.heads[static_cast<std::size_t>(h)].weights;
+                    CHECK((tw - m.attention(s, l, h)).cwiseAbs().maxCoeff() < 1e-5f);
+                }
+            const attn::Matrix batched = m.logits().middleRows(s * b.length, b.length);
+            CHECK((tr.logits - batched).cwiseAbs().maxCoeff() < 1e-4f * std::max(1.0f, batched.cwiseAbs().maxCoeff()));
+            for (int t = 0; t < b.length; ++t) CHECK(tr.probabilities.row(t).sum() == Approx(1.0).epsilon(1e-5));
+        }
+    }
+}
+
+TEST_CASE("model: initialisation is seeded, per tensor, and documented in scale", "[model]") {
+    ModelConfig c;
+    c.vocab = 50;
+    c.context = 16;
+    c.d_model = 32;
+    c.heads = 2;
+    c.mlp = 64;
+    attn::Parameters a, b, other;
+    attn::init_parameters(c, 3, a);
+    attn::init_parameters(c, 3, b);
+    attn::init_parameters(c, 4, other);
+    CHECK(a.flat() == b.flat());
+    CHECK(a.flat() != other.flat());
+    const auto e = a.view("embed");
+    CHECK(e.cwiseAbs().maxCoeff() <= 1.7320509f);
+    const double var = e.array().square().mean();
+    CHECK(var == Approx(1.0).epsilon(0.1));  // unit variance
+    CHECK(a.view("layers.0.w_query").cwiseAbs().maxCoeff() <= 1.0f / std::sqrt(32.0f));
+    CHECK(a.view("layers.0.mlp.w_out").cwiseAbs().maxCoeff() <= 1.0f / 8.0f);
+    CHECK(a.view("layers.0.ln1.gain").minCoeff() == 1.0f);
+    CHECK(a.view("layers.0.mlp.b_in").cwiseAbs().maxCoeff() == 0.0f);
+    // W_Q and W_K of one layer come from different streams
+    CHECK(a.view("layers.0.w_query") != a.view("layers.0.w_key"));
+}
