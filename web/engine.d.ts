@@ -156,8 +156,162 @@ export declare class Engine {
   /** Output only (T×C), without per-head matrices: the fast path (SIMD kernels).
    * Hidden keys of 'causal' and padding masks are skipped, not computed. */
   forward(options: { x: MatrixInput; weights: Weights<MatrixInput>; heads: number; mask?: ForwardMask; scale?: boolean }): Matrix;
-  /** forward() on the Eigen reference path (multi_head_output), for tests and benchmarks. */
+  /** forward() on the independent reference path (multi_head_output: Eigen's own
+   * products, none of the SIMD kernels), for tests and benchmarks. */
   forwardReference(options: { x: MatrixInput; weights: Weights<MatrixInput>; heads: number; mask?: MatrixInput | null; scale?: boolean }): Matrix;
   allocatedBytes(): number;
   memoryBytes(): number;
+  /** The training tasks, their sentences, recipes and examples. */
+  tasks(): readonly TaskInfo[];
+  /** A new model, AdamW state and task, initialised from the seed. */
+  createTrainer(settings?: TrainSettings): Trainer;
+  /** A model from the bytes of a .safetensors checkpoint (RangeError/TypeError naming the problem
+   * for a bad file). A text model needs its corpus to go on training. */
+  loadTrainer(bytes: Uint8Array, options?: { corpus?: string }): Trainer;
+}
+
+// ---- training (web/trainer.js) ---------------------------------------------------------
+
+export type TaskName = 'copy' | 'reverse' | 'sort' | 'previous-token' | 'induction' | 'recall' | 'brackets' | 'coreference' | 'text';
+export declare const TASKS: readonly TaskName[];
+
+export interface TrainSettings {
+  task?: TaskName;
+  /** Task size, 0 = its default (reverse/sort/copy: digits; induction/previous-token/brackets/text: T; recall: pairs). */
+  length?: number;
+  /** task 'text': the training text (UTF-8, at most 8,000,000 characters). */
+  corpus?: string;
+  /** task 'text': words kept (the rest become [UNK]). */
+  maxVocab?: number;
+  layers?: number;
+  dModel?: number;
+  heads?: number;
+  /** MLP width, 0 = attention-only. */
+  mlp?: number;
+  /** 0 = the task's sequence length. */
+  context?: number;
+  layernorm?: boolean;
+  positional?: Positional;
+  causal?: boolean;
+  scale?: boolean;
+  /** unembedding = embeddingᵀ */
+  tied?: boolean;
+  lr?: number;
+  beta1?: number;
+  beta2?: number;
+  weightDecay?: number;
+  /** max global gradient norm, 0 = off */
+  clip?: number;
+  warmup?: number;
+  batch?: number;
+  seed?: number;
+}
+
+export interface TaskInfo {
+  name: TaskName;
+  description: string;
+  pattern: string;
+  causal: boolean;
+  context: number;
+  vocabulary: readonly string[];
+  /** The recipe: settings known to learn visibly within seconds. */
+  defaults: Required<Omit<TrainSettings, 'corpus'>>;
+  /** The recipe's step count. */
+  steps: number;
+  /** The probe sequence, null = no target at that position. */
+  example: { tokens: string[]; targets: (string | null)[] };
+}
+
+export interface ModelConfig {
+  vocab: number; context: number; layers: number; dModel: number; heads: number; mlp: number;
+  layernorm: boolean; positional: Positional; causal: boolean; scale: boolean; tied: boolean;
+}
+
+export interface StepReport {
+  /** steps done after this call */
+  step: number;
+  loss: number;
+  accuracy: number;
+  /** global gradient norm before clipping */
+  gradNorm: number;
+  /** ‖∂loss/∂(scaled scores)‖, summed over layers and heads */
+  scoreGradNorm: number;
+  /** variance of the allowed scaled scores (mean over rows, heads, layers) */
+  scoreVariance: number;
+  /** mean softmax row entropy (nats) */
+  rowEntropy: number;
+  /** wall time of the call */
+  ms: number;
+}
+
+export interface ForwardOptions {
+  /** heads whose output is zeroed */
+  ablate?: [layer: number, head: number][];
+  /** every head averages its allowed values uniformly */
+  uniformAttention?: boolean;
+  /** override the model's causal mask */
+  causal?: boolean | null;
+}
+
+export interface Probe {
+  tokens: string[];
+  ids: Int32Array;
+  /** -1 = no target */
+  targets: Int32Array;
+  length: number;
+  predictions: Int32Array;
+  correct: (boolean | null)[];
+  layers: { heads: { weights: Matrix; scores: Record<string, number> }[] }[];
+  keys: { name: string; key: Matrix }[];
+  probabilities: Matrix;
+}
+
+export interface ModelLayerTrace {
+  input: Matrix; normed: Matrix;
+  wQuery: Matrix; wKey: Matrix; wValue: Matrix; wOutput: Matrix;
+  heads: HeadTrace[];
+  concat: Matrix;
+  /** concat·W_O */
+  attentionOutput: Matrix;
+  /** input + attentionOutput */
+  residual: Matrix;
+  mlpNormed?: Matrix; mlpHidden?: Matrix; mlpOutput?: Matrix;
+  /** the residual stream out */
+  output: Matrix;
+}
+
+export interface ModelTrace {
+  config: ModelConfig;
+  tokens: Token[];
+  length: number;
+  embeddings: Matrix;
+  positional: Matrix;
+  mask: Matrix<Uint8Array>;
+  layers: ModelLayerTrace[];
+  finalNormed: Matrix;
+  logits: Matrix;
+  probabilities: Matrix;
+  /** the text, when traced from {text} */
+  sentence?: string;
+}
+
+export declare class Trainer {
+  readonly settings: Readonly<Required<Omit<TrainSettings, 'corpus'>>>;
+  readonly config: Readonly<ModelConfig>;
+  readonly vocabulary: readonly string[];
+  readonly parameterCount: number;
+  /** false for a text model loaded without its corpus */
+  readonly hasTask: boolean;
+  readonly stepCount: number;
+  /** n optimizer steps; a non-finite loss or gradient throws RangeError naming the step, weights kept. */
+  step(n?: number): StepReport;
+  stepBatch(batch: { ids: number[][] | Int32Array; targets: number[][] | Int32Array; batch?: number; length?: number; lengths?: number[] | null }, n?: number): StepReport;
+  evaluate(options?: ForwardOptions & { samples?: number }): { loss: number; accuracy: number; targets: number };
+  headScores(samples?: number, options?: ForwardOptions): { layer: number; head: number; scores: Record<string, number> }[];
+  probe(options?: ForwardOptions & { ids?: ArrayLike<number>; text?: string }): Probe;
+  trace(options: ForwardOptions & { ids?: ArrayLike<number>; text?: string }): ModelTrace;
+  /** the .safetensors bytes */
+  save(): Uint8Array;
+  /** frees the wasm-side model; every later call throws TypeError */
+  dispose(): void;
 }

@@ -10,6 +10,10 @@
 //
 // See engine.d.ts for every type.
 
+import { trainingApi, Trainer, TASKS } from './trainer.js';
+
+export { Trainer, TASKS };
+
 /** Settings every call starts from; the CLI has the same defaults. */
 export const DEFAULT_SETTINGS = Object.freeze({
   sentence: 'The animal didn\'t cross the street because it was too tired.',
@@ -257,6 +261,22 @@ export class Engine {
     this._m = module;
     /** {simd, maxTokens, maxDModel, vocabSize} */
     this.info = Object.freeze(module.buildInfo());
+    this._training = trainingApi(module, unwrap);
+  }
+
+  /** The training tasks: [{name, description, pattern, causal, context, vocabulary, defaults, steps, example}]. */
+  tasks() {
+    return this._training.tasks();
+  }
+
+  /** A new model + AdamW + task, initialised from the seed (trainer.js). */
+  createTrainer(settings = {}) {
+    return this._training.createTrainer(settings);
+  }
+
+  /** A model from .safetensors bytes; a text model needs {corpus} to go on training. */
+  loadTrainer(bytes, options = {}) {
+    return this._training.loadTrainer(bytes, options);
   }
 
   /** Every intermediate of multi-head attention for one sentence. */

@@ -6,6 +6,7 @@
 // skips their destructors: every argument string would leak.
 
 #include "convert.hpp"
+#include "guarded.hpp"
 #include "core/analysis.hpp"
 #include "core/fast_attention.hpp"
 
@@ -24,31 +25,7 @@ namespace {
 
 using emscripten::val;
 using namespace attn;
-
-template <typename F>
-val guarded(F&& body) {
-    // Every C++ object, the exception included, is destroyed before this
-    // returns; the caller sees either the result or the error record.
-    const char* type = "RangeError";
-    std::string message;
-    try {
-        return body();
-    } catch (const Error& e) {
-        message = e.what();
-        if (e.kind() == Error::Kind::type) type = "TypeError";
-    } catch (const std::bad_alloc&) {
-        message = "out of memory: the requested sizes are too large for this page";
-    } catch (const std::exception& e) {
-        message = std::string("internal error: ") + e.what();
-        type = "Error";
-    }
-    val failure = val::object();
-    failure.set("errorType", std::string(type));
-    failure.set("errorMessage", message);
-    val out = val::object();
-    out.set("__attnError", failure);
-    return out;
-}
+using attn::js::guarded;
 
 val run_trace(const std::string& sentence, const val& settings) {
     return guarded([&] { return js::trace_to_js(run(sentence, js::config_from_js(settings))); });

@@ -82,6 +82,27 @@ MaskMatrix mask_from_js(const val& v, const std::string& what) {
     return m;
 }
 
+val head_trace_to_js(const HeadTrace& h) {
+    val hv = val::object();
+    hv.set("query", matrix_to_js(h.query));
+    hv.set("key", matrix_to_js(h.key));
+    hv.set("value", matrix_to_js(h.value));
+    hv.set("scores", matrix_to_js(h.scores));
+    hv.set("scaled", matrix_to_js(h.scaled));
+    hv.set("weights", matrix_to_js(h.weights));
+    hv.set("output", matrix_to_js(h.output));
+    return hv;
+}
+
+val token_to_js(const Token& t) {
+    val tok = val::object();
+    tok.set("text", t.text);
+    tok.set("id", t.id);
+    tok.set("start", static_cast<double>(t.start));
+    tok.set("end", static_cast<double>(t.end));
+    return tok;
+}
+
 val trace_to_js(const Trace& tr) {
     val o = val::object();
     val config = val::object();
@@ -97,14 +118,7 @@ val trace_to_js(const Trace& tr) {
     config.set("shareHeads", tr.config.share_heads);
     o.set("config", config);
     val tokens = val::array();
-    for (const Token& t : tr.tokens) {
-        val tok = val::object();
-        tok.set("text", t.text);
-        tok.set("id", t.id);
-        tok.set("start", static_cast<double>(t.start));
-        tok.set("end", static_cast<double>(t.end));
-        tokens.call<void>("push", tok);
-    }
+    for (const Token& t : tr.tokens) tokens.call<void>("push", token_to_js(t));
     o.set("tokens", tokens);
     o.set("realTokens", tr.real_tokens);
     o.set("embeddings", matrix_to_js(tr.embeddings));
@@ -116,17 +130,7 @@ val trace_to_js(const Trace& tr) {
     o.set("wOutput", matrix_to_js(tr.weights.w_output));
     o.set("mask", mask_to_js(tr.mask));
     val heads = val::array();
-    for (const HeadTrace& h : tr.heads) {
-        val hv = val::object();
-        hv.set("query", matrix_to_js(h.query));
-        hv.set("key", matrix_to_js(h.key));
-        hv.set("value", matrix_to_js(h.value));
-        hv.set("scores", matrix_to_js(h.scores));
-        hv.set("scaled", matrix_to_js(h.scaled));
-        hv.set("weights", matrix_to_js(h.weights));
-        hv.set("output", matrix_to_js(h.output));
-        heads.call<void>("push", hv);
-    }
+    for (const HeadTrace& h : tr.heads) heads.call<void>("push", head_trace_to_js(h));
     o.set("heads", heads);
     o.set("concat", matrix_to_js(tr.concat));
     o.set("output", matrix_to_js(tr.output));

@@ -24,6 +24,10 @@ MaskMatrix mask_from_js(const emscripten::val& v, const std::string& what);
 /// {wQuery, wKey, wValue, wOutput} → Weights; throws attn::Error naming a bad matrix.
 Weights weights_from_js(const emscripten::val& w);
 
+/// {query, key, value, scores, scaled, weights, output} of one head.
+emscripten::val head_trace_to_js(const HeadTrace& head);
+/// {text, id, start, end} (UTF-8 byte offsets).
+emscripten::val token_to_js(const Token& token);
 emscripten::val trace_to_js(const Trace& trace);
 /// The settings object the JS wrapper normalised (every field present).
 Config config_from_js(const emscripten::val& settings);

@@ -2,10 +2,12 @@
 //   attn --sentence "TEXT" [--d-model 16] [--heads 4] [--seed 42]
 //        [--positional none|sinusoidal|learned] [--mask none|causal|padding|causal+padding]
 //        [--pad-to N] [--no-scale] [--lowercase] [--share-heads] [--format json|table]
+//   attn train | grad | run …   the training engine (train_cli.cpp)
 // Bad arguments: a message on stderr and exit code 2.
 
 #include "core/json.hpp"
 #include "core/trace.hpp"
+#include "train_cli.hpp"
 
 #include <cerrno>
 #include <cstdio>
@@ -82,6 +84,7 @@ void print_table(const attn::Trace& tr) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    if (argc > 1 && attn::cli::is_training_command(argv[1])) return attn::cli::training_main(argc, argv);
     attn::Config config;
     std::string sentence;
     bool have_sentence = false;

@@ -1,0 +1,522 @@
+// Embind glue for the training engine (core/trainer.hpp), guarded like
+// bindings.cpp. A Trainer lives in this file's registry under an integer
+// handle that web/engine.js's Trainer object holds; `trainerDispose` frees it.
+// The registry is the only state here, and its owner is explicit: the JS
+// object that created the handle (engine.js also registers a
+// FinalizationRegistry backstop). Everything returned is a copy.
+
+#include "convert.hpp"
+#include "guarded.hpp"
+#include "core/trainer.hpp"
+
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace {
+
+using emscripten::val;
+using namespace attn;
+using attn::js::guarded;
+
+std::map<int, std::unique_ptr<Trainer>>& registry() {
+    static std::map<int, std::unique_ptr<Trainer>> trainers;
+    return trainers;
+}
+int next_handle = 1;
+
+Trainer& trainer_of(int handle) {
+    const auto it = registry().find(handle);
+    if (it == registry().end())
+        throw Error("this trainer has been disposed (or never existed): create a new one", Error::Kind::type);
+    return *it->second;
+}
+
+// ---- reading the settings engine.js normalised (every field present, primitives) ----
+
+double number_field(const val& o, const char* key) {
+    const val v = o[key];
+    if (!v.isNumber()) throw Error(std::string("settings.") + key + " must be a number", Error::Kind::type);
+    const double d = v.as<double>();
+    if (!std::isfinite(d)) throw Error(std::string("settings.") + key + " must be finite");
+    return d;
+}
+
+int int_field(const val& o, const char* key, double lo, double hi) {
+    const double d = number_field(o, key);
+    if (d != std::floor(d) || d < lo || d > hi)
+        throw Error(std::string("settings.") + key + " must be a whole number from " + std::to_string(static_cast<long long>(lo)) +
+                    " to " + std::to_string(static_cast<long long>(hi)) + ", got " + std::to_string(d));
+    return static_cast<int>(d);
+}
+
+bool bool_field(const val& o, const char* key) {
+    const val v = o[key];
+    if (!v.isTrue() && !v.isFalse()) throw Error(std::string("settings.") + key + " must be true or false", Error::Kind::type);
+    return v.isTrue();
+}
+
+std::string string_field(const val& o, const char* key) {
+    const val v = o[key];
+    if (!v.isString()) throw Error(std::string("settings.") + key + " must be a string", Error::Kind::type);
+    return v.as<std::string>();
+}
+
+TrainConfig train_config_from_js(const val& s) {
+    TrainConfig c;
+    c.task = parse_task(string_field(s, "task"));
+    c.task_options.length = int_field(s, "length", 0, 4096);
+    c.task_options.corpus = string_field(s, "corpus");
+    c.task_options.max_vocab = int_field(s, "maxVocab", 2, kMaxModelVocab);
+    ModelConfig& m = c.model;
+    m.layers = int_field(s, "layers", 1, kMaxModelLayers);
+    m.d_model = int_field(s, "dModel", 1, kMaxModelDModel);
+    m.heads = int_field(s, "heads", 1, kMaxModelDModel);
+    m.mlp = int_field(s, "mlp", 0, kMaxModelMlp);
+    m.context = int_field(s, "context", 0, kMaxModelContext);
+    m.layernorm = bool_field(s, "layernorm");
+    m.positional = parse_positional(string_field(s, "positional"));
+    m.causal = bool_field(s, "causal");
+    m.scale = bool_field(s, "scale");
+    m.tied = bool_field(s, "tied");
+    OptimizerConfig& o = c.optimizer;
+    o.lr = static_cast<float>(number_field(s, "lr"));
+    o.beta1 = static_cast<float>(number_field(s, "beta1"));
+    o.beta2 = static_cast<float>(number_field(s, "beta2"));
+    o.weight_decay = static_cast<float>(number_field(s, "weightDecay"));
+    o.clip = static_cast<float>(number_field(s, "clip"));
+    o.warmup = int_field(s, "warmup", 0, 1000000);
+    c.batch = int_field(s, "batch", 1, 4096);
+    c.seed = static_cast<std::uint32_t>(int_field(s, "seed", 0, 4294967295.0));
+    return c;
+}
+
+val settings_to_js(const TrainConfig& c) {
+    val s = val::object();
+    s.set("task", std::string(task_name(c.task)));
+    s.set("length", c.task_options.length);
+    s.set("maxVocab", c.task_options.max_vocab);
+    s.set("layers", c.model.layers);
+    s.set("dModel", c.model.d_model);
+    s.set("heads", c.model.heads);
+    s.set("mlp", c.model.mlp);
+    s.set("context", c.model.context);
+    s.set("layernorm", c.model.layernorm);
+    s.set("positional", std::string(positional_name(c.model.positional)));
+    s.set("causal", c.model.causal);
+    s.set("scale", c.model.scale);
+    s.set("tied", c.model.tied);
+    s.set("lr", c.optimizer.lr);
+    s.set("beta1", c.optimizer.beta1);
+    s.set("beta2", c.optimizer.beta2);
+    s.set("weightDecay", c.optimizer.weight_decay);
+    s.set("clip", c.optimizer.clip);
+    s.set("warmup", c.optimizer.warmup);
+    s.set("batch", c.batch);
+    s.set("seed", static_cast<double>(c.seed));
+    return s;
+}
+
+val model_config_to_js(const ModelConfig& m) {
+    val o = val::object();
+    o.set("vocab", m.vocab);
+    o.set("context", m.context);
+    o.set("layers", m.layers);
+    o.set("dModel", m.d_model);
+    o.set("heads", m.heads);
+    o.set("mlp", m.mlp);
+    o.set("layernorm", m.layernorm);
+    o.set("positional", std::string(positional_name(m.positional)));
+    o.set("causal", m.causal);
+    o.set("scale", m.scale);
+    o.set("tied", m.tied);
+    return o;
+}
+
+val strings_to_js(const std::vector<std::string>& v) {
+    val a = val::array();
+    for (const std::string& s : v) a.call<void>("push", s);
+    return a;
+}
+
+val int32_copy(const std::vector<std::int32_t>& v) {
+    return val::global("Int32Array").new_(emscripten::typed_memory_view(v.size(), v.data()));
+}
+
+/// [[layer, head], …] → ForwardOptions.head_enabled (validated against L×H).
+ForwardOptions forward_options_from_js(const val& options, const ModelConfig& m) {
+    ForwardOptions f;
+    if (options.isUndefined() || options.isNull()) return f;
+    const val ablate = options["ablate"];
+    if (!ablate.isUndefined() && !ablate.isNull()) {
+        f.head_enabled.assign(static_cast<std::size_t>(m.layers), std::vector<bool>(static_cast<std::size_t>(m.heads), true));
+        const int n = ablate["length"].as<int>();
+        for (int i = 0; i < n; ++i) {
+            const val pair = ablate[i];
+            const int layer = pair[0].as<int>(), head = pair[1].as<int>();
+            if (layer < 0 || layer >= m.layers || head < 0 || head >= m.heads)
+                throw Error("ablate: layer " + std::to_string(layer) + " head " + std::to_string(head) +
+                            " is not in this model's " + std::to_string(m.layers) + " layers × " +
+                            std::to_string(m.heads) + " heads");
+            f.head_enabled[static_cast<std::size_t>(layer)][static_cast<std::size_t>(head)] = false;
+        }
+    }
+    if (options["uniformAttention"].isTrue()) f.uniform_attention = true;
+    const val causal = options["causal"];
+    if (causal.isTrue()) f.causal_override = 1;
+    if (causal.isFalse()) f.causal_override = 0;
+    return f;
+}
+
+val describe_trainer(int handle, const Trainer& t) {
+    val o = val::object();
+    o.set("handle", handle);
+    o.set("settings", settings_to_js(t.config()));
+    o.set("config", model_config_to_js(t.model().config()));
+    o.set("vocabulary", strings_to_js(t.vocabulary()));
+    o.set("parameterCount", static_cast<double>(t.model().params().size()));
+    o.set("stepCount", t.steps_done());
+    o.set("hasTask", t.has_task());
+    return o;
+}
+
+int register_trainer(std::unique_ptr<Trainer> t) {
+    const int handle = next_handle++;
+    registry()[handle] = std::move(t);
+    return handle;
+}
+
+std::string bytes_from_js(const val& bytes) {
+    if (!bytes.instanceof(val::global("Uint8Array")))
+        throw Error("a checkpoint must be given as a Uint8Array of the .safetensors file's bytes", Error::Kind::type);
+    const std::size_t n = bytes["length"].as<std::size_t>();
+    if (n > (256u << 20)) throw Error("the file is " + std::to_string(n) + " bytes; checkpoints above 256 MB are refused");
+    std::string out(n, '\0');
+    // one copy into the heap: a typed view of the string's bytes, set from the JS array
+    val(emscripten::typed_memory_view(n, reinterpret_cast<unsigned char*>(out.data()))).call<void>("set", bytes);
+    return out;
+}
+
+// ---- exported functions -------------------------------------------------------------------
+
+val train_tasks_js() {
+    return guarded([&] {
+        val out = val::array();
+        for (TaskKind kind : all_tasks()) {
+            const Recipe r = default_recipe(kind);
+            val o = val::object();
+            o.set("name", std::string(task_name(kind)));
+            o.set("defaults", settings_to_js(r.config));
+            o.set("steps", r.steps);
+            if (kind == TaskKind::text) {
+                o.set("description", std::string("Next-word prediction on a text you give (word level, the most frequent words kept, the rest [UNK])."));
+                o.set("pattern", std::string("Heads that look at the previous word, at the first word, and back to what followed an earlier copy of the current word."));
+                o.set("causal", true);
+                o.set("context", 32);
+                o.set("vocabulary", val::array());
+                val ex = val::object();
+                ex.set("tokens", val::array());
+                ex.set("targets", val::array());
+                o.set("example", ex);
+            } else {
+                const std::unique_ptr<Task> task = make_task(kind);
+                o.set("description", task->description());
+                o.set("pattern", task->pattern());
+                o.set("causal", task->causal());
+                o.set("context", task->context());
+                o.set("vocabulary", strings_to_js(task->vocabulary().tokens()));
+                const Example e = task->probe();
+                val tokens = val::array(), targets = val::array();
+                for (std::size_t i = 0; i < e.ids.size() && static_cast<int>(i) < e.length; ++i) {
+                    tokens.call<void>("push", task->vocabulary().text(e.ids[i]));
+                    if (e.targets[i] >= 0)
+                        targets.call<void>("push", task->vocabulary().text(e.targets[i]));
+                    else
+                        targets.call<void>("push", val::null());
+                }
+                val ex = val::object();
+                ex.set("tokens", tokens);
+                ex.set("targets", targets);
+                o.set("example", ex);
+            }
+            out.call<void>("push", o);
+        }
+        return out;
+    });
+}
+
+val trainer_create_js(const val& settings) {
+    return guarded([&] {
+        auto t = std::make_unique<Trainer>(train_config_from_js(settings));
+        const Trainer& ref = *t;
+        const int handle = register_trainer(std::move(t));
+        return describe_trainer(handle, ref);
+    });
+}
+
+val trainer_load_js(const val& bytes, const std::string& corpus) {
+    return guarded([&] {
+        std::unique_ptr<Trainer> t = Trainer::from_checkpoint(bytes_from_js(bytes), corpus);
+        const Trainer& ref = *t;
+        const int handle = register_trainer(std::move(t));
+        return describe_trainer(handle, ref);
+    });
+}
+
+void trainer_dispose_js(int handle) { registry().erase(handle); }
+
+val step_report(const StepResult& r, double ms) {
+    val o = val::object();
+    o.set("step", r.step);
+    o.set("loss", r.loss);
+    o.set("accuracy", r.accuracy);
+    o.set("gradNorm", r.grad_norm);
+    o.set("scoreGradNorm", r.stats.score_grad_norm);
+    o.set("scoreVariance", r.stats.score_variance);
+    o.set("rowEntropy", r.stats.row_entropy);
+    o.set("ms", ms);
+    return o;
+}
+
+val trainer_step_js(int handle, int n) {
+    return guarded([&] {
+        Trainer& t = trainer_of(handle);
+        if (n < 1 || n > 1000000) throw Error("step(n): n must be from 1 to 1000000, got " + std::to_string(n));
+        const auto start = std::chrono::steady_clock::now();
+        StepResult r;
+        for (int i = 0; i < n; ++i) r = t.step();
+        return step_report(r, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    });
+}
+
+/// batch: {batch, length, ids: Int32Array (B·T), targets: Int32Array, lengths: Int32Array | null}, normalised by engine.js.
+val trainer_step_batch_js(int handle, const val& batch, int n) {
+    return guarded([&] {
+        Trainer& t = trainer_of(handle);
+        if (n < 1 || n > 1000000) throw Error("stepBatch(batch, n): n must be from 1 to 1000000, got " + std::to_string(n));
+        Batch b;
+        b.batch = batch["batch"].as<int>();
+        b.length = batch["length"].as<int>();
+        b.ids = emscripten::convertJSArrayToNumberVector<std::int32_t>(batch["ids"]);
+        b.targets = emscripten::convertJSArrayToNumberVector<std::int32_t>(batch["targets"]);
+        if (!batch["lengths"].isNull()) b.lengths = emscripten::convertJSArrayToNumberVector<int>(batch["lengths"]);
+        const auto start = std::chrono::steady_clock::now();
+        StepResult r;
+        for (int i = 0; i < n; ++i) r = t.step_on(b);
+        return step_report(r, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    });
+}
+
+val trainer_evaluate_js(int handle, int samples, const val& options) {
+    return guarded([&] {
+        Trainer& t = trainer_of(handle);
+        const EvalResult e = t.evaluate(samples, forward_options_from_js(options, t.model().config()));
+        val o = val::object();
+        o.set("loss", e.loss);
+        o.set("accuracy", e.accuracy);
+        o.set("targets", e.targets);
+        return o;
+    });
+}
+
+val scores_to_js(const std::vector<std::pair<std::string, double>>& scores) {
+    val o = val::object();
+    for (const auto& [name, score] : scores) o.set(name, score);
+    return o;
+}
+
+val trainer_head_scores_js(int handle, int samples, const val& options) {
+    return guarded([&] {
+        Trainer& t = trainer_of(handle);
+        val out = val::array();
+        for (const HeadScore& h : t.head_scores(samples, forward_options_from_js(options, t.model().config()))) {
+            val o = val::object();
+            o.set("layer", h.layer);
+            o.set("head", h.head);
+            o.set("scores", scores_to_js(h.scores));
+            out.call<void>("push", o);
+        }
+        return out;
+    });
+}
+
+/// The sequence a probe or trace reads: options.ids (numbers), options.text, or the task's probe.
+struct Sequence {
+    std::vector<std::int32_t> ids, targets;
+    int length = 0;
+    std::vector<Token> tokens;  // with text offsets when given as text
+};
+
+Sequence sequence_from_js(const Trainer& t, const val& options) {
+    Sequence s;
+    const ModelConfig& m = t.model().config();
+    const bool have = !options.isUndefined() && !options.isNull();
+    if (have && !options["ids"].isUndefined() && !options["ids"].isNull()) {
+        s.ids = emscripten::convertJSArrayToNumberVector<std::int32_t>(options["ids"]);
+        s.length = static_cast<int>(s.ids.size());
+        s.targets.assign(s.ids.size(), kNoTarget);
+    } else if (have && options["text"].isString()) {
+        s.tokens = tokenize_for_model(t.vocabulary(), options["text"].as<std::string>());
+        for (const Token& tok : s.tokens) s.ids.push_back(tok.id);
+        s.length = static_cast<int>(s.ids.size());
+        s.targets.assign(s.ids.size(), kNoTarget);
+    } else {
+        const Example e = t.task().probe();
+        s.ids = e.ids;
+        s.targets = e.targets;
+        s.length = e.length;
+    }
+    if (s.ids.empty()) throw Error("the sequence has no tokens");
+    if (static_cast<int>(s.ids.size()) > m.context)
+        throw Error("the sequence has " + std::to_string(s.ids.size()) + " tokens; this model reads at most " +
+                    std::to_string(m.context));
+    if (s.tokens.empty())
+        for (std::size_t i = 0; i < s.ids.size(); ++i) {
+            const std::int32_t id = s.ids[i];
+            if (id < 0 || id >= m.vocab)
+                throw Error("token id " + std::to_string(id) + " at position " + std::to_string(i) +
+                            " is outside the vocabulary 0 … " + std::to_string(m.vocab - 1));
+            s.tokens.push_back(Token{t.vocabulary()[static_cast<std::size_t>(id)], id, 0, 0});
+        }
+    return s;
+}
+
+val trainer_probe_js(int handle, const val& options) {
+    return guarded([&] {
+        Trainer& t = trainer_of(handle);
+        const ModelConfig& m = t.model().config();
+        const Sequence s = sequence_from_js(t, options);
+        const ModelTrace tr = trace_model(m, t.model().params(), s.ids, s.length, forward_options_from_js(options, m));
+        const std::vector<AnswerKey> keys =
+            t.has_task() ? t.task().answer_keys(s.ids, s.length) : standard_keys(s.ids, s.length, m.causal);
+        std::vector<std::int32_t> predictions;
+        val correct = val::array();
+        for (int i = 0; i < static_cast<int>(s.ids.size()); ++i) {
+            Eigen::Index best = 0;
+            tr.logits.row(i).maxCoeff(&best);
+            predictions.push_back(static_cast<std::int32_t>(best));
+            if (s.targets[static_cast<std::size_t>(i)] >= 0)
+                correct.call<void>("push", val(best == s.targets[static_cast<std::size_t>(i)]));
+            else
+                correct.call<void>("push", val::null());
+        }
+        val tokens = val::array();
+        for (const Token& tok : s.tokens) tokens.call<void>("push", tok.text);
+        val layers = val::array();
+        for (const LayerTrace& lt : tr.layers) {
+            val heads = val::array();
+            for (const HeadTrace& ht : lt.attention.heads) {
+                val h = val::object();
+                h.set("weights", js::matrix_to_js(ht.weights));
+                std::vector<std::pair<std::string, double>> scores;
+                for (const AnswerKey& k : keys) scores.emplace_back(k.name, answer_key_score(ht.weights, k.key));
+                h.set("scores", scores_to_js(scores));
+                heads.call<void>("push", h);
+            }
+            val l = val::object();
+            l.set("heads", heads);
+            layers.call<void>("push", l);
+        }
+        val key_list = val::array();
+        for (const AnswerKey& k : keys) {
+            val o = val::object();
+            o.set("name", k.name);
+            o.set("key", js::matrix_to_js(k.key));
+            key_list.call<void>("push", o);
+        }
+        val o = val::object();
+        o.set("tokens", tokens);
+        o.set("ids", int32_copy(s.ids));
+        o.set("targets", int32_copy(s.targets));
+        o.set("length", s.length);
+        o.set("predictions", int32_copy(predictions));
+        o.set("correct", correct);
+        o.set("layers", layers);
+        o.set("keys", key_list);
+        o.set("probabilities", js::matrix_to_js(tr.probabilities));
+        return o;
+    });
+}
+
+val trainer_trace_js(int handle, const val& options) {
+    return guarded([&] {
+        Trainer& t = trainer_of(handle);
+        const ModelConfig& m = t.model().config();
+        const Sequence s = sequence_from_js(t, options);
+        const ModelTrace tr = trace_model(m, t.model().params(), s.ids, s.length, forward_options_from_js(options, m));
+        val o = val::object();
+        o.set("config", model_config_to_js(m));
+        val tokens = val::array();
+        for (const Token& tok : s.tokens) tokens.call<void>("push", js::token_to_js(tok));
+        o.set("tokens", tokens);
+        o.set("length", tr.length);
+        o.set("embeddings", js::matrix_to_js(tr.embeddings));
+        o.set("positional", js::matrix_to_js(tr.positional));
+        o.set("mask", js::mask_to_js(tr.mask));
+        val layers = val::array();
+        for (std::size_t l = 0; l < tr.layers.size(); ++l) {
+            const LayerTrace& lt = tr.layers[l];
+            const std::string prefix = "layers." + std::to_string(l) + ".";
+            val lo = val::object();
+            lo.set("input", js::matrix_to_js(lt.input));
+            lo.set("normed", js::matrix_to_js(lt.normed));
+            lo.set("wQuery", js::matrix_to_js(t.model().params().view(prefix + "w_query")));
+            lo.set("wKey", js::matrix_to_js(t.model().params().view(prefix + "w_key")));
+            lo.set("wValue", js::matrix_to_js(t.model().params().view(prefix + "w_value")));
+            lo.set("wOutput", js::matrix_to_js(t.model().params().view(prefix + "w_output")));
+            val heads = val::array();
+            for (const HeadTrace& ht : lt.attention.heads) heads.call<void>("push", js::head_trace_to_js(ht));
+            lo.set("heads", heads);
+            lo.set("concat", js::matrix_to_js(lt.attention.concat));
+            lo.set("attentionOutput", js::matrix_to_js(lt.attention.output));
+            lo.set("residual", js::matrix_to_js(lt.residual));
+            if (m.mlp > 0) {
+                lo.set("mlpNormed", js::matrix_to_js(lt.mlp_normed));
+                lo.set("mlpHidden", js::matrix_to_js(lt.mlp_hidden));
+                lo.set("mlpOutput", js::matrix_to_js(lt.mlp_output));
+            }
+            lo.set("output", js::matrix_to_js(lt.output));
+            layers.call<void>("push", lo);
+        }
+        o.set("layers", layers);
+        o.set("finalNormed", js::matrix_to_js(tr.final_normed));
+        o.set("logits", js::matrix_to_js(tr.logits));
+        o.set("probabilities", js::matrix_to_js(tr.probabilities));
+        return o;
+    });
+}
+
+val trainer_save_js(int handle) {
+    return guarded([&] {
+        const std::string bytes = trainer_of(handle).save();
+        return val::global("Uint8Array")
+            .new_(emscripten::typed_memory_view(bytes.size(), reinterpret_cast<const unsigned char*>(bytes.data())));
+    });
+}
+
+val trainer_info_js(int handle) {
+    return guarded([&] { return describe_trainer(handle, trainer_of(handle)); });
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(attention_training) {
+    emscripten::function("trainTasks", &train_tasks_js);
+    emscripten::function("trainerCreate", &trainer_create_js);
+    emscripten::function("trainerLoad", &trainer_load_js);
+    emscripten::function("trainerDispose", &trainer_dispose_js);
+    emscripten::function("trainerInfo", &trainer_info_js);
+    emscripten::function("trainerStep", &trainer_step_js);
+    emscripten::function("trainerStepBatch", &trainer_step_batch_js);
+    emscripten::function("trainerEvaluate", &trainer_evaluate_js);
+    emscripten::function("trainerHeadScores", &trainer_head_scores_js);
+    emscripten::function("trainerProbe", &trainer_probe_js);
+    emscripten::function("trainerTrace", &trainer_trace_js);
+    emscripten::function("trainerSave", &trainer_save_js);
+}

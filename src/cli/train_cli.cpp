@@ -1,0 +1,328 @@
+// attn train | grad | run: the training engine on the command line.
+//   attn train --task induction [model and optimizer flags] [--steps N] --out model.safetensors
+//   attn grad  [same flags] [--steps N] --format json
+//   attn run   --model FILE (--sentence "TEXT" | --sentence-file PATH|-) [--format json|table]
+// Bad flags, an unknown task or a bad checkpoint: a message on stderr, exit 2.
+
+#include "train_cli.hpp"
+
+#include "core/model_json.hpp"
+#include "core/trainer.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace attn::cli {
+namespace {
+
+const char* kTrainUsage =
+    "usage: attn train --task TASK [--length N] [--corpus FILE] [--max-vocab N]\n"
+    "                  [--layers L] [--heads H] [--d-model C] [--mlp F] [--context T]\n"
+    "                  [--positional none|sinusoidal|learned] [--mask causal|none] [--no-scale]\n"
+    "                  [--no-layernorm] [--tied] [--batch B] [--lr LR] [--warmup N] [--clip X]\n"
+    "                  [--weight-decay X] [--steps N] [--seed S] [--eval-samples N] [--eval-every N]\n"
+    "                  [--out FILE]\n"
+    "       attn grad  [the same flags] [--steps N] --format json\n"
+    "       attn run   --model FILE (--sentence \"TEXT\" | --sentence-file PATH|-) [--format json|table]\n"
+    "TASK: copy, reverse, sort, previous-token, induction, recall, brackets, coreference, text (needs --corpus).\n"
+    "Defaults are the task's recipe (attn train --task T --steps 0 prints them).\n";
+
+struct Usage {
+    std::string message;
+};
+
+/// A whole decimal number, nothing else: no spaces, no '+', no trailing text.
+long long whole(const std::string& flag, const std::string& v, long long lo, long long hi) {
+    bool ok = !v.empty() && v.size() <= 12;
+    for (std::size_t i = 0; ok && i < v.size(); ++i) ok = (v[i] >= '0' && v[i] <= '9') || (i == 0 && v[i] == '-' && v.size() > 1);
+    const long long n = ok ? std::strtoll(v.c_str(), nullptr, 10) : 0;
+    if (!ok || n < lo || n > hi)
+        throw Usage{flag + " expects a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) +
+                    ", got \"" + v + "\""};
+    return n;
+}
+
+/// A decimal or scientific number, nothing else, finite, in [lo, hi].
+double real(const std::string& flag, const std::string& v, double lo, double hi) {
+    bool ok = !v.empty() && v.size() <= 32 && (v[0] == '-' || v[0] == '.' || (v[0] >= '0' && v[0] <= '9'));
+    char* end = nullptr;
+    const double x = ok ? std::strtod(v.c_str(), &end) : 0.0;
+    if (!ok || *end != '\0' || !std::isfinite(x) || x < lo || x > hi) {
+        std::ostringstream o;
+        o << flag << " expects a number from " << lo << " to " << hi << ", got \"" << v << "\"";
+        throw Usage{o.str()};
+    }
+    return x;
+}
+
+std::string read_file(const std::string& path) {
+    if (path == "-") return std::string(std::istreambuf_iterator<char>(std::cin), {});
+    std::ifstream f(path, std::ios::binary);
+    if (!f) throw Usage{"cannot read \"" + path + "\""};
+    return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+struct Options {
+    TrainConfig train;
+    int steps = 0;
+    bool steps_given = false;
+    int eval_samples = 512;
+    int eval_every = 0;
+    std::string out;
+    std::string format = "json";
+    std::string model_path, sentence;
+    bool have_sentence = false;
+};
+
+/// Parses the flags of `command`; every flag at most once.
+Options parse(const std::string& command, const std::vector<std::string>& args) {
+    Options o;
+    std::set<std::string> seen;
+    // the task comes first: its recipe gives every default
+    TaskKind task = TaskKind::reverse;
+    bool have_task = false;
+    for (std::size_t i = 0; i + 1 < args.size(); ++i)
+        if (args[i] == "--task") {
+            task = parse_task(args[i + 1]);
+            have_task = true;
+        }
+    const Recipe recipe = default_recipe(task);
+    o.train = recipe.config;
+    o.steps = recipe.steps;
+    bool mask_given = false;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a == "--help" || a == "-h") throw Usage{""};
+        if (a.rfind("--", 0) != 0) throw Usage{"unexpected argument \"" + a + "\""};
+        if (!seen.insert(a).second) throw Usage{a + " is given twice"};
+        const auto value = [&]() -> std::string {
+            if (i + 1 >= args.size()) throw Usage{a + " needs a value"};
+            return args[++i];
+        };
+        ModelConfig& m = o.train.model;
+        OptimizerConfig& opt = o.train.optimizer;
+        if (command == "run") {
+            if (a == "--model") o.model_path = value();
+            else if (a == "--sentence") { o.sentence = value(); o.have_sentence = true; }
+            else if (a == "--sentence-file") { o.sentence = read_file(value()); o.have_sentence = true; }
+            else if (a == "--format") o.format = value();
+            else throw Usage{"unknown argument \"" + a + "\" for attn run"};
+            continue;
+        }
+        if (a == "--task") value();
+        else if (a == "--length") o.train.task_options.length = static_cast<int>(whole(a, value(), 0, 4096));
+        else if (a == "--corpus") o.train.task_options.corpus = read_file(value());
+        else if (a == "--max-vocab") o.train.task_options.max_vocab = static_cast<int>(whole(a, value(), 2, kMaxModelVocab));
+        else if (a == "--layers") m.layers = static_cast<int>(whole(a, value(), 1, kMaxModelLayers));
+        else if (a == "--heads") m.heads = static_cast<int>(whole(a, value(), 1, kMaxModelDModel));
+        else if (a == "--d-model") m.d_model = static_cast<int>(whole(a, value(), 1, kMaxModelDModel));
+        else if (a == "--mlp") m.mlp = static_cast<int>(whole(a, value(), 0, kMaxModelMlp));
+        else if (a == "--context") m.context = static_cast<int>(whole(a, value(), 1, kMaxModelContext));
+        else if (a == "--positional") m.positional = parse_positional(value());
+        else if (a == "--mask") {
+            const std::string v = value();
+            if (v != "causal" && v != "none") throw Usage{"--mask expects causal or none, got \"" + v + "\""};
+            m.causal = v == "causal";
+            mask_given = true;
+        }
+        else if (a == "--no-scale") m.scale = false;
+        else if (a == "--no-layernorm") m.layernorm = false;
+        else if (a == "--tied") m.tied = true;
+        else if (a == "--batch") o.train.batch = static_cast<int>(whole(a, value(), 1, 4096));
+        else if (a == "--lr") opt.lr = static_cast<float>(real(a, value(), 1e-8, 10));
+        else if (a == "--warmup") opt.warmup = static_cast<int>(whole(a, value(), 0, 1000000));
+        else if (a == "--clip") opt.clip = static_cast<float>(real(a, value(), 0, 1e6));
+        else if (a == "--weight-decay") opt.weight_decay = static_cast<float>(real(a, value(), 0, 1));
+        else if (a == "--steps") { o.steps = static_cast<int>(whole(a, value(), 0, 10000000)); o.steps_given = true; }
+        else if (a == "--seed") o.train.seed = static_cast<std::uint32_t>(whole(a, value(), 0, 4294967295LL));
+        else if (a == "--eval-samples") o.eval_samples = static_cast<int>(whole(a, value(), 1, 100000));
+        else if (a == "--eval-every" && command == "train") o.eval_every = static_cast<int>(whole(a, value(), 0, 10000000));
+        else if (a == "--out" && command == "train") o.out = value();
+        else if (a == "--format" && command == "grad") o.format = value();
+        else throw Usage{"unknown argument \"" + a + "\" for attn " + command};
+    }
+    (void)mask_given;
+    if (command != "run" && !have_task) throw Usage{"--task is required"};
+    if (command == "grad" && !o.steps_given) o.steps = 0;
+    if (o.format != "json" && !(command == "run" && o.format == "table"))
+        throw Usage{"--format expects json" + std::string(command == "run" ? " or table" : "") + ", got \"" + o.format +
+                    "\""};
+    return o;
+}
+
+std::string describe(const TrainConfig& t) {
+    const ModelConfig& m = t.model;
+    std::ostringstream o;
+    o << "task " << task_name(t.task) << ": " << m.layers << " layer(s), " << m.heads << " head(s), d_model "
+      << m.d_model << ", mlp " << m.mlp << ", " << (m.layernorm ? "layernorm" : "no layernorm") << ", positional "
+      << positional_name(m.positional) << ", mask " << (m.causal ? "causal" : "none") << ", scale "
+      << (m.scale ? "1/sqrt(D)" : "off") << (m.tied ? ", tied" : "") << "; AdamW lr " << t.optimizer.lr << ", batch "
+      << t.batch << ", seed " << t.seed;
+    return o.str();
+}
+
+int train(const Options& o) {
+    Trainer trainer(o.train);
+    const bool tty = isatty(fileno(stderr));
+    std::fprintf(stderr, "%s; %zu parameters, %d steps\n", describe(trainer.config()).c_str(),
+                 trainer.model().params().size(), o.steps);
+    using clock = std::chrono::steady_clock;
+    const auto start = clock::now();
+    auto last = start;
+    StepResult r;
+    for (int s = 0; s < o.steps; ++s) {
+        r = trainer.step();
+        if (o.eval_every > 0 && (s + 1) % o.eval_every == 0) {
+            const EvalResult e = trainer.evaluate(256);
+            std::fprintf(stderr, "%sstep %d: held-out loss %.4f, accuracy %.4f\n", tty ? "\r" : "", s + 1, e.loss,
+                         e.accuracy);
+        }
+        const auto now = clock::now();
+        const double since = std::chrono::duration<double>(now - last).count();
+        if (since >= (tty ? 0.1 : 1.0) || s + 1 == o.steps) {
+            last = now;
+            const double elapsed = std::chrono::duration<double>(now - start).count();
+            const double rate = (s + 1) / std::max(elapsed, 1e-9);
+            if (tty) {
+                const int width = 24, filled = static_cast<int>(width * (s + 1.0) / o.steps);
+                std::fprintf(stderr, "\r[%s%s] step %d/%d  loss %.4f  acc %.3f  %.0f steps/s ",
+                             std::string(static_cast<std::size_t>(filled), '#').c_str(),
+                             std::string(static_cast<std::size_t>(width - filled), '.').c_str(), s + 1, o.steps,
+                             r.loss, r.accuracy, rate);
+            } else {
+                std::fprintf(stderr, "step %d/%d  loss %.4f  acc %.3f  %.0f steps/s\n", s + 1, o.steps, r.loss,
+                             r.accuracy, rate);
+            }
+        }
+    }
+    if (tty && o.steps > 0) std::fputc('\n', stderr);
+    const double seconds = std::chrono::duration<double>(clock::now() - start).count();
+    const EvalResult e = trainer.evaluate(o.eval_samples);
+    std::printf("trained %d steps in %.2f s (%.0f steps/s)\n", o.steps, seconds, o.steps / std::max(seconds, 1e-9));
+    std::printf("held-out: loss %.4f, accuracy %.4f over %d targets (%d sequences)\n", e.loss, e.accuracy, e.targets,
+                o.eval_samples);
+    std::printf("answer-key scores (mean weight on the key's positions, held-out):\n");
+    for (const HeadScore& h : trainer.head_scores(std::min(o.eval_samples, 256))) {
+        std::printf("  layer %d head %d:", h.layer, h.head);
+        for (const auto& [name, score] : h.scores) std::printf("  %s %.3f", name.c_str(), score);
+        std::printf("\n");
+    }
+    if (!o.out.empty()) {
+        const std::string bytes = trainer.save();
+        std::ofstream f(o.out, std::ios::binary);
+        if (!f.write(bytes.data(), static_cast<std::streamsize>(bytes.size())))
+            throw Usage{"cannot write \"" + o.out + "\""};
+        std::printf("wrote %s (%zu bytes)\n", o.out.c_str(), bytes.size());
+    }
+    return 0;
+}
+
+int grad(const Options& o) {
+    Trainer trainer(o.train);
+    for (int s = 0; s < o.steps; ++s) trainer.step();
+    // one fresh batch: the next training batch
+    const Batch batch = trainer.task().sample(o.train.batch, o.train.seed, static_cast<std::uint64_t>(o.steps), Split::train);
+    Model& model = trainer.model();
+    const LossResult r = model.forward(batch);
+    Parameters grads;
+    model.backward(grads);
+    const std::string json = gradient_dump_json(model.config(), model.params(), batch, r.loss, grads);
+    std::fwrite(json.data(), 1, json.size(), stdout);
+    return 0;
+}
+
+void print_run_table(const ModelConfig& c, const std::vector<std::string>& vocab, const std::vector<Token>& tokens,
+                     const ModelTrace& tr) {
+    std::printf("model: %d layer(s), %d head(s), d_model %d, mlp %d, vocabulary %zu, %s\n", c.layers, c.heads,
+                c.d_model, c.mlp, vocab.size(), c.causal ? "causal" : "bidirectional");
+    std::printf("tokens:");
+    for (const Token& t : tokens) std::printf(" %s(%d)", t.text.c_str(), t.id);
+    std::printf("\n");
+    for (std::size_t l = 0; l < tr.layers.size(); ++l)
+        for (std::size_t h = 0; h < tr.layers[l].attention.heads.size(); ++h) {
+            const Matrix& w = tr.layers[l].attention.heads[h].weights;
+            std::printf("\nlayer %zu head %zu: weights (row = query, column = key)\n%10s", l, h, "");
+            for (const Token& t : tokens) std::printf(" %7.7s", t.text.c_str());
+            std::printf("\n");
+            for (Eigen::Index i = 0; i < w.rows(); ++i) {
+                std::printf("%10.10s", tokens[static_cast<std::size_t>(i)].text.c_str());
+                for (Eigen::Index j = 0; j < w.cols(); ++j) std::printf(" %7.4f", static_cast<double>(w(i, j)));
+                std::printf("\n");
+            }
+        }
+    std::printf("\nmost likely token at each position:\n");
+    for (Eigen::Index i = 0; i < tr.probabilities.rows(); ++i) {
+        Eigen::Index best = 0;
+        tr.probabilities.row(i).maxCoeff(&best);
+        std::printf("  %-12s -> %-12s p = %.4f\n", tokens[static_cast<std::size_t>(i)].text.c_str(),
+                    vocab[static_cast<std::size_t>(best)].c_str(), static_cast<double>(tr.probabilities(i, best)));
+    }
+}
+
+int run(const Options& o) {
+    if (o.model_path.empty()) throw Usage{"--model is required"};
+    if (!o.have_sentence) throw Usage{"--sentence or --sentence-file is required"};
+    std::ifstream f(o.model_path, std::ios::binary);
+    if (!f) throw Usage{"cannot read \"" + o.model_path + "\""};
+    const std::string bytes(std::istreambuf_iterator<char>(f), {});
+    const Checkpoint cp = load_checkpoint(bytes);
+    if (cp.vocabulary.empty()) throw Error("the checkpoint has no vocabulary in its metadata, so text cannot be encoded");
+    const std::vector<Token> tokens = tokenize_for_model(cp.vocabulary, o.sentence);
+    if (tokens.empty()) throw Error("the sentence has no tokens");
+    if (static_cast<int>(tokens.size()) > cp.config.context)
+        throw Error("the sentence has " + std::to_string(tokens.size()) + " tokens; this model reads at most " +
+                    std::to_string(cp.config.context));
+    std::vector<std::int32_t> ids;
+    for (const Token& t : tokens) ids.push_back(t.id);
+    const ModelTrace tr = trace_model(cp.config, cp.params, ids);
+    if (o.format == "table") {
+        print_run_table(cp.config, cp.vocabulary, tokens, tr);
+    } else {
+        const std::string json = model_trace_json(cp.config, tokens, tr);
+        std::fwrite(json.data(), 1, json.size(), stdout);
+    }
+    return 0;
+}
+
+}  // namespace
+
+bool is_training_command(const char* arg) {
+    const std::string a = arg ? arg : "";
+    return a == "train" || a == "grad" || a == "run";
+}
+
+int training_main(int argc, char** argv) {
+    const std::string command = argv[1];
+    try {
+        const Options o = parse(command, std::vector<std::string>(argv + 2, argv + argc));
+        if (command == "train") return train(o);
+        if (command == "grad") return grad(o);
+        return run(o);
+    } catch (const Usage& e) {
+        if (e.message.empty()) {
+            std::fputs(kTrainUsage, stdout);
+            return 0;
+        }
+        std::fprintf(stderr, "attn %s: %s\n%s", command.c_str(), e.message.c_str(), kTrainUsage);
+        return 2;
+    } catch (const Error& e) {
+        std::fprintf(stderr, "attn %s: %s\n", command.c_str(), e.what());
+        return 2;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "attn %s: internal error: %s\n", command.c_str(), e.what());
+        return 1;
+    }
+}
+
+}  // namespace attn::cli

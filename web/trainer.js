@@ -1,0 +1,267 @@
+// The training engine's JS API: a Trainer wraps one model + optimizer + task
+// living in wasm memory (core/trainer.hpp, src/bindings/train_bindings.cpp).
+// Engine (engine.js) creates them: engine.createTrainer(settings),
+// engine.loadTrainer(bytes), engine.tasks(). Results are plain objects and
+// typed-array copies; the only handle is the Trainer itself: call dispose()
+// when done (a FinalizationRegistry frees forgotten ones eventually).
+// See engine.d.ts for every type.
+
+export const TASKS = Object.freeze(['copy', 'reverse', 'sort', 'previous-token', 'induction', 'recall', 'brackets', 'coreference', 'text']);
+
+const POSITIONALS = ['none', 'sinusoidal', 'learned'];
+
+function typeName(v) {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  return typeof v;
+}
+
+function int(value, name, min, max) {
+  if (typeof value !== 'number') throw new TypeError(`${name} must be a number, got ${typeName(value)}`);
+  if (!Number.isInteger(value)) throw new RangeError(`${name} must be a whole number, got ${value}`);
+  if (value < min || value > max) throw new RangeError(`${name} ${value} is outside the range ${min} to ${max}`);
+  return value;
+}
+
+function num(value, name, min, max) {
+  if (typeof value !== 'number') throw new TypeError(`${name} must be a number, got ${typeName(value)}`);
+  if (!Number.isFinite(value) || value < min || value > max) throw new RangeError(`${name} ${value} is outside the range ${min} to ${max}`);
+  return value;
+}
+
+function bool(value, name) {
+  if (typeof value !== 'boolean') throw new TypeError(`${name} must be true or false, got ${typeName(value)}`);
+  return value;
+}
+
+function choice(value, name, choices) {
+  if (typeof value !== 'string') throw new TypeError(`${name} must be a string, got ${typeName(value)}`);
+  if (!choices.includes(value)) throw new RangeError(`${name} "${value}" is not one of ${choices.join(', ')}`);
+  return value;
+}
+
+/** Every setting read once into a fresh object of primitives (getters and
+ * proxies are read exactly once), defaults from the task's recipe. */
+export function normalizeTrainSettings(settings, tasks) {
+  if (settings === null || typeof settings !== 'object') throw new TypeError(`settings must be an object, got ${typeName(settings)}`);
+  const given = {};
+  for (const [k, v] of Object.entries(settings)) if (v !== undefined) given[k] = v;
+  const task = choice(given.task ?? 'reverse', 'task', TASKS);
+  const info = tasks.find((t) => t.name === task);
+  const s = { ...info.defaults, corpus: '', ...given, task };
+  const corpus = s.corpus;
+  if (typeof corpus !== 'string') throw new TypeError(`corpus must be a string, got ${typeName(corpus)}`);
+  if (corpus.length > 8_000_000) throw new RangeError(`corpus has ${corpus.length} characters; at most 8,000,000 are accepted`);
+  if (/[\uD800-\uDFFF]/.test(corpus.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, ''))) throw new TypeError('corpus has an unpaired UTF-16 surrogate, which is not valid Unicode');
+  return {
+    task,
+    length: int(s.length, 'length', 0, 4096),
+    corpus,
+    maxVocab: int(s.maxVocab, 'maxVocab', 2, 50000),
+    layers: int(s.layers, 'layers', 1, 64),
+    dModel: int(s.dModel, 'dModel', 1, 4096),
+    heads: int(s.heads, 'heads', 1, 4096),
+    mlp: int(s.mlp, 'mlp', 0, 1 << 16),
+    context: int(s.context, 'context', 0, 1 << 16),
+    layernorm: bool(s.layernorm, 'layernorm'),
+    positional: choice(s.positional, 'positional', POSITIONALS),
+    causal: bool(s.causal, 'causal'),
+    scale: bool(s.scale, 'scale'),
+    tied: bool(s.tied, 'tied'),
+    lr: num(s.lr, 'lr', 1e-8, 10),
+    beta1: num(s.beta1, 'beta1', 0, 0.999999),
+    beta2: num(s.beta2, 'beta2', 0, 0.999999),
+    weightDecay: num(s.weightDecay, 'weightDecay', 0, 1),
+    clip: num(s.clip, 'clip', 0, 1e6),
+    warmup: int(s.warmup, 'warmup', 0, 1000000),
+    batch: int(s.batch, 'batch', 1, 4096),
+    seed: int(s.seed, 'seed', 0, 4294967295),
+  };
+}
+
+/** [[layer, head], …] read once into plain integers. */
+function toAblate(ablate) {
+  if (ablate == null) return null;
+  if (!Array.isArray(ablate)) throw new TypeError(`ablate must be an array of [layer, head] pairs, got ${typeName(ablate)}`);
+  return Array.from(ablate, (pair, i) => {
+    if (!Array.isArray(pair) || pair.length !== 2) throw new TypeError(`ablate[${i}] must be a [layer, head] pair`);
+    return [int(pair[0], `ablate[${i}] layer`, 0, 1 << 16), int(pair[1], `ablate[${i}] head`, 0, 1 << 16)];
+  });
+}
+
+function forwardOptions(options = {}) {
+  if (options === null || typeof options !== 'object') throw new TypeError(`options must be an object, got ${typeName(options)}`);
+  const causal = options.causal;
+  if (causal !== undefined && causal !== null) bool(causal, 'causal');
+  const uniform = options.uniformAttention ?? false;
+  bool(uniform, 'uniformAttention');
+  return { ablate: toAblate(options.ablate), uniformAttention: uniform, causal: causal ?? null };
+}
+
+function toIds(ids, name) {
+  if (ids == null || typeof ids !== 'object' || typeof ids.length !== 'number') throw new TypeError(`${name} must be an array of token ids`);
+  const n = ids.length;
+  int(n, `${name}.length`, 1, 1 << 20);
+  const out = new Int32Array(n);
+  for (let i = 0; i < n; i++) out[i] = int(ids[i], `${name}[${i}]`, -1, 2147483647);
+  return out;
+}
+
+/** A sequence option: {ids} or {text}, or nothing (the task's probe). */
+function sequenceOptions(options = {}) {
+  if (options === null || typeof options !== 'object') throw new TypeError(`options must be an object, got ${typeName(options)}`);
+  const out = forwardOptions(options);
+  if (options.ids != null) out.ids = Array.from(toIds(options.ids, 'ids'));
+  else if (options.text != null) {
+    if (typeof options.text !== 'string') throw new TypeError(`text must be a string, got ${typeName(options.text)}`);
+    if (options.text.length > 100000) throw new RangeError('text is longer than 100,000 characters');
+    out.text = options.text;
+  }
+  return out;
+}
+
+/** {ids, targets} as arrays of rows or flat (with batch and length). */
+function toBatch(batch) {
+  if (batch === null || typeof batch !== 'object') throw new TypeError(`batch must be an object {ids, targets, lengths?}, got ${typeName(batch)}`);
+  const { ids, targets, lengths } = batch;
+  let rows, length, flatIds, flatTargets;
+  if (Array.isArray(ids) && Array.isArray(ids[0])) {
+    rows = ids.length;
+    length = ids[0].length;
+    flatIds = toIds(ids.flat(), 'ids');
+    flatTargets = toIds(Array.isArray(targets) ? targets.flat() : targets, 'targets');
+  } else {
+    rows = int(batch.batch, 'batch.batch', 1, 4096);
+    length = int(batch.length, 'batch.length', 1, 4096);
+    flatIds = toIds(ids, 'ids');
+    flatTargets = toIds(targets, 'targets');
+  }
+  if (flatIds.length !== rows * length || flatTargets.length !== rows * length) {
+    throw new RangeError(`a batch of ${rows}×${length} needs ${rows * length} ids and targets, got ${flatIds.length} and ${flatTargets.length}`);
+  }
+  return { batch: rows, length, ids: flatIds, targets: flatTargets, lengths: lengths == null ? null : toIds(lengths, 'lengths') };
+}
+
+const finalizer = typeof FinalizationRegistry === 'function'
+  ? new FinalizationRegistry(({ module, handle }) => module.trainerDispose(handle))
+  : null;
+
+/** One trainable model. Create with engine.createTrainer() or engine.loadTrainer(). */
+export class Trainer {
+  /** @internal */
+  constructor(module, unwrap, info) {
+    this._m = module;
+    this._unwrap = unwrap;
+    this._handle = info.handle;
+    this._steps = info.stepCount;
+    /** the normalised settings, defaults filled in */
+    this.settings = Object.freeze(info.settings);
+    /** {vocab, context, layers, dModel, heads, mlp, layernorm, positional, causal, scale, tied} */
+    this.config = Object.freeze(info.config);
+    /** id → token text */
+    this.vocabulary = Object.freeze(info.vocabulary);
+    this.parameterCount = info.parameterCount;
+    /** false for a text model loaded without its corpus: it can be probed and traced, not trained */
+    this.hasTask = info.hasTask;
+    this._token = {};
+    finalizer?.register(this, { module, handle: this._handle }, this._token);
+  }
+
+  get stepCount() { return this._steps; }
+
+  _live() {
+    if (this._handle === 0) throw new TypeError('this trainer has been disposed: create a new one');
+    return this._handle;
+  }
+
+  /** n optimizer steps on the task's batches (the batch of step k is fixed by the seed). */
+  step(n = 1) {
+    int(n, 'n', 1, 1000000);
+    const r = this._unwrap(this._m.trainerStep(this._live(), n));
+    this._steps = r.step;
+    return r;
+  }
+
+  /** n optimizer steps on one given batch. */
+  stepBatch(batch, n = 1) {
+    int(n, 'n', 1, 1000000);
+    const r = this._unwrap(this._m.trainerStepBatch(this._live(), toBatch(batch), n));
+    this._steps = r.step;
+    return r;
+  }
+
+  /** Held-out loss and accuracy (the same held-out set every call). */
+  evaluate(options = {}) {
+    const samples = int(options?.samples ?? 256, 'samples', 1, 100000);
+    return this._unwrap(this._m.trainerEvaluate(this._live(), samples, forwardOptions(options)));
+  }
+
+  /** Each head's answer-key scores averaged over held-out samples. */
+  headScores(samples = 64, options = {}) {
+    int(samples, 'samples', 1, 10000);
+    return this._unwrap(this._m.trainerHeadScores(this._live(), samples, forwardOptions(options)));
+  }
+
+  /** Attention maps, answer keys and predictions on the task's probe, or on {ids} / {text}. */
+  probe(options = {}) {
+    return this._unwrap(this._m.trainerProbe(this._live(), sequenceOptions(options)));
+  }
+
+  /** Every intermediate of every layer for {text} or {ids} (the playground's steps). */
+  trace(options = {}) {
+    const s = sequenceOptions(options);
+    const out = this._unwrap(this._m.trainerTrace(this._live(), s));
+    if (s.text != null) {
+      addCharOffsets(out.tokens, s.text);
+      out.sentence = s.text;
+    }
+    return out;
+  }
+
+  /** The model as .safetensors bytes (config, task and vocabulary in __metadata__). */
+  save() {
+    return this._unwrap(this._m.trainerSave(this._live()));
+  }
+
+  /** Frees the model in wasm memory; every later call throws. */
+  dispose() {
+    if (this._handle === 0) return;
+    this._m.trainerDispose(this._handle);
+    finalizer?.unregister(this._token);
+    this._handle = 0;
+  }
+}
+
+/** UTF-16 offsets for tokens with UTF-8 byte offsets (as engine.js's). */
+function addCharOffsets(tokens, text) {
+  const byteToChar = new Map([[0, 0]]);
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.codePointAt(i);
+    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+    if (code > 0xffff) i++;
+    byteToChar.set(bytes, i + 1);
+  }
+  for (const t of tokens) {
+    t.startChar = byteToChar.get(t.start) ?? text.length;
+    t.endChar = byteToChar.get(t.end) ?? text.length;
+  }
+}
+
+/** The methods engine.js adds to Engine. */
+export function trainingApi(module, unwrap) {
+  let tasks = null;
+  const taskList = () => (tasks ??= Object.freeze(unwrap(module.trainTasks())));
+  return {
+    tasks: () => taskList(),
+    createTrainer(settings = {}) {
+      const s = normalizeTrainSettings(settings, taskList());
+      return new Trainer(module, unwrap, unwrap(module.trainerCreate(s)));
+    },
+    loadTrainer(bytes, { corpus = '' } = {}) {
+      if (!(bytes instanceof Uint8Array)) throw new TypeError(`a checkpoint must be a Uint8Array of the file's bytes, got ${typeName(bytes)}`);
+      if (typeof corpus !== 'string') throw new TypeError(`corpus must be a string, got ${typeName(corpus)}`);
+      return new Trainer(module, unwrap, unwrap(module.trainerLoad(bytes, corpus)));
+    },
+  };
+}
