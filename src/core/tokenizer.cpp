@@ -81,6 +81,31 @@ bool is_joiner_inside_word(char32_t c) {
 
 enum class Class { space, control, punct, word };
 
+// Word characters of the CJK scripts, which write no spaces between words.
+// Following BERT's basic tokenizer, every CJK ideograph is a token of its own;
+// a run of hiragana or of katakana stays one word, and a word ends where the
+// script changes to or from kana ("猫はマットの上" → 猫 は マット の 上).
+enum class Script { other, ideograph, hiragana, katakana };
+
+Script script_of(char32_t c) {
+    if ((c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x20000 && c <= 0x2A6DF) ||
+        (c >= 0x2A700 && c <= 0x2CEAF) || (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x2F800 && c <= 0x2FA1F) ||
+        (c >= 0x30000 && c <= 0x3134F))
+        return Script::ideograph;
+    if (c >= 0x3041 && c <= 0x309F) return Script::hiragana;
+    if ((c >= 0x30A0 && c <= 0x30FF) || (c >= 0x31F0 && c <= 0x31FF) || (c >= 0xFF66 && c <= 0xFF9F))
+        return Script::katakana;
+    return Script::other;
+}
+
+// True when two adjacent word characters belong to different words.
+bool script_break(Script a, Script b) {
+    if (a == Script::ideograph || b == Script::ideograph) return true;
+    const bool kana_a = a == Script::hiragana || a == Script::katakana;
+    const bool kana_b = b == Script::hiragana || b == Script::katakana;
+    return (kana_a || kana_b) && a != b;
+}
+
 Class classify(char32_t c) {
     if (is_space(c)) return Class::space;
     if (is_control(c)) return Class::control;
@@ -263,6 +288,8 @@ std::vector<Token> tokenize(std::string_view sentence, const TokenizeOptions& op
             std::size_t e = c + 1;
             while (e < m) {
                 if (clusters[e].cls == Class::word) {
+                    if (script_break(script_of(cps[clusters[e - 1].first].value), script_of(cps[clusters[e].first].value)))
+                        break;
                     ++e;
                 } else if (clusters[e].cls == Class::punct && e + 1 < m &&
                            clusters[e].last - clusters[e].first == 1 &&

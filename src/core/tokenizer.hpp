@@ -1,6 +1,8 @@
 #pragma once
 // Sentence → tokens. A deliberately simple, documented word tokenizer:
-//  - runs of letters and digits of any script form one word; combining marks,
+//  - runs of letters and digits of any script form one word (but every CJK
+//    ideograph is a word of its own, as in BERT's basic tokenizer, and a
+//    word ends where hiragana, katakana and other scripts meet); combining marks,
 //    variation selectors, emoji modifiers and zero-width-joiner sequences stay
 //    with the character before them, so no UTF-8 sequence or emoji is split;
 //  - an apostrophe (' or ’) or hyphen (- ‐ ‑) between two letters stays inside

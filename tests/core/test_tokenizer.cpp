@@ -43,6 +43,19 @@ std::string expect_error(const std::string& bytes) {
 
 }  // namespace
 
+TEST_CASE("tokenize: each CJK ideograph is a token; kana runs stay words and end where the script changes", "[tokenizer]") {
+    // BERT's basic tokenizer makes every CJK ideograph a token of its own.
+    const std::string ja = "猫はマットの上に座った";
+    CHECK(texts(attn::tokenize(ja)) == std::vector<std::string>{"猫", "は", "マット", "の", "上", "に", "座", "った"});
+    check_substrings(ja, attn::tokenize(ja));
+    CHECK(texts(attn::tokenize("我爱北京。")) == std::vector<std::string>{"我", "爱", "北", "京", "。"});
+    CHECK(texts(attn::tokenize("東京タワーはtall")) == std::vector<std::string>{"東", "京", "タワー", "は", "tall"});
+    // an extension-B ideograph (4 UTF-8 bytes) and a compatibility ideograph
+    CHECK(texts(attn::tokenize("𠮷野家 豈")) == std::vector<std::string>{"𠮷", "野", "家", "豈"});
+    // Hangul keeps its words (Korean writes spaces)
+    CHECK(texts(attn::tokenize("안녕하세요 세계")) == std::vector<std::string>{"안녕하세요", "세계"});
+}
+
 TEST_CASE("tokenize: punctuation is split off with byte offsets", "[tokenizer]") {
     const std::string s = "Hello, world!";
     const auto tokens = attn::tokenize(s);
@@ -123,13 +136,14 @@ TEST_CASE("tokenize: precomposed and combining accents stay in one word", "[toke
     CHECK(texts(tokens) == std::vector<std::string>{"un", "cafe\xCC\x81", ",", "s'il"});
 }
 
-TEST_CASE("tokenize: CJK without spaces is one word run", "[tokenizer]") {
+TEST_CASE("tokenize: CJK without spaces splits into ideographs and kana runs", "[tokenizer]") {
     const std::string s = "\xE7\x8C\xAB\xE3\x81\x8C\xE5\xA5\xBD\xE3\x81\x8D";  // 猫が好き
     const auto tokens = attn::tokenize(s);
-    REQUIRE(tokens.size() == 1);
-    CHECK(tokens[0].text == s);
-    CHECK(tokens[0].start == 0);
-    CHECK(tokens[0].end == 12);
+    REQUIRE(tokens.size() == 4);  // 猫 が 好 き
+    CHECK(tokens[0].text == "\xE7\x8C\xAB");
+    CHECK(tokens[1].text == "\xE3\x81\x8C");
+    CHECK(tokens[1].start == 3);
+    CHECK(tokens[3].end == 12);
 }
 
 TEST_CASE("tokenize: Arabic words split on the space", "[tokenizer]") {

@@ -36,7 +36,12 @@ const SENTENCES = [
   ['control characters become [UNK]', 'bell\u0007ring and del\u007F here'],
   ['single punctuation', '!'],
   ['astral letters (math alphanumerics, Gothic)', '𝐀𝐁𝐂 𐌰𐌱𐌲 done'],
+  ['CJK ideographs, kana runs, an extension-B ideograph', '猫はマットの上に座った。東京タワーはtall 𠮷野家'],
 ];
+
+test('each CJK ideograph is its own token in wasm too, kana runs stay words', () => {
+  assert.deepEqual(engine.tokenize('猫はマットの上に座った').map((t) => t.text), ['猫', 'は', 'マット', 'の', '上', 'に', '座', 'った']);
+});
 
 /** Checks the UTF-16 offsets and that they agree with the UTF-8 byte offsets. */
 function assertCharOffsets(sentence, tokens) {
