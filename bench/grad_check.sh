@@ -1,0 +1,191 @@
+#!/usr/bin/env bash
+# The independent gradient check of issue #12: `attn grad` dumps (our loss and gradients
+# for one batch, float32) against bench/torch_model.py, a PyTorch float64 autograd
+# implementation of the model written from the issue's specification. For every
+# parameter: max|g_ours − g_torch| / max(max|g_torch|, 1e-8) ≤ 1e-4, and the loss within
+# 1e-4 relative.
+#
+#   bench/grad_check.sh [--keep DIR] [--tolerance 1e-4] [--only N[,N...]]
+#
+# Builds the native CLI if it has no `grad` subcommand yet (build/, Release), installs
+# Debian's python3-torch + python3-numpy when missing (as root; otherwise it prints the
+# apt-get line and stops), then runs a matrix of configs that turns every option on and
+# off — layers 1/2, heads 1/2/4, mlp 0/16, layernorm, positional none/sinusoidal/learned,
+# causal, scale, tied — over several tasks (coreference has padded sequences: lengths),
+# each at init (--steps 0) and after training (--steps 5). Prints a table; exits 1 on
+# any failure. Run by hand and by bench/train.sh; not part of the test suite (PyTorch
+# is 169 Debian packages).
+#
+# Environment: ATTN (default build/attn), PYTHON (default /usr/bin/python3: Debian's
+# python3-torch installs for Debian's Python, not for a pyenv or venv one).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+keep=""
+tolerance=1e-4
+only=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --keep) keep="$2"; shift 2 ;;
+    --tolerance) tolerance="$2"; shift 2 ;;
+    --only) only=",$2,"; shift 2 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    *) echo "grad_check.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+ATTN=${ATTN:-build/attn}
+PYTHON=${PYTHON:-/usr/bin/python3}
+
+# ---- the CLI ------------------------------------------------------------------------------
+if ! "$ATTN" grad --help >/dev/null 2>&1; then
+  echo "== building the native CLI (build/, Release)" >&2
+  mkdir -p build
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >build/configure.log 2>&1 || { cat build/configure.log >&2; exit 1; }
+  cmake --build build -j2 --target attn -- --no-print-directory >build/attn.build.log 2>&1 || { tail -50 build/attn.build.log >&2; exit 1; }
+  "$ATTN" grad --help >/dev/null 2>&1 || { echo "grad_check.sh: $ATTN has no grad subcommand" >&2; exit 1; }
+fi
+
+# ---- PyTorch --------------------------------------------------------------------------------
+if ! "$PYTHON" -c 'import torch, numpy' 2>/dev/null; then
+  apt_line="apt-get install -y --no-install-recommends python3-torch python3-numpy"
+  if [ "$(id -u)" = 0 ]; then
+    echo "== installing Debian's PyTorch: $apt_line" >&2
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $apt_line >/dev/null
+  else
+    echo "grad_check.sh: PyTorch is missing for $PYTHON. Run:" >&2
+    echo "  sudo $apt_line" >&2
+    exit 1
+  fi
+fi
+
+# ---- the matrix -----------------------------------------------------------------------------
+# task layers d_model heads mlp layernorm positional causal scale tied [length batch]
+# (length: the task's size option, batch: sequences; "-" or absent = 0 / 6)
+# (rows 1-14: mixed combinations; rows 16-25: one option flipped from row 15's base;
+# rows 26-29: larger and odd sizes: the benchmark's C 128 / T 64, D = 5, 3 heads, T 100).
+# Each dump's config is checked against its row, so a flag the CLI ignores, or a task
+# recipe that overrides it, is a failure rather than a silently narrower matrix.
+# (The induction recipe has no LayerNorm and the CLI can only turn LayerNorm off, so
+# LayerNorm-on rows use other tasks.)
+configs=(
+  "previous-token 1 16 1  0 on  learned    on  on  off"
+  "recall         2 16 2 16 on  learned    on  on  off"
+  "reverse        2 16 4 16 off none       off off on"
+  "coreference    1 16 2 16 on  sinusoidal off on  on"
+  "copy           2 16 2  0 off sinusoidal on  off off"
+  "sort           1 16 4  0 on  none       off off off"
+  "brackets       2 16 1 16 off learned    off on  on"
+  "recall         2 16 2 16 on  learned    on  off on"
+  "coreference    1 16 2 16 off learned    on  on  off"
+  "previous-token 2 24 4  0 on  sinusoidal on  on  off"
+  "coreference    2 16 1 16 on  none       on  off on"
+  "coreference    2  8 4  0 off none       off on  off"
+  "induction      2 16 2  0 off learned    on  on  off"
+  "induction      1 16 4 16 off sinusoidal off off on"
+  "copy           2 16 2 16 on  learned    on  on  off"
+  "copy           1 16 2 16 on  learned    on  on  off"
+  "copy           2 16 1 16 on  learned    on  on  off"
+  "copy           2 16 4 16 on  learned    on  on  off"
+  "copy           2 16 2  0 on  learned    on  on  off"
+  "copy           2 16 2 16 off learned    on  on  off"
+  "copy           2 16 2 16 on  none       on  on  off"
+  "copy           2 16 2 16 on  sinusoidal on  on  off"
+  "copy           2 16 2 16 on  learned    off on  off"
+  "copy           2 16 2 16 on  learned    on  off off"
+  "copy           2 16 2 16 on  learned    on  on  on"
+  "previous-token 2 128 4 256 on learned   on  on  off 64  16"
+  "previous-token 1 20 5 16 on  learned    on  on  off 23  5"
+  "coreference    2 36 3 24 on  sinusoidal off on  on  -   9"
+  "induction      2 64 2  0 off learned    on  on  off 100 4"
+)
+STEPS=(0 5)
+
+# The CLI flags of one config (the one place that knows `attn grad`'s syntax).
+flags_of() {
+  local task=$1 layers=$2 dmodel=$3 heads=$4 mlp=$5 ln=$6 pos=$7 causal=$8 scale=$9 tied=${10}
+  local length=${11:--} batch=${12:--}
+  [ "$length" != - ] || length=0
+  [ "$batch" != - ] || batch=6
+  local f=(--task "$task" --length "$length" --layers "$layers" --d-model "$dmodel" --heads "$heads" --mlp "$mlp"
+           --positional "$pos" --batch "$batch" --seed 7 --lr 1e-2)
+  [ "$ln" = on ] || f+=(--no-layernorm)
+  if [ "$causal" = on ]; then f+=(--mask causal); else f+=(--mask none); fi
+  [ "$scale" = on ] || f+=(--no-scale)
+  [ "$tied" = off ] || f+=(--tied)
+  echo "${f[@]}"
+}
+
+dir=${keep:-$(mktemp -d)}
+mkdir -p "$dir"
+[ -n "$keep" ] || trap 'rm -rf "$dir"' EXIT
+echo "== machine load: $(cut -d' ' -f1-3 /proc/loadavg); dumps in $dir" >&2
+
+declare -a labels=() files=()
+n=0
+for i in "${!configs[@]}"; do
+  [ -z "$only" ] || [[ "$only" == *",$((i + 1)),"* ]] || continue
+  read -r -a c <<<"${configs[$i]}"
+  for steps in "${STEPS[@]}"; do
+    n=$((n + 1))
+    file="$dir/$(printf '%02d' $((i + 1)))-steps$steps.json"
+    # shellcheck disable=SC2046
+    if ! "$ATTN" grad $(flags_of "${c[@]}") --steps "$steps" --format json >"$file" 2>"$file.err"; then
+      echo "attn grad failed for config $((i + 1)) (${configs[$i]}), steps $steps:" >&2
+      cat "$file.err" >&2
+      echo "  $ATTN grad $(flags_of "${c[@]}") --steps $steps --format json" >&2
+      exit 1
+    fi
+    want="{\"layers\": ${c[1]}, \"d_model\": ${c[2]}, \"heads\": ${c[3]}, \"mlp\": ${c[4]}, \"layernorm\": $([ "${c[5]}" = on ] && echo true || echo false), \"positional\": \"${c[6]}\", \"causal\": $([ "${c[7]}" = on ] && echo true || echo false), \"scale\": $([ "${c[8]}" = on ] && echo true || echo false), \"tied\": $([ "${c[9]}" = on ] && echo true || echo false)}"
+    if ! "$PYTHON" -c 'import json, sys
+got = json.load(open(sys.argv[1]))["config"]; want = json.loads(sys.argv[2])
+bad = {k: (got.get(k), v) for k, v in want.items() if got.get(k) != v}
+if bad: sys.exit("  config differs from the row (dump, wanted): %s" % bad)' "$file" "$want"; then
+      echo "grad_check.sh: config $((i + 1)) (${configs[$i]}) did not produce the model it asks for:" >&2
+      echo "  $ATTN grad $(flags_of "${c[@]}") --steps $steps --format json" >&2
+      exit 1
+    fi
+    padded=no
+    grep -q '"lengths"' "$file" && padded=yes
+    labels+=("$(printf '%2d | %-14s | %d | %3d | %d | %3d | %-3s | %-10s | %-3s | %-3s | %-3s | %-3s | %d' \
+      $((i + 1)) "${c[0]}" "${c[1]}" "${c[2]}" "${c[3]}" "${c[4]}" "${c[5]}" "${c[6]}" "${c[7]}" "${c[8]}" "${c[9]}" "$padded" "$steps")")
+    files+=("$file")
+  done
+done
+
+# One Python process for every dump (PyTorch's import takes a second).
+set +e
+"$PYTHON" bench/torch_model.py --check "${files[@]}" --quiet --tolerance "$tolerance" >"$dir/check.log" 2>&1
+status=$?
+set -e
+grep -q '^RESULT' "$dir/check.log" || { cat "$dir/check.log" >&2; exit 1; }
+
+echo
+echo " # | task           | L |   C | H |   F | LN  | positional | causal | scale | tied | padded | steps | max rel err | worst              | loss rel err | result"
+echo "---|----------------|---|-----|---|-----|-----|------------|--------|-------|------|--------|-------|-------------|--------------------|--------------|-------"
+failures=0
+for k in "${!files[@]}"; do
+  line=$(grep "file=${files[$k]}\$" "$dir/check.log" || true)
+  if [ -z "$line" ]; then
+    result="FAIL"; rel="—"; worst="(no result)"; lrel="—"
+  else
+    result=$(awk '{print $2}' <<<"$line")
+    rel=$(sed -E 's/.*max_rel=([^ ]+).*/\1/' <<<"$line")
+    worst=$(sed -E 's/.* worst=([^ ]+).*/\1/' <<<"$line")
+    lrel=$(sed -E 's/.* loss_rel=([^ ]+).*/\1/' <<<"$line")
+  fi
+  [ "$result" = ok ] || failures=$((failures + 1))
+  IFS='|' read -r -a f <<<"${labels[$k]}"
+  printf '%s|%s|%s|%s|%s|%s|%s|%s| %-6s | %-5s | %-4s | %-6s | %5s | %11s | %-18s | %12s | %s\n' \
+    "${f[0]}" "${f[1]}" "${f[2]}" "${f[3]}" "${f[4]}" "${f[5]}" "${f[6]}" "${f[7]}" \
+    $(echo "${f[8]}") $(echo "${f[9]}") $(echo "${f[10]}") $(echo "${f[11]}") $(echo "${f[12]}") \
+    "$rel" "$worst" "$lrel" "$result"
+done
+echo
+if [ "$failures" -gt 0 ] || [ "$status" -ne 0 ]; then
+  echo "grad_check: $failures of $n dumps FAILED (tolerance $tolerance). Per-parameter tables of the failures:"
+  awk '/^== /{block=$0"\n"; keep=0; next} {block=block $0 "\n"} /^RESULT FAIL/{printf "%s", block}' "$dir/check.log"
+  [ -n "$keep" ] || echo "(rerun with --keep DIR to keep the dumps)"
+  exit 1
+fi
+echo "grad_check: all $n dumps agree with PyTorch (tolerance $tolerance)."

@@ -1,0 +1,500 @@
+#!/usr/bin/env python3
+"""An independent PyTorch implementation of the training model of issue #12.
+
+Written from the issue's model specification (not from our C++), so that the
+gradients `attn grad` dumps can be checked against PyTorch's autograd, and so
+that PyTorch can be timed on exactly the same model, batch and optimizer.
+
+Dimension letters: B sequences, T tokens, C d_model, H heads, D = C/H, F mlp
+width, V vocabulary, L layers.
+
+  x = E[ids] + P[0:T]                          E (V×C); P learned (T_max×C), sinusoidal or none
+  per layer l:  a = LN1(x)                     (a = x without layernorm)
+                x = x + MHA(a)                 W_Q, W_K, W_V, W_O (C×C), no biases, head h = columns h·D … (h+1)·D−1
+                if F > 0: m = LN2(x);  x = x + GELU(m·W_in + b_in)·W_out + b_out
+  logits = LN_f(x)·W_U                         W_U (C×V), or Eᵀ when tied
+  loss   = mean natural-log cross-entropy over positions whose target is >= 0
+
+LayerNorm: biased variance, eps 1e-5, gain and bias. GELU: the exact erf form.
+Sinusoidal, interleaved: P(pos, 2i) = sin(pos / 10000^(2i/C)), P(pos, 2i+1) = cos(same angle).
+Masks: causal (key j visible to query i iff j <= i) and padding (keys at or past a
+sequence's length are hidden from every query); a fully hidden row has zero weights.
+
+Modes
+  torch_model.py --check DUMP.json [DUMP.json ...] [--quiet] [--tolerance 1e-4]
+      Loads an `attn grad --format json` dump: its params are the weights, its batch the
+      input. Computes the loss and the autograd gradients in float64 and prints, per
+      parameter,
+          rel = max_i |g_ours_i − g_torch_i| / max(max_i |g_torch_i|, 1e-8)
+      (one number per tensor: the worst element's error relative to the tensor's scale),
+      and for the loss  |loss_ours − loss_torch| / max(|loss_torch|, 1e-8).
+      Exit 1 if any of them exceeds --tolerance (default 1e-4), or a name or shape differs.
+      Per dump, the last line is machine-readable:
+          RESULT ok|FAIL max_rel=<x> worst=<parameter or loss> loss_rel=<x> file=<path>
+
+  torch_model.py --bench DUMP.json [--lr 3e-3] [--steps 20] [--budget 2] [--serve]
+      float32, torch.set_num_threads(1). The dump's params are the initial weights and
+      its batch the one fixed batch; AdamW (betas (0.9, 0.999), eps 1e-8, weight decay 0)
+      steps on that batch. Prints one JSON line {"losses": [loss before step 1 … before
+      step --steps]}, i.e. the loss of each of the first --steps steps, then times steps
+      over --budget seconds and prints {"steps", "seconds", "steps_per_s"}.
+      With --serve it then reads commands from stdin, one per line: "time SECONDS" runs
+      steps for that long and prints {"steps", "seconds", "steps_per_s", "cpu_seconds"};
+      "quit" (or end of input) exits. bench/train.mjs drives it this way so that the
+      process stays warm between interleaved rounds.
+
+  torch_model.py --selftest
+      torch.autograd.gradcheck in float64 on random small configs covering every option,
+      plus a comparison of the forward loss with a plain-loop NumPy implementation.
+"""
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+
+# One thread in every library torch may call: torch.set_num_threads(1) covers torch's own
+# OpenMP pool; Debian's torch does its matrix products in the system BLAS (libblas.so.3,
+# OpenBLAS when libopenblas0 is installed, as libtorch1.13 recommends), whose pthread
+# build has its own pool. Set before the import, since the pools are made at load time.
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import torch
+import torch.nn.functional as F
+
+POSITIONALS = ("none", "sinusoidal", "learned")
+
+
+# ---- the model ---------------------------------------------------------------------
+def parameter_shapes(cfg):
+    """Name → shape of every parameter of a config, in the issue's naming."""
+    V, C, F_ = cfg["vocab"], cfg["d_model"], cfg["mlp"]
+    shapes = {"embed": (V, C)}
+    if cfg["positional"] == "learned":
+        shapes["pos"] = (cfg["context"], C)
+    for l in range(cfg["layers"]):
+        p = f"layers.{l}."
+        if cfg["layernorm"]:
+            shapes[p + "ln1.gain"] = (C,)
+            shapes[p + "ln1.bias"] = (C,)
+        for w in ("w_query", "w_key", "w_value", "w_output"):
+            shapes[p + w] = (C, C)
+        if F_ > 0:
+            if cfg["layernorm"]:
+                shapes[p + "ln2.gain"] = (C,)
+                shapes[p + "ln2.bias"] = (C,)
+            shapes[p + "mlp.w_in"] = (C, F_)
+            shapes[p + "mlp.b_in"] = (F_,)
+            shapes[p + "mlp.w_out"] = (F_, C)
+            shapes[p + "mlp.b_out"] = (C,)
+    if cfg["layernorm"]:
+        shapes["final_ln.gain"] = (C,)
+        shapes["final_ln.bias"] = (C,)
+    if not cfg["tied"]:
+        shapes["unembed"] = (C, V)
+    return shapes
+
+
+def validate_config(cfg):
+    for k in ("vocab", "context", "layers", "d_model", "heads", "mlp"):
+        if not isinstance(cfg.get(k), int):
+            raise ValueError(f"config.{k} must be an integer, got {cfg.get(k)!r}")
+    assert cfg["layers"] >= 1, f"layers {cfg['layers']} must be >= 1"
+    assert cfg["heads"] >= 1 and cfg["d_model"] % cfg["heads"] == 0, \
+        f"d_model {cfg['d_model']} is not divisible by {cfg['heads']} heads"
+    assert cfg["mlp"] >= 0, f"mlp {cfg['mlp']} must be >= 0"
+    assert cfg["positional"] in POSITIONALS, f"positional {cfg['positional']!r} not in {POSITIONALS}"
+    for k in ("layernorm", "causal", "scale", "tied"):
+        assert isinstance(cfg.get(k), bool), f"config.{k} must be a boolean, got {cfg.get(k)!r}"
+
+
+def sinusoidal(T, C, dtype):
+    """P (T×C), interleaved: column 2i = sin(pos / 10000^(2i/C)), column 2i+1 = cos(same angle)."""
+    pos = torch.arange(T, dtype=torch.float64)[:, None]            # (T, 1)
+    j = torch.arange(C)
+    two_i = (j - (j % 2)).to(torch.float64)                        # 2i for columns 2i and 2i+1
+    angle = pos / torch.pow(torch.tensor(10000.0, dtype=torch.float64), two_i / C)  # (T, C)
+    p = torch.where(j % 2 == 0, torch.sin(angle), torch.cos(angle))
+    return p.to(dtype)
+
+
+def allowed_mask(B, T, causal, lengths):
+    """(B, T, T) bool, [b, i, j] = query i of sequence b may attend to key j; None = all allowed."""
+    if not causal and lengths is None:
+        return None
+    allowed = torch.ones(B, T, T, dtype=torch.bool)
+    if causal:
+        allowed &= torch.tril(torch.ones(T, T, dtype=torch.bool))[None]
+    if lengths is not None:
+        keys_real = torch.arange(T)[None, :] < lengths[:, None]     # (B, T) over keys
+        allowed &= keys_real[:, None, :]
+    return allowed
+
+
+def model_loss(cfg, P, ids, targets, lengths=None, sin_table=None):
+    """Mean cross-entropy of the batch. P: name → tensor; ids, targets: (B, T) int64
+    (target −1 = none); lengths: (B,) int64 or None (every sequence fills T)."""
+    B, T = ids.shape
+    C, H = cfg["d_model"], cfg["heads"]
+    D = C // H
+    E = P["embed"]
+    x = E[ids]                                                     # (B, T, C)
+    if cfg["positional"] == "learned":
+        x = x + P["pos"][:T]
+    elif cfg["positional"] == "sinusoidal":
+        x = x + (sin_table if sin_table is not None else sinusoidal(T, C, x.dtype))
+    allowed = allowed_mask(B, T, cfg["causal"], lengths)
+    if allowed is not None:
+        row_any = allowed.any(dim=-1, keepdim=True)                # (B, T, 1): rows with a visible key
+        full_rows = bool(row_any.all())
+        allowed = allowed[:, None]                                 # (B, 1, T, T), broadcast over heads
+        row_any = row_any[:, None]
+    scale = 1.0 / math.sqrt(D) if cfg["scale"] else 1.0
+
+    def ln(v, name):
+        return F.layer_norm(v, (C,), P[name + ".gain"], P[name + ".bias"], eps=1e-5)
+
+    for l in range(cfg["layers"]):
+        p = f"layers.{l}."
+        a = ln(x, p + "ln1") if cfg["layernorm"] else x
+        q = (a @ P[p + "w_query"]).view(B, T, H, D).transpose(1, 2)  # (B, H, T, D)
+        k = (a @ P[p + "w_key"]).view(B, T, H, D).transpose(1, 2)    # (B, H, T, D)
+        v = (a @ P[p + "w_value"]).view(B, T, H, D).transpose(1, 2)  # (B, H, T, D)
+        s = (q @ k.transpose(-2, -1)) * scale                      # (B, H, T, T)
+        if allowed is None:
+            w = torch.softmax(s, dim=-1)
+        elif full_rows:
+            w = torch.softmax(s.masked_fill(~allowed, float("-inf")), dim=-1)
+        else:
+            # A fully hidden row: softmax of zeros (finite), then weights forced to 0,
+            # so no 0/0 and a zero gradient there.
+            s = s.masked_fill(~allowed, float("-inf")).masked_fill(~row_any, 0.0)
+            w = torch.softmax(s, dim=-1) * row_any
+        o = (w @ v).transpose(1, 2).reshape(B, T, C)               # heads side by side (B, T, C)
+        x = x + o @ P[p + "w_output"]
+        if cfg["mlp"] > 0:
+            m = ln(x, p + "ln2") if cfg["layernorm"] else x
+            h = F.gelu(m @ P[p + "mlp.w_in"] + P[p + "mlp.b_in"])  # exact erf GELU (B, T, F)
+            x = x + h @ P[p + "mlp.w_out"] + P[p + "mlp.b_out"]
+    if cfg["layernorm"]:
+        x = ln(x, "final_ln")
+    W_U = E.t() if cfg["tied"] else P["unembed"]
+    logits = x @ W_U                                               # (B, T, V)
+    return F.cross_entropy(logits.reshape(B * T, -1), targets.reshape(B * T), ignore_index=-1, reduction="mean")
+
+
+# ---- dumps -------------------------------------------------------------------------
+def load_dump(path):
+    with open(path) as f:
+        dump = json.load(f)
+    cfg = dict(dump["config"])
+    validate_config(cfg)
+    batch = dump["batch"]
+    ids = torch.tensor(batch["ids"], dtype=torch.int64)
+    targets = torch.tensor(batch["targets"], dtype=torch.int64)
+    assert ids.dim() == 2 and ids.shape == targets.shape, f"ids {tuple(ids.shape)} vs targets {tuple(targets.shape)}"
+    lengths = batch.get("lengths")
+    lengths = torch.tensor(lengths, dtype=torch.int64) if lengths is not None else None
+    if lengths is not None:
+        assert lengths.shape == (ids.shape[0],), f"lengths {tuple(lengths.shape)} for B = {ids.shape[0]}"
+    assert int(ids.min()) >= 0 and int(ids.max()) < cfg["vocab"], "ids outside [0, vocab)"
+    assert ids.shape[1] <= cfg["context"], f"T {ids.shape[1]} > context {cfg['context']}"
+    return dump, cfg, ids, targets, lengths
+
+
+def tensors_of(cfg, named, dtype, what):
+    """Dump arrays → tensors, checking names and shapes against the spec's layout."""
+    shapes = parameter_shapes(cfg)
+    problems = []
+    missing = [n for n in shapes if n not in named]
+    extra = [n for n in named if n not in shapes]
+    if missing:
+        problems.append(f"{what}: missing {missing}")
+    if extra:
+        problems.append(f"{what}: unexpected {extra}")
+    out = {}
+    for name, shape in shapes.items():
+        if name not in named:
+            continue
+        t = torch.tensor(named[name], dtype=dtype)
+        if tuple(t.shape) != shape:
+            problems.append(f"{what}.{name}: shape {tuple(t.shape)}, the spec says {shape}")
+        out[name] = t
+    return out, problems
+
+
+def check(path, tolerance, quiet):
+    dump, cfg, ids, targets, lengths = load_dump(path)
+    params, problems = tensors_of(cfg, dump["params"], torch.float64, "params")
+    ours, p2 = tensors_of(cfg, dump["grads"], torch.float64, "grads")
+    problems += p2
+    if problems:
+        for p in problems:
+            print(p)
+        print(f"RESULT FAIL max_rel=inf worst=layout loss_rel=nan file={path}")
+        return 1
+    for t in params.values():
+        t.requires_grad_(True)
+    loss = model_loss(cfg, params, ids, targets, lengths)
+    names = list(params)
+    grads = torch.autograd.grad(loss, [params[n] for n in names])
+    rows = []
+    for name, g in zip(names, grads):
+        diff = (ours[name] - g).abs().max().item()
+        scale = g.abs().max().item()
+        rel = diff / max(scale, 1e-8)
+        if not math.isfinite(rel):
+            rel = math.inf
+        rows.append((name, tuple(g.shape), scale, diff, rel))
+    loss_t = loss.item()
+    loss_o = float(dump["loss"])
+    loss_rel = abs(loss_o - loss_t) / max(abs(loss_t), 1e-8)
+    worst = max(rows, key=lambda r: r[4])
+    failed = [r for r in rows if not r[4] <= tolerance] + ([("loss",)] if not loss_rel <= tolerance else [])
+    if not quiet or failed:
+        w = max(len(r[0]) for r in rows)
+        print(f"{'parameter':<{w}}  {'shape':<10}  {'max|g_torch|':>12}  {'max|diff|':>10}  {'rel':>9}")
+        for name, shape, scale, diff, rel in rows:
+            flag = "" if rel <= tolerance else "  <-- FAIL"
+            print(f"{name:<{w}}  {'x'.join(map(str, shape)):<10}  {scale:12.4e}  {diff:10.3e}  {rel:9.2e}{flag}")
+    print(f"loss: ours {loss_o:.9g}, torch {loss_t:.9g}, rel {loss_rel:.2e}" + ("" if loss_rel <= tolerance else "  <-- FAIL"))
+    max_rel = max(worst[4], loss_rel)
+    worst_name = worst[0] if worst[4] >= loss_rel else "loss"
+    print(f"RESULT {'FAIL' if failed else 'ok'} max_rel={max_rel:.3e} worst={worst_name} loss_rel={loss_rel:.3e} file={path}")
+    return 1 if failed else 0
+
+
+# ---- the benchmark -----------------------------------------------------------------
+def loaded_blas():
+    """The BLAS library this process has mapped (Debian's torch uses the system libblas.so.3:
+    the slow reference BLAS unless OpenBLAS, BLIS or MKL provides it)."""
+    try:
+        with open("/proc/self/maps") as f:
+            libs = {line.split()[-1] for line in f if "blas" in line.lower() or "mkl" in line.lower()}
+    except OSError:
+        return "unknown"
+    libs = sorted(l for l in libs if l.startswith("/"))
+    return ", ".join(os.path.relpath(l, "/usr/lib/x86_64-linux-gnu") if l.startswith("/usr/lib/x86_64-linux-gnu") else l
+                     for l in libs) or "none mapped"
+
+
+def bench(path, lr, steps, budget, serve):
+    torch.set_num_threads(1)
+    dump, cfg, ids, targets, lengths = load_dump(path)
+    params, problems = tensors_of(cfg, dump["params"], torch.float32, "params")
+    if problems:
+        raise SystemExit("; ".join(problems))
+    leaves = [t.requires_grad_(True) for t in params.values()]
+    opt = torch.optim.AdamW(leaves, lr=lr, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0)
+    sin_table = sinusoidal(ids.shape[1], cfg["d_model"], torch.float32) if cfg["positional"] == "sinusoidal" else None
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        loss = model_loss(cfg, params, ids, targets, lengths, sin_table)
+        loss.backward()
+        opt.step()
+        return loss
+
+    losses = [step().item() for _ in range(steps)]
+    print(json.dumps({"impl": "torch", "torch": torch.__version__, "threads": torch.get_num_threads(),
+                      "blas": loaded_blas(), "losses": losses}), flush=True)
+
+    def timed(seconds):
+        for _ in range(3):  # warm-up
+            step()
+        n = 0
+        c0 = time.process_time()
+        t0 = time.perf_counter()
+        while True:
+            step()
+            n += 1
+            el = time.perf_counter() - t0
+            if el >= seconds:
+                break
+        return {"steps": n, "seconds": el, "steps_per_s": n / el, "cpu_seconds": time.process_time() - c0}
+
+    if not serve:
+        print(json.dumps(timed(budget)), flush=True)
+        return 0
+    for line in sys.stdin:
+        cmd = line.split()
+        if not cmd:
+            continue
+        if cmd[0] == "quit":
+            break
+        if cmd[0] == "time":
+            print(json.dumps(timed(float(cmd[1]))), flush=True)
+        else:
+            print(json.dumps({"error": f"unknown command {line.strip()!r}"}), flush=True)
+    return 0
+
+
+# ---- self-test: gradcheck and an independent plain-loop forward ---------------------
+def numpy_loss(cfg, P, ids, targets, lengths):
+    """The same model in plain per-token loops over NumPy float64 (no torch ops), for
+    checking the torch forward: explicit LayerNorm, erf GELU, masked softmax, CE."""
+    import numpy as np
+    P = {k: v.detach().numpy().astype(np.float64) for k, v in P.items()}
+    B, T = ids.shape
+    C, H = cfg["d_model"], cfg["heads"]
+    D = C // H
+    ids = ids.numpy()
+    targets = targets.numpy()
+
+    def layer_norm(row, g, b):
+        mu = sum(row) / C
+        var = sum((r - mu) ** 2 for r in row) / C
+        return [(row[c] - mu) / math.sqrt(var + 1e-5) * g[c] + b[c] for c in range(C)]
+
+    def matvec(row, W):  # row (n) · W (n×m)
+        return [sum(row[i] * W[i, j] for i in range(len(row))) for j in range(W.shape[1])]
+
+    total, count = 0.0, 0
+    for b in range(B):
+        n = T if lengths is None else int(lengths[b])
+        xs = []
+        for t in range(T):
+            row = [P["embed"][ids[b, t], c] for c in range(C)]
+            for c in range(C):
+                if cfg["positional"] == "learned":
+                    row[c] += P["pos"][t, c]
+                elif cfg["positional"] == "sinusoidal":
+                    ang = t / 10000.0 ** ((c - c % 2) / C)
+                    row[c] += math.sin(ang) if c % 2 == 0 else math.cos(ang)
+            xs.append(row)
+        for l in range(cfg["layers"]):
+            p = f"layers.{l}."
+            a = [layer_norm(r, P[p + "ln1.gain"], P[p + "ln1.bias"]) if cfg["layernorm"] else r for r in xs]
+            Q = [matvec(r, P[p + "w_query"]) for r in a]
+            K = [matvec(r, P[p + "w_key"]) for r in a]
+            Vv = [matvec(r, P[p + "w_value"]) for r in a]
+            concat = [[0.0] * C for _ in range(T)]
+            for h in range(H):
+                cols = range(h * D, (h + 1) * D)
+                for i in range(T):
+                    keys = [j for j in range(T) if (not cfg["causal"] or j <= i) and j < n]
+                    if not keys:
+                        continue  # fully hidden row: zero weights
+                    sc = {j: sum(Q[i][c] * K[j][c] for c in cols) * (1 / math.sqrt(D) if cfg["scale"] else 1) for j in keys}
+                    mx = max(sc.values())
+                    e = {j: math.exp(s - mx) for j, s in sc.items()}
+                    z = sum(e.values())
+                    for c in cols:
+                        concat[i][c] = sum(e[j] / z * Vv[j][c] for j in keys)
+            xs = [[xs[i][c] + v for c, v in enumerate(matvec(concat[i], P[p + "w_output"]))] for i in range(T)]
+            if cfg["mlp"] > 0:
+                for i in range(T):
+                    m = layer_norm(xs[i], P[p + "ln2.gain"], P[p + "ln2.bias"]) if cfg["layernorm"] else xs[i]
+                    pre = [u + bb for u, bb in zip(matvec(m, P[p + "mlp.w_in"]), P[p + "mlp.b_in"])]
+                    hid = [0.5 * u * (1 + math.erf(u / math.sqrt(2))) for u in pre]
+                    out = matvec(hid, P[p + "mlp.w_out"])
+                    xs[i] = [xs[i][c] + out[c] + P[p + "mlp.b_out"][c] for c in range(C)]
+        WU = P["embed"].T if cfg["tied"] else P["unembed"]
+        for t in range(T):
+            if targets[b, t] < 0:
+                continue
+            f = layer_norm(xs[t], P["final_ln.gain"], P["final_ln.bias"]) if cfg["layernorm"] else xs[t]
+            logits = matvec(f, WU)
+            mx = max(logits)
+            lse = mx + math.log(sum(math.exp(z - mx) for z in logits))
+            total += lse - logits[targets[b, t]]
+            count += 1
+    return total / count
+
+
+def random_case(rng):
+    """A random small config, params (float64, perturbed away from the init's symmetries) and batch."""
+    H = int(rng.choice([1, 2, 4]))
+    D = int(rng.choice([1, 2, 3]))
+    cfg = {
+        "vocab": int(rng.integers(3, 9)), "context": int(rng.integers(3, 7)), "layers": int(rng.integers(1, 3)),
+        "d_model": H * D, "heads": H, "mlp": int(rng.choice([0, 5])),
+        "layernorm": bool(rng.integers(0, 2)), "positional": str(rng.choice(POSITIONALS)),
+        "causal": bool(rng.integers(0, 2)), "scale": bool(rng.integers(0, 2)), "tied": bool(rng.integers(0, 2)),
+    }
+    P = {}
+    for name, shape in parameter_shapes(cfg).items():
+        base = 1.0 if name.endswith("gain") else 0.0
+        P[name] = torch.tensor(base + rng.normal(0, 0.5, size=shape), dtype=torch.float64)
+    B = int(rng.integers(1, 4))
+    T = int(rng.integers(2, cfg["context"] + 1))
+    ids = torch.tensor(rng.integers(0, cfg["vocab"], size=(B, T)), dtype=torch.int64)
+    lengths = None
+    targets = torch.tensor(rng.integers(-1, cfg["vocab"], size=(B, T)), dtype=torch.int64)
+    if rng.integers(0, 2):
+        lengths = torch.tensor(rng.integers(0 if B > 1 else 1, T + 1, size=(B,)), dtype=torch.int64)
+        for b in range(B):
+            targets[b, int(lengths[b]):] = -1
+    targets[0, 0] = int(rng.integers(0, cfg["vocab"]))  # at least one target
+    if lengths is not None and int(lengths[0]) == 0:
+        lengths[0] = 1
+    return cfg, P, ids, targets, lengths
+
+
+def selftest(cases):
+    import numpy as np
+    rng = np.random.default_rng(12)
+    seen = {k: set() for k in ("layers", "heads", "mlp", "layernorm", "positional", "causal", "scale", "tied")}
+    seen["padded"] = set()
+    seen["empty row"] = set()
+    worst_fwd = 0.0
+    for n in range(cases):
+        cfg, P, ids, targets, lengths = random_case(rng)
+        for k in seen:
+            if k in cfg:
+                seen[k].add(cfg[k])
+        seen["padded"].add(lengths is not None)
+        seen["empty row"].add(lengths is not None and int(lengths.min()) == 0)
+        names = list(P)
+
+        def fn(*tensors):
+            return model_loss(cfg, dict(zip(names, tensors)), ids, targets, lengths)
+
+        inputs = tuple(P[n_].clone().requires_grad_(True) for n_ in names)
+        ok = torch.autograd.gradcheck(fn, inputs, eps=1e-6, atol=1e-6, rtol=1e-4)
+        grads = torch.autograd.grad(fn(*inputs), inputs)
+        assert all(torch.isfinite(g).all() for g in grads), f"case {n}: non-finite gradient"
+        lt = fn(*inputs).item()
+        ln = numpy_loss(cfg, P, ids, targets, lengths)
+        rel = abs(lt - ln) / max(abs(ln), 1.0)  # CE near 0 suffers cancellation in log-sum-exp
+        worst_fwd = max(worst_fwd, rel)
+        assert ok and rel < 1e-12, f"case {n}: gradcheck {ok}, forward vs loops {rel:.2e} ({cfg})"
+    print(f"selftest: {cases} random configs, gradcheck passed for every parameter; "
+          f"forward vs plain loops: max |diff|/max(|loss|, 1) {worst_fwd:.1e}")
+    print("covered: " + ", ".join(f"{k} {sorted(v, key=str)}" for k, v in seen.items()))
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    mode = ap.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--check", metavar="DUMP.json", nargs="+")
+    mode.add_argument("--bench", metavar="DUMP.json")
+    mode.add_argument("--selftest", action="store_true")
+    ap.add_argument("--tolerance", type=float, default=1e-4)
+    ap.add_argument("--quiet", action="store_true", help="--check: print the table only on failure")
+    ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--steps", type=int, default=20)
+    ap.add_argument("--budget", type=float, default=2.0, help="--bench: seconds of timed steps")
+    ap.add_argument("--serve", action="store_true")
+    ap.add_argument("--cases", type=int, default=40)
+    a = ap.parse_args()
+    if a.check:
+        torch.set_num_threads(1)
+        status = 0
+        for path in a.check:
+            if len(a.check) > 1:
+                print(f"== {path}")
+            status |= check(path, a.tolerance, a.quiet)
+        return status
+    if a.bench:
+        return bench(a.bench, a.lr, a.steps, a.budget, a.serve)
+    torch.set_num_threads(1)
+    return selftest(a.cases)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
