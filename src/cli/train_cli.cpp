@@ -2,11 +2,14 @@
 //   attn train --task induction [model and optimizer flags] [--steps N] --out model.safetensors
 //   attn grad  [same flags] [--steps N] --format json
 //   attn run   --model FILE (--sentence "TEXT" | --sentence-file PATH|-) [--format json|table]
+//   attn baseline --corpus FILE [--max-vocab N] [--length T] [--model FILE]   (n-gram baselines, ngram.hpp)
 // Bad flags, an unknown task or a bad checkpoint: a message on stderr, exit 2.
 
 #include "train_cli.hpp"
 
 #include "core/model_json.hpp"
+#include "core/json_value.hpp"
+#include "core/ngram.hpp"
 #include "core/trainer.hpp"
 
 #include <unistd.h>
@@ -29,12 +32,13 @@ namespace {
 const char* kTrainUsage =
     "usage: attn train --task TASK [--length N] [--corpus FILE] [--max-vocab N]\n"
     "                  [--layers L] [--heads H] [--d-model C] [--mlp F] [--context T]\n"
-    "                  [--positional none|sinusoidal|learned] [--mask causal|none] [--no-scale]\n"
-    "                  [--no-layernorm] [--tied] [--batch B] [--lr LR] [--warmup N] [--clip X]\n"
+    "                  [--positional none|sinusoidal|learned] [--mask causal|none] [--[no-]scale]\n"
+    "                  [--[no-]layernorm] [--[no-]tied] [--batch B] [--lr LR] [--warmup N] [--clip X]\n"
     "                  [--weight-decay X] [--steps N] [--seed S] [--eval-samples N] [--eval-every N]\n"
     "                  [--out FILE]\n"
     "       attn grad  [the same flags] [--steps N] --format json\n"
     "       attn run   --model FILE (--sentence \"TEXT\" | --sentence-file PATH|-) [--format json|table]\n"
+    "       attn baseline --corpus FILE [--max-vocab N] [--length T] [--model FILE]\n"
     "TASK: copy, reverse, sort, previous-token, induction, recall, brackets, coreference, text (needs --corpus).\n"
     "Defaults are the task's recipe (attn train --task T --steps 0 prints them).\n";
 
@@ -136,9 +140,17 @@ Options parse(const std::string& command, const std::vector<std::string>& args) 
             m.causal = v == "causal";
             mask_given = true;
         }
-        else if (a == "--no-scale") m.scale = false;
-        else if (a == "--no-layernorm") m.layernorm = false;
-        else if (a == "--tied") m.tied = true;
+        else if (a == "--no-scale" || a == "--scale") {
+            if (seen.count(a == "--scale" ? "--no-scale" : "--scale")) throw Usage{"--scale and --no-scale contradict"};
+            m.scale = a == "--scale";
+        } else if (a == "--no-layernorm" || a == "--layernorm") {
+            if (seen.count(a == "--layernorm" ? "--no-layernorm" : "--layernorm"))
+                throw Usage{"--layernorm and --no-layernorm contradict"};
+            m.layernorm = a == "--layernorm";
+        } else if (a == "--tied" || a == "--no-tied") {
+            if (seen.count(a == "--tied" ? "--no-tied" : "--tied")) throw Usage{"--tied and --no-tied contradict"};
+            m.tied = a == "--tied";
+        }
         else if (a == "--batch") o.train.batch = static_cast<int>(whole(a, value(), 1, 4096));
         else if (a == "--lr") opt.lr = static_cast<float>(real(a, value(), 1e-8, 10));
         else if (a == "--warmup") opt.warmup = static_cast<int>(whole(a, value(), 0, 1000000));
@@ -295,16 +307,67 @@ int run(const Options& o) {
     return 0;
 }
 
+/// attn baseline: held-out perplexity of the unigram and bigram baselines of
+/// the text task's split (and of a model, with --model), on the same targets.
+int baseline(const std::vector<std::string>& args) {
+    std::string corpus, model_path;
+    bool have_corpus = false;
+    int max_vocab = 2000, length = 0;
+    std::set<std::string> seen;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a == "--help" || a == "-h") throw Usage{""};
+        if (!seen.insert(a).second) throw Usage{a + " is given twice"};
+        if (i + 1 >= args.size()) throw Usage{a.rfind("--", 0) == 0 ? a + " needs a value" : "unexpected argument \"" + a + "\""};
+        const std::string v = args[++i];
+        if (a == "--corpus") { corpus = read_file(v); have_corpus = true; }
+        else if (a == "--max-vocab") max_vocab = static_cast<int>(whole(a, v, 2, kMaxModelVocab));
+        else if (a == "--length") length = static_cast<int>(whole(a, v, 0, 4096));
+        else if (a == "--model") model_path = v;
+        else throw Usage{"unknown argument \"" + a + "\" for attn baseline"};
+    }
+    if (!have_corpus) throw Usage{"--corpus is required"};
+    Checkpoint cp;
+    if (!model_path.empty()) {
+        cp = load_checkpoint(read_file(model_path));
+        const auto task = cp.metadata.find("task");
+        // the model's own max_vocab unless given
+        if (task != cp.metadata.end() && !seen.count("--max-vocab")) {
+            const JsonValue t = parse_json(task->second);
+            const JsonValue* mv = t.get("max_vocab");
+            if (mv && mv->is(JsonValue::Type::number)) max_vocab = static_cast<int>(mv->number);
+        }
+    }
+    const TextSplit split = split_text(corpus, max_vocab, length);
+    const BaselineResult b = ngram_baselines(split);
+    std::printf("text: %zu words, vocabulary %d + [PAD] (max-vocab %d), training split %lld words, held-out targets %lld "
+                "([UNK] %.1f%%)\n",
+                split.words.size(), b.vocabulary, max_vocab, static_cast<long long>(b.train_words),
+                static_cast<long long>(b.targets), 100.0 * b.unknown_share);
+    std::printf("held-out perplexity:\n");
+    std::printf("  unigram (add-one)              %10.2f\n", b.unigram);
+    std::printf("  bigram (add-one)               %10.2f\n", b.bigram);
+    std::printf("  bigram (Kneser-Ney, d = 0.75)  %10.2f\n", b.bigram_kn);
+    if (!model_path.empty()) {
+        const ModelPerplexity m = model_perplexity(cp.config, cp.params, split, length);
+        std::printf("  model %-24s %10.2f  (loss %.4f nats, next-word accuracy %.4f, windows of %d)\n",
+                    model_path.substr(model_path.find_last_of('/') + 1).c_str(), m.perplexity, m.loss, m.accuracy,
+                    length > 0 ? length : cp.config.context);
+    }
+    return 0;
+}
+
 }  // namespace
 
 bool is_training_command(const char* arg) {
     const std::string a = arg ? arg : "";
-    return a == "train" || a == "grad" || a == "run";
+    return a == "train" || a == "grad" || a == "run" || a == "baseline";
 }
 
 int training_main(int argc, char** argv) {
     const std::string command = argv[1];
     try {
+        if (command == "baseline") return baseline(std::vector<std::string>(argv + 2, argv + argc));
         const Options o = parse(command, std::vector<std::string>(argv + 2, argv + argc));
         if (command == "train") return train(o);
         if (command == "grad") return grad(o);
