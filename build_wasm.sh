@@ -8,6 +8,9 @@
 #   ./build_wasm.sh            build (SIMD)
 #   ./build_wasm.sh --scalar   also build a scalar flavour into web/generated/scalar/ (benchmarks)
 #   ./build_wasm.sh --serve    build, then serve web/ on http://127.0.0.1:8000/ (PORT=… to change)
+#   ./build_wasm.sh --dist     also make dist/: dist/site/ (the static site, ready for any static
+#                              host) and dist/attention-playground-VERSION.tgz (the npm package:
+#                              the one-file element, the ES-module engine with its wasm, types)
 #
 # Fails when the toolchain is missing (as root it installs Debian's packages),
 # and when the produced .wasm contains no SIMD instructions.
@@ -16,11 +19,14 @@ cd "$(dirname "$0")"
 
 scalar=0
 serve=0
+dist=0
+VERSION=0.2.0
 for arg in "$@"; do
   case "$arg" in
     --scalar) scalar=1 ;;
     --serve) serve=1 ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    --dist) dist=1 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     *) echo "build_wasm.sh: unknown argument $arg" >&2; exit 2 ;;
   esac
 done
@@ -95,6 +101,53 @@ if [ "$scalar" = 1 ]; then
   install_outputs build/wasm-scalar web/generated/scalar
   echo "build_wasm.sh: web/generated/scalar/attention_core.wasm: $(stat -c %s web/generated/scalar/attention_core.wasm) bytes, $(simd_count web/generated/scalar/attention_core.wasm) SIMD instructions"
 fi
+
+# ---- dist/: a static site and an npm package ------------------------------------------
+make_dist() {
+  rm -rf dist
+  mkdir -p dist/site dist/npm/generated
+  # the site: every page with its modules, styles, generated engine and element
+  (cd web && tar --exclude='./generated/scalar' -cf - .) | (cd dist/site && tar -xf -)
+  if [ -d models ]; then mkdir -p dist/site/models && cp models/*.safetensors dist/site/models/ 2>/dev/null || true; fi
+  # the package: the element, the engine (ES module + wasm for browsers, CommonJS for Node), types
+  cp web/attention-playground.js web/engine.js web/trainer.js web/engine.d.ts dist/npm/
+  cp web/generated/attention_core.js web/generated/attention_core.wasm web/generated/attention_core.node.cjs dist/npm/generated/
+  cat > dist/npm/package.json <<JSON
+{
+  "name": "attention-playground",
+  "version": "$VERSION",
+  "description": "Transformer self-attention, step by step with the real numbers: a WebAssembly engine that computes and trains small transformers, and an embeddable <attention-playground> element.",
+  "type": "module",
+  "main": "./engine.js",
+  "types": "./engine.d.ts",
+  "exports": {
+    ".": { "types": "./engine.d.ts", "default": "./engine.js" },
+    "./element": "./attention-playground.js",
+    "./attention-playground.js": "./attention-playground.js",
+    "./package.json": "./package.json"
+  },
+  "files": ["attention-playground.js", "engine.js", "trainer.js", "engine.d.ts", "generated/", "README.md"],
+  "engines": { "node": ">=20" },
+  "keywords": ["attention", "transformer", "webassembly", "visualization", "education"]
+}
+JSON
+  cat > dist/npm/README.md <<'MD'
+# attention-playground
+
+Transformer self-attention, step by step, with the real numbers.
+
+- In a page: copy `attention-playground.js` next to your HTML (or load it from
+  `node_modules/attention-playground/attention-playground.js`) and write
+  `<attention-playground sentence="The cat sat on the mat."></attention-playground>`.
+  One file, no network requests, works under a strict Content-Security-Policy.
+- In Node 20+ or a bundler: `import { createEngine } from 'attention-playground';`
+  then `const engine = await createEngine(); engine.run({ sentence: 'The cat sat.' })`,
+  or train: `engine.createTrainer({ task: 'reverse' }).step(300)`. Types in `engine.d.ts`.
+MD
+  (cd dist/npm && npm pack --silent --pack-destination .. >/dev/null)
+  echo "build_wasm.sh: dist/site/ ($(du -sh dist/site | cut -f1)), dist/attention-playground-$VERSION.tgz ($(stat -c %s dist/attention-playground-$VERSION.tgz) bytes)"
+}
+if [ "$dist" = 1 ]; then make_dist; fi
 
 if [ "$serve" = 1 ]; then
   port="${PORT:-8000}"

@@ -57,8 +57,8 @@ if [ "$in_binary" != "$in_ctest" ]; then
 fi
 
 # ---- 3. WebAssembly module and its Node tests ---------------------------------------------
-echo "== wasm build (SIMD, and the scalar flavour the fast-path tests compare)"
-./build_wasm.sh --scalar
+echo "== wasm build (SIMD, the scalar flavour the fast-path tests compare, and dist/: site + npm package)"
+./build_wasm.sh --scalar --dist
 echo "== node tests (engine API, CLI)"
 ATTN_CLI="$root/build/attn" node --test tests/js/
 

@@ -19,10 +19,10 @@ export const WEB = join(ROOT, 'web');
 export const ARTIFACTS = join(ROOT, 'tests', 'artifacts');
 export const STEPS = ['embeddings', 'positional', 'input', 'projections', 'scores', 'scaled', 'masked', 'softmax', 'weighted', 'heads', 'concat', 'output'];
 
-/** Starts `python3 -m http.server` on port 0 and reads the port it printed. */
-export function startServer() {
+/** Starts `python3 -m http.server` on port 0 (serving `directory`, web/ by default) and reads the port it printed. */
+export function startServer(directory = WEB) {
   return new Promise((resolve, reject) => {
-    const child = spawn('python3', ['-u', '-m', 'http.server', '--bind', '127.0.0.1', '--directory', WEB, '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('python3', ['-u', '-m', 'http.server', '--bind', '127.0.0.1', '--directory', directory, '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     const timer = setTimeout(() => reject(new Error(`http.server did not start: ${out}`)), 15000);
     child.stdout.on('data', (chunk) => {
