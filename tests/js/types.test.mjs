@@ -1,0 +1,41 @@
+// web/engine.d.ts against the code: tsc type-checks a usage file of every public
+// API (tests/types/usage.ts, strict), and every method the declarations give the
+// Engine and Trainer classes exists at run time, and the other way round.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { createEngine, Engine, Trainer } from '../../web/engine.js';
+import { REPO_ROOT } from './helpers.mjs';
+
+test('tsc --noEmit --strict accepts the usage file of every public API (and its @ts-expect-error misuses)', () => {
+  const tsc = path.join(REPO_ROOT, 'tests', 'node_modules', '.bin', 'tsc');
+  try {
+    execFileSync(tsc, ['--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--skipLibCheck', 'false',
+      path.join(REPO_ROOT, 'tests', 'types', 'usage.ts')], { encoding: 'utf8', stdio: 'pipe' });
+  } catch (e) {
+    assert.fail(`tsc failed:\n${e.stdout}${e.stderr}`);
+  }
+});
+
+/** Method names declared in `declare class NAME { … }` of engine.d.ts. */
+function declaredMethods(source, className) {
+  const start = source.indexOf(`export declare class ${className} {`);
+  assert.ok(start >= 0, `engine.d.ts declares class ${className}`);
+  const body = source.slice(start, source.indexOf('\n}', start));
+  return [...body.matchAll(/^\s+([a-zA-Z]\w*)\(/gm)].map((m) => m[1]).sort();
+}
+
+function runtimeMethods(cls) {
+  return Object.getOwnPropertyNames(cls.prototype).filter((n) => n !== 'constructor' && !n.startsWith('_') && typeof Object.getOwnPropertyDescriptor(cls.prototype, n).value === 'function').sort();
+}
+
+test('the declared methods of Engine and Trainer are exactly the runtime ones', async () => {
+  const source = readFileSync(path.join(REPO_ROOT, 'web', 'engine.d.ts'), 'utf8');
+  assert.deepEqual(declaredMethods(source, 'Engine'), runtimeMethods(Engine));
+  assert.deepEqual(declaredMethods(source, 'Trainer'), runtimeMethods(Trainer));
+  const engine = await createEngine();
+  assert.ok(engine instanceof Engine);
+});

@@ -1,0 +1,47 @@
+// Type-checked by tests/js/types.test.mjs (tsc --noEmit --strict): every public
+// API of web/engine.d.ts used as a caller would, so the declarations cannot
+// drift into something that does not compile, and misuse stays an error.
+
+import { createEngine, at, DEFAULT_SETTINGS, TASKS, type Engine, type Trace, type Trainer, type TaskInfo, type ModelTrace } from '../../web/engine.js';
+
+async function main(): Promise<void> {
+  const engine: Engine = await createEngine();
+  const trace: Trace = engine.run({ sentence: 'The cat sat.', dModel: 16, heads: 4, mask: 'causal', positional: 'learned' });
+  const w: number = at(trace.heads[0].weights, 0, 0);
+  const batch: Trace[] = engine.runBatch(['a b', 'c'], { mask: 'padding' });
+  const y = engine.forward({ x: trace.input, weights: { wQuery: trace.wQuery, wKey: trace.wKey, wValue: trace.wValue, wOutput: trace.wOutput }, heads: 4, mask: 'causal' });
+  const rows: number = y.rows;
+  const entropy: Float32Array = engine.rowEntropy(trace.heads[0].weights);
+  const stats = engine.scoreStats(trace.heads[0].scaled, trace.mask);
+  const v: number = stats.variance;
+
+  const tasks: readonly TaskInfo[] = engine.tasks();
+  const name: (typeof TASKS)[number] = tasks[0].name;
+  const trainer: Trainer = engine.createTrainer({ task: 'induction', layers: 2, heads: 2, dModel: 32, layernorm: false, lr: 1e-2, clip: 1 });
+  const report = trainer.step(10);
+  const loss: number = report.loss + report.scoreGradNorm + report.rowEntropy;
+  const evaluation = trainer.evaluate({ samples: 64, ablate: [[1, 0]], causal: true });
+  const probe = trainer.probe({ text: 'a b c a b' });
+  const score: number = probe.layers[0].heads[0].scores['induction'] ?? 0;
+  const modelTrace: ModelTrace = trainer.trace({ ids: [1, 2, 3] });
+  const out = modelTrace.layers[0].attentionOutput.data;
+  const bytes: Uint8Array = trainer.save();
+  const back: Trainer = engine.loadTrainer(bytes, { corpus: '' });
+  const steps: number = back.stepCount + back.parameterCount + back.config.dModel;
+  trainer.dispose();
+  back.dispose();
+
+  // misuse stays a type error
+  // @ts-expect-error: heads is a number
+  engine.run({ heads: '4' });
+  // @ts-expect-error: no such task
+  engine.createTrainer({ task: 'juggle' });
+  // @ts-expect-error: step counts are numbers
+  trainer.step('10');
+  // @ts-expect-error: checkpoints are bytes
+  engine.loadTrainer('model.safetensors');
+
+  console.log(w, batch.length, rows, entropy.length, v, name, loss, evaluation.accuracy, score, out.length, steps, DEFAULT_SETTINGS.dModel);
+}
+
+void main();
