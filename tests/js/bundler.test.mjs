@@ -1,0 +1,53 @@
+// src/tools/bundle_element.py reads Emscripten's glue and our modules with
+// regular expressions, so it must refuse, loudly, anything it does not
+// recognise rather than write a bundle that silently differs from the modules.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { REPO_ROOT } from './helpers.mjs';
+
+const SCRIPT = path.join(REPO_ROOT, 'src', 'tools', 'bundle_element.py');
+const GLUE = path.join(REPO_ROOT, 'build', 'wasm', 'attention_core_embed.js');
+
+/** A copy of web/ and of the glue in a temp dir; `change(dir)` edits them; returns the run. */
+function bundle(change) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'ap-bundle-'));
+  cpSync(path.join(REPO_ROOT, 'web'), path.join(dir, 'web'), { recursive: true, filter: (src) => !src.includes(`${path.sep}generated`) });
+  copyFileSync(GLUE, path.join(dir, 'glue.js'));
+  change?.(dir);
+  const out = path.join(dir, 'out.js');
+  const r = spawnSync('python3', [SCRIPT, path.join(dir, 'web', 'element.js'), path.join(dir, 'glue.js'), path.join(dir, 'web', 'style.css'), out], { encoding: 'utf8' });
+  return { ...r, out };
+}
+
+function edit(file, f) {
+  writeFileSync(file, f(readFileSync(file, 'utf8')));
+}
+
+test('the real modules and glue bundle into one classic script', () => {
+  const r = bundle();
+  assert.equal(r.status, 0, r.stderr);
+  const js = readFileSync(r.out, 'utf8');
+  assert.ok(!/^\s*(import|export)\s/m.test(js), 'no import/export left');
+  assert.ok(!js.includes('import.meta'));
+});
+
+test('unrecognised glue or module syntax fails with a message, never a silent bundle', () => {
+  const cases = [
+    ['glue without its default export', (d) => edit(path.join(d, 'glue.js'), (s) => s.replace(/export\s+default\s+createAttentionCore\s*;?/, ''))],
+    ['glue without an inlined wasm', (d) => edit(path.join(d, 'glue.js'), (s) => s.replace(/data:application\/octet-stream;base64,/g, 'attention_core.wasm#'))],
+    ['a re-export', (d) => edit(path.join(d, 'web', 'engine.js'), (s) => `${s}\nexport { at as at2 } from './trainer.js';\n`)],
+    ['a default export', (d) => edit(path.join(d, 'web', 'trainer.js'), (s) => `${s}\nexport default 1;\n`)],
+    ['a side-effect import', (d) => edit(path.join(d, 'web', 'trainer.js'), (s) => `import './engine.js';\n${s}`)],
+    ['an import of a package', (d) => edit(path.join(d, 'web', 'trainer.js'), (s) => `import { x } from 'left-pad';\n${s}`)],
+  ];
+  for (const [name, change] of cases) {
+    const r = bundle(change);
+    assert.notEqual(r.status, 0, `${name}: the bundler must fail`);
+    assert.ok(r.stderr.trim().length > 0, `${name}: a message on stderr`);
+  }
+});
