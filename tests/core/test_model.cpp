@@ -289,7 +289,7 @@ TEST_CASE("model: under the causal mask no earlier position's loss reaches a lat
         Batch b;
         b.batch = 1;
         b.length = 6;
-        b.ids = {0, 1, 2, 3, 4, 5};  // one token per position
+        b.ids = std::vector<std::int32_t>{0, 1, 2, 3, 4, 5};  // one token per position
         const int cut = std::uniform_int_distribution<int>(0, 4)(rng);
         b.targets.assign(6, attn::kNoTarget);
         for (int t = 0; t <= cut; ++t) b.targets[static_cast<std::size_t>(t)] = 7 - t;
@@ -321,8 +321,8 @@ TEST_CASE("model: a fully masked row (an empty padded sequence) gives zero weigh
     b.batch = 2;
     b.length = 4;
     b.lengths = std::vector<int>{0, 3};
-    b.ids = {0, 0, 0, 0, 1, 2, 3, 0};
-    b.targets = {-1, -1, -1, -1, 2, 3, 4, -1};
+    b.ids = std::vector<std::int32_t>{0, 0, 0, 0, 1, 2, 3, 0};
+    b.targets = std::vector<std::int32_t>{-1, -1, -1, -1, 2, 3, 4, -1};
     attn::Model m(c);
     m.params() = random_params(rng, c);
     const auto r = m.forward(b);
@@ -353,8 +353,8 @@ TEST_CASE("model: saturated scores keep the loss and gradients finite", "[model]
     Batch b;
     b.batch = 1;
     b.length = 5;
-    b.ids = {0, 1, 2, 3, 4};
-    b.targets = {1, 2, 3, 4, 0};
+    b.ids = std::vector<std::int32_t>{0, 1, 2, 3, 4};
+    b.targets = std::vector<std::int32_t>{1, 2, 3, 4, 0};
     const auto r = m.forward(b);
     CHECK(std::isfinite(r.loss));
     CHECK(m.attention(0, 0, 0).maxCoeff() > 0.999f);
@@ -411,8 +411,8 @@ TEST_CASE("model: uniform attention equals the mean of the allowed values", "[mo
     Batch b;
     b.batch = 1;
     b.length = 4;
-    b.ids = {1, 2, 3, 4};
-    b.targets = {2, 3, 4, 5};
+    b.ids = std::vector<std::int32_t>{1, 2, 3, 4};
+    b.targets = std::vector<std::int32_t>{2, 3, 4, 5};
     attn::ForwardOptions uniform;
     uniform.uniform_attention = true;
     m.forward(b, uniform);

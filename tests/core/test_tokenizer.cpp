@@ -43,7 +43,7 @@ std::string expect_error(const std::string& bytes) {
 
 }  // namespace
 
-TEST_CASE("tokenize: each CJK ideograph is a token; kana runs stay words and end where the script changes", "[tokenizer]") {
+TEST_CASE("tokenize: each CJK ideograph is a token, kana runs stay words and end where the script changes", "[tokenizer]") {
     // BERT's basic tokenizer makes every CJK ideograph a token of its own.
     const std::string ja = "猫はマットの上に座った";
     CHECK(texts(attn::tokenize(ja)) == std::vector<std::string>{"猫", "は", "マット", "の", "上", "に", "座", "った"});

@@ -78,7 +78,7 @@ TEST_CASE("adamw: one update equals the hand-computed AdamW step", "[trainer]") 
         }
 }
 
-TEST_CASE("adamw: clipping scales the gradient to the given global norm; warm-up scales the rate", "[trainer]") {
+TEST_CASE("adamw: clipping scales the gradient to the given global norm and warm-up scales the rate", "[trainer]") {
     attn::ModelConfig c;
     c.vocab = 2;
     c.context = 1;
@@ -105,7 +105,7 @@ TEST_CASE("adamw: clipping scales the gradient to the given global norm; warm-up
     CHECK_THROWS_WITH(attn::AdamW(bad, 1), Contains("learning rate"));
 }
 
-TEST_CASE("trainer: the same seed and settings give bit-identical weights; another seed does not", "[trainer]") {
+TEST_CASE("trainer: the same seed and settings give bit-identical weights, another seed does not", "[trainer]") {
     attn::TrainConfig cfg = recipe(TaskKind::induction);
     cfg.batch = 8;
     attn::Trainer a(cfg), b(cfg);
@@ -213,7 +213,7 @@ TEST_CASE("learning: reverse without positions stays near chance (attention sees
     CHECK(e.accuracy < 0.3);
 }
 
-TEST_CASE("learning: two layers learn induction with a layer-1 induction head; one layer does not", "[trainer][learning]") {
+TEST_CASE("learning: two layers learn induction with a layer-1 induction head, one layer does not", "[trainer][learning]") {
     attn::Trainer two(recipe(TaskKind::induction));
     const int steps = attn::default_recipe(TaskKind::induction).steps;
     const attn::EvalResult e2 = train(two, steps);
