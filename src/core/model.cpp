@@ -357,10 +357,11 @@ LossResult Model::forward(const Batch& batch, const ForwardOptions& options) {
                     if (end <= 0) continue;
                     if (options.uniform_attention) {
                         for (int j = 0; j < end; ++j) wi[j] = 1.0f / static_cast<float>(end);
-                    } else {
-                        float mx = si[0] * scale;
-                        for (int j = 1; j < end; ++j) mx = std::max(mx, si[j] * scale);
-                        double sum = 0;
+                    }
+                    float mx = si[0] * scale;
+                    for (int j = 1; j < end; ++j) mx = std::max(mx, si[j] * scale);
+                    double sum = 0;
+                    if (!options.uniform_attention) {
                         for (int j = 0; j < end; ++j) {
                             wi[j] = std::exp(si[j] * scale - mx);
                             sum += wi[j];
@@ -369,16 +370,19 @@ LossResult Model::forward(const Batch& batch, const ForwardOptions& options) {
                         for (int j = 0; j < end; ++j) wi[j] *= inv;
                     }
                     if (i < len) {  // statistics over the real queries
-                        double mean = 0, m2 = 0, ent = 0;
+                        // entropy without a log per entry: log p_j = (s_j − max) − log Z,
+                        // so H = log Z − Σ_j p_j·(s_j − max)
+                        double mean = 0, m2 = 0, expect = 0;
                         for (int j = 0; j < end; ++j) mean += si[j] * scale;
                         mean /= end;
                         for (int j = 0; j < end; ++j) {
-                            const double d = si[j] * scale - mean;
-                            m2 += d * d;
-                            if (wi[j] > 0) ent -= wi[j] * std::log(static_cast<double>(wi[j]));
+                            const double sj = si[j] * scale;
+                            m2 += (sj - mean) * (sj - mean);
+                            expect += wi[j] * (sj - mx);
                         }
                         var_sum += m2 / end;
-                        entropy_sum += ent;
+                        entropy_sum += options.uniform_attention ? std::log(static_cast<double>(end))
+                                                                 : std::max(0.0, std::log(sum) - expect);
                         ++entropy_rows;
                     }
                 }
@@ -434,13 +438,17 @@ LossResult Model::forward(const Batch& batch, const ForwardOptions& options) {
                 mx = li[j];
                 best = j;
             }
+        // one exp per logit, kept: gi = softmax(li) / count − onehot / count
+        float* gi = logits_grad_.data() + static_cast<std::ptrdiff_t>(i) * V;
         double sum = 0;
-        for (int j = 0; j < V; ++j) sum += std::exp(static_cast<double>(li[j]) - mx);
+        for (int j = 0; j < V; ++j) {
+            gi[j] = std::exp(li[j] - mx);
+            sum += gi[j];
+        }
         loss += std::log(sum) - (static_cast<double>(li[target]) - mx);
         result.correct += best == target;
-        float* gi = logits_grad_.data() + static_cast<std::ptrdiff_t>(i) * V;
-        for (int j = 0; j < V; ++j)
-            gi[j] = static_cast<float>(std::exp(static_cast<double>(li[j]) - mx) / sum / count);
+        const float factor = static_cast<float>(1.0 / (sum * count));
+        for (int j = 0; j < V; ++j) gi[j] *= factor;
         gi[target] -= 1.0f / static_cast<float>(count);
     }
     result.targets = count;
