@@ -1,0 +1,386 @@
+// The training lab (train.html) in Chromium: the real page, the real worker
+// and the real engine. Every run uses the seeds of the URL or the task
+// defaults, so the numbers are deterministic; tests wait on the page's state
+// (data-* hooks of <main id="lab">) and never on time.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { writeFileSync, readFileSync } from 'node:fs';
+import { startHarness, artifactDir, pageScrollWidth, waitReady, hoverCell } from './harness.mjs';
+import { labState, waitIdle, openLab, trainTo, gridDigests, headScores, allHeadScores, predictions, hoverWeight } from './train-helpers.mjs';
+
+const PHONE = { width: 390, height: 844 };
+const REVERSE_STEPS = 400;
+// The recipe of training.md (attention-only induction: no layernorm) forms the heads by about step 700.
+const INDUCTION = '#task=induction&ln=0';
+const INDUCTION_STEPS = 1000;
+
+let h;
+before(async () => { h = await startHarness(); });
+after(async () => { await h?.close(); });
+
+const lab = (hash = '') => hash;
+
+test('reverse, trained from the page, reaches 99% held-out accuracy with an anti-diagonal head', async () => {
+  const { page, errors } = await openLab(h, lab('#task=reverse'));
+  assert.equal((await labState(page)).step, '0');
+  await trainTo(page, REVERSE_STEPS);
+  const s = await labState(page);
+  assert.equal(s.heldoutSamples, '1024', 'the final evaluation after the pause is the big one');
+  assert.ok(Number(s.heldout) >= 0.99, `held-out accuracy ${s.heldout} at step ${s.step}`);
+  const heads = await allHeadScores(page);
+  const best = Math.max(...heads.map((x) => x.heldout['anti-diagonal'] ?? 0));
+  assert.ok(best >= 0.9, `best held-out anti-diagonal score ${best}`);
+  const preds = await predictions(page);
+  assert.ok(preds.filter((p) => p.correct !== undefined).every((p) => p.correct === '1'), 'every probe target is predicted');
+  assert.deepEqual(errors, []);
+  await page.screenshot({ path: join(artifactDir('train'), 'reverse.png'), fullPage: true });
+});
+
+test('pause really stops the worker: the step count holds and the next single step is exactly one more', async () => {
+  const { page, errors } = await openLab(h, lab('#task=reverse'));
+  await page.getByTestId('play').click();
+  await page.waitForFunction(() => Number(document.getElementById('lab').dataset.step) >= 20);
+  await page.getByTestId('play').click();
+  await waitIdle(page);
+  const paused = Number((await labState(page)).step);
+  // a round trip through the worker: the ablation report is computed at the worker's current step
+  await page.getByTestId('ablate-0-0').click();
+  await page.waitForFunction(() => document.getElementById('lab').dataset.ablated !== '');
+  const s = await labState(page);
+  assert.equal(Number(s.ablationStep), paused, 'the worker is still at the step it paused at');
+  assert.equal(Number(s.step), paused);
+  await page.getByTestId('step').click();
+  await page.waitForFunction((x) => Number(document.getElementById('lab').dataset.step) === x + 1 && document.getElementById('lab').dataset.final === '1', paused);
+  assert.equal(Number((await labState(page)).step), paused + 1, 'one step after the pause is exactly one more');
+  assert.deepEqual(errors, []);
+});
+
+test('a copied link retrains to the same step and shows exactly the same grid numbers', async () => {
+  const { page, errors } = await openLab(h, lab('#task=reverse&seed=7'));
+  await trainTo(page, 150);
+  await page.waitForFunction(() => !document.getElementById('lab').dataset.urlPending);
+  const hash = await page.evaluate(() => location.hash);
+  const step = (await labState(page)).step;
+  assert.match(hash, new RegExp(`step=${step}(&|$)`), 'the step count is in the link');
+  const digests = await gridDigests(page);
+  const weight = await hoverWeight(page, 0, 0, 2, 5);
+  const held = (await labState(page)).heldout;
+
+  const copy = await h.open(`train.html${lab(hash)}`, { wait: false, model: null });
+  await copy.page.waitForFunction(() => document.getElementById('lab').dataset.catching === '1', null, { timeout: 20000 }).catch(() => {});
+  await waitIdle(copy.page);
+  assert.equal((await labState(copy.page)).step, step);
+  assert.deepEqual(await gridDigests(copy.page), digests, 'every head map is bit-identical');
+  assert.equal(await hoverWeight(copy.page, 0, 0, 2, 5), weight);
+  assert.equal((await labState(copy.page)).heldout, held);
+  // the checkpoints are byte-identical too, so "Open in playground" stores both under the same key
+  const save = async (p) => {
+    const [d] = await Promise.all([p.waitForEvent('download'), p.getByTestId('download').click()]);
+    return readFileSync(await d.path());
+  };
+  assert.ok((await save(page)).equals(await save(copy.page)), 'the same .safetensors bytes');
+  assert.deepEqual(errors, []);
+  assert.deepEqual(copy.errors, []);
+});
+
+test('induction: 2 layers reach 90% held-out accuracy, 1 layer does not; ablating the induction head drops it', async () => {
+  const two = await openLab(h, lab(`${INDUCTION}&L=2`));
+  await trainTo(two.page, INDUCTION_STEPS);
+  const s2 = await labState(two.page);
+  assert.ok(Number(s2.heldout) >= 0.9, `2 layers: held-out accuracy ${s2.heldout} at step ${s2.step}`);
+  await two.page.screenshot({ path: join(artifactDir('train'), 'induction-2-layers.png'), fullPage: true });
+
+  // the induction heads: layer-1 heads whose held-out induction score is high (this recipe often grows two)
+  const heads = (await allHeadScores(two.page)).filter((x) => x.layer === 1 && (x.heldout.induction ?? 0) > 0.5);
+  assert.ok(heads.length >= 1, 'an induction head formed in layer 1');
+  for (const x of heads) {
+    const before = Number((await labState(two.page)).ablationStep || -1);
+    await two.page.getByTestId(`ablate-${x.layer}-${x.head}`).click();
+    await two.page.waitForFunction((b) => document.getElementById('lab').dataset.ablated !== '' && Number(document.getElementById('lab').dataset.ablationStep) >= b, before);
+    assert.equal(await two.page.getByTestId(`ablate-${x.layer}-${x.head}`).getAttribute('aria-pressed'), 'true');
+  }
+  await two.page.waitForFunction((n) => (document.querySelector('[data-testid="ablation"]').textContent.match(/L\d H\d/g) ?? []).length === n && !/Evaluating/.test(document.querySelector('[data-testid="ablation"]').textContent), heads.length);
+  const ab = await labState(two.page);
+  const names = heads.map((x) => `L${x.layer} H${x.head}`).join(', ');
+  assert.ok(Number(ab.ablated) < Number(ab.heldout) - 0.2, `ablating ${names}: ${ab.ablated} vs ${ab.heldout}`);
+  assert.match(await two.page.getByTestId('ablation').textContent(), /ablated/);
+  // re-enable
+  await two.page.getByTestId('restore-all').click();
+  await two.page.waitForFunction(() => document.getElementById('lab').dataset.ablated === '');
+  assert.match(await two.page.getByTestId('ablation').textContent(), /All heads active/);
+
+  const one = await openLab(h, lab(`${INDUCTION}&L=1`));
+  await trainTo(one.page, INDUCTION_STEPS);
+  const s1 = await labState(one.page);
+  assert.ok(Number(s1.heldout) < 0.9, `1 layer: held-out accuracy ${s1.heldout} at step ${s1.step}`);
+  assert.deepEqual(two.errors, []);
+  assert.deepEqual(one.errors, []);
+});
+
+test('the timeline scrubs back to earlier weights and returns to live', async () => {
+  const { page, errors } = await openLab(h, lab('#task=reverse'));
+  await trainTo(page, 200);
+  const live = await gridDigests(page);
+  const slider = page.getByTestId('timeline-slider');
+  assert.ok(Number(await slider.getAttribute('max')) >= 10, 'the run kept many snapshots');
+  await slider.focus();
+  await page.keyboard.press('Home');
+  await page.waitForFunction(() => document.querySelector('[data-testid="timeline-label"]').dataset.step === '0');
+  const early = await gridDigests(page);
+  for (const k of Object.keys(live)) assert.notEqual(early[k], live[k], `head ${k} differs at step 0`);
+  assert.match(await page.getByTestId('grid-note').textContent(), /Snapshot at step 0/);
+  await page.getByTestId('timeline-live').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="timeline-label"]').textContent.startsWith('live'));
+  assert.deepEqual(await gridDigests(page), live);
+  assert.deepEqual(errors, []);
+});
+
+test('download → upload of the .safetensors gives identical predictions and maps; a bad file gives a clear message', async () => {
+  const { page, errors } = await openLab(h, lab('#task=reverse'));
+  await trainTo(page, 60);
+  const before = { preds: await predictions(page), digests: await gridDigests(page), step: (await labState(page)).step };
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download').click()]);
+  assert.match(download.suggestedFilename(), /^reverse-.*\.safetensors$/);
+  const path = join(artifactDir('train'), 'model.safetensors');
+  await download.saveAs(path);
+  const bytes = readFileSync(path);
+  assert.ok(bytes.length > 8);
+
+  const fresh = await openLab(h, lab('#task=copy'));
+  const gen = Number((await labState(fresh.page)).gen);
+  await fresh.page.getByTestId('model-file').setInputFiles(path);
+  await fresh.page.waitForFunction((g) => Number(document.getElementById('lab').dataset.gen) > g, gen);
+  await waitIdle(fresh.page);
+  assert.equal((await labState(fresh.page)).step, before.step);
+  assert.deepEqual(await predictions(fresh.page), before.preds);
+  assert.deepEqual(await gridDigests(fresh.page), before.digests);
+  await fresh.page.waitForFunction((st) => /task=reverse/.test(location.hash) && new RegExp(`step=${st}(&|$)`).test(location.hash), before.step);
+
+  // a bad file: a message, and the model stays
+  const bad = join(artifactDir('train'), 'bad.safetensors');
+  writeFileSync(bad, Buffer.from('this is not a checkpoint at all'));
+  await fresh.page.getByTestId('model-file').setInputFiles(bad);
+  await fresh.page.waitForFunction(() => document.getElementById('lab').dataset.fileError === '1');
+  const msg = await fresh.page.getByTestId('message-error').textContent();
+  assert.match(msg, /could not be loaded as a model/);
+  assert.deepEqual(await gridDigests(fresh.page), before.digests, 'the model is unchanged');
+  await trainTo(fresh.page, Number(before.step) + 5);
+  assert.deepEqual(errors, []);
+  assert.deepEqual(fresh.errors, []);
+});
+
+test('a bad link opens a working lab with a notice naming what was ignored', async () => {
+  const { page, errors } = await openLab(h, lab('#task=nonsense&L=abc&lr=-1&zzz=1&ab=9-9'));
+  const notice = await page.getByTestId('message-notice').textContent();
+  assert.match(notice, /task .nonsense. is not one of/);
+  assert.match(notice, /layers .abc./);
+  assert.match(notice, /learning rate/);
+  assert.match(notice, /zzz/);
+  assert.match(await page.evaluate(() => location.hash), /task=reverse/);
+  await trainTo(page, 10);
+  assert.deepEqual(errors, []);
+
+  // values of the right type that the engine refuses: its own message, and play stays off until fixed
+  const { page: p, errors: errors2 } = await h.open(`train.html${lab('#task=reverse&n=100')}`, { wait: false, model: null });
+  await p.waitForFunction(() => document.querySelector('[data-testid="message-error"]'));
+  assert.match(await p.getByTestId('message-error').textContent(), /These settings cannot train:.*length/s);
+  assert.equal(await p.getByTestId('play').isDisabled(), true);
+  await p.getByTestId('defaults').click();
+  await p.waitForFunction(() => !document.querySelector('[data-testid="message-error"]') && !document.querySelector('[data-testid="play"]').disabled);
+  await waitIdle(p);
+  assert.deepEqual(errors2, []);
+});
+
+test('"Open in playground" stores the checkpoint under a key, opens index.html#model=lab:<key>, and the playground shows its weights', async () => {
+  const { page, errors } = await openLab(h, lab('#task=reverse'));
+  await trainTo(page, 40);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download').click()]);
+  const saved = readFileSync(await download.path());
+  await Promise.all([page.waitForURL(/index\.html#/), page.getByTestId('open-playground').click()]);
+  const url = new URL(page.url());
+  const params = new URLSearchParams(url.hash.slice(1));
+  const key = /^lab:([0-9a-f]{16})$/.exec(params.get('model'))?.[1];
+  assert.ok(key, `model=${params.get('model')}`);
+  assert.match(params.get('from'), /task=reverse/);
+  assert.match(params.get('from'), /step=\d+/);
+  const stored = await page.evaluate(async (k) => {
+    const { loadModel } = await import('/app/train/storage.js');
+    const r = await loadModel(k);
+    return r && { bytes: Array.from(r.bytes), step: r.step, trainLink: r.trainLink };
+  }, key);
+  assert.ok(stored, 'the record is in IndexedDB');
+  assert.deepEqual(Buffer.from(stored.bytes), saved, 'the stored bytes are the checkpoint');
+
+  // the playground's first step shows this model's own embedding of the probe's first token
+  await waitReady(page);
+  const n = Number(saved.readBigUInt64LE(0));
+  const header = JSON.parse(saved.subarray(8, 8 + n).toString('utf8'));
+  const vocabulary = JSON.parse(header.__metadata__.vocabulary);
+  const first = params.get('s').split(' ')[0];
+  const id = vocabulary.indexOf(first);
+  assert.ok(id > 0, `“${first}” is in the vocabulary`);
+  const expected = saved.readFloatLE(8 + n + header.embed.data_offsets[0] + id * header.embed.shape[1] * 4);
+  await hoverCell(page, 'embeddings', 0, 0);
+  assert.equal(Number(await page.getByTestId('tooltip-value').getAttribute('data-value')), expected, 'X[0, 0] is the trained E[id, 0]');
+  assert.deepEqual(errors, []);
+});
+
+test('the lab runs under the strict Content-Security-Policy, worker included', async () => {
+  const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'";
+  const { page, errors } = await h.open(`train.html${lab('#task=reverse')}`, {
+    wait: false,
+    model: null,
+    before: (p) => p.route('**/*', async (route) => {
+      const response = await route.fetch();
+      await route.fulfill({ response, headers: { ...response.headers(), 'content-security-policy': CSP } });
+    }),
+  });
+  await waitIdle(page);
+  await trainTo(page, 20);
+  const found = await page.evaluate(() => {
+    const out = [];
+    for (const e of document.querySelectorAll('*')) for (const a of e.attributes) if (/^on/i.test(a.name)) out.push(`${e.tagName} ${a.name}`);
+    for (const s of document.querySelectorAll('script')) if (!s.src) out.push('inline script');
+    return out;
+  });
+  assert.deepEqual(found, []);
+  assert.deepEqual(errors, [], 'no CSP violation or error');
+});
+
+test('phone (390 px), light and dark: no sideways scroll; keyboard alone can train and ablate', async () => {
+  for (const scheme of ['light', 'dark']) {
+    const { page, errors } = await openLab(h, lab('#task=induction'), { viewport: PHONE, colorScheme: scheme });
+    await trainTo(page, 100);
+    const w = await pageScrollWidth(page);
+    assert.ok(w <= PHONE.width, `${scheme}: scrollWidth ${w}`);
+    await page.screenshot({ path: join(artifactDir('train'), `phone-induction-${scheme}.png`), fullPage: true });
+    assert.deepEqual(errors, []);
+    await page.close();
+  }
+  for (const task of ['text', 'coreference', 'brackets']) {
+    const { page, errors } = await openLab(h, lab(`#task=${task}&kv=beside`), { viewport: PHONE });
+    const w = await pageScrollWidth(page);
+    assert.ok(w <= PHONE.width, `${task}: scrollWidth ${w}`);
+    assert.deepEqual(errors, [], task);
+    await page.close();
+  }
+  // keyboard only: Tab to the play button, Space, then Space again to pause
+  const { page, errors } = await openLab(h, lab('#task=reverse'));
+  await page.getByTestId('play').focus();
+  await page.keyboard.press('Space');
+  await page.waitForFunction(() => Number(document.getElementById('lab').dataset.step) >= 5);
+  await page.keyboard.press('Space');
+  await waitIdle(page);
+  await page.locator('[data-testid="head-0-0"] canvas').focus();
+  await page.keyboard.press('ArrowRight');
+  await page.getByTestId('tooltip').waitFor();
+  assert.match(await page.getByTestId('tooltip').textContent(), /L0 H0/);
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.getElementById('lab').dataset.ablated !== '');
+  assert.equal(await page.getByTestId('ablate-0-0').getAttribute('aria-pressed'), 'true');
+  assert.deepEqual(errors, []);
+});
+
+test('the timeline and the curves stay bounded over a long run; the link state round-trips', async () => {
+  const { page, errors } = await openLab(h, lab('#task=induction'));
+  const r = await page.evaluate(async () => {
+    const t = await import('/app/train/timeline.js');
+    const st = await import('/app/train/state.js');
+    const cap = t.snapshotCap(4 * 32 * 32 * 4 + 128);
+    const tl = t.createTimeline();
+    let taken = 0;
+    for (let s = 0; s <= 200000; s = t.nextSnapshotStep(s, cap)) {
+      if (t.isSnapshotStep(s, cap)) {
+        tl.add({ step: s, maps: [new Float32Array(4 * 32 * 32)], scores: [], predictions: new Int32Array(32) }, cap);
+        taken += 1;
+      }
+    }
+    const steps = tl.list.map((x) => x.step);
+    const gaps = new Set(steps.slice(1).map((x, i) => x - steps[i]));
+    const series = t.createSeries(2000);
+    for (let i = 0; i < 100000; i++) series.push(i, Math.exp(-i / 1000));
+    const tasks = [{ name: 'reverse', defaults: { layers: 1, heads: 2, dModel: 32, lr: 0.003000000026077032, batch: 64, seed: 1 } }, { name: 'text', defaults: {} }];
+    const state = { ...st.defaultTrainState('reverse', tasks), layers: 3, heads: 4, dModel: 48, lr: 0.01, seed: 4294967295, step: 1234, ablate: [[2, 3], [0, 1]], theme: 'dark' };
+    const back = st.parseTrainHash(`#${st.serializeTrainState(st.normalizeTrainState(state))}`, tasks);
+    const text = 'Ünïcode text, \u{1F408} and more '.repeat(500);
+    const unpacked = await st.unpackText(await st.packText(text));
+    return { cap, taken, kept: tl.length, bytes: tl.bytes, first: steps[0], last: steps.at(-1), gaps: [...gaps], points: series.length, state: back.state, problems: back.problems, textSame: unpacked === text };
+  });
+  assert.ok(r.kept <= r.cap && r.kept >= r.cap / 2, `kept ${r.kept} of at most ${r.cap}`);
+  assert.equal(r.first, 0, 'the first snapshot (step 0) is always kept');
+  assert.ok(r.last >= 200000 - r.gaps[0], 'the latest is kept');
+  assert.equal(r.gaps.length, 1, `evenly spaced: gaps ${r.gaps}`);
+  assert.ok(r.bytes <= 16 * 1024 * 1024, `${r.bytes} bytes`);
+  assert.ok(r.points <= 2000);
+  assert.deepEqual(r.problems, []);
+  assert.equal(r.state.layers, 3);
+  assert.equal(r.state.heads, 4);
+  assert.equal(r.state.dModel, 48);
+  assert.equal(r.state.lr, 0.01);
+  assert.equal(r.state.seed, 4294967295);
+  assert.equal(r.state.step, 1234);
+  assert.deepEqual(r.state.ablate, [[0, 1], [2, 3]]);
+  assert.equal(r.state.theme, 'dark');
+  assert.ok(r.textSame, 'the own text survives the link');
+  assert.deepEqual(errors, []);
+});
+
+test('own text: pasted text trains a word model, and the link carries the text (compressed)', async () => {
+  const { page, errors } = await openLab(h, lab('#task=reverse'));
+  await page.locator('label[for="tr-task-text"]').click();
+  await page.waitForFunction(() => document.getElementById('lab').dataset.final === '1' && /task=text/.test(location.hash));
+  const text = 'the moon rises over the hill . the sun sets behind the hill . '.repeat(40);
+  await page.getByTestId('corpus').fill(text);
+  await page.getByTestId('corpus-apply').click();
+  await page.waitForFunction(() => /[&#]text=z/.test(location.hash) && document.getElementById('lab').dataset.final === '1');
+  await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="task-example"] .tr-tok')].some((t) => t.textContent === 'moon'));
+  await trainTo(page, 5);
+  await page.waitForFunction(() => !document.getElementById('lab').dataset.urlPending);
+  const hash = await page.evaluate(() => location.hash);
+  assert.ok(hash.length < text.length, `the link (${hash.length} characters) is shorter than the text (${text.length})`);
+  const digests = await gridDigests(page);
+  const copy = await openLab(h, lab(hash));
+  assert.equal(await copy.page.getByTestId('corpus').inputValue(), text);
+  assert.deepEqual(await gridDigests(copy.page), digests);
+  assert.deepEqual(errors, []);
+  assert.deepEqual(copy.errors, []);
+});
+
+test('the playground and the concept lab link to the training lab', async () => {
+  for (const path of ['index.html', 'concepts.html']) {
+    const { page, errors } = await h.open(path, { wait: false, model: null });
+    const link = page.getByTestId('train-link');
+    assert.equal(await link.getAttribute('href'), 'train.html', path);
+    await Promise.all([page.waitForURL(/train\.html/), link.click()]);
+    const before = errors.length; // (the other page's own messages are its tests' business)
+    await waitIdle(page);
+    assert.deepEqual(errors.slice(before), [], path);
+    await page.close();
+  }
+});
+
+/** Steps for each task's screenshot: enough to show its pattern, within about 10 s each here. */
+const SHOT_STEPS = { copy: 300, reverse: 300, sort: 500, 'previous-token': 300, induction: 600, recall: 400, brackets: 300, coreference: 200, text: 60 };
+
+test('screenshots: every task trained, desktop light and dark', async () => {
+  const tasks = await (async () => {
+    const { page } = await openLab(h, lab(''));
+    const names = await page.evaluate(() => [...document.querySelectorAll('[data-testid="task-picker"] input')].map((i) => i.value));
+    await page.close();
+    return names;
+  })();
+  assert.ok(tasks.length >= 9, `tasks: ${tasks}`);
+  const dir = artifactDir('train');
+  for (const task of tasks) {
+    for (const scheme of task === 'reverse' || task === 'induction' ? ['light', 'dark'] : ['light']) {
+      const { page, errors } = await openLab(h, lab(`#task=${task}&step=${SHOT_STEPS[task] ?? 200}`), { colorScheme: scheme, timeout: 240000 });
+      const s = await labState(page);
+      assert.ok(Number(s.heldout) >= 0, `${task}: a held-out accuracy`);
+      await page.screenshot({ path: join(dir, `task-${task}-${scheme}.png`), fullPage: true });
+      assert.deepEqual(errors, [], task);
+      await page.close();
+    }
+  }
+});

@@ -1,0 +1,86 @@
+// Hand-off of a trained model to the playground (index.html): the checkpoint
+// bytes go into this origin's IndexedDB (database "attention-playground",
+// store "models"), under a key that is a digest of the bytes, so the same
+// training (same settings, seed and step: training is deterministic) gives the
+// same key in any browser. The playground opens index.html#model=lab:<key>&…
+//
+// Record: {key, bytes: Uint8Array, settings, step, trainLink, savedAt}.
+// Bound: at most MAX_MODELS records (the oldest are deleted first) and at most
+// MAX_BYTES per checkpoint (a bigger one is not stored; the page says so).
+
+export const DB_NAME = 'attention-playground';
+export const STORE = 'models';
+export const MAX_MODELS = 8;
+export const MAX_BYTES = 32 * 1024 * 1024;
+
+function open() {
+  return new Promise((resolve, reject) => {
+    if (typeof indexedDB === 'undefined') {
+      reject(new Error('this browser has no IndexedDB storage'));
+      return;
+    }
+    const req = indexedDB.open(DB_NAME, 1);
+    req.onupgradeneeded = () => {
+      const db = req.result;
+      if (!db.objectStoreNames.contains(STORE)) db.createObjectStore(STORE, { keyPath: 'key' });
+    };
+    req.onsuccess = () => resolve(req.result);
+    req.onerror = () => reject(req.error ?? new Error('IndexedDB could not be opened'));
+  });
+}
+
+function done(tx) {
+  return new Promise((resolve, reject) => {
+    tx.oncomplete = () => resolve();
+    tx.onerror = () => reject(tx.error);
+    tx.onabort = () => reject(tx.error ?? new Error('the storage transaction was aborted'));
+  });
+}
+
+/** 16 hex digits: two FNV-1a 32-bit hashes (different offsets) of the bytes. */
+export function bytesKey(bytes) {
+  let a = 2166136261;
+  let b = 0x811c9dc5 ^ 0x5bd1e995;
+  for (let i = 0; i < bytes.length; i++) {
+    a = Math.imul(a ^ bytes[i], 16777619);
+    b = Math.imul(b ^ bytes[bytes.length - 1 - i], 16777619);
+  }
+  return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
+}
+
+/** Stores a checkpoint; returns its key. Keeps only the MAX_MODELS newest. */
+export async function storeModel(bytes, { settings, step, trainLink }) {
+  if (bytes.length > MAX_BYTES) throw new Error(`the model has ${bytes.length} bytes, more than the ${MAX_BYTES / 1048576} MB the hand-off keeps`);
+  const key = bytesKey(bytes);
+  const db = await open();
+  try {
+    const tx = db.transaction(STORE, 'readwrite');
+    const store = tx.objectStore(STORE);
+    store.put({ key, bytes, settings, step, trainLink, savedAt: Date.now() });
+    const all = store.getAll();
+    all.onsuccess = () => {
+      const records = all.result.filter((r) => r.key !== key).sort((x, y) => y.savedAt - x.savedAt);
+      for (const r of records.slice(MAX_MODELS - 1)) store.delete(r.key);
+    };
+    await done(tx);
+  } finally {
+    db.close();
+  }
+  return key;
+}
+
+/** The record of a key, or null. */
+export async function loadModel(key) {
+  const db = await open();
+  try {
+    const tx = db.transaction(STORE, 'readonly');
+    const req = tx.objectStore(STORE).get(key);
+    const record = await new Promise((resolve, reject) => {
+      req.onsuccess = () => resolve(req.result ?? null);
+      req.onerror = () => reject(req.error);
+    });
+    return record;
+  } finally {
+    db.close();
+  }
+}

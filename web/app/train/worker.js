@@ -1,0 +1,364 @@
+// The training lab's worker: it owns the engine and the Trainer, trains in
+// chunks of about CHUNK_MS and yields to its message queue between chunks, so
+// a pause takes effect after at most one chunk and the page never waits for it.
+// It posts small messages a few times a second (never a whole trace per step).
+//
+// Page → worker (every message may carry gen, the model generation the page expects):
+//   {type: 'init', gen, settings, target}  new Trainer from settings (engine.createTrainer);
+//                                          target > 0: train to that step, then pause (a link catching up)
+//   {type: 'load', gen, bytes, name, corpus} new Trainer from a .safetensors checkpoint (engine.loadTrainer;
+//                                          corpus: the text a text model goes on training on)
+//   {type: 'play', target?}  {type: 'pause'}  {type: 'step', n}
+//   {type: 'ablate', heads: [[layer, head]]}  heads whose output the evaluations and predictions zero
+//   {type: 'save', purpose}                → {type: 'saved', purpose, bytes, step}
+// Worker → page:
+//   {type: 'ready', tasks}                 the engine started (tasks: engine.tasks())
+//   {type: 'model', gen, settings, config, vocabulary, parameterCount, hasTask, step, probe, keys, cap, name?}
+//   {type: 'progress', gen, step, target, running, stepsPerSecond, train: [[step, loss, accuracy]],
+//                      heldout?: {step, loss, accuracy, samples}, ablation?, live, snapshots, cap}
+//                      (heldout/ablation only when a live evaluation was due: at most 1/EVAL_SHARE of the time)
+//   {type: 'paused', gen, step, heldout, ablation, headScores, live}   after the bigger final evaluation
+//   {type: 'ablation', gen, step, ablation, heldout}   reply to 'ablate' while paused (FINAL_SAMPLES sequences)
+//   {type: 'saved', gen, purpose, step, settings, bytes}
+//   {type: 'error', gen, where, message}   where: 'engine' | 'settings' | 'train' | 'load' | 'save'
+// A probe message ("live", each snapshot) is {step, maps: [Float32Array T×T per layer·head],
+// scores: [{key: score}], predictions: Int32Array, correct: [true|false|null]}.
+
+import { createEngine } from '../../engine.js';
+import { snapshotCap, isSnapshotStep, nextSnapshotStep } from './timeline.js';
+
+const CHUNK_MS = 40;
+const TICK_MS = 300;
+const EARLY_STEPS = 300;
+const RENDER_PAUSE_MS = 25;
+const EARLY_EVERY = 10;
+const LIVE_SAMPLES = 64;
+/** Live evaluations take at most about 1/EVAL_SHARE of the worker's time. */
+const EVAL_SHARE = 6;
+const FINAL_SAMPLES = 1024;
+const SCORE_SAMPLES = 256;
+
+let engine = null;
+let trainer = null;
+let gen = 0;
+let running = false;
+let target = null;
+let ablate = [];
+let cap = 200;
+let perStepMs = 1;
+let loopId = 0;
+let rate = [];
+
+const post = (msg, transfer = []) => self.postMessage(msg, transfer);
+const errorText = (e) => String(e?.message ?? e);
+
+// A macrotask without the 4 ms clamp of nested timers: lets queued messages (pause) run.
+const channel = new MessageChannel();
+const waiting = [];
+channel.port1.onmessage = () => waiting.shift()?.();
+const yieldToQueue = () => new Promise((resolve) => {
+  waiting.push(resolve);
+  channel.port2.postMessage(0);
+});
+
+async function start() {
+  try {
+    engine = await createEngine();
+    if (typeof engine.createTrainer !== 'function') throw new Error('this build of the engine has no training API (createTrainer); rebuild it with ./build_wasm.sh');
+    post({ type: 'ready', tasks: engine.tasks() });
+  } catch (e) {
+    post({ type: 'error', gen, where: 'engine', message: errorText(e) });
+  }
+}
+
+// ---- probes and snapshots ----------------------------------------------------------
+
+/** The top-left n×n block of a T×T row-major matrix (the probe's real tokens; padding dropped). */
+function crop(m, n) {
+  if (m.rows === n && m.cols === n) return m.data.slice();
+  const out = new Float32Array(n * n);
+  for (let i = 0; i < n; i++) out.set(m.data.subarray(i * m.cols, i * m.cols + n), i * n);
+  return out;
+}
+
+/** The probe at the current step as a small message (+ the buffers to transfer). */
+function probeMessage(options = {}) {
+  const p = trainer.probe(options);
+  const n = p.length;
+  const maps = [];
+  const scores = [];
+  for (const layer of p.layers) {
+    for (const head of layer.heads) {
+      maps.push(crop(head.weights, n));
+      scores.push(head.scores);
+    }
+  }
+  return {
+    probe: p,
+    msg: { step: trainer.stepCount, maps, scores, predictions: Int32Array.from(p.predictions.subarray(0, n)), correct: Array.from(p.correct).slice(0, n) },
+  };
+}
+
+const buffersOf = (m) => [...m.maps.map((x) => x.buffer), m.predictions.buffer];
+
+function describeModel(name) {
+  const { probe, msg } = probeMessage();
+  const n = probe.length;
+  const bytes = msg.maps.length * n * n * 4 + n * 4;
+  cap = snapshotCap(bytes);
+  post({
+    type: 'model',
+    gen,
+    name,
+    settings: trainer.settings,
+    config: trainer.config,
+    vocabulary: trainer.vocabulary,
+    parameterCount: trainer.parameterCount,
+    hasTask: trainer.hasTask !== false,
+    step: trainer.stepCount,
+    cap,
+    probe: {
+      tokens: Array.from(probe.tokens).slice(0, n),
+      ids: Array.from(probe.ids).slice(0, n),
+      targets: Array.from(probe.targets).slice(0, n),
+      length: n,
+      rows: n,
+    },
+    keys: probe.keys.map((k) => ({ name: k.name, data: crop(k.key, n) })),
+    live: msg,
+  }, buffersOf(msg));
+}
+
+function evaluate(samples, heads = []) {
+  const r = trainer.evaluate(heads.length ? { samples, ablate: heads } : { samples });
+  return { step: trainer.stepCount, loss: r.loss, accuracy: r.accuracy, targets: r.targets, samples };
+}
+
+function ablationReport(samples) {
+  if (!ablate.length) return null;
+  const r = evaluate(samples, ablate);
+  const { msg } = probeMessage({ ablate });
+  return { step: r.step, heads: ablate, accuracy: r.accuracy, loss: r.loss, samples, predictions: Array.from(msg.predictions), correct: msg.correct };
+}
+
+function stepsPerSecond() {
+  if (rate.length < 2) return 0;
+  const [t0, s0] = rate[0];
+  const [t1, s1] = rate[rate.length - 1];
+  return t1 > t0 ? ((s1 - s0) * 1000) / (t1 - t0) : 0;
+}
+
+function noteRate(now, step) {
+  rate.push([now, step]);
+  while (rate.length > 2 && now - rate[0][0] > 1500) rate.shift();
+}
+
+let nextEvalAt = 0;
+
+/** The live held-out evaluation, when it is due (its cost is bounded by EVAL_SHARE). */
+function liveEvaluation() {
+  const now = performance.now();
+  if (now < nextEvalAt) return null;
+  const heldout = evaluate(LIVE_SAMPLES);
+  const ablation = ablationReport(LIVE_SAMPLES);
+  const spent = performance.now() - now;
+  nextEvalAt = performance.now() + Math.max(TICK_MS, EVAL_SHARE * spent) - TICK_MS / 2;
+  return { heldout, ablation };
+}
+
+let pendingTrain = [];
+let pendingSnapshots = [];
+
+function sendProgress() {
+  const { msg } = probeMessage();
+  const snapshots = pendingSnapshots;
+  pendingSnapshots = [];
+  const train = pendingTrain;
+  pendingTrain = [];
+  post({
+    type: 'progress',
+    gen,
+    step: trainer.stepCount,
+    target,
+    running,
+    stepsPerSecond: stepsPerSecond(),
+    train,
+    ...liveEvaluation(),
+    live: msg,
+    snapshots,
+    cap,
+  }, [...buffersOf(msg), ...snapshots.flatMap(buffersOf)]);
+}
+
+function sendPaused() {
+  const { msg } = probeMessage();
+  let headScores = null;
+  try {
+    headScores = trainer.headScores(SCORE_SAMPLES);
+  } catch (e) {
+    headScores = null;
+  }
+  const snapshots = pendingSnapshots;
+  pendingSnapshots = [];
+  const train = pendingTrain;
+  pendingTrain = [];
+  post({
+    type: 'paused',
+    gen,
+    step: trainer.stepCount,
+    target,
+    train,
+    snapshots,
+    heldout: evaluate(FINAL_SAMPLES),
+    ablation: ablationReport(FINAL_SAMPLES),
+    headScores,
+    live: msg,
+    cap,
+  }, [...buffersOf(msg), ...snapshots.flatMap(buffersOf)]);
+}
+
+function snapshotIfDue() {
+  if (isSnapshotStep(trainer.stepCount, cap)) pendingSnapshots.push(probeMessage().msg);
+}
+
+/** n steps, cut at the next snapshot step (so every snapshot step is visited). */
+function chunk(n) {
+  const s = trainer.stepCount;
+  let k = Math.min(n, nextSnapshotStep(s, cap) - s);
+  if (target != null) k = Math.min(k, target - s);
+  if (k <= 0) return null;
+  const t0 = performance.now();
+  const report = trainer.step(k);
+  const dt = performance.now() - t0;
+  perStepMs = 0.7 * perStepMs + 0.3 * (dt / k);
+  pendingTrain.push([report.step, report.loss, report.accuracy]);
+  snapshotIfDue();
+  return report;
+}
+
+async function loop() {
+  const id = ++loopId;
+  let lastTick = performance.now();
+  let lastTickStep = trainer.stepCount;
+  rate = [[lastTick, trainer.stepCount]];
+  while (running && id === loopId) {
+    if (target != null && trainer.stepCount >= target) break;
+    const want = Math.max(1, Math.min(5000, Math.round(CHUNK_MS / Math.max(perStepMs, 1e-3))));
+    try {
+      chunk(want);
+    } catch (e) {
+      running = false;
+      post({ type: 'error', gen, where: 'train', message: errorText(e) });
+      break;
+    }
+    const now = performance.now();
+    noteRate(now, trainer.stepCount);
+    // early in a run the curves change fastest: report at least every EARLY_EVERY steps there
+    const s = trainer.stepCount;
+    if (now - lastTick >= TICK_MS || (s < EARLY_STEPS && s - lastTickStep >= EARLY_EVERY)) {
+      lastTick = now;
+      lastTickStep = s;
+      sendProgress();
+      // leave the core to the page while it draws this report (on a 2-core machine the
+      // page's frame otherwise waits for the CPU): costs RENDER_PAUSE_MS per TICK_MS
+      await new Promise((resolve) => setTimeout(resolve, RENDER_PAUSE_MS));
+    }
+    await yieldToQueue();
+  }
+  if (id !== loopId) return;
+  running = false;
+  if (target != null && trainer.stepCount >= target) target = null;
+  sendPaused();
+}
+
+function play(newTarget = null) {
+  if (!trainer) return;
+  target = newTarget;
+  if (running) return;
+  running = true;
+  loop();
+}
+
+// ---- messages ------------------------------------------------------------------------
+
+function replaceTrainer(make, where, name) {
+  running = false;
+  loopId += 1;
+  target = null;
+  pendingTrain = [];
+  pendingSnapshots = [];
+  let next;
+  try {
+    next = make();
+  } catch (e) {
+    post({ type: 'error', gen, where, message: errorText(e) });
+    return false;
+  }
+  if (trainer) trainer.dispose();
+  trainer = next;
+  ablate = [];
+  perStepMs = 1;
+  describeModel(name);
+  snapshotIfDue();
+  return true;
+}
+
+self.onmessage = (event) => {
+  const m = event.data;
+  if (!engine) {
+    post({ type: 'error', gen, where: 'engine', message: 'the engine has not started yet' });
+    return;
+  }
+  switch (m.type) {
+    case 'init':
+      gen = m.gen;
+      if (replaceTrainer(() => engine.createTrainer(m.settings), 'settings')) {
+        if (m.target > 0) play(m.target);
+        else sendPaused();
+      }
+      break;
+    case 'load':
+      gen = m.gen;
+      if (replaceTrainer(() => engine.loadTrainer(new Uint8Array(m.bytes), { corpus: m.corpus ?? '' }), 'load', m.name)) sendPaused();
+      break;
+    case 'play':
+      play(m.target ?? null);
+      break;
+    case 'pause':
+      if (running) {
+        running = false;
+      }
+      break;
+    case 'step':
+      if (!trainer || running) break;
+      try {
+        target = null;
+        const goal = trainer.stepCount + (m.n ?? 1);
+        while (trainer.stepCount < goal) chunk(goal - trainer.stepCount);
+      } catch (e) {
+        post({ type: 'error', gen, where: 'train', message: errorText(e) });
+      }
+      sendPaused();
+      break;
+    case 'ablate':
+      ablate = m.heads ?? [];
+      if (trainer && !running) {
+        const report = ablationReport(FINAL_SAMPLES);
+        post({ type: 'ablation', gen, step: trainer.stepCount, ablation: report, heldout: evaluate(FINAL_SAMPLES) });
+      }
+      break;
+    case 'save':
+      if (!trainer) break;
+      try {
+        const bytes = trainer.save();
+        post({ type: 'saved', gen, purpose: m.purpose, step: trainer.stepCount, settings: trainer.settings, bytes }, [bytes.buffer]);
+      } catch (e) {
+        post({ type: 'error', gen, where: 'save', message: errorText(e) });
+      }
+      break;
+    default:
+      post({ type: 'error', gen, where: 'protocol', message: `unknown message ${m.type}` });
+  }
+};
+
+start();
