@@ -11,6 +11,7 @@ import {
   attempt, rowOf, maxAbs, stackRows, clampIndex, labelsOf, q, formatDiff,
 } from './common.js';
 import { createBars } from './bars.js';
+import { createRace } from './race-view.js';
 
 const PE_OPTIONS = [
   { value: 'none', text: 'none' },
@@ -66,11 +67,15 @@ export function createContextDemo(root, { engine, onState, tooltip, palette }) {
   });
   const note3 = createNote(card2, 'cx-try');
 
+  const race = createRace(f, 'context', { onState, tooltip, palette });
+
   let key = null;
   let runs = null;
 
   return {
+    hide: () => race.hide(),
     update(s) {
+      race.update(s);
       inA.set(s.a);
       inB.set(s.b);
       peSel.set(s.pe);

@@ -9,6 +9,7 @@ import {
   createDemoFrame, createMetric, createVerdict, createNote, textField, selectField, checkField, seedField, createTable,
   createCachedRun, maxAbs, labelsOf, q, formatDiff,
 } from './common.js';
+import { createRace } from './race-view.js';
 
 const MAX_HEADS = 8;
 const D_MODEL = 16;
@@ -55,9 +56,12 @@ export function createHeadsDemo(root, { engine, onState, tooltip, palette }) {
   const table = createTable(card2, { caption: 'max |A\u1d62 \u2212 A\u2c7c| for each pair of heads', headers: [''], testid: 'heads-pairs' });
   let headersFor = 0;
 
+  const race = createRace(f, 'heads', { onState, tooltip, palette });
   const run = createCachedRun(engine, f);
   return {
+    hide: () => race.hide(),
     update(s) {
+      race.update(s);
       inS.set(s.s);
       hSel.set(s.h);
       share.set(s.share);

@@ -3,7 +3,7 @@
 // and mirrors every change of a demo's state back into the hash (each demo
 // keeps its own state for the session, so switching demos loses nothing).
 //
-// A demo is a module exporting createXxxDemo(root, ctx) → {update(state)}, with
+// A demo is a module exporting createXxxDemo(root, ctx) → {update(state), hide?()}, with
 // ctx = {engine, onState(patch), tooltip, palette()}; it computes with the
 // engine and draws inside root only.
 
@@ -149,7 +149,11 @@ function pager(name) {
 function render() {
   if (!engine) return;
   const entry = sectionFor(current);
-  for (const [name, m] of Object.entries(mounted)) m.section.hidden = name !== current;
+  for (const [name, m] of Object.entries(mounted)) {
+    const hide = name !== current;
+    if (hide && !m.section.hidden) m.demo.hide?.(); // a race there pauses
+    m.section.hidden = hide;
+  }
   entry.demo.update(states[current]);
   entry.renders += 1;
   entry.section.dataset.rendered = String(entry.renders);

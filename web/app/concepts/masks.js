@@ -12,6 +12,7 @@ import {
   createTable, attempt, rowOf, maxAbs, clampIndex, labelsOf, q, formatDiff,
 } from './common.js';
 import { createBars } from './bars.js';
+import { createRace } from './race-view.js';
 
 /** Index of the first token that differs between two traces (by id), or −1. */
 function firstDifference(a, b) {
@@ -100,12 +101,16 @@ export function createMasksDemo(root, { engine, onState, tooltip, palette }) {
   });
   const bars = createBars(row2, { caption: 'Weight on [PAD] keys, per row', testid: 'masks-pad-rows', valueHeader: 'on [PAD]' });
 
+  const race = createRace(f, 'masks', { onState, tooltip, palette });
+
   let keyC = null;
   let runsC = null;
   let keyP = null;
   let runsP = null;
   return {
+    hide: () => race.hide(),
     update(s) {
+      race.update(s);
       inA.set(s.a);
       inB.set(s.b);
       causal.set(s.causal);

@@ -11,6 +11,7 @@ import {
   attempt, rowOf, labelsOf, q, formatDiff,
 } from './common.js';
 import { createLineChart } from './chart.js';
+import { createRace } from './race-view.js';
 
 const PES = ['none', 'sinusoidal', 'learned'];
 const PE_TEXT = { none: 'none', sinusoidal: 'sinusoidal', learned: 'learned' };
@@ -93,12 +94,16 @@ export function createOrderDemo(root, { engine, onState, tooltip, palette }) {
   const curves = createLineChart(row2, { title: 'A few dimensions over the positions', xLabel: 'position', yLabel: 'P[position, dim]', xLog: false, testid: 'order-curves', description: 'Low dimensions oscillate fast, high dimensions slowly.' });
   const hmDot = createHeatmap(row2, { id: 'order-dot', compact: true, share: 0.3, tooltip, describe: (i, j) => ({ name: `P[${i}]\u00b7P[${j}]`, provenance: `depends only on the distance ${Math.abs(i - j)}` }) });
 
+  const race = createRace(f, 'order', { onState, tooltip, palette });
+
   let key = null;
   let runs = null;
   let keyP = null;
   let pe = null;
   return {
+    hide: () => race.hide(),
     update(s) {
+      race.update(s);
       inA.set(s.a);
       inB.set(s.b);
       peSel.set(s.pe);

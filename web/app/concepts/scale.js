@@ -10,6 +10,7 @@ import {
 } from './common.js';
 import { createLineChart } from './chart.js';
 import { DK_VALUES } from './state.js';
+import { createRace } from './race-view.js';
 
 const SAMPLES = 32;
 
@@ -22,7 +23,7 @@ function fmt(x) {
   return x.toExponential(1).replace('-', '\u2212');
 }
 
-export function createScaleDemo(root, { engine, onState }) {
+export function createScaleDemo(root, { engine, onState, tooltip, palette }) {
   const f = createDemoFrame(root, 'scale', {
     claim: [
       'For random q and k with unit-variance entries, the score q\u00b7k has variance d\u2096, so wider heads give bigger scores: softmax saturates (one weight near 1, the rest near 0, entropy near 0) and its gradient vanishes.',
@@ -63,10 +64,14 @@ export function createScaleDemo(root, { engine, onState }) {
   card2.append(details);
   const table = createTable(details, { caption: `Every point: ${SAMPLES} samples of T random queries \u00d7 T random keys`, headers: ['d\u2096', 'variance off', 'variance on', 'entropy off', 'entropy on', 'Jacobian off', 'Jacobian on'], testid: 'scale-table' });
 
+  const race = createRace(f, 'scale', { onState, tooltip, palette });
+
   let key = null;
   let sweep = null; // {off: [result], on: [result], maxEntropy}
   return {
+    hide: () => race.hide(),
     update(s) {
+      race.update(s);
       const idx = Math.max(0, DK_VALUES.indexOf(s.dk));
       if (slider.value !== String(idx)) slider.value = String(idx);
       sliderOut.textContent = `= ${s.dk}`;

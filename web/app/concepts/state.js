@@ -7,6 +7,7 @@
 //   location.hash = serializeConceptHash(demo, states[demo], theme);
 
 import { parseScalarField, THEMES, POSITIONALS } from '../state.js';
+import { RACES, raceOfDemo } from './races.js';
 
 export { THEMES, POSITIONALS };
 
@@ -18,8 +19,28 @@ export const MAX_LINES = 6;
 const SEED = { kind: 'int', min: 0, max: 4294967295, default: 42, label: 'seed' };
 const INDEX = (def, label) => ({ kind: 'int', min: 0, max: 255, default: def, label });
 
-/** Each demo's fields: URL parameter name → {kind, default, label, …}. */
-export const DEMO_FIELDS = Object.freeze({
+/** The highest step a link may ask a race to replay to. */
+export const MAX_RACE_STEP = 100000;
+
+/**
+ * The fields of a demo's race (see race-view.js): its seed, its finish line,
+ * the step it is paused at, whether it runs, and the second arm's variant.
+ */
+function raceFields(demo) {
+  const name = raceOfDemo(demo);
+  if (!name) return {};
+  const r = RACES[name];
+  const out = {
+    rseed: { kind: 'int', min: 0, max: 4294967295, default: r.seed, label: 'race seed' },
+    rsteps: { kind: 'choice', choices: r.stepChoices, default: r.steps, label: 'race length' },
+    rat: { kind: 'int', min: 0, max: MAX_RACE_STEP, default: 0, label: 'race step' },
+    rrun: { kind: 'bool', default: false, label: 'race running' },
+  };
+  if (r.variant) out[r.variant.param] = { kind: 'choice', choices: r.variant.choices, default: r.variant.default, label: r.variant.label };
+  return out;
+}
+
+const FIELDS = {
   context: {
     a: { kind: 'text', default: 'The bank of the river flooded', label: 'first sentence' },
     b: { kind: 'text', default: 'The bank raised its interest rates', label: 'second sentence' },
@@ -75,7 +96,10 @@ export const DEMO_FIELDS = Object.freeze({
     head: INDEX(0, 'head'),
     seed: SEED,
   },
-});
+};
+
+/** Each demo's fields: URL parameter name → {kind, default, label, …}. */
+export const DEMO_FIELDS = Object.freeze(Object.fromEntries(Object.entries(FIELDS).map(([demo, f]) => [demo, Object.freeze({ ...f, ...raceFields(demo) })])));
 
 export function defaultDemoState(demo) {
   const s = {};

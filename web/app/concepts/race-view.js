@@ -1,0 +1,696 @@
+// A race inside a concept demo: two models that differ in one setting, trained
+// side by side in the race worker while the learner watches their curves and
+// attention maps diverge. State (seed, length, variant, the step it is paused
+// at, running or not) lives in the demo's URL fields rseed, rsteps, rat, rrun
+// (+ the variant's own); a link replays to exactly the same numbers.
+//
+//   const race = createRace(frame, 'order', { onState, tooltip, palette });
+//   race.update(state);   // from the demo's update
+//   race.hide();          // the demo was hidden: pause
+//
+// Test hooks: [data-testid="race-<name>"] carries data-state (idle | running |
+// catching | paused | done | error), data-step, data-steps, data-elapsed (ms of
+// wall time in the worker) and data-step-ms (ms inside the training steps);
+// every number in the results table carries data-value.
+
+import { el, uniqueId } from '../views/dom.js';
+import { createHeatmap } from '../views/heatmap.js';
+import { tokenLabel } from '../format.js';
+import { createLineChart } from './chart.js';
+import { createNote, createTable } from './common.js';
+import { RACES, ROW, raceKey, variantOf, armLabel, smoothed, thin, meanOver, recentMean, COREFERENCE_SENTENCES, DIFF_PROBE } from './races.js';
+import { RACE_TEXT } from './race-text.js';
+import { raceClient } from './race-client.js';
+
+const CHANCE = { scale: 0.1, order: 0.1, masks: 1 / 26, heads: 1 / 8, context: null };
+
+function fmt(x, digits = 3) {
+  if (x === null || x === undefined || !Number.isFinite(x)) return '\u2014';
+  const a = Math.abs(x);
+  if (a !== 0 && (a < 1e-3 || a >= 1e5)) return x.toExponential(1).replace('-', '\u2212').replace('e+', 'e');
+  if (a >= 100) return x.toFixed(0);
+  return x.toFixed(digits).replace('-', '\u2212');
+}
+const pct = (x) => (Number.isFinite(x) ? `${(100 * x).toFixed(1)}%` : '\u2014');
+const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+
+let generation = 0;
+
+/** A run's page-side record; gen tells its messages from those of a run it replaced. */
+function freshHistory(key, arms) {
+  generation += 1;
+  return { key, gen: generation, rows: Array.from({ length: arms }, () => []), evals: [], live: null, final: null, step: 0, elapsed: 0, stepMs: 0, running: false, until: 0, mode: 'idle', pausing: null, error: null };
+}
+
+/** The held-out numbers of the latest evaluation at or before the step (or the final one). */
+function lastEval(h) {
+  return h.evals[h.evals.length - 1] ?? null;
+}
+
+// ---- what each race shows ----------------------------------------------------------------
+
+/** Rows of the results table: {id, label, value(h, arm) → number, format, arms?: [i…]}. */
+function resultRows(race) {
+  const finalOr = (h, arm, field) => (h.final ? h.final.arms[arm][field] : lastEval(h)?.arms[arm]?.[field]);
+  const accuracyLabel = (h) => (h.final ? `held-out accuracy (${h.final.samples} sequences, at the finish)` : 'held-out accuracy (latest check)');
+  switch (race) {
+    case 'scale':
+      return [
+        { id: 'acc', label: accuracyLabel, value: (h, a) => finalOr(h, a, 'accuracy'), format: pct },
+        { id: 'loss', label: () => 'training loss (mean of the last 25 steps)', value: (h, a) => recentMean(h.rows[a], ROW.loss, 25) },
+        { id: 'grad', label: () => 'gradient reaching the scores, mean over steps 1\u2013100', value: (h, a) => meanOver(h.rows[a], ROW.scoreGradNorm, 0, 100) },
+        { id: 'entropy', label: () => 'row entropy in nats (mean of the last 25 steps)', value: (h, a) => recentMean(h.rows[a], ROW.rowEntropy, 25) },
+        { id: 'variance', label: () => 'variance of the scores (mean of the last 25 steps)', value: (h, a) => recentMean(h.rows[a], ROW.scoreVariance, 25) },
+      ];
+    case 'order':
+      return [
+        { id: 'acc', label: accuracyLabel, value: (h, a) => finalOr(h, a, 'accuracy'), format: pct },
+        { id: 'loss', label: () => 'training loss (mean of the last 25 steps)', value: (h, a) => recentMean(h.rows[a], ROW.loss, 25) },
+        {
+          id: 'anti',
+          label: (h) => (h.final ? 'best head on the anti-diagonal (256 held-out sequences)' : 'best head on the anti-diagonal (the example below)'),
+          value: (h, a) => (h.final ? h.final.arms[a].antiDiagonal : h.live?.arms?.[a] ? Math.max(...h.live.arms[a].maps.map((m) => m.scores['anti-diagonal'] ?? 0)) : NaN),
+        },
+      ];
+    case 'masks':
+      return [
+        { id: 'loss', label: () => 'training loss (mean of the last 25 steps)', value: (h, a) => recentMean(h.rows[a], ROW.loss, 25) },
+        { id: 'future', label: (h) => `held-out accuracy as trained${h.final ? ` (${h.final.samples} sequences)` : ''}`, value: (h, a) => finalOr(h, a, 'accuracy'), format: pct },
+        { id: 'causal', label: (h) => `held-out accuracy predicting without the future${h.final ? ` (${h.final.samples} sequences)` : ''}`, value: (h, a) => finalOr(h, a, 'causal'), format: pct },
+        { id: 'peek', label: () => 'weight on the next letter (the answer), best head, example below', value: (h, a) => (h.live?.arms?.[a] ? Math.max(...h.live.arms[a].peek) : NaN) },
+      ];
+    case 'heads':
+      return [
+        {
+          id: 'acc',
+          label: (h) => (h.final ? `accuracy on ${h.final.samples} new sequences (at the finish)` : 'accuracy on new batches (mean of the last 25 steps)'),
+          value: (h, a) => (h.final ? h.final.arms[a].accuracy : recentMean(h.rows[a], ROW.accuracy, 25)),
+          format: pct,
+        },
+        { id: 'loss', label: () => 'training loss (mean of the last 25 steps)', value: (h, a) => recentMean(h.rows[a], ROW.loss, 25) },
+        { id: 'cover', label: () => 'coverage: best head\u2019s weight on each of the two letters (1 = both fully seen)', value: (h, a) => (h.final ? h.final.arms[a].cover : NaN) },
+      ];
+    case 'context':
+      return [
+        { id: 'acc', label: accuracyLabel, value: (h, a) => finalOr(h, a, 'accuracy'), format: pct },
+      ];
+    default:
+      return [];
+  }
+}
+
+/** The charts: {id, title, yLabel, yLog, series(h, variant) → [...], yDomain, refs}. */
+function chartsOf(race) {
+  const arms = RACES[race].arms;
+  const perArm = (h, v, field, w = 10) => h.rows.map((rows, i) => ({
+    name: armLabel(race, i, v, 'short'), className: arms[i].className, points: thin(smoothed(rows, field, w)), active: true, noDots: true,
+  }));
+  const evalSeries = (h, v, field, { arm = null, dashed = false, suffix = '' } = {}) => arms.map((a, i) => ({ a, i }))
+    .filter(({ i }) => arm === null || arm === i)
+    .map(({ a, i }) => ({
+      name: `${armLabel(race, i, v, 'short')}${suffix}`,
+      className: a.className,
+      points: h.evals.filter((e) => Number.isFinite(e.arms[i]?.[field])).map((e) => [e.step, e.arms[i][field]]),
+      active: !dashed,
+      dashed,
+    }));
+  const chance = CHANCE[race] ? [{ y: CHANCE[race], label: `chance ${race === 'masks' ? '1/26' : race === 'heads' ? '1/8' : '1/10'}` }] : [];
+  const loss = { id: 'loss', title: 'Training loss (mean over 10 steps)', yLabel: 'cross-entropy', series: (h, v) => perArm(h, v, ROW.loss) };
+  const heldout = { id: 'accuracy', title: 'Held-out accuracy', yLabel: 'accuracy', yDomain: [0, 1], refs: chance, series: (h, v) => evalSeries(h, v, 'accuracy') };
+  switch (race) {
+    case 'scale':
+      return [
+        loss,
+        heldout,
+        { id: 'variance', title: 'Variance of the scores S', yLabel: 'variance (log)', yLog: true, series: (h, v) => perArm(h, v, ROW.scoreVariance, 5) },
+        { id: 'entropy', title: 'Row entropy of the softmax', yLabel: 'nats', series: (h, v) => perArm(h, v, ROW.rowEntropy, 5) },
+        { id: 'grad', title: 'Gradient reaching the scores, \u2016\u2202loss/\u2202S\u2016', yLabel: 'norm (log)', yLog: true, series: (h, v) => perArm(h, v, ROW.scoreGradNorm) },
+      ];
+    case 'masks':
+      return [
+        loss,
+        {
+          id: 'accuracy',
+          title: 'Held-out accuracy, without the future (solid) and as trained (dashed)',
+          yLabel: 'accuracy',
+          yDomain: [0, 1],
+          refs: chance,
+          series: (h, v) => [...evalSeries(h, v, 'accuracy', { arm: 1, dashed: true, suffix: ', seeing the future' }), ...evalSeries(h, v, 'causal', { suffix: ', without the future' })],
+        },
+      ];
+    case 'heads':
+      return [
+        loss,
+        { id: 'accuracy', title: 'Accuracy on each new batch (mean over 25 steps)', yLabel: 'accuracy', yDomain: [0, 1], refs: chance, series: (h, v) => perArm(h, v, ROW.accuracy, 25) },
+      ];
+    case 'context':
+      return [
+        { id: 'loss', title: 'Training loss (mean over 10 steps)', yLabel: 'cross-entropy', series: (h) => [{ name: 'training loss', className: arms[0].className, points: thin(smoothed(h.rows[0], ROW.loss)), active: true, noDots: true }] },
+        heldout,
+      ];
+    default:
+      return [loss, heldout];
+  }
+}
+
+/** Columns of the numbers-behind-the-curves table (per arm): {header, value(h, e, arm)}. */
+function checkpointColumns(race) {
+  const win = (field) => (h, e, a) => meanOver(h.rows[a] ?? [], field, e.step - RACES[race].evalEvery, e.step);
+  const loss = { header: 'loss', value: win(ROW.loss) };
+  const acc = { header: 'held-out', value: (h, e, a) => e.arms[a]?.accuracy, format: pct };
+  switch (race) {
+    case 'scale':
+      return [loss, acc, { header: 'variance', value: win(ROW.scoreVariance) }, { header: 'entropy', value: win(ROW.rowEntropy) }, { header: '\u2016\u2202S\u2016', value: win(ROW.scoreGradNorm) }];
+    case 'masks':
+      return [loss, { header: 'as trained', value: (h, e, a) => e.arms[a]?.accuracy, format: pct }, { header: 'no future', value: (h, e, a) => e.arms[a]?.causal, format: pct }];
+    case 'heads':
+      return [loss, { header: 'batch acc.', value: win(ROW.accuracy), format: pct }];
+    case 'context':
+      return [{ header: 'held-out', value: (h, e, a) => e.arms[a]?.accuracy, format: pct }];
+    default:
+      return [loss, acc];
+  }
+}
+
+// ---- the view ---------------------------------------------------------------------------------
+
+export function createRace(frame, race, { onState, tooltip, palette }) {
+  const def = RACES[race];
+  const text = RACE_TEXT[race];
+  const variantField = def.variant ?? null;
+  const card = frame.card(def.title, 'cx-race');
+  card.dataset.testid = `race-${race}`;
+  card.id = `race-${race}`;
+  // a way down to the race from the top of the demo
+  const head = frame.root.querySelector('.cx-demo-head');
+  if (head) {
+    const jump = el('button', 'btn btn-small btn-quiet cx-race-jump', { type: 'button', testid: 'race-jump', text: 'See it in training: a race of two models \u2193' });
+    jump.addEventListener('click', () => {
+      card.scrollIntoView({ behavior: 'smooth', block: 'start' });
+      play.focus({ preventScroll: true });
+    });
+    head.append(jump);
+  }
+  const setup = createNote(card, 'cx-note cx-race-setup');
+  const watch = createNote(card, 'cx-note cx-race-watch');
+  const condition = createNote(card, 'cx-note cx-race-condition');
+
+  // controls
+  const controls = el('div', 'cx-controls cx-inline-controls cx-race-controls', { attrs: { role: 'group', 'aria-label': 'Race controls' } });
+  card.append(controls);
+  const play = el('button', 'btn btn-primary cx-race-play', { type: 'button', testid: 'race-play' });
+  const reset = el('button', 'btn cx-race-reset', { type: 'button', testid: 'race-reset', text: 'Reset' });
+  controls.append(el('div', 'cx-race-buttons', {}, play, reset));
+  const seedInput = el('input', 'control cx-seed', { type: 'number', min: '0', max: '4294967295', step: '1', inputMode: 'numeric', testid: 'race-seed' });
+  const seedId = uniqueId('rs');
+  seedInput.id = seedId;
+  controls.append(el('div', 'field cx-field', {}, el('label', 'field-label', { text: 'Race seed (weights and batches)', htmlFor: seedId }), seedInput));
+  const stepsSelect = el('select', 'control', { testid: 'race-steps' });
+  for (const n of def.stepChoices) stepsSelect.append(el('option', null, { value: String(n), text: `${n} steps` }));
+  const stepsId = uniqueId('rn');
+  stepsSelect.id = stepsId;
+  controls.append(el('div', 'field cx-field', {}, el('label', 'field-label', { text: 'Finish line', htmlFor: stepsId }), stepsSelect));
+  let variantSelect = null;
+  if (variantField) {
+    variantSelect = el('select', 'control', { testid: 'race-variant' });
+    for (const c of variantField.choices) variantSelect.append(el('option', null, { value: String(c), text: String(c) }));
+    const vid = uniqueId('rv');
+    variantSelect.id = vid;
+    controls.append(el('div', 'field cx-field', {}, el('label', 'field-label', { text: variantField.label[0].toUpperCase() + variantField.label.slice(1), htmlFor: vid }), variantSelect));
+  }
+
+  // progress
+  const progress = el('progress', 'cx-race-progress', { max: 1, value: 0, testid: 'race-progress' });
+  const status = el('p', 'cx-race-status', { testid: 'race-status', attrs: { role: 'status', 'aria-live': 'polite' } });
+  card.append(el('div', 'cx-race-progress-row', {}, progress, status));
+
+  // results
+  const results = createTable(card, { caption: def.single ? 'The model, evaluated two ways' : 'Where the two models stand', headers: ['', '', ''], testid: `race-${race}-results`, className: 'cx-race-results' });
+  const verdict = createNote(card, 'cx-note cx-strong-note cx-race-verdict');
+
+  // charts
+  const chartBox = el('div', 'cx-charts cx-race-charts');
+  card.append(chartBox);
+  const charts = chartsOf(race).map((c) => ({ ...c, view: createLineChart(chartBox, { title: c.title, xLabel: 'training step', yLabel: c.yLabel, yLog: Boolean(c.yLog), xLog: false, testid: `race-${race}-chart-${c.id}`, description: c.title }) }));
+
+  // attention maps
+  const mapsTitle = el('h4', 'cx-race-subtitle');
+  const mapsNote = createNote(el('div'), 'cx-note');
+  const mapsRow = el('div', 'cx-race-maps');
+  card.append(mapsTitle, mapsNote.element, mapsRow);
+  const armBoxes = [];
+  let sentenceMaps = null;
+  let sentenceTable = null;
+  let sentenceNote = null;
+  let headTable = null;
+  if (race === 'context') {
+    sentenceMaps = COREFERENCE_SENTENCES.map((sentence) => {
+      const box = el('div', 'cx-race-arm');
+      mapsRow.append(box);
+      let cur = null;
+      const hm = createHeatmap(box, {
+        id: `race-context-${sentence.word}`,
+        compact: true,
+        tooltip,
+        getWidth: () => Math.max(200, box.clientWidth),
+        describe: (r, c) => ({ name: `weight of \u201c${cur?.tokens[c] ?? ''}\u201d for \u201cit\u201d`, provenance: `layer ${(cur?.heads[r]?.layer ?? 0) + 1}, head ${(cur?.heads[r]?.head ?? 0) + 1}, sentence ending \u201c${sentence.word}\u201d` }),
+      });
+      return { hm, set: (s) => { cur = s; } };
+    });
+    sentenceTable = createTable(card, { caption: 'Where \u201cit\u201d looks, and what the model answers', headers: ['', '\u2026too tired: animal', '\u2026too tired: street', '\u2026too wide: animal', '\u2026too wide: street'], testid: 'race-context-sentences', className: 'cx-race-heads' });
+    sentenceNote = createNote(card, 'cx-note cx-race-condition');
+  } else {
+    for (let i = 0; i < def.arms.length; i++) {
+      const title = el('h5', 'cx-race-arm-title');
+      const grid = el('div', 'cx-race-arm-grid');
+      const box = el('div', `cx-race-arm ${def.arms[i].className}`, { testid: `race-${race}-maps-${i}` }, title, grid);
+      mapsRow.append(box);
+      armBoxes.push({ title, grid, maps: [], box });
+    }
+    if (race === 'heads') headTable = createTable(card, { caption: 'Each head\u2019s mean weight on the two letters it needs (256 new sequences, at the finish)', headers: ['head', 'previous letter', 'letter two back'], testid: 'race-heads-keys', className: 'cx-race-heads' });
+  }
+
+  // the numbers behind the curves
+  const details = el('details', 'cx-details cx-race-details');
+  details.append(el('summary', null, { text: 'The numbers behind the curves, at every check' }));
+  card.append(details);
+  const cols = checkpointColumns(race);
+  const checkTable = createTable(details, { caption: 'Loss is the mean over the steps since the previous check', headers: ['step'], testid: `race-${race}-checks` });
+  let checkHeadersFor = null;
+
+  // ---- state -------------------------------------------------------------------------------
+  let state = null;
+  let h = freshHistory(null, def.single ? 1 : def.arms.length);
+  let unlisten = () => {};
+  let visible = true;
+  let frameId = 0;
+  let lastSig = null;
+  let lastPalette = null;
+
+  const armsCount = def.single ? 1 : def.arms.length;
+  const variantNow = () => variantOf(race, state);
+
+  function onMessage(m) {
+    if (m.key !== null && (m.key !== h.key || m.gen !== h.gen)) return; // a dropped or replaced run
+    if (m.type === 'error') {
+      h.error = m.message;
+      h.running = false;
+      h.mode = 'error';
+      schedule();
+      return;
+    }
+    if (m.rows) m.rows.forEach((rows, i) => h.rows[i].push(...rows));
+    if (m.evals) h.evals.push(...m.evals);
+    if (m.live) h.live = m.live;
+    h.step = m.step;
+    h.elapsed = m.elapsed;
+    h.stepMs = m.stepMs;
+    if (m.type === 'stopped') {
+      h.running = false;
+      const reason = h.pausing;
+      h.pausing = null;
+      if (m.finished) {
+        h.final = m.final;
+        h.mode = 'done';
+        if (state?.rrun || state?.rat !== h.step) onState({ rrun: false, rat: h.step });
+      } else if (reason === 'user' || (reason === 'hide' && h.mode === 'running')) {
+        h.mode = 'paused';
+        onState({ rrun: false, rat: h.step });
+      } else {
+        h.mode = h.step > 0 ? 'paused' : 'idle';
+      }
+    }
+    schedule();
+  }
+
+  function setKey(key) {
+    if (key === h.key) return;
+    if (h.key) raceClient.drop(h.key);
+    unlisten();
+    h = freshHistory(key, armsCount);
+    unlisten = raceClient.listen(key, onMessage);
+    clearMaps();
+  }
+
+  function restart() {
+    raceClient.drop(h.key);
+    const key = h.key;
+    h = freshHistory(key, armsCount);
+    clearMaps();
+  }
+
+  function start(target) {
+    h.running = true;
+    h.until = target;
+    h.mode = state.rrun ? 'running' : 'catching';
+    h.error = null;
+    raceClient.run(h.key, h.gen, race, { seed: state.rseed, variant: variantNow() }, target, state.rsteps);
+  }
+
+  function reconcile() {
+    const finish = state.rsteps;
+    const target = state.rrun ? finish : Math.min(state.rat, finish);
+    if (h.running) {
+      if (h.pausing) return;
+      if (target !== h.until) {
+        if (target > h.step) start(target);
+        else {
+          h.pausing = 'user';
+          raceClient.pause(h.key);
+        }
+      }
+      return;
+    }
+    if (h.mode === 'error') return;
+    if (h.step > target) restart();
+    if (h.step < target) start(target);
+    else h.mode = h.step >= finish && h.step > 0 ? 'done' : h.step > 0 ? 'paused' : 'idle';
+  }
+
+  // ---- controls ----------------------------------------------------------------------------
+  play.addEventListener('click', () => {
+    if (h.running) {
+      h.pausing = 'user';
+      h.mode = h.mode === 'catching' ? 'running' : h.mode; // a stop during a replay keeps that step
+      raceClient.pause(h.key);
+      schedule();
+      return;
+    }
+    if (h.mode === 'done') {
+      restart();
+      onState({ rrun: true, rat: 0 });
+      reconcile();
+      schedule();
+      return;
+    }
+    if (h.mode === 'error') {
+      restart();
+      onState({ rrun: true });
+      reconcile(); // the state may already say "running"
+      schedule();
+      return;
+    }
+    onState({ rrun: true });
+  });
+  reset.addEventListener('click', () => {
+    restart();
+    onState({ rrun: false, rat: 0 });
+    schedule();
+  });
+  let seedTimer = 0;
+  const commitSeed = () => {
+    clearTimeout(seedTimer);
+    const n = Number(seedInput.value);
+    if (seedInput.value !== '' && Number.isInteger(n) && n >= 0 && n <= 4294967295) {
+      seedInput.removeAttribute('aria-invalid');
+      if (n !== state?.rseed) onState({ rseed: n, rat: 0 });
+    } else seedInput.setAttribute('aria-invalid', 'true');
+  };
+  seedInput.addEventListener('input', () => {
+    clearTimeout(seedTimer);
+    seedTimer = setTimeout(commitSeed, 400);
+  });
+  seedInput.addEventListener('change', commitSeed);
+  stepsSelect.addEventListener('change', () => onState({ rsteps: Number(stepsSelect.value) }));
+  variantSelect?.addEventListener('change', () => {
+    const raw = variantSelect.value;
+    const v = variantField.choices.find((c) => String(c) === raw);
+    onState({ [variantField.param]: v, rat: 0 });
+  });
+
+  // ---- drawing -----------------------------------------------------------------------------
+  function clearMaps() {
+    for (const a of armBoxes) {
+      a.grid.replaceChildren();
+      a.maps = [];
+    }
+  }
+
+  function schedule() {
+    if (!visible) {
+      if (state) renderStatus(); // the hooks stay true while the demo is hidden
+      return;
+    }
+    if (frameId) return;
+    frameId = requestAnimationFrame(() => {
+      frameId = 0;
+      render();
+    });
+  }
+
+  function drawMaps(pal) {
+    const v = variantNow();
+    if (race === 'context') {
+      mapsTitle.textContent = 'Where \u201cit\u201d looks, head by head';
+      mapsNote.set('Each row is one head: the weights of the word \u201cit\u201d over the sentence. Left the sentence ends \u201ctired\u201d, right \u201cwide\u201d. Only the last word differs.');
+      const look = h.final?.sentences ?? h.live?.sentences;
+      sentenceMaps.forEach((m, i) => {
+        m.hm.hidden = !look;
+        if (!look) return;
+        const s = look[i];
+        m.set(s);
+        const n = s.tokens.length;
+        const data = new Float32Array(s.heads.length * n);
+        s.heads.forEach((x, r) => data.set(x.row.subarray(0, n), r * n));
+        m.hm.update({
+          matrix: { rows: s.heads.length, cols: n, data },
+          title: `\u2026 it was too ${s.word}: answer \u201c${s.answer}\u201d`,
+          shapeText: `step ${h.final?.step ?? h.live.step}`,
+          rowLabels: s.heads.map((x) => `L${x.layer + 1} H${x.head + 1}`),
+          colLabels: s.tokens,
+          kind: 'sequential',
+          palette: pal,
+          selRow: null,
+          selCol: null,
+          range: 1,
+        });
+      });
+      if (look) {
+        const [a, b] = look;
+        const rows = a.heads.map((x, r) => ({
+          testid: `race-context-head-${x.layer}-${x.head}`,
+          cells: [`layer ${x.layer + 1}, head ${x.head + 1}`,
+            { text: fmt(x.animal, 2), value: x.animal, className: x.animal > 0.5 ? 'is-good' : '' },
+            { text: fmt(x.street, 2), value: x.street },
+            { text: fmt(b.heads[r].animal, 2), value: b.heads[r].animal },
+            { text: fmt(b.heads[r].street, 2), value: b.heads[r].street, className: b.heads[r].street > 0.5 ? 'is-good' : '' }],
+        }));
+        rows.push({ testid: 'race-context-answers', cells: ['the model answers', { text: a.answer, value: a.answer, testid: 'race-context-answer-tired', className: a.answer === a.expect ? 'is-good' : 'is-bad' }, '', { text: b.answer, value: b.answer, testid: 'race-context-answer-wide', className: b.answer === b.expect ? 'is-good' : 'is-bad' }, ''] });
+        rows.push({ testid: 'race-context-average-answers', cells: ['with the plain average instead', { text: a.averageAnswer, value: a.averageAnswer, testid: 'race-context-average-tired' }, '', { text: b.averageAnswer, value: b.averageAnswer, testid: 'race-context-average-wide' }, ''] });
+        sentenceTable.set(rows);
+        const acc = (h.final ?? lastEval(h))?.arms?.[1]?.accuracy;
+        const both = a.averageAnswer === a.expect && b.averageAnswer === b.expect;
+        sentenceNote.set(Number.isFinite(acc)
+          ? `${both ? 'On these two sentences the averaged model still happens to name the right noun' : 'With the plain average the answers change'}; over the held-out sentences it is right ${pct(acc)} of the time. The heads with attention change where they look when the last word changes; an average cannot.`
+          : '');
+      } else {
+        sentenceTable.set([]);
+        sentenceNote.set('');
+      }
+      return;
+    }
+    mapsTitle.textContent = 'Attention maps of both models on the same example';
+    const live = h.live;
+    const note = {
+      scale: 'The recall example \u201ce 0 b 4 a 4 g 4 ? g\u201d (answer 4): rows are queries, columns keys, darker = more weight. The unscaled maps turn into single dots early: saturated rows.',
+      order: 'One 12-digit example: rows are output positions, columns input positions. With positions, the heads draw the anti-diagonal between them; without, they cannot.',
+      masks: 'One held-out example, every head of both layers: rows are positions, columns the positions they look at. The unmasked model draws a line just right of the diagonal: it reads the next letter, the answer itself.',
+      heads: `The example \u201c${diffLetters(DIFF_PROBE.ids)}\u201d: rows are positions (from the third on, each has an answer), columns the letters they look at. The previous letter is the cell left of the diagonal, the letter two back the one left of that.`,
+    }[race];
+    mapsNote.set(note);
+    armBoxes.forEach((a, i) => {
+      a.title.textContent = armLabel(race, i, v);
+      const arm = live?.arms?.[i];
+      if (!arm) return;
+      while (a.maps.length < arm.maps.length) {
+        const k = a.maps.length;
+        let cur = null;
+        const hm = createHeatmap(a.grid, {
+          id: `race-${race}-${i}-${k}`,
+          compact: true,
+          tooltip,
+          getWidth: () => Math.max(140, Math.min(260, Math.floor((a.box.clientWidth - 12) / Math.min(2, arm.maps.length)) - 8)),
+          describe: (r, c) => ({ name: `weight of position ${c} (\u201c${cur?.tokens[c] ?? ''}\u201d) for position ${r} (\u201c${cur?.tokens[r] ?? ''}\u201d)`, provenance: `${armLabel(race, i, v)}, step ${cur?.step ?? 0}` }),
+        });
+        a.maps.push({ hm, set: (x) => { cur = x; } });
+      }
+      arm.maps.forEach((m, k) => {
+        const labels = arm.tokens.map((t) => tokenLabel(t, 6));
+        a.maps[k].set({ tokens: arm.tokens, step: live.step });
+        a.maps[k].hm.update({
+          matrix: { rows: arm.n, cols: arm.n, data: m.data },
+          title: mapTitle(arm.maps, m),
+          shapeText: `step ${live.step}`,
+          rowLabels: labels,
+          colLabels: labels,
+          kind: 'sequential',
+          palette: pal,
+          selRow: null,
+          selCol: null,
+          range: 1,
+        });
+      });
+    });
+  }
+
+  function renderStatus() {
+    const finish = state.rsteps;
+
+    // status
+    const mode = h.mode;
+    const runningNow = h.running && !h.pausing;
+    play.textContent = runningNow ? 'Pause' : mode === 'done' ? 'Run again' : mode === 'paused' ? 'Resume' : mode === 'error' ? 'Try again' : 'Start the race';
+    play.setAttribute('aria-pressed', runningNow ? 'true' : 'false');
+    reset.disabled = h.step === 0 && !h.running;
+    progress.max = finish;
+    progress.value = Math.min(h.step, finish);
+    let line;
+    const both = def.single ? 'the model' : 'both models';
+    if (mode === 'error') line = `The race stopped: ${h.error}`;
+    else if (mode === 'idle' && !h.running) line = `Not started. Start trains ${both} side by side in the background, ${finish} steps${def.single ? '' : ' each'}; pause any time.`;
+    else if (mode === 'catching') line = `Replaying the link: step ${h.step} of ${Math.min(state.rat, finish)} (same seed, same numbers)\u2026`;
+    else if (h.pausing) line = `Pausing at step ${h.step}\u2026`;
+    else if (h.running) line = `Training ${both}: step ${h.step} of ${finish} \u00b7 ${seconds(h.elapsed)}`;
+    else if (mode === 'done') line = `Finished: ${finish} steps${def.single ? '' : ' for each model'} in ${seconds(h.elapsed)} (${seconds(h.stepMs)} of it inside the training steps).`;
+    else line = `Paused at step ${h.step} of ${finish} \u00b7 ${seconds(h.elapsed)} of training so far.`;
+    status.textContent = line;
+    card.dataset.state = h.pausing ? 'running' : mode;
+    card.dataset.step = String(h.step);
+    card.dataset.steps = String(finish);
+    card.dataset.elapsed = String(Math.round(h.elapsed));
+    card.dataset.stepMs = String(Math.round(h.stepMs));
+    card.dataset.key = h.key ?? '';
+  }
+
+  function render() {
+    if (!state) return;
+    const v = variantNow();
+    const finish = state.rsteps;
+    renderStatus();
+    setup.set(text.setup(v));
+    watch.set(text.watch(v));
+    condition.set(text.condition(v));
+    if (document.activeElement !== seedInput) seedInput.value = String(state.rseed);
+    stepsSelect.value = String(finish);
+    if (variantSelect) variantSelect.value = String(v);
+
+    // results
+    const heads = ['', ...def.arms.map((_, i) => armLabel(race, i, v))];
+    const thead = results.element.querySelector('thead tr');
+    if (thead.dataset.key !== heads.join('|')) {
+      thead.dataset.key = heads.join('|');
+      thead.replaceChildren(...heads.map((x) => el('th', null, { text: x, attrs: { scope: 'col' } })));
+    }
+    results.set(resultRows(race).map((r) => ({
+      testid: `race-${race}-${r.id}`,
+      cells: [r.label(h), ...def.arms.map((_, i) => {
+        const x = def.single && r.id !== 'acc' ? NaN : r.value(h, i);
+        return { text: (r.format ?? fmt)(x), value: x, testid: `race-${race}-${r.id}-${i}` };
+      })],
+    })));
+    verdict.set(verdictText(h, v));
+
+    // charts
+    for (const c of charts) {
+      const series = c.series(h, v);
+      const empty = !series.some((x) => x.points.some(([, y]) => Number.isFinite(y) && (!c.yLog || y > 0)));
+      c.view.update({ series, refs: c.refs ?? [], xDomain: [0, finish], yDomain: c.yDomain ?? (empty ? (c.yLog ? [1e-3, 1] : [0, 1]) : null) });
+    }
+    drawMaps(palette());
+
+    if (headTable) {
+      const rows = [];
+      if (h.final) {
+        h.final.arms.forEach((arm, i) => arm.heads.forEach((x) => rows.push({
+          testid: `race-heads-key-${i}-${x.head}`,
+          cells: [`${armLabel(race, i, v, 'short')}: head ${x.head + 1}`, { text: fmt(x.previous, 2), value: x.previous, className: x.previous > 0.6 ? 'is-good' : '' }, { text: fmt(x.twoBack, 2), value: x.twoBack, className: x.twoBack > 0.6 ? 'is-good' : '' }],
+        })));
+      }
+      headTable.set(rows);
+      headTable.element.parentElement.hidden = rows.length === 0;
+    }
+
+    // checks
+    const armsShown = def.single ? [0, 1] : def.arms.map((_, i) => i);
+    const colsNow = cols;
+    const hk = `${v}`;
+    if (checkHeadersFor !== hk) {
+      checkHeadersFor = hk;
+      const tr = checkTable.element.querySelector('thead tr');
+      tr.replaceChildren(el('th', null, { text: 'step', attrs: { scope: 'col' } }), ...armsShown.flatMap((i) => colsNow.map((c) => el('th', null, { text: `${armLabel(race, i, v, 'short')}: ${c.header}`, attrs: { scope: 'col' } }))));
+    }
+    const evalRows = def.custom
+      ? Array.from({ length: Math.floor(h.step / def.evalEvery) }, (_, k) => ({ step: (k + 1) * def.evalEvery, arms: [{}, {}] }))
+      : h.evals.filter((e) => e.step > 0);
+    checkTable.set(evalRows.map((e) => ({
+      cells: [String(e.step), ...armsShown.flatMap((i) => colsNow.map((c) => {
+        const x = c.value(h, e, i);
+        return { text: (c.format ?? fmt)(x), value: x };
+      }))],
+    })));
+  }
+
+  function verdictText(hist, v) {
+    if (hist.mode !== 'done' || !hist.final) return hist.step > 0 ? 'The verdict comes at the finish line, from a bigger held-out check.' : '';
+    const f = hist.final.arms;
+    const a0 = armLabel(race, 0, v, 'short');
+    const a1 = armLabel(race, 1, v, 'short');
+    switch (race) {
+      case 'scale': {
+        const g0 = meanOver(hist.rows[0], ROW.scoreGradNorm, 0, 100);
+        const g1 = meanOver(hist.rows[1], ROW.scoreGradNorm, 0, 100);
+        return `At the finish: ${a0} ${pct(f[0].accuracy)}, ${a1} ${pct(f[1].accuracy)} held-out. Over the first 100 steps the gradient reaching the unscaled scores was ${fmt(g0 / g1, 1)}\u00d7 smaller on average.`;
+      }
+      case 'order':
+        return `At the finish: ${a1} positions ${pct(f[1].accuracy)}, no positions ${pct(f[0].accuracy)} held-out.`;
+      case 'masks':
+        return `Without the mask the training loss fell to ${fmt(recentMean(hist.rows[1], ROW.loss, 25))}, yet predicting without the future it is right ${pct(f[1].causal)} of the time (chance: 3.8%). With the mask: ${pct(f[0].causal)}.`;
+      case 'heads':
+        return `At the finish: ${a1} ${pct(f[1].accuracy)}, ${a0} ${pct(f[0].accuracy)} on new sequences.`;
+      case 'context':
+        return `At the finish: ${pct(f[0].accuracy)} with its attention, ${pct(f[1].accuracy)} with the same weights averaging.`;
+      default:
+        return '';
+    }
+  }
+
+  return {
+    element: card,
+    update(s) {
+      // the demo calls this on every change of its own settings too: redraw only for the race's
+      const sig = JSON.stringify([s.rseed, s.rsteps, s.rat, s.rrun, variantOf(race, s)]);
+      const pal = palette();
+      const same = visible && sig === lastSig && pal === lastPalette;
+      visible = true;
+      state = s;
+      lastSig = sig;
+      lastPalette = pal;
+      if (same) return;
+      setKey(raceKey(race, { seed: s.rseed, variant: variantOf(race, s) }));
+      reconcile();
+      schedule();
+    },
+    /** The demo is no longer shown: stop training (a running race pauses where it is). */
+    hide() {
+      visible = false;
+      if (h.running && !h.pausing) {
+        h.pausing = 'hide';
+        raceClient.pause(h.key);
+      }
+    },
+  };
+}
+
+const LETTERS = 'abcdefghijklmnop';
+/** "c f a …" for ids of the difference task. */
+function diffLetters(ids) {
+  return ids.map((x) => LETTERS[x - 1]).join(' ');
+}
+
+/** A map's title: "layer 2, head 1", "layer 1" (one head per layer) or "head 2" (one layer). */
+function mapTitle(maps, m) {
+  const layers = new Set(maps.map((x) => x.layer)).size;
+  const headsInLayer = maps.filter((x) => x.layer === m.layer).length;
+  if (layers > 1) return headsInLayer > 1 ? `layer ${m.layer + 1}, head ${m.head + 1}` : `layer ${m.layer + 1}`;
+  return `head ${m.head + 1}`;
+}

@@ -1,0 +1,444 @@
+// The concept lab's races: two models that differ in one setting, trained on
+// the same data from the same seed, side by side. This module is pure (no DOM):
+// the race worker (race-worker.js) runs it, the page (race-view.js) reads its
+// definitions, and Node can run it for measurements.
+//
+// A race is a pure function of (name, seed, variant): every batch is fixed by
+// the seed and the step, evaluations happen at fixed steps (every evalEvery),
+// so a link replays to exactly the same numbers however the steps are chunked.
+//
+//   const run = createRaceRun(engine, 'order', { seed: 1, variant: 'sinusoidal' });
+//   run.advance(0, 25); run.advance(1, 25);   // arm 0, then arm 1, 25 steps each
+//   run.evaluate();                           // the held-out numbers at run.step
+//   run.live();                               // attention maps of the probe, now
+//   run.final();                              // the bigger evaluation at the finish
+//   run.dispose();
+//
+// Step rows: [step, loss, accuracy, scoreVariance, rowEntropy, scoreGradNorm]
+// (the training batch of that step, before its update).
+
+export const ROW = Object.freeze({ step: 0, loss: 1, accuracy: 2, scoreVariance: 3, rowEntropy: 4, scoreGradNorm: 5 });
+
+// ---- the custom task of the heads race --------------------------------------------
+// Letters a–h stand for 0–7. At every position p ≥ 2 the answer is the number of
+// steps forward from the letter two back to the previous letter, round the
+// clock of eight: (x[p−1] − x[p−2]) mod 8, written as a letter. It needs both
+// letters, and which one is which: the sum of the two would lose the order.
+// Sequences live in the vocabulary of the engine's previous-token task
+// ([PAD], a … p: letter k has id k + 1); only a … h are used.
+
+export const DIFF = Object.freeze({ T: 8, K: 8, first: 2 });
+
+function mix32(h) {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x7feb352d);
+  h ^= h >>> 15;
+  h = Math.imul(h, 0x846ca68b);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/** A counter-based random integer for (seed, stream, index, k): the same everywhere. */
+function draw(seed, stream, index, k) {
+  return mix32((mix32((mix32((seed ^ mix32(stream + 0x9e3779b9)) >>> 0) + index) >>> 0) + k) >>> 0);
+}
+
+/** One sequence of the difference task: {ids, targets} (targets −1 before position 2). */
+export function diffSequence(seed, stream, index, b) {
+  const { T, K, first } = DIFF;
+  const ids = new Array(T);
+  const targets = new Array(T).fill(-1);
+  for (let i = 0; i < T; i++) ids[i] = 1 + (draw(seed, stream, index, b * T + i) % K);
+  for (let i = first; i < T; i++) targets[i] = 1 + ((((ids[i - 1] - ids[i - 2]) % K) + K) % K);
+  return { ids, targets };
+}
+
+/** The training batch of step `index` (0-based): B sequences, flat. */
+export function diffBatch(seed, index, B = 64) {
+  const { T } = DIFF;
+  const ids = new Int32Array(B * T);
+  const targets = new Int32Array(B * T);
+  for (let b = 0; b < B; b++) {
+    const s = diffSequence(seed, 1, index, b);
+    ids.set(s.ids, b * T);
+    targets.set(s.targets, b * T);
+  }
+  return { batch: B, length: T, ids, targets };
+}
+
+/** Held-out sequence i: another stream, never a training batch. */
+export const diffHeldout = (seed, i) => diffSequence(seed, 2, 0, i);
+/** The sequence whose attention maps are shown. */
+export const DIFF_PROBE = Object.freeze(diffSequence(7, 3, 0, 0));
+
+// ---- the races ------------------------------------------------------------------
+
+const CORE_SENTENCES = Object.freeze([
+  { text: "The animal didn't cross the street because it was too tired.", word: 'tired', expect: 'animal' },
+  { text: "The animal didn't cross the street because it was too wide.", word: 'wide', expect: 'street' },
+]);
+export const COREFERENCE_SENTENCES = CORE_SENTENCES;
+
+/**
+ * Each race: its demo, the arms (label and the one setting they differ in),
+ * the trainer settings of each arm, the step counts offered, how often it is
+ * evaluated, and the variant (a second choice for the second arm) if any.
+ */
+export const RACES = Object.freeze({
+  scale: {
+    demo: 'scale',
+    title: 'Race: the same wide head trained with and without \u00f71/\u221ad\u2096',
+    seed: 1,
+    steps: 300,
+    stepChoices: [150, 300, 600],
+    evalEvery: 25,
+    samples: 128,
+    finalSamples: 512,
+    arms: [
+      { label: 'scaled: S = q\u00b7k / \u221ad\u2096', short: 'scaled', className: 'cx-s-on' },
+      { label: 'not scaled: S = q\u00b7k', short: 'not scaled', className: 'cx-s-off' },
+    ],
+    settings: ({ seed }) => {
+      const base = { task: 'recall', layers: 2, heads: 1, dModel: 64, mlp: 64, seed };
+      return [{ ...base, scale: true }, { ...base, scale: false }];
+    },
+  },
+  order: {
+    demo: 'order',
+    title: 'Race: reverse 12 digits, with and without positions',
+    seed: 1,
+    steps: 300,
+    stepChoices: [150, 300, 600],
+    evalEvery: 25,
+    samples: 128,
+    finalSamples: 1024,
+    variant: { param: 'rpe', choices: ['sinusoidal', 'learned'], default: 'sinusoidal', label: 'positions of the second model' },
+    arms: [
+      { label: 'no positions', short: 'no positions', className: 'cx-s-off' },
+      { label: (v) => `${v} positions`, short: (v) => v, className: 'cx-s-on' },
+    ],
+    settings: ({ seed, variant }) => {
+      const base = { task: 'reverse', length: 12, seed };
+      return [{ ...base, positional: 'none' }, { ...base, positional: variant }];
+    },
+  },
+  masks: {
+    demo: 'masks',
+    title: 'Race: next-letter prediction trained with and without the causal mask',
+    seed: 1,
+    steps: 600,
+    stepChoices: [300, 600, 1000],
+    evalEvery: 50,
+    samples: 128,
+    finalSamples: 512,
+    arms: [
+      { label: 'causal mask', short: 'masked', className: 'cx-s-on' },
+      { label: 'no mask (sees the future)', short: 'no mask', className: 'cx-s-off' },
+    ],
+    settings: ({ seed }) => {
+      const base = { task: 'induction', seed };
+      return [{ ...base, causal: true }, { ...base, causal: false }];
+    },
+  },
+  heads: {
+    demo: 'heads',
+    title: 'Race: one head of width 32 against several narrower heads',
+    seed: 1,
+    steps: 800,
+    stepChoices: [400, 800, 1600],
+    evalEvery: 50,
+    samples: 0, // live accuracy: each step's fresh batch, seen before its update
+    finalSamples: 256,
+    custom: true,
+    variant: { param: 'rh', choices: [2, 4], default: 2, label: 'heads of the second model' },
+    arms: [
+      { label: '1 head (D = 32)', short: '1 head', className: 'cx-s-off' },
+      { label: (v) => `${v} heads (D = ${32 / v} each)`, short: (v) => `${v} heads`, className: 'cx-s-on' },
+    ],
+    settings: ({ seed, variant }) => {
+      const base = { task: 'previous-token', length: DIFF.T, layers: 1, dModel: 32, mlp: 64, causal: true, batch: 64, seed };
+      return [{ ...base, heads: 1 }, { ...base, heads: variant }];
+    },
+  },
+  context: {
+    demo: 'context',
+    title: 'Race: a trained model against its own weights with the attention replaced by the plain average',
+    seed: 2,
+    steps: 300,
+    stepChoices: [150, 300, 600],
+    evalEvery: 25,
+    samples: 128,
+    finalSamples: 512,
+    single: true, // one model; its two lines are two ways of evaluating it
+    arms: [
+      { label: 'with its attention', short: 'attention', className: 'cx-s-on' },
+      { label: 'with the plain average instead', short: 'plain average', className: 'cx-s-off' },
+    ],
+    settings: ({ seed }) => [{ task: 'coreference', seed }],
+  },
+});
+
+export const RACE_NAMES = Object.freeze(Object.keys(RACES));
+
+/** The race of a demo, or null. */
+export function raceOfDemo(demo) {
+  return RACE_NAMES.find((n) => RACES[n].demo === demo) ?? null;
+}
+
+export function armLabel(race, i, variant, field = 'label') {
+  const x = RACES[race].arms[i][field];
+  return typeof x === 'function' ? x(variant) : x;
+}
+
+/** The variant of a state (or the default). */
+export function variantOf(race, state) {
+  const v = RACES[race].variant;
+  return v ? state?.[v.param] ?? v.default : null;
+}
+
+/** The key of a run: the race and everything its numbers depend on. */
+export function raceKey(race, { seed, variant }) {
+  return `${race}|${seed}|${variant ?? ''}`;
+}
+
+// ---- measures ---------------------------------------------------------------------
+
+/** Mean over the rows of a T×T map (row-major, cols = T) of the weight at (i, col(i)), rows where col(i) is valid. */
+function meanWeight(data, T, rows, colOf) {
+  let s = 0;
+  let n = 0;
+  for (const i of rows) {
+    const j = colOf(i);
+    if (j < 0 || j >= T) continue;
+    s += data[i * T + j];
+    n++;
+  }
+  return n ? s / n : 0;
+}
+
+/** The top-left n×n block of a {rows, cols, data} map, as a copy. */
+function crop(m, n) {
+  const out = new Float32Array(n * n);
+  for (let i = 0; i < n; i++) out.set(m.data.subarray(i * m.cols, i * m.cols + n), i * n);
+  return out;
+}
+
+/** Maps of every head of a probe: [{layer, head, data (n×n), scores}] and the tokens. */
+function probeMaps(p) {
+  const n = p.length;
+  const maps = [];
+  p.layers.forEach((layer, l) => layer.heads.forEach((h, k) => maps.push({ layer: l, head: k, data: crop(h.weights, n), scores: { ...h.scores } })));
+  return { tokens: Array.from(p.tokens).slice(0, n), n, maps };
+}
+
+/** Heads race: accuracy, each head's weight on the two letters, and how well the heads together cover both. */
+export function diffMeasures(trainer, seed, count) {
+  const { T, first } = DIFF;
+  const H = trainer.config.heads;
+  const prev = new Float64Array(H);
+  const back = new Float64Array(H);
+  let cover = 0;
+  let rows = 0;
+  let correct = 0;
+  let targets = 0;
+  for (let i = 0; i < count; i++) {
+    const s = diffHeldout(seed, i);
+    const p = trainer.probe({ ids: s.ids });
+    for (let q = first; q < T; q++) {
+      targets++;
+      if (p.predictions[q] === s.targets[q]) correct++;
+      let bestPrev = 0;
+      let bestBack = 0;
+      p.layers[0].heads.forEach((h, k) => {
+        const a = h.weights.data[q * h.weights.cols + q - 1];
+        const b = h.weights.data[q * h.weights.cols + q - 2];
+        prev[k] += a;
+        back[k] += b;
+        bestPrev = Math.max(bestPrev, a);
+        bestBack = Math.max(bestBack, b);
+      });
+      cover += (bestPrev + bestBack) / 2;
+      rows++;
+    }
+  }
+  return {
+    accuracy: targets ? correct / targets : 0,
+    cover: rows ? cover / rows : 0,
+    heads: Array.from({ length: H }, (_, k) => ({ head: k, previous: prev[k] / rows, twoBack: back[k] / rows })),
+    samples: count,
+  };
+}
+
+/** Masks race: for each head of a probe, the mean weight a target row puts on the very next position (the answer). */
+function peekScores(p) {
+  const n = p.length;
+  const rows = [];
+  for (let i = 0; i + 1 < n; i++) if (p.targets[i] >= 0) rows.push(i);
+  const out = [];
+  p.layers.forEach((layer) => layer.heads.forEach((h) => out.push(meanWeight(h.weights.data.length === n * n ? h.weights.data : crop(h.weights, n), n, rows, (i) => i + 1))));
+  return out;
+}
+
+/** Context race: where "it" looks in each head, and what the model answers, with attention and with the plain average. */
+function coreferenceLook(trainer) {
+  return CORE_SENTENCES.map((sentence) => {
+    const p = trainer.probe({ text: sentence.text });
+    const u = trainer.probe({ text: sentence.text, uniformAttention: true });
+    const tokens = Array.from(p.tokens).slice(0, p.length);
+    const it = tokens.indexOf('it');
+    const animal = tokens.indexOf('animal');
+    const street = tokens.indexOf('street');
+    const heads = [];
+    p.layers.forEach((layer, l) => layer.heads.forEach((h, k) => {
+      const C = h.weights.cols;
+      const row = Float32Array.from(h.weights.data.subarray(it * C, it * C + p.length));
+      heads.push({ layer: l, head: k, row, animal: row[animal], street: row[street] });
+    }));
+    const vocab = trainer.vocabulary;
+    return {
+      word: sentence.word,
+      expect: sentence.expect,
+      tokens,
+      it,
+      heads,
+      answer: vocab[p.predictions[it]],
+      averageAnswer: vocab[u.predictions[it]],
+    };
+  });
+}
+
+// ---- a run ------------------------------------------------------------------------
+
+/** Two trainers (or one, for a single-model race) and the measurements of the race. */
+export function createRaceRun(engine, race, { seed, variant }) {
+  const def = RACES[race];
+  if (!def) throw new RangeError(`race "${race}" is not one of ${RACE_NAMES.join(', ')}`);
+  const trainers = [];
+  try {
+    for (const s of def.settings({ seed, variant })) trainers.push(engine.createTrainer(s));
+  } catch (e) {
+    for (const t of trainers) t.dispose();
+    throw e;
+  }
+  const lines = def.arms.length;
+  let stepMs = 0;
+
+  /** k steps of arm i; returns its rows. */
+  function advance(i, k) {
+    const t = trainers[i];
+    const rows = [];
+    for (let n = 0; n < k; n++) {
+      const r = def.custom ? t.stepBatch(diffBatch(seed, t.stepCount, t.settings.batch), 1) : t.step(1);
+      stepMs += r.ms;
+      rows.push([r.step, r.loss, r.accuracy, r.scoreVariance, r.rowEntropy, r.scoreGradNorm]);
+    }
+    return rows;
+  }
+
+  /** The held-out numbers at the current step (fixed sets: the same numbers on every replay). */
+  function evaluate(samples = def.samples) {
+    const step = trainers[0].stepCount;
+    if (race === 'masks') {
+      return { step, arms: trainers.map((t) => ({ accuracy: t.evaluate({ samples }).accuracy, causal: t.evaluate({ samples, causal: true }).accuracy })) };
+    }
+    if (race === 'context') {
+      const t = trainers[0];
+      return { step, arms: [{ accuracy: t.evaluate({ samples }).accuracy }, { accuracy: t.evaluate({ samples, uniformAttention: true }).accuracy }] };
+    }
+    if (def.custom) return { step, arms: trainers.map(() => ({})) }; // live accuracy comes from the step rows
+    return { step, arms: trainers.map((t) => ({ accuracy: t.evaluate({ samples }).accuracy })) };
+  }
+
+  /** What the page draws now: attention maps of the probe (small). */
+  function live() {
+    const step = trainers[0].stepCount;
+    if (race === 'context') return { step, sentences: coreferenceLook(trainers[0]) };
+    return {
+      step,
+      arms: trainers.map((t) => {
+        const p = def.custom ? t.probe({ ids: DIFF_PROBE.ids }) : t.probe();
+        const out = probeMaps(p);
+        if (race === 'masks') out.peek = peekScores(p);
+        if (def.custom) out.targets = DIFF_PROBE.targets.slice();
+        else out.targets = Array.from(p.targets).slice(0, p.length);
+        return out;
+      }),
+    };
+  }
+
+  /** The bigger evaluation at the finish line. */
+  function final() {
+    const step = trainers[0].stepCount;
+    const n = def.finalSamples;
+    if (def.custom) return { step, samples: n, arms: trainers.map((t) => diffMeasures(t, seed, n)) };
+    const ev = evaluate(n);
+    const out = { step, samples: n, arms: ev.arms };
+    if (race === 'order') {
+      trainers.forEach((t, i) => {
+        const scores = t.headScores(256);
+        out.arms[i].antiDiagonal = Math.max(...scores.map((h) => h.scores['anti-diagonal'] ?? 0));
+      });
+    }
+    if (race === 'context') out.sentences = coreferenceLook(trainers[0]);
+    return out;
+  }
+
+  return {
+    race,
+    lines,
+    trainers: trainers.length,
+    get step() { return trainers[0].stepCount; },
+    get stepMs() { return stepMs; },
+    advance,
+    evaluate,
+    live,
+    final,
+    dispose() {
+      for (const t of trainers) t.dispose();
+      trainers.length = 0;
+    },
+  };
+}
+
+// ---- summaries (pure: from what the page has received) ------------------------------
+
+/** Mean of one row field over the steps in (from, to], or NaN. */
+export function meanOver(rows, field, from, to) {
+  let s = 0;
+  let n = 0;
+  for (const r of rows) {
+    if (r[0] > from && r[0] <= to) {
+      s += r[field];
+      n++;
+    }
+  }
+  return n ? s / n : NaN;
+}
+
+/** The last n rows' mean of a field. */
+export function recentMean(rows, field, n) {
+  if (!rows.length) return NaN;
+  const last = rows[rows.length - 1][0];
+  return meanOver(rows, field, last - n, last);
+}
+
+/** Running mean over `w` steps of a row field, as chart points [[step, y]]. */
+export function smoothed(rows, field, w = 10) {
+  const out = [];
+  let s = 0;
+  for (let i = 0; i < rows.length; i++) {
+    s += rows[i][field];
+    if (i >= w) s -= rows[i - w][field];
+    out.push([rows[i][0], s / Math.min(i + 1, w)]);
+  }
+  return out;
+}
+
+/** Fewer points for a long curve (every k-th, plus the last). */
+export function thin(points, max = 400) {
+  if (points.length <= max) return points;
+  const k = Math.ceil(points.length / max);
+  const out = points.filter((_, i) => i % k === 0);
+  if (out[out.length - 1] !== points[points.length - 1]) out.push(points[points.length - 1]);
+  return out;
+}
