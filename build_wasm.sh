@@ -72,11 +72,18 @@ install_outputs() {  # $1 build dir, $2 destination
   cp "$1/attention_core_node.js" "$2/attention_core.node.cjs"
 }
 
+# the trained models the playground ships (models/*.safetensors), served from web/generated/models/
+install_models() {
+  mkdir -p web/generated/models
+  cp models/*.safetensors models/WORDNET-LICENSE web/generated/models/
+}
+
 # <attention-playground> as one file: the element's modules, the glue with the
 # wasm inlined, and the stylesheet (src/tools/bundle_element.py).
 bundle_element() {
+  # the coreference model travels inside the file; the language model is a second file, fetched on demand
   python3 src/tools/bundle_element.py web/element.js build/wasm/attention_core_embed.js web/style.css \
-    web/attention-playground.js
+    web/attention-playground.js coreference=models/coreference.safetensors
   if grep -q "new Function\|eval(" web/attention-playground.js; then
     echo "build_wasm.sh: FAILED: web/attention-playground.js uses eval or new Function (breaks a strict CSP)" >&2
     exit 1
@@ -87,6 +94,7 @@ bundle_element() {
 mkdir -p build
 build_flavour build/wasm ON
 install_outputs build/wasm web/generated
+install_models
 count=$(simd_count web/generated/attention_core.wasm)
 size=$(stat -c %s web/generated/attention_core.wasm)
 if [ "$count" -eq 0 ]; then

@@ -5,6 +5,10 @@
 //       step="masked" controls="sentence"></attention-playground>
 //
 // Attributes set the initial state and can change later (the element follows):
+//   model (coreference|language|random: the trained models or seeded random
+//   weights; without it, random when any of d-model, heads, seed, positional,
+//   mask, scale is given, since those configure random weights, else
+//   coreference), layer (0-based, trained models),
 //   sentence, d-model, heads, seed, positional (none|sinusoidal|learned),
 //   mask (none|causal|padding|causal+padding), scale (true|false), step (one of
 //   STEPS), query, head (0-based), theme (system|light|dark), view
@@ -19,13 +23,15 @@
 // Instances are independent and share one compiled WebAssembly module.
 
 import { mountPlayground, CONTROL_NAMES } from './app/playground.js';
-import { STEPS, FIELDS, normalizeState, serializeState } from './app/state.js';
+import { STEPS, FIELDS, MODELS, normalizeState, serializeState } from './app/state.js';
 import { createEngine } from './engine.js';
 import { figureToSvg, figureToPng } from './app/export.js';
-import { moduleFactory, cssText, baseUrl } from './embed-resources.js';
+import { moduleFactory, cssText, baseUrl, builtinModels } from './embed-resources.js';
 
 /** attribute → state field */
 const ATTRIBUTES = Object.freeze({
+  model: 'model',
+  layer: 'layer',
   sentence: 'sentence',
   'd-model': 'dModel',
   heads: 'heads',
@@ -39,6 +45,25 @@ const ATTRIBUTES = Object.freeze({
   theme: 'theme',
 });
 const LAYOUT_ATTRIBUTES = Object.freeze(['controls', 'view']);
+/** The attributes that configure random weights: given without `model`, they mean model="random". */
+const RANDOM_ATTRIBUTES = Object.freeze(['d-model', 'heads', 'seed', 'positional', 'mask', 'scale']);
+
+/**
+ * The shipped checkpoints: carried inside the bundle (the coreference model),
+ * else fetched from generated/models/ next to this file (the language model,
+ * and every model when unbundled).
+ */
+function fetchShipped(name, file) {
+  const inside = builtinModels?.[name];
+  if (inside) return Promise.resolve(inside());
+  const url = new URL(`generated/models/${file}`, baseUrl).href;
+  return fetch(url).then((r) => {
+    if (!r.ok) throw new Error(`the ${name} model is a second file, ${url}, which could not be loaded (HTTP ${r.status})`);
+    return r.arrayBuffer();
+  }, () => {
+    throw new Error(`the ${name} model is a second file, ${url}, which could not be loaded (put it next to attention-playground.js, and serve the page over http)`);
+  }).then((b) => new Uint8Array(b));
+}
 
 let enginePromise = null;
 /** One engine (one compiled module) for every instance on the page. */
@@ -80,6 +105,10 @@ function attributeValue(field, raw) {
       return undefined;
     }
     case 'choice': return f.choices.find((c) => String(c) === raw.trim());
+    case 'model': {
+      const v = raw.trim();
+      return MODELS.includes(v) ? v : undefined;
+    }
     default: return undefined;
   }
 }
@@ -186,6 +215,7 @@ export class AttentionPlayground extends HTMLElement {
         if (v === undefined) this._warn(attr, raw);
         else state[field] = v;
       }
+      if (state.model === undefined && RANDOM_ATTRIBUTES.some((a) => this.hasAttribute(a))) state.model = 'random';
     }
     return normalizeState(state);
   }
@@ -208,6 +238,9 @@ export class AttentionPlayground extends HTMLElement {
       view,
       keyboardTarget: this._mount,
       loadEngine: sharedEngine,
+      fetchShipped,
+      // a fresh element opens a shipped model on its featured head, unless it says where
+      freshStart: !this._state && !this.hasAttribute('layer') && !this.hasAttribute('head'),
       onStateChange: (state) => this._changed(state),
       // "Copy link" opens the full playground (index.html next to this file) in this state
       linkFor: (state) => new URL(`index.html#${serializeState(state)}`, baseUrl).href,

@@ -11,3 +11,6 @@ export const cssText = null;
 export const bundled = false;
 /** Where the element's files are: links to index.html and concepts.html start here. */
 export const baseUrl = import.meta.url;
+/** Shipped checkpoints carried inside the file ({name: () => Uint8Array}); unbundled: none,
+ * they are fetched from generated/models/ next to the page. */
+export const builtinModels = null;

@@ -2,7 +2,7 @@
 //   attn train --task induction [model and optimizer flags] [--steps N] --out model.safetensors
 //   attn grad  [same flags] [--steps N] --format json
 //   attn run   --model FILE (--sentence "TEXT" | --sentence-file PATH|-) [--format json|table]
-//   attn baseline --corpus FILE [--max-vocab N] [--length T] [--model FILE]   (n-gram baselines, ngram.hpp)
+//   attn baseline --corpus FILE [--max-vocab N] [--length T] [--model FILE [--model-vocabulary]]   (ngram.hpp)
 // Bad flags, an unknown task or a bad checkpoint: a message on stderr, exit 2.
 
 #include "train_cli.hpp"
@@ -38,7 +38,7 @@ const char* kTrainUsage =
     "                  [--out FILE]\n"
     "       attn grad  [the same flags] [--steps N] --format json\n"
     "       attn run   --model FILE (--sentence \"TEXT\" | --sentence-file PATH|-) [--format json|table]\n"
-    "       attn baseline --corpus FILE [--max-vocab N] [--length T] [--model FILE]\n"
+    "       attn baseline --corpus FILE [--max-vocab N] [--length T] [--model FILE [--model-vocabulary]]\n"
     "TASK: copy, reverse, sort, previous-token, induction, recall, brackets, coreference, text (needs --corpus).\n"
     "Defaults are the task's recipe (attn train --task T --steps 0 prints them).\n";
 
@@ -311,13 +311,17 @@ int run(const Options& o) {
 /// the text task's split (and of a model, with --model), on the same targets.
 int baseline(const std::vector<std::string>& args) {
     std::string corpus, model_path;
-    bool have_corpus = false;
+    bool have_corpus = false, model_vocabulary = false;
     int max_vocab = 2000, length = 0;
     std::set<std::string> seen;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         if (a == "--help" || a == "-h") throw Usage{""};
         if (!seen.insert(a).second) throw Usage{a + " is given twice"};
+        if (a == "--model-vocabulary") {
+            model_vocabulary = true;
+            continue;
+        }
         if (i + 1 >= args.size()) throw Usage{a.rfind("--", 0) == 0 ? a + " needs a value" : "unexpected argument \"" + a + "\""};
         const std::string v = args[++i];
         if (a == "--corpus") { corpus = read_file(v); have_corpus = true; }
@@ -327,6 +331,7 @@ int baseline(const std::vector<std::string>& args) {
         else throw Usage{"unknown argument \"" + a + "\" for attn baseline"};
     }
     if (!have_corpus) throw Usage{"--corpus is required"};
+    if (model_vocabulary && model_path.empty()) throw Usage{"--model-vocabulary needs --model"};
     Checkpoint cp;
     if (!model_path.empty()) {
         cp = load_checkpoint(read_file(model_path));
@@ -338,11 +343,17 @@ int baseline(const std::vector<std::string>& args) {
             if (mv && mv->is(JsonValue::Type::number)) max_vocab = static_cast<int>(mv->number);
         }
     }
-    const TextSplit split = split_text(corpus, max_vocab, length);
+    // --model-vocabulary: read this text with the model's words (the model may come from another text)
+    const TextSplit split = model_vocabulary ? split_text_with_vocabulary(corpus, cp.vocabulary) : split_text(corpus, max_vocab, length);
+    if (!model_path.empty() && !cp.vocabulary.empty() && cp.vocabulary != split.vocabulary)
+        throw Error("the model's vocabulary differs from this corpus's (max-vocab " + std::to_string(max_vocab) +
+                    "): it was trained on another text");
     const BaselineResult b = ngram_baselines(split);
-    std::printf("text: %zu words, vocabulary %d + [PAD] (max-vocab %d), training split %lld words, held-out targets %lld "
+    std::printf("text: %zu words, vocabulary %d + [PAD] (%s), training split %lld words, held-out targets %lld "
                 "([UNK] %.1f%%)\n",
-                split.words.size(), b.vocabulary, max_vocab, static_cast<long long>(b.train_words),
+                split.words.size(), b.vocabulary,
+                model_vocabulary ? "the model's" : ("max-vocab " + std::to_string(max_vocab)).c_str(),
+                static_cast<long long>(b.train_words),
                 static_cast<long long>(b.targets), 100.0 * b.unknown_share);
     std::printf("held-out perplexity:\n");
     std::printf("  unigram (add-one)              %10.2f\n", b.unigram);

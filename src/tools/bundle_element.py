@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
 """Bundles the <attention-playground> element into one self-contained script.
 
-    bundle_element.py ENTRY.js GLUE.js CSS_FILE OUT.js
+    bundle_element.py ENTRY.js GLUE.js CSS_FILE OUT.js [NAME=MODEL.safetensors ...]
 
 ENTRY.js and the modules it imports (relative imports only, no cycles) are
 inlined in dependency order, each inside its own function scope. The module
 web/embed-resources.js (which, unbundled, points at the separate files) is
 replaced by one exporting `moduleFactory`, the Emscripten glue GLUE.js (built
 with -sEXPORT_ES6 -sSINGLE_FILE, so the wasm is inlined as base64), and
-`cssText`, CSS_FILE's text. The output needs no other file and makes no
-network request.
+`cssText`, CSS_FILE's text, and `builtinModels`, the bytes of each named
+checkpoint (base64). The output needs no other file and makes no network
+request for what it carries.
 
 The project's modules follow a small subset of ES module syntax that this
 script understands: `import { a, b as c } from './x.js';`, `import * as n from
@@ -18,6 +19,7 @@ script understands: `import { a, b as c } from './x.js';`, `import * as n from
 re-exports) is an error, so the bundle can never silently differ from the
 modules.
 """
+import base64
 import json
 import os
 import re
@@ -131,9 +133,16 @@ class Bundle:
 
 
 def main():
-    if len(sys.argv) != 5:
-        fail("usage: bundle_element.py ENTRY.js GLUE.js CSS_FILE OUT.js")
-    entry, glue_path, css_path, out_path = sys.argv[1:]
+    if len(sys.argv) < 5:
+        fail("usage: bundle_element.py ENTRY.js GLUE.js CSS_FILE OUT.js [NAME=MODEL.safetensors ...]")
+    entry, glue_path, css_path, out_path = sys.argv[1:5]
+    models = {}
+    for arg in sys.argv[5:]:
+        name, sep, path = arg.partition("=")
+        if not sep or not re.fullmatch(r"[a-z][a-z0-9-]*", name):
+            fail(f"expected NAME=MODEL.safetensors, got '{arg}'")
+        with open(path, "rb") as f:
+            models[name] = base64.b64encode(f.read()).decode("ascii")
     root = os.path.dirname(os.path.abspath(entry))
     with open(glue_path, encoding="utf-8") as f:
         glue = f.read()
@@ -156,7 +165,10 @@ def main():
         "const wasmBinary = () => Uint8Array.from(atob(wasmBase64), (c) => c.charCodeAt(0));\n"
         "const moduleFactory = (options = {}) => createAttentionCore({ ...options, wasmBinary: wasmBinary() });\n"
         f"const cssText = {json.dumps(css)};\n"
-        "return Object.freeze({ moduleFactory, cssText, bundled: true, baseUrl: __scriptUrl });\n})();\n")
+        f"const modelBase64 = {json.dumps(models)};\n"
+        "const builtinModels = Object.freeze(Object.fromEntries(Object.entries(modelBase64).map(([name, b64]) =>\n"
+        "  [name, () => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))])));\n"
+        "return Object.freeze({ moduleFactory, cssText, bundled: true, baseUrl: __scriptUrl, builtinModels });\n})();\n")
     bundle = Bundle(root, resources)
     bundle.add(os.path.abspath(entry))
     # The output is a classic script (no import/export, no import.meta), so it

@@ -69,9 +69,13 @@ export async function startHarness() {
     /**
      * @param {string} hash e.g. '#step=softmax&q=2'
      * @param {{viewport?: {width, height}, colorScheme?: 'light'|'dark', wait?: boolean,
-     *          init?: Function (runs in the page before its scripts), before?: (page) => Promise (before navigation)}} options
+     *          init?: Function (runs in the page before its scripts), before?: (page) => Promise (before navigation),
+     *          model?: string|null}} options
+     *   model: a hash without model= gets model=<this> first ('random' by default: the
+     *   tests written before the model picker are about random weights, which an empty
+     *   hash no longer opens); null opens the hash exactly as given.
      */
-    async open(hash = '', { viewport, colorScheme = 'light', wait = true, init, before } = {}) {
+    async open(hash = '', { viewport, colorScheme = 'light', wait = true, init, before, model = 'random' } = {}) {
       const page = await browser.context.newPage();
       pages.push(page);
       const errors = [];
@@ -88,7 +92,9 @@ export async function startHarness() {
       await page.emulateMedia({ colorScheme });
       if (init) await page.addInitScript(init);
       if (before) await before(page);
-      await page.goto(server.url + hash);
+      let target = hash;
+      if (model && !/[#&]model=/.test(hash)) target = hash.startsWith('#') && hash.length > 1 ? `#model=${model}&${hash.slice(1)}` : `#model=${model}`;
+      await page.goto(server.url + target);
       if (wait) await waitReady(page);
       return { page, errors, dialogs };
     },

@@ -1,7 +1,9 @@
 // The controller: the one place that wires controls → state → engine → views.
 // It owns the state object, the engine and the latest trace. A change of a
-// compute field (sentence, width, heads, seed, …) runs the engine once; a pure
-// view change (step, query, head, hover, theme) only re-renders.
+// compute field (model, sentence, width, heads, seed, …) runs the engine once;
+// a pure view change (step, query, head, layer, hover, theme) only re-renders.
+// A trained model (models.js) is loaded once, on first use; its trace holds
+// every layer, and the layer picker only chooses which one the steps show.
 
 import { createEngine } from '../engine.js';
 import { normalizeState, changedFields, COMPUTE_FIELDS, STEPS, canonicalCells } from './state.js';
@@ -16,8 +18,17 @@ import { createStepper } from './views/stepper.js';
 import { createSelection } from './views/selection.js';
 import { createStepPanel } from './views/panel.js';
 import { createMessages } from './views/messages.js';
+import { isTrainedModel, isLabModel, DEFAULT_SENTENCE } from './state.js';
+import { createModelCache, ModelNotFound, modelLabel, SHIPPED_MODELS } from './models.js';
+import { layerTrace, randomHeadPatterns } from './model-trace.js';
 
 const STEP_MS = 1600;
+
+/** The sentence a model is best shown with (the shipped ones say; random weights use the default). */
+function exampleOf(model) {
+  return SHIPPED_MODELS[model]?.example ?? { sentence: DEFAULT_SENTENCE, query: 7 };
+}
+const RANDOM_ABOUT = 'Weights are random but seeded, so a link reproduces every number. Everything is computed in your browser by a C++ engine compiled to WebAssembly.';
 
 /** "i-j" for every blocked cell of a T×T mask. */
 function blockedCells(mask) {
@@ -30,12 +41,25 @@ function describeError(e, hasResult) {
   const msg = String(e?.message ?? e);
   const keep = hasResult ? ' The page still shows the last sentence that worked.' : '';
   if (/no tokens/.test(msg)) return { title: 'Nothing to show yet:', text: `the sentence is empty. Type a few words to see attention at work.${keep}` };
+  if (/reads at most/.test(msg)) return { title: 'This model reads short sentences:', text: `${msg}, the longest it was trained on. Shorten the sentence, or pick random weights, which read up to 2,048 tokens.${keep}` };
+  if (/not in the model.s vocabulary/.test(msg)) return { title: 'This model cannot read that word:', text: `${msg}. Use the words of the task it was trained on.${keep}` };
   if (/tokens|MB|limit/.test(msg)) return { title: 'This is too much for the page:', text: `${msg}. Try a shorter sentence or fewer heads.${keep}` };
   return { title: 'The engine could not run these settings:', text: `${msg}.${keep}` };
 }
 
-export function createController(layout, { initialState = {}, notices = [], controls = null, onStateChange = null, keyboardTarget = null, loadEngine = createEngine } = {}) {
+/** Where the page finds the shipped checkpoints: web/generated/models/ (build_wasm.sh copies models/ there). */
+function defaultFetchShipped(name, file) {
+  return fetch(new URL(`../generated/models/${file}`, import.meta.url)).then((r) => {
+    if (!r.ok) throw new Error(`the ${name} model (generated/models/${file}) could not be loaded: HTTP ${r.status}; build it with ./build_wasm.sh`);
+    return r.arrayBuffer();
+  }).then((b) => new Uint8Array(b));
+}
+
+export function createController(layout, { initialState = {}, notices = [], controls = null, onStateChange = null, keyboardTarget = null, loadEngine = createEngine, fetchShipped = defaultFetchShipped, loadLab = null, freshStart = false } = {}) {
   let state = normalizeState(initialState);
+  const models = createModelCache({ fetchShipped, loadLab });
+  let modelError = null; // {model, title, text} when the picked model could not be loaded
+  let opened = !freshStart; // a fresh page opens on the model's featured head (once)
   let engine = null;
   let fatal = null;
   let result = null; // {trace, traces}
@@ -78,7 +102,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
       onSelectQuery: (query) => set({ query }),
       visible: controls,
     }),
-    controls: createControls(layout.controls, { onChange: (patch) => set(patch), visible: controls }),
+    controls: createControls(layout.controls, { onChange: (patch) => set(patch), visible: controls, labModel: () => (isLabModel(state.model) ? state.model : null) }),
     stepper: createStepper(layout.stepper, {
       onStep: (step) => set({ step }),
       onPrev: () => go(-1),
@@ -119,7 +143,22 @@ export function createController(layout, { initialState = {}, notices = [], cont
     const prev = state;
     let next = { ...state, ...patch };
     if (patch.batch === true && !prev.batch && next.mask === 'none') next.mask = 'padding';
-    if (patch.mask === 'custom' && prev.mask !== 'custom' && !patch.customMask && result) next.customMask = blockedCells(result.trace.mask);
+    if (patch.mask === 'custom' && prev.mask !== 'custom' && !patch.customMask && result?.trace && !result.trace.model) next.customMask = blockedCells(result.trace.mask);
+    // a model picked while its predecessor's example sentence is shown brings its own example
+    if (patch.model && patch.model !== prev.model && patch.sentence === undefined) {
+      const before = exampleOf(prev.model);
+      const after = exampleOf(patch.model);
+      if (prev.sentence === before.sentence && before.sentence !== after.sentence) {
+        next.sentence = after.sentence;
+        next.query = after.query;
+      }
+    }
+    // picking a shipped model opens it on its learned pattern (unless the patch says where)
+    const featured = SHIPPED_MODELS[patch.model]?.featured;
+    if (featured && patch.model !== prev.model && patch.layer === undefined && patch.head === undefined) {
+      next.layer = featured.layer;
+      next.head = featured.head;
+    }
     next = normalizeState(next);
     const changed = changedFields(prev, next);
     if (!changed.length) return;
@@ -131,6 +170,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
     const customOnly = compute.length === 1 && compute[0] === 'customMask' && state.mask !== 'custom';
     if (compute.length && !customOnly) run();
     else if (changed.includes('shown') && result?.traces) result = { ...result, trace: result.traces[Math.min(state.shown, result.traces.length - 1)] };
+    else if (changed.includes('layer') && result?.modelTrace) result = sliceLayer(result);
     clampSelection();
     persist();
     render();
@@ -155,7 +195,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
 
   function toggleMask(i, j) {
     const tr = result?.trace;
-    if (!tr) return;
+    if (!tr || tr.model) return; // a trained model's mask is the one it was trained with
     const cells = state.mask === 'custom' ? state.customMask : blockedCells(tr.mask);
     const id = `${i}-${j}`;
     const next = cells.includes(id) ? cells.filter((c) => c !== id) : canonicalCells([...cells, id]);
@@ -163,13 +203,14 @@ export function createController(layout, { initialState = {}, notices = [], cont
   }
 
   function clampSelection() {
-    const tr = result?.trace;
+    const tr = currentTrace(); // none while a picked model loads: nothing to clamp against yet
     if (!tr) return;
     const T = tr.tokens.length;
     const fix = {};
     if (state.query >= T) fix.query = T - 1;
     if (state.key >= T) fix.key = T - 1;
     if (state.head >= tr.heads.length) fix.head = tr.heads.length - 1;
+    if (tr.model && state.layer >= tr.model.layers) fix.layer = tr.model.layers - 1;
     if (state.dim >= tr.config.dModel) fix.dim = tr.config.dModel - 1;
     if (Object.keys(fix).length) state = { ...state, ...fix };
   }
@@ -188,8 +229,72 @@ export function createController(layout, { initialState = {}, notices = [], cont
     return { rows: T, cols: T, data };
   }
 
+  /** The current layer of a trained model's trace, as the steps read it. */
+  function sliceLayer(r) {
+    return { ...r, trace: layerTrace(r.modelTrace, state.layer, r.entry, { antecedent: r.antecedent }) };
+  }
+
+  /** A trained model: its trace for the sentence (loads the model first, once). */
+  function runTrained() {
+    const name = state.model;
+    const entry = models.get(name);
+    if (!entry) {
+      models.load(engine, name).then(() => {
+        modelError = null;
+        if (state.model !== name) return;
+        if (!opened) {
+          // a fresh page opens where the model's learned pattern is
+          opened = true;
+          const f = SHIPPED_MODELS[name]?.featured;
+          if (f) state = normalizeState({ ...state, layer: f.layer, head: f.head });
+        }
+        run();
+        clampSelection();
+        persist();
+        render();
+      }, (e) => {
+        if (state.model !== name) return;
+        modelError = e instanceof ModelNotFound
+          ? { model: name, title: 'This model is not in this browser:', text: `${e.message}. Meanwhile, pick another model.` }
+          : { model: name, title: `The ${modelLabel(name)} model could not be loaded:`, text: String(e?.message ?? e) };
+        result = null;
+        render();
+      });
+      return;
+    }
+    modelError = null;
+    if (state.batch) {
+      // batch mode pads several sentences for random weights; a trained model reads one
+      state = { ...state, batch: false };
+    }
+    try {
+      const text = state.sentence;
+      const modelTrace = entry.trainer.trace({ text });
+      let antecedent = null;
+      if (entry.task === 'coreference') {
+        try {
+          antecedent = entry.trainer.probe({ text }).keys.find((k) => k.name === 'antecedent')?.key ?? null;
+        } catch {
+          antecedent = null;
+        }
+      }
+      result = sliceLayer({ traces: null, trace: null, modelTrace, entry, antecedent });
+      runError = null;
+      runCount += 1;
+      root.dataset.run = String(runCount);
+    } catch (e) {
+      runError = describeError(e, !!result && result.entry === entry);
+      if (result && result.entry !== entry) result = null;
+    }
+  }
+
   function run() {
     if (!engine) return;
+    if (isTrainedModel(state.model)) {
+      runTrained();
+      return;
+    }
+    modelError = null;
     const settings = { dModel: state.dModel, heads: state.heads, seed: state.seed, positional: state.positional, mask: state.mask, scale: state.scale };
     try {
       if (state.batch) {
@@ -207,6 +312,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
         if (state.mask === 'custom') settings.customMask = customMaskFor(engine.tokenize(state.sentence).length);
         result = { traces: null, trace: engine.run({ ...settings, sentence: state.sentence }) };
       }
+      for (const t of result.traces ?? [result.trace]) t.headPatterns = randomHeadPatterns(t);
       runError = null;
       runCount += 1;
       root.dataset.run = String(runCount);
@@ -262,7 +368,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
   }
 
   function viewState() {
-    const tr = result?.trace;
+    const tr = currentTrace();
     const T = tr ? tr.tokens.length : 0;
     const C = tr ? tr.config.dModel : state.dModel;
     const H = tr ? tr.heads.length : state.heads;
@@ -281,27 +387,45 @@ export function createController(layout, { initialState = {}, notices = [], cont
       progress: clock.progress,
       playing: clock.playing,
       palette: currentPalette(),
+      trained: Boolean(tr?.model),
     };
+  }
+
+  function aboutLine(tr) {
+    if (!isTrainedModel(state.model)) return RANDOM_ABOUT;
+    return 'These weights were learned: the model was trained on a task, saved as a checkpoint and loaded here. Everything is computed in your browser by a C++ engine compiled to WebAssembly.';
   }
 
   function messageList() {
     const list = [...messagesExtra];
     if (fatal) list.unshift({ id: 'fatal', kind: 'error', title: 'The attention engine could not start.', text: fatal });
+    else if (modelError && modelError.model === state.model) list.unshift({ id: 'model', kind: 'error', title: modelError.title, text: modelError.text });
     else if (runError) list.unshift({ id: 'run', kind: 'error', ...runError });
     return list;
   }
 
-  function render() {
+  /** The trace on screen: only one of the model that is picked. */
+  function currentTrace() {
     const tr = result?.trace ?? null;
+    if (!tr) return null;
+    if (isTrainedModel(state.model)) return result.entry?.name === state.model ? tr : null;
+    return tr.model ? null : tr;
+  }
+
+  function render() {
+    const tr = currentTrace();
     const v = viewState();
     views.theme.update(tr, state);
     views.sentence.update(tr, state, v);
-    views.controls.update(tr, state);
+    views.controls.update(tr, state, { entry: isTrainedModel(state.model) ? models.get(state.model) : null });
+    if (layout.about) layout.about.textContent = aboutLine(tr);
     views.stepper.update(tr, v);
     views.selection.update(tr, v);
     views.messages.update(messageList());
     if (fatal) views.panel.status('error', `The attention engine could not start: ${fatal}`);
     else if (!engine) views.panel.status('loading', 'Starting the attention engine\u2026');
+    else if (modelError && modelError.model === state.model) views.panel.status('error', `${modelError.title} ${modelError.text}`);
+    else if (isTrainedModel(state.model) && !models.get(state.model)) views.panel.status('loading', `Loading the ${modelLabel(state.model)} model\u2026`);
     else if (!tr) views.panel.status('empty', runError ? `${runError.title} ${runError.text}` : 'Type a sentence to begin.');
     views.panel.update(tr, v);
     root.dataset.state = fatal ? 'error' : engine ? 'ready' : 'loading';
@@ -309,7 +433,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
 
   /** One animation frame: only the transport bar and the current step. */
   function renderFrame() {
-    const tr = result?.trace ?? null;
+    const tr = currentTrace();
     const v = viewState();
     views.stepper.update(tr, v);
     if (tr) views.panel.update(tr, v);
@@ -395,7 +519,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
     /** Resolves once the engine has started (or failed to: then with false). */
     ready: () => readyPromise,
     /** The figure the current step is about (for export), or null before the first run. */
-    figure: () => (result?.trace ? stepFigure(result.trace, { ...state, head: viewState().head }) : null),
+    figure: () => (currentTrace() ? stepFigure(currentTrace(), { ...state, head: viewState().head }) : null),
     palette: () => currentPalette(),
     setState(patch, extraNotices = []) {
       if (extraNotices.length) {

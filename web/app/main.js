@@ -3,9 +3,10 @@
 
 import { mountPlayground } from './playground.js';
 import { parseHash, serializeState } from './state.js';
+import { loadModel } from './train/storage.js';
 
 const root = document.getElementById('app');
-const { state, problems } = parseHash(location.hash);
+const { state, problems, empty } = parseHash(location.hash);
 let written = location.hash.replace(/^#/, '');
 let pending = null;
 let timer = 0;
@@ -29,6 +30,9 @@ const playground = mountPlayground(root, {
   initialState: state,
   notices: problems,
   keyboardTarget: document,
+  // a model trained in the lab ("Open in playground"): its checkpoint in this origin's IndexedDB
+  loadLab: (key) => loadModel(key),
+  freshStart: Boolean(empty),
   onStateChange(s) {
     mirrorTheme(s.theme);
     pending = s;

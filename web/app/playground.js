@@ -63,8 +63,8 @@ function card(className, title) {
 }
 
 /** Names a host may list in `controls`; `width` is the model width. */
-export const CONTROL_NAMES = Object.freeze(['sentence', 'batch', 'width', 'heads', 'seed', 'positional', 'mask', 'scale', 'step', 'query', 'head', 'theme', 'export']);
-const MODEL_CONTROLS = { width: 'dModel', heads: 'heads', seed: 'seed', positional: 'positional', mask: 'mask', scale: 'scale' };
+export const CONTROL_NAMES = Object.freeze(['sentence', 'batch', 'model', 'width', 'heads', 'seed', 'positional', 'mask', 'scale', 'step', 'query', 'head', 'layer', 'theme', 'export']);
+const MODEL_CONTROLS = { model: 'model', width: 'dModel', heads: 'heads', seed: 'seed', positional: 'positional', mask: 'mask', scale: 'scale' };
 
 /**
  * @param {Element|ShadowRoot} root
@@ -113,7 +113,7 @@ export function mountPlayground(root, options = {}) {
   root.replaceChildren(frame);
 
   const modelControls = Object.keys(MODEL_CONTROLS).filter(has);
-  const controller = createController({ root: app, theme, messages, sentence, controls, stepper, selection, panel, tipLayer }, {
+  const controller = createController({ root: app, theme, messages, sentence, controls, stepper, selection, panel, tipLayer, about }, {
     ...options,
     controls: shown ? [...modelControls.map((n) => MODEL_CONTROLS[n]), ...(has('batch') ? ['batch'] : [])] : null,
   });
@@ -123,10 +123,11 @@ export function mountPlayground(root, options = {}) {
     controlsCard.hidden = modelControls.length === 0;
     stepperCard.hidden = !has('step');
     theme.hidden = !has('theme');
-    const [queryField, headField] = selection.children;
+    const [queryField, headField, layerField] = selection.children;
     if (queryField) queryField.hidden = !has('query');
     if (headField) headField.hidden = !has('head');
-    selection.hidden = !has('query') && !has('head');
+    if (layerField) layerField.dataset.hostHidden = has('layer') ? '' : '1';
+    selection.hidden = !has('query') && !has('head') && !has('layer');
     if (sentenceCard.hidden && controlsCard.hidden) side.hidden = true;
     app.classList.toggle('ap--no-side', side.hidden);
   }

@@ -20,6 +20,16 @@ export const SPEEDS = Object.freeze([0.25, 0.5, 1, 2, 4]);
 export const THEMES = Object.freeze(['system', 'light', 'dark']);
 export { POSITIONALS, MASKS };
 
+/** The model picker: two trained models shipped with the page, and seeded random weights
+ * (the only one the width, heads, seed, positional, mask and scale controls act on). A model
+ * trained in the lab is "lab:<key>" (its checkpoint is in this browser's storage, see models.js). */
+export const MODELS = Object.freeze(['coreference', 'language', 'random']);
+export const DEFAULT_MODEL = 'coreference';
+const LAB_MODEL_RE = /^lab:[A-Za-z0-9_-]{1,64}$/;
+export const isLabModel = (m) => typeof m === 'string' && LAB_MODEL_RE.test(m);
+export const isTrainedModel = (m) => m !== 'random';
+export const MAX_LAYER = 11;
+
 export const MAX_SENTENCE_CHARS = 20000;
 export const MAX_BATCH = 8;
 export const MAX_CUSTOM_CELLS = 20000;
@@ -38,6 +48,8 @@ export const DEFAULT_BATCH = Object.freeze([
  * cells as "query-key" strings).
  */
 export const FIELDS = Object.freeze({
+  model: { param: 'model', kind: 'model', default: DEFAULT_MODEL, label: 'model' },
+  layer: { param: 'layer', kind: 'int', min: 0, max: MAX_LAYER, default: 1, label: 'layer', when: (s) => isTrainedModel(s.model) },
   sentence: { param: 's', kind: 'text', default: DEFAULT_SENTENCE, label: 'sentence' },
   batch: { param: 'batch', kind: 'bool', default: false, label: 'batch mode' },
   sentences: { param: 'bs', kind: 'lines', default: DEFAULT_BATCH, label: 'batch sentences', when: (s) => s.batch },
@@ -59,7 +71,7 @@ export const FIELDS = Object.freeze({
 });
 
 /** Fields whose change needs a new engine run; the rest are pure view changes. */
-export const COMPUTE_FIELDS = Object.freeze(['sentence', 'batch', 'sentences', 'dModel', 'heads', 'seed', 'positional', 'mask', 'customMask', 'scale']);
+export const COMPUTE_FIELDS = Object.freeze(['model', 'sentence', 'batch', 'sentences', 'dModel', 'heads', 'seed', 'positional', 'mask', 'customMask', 'scale']);
 
 export function defaultState() {
   const s = {};
@@ -108,6 +120,9 @@ export function parseScalarField(f, raw) {
       if (raw === '1' || raw === 'true') return { value: true };
       if (raw === '0' || raw === 'false') return { value: false };
       return { error: 'must be 0 or 1' };
+    case 'model':
+      if (MODELS.includes(raw) || LAB_MODEL_RE.test(raw)) return { value: raw };
+      return { error: `must be one of ${MODELS.join(', ')} or lab:<key>` };
     default:
       return null;
   }
@@ -192,6 +207,9 @@ export function normalizeState(input) {
       case 'cells':
         if (Array.isArray(v)) s[name] = canonicalCells(v.slice(0, MAX_CUSTOM_CELLS));
         break;
+      case 'model':
+        if (MODELS.includes(v) || isLabModel(v)) s[name] = v;
+        break;
       default:
     }
   }
@@ -203,12 +221,15 @@ export function normalizeState(input) {
 /**
  * Parses a location.hash ("#s=...&c=16"). Returns {state, problems}: problems
  * are human-readable strings, one per field that fell back to its default.
+ * An empty hash opens the default (trained) model; a link without model=
+ * predates the model picker and always meant random weights, so it still does.
  */
 export function parseHash(hash) {
   const problems = [];
   const text = String(hash ?? '').replace(/^#/, '');
   const state = defaultState();
   if (text === '') return { state, problems, empty: true };
+  state.model = 'random';
   let params;
   try {
     params = new URLSearchParams(text);

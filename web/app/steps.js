@@ -6,7 +6,7 @@ import { STEPS } from './state.js';
 export const STEP_INFO = Object.freeze({
   embeddings: { short: 'Embed', title: 'Token embeddings X' },
   positional: { short: 'Position', title: 'Positional encoding P' },
-  input: { short: 'Input', title: 'Input X\u2032 = X + P' },
+  input: { short: 'Input', title: 'Input X\u2032 = X + P', trainedTitle: 'Input: the residual stream x, and X\u2032 = LayerNorm(x)' },
   projections: { short: 'Q, K, V', title: 'Queries, keys and values' },
   scores: { short: 'Q\u00b7K\u1d40', title: 'Scores S = Q\u00b7K\u1d40' },
   scaled: { short: 'Scale', title: 'Scaling by 1/\u221ad_k' },

@@ -39,6 +39,33 @@ export function createStepFrame(root, name) {
   };
 }
 
+export const NOISE_NOTE = 'Random weights: these patterns are noise; pick a trained model to see learned ones.';
+
+/**
+ * The line that says whose weights these are, where patterns are read
+ * (softmax, ×V, heads): for random weights, that the patterns are noise.
+ */
+export function createModelNote(frame) {
+  const n = el('p', 'model-note', { testid: 'model-note', attrs: { role: 'note' } });
+  frame.root.insertBefore(n, frame.root.firstChild);
+  let last;
+  return {
+    update(trace) {
+      const text = trace.model ? null : NOISE_NOTE;
+      if (text === last) return;
+      last = text;
+      n.hidden = !text;
+      n.classList.toggle('is-random', !trace.model);
+      n.textContent = text ?? '';
+    },
+  };
+}
+
+/** "layer 2 of 2" for a trained model's trace, '' for random weights. */
+export function layerName(trace) {
+  return trace.model && trace.model.layers > 1 ? `, layer ${trace.model.layer + 1}` : '';
+}
+
 /** A small operator between figures ("+", "=", "×"). */
 export function operator(parent, text) {
   const o = el('div', 'figure-op', { text, attrs: { 'aria-hidden': 'true' } });

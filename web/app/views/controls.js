@@ -1,13 +1,20 @@
-// The model's settings: width, heads, seed, positional encoding, mask, scale.
-// Each control has a visible label; changes go out through onChange(patch).
+// The model picker (two trained models, a lab model, random weights) and the
+// settings of random weights: width, heads, seed, positional encoding, mask,
+// scale. A trained model fixes them all: they show its values, disabled, with
+// the reason. Each control has a visible label; changes go out through onChange(patch).
 
 import { el, field, setOptions, setValue, uniqueId } from './dom.js';
-import { WIDTHS, HEAD_CHOICES, POSITIONALS, MASKS } from '../state.js';
+import { WIDTHS, HEAD_CHOICES, POSITIONALS, MASKS, MODELS, isTrainedModel } from '../state.js';
+import { modelLabel } from '../models.js';
 
 const POSITIONAL_TEXT = { none: 'none', sinusoidal: 'sinusoidal', learned: 'learned' };
 const MASK_TEXT = { none: 'none', causal: 'causal', padding: 'padding', 'causal+padding': 'causal + padding', custom: 'custom (click cells)' };
 
-export function createControls(root, { onChange, visible = null }) {
+export function createControls(root, { onChange, visible = null, labModel = () => null }) {
+  const model = el('select', 'control', { testid: 'model-picker' });
+  const modelAbout = el('p', 'model-about', { testid: 'model-about' });
+  const fixedNote = el('p', 'field-hint model-fixed', { testid: 'model-fixed', hidden: true });
+  model.addEventListener('change', () => onChange({ model: model.value }));
   const width = el('select', 'control');
   const heads = el('select', 'control');
   const seed = el('input', 'control', { type: 'number', min: '0', max: '4294967295', step: '1', inputMode: 'numeric' });
@@ -42,6 +49,8 @@ export function createControls(root, { onChange, visible = null }) {
   scale.id = uniqueId('scale');
   const scaleField = el('div', 'field field-check', {},
     scale, el('label', 'field-label', { htmlFor: scale.id, text: 'Scale by 1/\u221ad_k' }));
+  const modelField = field('Model', model, { className: 'field field-wide' });
+  modelField.append(modelAbout);
   const fields = {
     dModel: field('Model width', width),
     heads: field('Heads', heads),
@@ -51,11 +60,51 @@ export function createControls(root, { onChange, visible = null }) {
     scale: scaleField,
   };
   const grid = el('div', 'controls-grid', {}, ...Object.values(fields));
-  root.append(grid);
+  root.append(modelField, grid, fixedNote);
   if (visible) for (const [name, f] of Object.entries(fields)) f.hidden = !visible.includes(name);
+  if (visible && !visible.includes('model')) modelField.hidden = true;
+  const settingControls = [width, heads, seed, positional, mask, scale];
+
+  /** The fixed values of a trained model in the disabled controls, and why. */
+  function showTrained(entry, state) {
+    const c = entry?.trainer.config;
+    for (const x of settingControls) {
+      x.disabled = true;
+      x.title = 'Fixed by training: this control acts on random weights';
+    }
+    if (!c) {
+      fixedNote.hidden = true;
+      return;
+    }
+    setOptions(width, [{ value: c.dModel, text: String(c.dModel) }]);
+    setOptions(heads, [{ value: c.heads, text: `${c.heads}  (d_k = ${c.dModel / c.heads})` }]);
+    setValue(width, c.dModel);
+    setValue(heads, c.heads);
+    if (seed.getRootNode().activeElement !== seed) setValue(seed, entry.trainer.settings?.seed ?? 0);
+    setValue(positional, c.positional);
+    setValue(mask, c.causal ? 'causal' : 'none');
+    scale.checked = c.scale;
+    fixedNote.hidden = false;
+    fixedNote.textContent = `Fixed by training: the ${modelLabel(state.model).replace(/ \(trained\)$/, '')} model has C = ${c.dModel}, ${c.heads} heads, ${c.positional} positions, ${c.causal ? 'a causal mask' : 'no mask'} and was trained from seed ${entry.trainer.settings?.seed ?? 0}. These controls act on random weights.`;
+  }
 
   return {
-    update(trace, state) {
+    update(trace, state, { entry = null } = {}) {
+      const lab = labModel();
+      const options = MODELS.map((m) => ({ value: m, text: modelLabel(m) }));
+      if (lab) options.unshift({ value: lab, text: `${modelLabel(lab)} (${lab.slice(4, 12)}\u2026)` });
+      setOptions(model, options);
+      setValue(model, state.model);
+      modelAbout.textContent = isTrainedModel(state.model) ? (entry?.about ?? 'Loading\u2026') : 'Random but seeded weights: width, heads, seed and the rest below change them. Nothing here was learned.';
+      if (isTrainedModel(state.model)) {
+        showTrained(entry, state);
+        return;
+      }
+      for (const x of settingControls) {
+        x.disabled = false;
+        x.removeAttribute('title');
+      }
+      fixedNote.hidden = true;
       const widths = WIDTHS.includes(state.dModel) ? WIDTHS : [...WIDTHS, state.dModel].sort((a, b) => a - b);
       setOptions(width, widths.map((c) => ({ value: c, text: String(c) })));
       const hs = HEAD_CHOICES.filter((h) => h <= state.dModel && state.dModel % h === 0);

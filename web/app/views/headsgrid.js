@@ -1,9 +1,19 @@
 // The grid of all heads: one small attention-weight map per head, the
-// selected query row marked, each a button that selects its head.
+// selected query row marked, each a button that selects its head. Each head
+// is named by the standard pattern it matches best on this sentence
+// (patterns.js: "L2 H1: antecedent 0.93"), or "no clear pattern".
 
 import { el, clear } from './dom.js';
 import { lutIndex } from '../palette.js';
 import { formatNumber, quoted } from '../format.js';
+import { NAME_THRESHOLD } from '../patterns.js';
+
+/** "antecedent 0.93", or "no clear pattern (best: first-token 0.31)". */
+export function patternText(p) {
+  if (!p?.best) return 'no pattern applies';
+  const s = `${p.best.name} ${formatNumber(p.best.score, 2)}`;
+  return p.best.score >= NAME_THRESHOLD ? s : `no clear pattern (best: ${s})`;
+}
 
 const MAX_HEADS = 32;
 
@@ -21,11 +31,12 @@ export function createHeadsGrid(parent, { onSelectHead }) {
     for (let h = 0; h < Math.min(H, MAX_HEADS); h++) {
       const canvas = el('canvas', 'head-map', { attrs: { 'aria-hidden': 'true' } });
       const name = el('span', 'head-name', { text: `Head ${h + 1}` });
+      const pattern = el('span', 'head-pattern', { testid: 'head-pattern' });
       const top = el('span', 'head-top');
-      const button = el('button', 'head-card', { type: 'button', attrs: { 'aria-label': `Head ${h + 1}` }, dataset: { head: String(h) } }, canvas, name, top);
+      const button = el('button', 'head-card', { type: 'button', attrs: { 'aria-label': `Head ${h + 1}` }, dataset: { head: String(h) } }, canvas, name, pattern, top);
       button.addEventListener('click', () => onSelectHead(h));
       grid.append(button);
-      cards.push({ button, canvas, top });
+      cards.push({ button, canvas, top, name, pattern });
     }
   }
 
@@ -71,6 +82,12 @@ export function createHeadsGrid(parent, { onSelectHead }) {
       key = k;
       cards.forEach((card, h) => {
         const w = trace.heads[h].weights;
+        const label = trace.model ? `L${trace.model.layer + 1} H${h + 1}` : `Head ${h + 1}`;
+        const p = patternText(trace.headPatterns?.[h]);
+        card.name.textContent = trace.model ? `${label}:` : label;
+        card.pattern.textContent = p;
+        card.pattern.dataset.pattern = trace.headPatterns?.[h]?.best?.name ?? '';
+        card.button.setAttribute('aria-label', `${label}: ${p}`);
         drawMap(card.canvas, w, q, palette, size);
         let best = 0;
         for (let j = 1; j < T; j++) if (w.data[q * T + j] > w.data[q * T + best]) best = j;

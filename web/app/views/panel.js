@@ -53,10 +53,11 @@ export function createStepPanel(root, ctx) {
     return views.get(step);
   }
 
-  function setHeader(step) {
+  function setHeader(step, trace) {
     const n = STEPS.indexOf(step) + 1;
-    counter.textContent = `Step ${n} of ${STEPS.length}`;
-    title.textContent = STEP_INFO[step].title;
+    counter.textContent = `Step ${n} of ${STEPS.length}${trace?.model && trace.model.layers > 1 ? ` \u00b7 layer ${trace.model.layer + 1} of ${trace.model.layers}` : ''}`;
+    const info = STEP_INFO[step];
+    title.textContent = trace?.model && info.trainedTitle ? (trace.model.layernorm ? info.trainedTitle : 'Input: the residual stream x') : info.title;
     root.dataset.step = step;
   }
 
@@ -71,7 +72,7 @@ export function createStepPanel(root, ctx) {
     },
     update(trace, v) {
       const step = v.state.step;
-      setHeader(step);
+      setHeader(step, trace);
       if (!trace) return;
       status.hidden = true;
       body.hidden = false;

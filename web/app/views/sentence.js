@@ -18,8 +18,9 @@ export function createSentenceView(root, { onSentence, onBatchText, onBatch, onS
   const shownField = field('Sentence shown', shown);
   const batchRow = el('div', 'batch-row', {}, batchToggle);
   const count = el('p', 'token-count', { testid: 'token-count', attrs: { 'aria-live': 'polite' } });
+  const unknownLine = el('p', 'token-count token-unknown', { testid: 'token-unknown', hidden: true });
   const chips = el('ol', 'chips', { testid: 'chips', attrs: { 'aria-label': 'Tokens (select one as the query)' } });
-  root.append(sentenceField, batchRow, batchField, shownField, count, chips);
+  root.append(sentenceField, batchRow, batchField, shownField, count, unknownLine, chips);
   if (visible && !visible.includes('batch')) batchRow.hidden = true;
 
   let timer = 0;
@@ -47,7 +48,7 @@ export function createSentenceView(root, { onSentence, onBatchText, onBatch, onS
   let selected = -1;
 
   function renderChips(trace, q) {
-    const key = trace.tokens.map((t) => `${t.id}\u0000${t.text}`).join('\u0001');
+    const key = trace.tokens.map((t) => `${t.id}\u0000${t.text}\u0000${t.typed ?? ''}`).join('\u0001');
     if (chipsKey === key) {
       if (selected !== q) {
         chips.children[selected]?.firstChild?.setAttribute('aria-pressed', 'false');
@@ -63,10 +64,11 @@ export function createSentenceView(root, { onSentence, onBatchText, onBatch, onS
     for (let i = 0; i < n; i++) {
       const t = trace.tokens[i];
       const pad = t.id === 0;
-      const b = el('button', pad ? 'chip is-pad' : 'chip', { type: 'button', testid: 'token-chip', attrs: { 'aria-pressed': i === q ? 'true' : 'false', 'aria-label': `Token ${i}: ${tokenLabel(t.text, 40)}, id ${t.id}` } },
+      const b = el('button', pad ? 'chip is-pad' : t.unknown ? 'chip is-unknown' : 'chip', { type: 'button', testid: 'token-chip', attrs: { 'aria-pressed': i === q ? 'true' : 'false', 'aria-label': `Token ${i}: ${tokenLabel(t.text, 40)}${t.unknown ? ` (${tokenLabel(t.typed, 40)}, not in the vocabulary)` : ''}, id ${t.id}` } },
         el('bdi', 'chip-text', { text: tokenLabel(t.text, 28) }),
         el('span', 'chip-id', { text: String(t.id) }));
       b.dataset.index = String(i);
+      if (t.unknown) b.title = `\u201c${tokenLabel(t.typed, 40)}\u201d is not in the model\u2019s vocabulary`;
       b.addEventListener('click', () => onSelectQuery(i));
       items.push(el('li', null, {}, b));
     }
@@ -82,16 +84,24 @@ export function createSentenceView(root, { onSentence, onBatchText, onBatch, onS
       if (active !== input) setValue(input, state.sentence);
       const batchText = state.sentences.join('\n');
       if (active !== textarea && textarea.value.split('\n').map((x) => x.trim()).filter(Boolean).join('\n') !== batchText) textarea.value = batchText;
-      batchBox.checked = state.batch;
-      sentenceField.hidden = state.batch;
-      batchField.hidden = !state.batch;
-      shownField.hidden = !state.batch;
+      // batch mode pads sentences for random weights; a trained model reads one sentence
+      const trained = state.model !== 'random';
+      const batch = state.batch && !trained;
+      batchBox.checked = batch;
+      batchBox.disabled = trained;
+      batchBox.title = trained ? 'Batch mode works with random weights' : '';
+      sentenceField.hidden = batch;
+      batchField.hidden = !batch;
+      shownField.hidden = !batch;
       setOptions(shown, state.sentences.map((s, i) => ({ value: i, text: `${i + 1}: ${tokenLabel(s, 24)}` })));
       setValue(shown, state.shown);
       if (trace) {
         renderChips(trace, v.q);
         const pads = trace.tokens.length - trace.realTokens;
         count.textContent = `${trace.tokens.length} token${trace.tokens.length === 1 ? '' : 's'}${pads ? ` (${pads} of them [PAD])` : ''}, T = ${trace.tokens.length}. Click one to make it the query.`;
+        const unknown = [...new Set(trace.tokens.filter((t) => t.unknown).map((t) => t.typed))];
+        unknownLine.hidden = unknown.length === 0;
+        unknownLine.textContent = unknown.length ? `Not in this model\u2019s vocabulary, so read as [UNK]: ${unknown.slice(0, 6).map((w) => `\u201c${tokenLabel(w, 16)}\u201d`).join(', ')}${unknown.length > 6 ? ` and ${unknown.length - 6} more` : ''}.` : '';
       }
     },
   };

@@ -21,7 +21,7 @@ export function createMaskedStep(root, ctx) {
     share: 0.45,
     tooltip: ctx.tooltip, getWidth: ctx.width,
     onCellClick: (i, j) => ctx.toggleMask(i, j),
-    describe: (i, j, value) => ({ name: `mask[${i}, ${j}]  ${tok(trace, i)} \u2192 ${tok(trace, j)}`, provenance: `${value ? 'allowed' : 'blocked'}: click to ${value ? 'block' : 'allow'} it` }),
+    describe: (i, j, value) => ({ name: `mask[${i}, ${j}]  ${tok(trace, i)} \u2192 ${tok(trace, j)}`, provenance: trace.model ? `${value ? 'allowed' : 'blocked'}: the mask this model was trained with` : `${value ? 'allowed' : 'blocked'}: click to ${value ? 'block' : 'allow'} it` }),
   });
   const hm = createHeatmap(r, {
     id: 'masked',
@@ -38,10 +38,17 @@ export function createMaskedStep(root, ctx) {
       const k = clampIndex(v.k, v.T);
       const allowed = at(tr.mask, v.q, k) !== 0;
       const kind = tr.config.mask;
-      f.explain(
-        TEXT[kind] ?? TEXT.none,
-        `A blocked score is set to \u2212\u221e before softmax, and e^(\u2212\u221e) = 0, so its weight is exactly zero. Click a cell of the mask to block or allow it${kind === 'custom' ? '' : ' (this switches the mask to custom)'}.`,
-      );
+      if (tr.model) {
+        f.explain(
+          TEXT[kind] ?? TEXT.none,
+          `A blocked score is set to \u2212\u221e before softmax, and e^(\u2212\u221e) = 0, so its weight is exactly zero. This model was trained with ${tr.model.causal ? 'a causal mask (it predicts each next word, so it must not see it)' : 'no mask (it reads the whole sentence before answering)'}; the mask is part of the model, so it cannot be edited here. Pick random weights to draw your own.`,
+        );
+      } else {
+        f.explain(
+          TEXT[kind] ?? TEXT.none,
+          `A blocked score is set to \u2212\u221e before softmax, and e^(\u2212\u221e) = 0, so its weight is exactly zero. Click a cell of the mask to block or allow it${kind === 'custom' ? '' : ' (this switches the mask to custom)'}.`,
+        );
+      }
       f.formula.set(allowed
         ? [[`mask[${v.q}, ${k}] = 1 (allowed), so masked S\u2032[${v.q}, ${k}] = S\u2032[${v.q}, ${k}] = `, { result: at(h.scaled, v.q, k) }]]
         : [[`mask[${v.q}, ${k}] = 0 (blocked), so masked S\u2032[${v.q}, ${k}] = `, { result: -Infinity }]]);

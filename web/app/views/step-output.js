@@ -1,8 +1,43 @@
-// Step 12: Y = concat · W_O, the layer's output.
+// Step 12: Y = concat · W_O, the attention layer's output. For a trained model
+// also the rest of its block (residual add, LayerNorm and MLP) and, after the
+// last layer, the model's answer: the top 5 of its softmax over the vocabulary
+// (the next word, for a language model).
 
 import { createStepFrame, tok, at, row, col, clampIndex, operator } from './common.js';
 import { createHeatmap } from './heatmap.js';
 import { productTerms } from './formula.js';
+import { el, clear } from './dom.js';
+import { formatNumber, quoted, tokenLabel } from '../format.js';
+import { topTokens } from '../model-trace.js';
+
+/** The top-5 list: a word, a bar and its probability per row. */
+function createPrediction(parent) {
+  const title = el('span', 'hm-title');
+  const shape = el('span', 'hm-shape');
+  const list = el('ol', 'prediction-list');
+  const foot = el('p', 'figure-note');
+  const figure = el('figure', 'prediction', { testid: 'prediction' }, el('figcaption', 'hm-caption', {}, title, shape), list, foot);
+  parent.append(figure);
+  return {
+    element: figure,
+    update({ heading, note, items }) {
+      title.textContent = heading;
+      shape.textContent = 'top 5, probabilities';
+      clear(list);
+      for (const it of items) {
+        const fill = el('span', 'prediction-fill');
+        fill.style.width = `${Math.max(0.5, 100 * it.p).toFixed(2)}%`;
+        const li = el('li', 'prediction-item', { testid: 'prediction-item', dataset: { token: it.text, p: String(it.p) } },
+          el('bdi', 'prediction-word', { text: tokenLabel(it.text, 18) }),
+          el('span', 'prediction-bar', {}, fill),
+          el('span', 'prediction-p num', { text: formatNumber(it.p, 3) }));
+        list.append(li);
+      }
+      foot.textContent = note;
+      foot.hidden = !note;
+    },
+  };
+}
 
 export function createOutputStep(root, ctx) {
   const f = createStepFrame(root, 'output');
@@ -10,7 +45,7 @@ export function createOutputStep(root, ctx) {
   const top = f.row('figure-row-compact');
   const hmC = createHeatmap(top, { id: 'output-concat', compact: true, share: 0.45, tooltip: ctx.tooltip, getWidth: ctx.width, onCellClick: (i) => ctx.select({ query: i }), describe: (i, j) => ({ name: `concat[${i}, ${j}]  ${tok(trace, i)}`, provenance: 'the heads side by side (step 11)' }) });
   operator(top, '\u00d7');
-  const hmW = createHeatmap(top, { id: 'output-wo', compact: true, share: 0.45, tooltip: ctx.tooltip, getWidth: ctx.width, onCellClick: (i, j) => ctx.select({ dim: j }), describe: (i, j) => ({ name: `W_O[${i}, ${j}]`, provenance: 'output weights (seeded)' }) });
+  const hmW = createHeatmap(top, { id: 'output-wo', compact: true, share: 0.45, tooltip: ctx.tooltip, getWidth: ctx.width, onCellClick: (i, j) => ctx.select({ dim: j }), describe: (i, j) => ({ name: `W_O[${i}, ${j}]`, provenance: trace.model ? 'output weights (learned)' : 'output weights (seeded)' }) });
   const hm = createHeatmap(f.row(), {
     id: 'output',
     tooltip: ctx.tooltip, getWidth: ctx.width,
@@ -18,17 +53,73 @@ export function createOutputStep(root, ctx) {
     describe: (i, j) => ({ name: `Y[${i}, ${j}]  ${tok(trace, i)}`, provenance: `= \u03a3_c concat[${i}, c]\u00b7W_O[c, ${j}]` }),
   });
 
+  // the rest of a trained model's block
+  const blockTitle = el('h3', 'block-title', { text: 'The rest of the block' });
+  const blockText = el('p', 'block-text');
+  const block = el('div', 'block', { testid: 'block' }, blockTitle, blockText);
+  f.figures.append(block);
+  const blockRow = el('div', 'figure-row figure-row-compact');
+  block.append(blockRow);
+  const select = (i, j) => ctx.select({ query: i, dim: j });
+  const hmR = createHeatmap(blockRow, { id: 'block-residual', compact: true, share: 0.3, tooltip: ctx.tooltip, getWidth: ctx.width, onCellClick: select, describe: (i, j) => ({ name: `r[${i}, ${j}]  ${tok(trace, i)}`, provenance: `= x[${i}, ${j}] + Y[${i}, ${j}]: the residual stream plus what attention found` }) });
+  const hmM = createHeatmap(blockRow, { id: 'block-mlp', compact: true, share: 0.3, tooltip: ctx.tooltip, getWidth: ctx.width, onCellClick: select, describe: (i, j) => ({ name: `MLP[${i}, ${j}]  ${tok(trace, i)}`, provenance: 'GELU(LayerNorm(r)\u00b7W_in + b_in)\u00b7W_out + b_out: each token on its own, no mixing between tokens' }) });
+  const hmB = createHeatmap(blockRow, { id: 'block-out', compact: true, share: 0.3, tooltip: ctx.tooltip, getWidth: ctx.width, onCellClick: select, describe: (i, j) => ({ name: `out[${i}, ${j}]  ${tok(trace, i)}`, provenance: trace.model?.mlp ? `= r[${i}, ${j}] + MLP[${i}, ${j}]` : `= r[${i}, ${j}] (no MLP)` }) });
+  const predRow = el('div', 'figure-row');
+  block.append(predRow);
+  const prediction = createPrediction(predRow);
+  const nextNote = el('p', 'figure-note', { testid: 'next-layer-note' });
+  block.append(nextNote);
+
+  function updateBlock(tr, v, j) {
+    const m = tr.model;
+    const b = tr.block;
+    const common = { kind: 'diverging', palette: v.palette, colLabels: null, rowLabels: v.labels, selRow: v.q, selCol: j, showCol: false };
+    hmR.update({ ...common, matrix: b.residual, title: 'r = x + Y' });
+    hmM.element.hidden = !b.mlpOutput;
+    if (b.mlpOutput) hmM.update({ ...common, matrix: b.mlpOutput, title: `MLP(r), ${m.mlp} hidden` });
+    hmB.update({ ...common, matrix: b.out, title: m.layer === m.layers - 1 ? 'Block output' : `Into layer ${m.layer + 2}` });
+    blockText.textContent = [
+      'Attention\u2019s output Y is added to the residual stream x it read (step 3): r = x + Y, so each token keeps what it was and gains what it gathered.',
+      b.mlpOutput ? `Then an MLP works on each token alone: LayerNorm, a ${m.mlp}-wide layer with the GELU nonlinearity, and back to C = ${v.C}; its result is added too.` : 'This model has no MLP: r is the block\u2019s output.',
+      m.layer === m.layers - 1 ? 'After the last block, a final LayerNorm and the unembedding turn each row into one score per vocabulary word; softmax makes them probabilities.' : `The result is the residual stream layer ${m.layer + 2} reads.`,
+    ].join(' ');
+    const lines = [[`r[${v.q}, ${j}] = x[${v.q}, ${j}] + Y[${v.q}, ${j}] = `, { n: at(tr.stream, v.q, j) }, ' + ', { f: at(tr.output, v.q, j) }, ' = ', { n: at(b.residual, v.q, j) }]];
+    if (b.mlpOutput) lines.push([`out[${v.q}, ${j}] = r[${v.q}, ${j}] + MLP[${v.q}, ${j}] = `, { n: at(b.residual, v.q, j) }, ' + ', { f: at(b.mlpOutput, v.q, j) }, ' = ', { n: at(b.out, v.q, j) }]);
+    // the prediction, after the last layer
+    prediction.element.hidden = !tr.final;
+    nextNote.hidden = Boolean(tr.final);
+    nextNote.textContent = tr.final ? '' : `The model\u2019s ${m.causal ? 'next-word prediction' : 'answer'} comes after its last layer: pick layer ${m.layers} to see it.`;
+    if (tr.final) {
+      const items = topTokens(tr.final.probabilities, v.q, m.vocabulary, 5);
+      let heading;
+      let foot = '';
+      if (m.causal) {
+        heading = `Next word after ${tok(tr, v.q)}`;
+        foot = `What the model expects after the first ${v.q + 1} token${v.q ? 's' : ''}: it sees none of the later ones (causal mask).`;
+      } else {
+        heading = `The model\u2019s answer at ${tok(tr, v.q)}`;
+        if (m.task === 'coreference') foot = tr.tokens[v.q].text === 'it' ? 'Trained to name the noun \u201cit\u201d stands for.' : `The model was trained to answer only at \u201cit\u201d; at ${tok(tr, v.q)} this output means nothing.`;
+      }
+      prediction.update({ heading, note: foot, items });
+      const best = items[0];
+      lines.push([`p(${quoted(best.text, 14)} | ${tok(tr, v.q)}) = softmax(LayerNorm(out)\u00b7W_U)[${quoted(best.text, 14)}] = `, { n: best.p }]);
+    }
+    return lines;
+  }
+
   return {
     update(tr, v) {
       trace = tr;
       const j = clampIndex(v.d, v.C);
+      const m = tr.model;
       f.explain(
         'A last C\u00d7C matrix W_O mixes what the heads found into the output Y: one new vector per token, the same shape as the input, but now each one carries context from the tokens it attended to.',
-        'In a transformer this is added back to the input and passed on to the next layer.',
+        m ? 'In this trained model, Y then goes through the rest of the block below.' : 'In a transformer this is added back to the input and passed on to the next layer.',
       );
-      f.formula.set([
-        [`Y[${v.q}, ${j}] = \u03a3_c concat[${v.q}, c]\u00b7W_O[c, ${j}] = `, ...productTerms(row(tr.concat, v.q), col(tr.wOutput, j), { max: 5 }), ' = ', { result: at(tr.output, v.q, j) }],
-      ]);
+      const lines = [[`Y[${v.q}, ${j}] = \u03a3_c concat[${v.q}, c]\u00b7W_O[c, ${j}] = `, ...productTerms(row(tr.concat, v.q), col(tr.wOutput, j), { max: 5 }), ' = ', { result: at(tr.output, v.q, j) }]];
+      block.hidden = !m;
+      if (m) lines.push(...updateBlock(tr, v, j));
+      f.formula.set(lines);
       const common = { kind: 'diverging', palette: v.palette, colLabels: null };
       hmC.update({ ...common, matrix: tr.concat, title: 'concat', rowLabels: v.labels, selRow: v.q, selCol: null });
       hmW.update({ ...common, matrix: tr.wOutput, title: 'W_O', rowLabels: v.dimLabels, selRow: null, selCol: j });

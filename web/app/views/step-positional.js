@@ -25,7 +25,7 @@ export function createPositionalStep(root, ctx) {
         const s = sinusoid(i, j, C);
         provenance = `= ${s.fn}(${i} / 10000^(${s.twoI}/${C})) = ${s.fn}(${formatNumber(s.angle)})`;
       } else if (kind === 'learned') {
-        provenance = `= L[${i}, ${j}]: row ${i} of a seeded table with one row per position.`;
+        provenance = trace.model ? `= L[${i}, ${j}]: row ${i} of the learned position table.` : `= L[${i}, ${j}]: row ${i} of a seeded table with one row per position.`;
       }
       return { name: `P[${i}, ${j}]  (position ${i})`, provenance };
     },
@@ -50,7 +50,9 @@ export function createPositionalStep(root, ctx) {
       } else if (kind === 'learned') {
         f.explain(
           'Attention by itself does not see word order, so each position gets its own vector, added to the token\u2019s vector.',
-          'Learned: a table with one row per position, trained like the embeddings (here: seeded random numbers in [\u22121, 1)).',
+          tr.model
+            ? `Learned: a table with one row per position, trained along with the embeddings. This model learned ${tr.model.context} rows: it reads at most ${tr.model.context} tokens.`
+            : 'Learned: a table with one row per position, trained like the embeddings (here: seeded random numbers in [\u22121, 1)).',
         );
         f.formula.set([[`P[${v.q}, ${d}] = L[${v.q}, ${d}] = `, { result: value }], { caption: `Row ${v.q} of the position table L.` }]);
       } else {

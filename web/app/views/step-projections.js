@@ -27,7 +27,7 @@ export function createProjectionsStep(root, ctx) {
     });
   }
   const bottom = f.row('figure-row-compact');
-  const hmX = createHeatmap(bottom, { id: 'projection-input', compact: true, share: 0.6, tooltip: ctx.tooltip, getWidth: ctx.width, onCellClick: select, describe: (i, j) => ({ name: `X\u2032[${i}, ${j}]  ${tok(trace, i)}`, provenance: 'the input row (embedding + position)' }) });
+  const hmX = createHeatmap(bottom, { id: 'projection-input', compact: true, share: 0.6, tooltip: ctx.tooltip, getWidth: ctx.width, onCellClick: select, describe: (i, j) => ({ name: `X\u2032[${i}, ${j}]  ${tok(trace, i)}`, provenance: trace.model ? 'the input row after LayerNorm (step 3)' : 'the input row (embedding + position)' }) });
   operator(bottom, '\u00d7');
   const hmW = createHeatmap(bottom, {
     id: 'projection-wq',
@@ -35,7 +35,7 @@ export function createProjectionsStep(root, ctx) {
     share: 0.3,
     tooltip: ctx.tooltip, getWidth: ctx.width,
     onCellClick: (i, j) => ctx.select({ dim: j }),
-    describe: (i, j) => ({ name: `W_Q[${i}, ${head * trace.config.dHead + j}]`, provenance: `column ${j} of head ${head + 1}\u2019s slice of W_Q (seeded weights)` }),
+    describe: (i, j) => ({ name: `W_Q[${i}, ${head * trace.config.dHead + j}]`, provenance: `column ${j} of head ${head + 1}\u2019s slice of W_Q (${trace.model ? 'learned' : 'seeded'} weights)` }),
   });
 
   return {
@@ -48,7 +48,7 @@ export function createProjectionsStep(root, ctx) {
       const x = row(tr.input, v.q);
       f.explain(
         `The same input row is multiplied by three different weight matrices. The query says what this token is looking for, the key what it offers to others, the value what it passes on when chosen.`,
-        `Head ${v.head + 1} uses its own D = C/H = ${C}/${v.H} = ${D} columns of W_Q, W_K and W_V, so each head looks at the tokens in a smaller space of its own.`,
+        `Head ${v.head + 1} uses its own D = C/H = ${C}/${v.H} = ${D} columns of W_Q, W_K and W_V, so each head looks at the tokens in a smaller space of its own.${tr.model ? ` These are layer ${tr.model.layer + 1}\u2019s learned matrices.` : ''}`,
       );
       const lines = [];
       for (const [name, m, w] of [['Q', h.query, tr.wQuery], ['K', h.key, tr.wKey], ['V', h.value, tr.wValue]]) {

@@ -1,13 +1,14 @@
 // Step 8: softmax per row. Shows the weights, the selected row as bars that
 // sum to one, and the lines view.
 
-import { createStepFrame, tok, at, clampIndex } from './common.js';
+import { createStepFrame, tok, at, clampIndex, createModelNote } from './common.js';
 import { createHeatmap } from './heatmap.js';
 import { createRowBars } from './bars.js';
 import { createLinesView } from './lines.js';
 
 export function createSoftmaxStep(root, ctx) {
   const f = createStepFrame(root, 'softmax');
+  const modelNote = createModelNote(f);
   let trace = null;
   const r = f.row();
   const hm = createHeatmap(r, {
@@ -23,6 +24,7 @@ export function createSoftmaxStep(root, ctx) {
 
   return {
     update(tr, v) {
+      modelNote.update(tr);
       trace = tr;
       const h = tr.heads[v.head];
       const T = v.T;

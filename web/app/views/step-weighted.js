@@ -1,6 +1,6 @@
 // Step 9: the head's output row = weights · values.
 
-import { createStepFrame, tok, at, row, col, clampIndex } from './common.js';
+import { createStepFrame, tok, at, row, col, clampIndex, createModelNote } from './common.js';
 import { createHeatmap } from './heatmap.js';
 import { createLinesView } from './lines.js';
 import { productTerms } from './formula.js';
@@ -8,6 +8,7 @@ import { subscript } from '../format.js';
 
 export function createWeightedStep(root, ctx) {
   const f = createStepFrame(root, 'weighted');
+  const modelNote = createModelNote(f);
   let trace = null;
   let head = 0;
   const r = f.row();
@@ -23,6 +24,7 @@ export function createWeightedStep(root, ctx) {
 
   return {
     update(tr, v) {
+      modelNote.update(tr);
       trace = tr;
       head = v.head;
       const h = tr.heads[v.head];
