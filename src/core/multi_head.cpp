@@ -19,11 +19,33 @@ void check_shapes(const Eigen::Ref<const Matrix>& x, const Weights& w, int heads
                     std::to_string(t) + "x" + std::to_string(t) + " (tokens x tokens)");
 }
 
+/// The trace of no tokens (T = 0): every matrix with 0 rows (0×D, 0×0, 0×C).
+/// Returned before any per-head slicing: a head's columns of a 0-row matrix
+/// would offset its null data pointer.
+MultiHeadTrace empty_trace(int heads, Eigen::Index c) {
+    const Eigen::Index d = c / heads;
+    MultiHeadTrace out;
+    out.heads.resize(static_cast<std::size_t>(heads));
+    for (HeadTrace& h : out.heads) {
+        h.query.resize(0, d);
+        h.key.resize(0, d);
+        h.value.resize(0, d);
+        h.scores.resize(0, 0);
+        h.scaled.resize(0, 0);
+        h.weights.resize(0, 0);
+        h.output.resize(0, d);
+    }
+    out.concat.resize(0, c);
+    out.output.resize(0, c);
+    return out;
+}
+
 }  // namespace
 
 MultiHeadTrace multi_head_attention(const Eigen::Ref<const Matrix>& x, const Weights& w, int heads,
                                     const MaskMatrix& mask, bool scale) {
     check_shapes(x, w, heads, mask);
+    if (x.rows() == 0) return empty_trace(heads, x.cols());
     const Eigen::Index t = x.rows(), c = x.cols(), d = c / heads;
     const float factor = score_scale(static_cast<int>(d), scale);
 
@@ -52,6 +74,7 @@ MultiHeadTrace multi_head_attention(const Eigen::Ref<const Matrix>& x, const Wei
 MultiHeadTrace multi_head_attention_reference(const Eigen::Ref<const Matrix>& x, const Weights& w, int heads,
                                               const MaskMatrix& mask, bool scale) {
     check_shapes(x, w, heads, mask);
+    if (x.rows() == 0) return empty_trace(heads, x.cols());
     const Eigen::Index t = x.rows(), c = x.cols(), d = c / heads;
     const float factor = score_scale(static_cast<int>(d), scale);
 
@@ -79,6 +102,7 @@ MultiHeadTrace multi_head_attention_reference(const Eigen::Ref<const Matrix>& x,
 Matrix multi_head_output(const Eigen::Ref<const Matrix>& x, const Weights& w, int heads, const MaskMatrix& mask,
                          bool scale) {
     check_shapes(x, w, heads, mask);
+    if (x.rows() == 0) return Matrix(0, x.cols());
     const Eigen::Index t = x.rows(), c = x.cols(), d = c / heads;
     const float factor = score_scale(static_cast<int>(d), scale);
     // buffers reused across heads

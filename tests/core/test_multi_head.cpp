@@ -578,3 +578,32 @@ TEST_CASE("multi_head_attention: the kernel path equals multi_head_attention_ref
         CHECK(close(attn::multi_head_output(rc.x, rc.w, rc.heads, rc.mask, rc.scale), slow.output));
     }
 }
+
+TEST_CASE("multi_head_attention: no tokens (T = 0) give empty outputs on every path with any number of heads",
+          "[multi_head]") {
+    // A 0-row x has a null data pointer: taking a head's columns of it must not
+    // offset that pointer (UBSan: "applying non-zero offset to null pointer").
+    for (const int heads : {1, 2, 4, 8}) {
+        INFO(heads << " heads");
+        const attn::Matrix x(0, 8);
+        const attn::Weights w = attn::glorot_weights(8, heads, 3);
+        const attn::MaskMatrix m(0, 0);
+        for (const auto& tr : {attn::multi_head_attention(x, w, heads, m, true),
+                               attn::multi_head_attention_reference(x, w, heads, m, true)}) {
+            REQUIRE(tr.heads.size() == static_cast<std::size_t>(heads));
+            for (const auto& h : tr.heads) {
+                CHECK(h.query.rows() == 0);
+                CHECK(h.query.cols() == 8 / heads);
+                CHECK(h.weights.size() == 0);
+                CHECK(h.output.rows() == 0);
+            }
+            CHECK(tr.concat.rows() == 0);
+            CHECK(tr.concat.cols() == 8);
+            CHECK(tr.output.rows() == 0);
+            CHECK(tr.output.cols() == 8);
+        }
+        const attn::Matrix y = attn::multi_head_output(x, w, heads, m, true);
+        CHECK(y.rows() == 0);
+        CHECK(y.cols() == 8);
+    }
+}
