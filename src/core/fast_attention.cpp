@@ -116,12 +116,22 @@ ATTN_NOINLINE void softmax_tile(float* s, const int* key_end, int tile_end, cons
     for (int k = open; k < tile_end; ++k) max4 = max(max4, select(allowed(k), load(s + k * kMR), splat(neg_inf)));
     // a row with nothing allowed keeps -inf: use 0 so no lane computes inf - inf
     max4 = select(ge(max4, splat(std::numeric_limits<float>::lowest())), max4, zero());
-    // pass 2: e = exp(s − max) ≤ 1, the reference's stable softmax numerator
-    F4 sum = zero();
+    // pass 2: e = exp(s − max) ≤ 1, the reference's stable softmax numerator.
+    // The denominator is a compensated (Kahan) sum: `comp` carries what each
+    // float addition rounded away into the next one. A plain float running sum
+    // of T terms drifts by up to T·2^-24 of the total (3e-6 at T = 2048); this
+    // one by about 2^-23 at any T, so the implied weights sum to 1 within 1e-6.
+    F4 sum = zero(), comp = zero();
+    const auto accumulate = [&](F4 e) {
+        const F4 y = sub(e, comp);
+        const F4 t = add(sum, y);
+        comp = sub(sub(t, sum), y);
+        sum = t;
+    };
     for (int k = 0; k < open; ++k) {
         const F4 e = exp4<true>(sub(load(s + k * kMR), max4), kSoftmaxCutoff);
         store(s + k * kMR, e);
-        sum = add(sum, e);
+        accumulate(e);
     }
     for (int k = open; k < tile_end; ++k) {
         // a hidden lane's score is replaced by the row max before exp (nothing
@@ -129,12 +139,16 @@ ATTN_NOINLINE void softmax_tile(float* s, const int* key_end, int tile_end, cons
         const F4 keep = allowed(k);
         const F4 e = select(keep, exp4<true>(sub(select(keep, load(s + k * kMR), max4), max4), kSoftmaxCutoff), zero());
         store(s + k * kMR, e);
-        sum = add(sum, e);
+        accumulate(e);
     }
     // pass 3 (deferred): the caller scales weights·V by 1/sum instead of every weight
-    alignas(16) float sums[kMR];
+    alignas(16) float sums[kMR], comps[kMR];
     store(sums, sum);
-    for (int i = 0; i < kMR; ++i) inv_sum[i] = sums[i] > 0.0f ? 1.0f / sums[i] : 0.0f;  // sum >= 1 when any allowed
+    store(comps, comp);
+    for (int i = 0; i < kMR; ++i) {
+        const double total = static_cast<double>(sums[i]) - static_cast<double>(comps[i]);
+        inv_sum[i] = total > 0.0 ? static_cast<float>(1.0 / total) : 0.0f;  // total >= 1 when any allowed
+    }
 }
 
 /// Pass 1 of a block: scores[r][key][i] = (q_(4r+i) · k_key)·factor for the key panels
@@ -348,6 +362,25 @@ void fast_exp(const float* x, float* out, std::size_t n) {
         for (std::size_t l = 0; l < n - i; ++l) tmp[l] = x[i + l];
         simd::store(tmp, simd::exp4(simd::load(tmp)));
         for (std::size_t l = 0; l < n - i; ++l) out[i + l] = tmp[l];
+    }
+}
+
+void fast_softmax(const Eigen::Ref<const Matrix>& scaled, bool causal, Matrix& weights) {
+    const int rows = static_cast<int>(scaled.rows()), t = static_cast<int>(scaled.cols());
+    weights.resize(rows, t);
+    std::vector<float> tile(static_cast<std::size_t>(t) * kMR);  // (T, 4): key-major, as forward() lays it out
+    for (int r0 = 0; r0 < rows; r0 += kMR) {
+        int key_end[kMR];
+        float inv_sum[kMR];
+        for (int i = 0; i < kMR; ++i) {
+            const int row = r0 + i;
+            key_end[i] = row >= rows ? 0 : causal ? std::min(row + 1, t) : t;
+            for (int k = 0; k < t; ++k) tile[static_cast<std::size_t>(k) * kMR + i] = row < rows ? scaled(row, k) : 0.0f;
+        }
+        softmax_tile(tile.data(), key_end, *std::max_element(key_end, key_end + kMR), nullptr, inv_sum);
+        for (int i = 0; i < kMR && r0 + i < rows; ++i)
+            for (int k = 0; k < t; ++k)
+                weights(r0 + i, k) = k < key_end[i] ? tile[static_cast<std::size_t>(k) * kMR + i] * inv_sum[i] : 0.0f;
     }
 }
 }  // namespace detail

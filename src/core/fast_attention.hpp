@@ -78,6 +78,10 @@ Matrix fast_multi_head_output(const Eigen::Ref<const Matrix>& x, const Weights& 
 namespace detail {
 /// e^x for n floats with the kernels' vectorised exp (x < -87 gives 0); for tests.
 void fast_exp(const float* x, float* out, std::size_t n);
+/// Row softmax of scaled scores (rows×T) by the fast path's fused pass (the
+/// same code forward() runs on each row tile), normalised: the weights the
+/// fast path never stores; for tests. With `causal`, row i sees keys [0, i].
+void fast_softmax(const Eigen::Ref<const Matrix>& scaled, bool causal, Matrix& weights);
 }  // namespace detail
 
 }  // namespace attn
