@@ -1,6 +1,7 @@
 #include "fast_attention.hpp"
 
 #include "attention.hpp"
+#include "bounds.hpp"
 #include "kernels.hpp"
 #include "simd.hpp"
 
@@ -43,8 +44,7 @@ void check(const Eigen::Ref<const Matrix>& x, const Weights& w, int heads, const
     // attention at small sizes)
     bool ok = true;
     for (const Matrix* m : {&w.w_query, &w.w_key, &w.w_value, &w.w_output})
-        ok = ok && m->rows() == c && m->cols() == c &&
-             kernels::all_finite(m->data(), static_cast<std::size_t>(m->size()));
+        ok = ok && m->rows() == c && m->cols() == c && all_within_bound(m->data(), static_cast<std::size_t>(m->size()));
     if (!ok) validate_weights(w, static_cast<int>(c));
     if (mask.kind == MaskSpec::Kind::custom) {
         if (!mask.matrix) throw Error("a custom mask needs its matrix");
@@ -52,6 +52,7 @@ void check(const Eigen::Ref<const Matrix>& x, const Weights& w, int heads, const
             throw Error("mask is " + std::to_string(mask.matrix->rows()) + "x" + std::to_string(mask.matrix->cols()) +
                         ", expected " + std::to_string(t) + "x" + std::to_string(t) + " (tokens x tokens)");
     }
+    check_bounded(x, "x");  // finite and within ±1e6, so nothing downstream overflows (bounds.hpp)
 }
 
 /// key_end[i]: query i may see keys [0, key_end[i]) (and, for a custom mask,

@@ -46,7 +46,8 @@ struct MaskSpec {
 class FastAttention {
 public:
     /// x (T×C), weights (C×C each), heads H (C divisible by H) → y (T×C).
-    /// Throws attn::Error naming the shapes, like multi_head_output().
+    /// Throws attn::Error naming the shapes, or the first entry of x or the
+    /// weights that is not finite or beyond ±1e6, like multi_head_output().
     void forward(const Eigen::Ref<const Matrix>& x, const Weights& weights, int heads, const MaskSpec& mask,
                  bool scale, Matrix& y);
 

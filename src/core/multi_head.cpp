@@ -1,6 +1,7 @@
 #include "multi_head.hpp"
 
 #include "attention.hpp"
+#include "bounds.hpp"
 #include "gemm.hpp"
 
 #include <string>
@@ -17,6 +18,7 @@ void check_shapes(const Eigen::Ref<const Matrix>& x, const Weights& w, int heads
     if (mask.rows() != t || mask.cols() != t)
         throw Error("mask is " + std::to_string(mask.rows()) + "x" + std::to_string(mask.cols()) + ", expected " +
                     std::to_string(t) + "x" + std::to_string(t) + " (tokens x tokens)");
+    check_bounded(x, "x");  // finite and within ±1e6, like the weights (bounds.hpp)
 }
 
 /// The trace of no tokens (T = 0): every matrix with 0 rows (0×D, 0×0, 0×C).

@@ -319,3 +319,27 @@ TEST_CASE("fast softmax: rows sum to 1 within 1e-6 at every T up to 2048 and mat
                 CHECK((w - want).cwiseAbs().maxCoeff() <= 1e-6f);
             }
 }
+
+TEST_CASE("fast_attention: x or weights not finite or beyond 1e6 throw naming the entry like the reference", "[fast_attention]") {
+    std::mt19937 rng(13);
+    const attn::Matrix x0 = ref::random_matrix(rng, 5, 8, -2, 2);
+    const attn::Weights w0 = random_weights(rng, 8);
+    for (const float bad : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(), 1e20f,
+                            -3e38f, 1.01e6f}) {
+        INFO("bad value " << bad);
+        attn::Matrix x = x0;
+        x(4, 7) = bad;
+        CHECK_THAT(error_of(x, w0, 2, attn::MaskSpec::causal()), Contains("x[4][7]"));
+        attn::Weights w = w0;
+        w.w_output(2, 5) = bad;
+        CHECK_THAT(error_of(x0, w, 2, attn::MaskSpec::causal()), Contains("w_output[2][5]"));
+    }
+    // the largest accepted values: finite, and the reference agrees
+    attn::Matrix x = attn::Matrix::Constant(9, 1024, 1e6f);
+    x.row(3) *= -1.0f;
+    attn::Weights w{attn::Matrix::Constant(1024, 1024, 1e6f), attn::Matrix::Constant(1024, 1024, -1e6f),
+                    attn::Matrix::Constant(1024, 1024, 1e6f), attn::Matrix::Constant(1024, 1024, 1e6f)};
+    const attn::Matrix y = attn::fast_multi_head_output(x, w, 2, attn::MaskSpec::none(), false);
+    REQUIRE(y.allFinite());
+    CHECK(relative_error(y, attn::multi_head_output(x, w, 2, attn::build_mask(attn::MaskKind::none, 9, 9), false)) <= 1e-5);
+}
