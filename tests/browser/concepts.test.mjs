@@ -459,3 +459,15 @@ test('text from the link or the keyboard is shown as text and never runs', async
   assert.match(await page.getByTestId('demo-status').textContent(), /empty/);
   await page.close();
 });
+
+test('a lab link cut at 300 characters inside an emoji still runs its demo, with a notice', async () => {
+  // 299 letters then an emoji: the cut at 300 units fell inside the emoji and
+  // the demo showed only "unpaired UTF-16 surrogate".
+  const { page, errors } = await openConcepts(`#demo=qkv&s=${'b'.repeat(299)}${encodeURIComponent('\u{1F600} tail')}`);
+  const status = page.locator('[data-testid="demo-qkv"] [data-testid="demo-status"]');
+  assert.equal(await status.isVisible(), false, `no error in the demo: ${await status.textContent()}`);
+  assert.match(await page.getByTestId('message-notice').textContent(), /longer than 300 characters, cut/);
+  const s = await page.evaluate(async () => (await import('/app/concepts/state.js')).parseConceptHash(location.hash));
+  assert.equal(s.state.s, 'b'.repeat(299));
+  assert.deepEqual(errors, []);
+});

@@ -317,6 +317,28 @@ test('the README snippet works over http under the strict CSP', async () => {
   await page.close();
 });
 
+test('embed.html with a sentence cut at the length cap inside an emoji draws the step', async () => {
+  const page = await h.context.newPage();
+  const errors = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`${h.url}embed.html#sentence=${'a'.repeat(19999)}${encodeURIComponent('\u{1F600}')}&step=softmax&controls=none`);
+  await page.waitForFunction(() => {
+    const root = document.querySelector('attention-playground')?.shadowRoot;
+    return root?.querySelector('[data-testid="panel"]')?.dataset.rendered || root?.querySelector('[data-testid="message-error"]');
+  }, null, { timeout: 20000 });
+  const seen = await page.evaluate(() => {
+    const root = document.querySelector('attention-playground').shadowRoot;
+    return { error: root.querySelector('[data-testid="message-error"]')?.textContent ?? null, step: root.querySelector('[data-testid="panel"]').dataset.rendered, run: root.querySelector('.ap').dataset.run };
+  });
+  assert.equal(seen.error, null);
+  assert.equal(seen.step, 'softmax');
+  assert.ok(seen.run, 'the engine ran');
+  assert.equal((await page.evaluate(() => document.querySelector('attention-playground').getState())).sentence, 'a'.repeat(19999));
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('an exported SVG is well-formed XML for tokens XML forbids (U+FFFE, U+FFFF, controls)', async () => {
   // U+FFFE and U+FFFF are letters to the tokenizer but not XML characters:
   // the SVG did not parse. Now they become U+FFFD in the figure's labels.

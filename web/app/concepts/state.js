@@ -7,6 +7,7 @@
 //   location.hash = serializeConceptHash(demo, states[demo], theme);
 
 import { parseScalarField, THEMES, POSITIONALS } from '../state.js';
+import { cutText } from '../text.js';
 
 export { THEMES, POSITIONALS };
 
@@ -94,10 +95,10 @@ function parseField(f, raw) {
   if (scalar) return scalar;
   switch (f.kind) {
     case 'text':
-      if (raw.length > MAX_TEXT) return { value: raw.slice(0, MAX_TEXT), error: `is longer than ${MAX_TEXT} characters, cut` };
+      if (raw.length > MAX_TEXT) return { value: cutText(raw, MAX_TEXT), error: `is longer than ${MAX_TEXT} characters, cut` };
       return { value: raw };
     case 'lines': {
-      const lines = raw.split('\n').map((x) => x.trim()).filter(Boolean).map((x) => x.slice(0, MAX_TEXT));
+      const lines = raw.split('\n').map((x) => x.trim()).filter(Boolean).map((x) => cutText(x, MAX_TEXT));
       if (!lines.length) return { error: 'has no sentences' };
       if (lines.length > MAX_LINES) return { value: lines.slice(0, MAX_LINES), error: `has more than ${MAX_LINES} sentences, the rest dropped` };
       return { value: lines };
@@ -119,9 +120,9 @@ export function normalizeDemoState(demo, input) {
   for (const [name, f] of Object.entries(DEMO_FIELDS[demo])) {
     const v = input?.[name];
     if (v === undefined || v === null) continue;
-    if (f.kind === 'text' && typeof v === 'string') s[name] = v.slice(0, MAX_TEXT);
+    if (f.kind === 'text' && typeof v === 'string') s[name] = cutText(v, MAX_TEXT);
     else if (f.kind === 'lines' && Array.isArray(v)) {
-      const lines = v.map((x) => String(x).trim()).filter(Boolean).slice(0, MAX_LINES).map((x) => x.slice(0, MAX_TEXT));
+      const lines = v.map((x) => String(x).trim()).filter(Boolean).slice(0, MAX_LINES).map((x) => cutText(x, MAX_TEXT));
       if (lines.length) s[name] = lines;
     } else if (f.kind === 'int' && Number.isInteger(v) && v >= f.min && v <= f.max) s[name] = v;
     else if (f.kind === 'choice' && f.choices.includes(v)) s[name] = v;
