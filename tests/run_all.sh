@@ -59,16 +59,20 @@ if [ "$in_binary" != "$in_ctest" ]; then
   exit 1
 fi
 
-# ---- 2b. the same Catch2 suite under AddressSanitizer + UndefinedBehaviorSanitizer ----------
-echo "== sanitizer build (clang, ASan + UBSan)"
+# ---- 2b. the same Catch2 suite under AddressSanitizer + UndefinedBehaviorSanitizer, ----------
+# and a short run of each libFuzzer harness (tests/fuzz), from one clang build:
+# ATTN_FUZZ=ON implies ATTN_SANITIZE=ON and adds the fuzzers.
+echo "== sanitizer build (clang, ASan + UBSan, with the fuzzers)"
 mkdir -p build-asan
-cmake -S . -B build-asan -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTN_SANITIZE=ON \
+cmake -S . -B build-asan -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTN_FUZZ=ON \
   -DBUILD_TESTING=ON >build-asan/configure.log 2>&1 || { cat build-asan/configure.log; exit 1; }
 cmake --build build-asan -j"$(nproc)" --target core_tests -- --no-print-directory >build-asan/build.log 2>&1 \
   || { cat build-asan/build.log; exit 1; }
 echo "== Catch2 under ASan + UBSan"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   build-asan/core_tests
+echo "== fuzzers (tokenizer, trace, CLI parser), 20 s each"
+ATTN_FUZZ_BUILD=build-asan tests/fuzz/run.sh 20
 
 # ---- 3. WebAssembly module and its Node tests ---------------------------------------------
 echo "== wasm build (SIMD, and the scalar flavour the fast-path tests compare)"
