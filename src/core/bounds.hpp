@@ -15,12 +15,11 @@
 // (at most 2.2e33) is finite too. 1e6 is far above anything meaningful
 // (Glorot weights are below 0.06 at C = 1024, embeddings below 2).
 
+#include "kernels.hpp"
 #include "types.hpp"
 
 #include <cmath>
-#include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <string>
 
 namespace attn {
@@ -28,20 +27,9 @@ namespace attn {
 /// Largest |entry| accepted in x and the weights (see above for why).
 inline constexpr float kMaxAbsValue = 1e6f;
 
-/// True when all n floats are finite and within ±kMaxAbsValue. Compares the
-/// bits with the sign cleared: NaN and ±inf have larger patterns than any
-/// finite bound, and an integer loop vectorises (natively and in wasm).
-inline bool all_within_bound(const float* p, std::size_t n) {
-    std::uint32_t limit;
-    std::memcpy(&limit, &kMaxAbsValue, sizeof limit);
-    std::uint32_t bad = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        std::uint32_t bits;
-        std::memcpy(&bits, p + i, sizeof bits);
-        bad |= static_cast<std::uint32_t>((bits & 0x7FFFFFFFu) > limit);
-    }
-    return bad == 0;
-}
+/// True when all n floats are finite and within ±kMaxAbsValue (the vector
+/// kernel of kernels.hpp: as cheap as the finiteness test it replaced).
+inline bool all_within_bound(const float* p, std::size_t n) { return kernels::all_within(p, n, kMaxAbsValue); }
 
 namespace detail {
 inline std::string entry_name(const std::string& name, Eigen::Index i, Eigen::Index j) {

@@ -118,38 +118,46 @@ ATTN_NOINLINE void softmax_tile(float* s, const int* key_end, int tile_end, cons
     // a row with nothing allowed keeps -inf: use 0 so no lane computes inf - inf
     max4 = select(ge(max4, splat(std::numeric_limits<float>::lowest())), max4, zero());
     // pass 2: e = exp(s − max) ≤ 1, the reference's stable softmax numerator.
-    // The denominator is a compensated (Kahan) sum: `comp` carries what each
-    // float addition rounded away into the next one. A plain float running sum
-    // of T terms drifts by up to T·2^-24 of the total (3e-6 at T = 2048); this
-    // one by about 2^-23 at any T, so the implied weights sum to 1 within 1e-6.
-    F4 sum = zero(), comp = zero();
-    const auto accumulate = [&](F4 e) {
-        const F4 y = sub(e, comp);
-        const F4 t = add(sum, y);
-        comp = sub(sub(t, sum), y);
-        sum = t;
+    // The denominator: plain float sums over blocks of at most 8 keys, each
+    // folded into a compensated (Kahan) total, `comp` carrying what each fold
+    // rounded away into the next. A float running sum of T terms drifts by up
+    // to T·2^-24 of the total (3e-6 at T = 2048); this one by at most 7·2^-24
+    // (a block) + 2^-23 at any T, so the implied weights sum to 1 within 1e-6.
+    // The per-key chain stays one addition long, as without compensation.
+    constexpr int kSumBlock = 8;
+    F4 total = zero(), comp = zero();
+    const auto fold = [&](F4 block) {
+        const F4 y = sub(block, comp);
+        const F4 t = add(total, y);
+        comp = sub(sub(t, total), y);
+        total = t;
     };
-    for (int k = 0; k < open; ++k) {
-        const F4 e = exp4<true>(sub(load(s + k * kMR), max4), kSoftmaxCutoff);
-        store(s + k * kMR, e);
-        accumulate(e);
+    for (int k0 = 0; k0 < open; k0 += kSumBlock) {
+        F4 block = zero();
+        for (int k = k0; k < std::min(k0 + kSumBlock, open); ++k) {
+            const F4 e = exp4<true>(sub(load(s + k * kMR), max4), kSoftmaxCutoff);
+            store(s + k * kMR, e);
+            block = add(block, e);
+        }
+        fold(block);
     }
-    for (int k = open; k < tile_end; ++k) {
-        // a hidden lane's score is replaced by the row max before exp (nothing
-        // can overflow) and its result by an exact 0
-        const F4 keep = allowed(k);
-        const F4 e = select(keep, exp4<true>(sub(select(keep, load(s + k * kMR), max4), max4), kSoftmaxCutoff), zero());
-        store(s + k * kMR, e);
-        accumulate(e);
+    for (int k0 = open; k0 < tile_end; k0 += kSumBlock) {
+        F4 block = zero();
+        for (int k = k0; k < std::min(k0 + kSumBlock, tile_end); ++k) {
+            // a hidden lane's score is replaced by the row max before exp (nothing
+            // can overflow) and its result by an exact 0
+            const F4 keep = allowed(k);
+            const F4 e =
+                select(keep, exp4<true>(sub(select(keep, load(s + k * kMR), max4), max4), kSoftmaxCutoff), zero());
+            store(s + k * kMR, e);
+            block = add(block, e);
+        }
+        fold(block);
     }
     // pass 3 (deferred): the caller scales weights·V by 1/sum instead of every weight
-    alignas(16) float sums[kMR], comps[kMR];
-    store(sums, sum);
-    store(comps, comp);
-    for (int i = 0; i < kMR; ++i) {
-        const double total = static_cast<double>(sums[i]) - static_cast<double>(comps[i]);
-        inv_sum[i] = total > 0.0 ? static_cast<float>(1.0 / total) : 0.0f;  // total >= 1 when any allowed
-    }
+    alignas(16) float sums[kMR];
+    store(sums, sub(total, comp));  // the compensated total, rounded once
+    for (int i = 0; i < kMR; ++i) inv_sum[i] = sums[i] > 0.0f ? 1.0f / sums[i] : 0.0f;  // sum >= 1 when any allowed
 }
 
 /// Pass 1 of a block: scores[r][key][i] = (q_(4r+i) · k_key)·factor for the key panels

@@ -10,6 +10,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <vector>
 
 using Catch::Matchers::Contains;
 
@@ -42,6 +43,27 @@ TEST_CASE("all_within_bound: agrees with |v| <= 1e6 && isfinite on every kind of
         std::memcpy(&v, &bits, sizeof v);
         INFO("bits " << bits);
         REQUIRE(attn::all_within_bound(&v, 1) == (std::isfinite(v) && std::abs(v) <= 1e6f));
+    }
+}
+
+TEST_CASE("all_within_bound: one bad value anywhere in arrays of 1 to 100 floats is found (vector and tail paths)",
+          "[bounds]") {
+    std::mt19937 rng(3);
+    std::uniform_real_distribution<float> ok(-1e6f, 1e6f);
+    for (int iter = 0; iter < 5000; ++iter) {
+        std::vector<float> v(1 + rng() % 100);
+        for (float& x : v) x = ok(rng);
+        if (iter % 5 == 0) {  // sometimes all fine, including the exact bounds
+            v[rng() % v.size()] = (rng() & 1) ? 1e6f : -1e6f;
+            REQUIRE(attn::all_within_bound(v.data(), v.size()));
+            continue;
+        }
+        const std::uint32_t bits = static_cast<std::uint32_t>(rng());
+        float bad;
+        std::memcpy(&bad, &bits, sizeof bad);
+        v[rng() % v.size()] = bad;
+        INFO("n = " << v.size() << ", value " << bad);
+        REQUIRE(attn::all_within_bound(v.data(), v.size()) == (std::isfinite(bad) && std::abs(bad) <= 1e6f));
     }
 }
 
