@@ -20,6 +20,9 @@ command -v wasm-objdump >/dev/null || need+=(wabt)
 [ -x /usr/bin/chromium ] || need+=(chromium)
 command -v python3 >/dev/null || need+=(python3)
 command -v node >/dev/null || need+=(nodejs npm)
+command -v clang++ >/dev/null || need+=(clang)
+# ASan, UBSan and libFuzzer runtimes for clang (not pulled in by --no-install-recommends)
+compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" >/dev/null || need+=(libclang-rt-14-dev)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     echo "== installing ${need[*]}"
@@ -56,6 +59,21 @@ if [ "$in_binary" != "$in_ctest" ]; then
   echo "ctest runs $in_ctest of the $in_binary Catch2 test cases: a test name has '[', ']' or ';'" >&2
   exit 1
 fi
+
+# ---- 2b. the same Catch2 suite under AddressSanitizer + UndefinedBehaviorSanitizer, ----------
+# and a short run of each libFuzzer harness (tests/fuzz), from one clang build:
+# ATTN_FUZZ=ON implies ATTN_SANITIZE=ON and adds the fuzzers.
+echo "== sanitizer build (clang, ASan + UBSan, with the fuzzers)"
+mkdir -p build-asan
+cmake -S . -B build-asan -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTN_FUZZ=ON \
+  -DBUILD_TESTING=ON >build-asan/configure.log 2>&1 || { cat build-asan/configure.log; exit 1; }
+cmake --build build-asan -j"$(nproc)" --target core_tests -- --no-print-directory >build-asan/build.log 2>&1 \
+  || { cat build-asan/build.log; exit 1; }
+echo "== Catch2 under ASan + UBSan"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+  build-asan/core_tests
+echo "== fuzzers (tokenizer, trace, CLI parser), 20 s each"
+ATTN_FUZZ_BUILD=build-asan tests/fuzz/run.sh 20
 
 # ---- 3. WebAssembly module and its Node tests ---------------------------------------------
 echo "== wasm build (SIMD, the scalar flavour the fast-path tests compare, and dist/: site + npm package)"

@@ -114,11 +114,15 @@ export interface ScaleExperimentResult {
   maxEntropy: number;
 }
 
-export interface BuildInfo { simd: boolean; maxTokens: number; maxDModel: number; vocabSize: number }
+export interface BuildInfo { simd: boolean; maxTokens: number; maxDModel: number; vocabSize: number; maxSentenceBytes: number }
 
 export declare const DEFAULT_SETTINGS: Readonly<Required<Settings>>;
 export declare const POSITIONALS: readonly Positional[];
 export declare const MASKS: readonly MaskKind[];
+/** 65536: a longer sentence (in UTF-8 bytes) is a RangeError, raised before it reaches wasm memory. */
+export declare const MAX_SENTENCE_BYTES: number;
+/** 64: the most sentences runBatch takes. */
+export declare const MAX_BATCH_SENTENCES: number;
 
 /**
  * Loads the WebAssembly module (once per page) and returns an engine.
@@ -138,7 +142,12 @@ export declare function at(matrix: Matrix<Float32Array | Uint8Array>, i: number,
 /**
  * Every method throws TypeError for a value of the wrong type and RangeError
  * (with the C++ core's message, e.g. "d_model 10 is not divisible by 3 heads")
- * for a value out of range. Nothing needs to be deleted.
+ * for a value out of range. Nothing needs to be deleted. Every number returned
+ * is finite: x and weights entries must be finite and within ±1e6 (beyond it
+ * Q·Kᵀ could overflow float), the analysis functions' entries too (scoreStats:
+ * any finite value), or the RangeError names the first entry that is not
+ * ("x[0][1] is NaN, not a finite number"). Matrices are read once (each
+ * property, row and entry), so getters and Proxies see one read each.
  */
 /** forward()'s mask: none, causal, padding keys past realTokens, or any T×T 0/1 matrix (1 = may attend). */
 export type ForwardMask = null | 'none' | 'causal' | { kind: 'padding' | 'causal+padding'; realTokens: number } | MatrixInput;

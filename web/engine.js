@@ -30,6 +30,12 @@ export const DEFAULT_SETTINGS = Object.freeze({
   weights: null,
 });
 
+/** Longest sentence the engine takes, in UTF-8 bytes (the core's kMaxSentenceBytes):
+ * longer text is rejected before it reaches wasm memory. */
+export const MAX_SENTENCE_BYTES = 65536;
+/** Most sentences runBatch takes (the core's limit). */
+export const MAX_BATCH_SENTENCES = 64;
+
 export const POSITIONALS = Object.freeze(['none', 'sinusoidal', 'learned']);
 export const MASKS = Object.freeze(['none', 'causal', 'padding', 'causal+padding', 'custom']);
 
@@ -94,19 +100,29 @@ function typeName(v) {
   return typeof v;
 }
 
+/** A string of valid Unicode of at most MAX_SENTENCE_BYTES UTF-8 bytes, checked
+ * in JS before anything is copied into wasm memory (which never shrinks). */
 function checkSentence(sentence, what = 'sentence') {
   if (typeof sentence !== 'string') throw new TypeError(`${what} must be a string, got ${typeName(sentence)}`);
+  let bytes = 0;
   for (let i = 0; i < sentence.length; i++) {
     const c = sentence.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff) {
+    if (c < 0x80) {
+      bytes += 1;
+    } else if (c < 0x800) {
+      bytes += 2;
+    } else if (c >= 0xd800 && c <= 0xdbff) {
       const next = sentence.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) { i++; continue; }
+      if (!(next >= 0xdc00 && next <= 0xdfff)) throw new TypeError(`${what} has an unpaired UTF-16 surrogate at index ${i}, which is not valid Unicode`);
+      bytes += 4;
+      i++;
+    } else if (c >= 0xdc00 && c <= 0xdfff) {
       throw new TypeError(`${what} has an unpaired UTF-16 surrogate at index ${i}, which is not valid Unicode`);
-    }
-    if (c >= 0xdc00 && c <= 0xdfff) {
-      throw new TypeError(`${what} has an unpaired UTF-16 surrogate at index ${i}, which is not valid Unicode`);
+    } else {
+      bytes += 3;
     }
   }
+  if (bytes > MAX_SENTENCE_BYTES) throw new RangeError(`${what} is ${bytes} bytes of UTF-8, above the limit of ${MAX_SENTENCE_BYTES} bytes`);
   return sentence;
 }
 
@@ -130,41 +146,83 @@ function checkChoice(value, name, choices) {
 
 const INT32_MAX = 2147483647;
 
-/** Accepts {rows, cols, data} or an array of rows; returns {rows, cols, data: TypedArray}.
- * Masks (ArrayType Uint8Array) keep "nonzero = may attend": 0.5 becomes 1, not 0. */
-function toMatrix(value, name, ArrayType) {
+// Matrices are read exactly once: every property (rows, cols, data, a row,
+// an entry) goes into a local before anything is checked, and what crosses
+// into wasm is a typed array whose true length (not what its own `length`
+// says) was checked against the shape. A getter that answers differently on
+// each read, a Proxy or a typed array with a lying `length` then gets the
+// shape and values it gave first, or an error: never a buffer sized for one
+// shape and filled with another.
+
+const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype);
+const typedArrayLength = Object.getOwnPropertyDescriptor(TypedArrayPrototype, 'length').get;
+const typedArrayTag = Object.getOwnPropertyDescriptor(TypedArrayPrototype, Symbol.toStringTag).get;
+
+/** The length of a genuine typed array from its internal slot, or -1 for anything else (a Proxy included). */
+function trueLength(value) {
+  try {
+    return typedArrayLength.call(value);
+  } catch {
+    return -1;
+  }
+}
+
+const MAX_SIDE = 1 << 16;
+
+/** Accepts {rows, cols, data} or an array of rows; returns our own {rows, cols, data: TypedArray}.
+ * Masks (ArrayType Uint8Array) keep "nonzero = may attend": 0.5 becomes 1, not 0.
+ * With keepFloat32, a genuine Float32Array of the right length is kept as is (no copy in JS). */
+function toMatrix(value, name, ArrayType, keepFloat32 = false) {
   const convert = ArrayType === Uint8Array ? (x) => (Number(x) !== 0 ? 1 : 0) : Number;
   if (Array.isArray(value)) {
     const rows = value.length;
-    const cols = rows ? (Array.isArray(value[0]) ? value[0].length : -1) : 0;
-    if (cols < 0) throw new TypeError(`${name} must be an array of rows (arrays)`);
-    const data = new ArrayType(rows * cols);
-    value.forEach((row, i) => {
-      if (!Array.isArray(row) || row.length !== cols) throw new RangeError(`${name} row ${i} has ${row?.length} entries, expected ${cols}`);
-      row.forEach((x, j) => { data[i * cols + j] = convert(x); });
+    if (!Number.isInteger(rows) || rows < 0 || rows > MAX_SIDE) throw new RangeError(`${name} has an impossible number of rows (${rows})`);
+    const lines = new Array(rows);
+    for (let i = 0; i < rows; i++) lines[i] = value[i];
+    const lengths = lines.map((row) => (Array.isArray(row) ? row.length : -1));
+    if (rows && lengths[0] < 0) throw new TypeError(`${name} must be an array of rows (arrays)`);
+    const cols = rows ? lengths[0] : 0;
+    if (!Number.isInteger(cols) || cols > MAX_SIDE) throw new RangeError(`${name} has an impossible number of columns (${cols})`);
+    lengths.forEach((n, i) => {
+      if (n < 0) throw new RangeError(`${name} row ${i} is ${typeName(lines[i])}, expected an array of ${cols} numbers`);
+      if (n !== cols) throw new RangeError(`${name} row ${i} has ${n} entries, expected ${cols}`);
     });
+    const data = new ArrayType(rows * cols);
+    for (let i = 0; i < rows; i++) {
+      const row = lines[i];
+      for (let j = 0; j < cols; j++) data[i * cols + j] = convert(row[j]);
+    }
     return { rows, cols, data };
   }
   if (value === null || typeof value !== 'object') throw new TypeError(`${name} must be {rows, cols, data} or an array of rows, got ${typeName(value)}`);
   const { rows, cols, data } = value;
-  checkInteger(rows, `${name}.rows`, 0, 1 << 16);
-  checkInteger(cols, `${name}.cols`, 0, 1 << 16);
-  if (data === null || typeof data !== 'object' || typeof data.length !== 'number') throw new TypeError(`${name}.data must be an array or typed array`);
-  if (data.length !== rows * cols) throw new RangeError(`${name}.data has ${data.length} values, expected ${rows}x${cols} = ${rows * cols}`);
-  const out = ArrayType.from(data, convert);
+  checkInteger(rows, `${name}.rows`, 0, MAX_SIDE);
+  checkInteger(cols, `${name}.cols`, 0, MAX_SIDE);
+  const n = rows * cols;
+  if (data === null || typeof data !== 'object') throw new TypeError(`${name}.data must be an array or typed array`);
+  const typed = trueLength(data);
+  const length = typed >= 0 ? typed : data.length;
+  if (typeof length !== 'number') throw new TypeError(`${name}.data must be an array or typed array`);
+  if (length !== n) throw new RangeError(`${name}.data has ${length} values, expected ${rows}x${cols} = ${n}`);
+  if (keepFloat32 && typed >= 0 && typedArrayTag.call(data) === 'Float32Array') return { rows, cols, data };
+  const out = new ArrayType(n);
+  for (let i = 0; i < n; i++) out[i] = convert(data[i]);
   return { rows, cols, data: out };
 }
 
 /** Like toMatrix(…, Float32Array), but a {rows, cols, data: Float32Array} of the
- * right length is returned as is: the bindings copy it into wasm memory once. */
+ * right length keeps its data: the bindings copy it into wasm memory once. */
 function toFloatMatrix(value, name) {
-  if (value !== null && typeof value === 'object' && !Array.isArray(value) && value.data instanceof Float32Array) {
-    checkInteger(value.rows, `${name}.rows`, 0, 1 << 16);
-    checkInteger(value.cols, `${name}.cols`, 0, 1 << 16);
-    if (value.data.length !== value.rows * value.cols) throw new RangeError(`${name}.data has ${value.data.length} values, expected ${value.rows}x${value.cols} = ${value.rows * value.cols}`);
-    return value;
-  }
-  return toMatrix(value, name, Float32Array);
+  return toMatrix(value, name, Float32Array, true);
+}
+
+/** HEAPF32.set(m.data) at a float index, after checking (with no JS code
+ * running in between) that the data still has exactly the rows×cols floats
+ * the buffer was sized for: a kept Float32Array's buffer could have been
+ * resized or detached by a getter that ran after it was read. */
+function copyIntoHeap(heap, at, m, name) {
+  if (trueLength(m.data) !== m.rows * m.cols) throw new RangeError(`${name}.data changed while the inputs were being read`);
+  heap.set(m.data, at);
 }
 
 /** Mask kinds in the core's MaskKind order (forwardFast takes the index). */
@@ -175,9 +233,11 @@ function toMaskSpec(mask) {
   if (mask == null || mask === 'none') return { kind: 'none', realTokens: 0, matrix: undefined };
   if (mask === 'causal') return { kind: 'causal', realTokens: 0, matrix: undefined };
   if (typeof mask === 'string') throw new RangeError(`mask "${mask}" is not one of none, causal, {kind: 'padding' | 'causal+padding', realTokens} or a T×T matrix`);
-  if (typeof mask === 'object' && !Array.isArray(mask) && typeof mask.kind === 'string') {
-    if (mask.kind !== 'padding' && mask.kind !== 'causal+padding') throw new RangeError(`mask kind "${mask.kind}" is not padding or causal+padding`);
-    return { kind: mask.kind, realTokens: checkInteger(mask.realTokens, 'mask.realTokens', 0, INT32_MAX), matrix: undefined };
+  if (typeof mask === 'object' && !Array.isArray(mask) && 'kind' in mask) {
+    const { kind, realTokens } = mask;  // read once
+    if (typeof kind !== 'string') throw new TypeError(`mask.kind must be a string, got ${typeName(kind)}`);
+    if (kind !== 'padding' && kind !== 'causal+padding') throw new RangeError(`mask kind "${kind}" is not padding or causal+padding`);
+    return { kind, realTokens: checkInteger(realTokens, 'mask.realTokens', 0, INT32_MAX), matrix: undefined };
   }
   return { kind: 'custom', realTokens: 0, matrix: toMatrix(mask, 'mask', Uint8Array) };
 }
@@ -213,8 +273,9 @@ function toWeights(weights, toFloat) {
   if (weights === null || typeof weights !== 'object') throw new TypeError(`weights must be an object {wQuery, wKey, wValue, wOutput}, got ${typeName(weights)}`);
   const out = {};
   for (const key of ['wQuery', 'wKey', 'wValue', 'wOutput']) {
-    if (weights[key] == null) throw new TypeError(`weights.${key} is missing`);
-    out[key] = toFloat(weights[key], `weights.${key}`);
+    const m = weights[key];  // read once
+    if (m == null) throw new TypeError(`weights.${key} is missing`);
+    out[key] = toFloat(m, `weights.${key}`);
   }
   return out;
 }
@@ -289,10 +350,16 @@ export class Engine {
    * mask defaults to 'padding' so padded keys get zero weight. */
   runBatch(sentences, settings = {}) {
     if (!Array.isArray(sentences)) throw new TypeError(`sentences must be an array of strings, got ${typeName(sentences)}`);
-    sentences.forEach((x, i) => checkSentence(x, `sentence ${i + 1}`));
-    const s = normalizeSettings({ mask: 'padding', ...settings, sentence: sentences[0] ?? 'x' });
-    const traces = unwrap(this._m.runBatch(sentences, s));
-    return traces.map((t, i) => finishTrace(t, sentences[i]));
+    // each sentence read once into our own array: holes become undefined (a
+    // TypeError naming the sentence), and a Proxy cannot answer differently later
+    const n = sentences.length;
+    if (!Number.isInteger(n) || n < 0) throw new TypeError(`sentences must be an array of strings, got a length of ${n}`);
+    if (n > MAX_BATCH_SENTENCES) throw new RangeError(`the batch has ${n} sentences, above the limit of ${MAX_BATCH_SENTENCES}`);
+    const list = new Array(n);
+    for (let i = 0; i < n; i++) list[i] = checkSentence(sentences[i], `sentence ${i + 1}`);
+    const s = normalizeSettings({ mask: 'padding', ...settings, sentence: list[0] ?? 'x' });
+    const traces = unwrap(this._m.runBatch(list, s));
+    return traces.map((t, i) => finishTrace(t, list[i]));
   }
 
   /** Tokens of a sentence: [{text, id, start, end, startChar, endChar}]. */
@@ -351,11 +418,11 @@ export class Engine {
     const heap = this._m.HEAPF32;
     const offsets = this._m.HEAPU32;
     const at = table >>> 2;
-    heap.set(input.data, offsets[at] >>> 2);
-    heap.set(w.wQuery.data, offsets[at + 1] >>> 2);
-    heap.set(w.wKey.data, offsets[at + 2] >>> 2);
-    heap.set(w.wValue.data, offsets[at + 3] >>> 2);
-    heap.set(w.wOutput.data, offsets[at + 4] >>> 2);
+    copyIntoHeap(heap, offsets[at] >>> 2, input, 'x');
+    copyIntoHeap(heap, offsets[at + 1] >>> 2, w.wQuery, 'weights.wQuery');
+    copyIntoHeap(heap, offsets[at + 2] >>> 2, w.wKey, 'weights.wKey');
+    copyIntoHeap(heap, offsets[at + 3] >>> 2, w.wValue, 'weights.wValue');
+    copyIntoHeap(heap, offsets[at + 4] >>> 2, w.wOutput, 'weights.wOutput');
     const y = unwrap(this._m.forwardFast(heads, MASK_KINDS.indexOf(spec.kind), spec.realTokens, scale, spec.matrix));
     const start = y >>> 2;
     return { rows: input.rows, cols: input.cols, data: this._m.HEAPF32.slice(start, start + input.rows * input.cols) };

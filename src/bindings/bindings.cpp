@@ -173,6 +173,7 @@ val build_info() {
     o.set("maxTokens", kMaxTokens);
     o.set("maxDModel", kMaxDModel);
     o.set("vocabSize", kVocabSize);
+    o.set("maxSentenceBytes", static_cast<double>(kMaxSentenceBytes));
     return o;
 }
 

@@ -1,41 +1,24 @@
 // attn: prints the whole multi-head attention trace for a sentence.
-//   attn --sentence "TEXT" [--d-model 16] [--heads 4] [--seed 42]
+//   attn --sentence "TEXT" | --sentence-file PATH|-  [--d-model 16] [--heads 4] [--seed 42]
 //        [--positional none|sinusoidal|learned] [--mask none|causal|padding|causal+padding]
 //        [--pad-to N] [--no-scale] [--lowercase] [--share-heads] [--format json|table]
 //   attn train | grad | run …   the training engine (train_cli.cpp)
-// Bad arguments: a message on stderr and exit code 2.
+// Bad arguments: a message on stderr and exit code 2 (the rules: cli/args.hpp).
 
+#include "args.hpp"
 #include "core/json.hpp"
 #include "core/trace.hpp"
 #include "train_cli.hpp"
 
-#include <cerrno>
 #include <cstdio>
-#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
 
 namespace {
 
-const char* kUsage =
-    "usage: attn --sentence \"TEXT\" [--d-model 16] [--heads 4] [--seed 42]\n"
-    "            [--positional none|sinusoidal|learned] [--mask none|causal|padding|causal+padding]\n"
-    "            [--pad-to N] [--no-scale] [--lowercase] [--share-heads] [--format json|table]\n";
-
-struct UsageError {
-    std::string message;
-};
-
-long long parse_int(const std::string& flag, const std::string& value, long long lo, long long hi) {
-    errno = 0;
-    char* end = nullptr;
-    const long long v = std::strtoll(value.c_str(), &end, 10);
-    if (value.empty() || *end != '\0' || errno == ERANGE || v < lo || v > hi)
-        throw UsageError{flag + " expects a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) +
-                         ", got \"" + value + "\""};
-    return v;
-}
+using attn::cli::kUsage;
+using attn::cli::UsageError;
 
 std::string pad_right(const std::string& s, std::size_t width) {
     // width in characters, counting UTF-8 lead bytes only
@@ -85,56 +68,16 @@ void print_table(const attn::Trace& tr) {
 
 int main(int argc, char** argv) {
     if (argc > 1 && attn::cli::is_training_command(argv[1])) return attn::cli::training_main(argc, argv);
-    attn::Config config;
-    std::string sentence;
-    bool have_sentence = false;
-    std::string format = "json";
     try {
-        std::vector<std::string> args(argv + 1, argv + argc);
-        for (std::size_t i = 0; i < args.size(); ++i) {
-            const std::string& a = args[i];
-            const auto value = [&]() -> std::string {
-                if (i + 1 >= args.size()) throw UsageError{a + " needs a value"};
-                return args[++i];
-            };
-            if (a == "--help" || a == "-h") {
-                std::fputs(kUsage, stdout);
-                return 0;
-            } else if (a == "--sentence") {
-                sentence = value();
-                have_sentence = true;
-            } else if (a == "--d-model") {
-                config.d_model = static_cast<int>(parse_int(a, value(), 1, attn::kMaxDModel));
-            } else if (a == "--heads") {
-                config.heads = static_cast<int>(parse_int(a, value(), 1, attn::kMaxDModel));
-            } else if (a == "--seed") {
-                config.seed = static_cast<std::uint32_t>(parse_int(a, value(), 0, 4294967295LL));
-            } else if (a == "--positional") {
-                config.positional = attn::parse_positional(value());
-            } else if (a == "--mask") {
-                const std::string m = value();
-                config.mask = attn::parse_mask(m);
-                if (config.mask == attn::MaskKind::custom)
-                    throw UsageError{"--mask custom is only available through the library and the page"};
-            } else if (a == "--pad-to") {
-                config.pad_to = static_cast<int>(parse_int(a, value(), 0, attn::kMaxTokens));
-            } else if (a == "--no-scale") {
-                config.scale = false;
-            } else if (a == "--lowercase") {
-                config.lowercase = true;
-            } else if (a == "--share-heads") {
-                config.share_heads = true;
-            } else if (a == "--format") {
-                format = value();
-                if (format != "json" && format != "table")
-                    throw UsageError{"--format expects json or table, got \"" + format + "\""};
-            } else {
-                throw UsageError{"unknown argument \"" + a + "\""};
-            }
+        const attn::cli::Options options = attn::cli::parse_args(std::vector<std::string>(argv + 1, argv + argc));
+        if (options.help) {
+            std::fputs(kUsage, stdout);
+            return 0;
         }
-        if (!have_sentence) throw UsageError{"--sentence is required"};
-        const attn::Trace trace = attn::run(sentence, config);
-        if (format == "json") {
+        const std::string sentence =
+            options.sentence_file ? attn::cli::read_sentence_file(*options.sentence_file) : *options.sentence;
+        const attn::Trace trace = attn::run(sentence, options.config);
+        if (options.format == "json") {
             const std::string json = attn::trace_to_json(trace);
             std::fwrite(json.data(), 1, json.size(), stdout);
         } else {

@@ -1,6 +1,7 @@
 #include "analysis.hpp"
 
 #include "attention.hpp"
+#include "bounds.hpp"
 #include "random.hpp"
 
 #include <algorithm>
@@ -9,7 +10,14 @@
 
 namespace attn {
 
+namespace {
+/// Entries within ±1e6 keep every sum below finite: the entropy of a row is at
+/// most T·1e6·ln(1e6) ≈ 3e10, the Jacobian norm's p⁴ terms at most T·1e24.
+constexpr const char* kAnalysisReason = "larger values can overflow the result in float";
+}  // namespace
+
 Vector row_entropy(const Eigen::Ref<const Matrix>& weights) {
+    check_bounded(weights, "weights", kAnalysisReason);
     Vector h(weights.rows());
     for (Eigen::Index i = 0; i < weights.rows(); ++i) {
         double sum = 0;
@@ -25,6 +33,7 @@ Vector row_entropy(const Eigen::Ref<const Matrix>& weights) {
 Vector softmax_jacobian_norm(const Eigen::Ref<const Matrix>& weights) {
     // J = diag(p) - p·pᵀ:  ||J||²_F = Σ_i (p_i - p_i²)² + Σ_{i≠j} p_i² p_j²
     //                             = Σ_i p_i²(1 - p_i)² + (Σ_i p_i²)² - Σ_i p_i⁴
+    check_bounded(weights, "weights", kAnalysisReason);
     Vector n(weights.rows());
     for (Eigen::Index r = 0; r < weights.rows(); ++r) {
         double diag = 0, sq = 0, quad = 0;
@@ -67,6 +76,9 @@ ScoreStats stats(const Eigen::Ref<const Matrix>& s, Allowed allowed) {
 }  // namespace
 
 ScoreStats score_stats(const Eigen::Ref<const Matrix>& scores) {
+    // any finite float is fine: sums of up to 2^22 squares of 7e38 stay far
+    // below the double range
+    check_finite(scores, "scores", [](Eigen::Index, Eigen::Index) { return true; });
     return stats(scores, [](Eigen::Index, Eigen::Index) { return true; });
 }
 
@@ -74,6 +86,8 @@ ScoreStats score_stats(const Eigen::Ref<const Matrix>& scores, const MaskMatrix&
     if (mask.rows() != scores.rows() || mask.cols() != scores.cols())
         throw Error("mask is " + std::to_string(mask.rows()) + "x" + std::to_string(mask.cols()) +
                     ", scores are " + std::to_string(scores.rows()) + "x" + std::to_string(scores.cols()));
+    // a hidden entry may be anything (-inf is the usual way to write it)
+    check_finite(scores, "scores", [&](Eigen::Index i, Eigen::Index j) { return mask(i, j); });
     return stats(scores, [&](Eigen::Index i, Eigen::Index j) { return mask(i, j); });
 }
 

@@ -8,13 +8,15 @@
 namespace attn {
 
 /// Shannon entropy (natural log, nats) of each row of `weights` (T×T); zero
-/// entries contribute 0. A uniform row over n keys has entropy ln n; a one-hot
+/// entries contribute 0. Entries must be finite and within ±1e6 (attn::Error
+/// naming the first that is not), so the result is always finite. A uniform row over n keys has entropy ln n; a one-hot
 /// row has 0.
 Vector row_entropy(const Eigen::Ref<const Matrix>& weights);
 
 /// Frobenius norm of the softmax Jacobian J = diag(p) - p·pᵀ of each row p of
 /// `weights`: the size of the gradient signal through softmax. It is 0 for a
-/// saturated (one-hot) row and 0.5 for a uniform row over 2 keys.
+/// saturated (one-hot) row and 0.5 for a uniform row over 2 keys. Entries as
+/// for row_entropy().
 Vector softmax_jacobian_norm(const Eigen::Ref<const Matrix>& weights);
 
 struct ScoreStats {
@@ -25,7 +27,9 @@ struct ScoreStats {
     std::int64_t count = 0;
 };
 
-/// Statistics of the entries of `scores`; with a mask, of the allowed entries only.
+/// Statistics of the entries of `scores`; with a mask, of the allowed entries
+/// only. A counted entry that is NaN or ±inf is an attn::Error naming it (a
+/// hidden one may be anything, -inf included).
 ScoreStats score_stats(const Eigen::Ref<const Matrix>& scores);
 ScoreStats score_stats(const Eigen::Ref<const Matrix>& scores, const MaskMatrix& mask);
 

@@ -27,8 +27,12 @@ void masked_softmax(const Eigen::Ref<const Matrix>& scaled, const MaskMatrix& ma
             any = true;
         }
         // pass 2: exponentials of allowed keys only; forbidden keys get an exact
-        // 0 without exp(-inf), which would give denormals on some paths
-        float sum = 0.0f;
+        // 0 without exp(-inf), which would give denormals on some paths. The
+        // denominator is summed in double: a float running sum of T terms
+        // drifts by up to T·2^-24 of the total (7e-6 at T = 2048), a double one
+        // by 2^-29 of that, so the normalised row sums to 1 within 2 float
+        // roundings (1.2e-7) at every T.
+        double sum = 0.0;
         for (Eigen::Index j = 0; j < t_cols; ++j) {
             const float e = mask(i, j) ? std::exp(scaled(i, j) - max) : 0.0f;
             weights(i, j) = e;
@@ -36,7 +40,7 @@ void masked_softmax(const Eigen::Ref<const Matrix>& scaled, const MaskMatrix& ma
         }
         // pass 3: normalise; a fully masked row stays all zeros, never 0/0
         if (any) {
-            const float inv = 1.0f / sum;  // sum >= 1: the maximum contributes exp(0)
+            const float inv = static_cast<float>(1.0 / sum);  // sum >= 1: the maximum contributes exp(0)
             weights.row(i) *= inv;
         }
     }

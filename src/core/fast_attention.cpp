@@ -1,6 +1,7 @@
 #include "fast_attention.hpp"
 
 #include "attention.hpp"
+#include "bounds.hpp"
 #include "kernels.hpp"
 #include "simd.hpp"
 
@@ -43,8 +44,7 @@ void check(const Eigen::Ref<const Matrix>& x, const Weights& w, int heads, const
     // attention at small sizes)
     bool ok = true;
     for (const Matrix* m : {&w.w_query, &w.w_key, &w.w_value, &w.w_output})
-        ok = ok && m->rows() == c && m->cols() == c &&
-             kernels::all_finite(m->data(), static_cast<std::size_t>(m->size()));
+        ok = ok && m->rows() == c && m->cols() == c && all_within_bound(m->data(), static_cast<std::size_t>(m->size()));
     if (!ok) validate_weights(w, static_cast<int>(c));
     if (mask.kind == MaskSpec::Kind::custom) {
         if (!mask.matrix) throw Error("a custom mask needs its matrix");
@@ -52,6 +52,7 @@ void check(const Eigen::Ref<const Matrix>& x, const Weights& w, int heads, const
             throw Error("mask is " + std::to_string(mask.matrix->rows()) + "x" + std::to_string(mask.matrix->cols()) +
                         ", expected " + std::to_string(t) + "x" + std::to_string(t) + " (tokens x tokens)");
     }
+    check_bounded(x, "x");  // finite and within ±1e6, so nothing downstream overflows (bounds.hpp)
 }
 
 /// key_end[i]: query i may see keys [0, key_end[i]) (and, for a custom mask,
@@ -116,24 +117,46 @@ ATTN_NOINLINE void softmax_tile(float* s, const int* key_end, int tile_end, cons
     for (int k = open; k < tile_end; ++k) max4 = max(max4, select(allowed(k), load(s + k * kMR), splat(neg_inf)));
     // a row with nothing allowed keeps -inf: use 0 so no lane computes inf - inf
     max4 = select(ge(max4, splat(std::numeric_limits<float>::lowest())), max4, zero());
-    // pass 2: e = exp(s − max) ≤ 1, the reference's stable softmax numerator
-    F4 sum = zero();
-    for (int k = 0; k < open; ++k) {
-        const F4 e = exp4<true>(sub(load(s + k * kMR), max4), kSoftmaxCutoff);
-        store(s + k * kMR, e);
-        sum = add(sum, e);
+    // pass 2: e = exp(s − max) ≤ 1, the reference's stable softmax numerator.
+    // The denominator: plain float sums over blocks of at most 8 keys, each
+    // folded into a compensated (Kahan) total, `comp` carrying what each fold
+    // rounded away into the next. A float running sum of T terms drifts by up
+    // to T·2^-24 of the total (3e-6 at T = 2048); this one by at most 7·2^-24
+    // (a block) + 2^-23 at any T, so the implied weights sum to 1 within 1e-6.
+    // The per-key chain stays one addition long, as without compensation.
+    constexpr int kSumBlock = 8;
+    F4 total = zero(), comp = zero();
+    const auto fold = [&](F4 block) {
+        const F4 y = sub(block, comp);
+        const F4 t = add(total, y);
+        comp = sub(sub(t, total), y);
+        total = t;
+    };
+    for (int k0 = 0; k0 < open; k0 += kSumBlock) {
+        F4 block = zero();
+        for (int k = k0; k < std::min(k0 + kSumBlock, open); ++k) {
+            const F4 e = exp4<true>(sub(load(s + k * kMR), max4), kSoftmaxCutoff);
+            store(s + k * kMR, e);
+            block = add(block, e);
+        }
+        fold(block);
     }
-    for (int k = open; k < tile_end; ++k) {
-        // a hidden lane's score is replaced by the row max before exp (nothing
-        // can overflow) and its result by an exact 0
-        const F4 keep = allowed(k);
-        const F4 e = select(keep, exp4<true>(sub(select(keep, load(s + k * kMR), max4), max4), kSoftmaxCutoff), zero());
-        store(s + k * kMR, e);
-        sum = add(sum, e);
+    for (int k0 = open; k0 < tile_end; k0 += kSumBlock) {
+        F4 block = zero();
+        for (int k = k0; k < std::min(k0 + kSumBlock, tile_end); ++k) {
+            // a hidden lane's score is replaced by the row max before exp (nothing
+            // can overflow) and its result by an exact 0
+            const F4 keep = allowed(k);
+            const F4 e =
+                select(keep, exp4<true>(sub(select(keep, load(s + k * kMR), max4), max4), kSoftmaxCutoff), zero());
+            store(s + k * kMR, e);
+            block = add(block, e);
+        }
+        fold(block);
     }
     // pass 3 (deferred): the caller scales weights·V by 1/sum instead of every weight
     alignas(16) float sums[kMR];
-    store(sums, sum);
+    store(sums, sub(total, comp));  // the compensated total, rounded once
     for (int i = 0; i < kMR; ++i) inv_sum[i] = sums[i] > 0.0f ? 1.0f / sums[i] : 0.0f;  // sum >= 1 when any allowed
 }
 
@@ -348,6 +371,25 @@ void fast_exp(const float* x, float* out, std::size_t n) {
         for (std::size_t l = 0; l < n - i; ++l) tmp[l] = x[i + l];
         simd::store(tmp, simd::exp4(simd::load(tmp)));
         for (std::size_t l = 0; l < n - i; ++l) out[i + l] = tmp[l];
+    }
+}
+
+void fast_softmax(const Eigen::Ref<const Matrix>& scaled, bool causal, Matrix& weights) {
+    const int rows = static_cast<int>(scaled.rows()), t = static_cast<int>(scaled.cols());
+    weights.resize(rows, t);
+    std::vector<float> tile(static_cast<std::size_t>(t) * kMR);  // (T, 4): key-major, as forward() lays it out
+    for (int r0 = 0; r0 < rows; r0 += kMR) {
+        int key_end[kMR];
+        float inv_sum[kMR];
+        for (int i = 0; i < kMR; ++i) {
+            const int row = r0 + i;
+            key_end[i] = row >= rows ? 0 : causal ? std::min(row + 1, t) : t;
+            for (int k = 0; k < t; ++k) tile[static_cast<std::size_t>(k) * kMR + i] = row < rows ? scaled(row, k) : 0.0f;
+        }
+        softmax_tile(tile.data(), key_end, *std::max_element(key_end, key_end + kMR), nullptr, inv_sum);
+        for (int i = 0; i < kMR && r0 + i < rows; ++i)
+            for (int k = 0; k < t; ++k)
+                weights(r0 + i, k) = k < key_end[i] ? tile[static_cast<std::size_t>(k) * kMR + i] * inv_sum[i] : 0.0f;
     }
 }
 }  // namespace detail

@@ -46,7 +46,8 @@ struct MaskSpec {
 class FastAttention {
 public:
     /// x (T×C), weights (C×C each), heads H (C divisible by H) → y (T×C).
-    /// Throws attn::Error naming the shapes, like multi_head_output().
+    /// Throws attn::Error naming the shapes, or the first entry of x or the
+    /// weights that is not finite or beyond ±1e6, like multi_head_output().
     void forward(const Eigen::Ref<const Matrix>& x, const Weights& weights, int heads, const MaskSpec& mask,
                  bool scale, Matrix& y);
 
@@ -78,6 +79,10 @@ Matrix fast_multi_head_output(const Eigen::Ref<const Matrix>& x, const Weights& 
 namespace detail {
 /// e^x for n floats with the kernels' vectorised exp (x < -87 gives 0); for tests.
 void fast_exp(const float* x, float* out, std::size_t n);
+/// Row softmax of scaled scores (rows×T) by the fast path's fused pass (the
+/// same code forward() runs on each row tile), normalised: the weights the
+/// fast path never stores; for tests. With `causal`, row i sees keys [0, i].
+void fast_softmax(const Eigen::Ref<const Matrix>& scaled, bool causal, Matrix& weights);
 }  // namespace detail
 
 }  // namespace attn

@@ -153,23 +153,24 @@ void gemm(int m, int n, int k, const float* a_tiles, PanelOf panel, float* c, st
     }
 }
 
-/// True when every one of the n floats is finite (no inf, no NaN): x − x is 0
-/// for finite x and NaN otherwise, and NaN survives a sum. Four independent
-/// sums, so the loop is not one chain of dependent additions.
-inline bool all_finite(const float* x, std::size_t n) {
+/// True when every one of the n floats is finite and |x| <= bound (bound >= 0):
+/// bound >= |x| is false for NaN, and ±inf exceed any finite bound. Four
+/// independent lane masks, so the loop is not one chain of dependent ands.
+inline bool all_within(const float* x, std::size_t n, float bound) {
     using namespace simd;
-    F4 a0 = simd::zero(), a1 = simd::zero(), a2 = simd::zero(), a3 = simd::zero();
+    const F4 b = splat(bound);
+    F4 a0 = ge(b, b), a1 = a0, a2 = a0, a3 = a0;  // all ones
     std::size_t i = 0;
     for (; i + 16 <= n; i += 16) {
-        const F4 x0 = load(x + i), x1 = load(x + i + 4), x2 = load(x + i + 8), x3 = load(x + i + 12);
-        a0 = add(a0, sub(x0, x0));
-        a1 = add(a1, sub(x1, x1));
-        a2 = add(a2, sub(x2, x2));
-        a3 = add(a3, sub(x3, x3));
+        a0 = bit_and(a0, ge(b, simd::abs(load(x + i))));
+        a1 = bit_and(a1, ge(b, simd::abs(load(x + i + 4))));
+        a2 = bit_and(a2, ge(b, simd::abs(load(x + i + 8))));
+        a3 = bit_and(a3, ge(b, simd::abs(load(x + i + 12))));
     }
-    float tail = 0.0f;
-    for (; i < n; ++i) tail += x[i] - x[i];
-    return hsum(add(add(a0, a1), add(a2, a3))) + tail == 0.0f;
+    for (; i < n; ++i)
+        if (!(x[i] <= bound && x[i] >= -bound)) return false;
+    // 0 in a lane that held all ones in every mask, 1 elsewhere
+    return hsum(select(bit_and(bit_and(a0, a1), bit_and(a2, a3)), simd::zero(), splat(1.0f))) == 0.0f;
 }
 
 }  // namespace attn::kernels

@@ -1,6 +1,7 @@
 #include "multi_head.hpp"
 
 #include "attention.hpp"
+#include "bounds.hpp"
 #include "gemm.hpp"
 
 #include <string>
@@ -17,6 +18,28 @@ void check_shapes(const Eigen::Ref<const Matrix>& x, const Weights& w, int heads
     if (mask.rows() != t || mask.cols() != t)
         throw Error("mask is " + std::to_string(mask.rows()) + "x" + std::to_string(mask.cols()) + ", expected " +
                     std::to_string(t) + "x" + std::to_string(t) + " (tokens x tokens)");
+    check_bounded(x, "x");  // finite and within ±1e6, like the weights (bounds.hpp)
+}
+
+/// The trace of no tokens (T = 0): every matrix with 0 rows (0×D, 0×0, 0×C).
+/// Returned before any per-head slicing: a head's columns of a 0-row matrix
+/// would offset its null data pointer.
+MultiHeadTrace empty_trace(int heads, Eigen::Index c) {
+    const Eigen::Index d = c / heads;
+    MultiHeadTrace out;
+    out.heads.resize(static_cast<std::size_t>(heads));
+    for (HeadTrace& h : out.heads) {
+        h.query.resize(0, d);
+        h.key.resize(0, d);
+        h.value.resize(0, d);
+        h.scores.resize(0, 0);
+        h.scaled.resize(0, 0);
+        h.weights.resize(0, 0);
+        h.output.resize(0, d);
+    }
+    out.concat.resize(0, c);
+    out.output.resize(0, c);
+    return out;
 }
 
 }  // namespace
@@ -24,6 +47,7 @@ void check_shapes(const Eigen::Ref<const Matrix>& x, const Weights& w, int heads
 MultiHeadTrace multi_head_attention(const Eigen::Ref<const Matrix>& x, const Weights& w, int heads,
                                     const MaskMatrix& mask, bool scale) {
     check_shapes(x, w, heads, mask);
+    if (x.rows() == 0) return empty_trace(heads, x.cols());
     const Eigen::Index t = x.rows(), c = x.cols(), d = c / heads;
     const float factor = score_scale(static_cast<int>(d), scale);
 
@@ -52,6 +76,7 @@ MultiHeadTrace multi_head_attention(const Eigen::Ref<const Matrix>& x, const Wei
 MultiHeadTrace multi_head_attention_reference(const Eigen::Ref<const Matrix>& x, const Weights& w, int heads,
                                               const MaskMatrix& mask, bool scale) {
     check_shapes(x, w, heads, mask);
+    if (x.rows() == 0) return empty_trace(heads, x.cols());
     const Eigen::Index t = x.rows(), c = x.cols(), d = c / heads;
     const float factor = score_scale(static_cast<int>(d), scale);
 
@@ -82,6 +107,7 @@ Matrix multi_head_output(const Eigen::Ref<const Matrix>& x, const Weights& w, in
     // own products, none of the hand-written kernels; one score buffer is
     // reused across heads.
     check_shapes(x, w, heads, mask);
+    if (x.rows() == 0) return Matrix(0, x.cols());
     const Eigen::Index t = x.rows(), c = x.cols(), d = c / heads;
     const float factor = score_scale(static_cast<int>(d), scale);
     Matrix concat(t, c), q(t, d), k(t, d), v(t, d), scores(t, t), weights(t, t), head_out(t, d);

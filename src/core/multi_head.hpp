@@ -25,7 +25,9 @@ struct MultiHeadTrace {
 };
 
 /// x (T×C), weights (C×C each), mask (T×T) → every intermediate. Validates
-/// shapes and throws attn::Error naming them. The matrix products run on the
+/// shapes and throws attn::Error naming them; x and the weights must be finite
+/// and within ±1e6 (bounds.hpp), or the error names the first entry outside.
+/// T = 0 gives empty (0-row) matrices. The matrix products run on the
 /// hand-written SIMD kernels (gemm.hpp); the same numbers as
 /// multi_head_attention_reference() within float rounding (tested to 1e-5).
 MultiHeadTrace multi_head_attention(const Eigen::Ref<const Matrix>& x, const Weights& weights,

@@ -45,6 +45,8 @@ ATTN_INLINE F4 mul(F4 a, F4 b) { return wasm_f32x4_mul(a, b); }
 /// Lane-wise max; both inputs are never NaN here (pmax semantics are enough).
 ATTN_INLINE F4 max(F4 a, F4 b) { return wasm_f32x4_pmax(a, b); }
 ATTN_INLINE F4 min(F4 a, F4 b) { return wasm_f32x4_pmin(a, b); }
+/// |a|, lane-wise (the sign bit cleared; NaN stays NaN).
+ATTN_INLINE F4 abs(F4 a) { return wasm_f32x4_abs(a); }
 /// All-ones lanes where a >= b.
 ATTN_INLINE F4 ge(F4 a, F4 b) { return wasm_f32x4_ge(a, b); }
 ATTN_INLINE F4 bit_and(F4 a, F4 b) { return wasm_v128_and(a, b); }
@@ -94,6 +96,7 @@ ATTN_INLINE F4 sub(F4 a, F4 b) { return _mm_sub_ps(a, b); }
 ATTN_INLINE F4 mul(F4 a, F4 b) { return _mm_mul_ps(a, b); }
 ATTN_INLINE F4 max(F4 a, F4 b) { return _mm_max_ps(a, b); }
 ATTN_INLINE F4 min(F4 a, F4 b) { return _mm_min_ps(a, b); }
+ATTN_INLINE F4 abs(F4 a) { return _mm_and_ps(a, _mm_castsi128_ps(_mm_set1_epi32(0x7FFFFFFF))); }
 ATTN_INLINE F4 ge(F4 a, F4 b) { return _mm_cmpge_ps(a, b); }
 ATTN_INLINE F4 bit_and(F4 a, F4 b) { return _mm_and_ps(a, b); }
 ATTN_INLINE F4 select(F4 mask, F4 a, F4 b) { return _mm_or_ps(_mm_and_ps(mask, a), _mm_andnot_ps(mask, b)); }
@@ -159,6 +162,11 @@ ATTN_INLINE F4 ge(F4 a, F4 b) {
 ATTN_INLINE F4 bit_and(F4 a, F4 b) {
     F4 r;
     for (int l = 0; l < 4; ++l) r.v[l] = detail::from_bits(detail::bits(a.v[l]) & detail::bits(b.v[l]));
+    return r;
+}
+ATTN_INLINE F4 abs(F4 a) {
+    F4 r;
+    for (int l = 0; l < 4; ++l) r.v[l] = detail::from_bits(detail::bits(a.v[l]) & 0x7FFFFFFFu);
     return r;
 }
 ATTN_INLINE F4 select(F4 mask, F4 a, F4 b) {

@@ -2,6 +2,8 @@
 
 #include "types.hpp"
 
+#include <string>
+
 namespace attn {
 namespace {
 
@@ -224,6 +226,9 @@ std::int32_t token_id(std::string_view text) {
 Token pad_token(std::size_t at) { return Token{kPadText, kPadId, at, at}; }
 
 std::vector<Token> tokenize(std::string_view sentence, const TokenizeOptions& options) {
+    if (sentence.size() > kMaxSentenceBytes)
+        throw Error("the sentence is " + std::to_string(sentence.size()) + " bytes of UTF-8, above the limit of " +
+                    std::to_string(kMaxSentenceBytes) + " bytes");
     const std::vector<CodePoint> cps = decode_with_offsets(sentence);
     const std::size_t n = cps.size();
 
@@ -259,7 +264,9 @@ std::vector<Token> tokenize(std::string_view sentence, const TokenizeOptions& op
     // pass 2: runs of word clusters form words; an apostrophe or hyphen between
     // letters joins them; every other punctuation cluster stands alone.
     std::vector<Token> tokens;
+    std::size_t count = 0;  // tokens found; only the first max_tokens are built
     const auto emit = [&](std::size_t first_cluster, std::size_t last_cluster, std::int32_t forced_id) {
+        if (options.max_tokens && ++count > options.max_tokens) return;
         const std::size_t cp_first = clusters[first_cluster].first;
         const std::size_t cp_last = clusters[last_cluster - 1].last;
         Token t;
@@ -305,6 +312,9 @@ std::vector<Token> tokenize(std::string_view sentence, const TokenizeOptions& op
             c = e;
         }
     }
+    if (options.max_tokens && count > options.max_tokens)
+        throw Error("the sentence has " + std::to_string(count) + " tokens, above the limit of " +
+                    std::to_string(options.max_tokens));
     return tokens;
 }
 

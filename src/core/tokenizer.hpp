@@ -26,6 +26,10 @@ inline constexpr std::int32_t kVocabSize = 32768;
 inline constexpr std::int32_t kPadId = 0;
 inline constexpr std::int32_t kUnknownId = 1;
 inline constexpr const char* kPadText = "[PAD]";
+/// Longest sentence accepted, in UTF-8 bytes, checked before any work: it
+/// bounds the tokenizer's memory (about 50 bytes per input byte at worst) and
+/// holds any 20000-character text of the page (at most 3 bytes per UTF-16 unit).
+inline constexpr std::size_t kMaxSentenceBytes = 65536;
 
 struct Token {
     std::string text;    ///< the token's UTF-8 text (lower-cased if asked)
@@ -36,10 +40,16 @@ struct Token {
 
 struct TokenizeOptions {
     bool lowercase = false;
+    /// When non-zero, more tokens than this are an attn::Error ("the sentence
+    /// has N tokens, above the limit of M"); tokens past the limit are counted,
+    /// never built.
+    std::size_t max_tokens = 0;
 };
 
-/// Splits a UTF-8 sentence into tokens. Throws attn::Error (kind type) naming
-/// the byte offset of invalid UTF-8.
+/// Splits a UTF-8 sentence into tokens. Throws attn::Error naming the problem
+/// for a sentence above kMaxSentenceBytes (before looking at it), invalid
+/// UTF-8 (kind type, naming the byte offset) and more than options.max_tokens
+/// tokens.
 std::vector<Token> tokenize(std::string_view sentence, const TokenizeOptions& options = {});
 
 /// The vocabulary id of a token text: FNV-1a 32-bit of its bytes, mod

@@ -36,7 +36,9 @@ Trace run(const std::string& sentence, const Config& config) {
     tr.d_head = config.d_model / config.heads;
 
     // tokens, then padding up to pad_to
-    tr.tokens = tokenize(sentence, TokenizeOptions{config.lowercase});
+    // the byte limit first, then the token limit while tokenizing: memory stays
+    // bounded by them whatever the input
+    tr.tokens = tokenize(sentence, TokenizeOptions{config.lowercase, static_cast<std::size_t>(kMaxTokens)});
     if (tr.tokens.empty()) throw Error("the sentence has no tokens (it is empty or only whitespace)");
     const std::int64_t real = static_cast<std::int64_t>(tr.tokens.size());
     if (real > kMaxTokens)
@@ -86,7 +88,9 @@ std::vector<Trace> run_batch(const std::vector<std::string>& sentences, const Co
     int longest = 0;
     for (std::size_t i = 0; i < sentences.size(); ++i) {
         try {
-            longest = std::max(longest, static_cast<int>(tokenize(sentences[i], {config.lowercase}).size()));
+            longest = std::max(longest, static_cast<int>(
+                                            tokenize(sentences[i], {config.lowercase, static_cast<std::size_t>(kMaxTokens)})
+                                                .size()));
         } catch (const Error& e) {
             throw Error("sentence " + str(static_cast<std::int64_t>(i + 1)) + ": " + e.what(), e.kind());
         }

@@ -50,8 +50,9 @@ struct Trace {
 /// pad_to < 0 or above kMaxTokens.
 void validate_config(const Config& config);
 
-/// The whole trace for one sentence. Throws attn::Error for an empty
-/// sentence, invalid UTF-8, more than kMaxTokens tokens, a pad_to shorter
+/// The whole trace for one sentence. Throws attn::Error for a sentence above
+/// kMaxSentenceBytes (checked first), an empty sentence, invalid UTF-8, more
+/// than kMaxTokens tokens (found while tokenizing), a pad_to shorter
 /// than the sentence, a custom mask or weights of the wrong shape, or a trace
 /// larger than kMaxTraceScoreFloats.
 Trace run(const std::string& sentence, const Config& config);

@@ -6,6 +6,7 @@
 #include "safetensors.hpp"
 
 #include <cmath>
+#include <limits>
 #include <sstream>
 #include <unordered_map>
 
@@ -99,6 +100,11 @@ std::string json_text(const JsonValue& obj, const char* key, const std::string& 
 }
 
 const char* kFormat = "attention-playground-model/1";
+
+/// No NaN or infinity: every entry within ±FLT_MAX (kernels.hpp's vector test).
+bool all_finite(const std::vector<float>& v) {
+    return kernels::all_within(v.data(), v.size(), std::numeric_limits<float>::max());
+}
 
 std::string step_failure(int step, const char* what, float lr) {
     std::ostringstream o;
@@ -351,12 +357,12 @@ StepResult Trainer::checked_update(const LossResult& r) {
     StepResult out;
     out.stats = r.stats;
     model_->backward(grads_, &out.stats);
-    if (!kernels::all_finite(grads_.flat().data(), grads_.size()))
+    if (!all_finite(grads_.flat()))
         throw Error(step_failure(next, "a gradient", config_.optimizer.lr));
     // keep the last finite state so a step that overflows leaves nothing poisoned
     const std::vector<float> p = model_->params().flat(), m = optimizer_->m(), v = optimizer_->v();
     out.grad_norm = optimizer_->update(model_->params(), grads_, next);
-    if (!kernels::all_finite(model_->params().flat().data(), model_->params().size())) {
+    if (!all_finite(model_->params().flat())) {
         model_->params().flat() = p;
         optimizer_->m() = m;
         optimizer_->v() = v;

@@ -1,10 +1,10 @@
 #include "weights.hpp"
 
+#include "bounds.hpp"
 #include "random.hpp"
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <string>
 
 namespace attn {
@@ -25,25 +25,11 @@ Matrix glorot(int c, int d_head, std::uint32_t seed, Stream stream, bool share_h
     return w;
 }
 
-// NaN and ±inf are the floats whose exponent bits are all ones. Testing the
-// bits vectorises (Eigen's allFinite() does not, and was most of a small run
-// in wasm, where every run validates 4·C² weights).
-bool all_finite(const Matrix& m) {
-    std::uint32_t bad = 0;
-    const float* p = m.data();
-    for (Eigen::Index i = 0; i < m.size(); ++i) {
-        std::uint32_t bits;
-        std::memcpy(&bits, p + i, sizeof bits);
-        bad |= static_cast<std::uint32_t>((bits & 0x7F800000u) == 0x7F800000u);
-    }
-    return bad == 0;
-}
-
 void check(const Matrix& m, const char* name, int c) {
     if (m.rows() != c || m.cols() != c)
         throw Error(std::string(name) + " is " + std::to_string(m.rows()) + "x" + std::to_string(m.cols()) +
                     ", expected " + std::to_string(c) + "x" + std::to_string(c) + " (d_model x d_model)");
-    if (!all_finite(m)) throw Error(std::string(name) + " contains a value that is not a finite number");
+    check_bounded(m, name);  // finite and within ±1e6 (bounds.hpp says why)
 }
 
 }  // namespace

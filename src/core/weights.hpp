@@ -21,8 +21,9 @@ struct Weights {
 /// heads compute the same thing: the "heads differ" demonstration's control.
 Weights glorot_weights(int d_model, int heads, std::uint32_t seed, bool share_heads = false);
 
-/// Throws attn::Error naming the matrix and its shape unless all four are C×C
-/// and finite.
+/// Throws attn::Error naming the matrix and its shape unless all four are C×C,
+/// and naming the entry unless every entry is finite and within ±1e6
+/// (kMaxAbsValue, bounds.hpp: the range in which nothing can overflow).
 void validate_weights(const Weights& w, int d_model);
 
 }  // namespace attn

@@ -459,3 +459,29 @@ test('text from the link or the keyboard is shown as text and never runs', async
   assert.match(await page.getByTestId('demo-status').textContent(), /empty/);
   await page.close();
 });
+
+test('a lab link cut at 300 characters inside an emoji still runs its demo, with a notice', async () => {
+  // 299 letters then an emoji: the cut at 300 units fell inside the emoji and
+  // the demo showed only "unpaired UTF-16 surrogate".
+  const { page, errors } = await openConcepts(`#demo=qkv&s=${'b'.repeat(299)}${encodeURIComponent('\u{1F600} tail')}`);
+  const status = page.locator('[data-testid="demo-qkv"] [data-testid="demo-status"]');
+  assert.equal(await status.isVisible(), false, `no error in the demo: ${await status.textContent()}`);
+  assert.match(await page.getByTestId('message-notice').textContent(), /longer than 300 characters, cut/);
+  const s = await page.evaluate(async () => (await import('/app/concepts/state.js')).parseConceptHash(location.hash));
+  assert.equal(s.state.s, 'b'.repeat(299));
+  assert.deepEqual(errors, []);
+});
+
+test('masks: batch lines past the 6th stay in the box and the link, and the note says which are computed', async () => {
+  // the 7th typed line used to vanish from the box as it was typed
+  const { page, errors } = await openConcepts('#demo=masks');
+  const lines = Array.from({ length: 8 }, (_, i) => `batch line number ${i + 1}`);
+  await andRender(page, 'masks', () => page.getByTestId('masks-batch').fill(lines.join('\n')));
+  await page.getByTestId('masks-pad').focus();  // focus leaves the box
+  assert.equal(await page.getByTestId('masks-batch').inputValue(), lines.join('\n'));
+  const card = page.locator('[data-testid="demo-masks"]');
+  assert.match(await card.textContent(), /Lines 7\u20138 are kept in the box and the link but not computed: the demo takes 6\./);
+  assert.equal(await page.locator('[data-testid="masks-pad-table"] tbody tr').count(), 6);
+  await page.waitForFunction((n) => new URLSearchParams(location.hash.slice(1)).get('bs')?.split('\n').length === n, lines.length);
+  assert.deepEqual(errors, []);
+});

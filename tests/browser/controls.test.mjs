@@ -3,7 +3,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHarness, runCount, waitRunAfter, waitStep, readoutValues, hashState, waitHash, clickCell } from './harness.mjs';
+import { startHarness, runCount, waitRunAfter, waitStep, readoutValues, hashState, waitHash, clickCell, settled } from './harness.mjs';
 
 let h;
 before(async () => { h = await startHarness(); });
@@ -218,4 +218,33 @@ test('Speed is a setting of the animation and lives in the link', async () => {
   await page.getByLabel('Speed').selectOption('2');
   await waitHash(page, 'speed', '2');
   assert.equal((await hashState(page)).speed, 2);
+});
+
+test('Batch mode keeps typed lines past the 8th, says which are computed, and the link keeps them all', async () => {
+  // 10 typed lines used to become 8 on the next click, in the box and in the link, without a word.
+  const { page, errors } = await h.open('#batch=1&mask=padding&step=softmax');
+  const box = page.getByLabel('Batch sentences');
+  await box.waitFor();
+  const lines = Array.from({ length: 10 }, (_, i) => `sentence number ${i + 1}`);
+  const n = await runCount(page);
+  await box.fill(lines.join('\n'));
+  await waitRunAfter(page, n);
+  await page.getByLabel('Model width', { exact: true }).click();  // focus leaves the box: the page writes the state back into it
+  await page.keyboard.press('Escape');
+  await settled(page);
+  assert.equal(await box.inputValue(), lines.join('\n'), 'every typed line is still in the box');
+  const status = await page.getByTestId('batch-status').textContent();
+  assert.match(status, /10 sentences: the first 8 are computed\. Lines 9\u201310 are kept here and in the link, not computed\./);
+  assert.equal(await page.getByLabel('Sentence shown').locator('option').count(), 8, 'the 8 computed sentences can be shown');
+  const s = await hashState(page);
+  assert.deepEqual(s.sentences, lines, 'the link keeps all 10');
+  // the link reopens with all 10 lines, the same notice and no complaint about the link
+  const copy = await h.open(new URL(page.url()).hash);
+  assert.equal(await copy.page.getByLabel('Batch sentences').inputValue(), lines.join('\n'));
+  assert.match(await copy.page.getByTestId('batch-status').textContent(), /Lines 9\u201310 are kept/);
+  assert.equal(await copy.page.getByTestId('message-notice').count(), 0);
+  // the limit is said before it bites
+  assert.match(await page.locator('.field-hint').filter({ hasText: 'One sentence per line' }).textContent(), /the first 8 are computed/);
+  assert.deepEqual(errors, []);
+  assert.deepEqual(copy.errors, []);
 });

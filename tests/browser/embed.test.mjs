@@ -316,3 +316,49 @@ test('the README snippet works over http under the strict CSP', async () => {
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('embed.html with a sentence cut at the length cap inside an emoji draws the step', async () => {
+  const page = await h.context.newPage();
+  const errors = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`${h.url}embed.html#sentence=${'a'.repeat(19999)}${encodeURIComponent('\u{1F600}')}&step=softmax&controls=none`);
+  await page.waitForFunction(() => {
+    const root = document.querySelector('attention-playground')?.shadowRoot;
+    return root?.querySelector('[data-testid="panel"]')?.dataset.rendered || root?.querySelector('[data-testid="message-error"]');
+  }, null, { timeout: 20000 });
+  const seen = await page.evaluate(() => {
+    const root = document.querySelector('attention-playground').shadowRoot;
+    return { error: root.querySelector('[data-testid="message-error"]')?.textContent ?? null, step: root.querySelector('[data-testid="panel"]').dataset.rendered, run: root.querySelector('.ap').dataset.run };
+  });
+  assert.equal(seen.error, null);
+  assert.equal(seen.step, 'softmax');
+  assert.ok(seen.run, 'the engine ran');
+  assert.equal((await page.evaluate(() => document.querySelector('attention-playground').getState())).sentence, 'a'.repeat(19999));
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('an exported SVG is well-formed XML for tokens XML forbids (U+FFFE, U+FFFF, controls)', async () => {
+  // U+FFFE and U+FFFF are letters to the tokenizer but not XML characters:
+  // the SVG did not parse. Now they become U+FFFD in the figure's labels.
+  const { page, errors } = await openHost();
+  const sentence = 'a\uFFFEb c\uFFFFd x\u0001y \uDBFF\uDFFF z';
+  await page.evaluate((s) => document.getElementById('a').setAttribute('sentence', s), sentence);
+  await page.waitForFunction((s) => document.getElementById('a').getState().sentence === s
+    && document.getElementById('a').shadowRoot.querySelector('[data-testid="panel"]')?.dataset.rendered === 'softmax', sentence);
+  for (const step of ['softmax', 'embeddings']) {
+    await page.evaluate((st) => document.getElementById('a').goToStep(st), step);
+    const svg = await page.evaluate(() => {
+      const text = document.getElementById('a').exportSvg();
+      const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
+      return { error: doc.querySelector('parsererror')?.textContent ?? null, labels: [...doc.querySelectorAll('text')].map((t) => t.textContent) };
+    });
+    assert.equal(svg.error, null, `${step}: the SVG parses`);
+    assert.ok(svg.labels.includes('a\uFFFDb'), `${step}: U+FFFE shown as U+FFFD: ${svg.labels.slice(0, 12).join(' | ')}`);
+    assert.ok(svg.labels.includes('c\uFFFDd'), `${step}: U+FFFF shown as U+FFFD`);
+    assert.ok(svg.labels.includes('\uDBFF\uDFFF'), `${step}: U+10FFFF, a valid XML character, kept`);
+  }
+  assert.deepEqual(errors, []);
+  await page.close();
+});

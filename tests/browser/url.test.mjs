@@ -124,3 +124,17 @@ test('a garbled hash still opens a working page', async () => {
   assert.equal(await page.getByTestId('token-chip').count(), 12);
   assert.deepEqual(errors, []);
 });
+
+test('a link cut at the length cap inside an emoji still draws its step, with a notice', async () => {
+  // 19999 letters then an emoji (two UTF-16 units): a cut at 20000 units fell
+  // between the emoji's halves and the page showed only "unpaired UTF-16 surrogate".
+  const hash = `#s=${'a'.repeat(19999)}${encodeURIComponent('\u{1F600} more')}&step=softmax`;
+  const { page, errors } = await h.open(hash, { wait: false });
+  await page.waitForFunction(() => document.querySelector('[data-testid="panel"]')?.dataset.rendered || document.querySelector('[data-testid="message-error"]'), null, { timeout: 20000 });
+  assert.equal(await page.getByTestId('message-error').count(), 0, `no error: ${await page.getByTestId('message-error').allTextContents()}`);
+  assert.equal(await page.getByTestId('panel').getAttribute('data-rendered'), 'softmax');
+  assert.match(await page.getByTestId('message-notice').textContent(), /longer than 20000 characters, cut/);
+  const s = await hashState(page);
+  assert.equal(s.sentence, 'a'.repeat(19999), 'cut before the emoji, not inside it');
+  assert.deepEqual(errors, []);
+});

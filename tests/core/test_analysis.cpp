@@ -7,6 +7,8 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
+#include <string>
 #include <random>
 #include <vector>
 
@@ -210,4 +212,40 @@ TEST_CASE("scale_experiment: deterministic for a seed", "[analysis]") {
     CHECK(a.mean_entropy == b.mean_entropy);
     CHECK(a.mean_jacobian_norm == b.mean_jacobian_norm);
     CHECK(a.score_variance != c.score_variance);
+}
+
+TEST_CASE("row_entropy and softmax_jacobian_norm: non-finite or huge entries throw attn::Error naming the entry", "[analysis]") {
+    // [[inf, 0]] gave an entropy of -inf, [[1e30, 1e30]] a Jacobian norm of inf.
+    const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+    for (const float bad : {inf, -inf, nan, 1e30f}) {
+        attn::Matrix w(2, 2);
+        w << 0.5f, 0.5f, bad, bad;
+        INFO("entry " << bad);
+        for (int fn = 0; fn < 2; ++fn) {
+            std::string message = "<no error>";
+            try {
+                if (fn == 0) attn::row_entropy(w);
+                else attn::softmax_jacobian_norm(w);
+            } catch (const attn::Error& e) {
+                message = e.what();
+            }
+            INFO((fn == 0 ? "row_entropy" : "softmax_jacobian_norm") << ": " << message);
+            CHECK_THAT(message, Catch::Matchers::Contains("weights[1][0]"));
+        }
+    }
+}
+
+TEST_CASE("score_stats: a non-finite entry it would count throws attn::Error, a masked-out one is ignored", "[analysis]") {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    attn::Matrix s(2, 2);
+    s << 1.0f, nan, 3.0f, -std::numeric_limits<float>::infinity();
+    CHECK_THROWS_AS(attn::score_stats(s), attn::Error);
+    attn::MaskMatrix m(2, 2);
+    m << true, false, true, true;
+    CHECK_THROWS_AS(attn::score_stats(s, m), attn::Error);
+    m << true, false, true, false;  // −∞ for a hidden key is the usual convention
+    const attn::ScoreStats st = attn::score_stats(s, m);
+    CHECK(st.count == 2);
+    CHECK(st.mean == 2.0);
+    CHECK(std::isfinite(st.variance));
 }

@@ -5,6 +5,7 @@
 // These run natively (the kernels' SSE2 form); tests/js/fast.test.mjs runs
 // the same comparisons through the wasm SIMD128 kernels.
 
+#include "core/attention.hpp"
 #include "core/fast_attention.hpp"
 #include "core/mask.hpp"
 #include "core/multi_head.hpp"
@@ -288,4 +289,57 @@ TEST_CASE("fast exp: exact at 0 and exactly zero below -87 with no denormals", "
     for (int i = 1; i <= 4; ++i) REQUIRE(e[i] == 0.0f);
     REQUIRE(std::isnormal(e[5]));
     REQUIRE(e[6] == Approx(std::exp(-1.0)).epsilon(4e-7));
+}
+
+TEST_CASE("fast softmax: rows sum to 1 within 1e-6 at every T up to 2048 and match masked_softmax", "[fast_attention]") {
+    // The fused pass's denominator, summed in float key by key, drifted like the
+    // reference's did: the property is checked on the weights it implies.
+    std::mt19937 rng(2049);
+    std::uniform_real_distribution<float> near(-0.5f, 0.0f);
+    std::normal_distribution<float> spread(0.0f, 3.0f);
+    for (const int t : {1, 3, 8, 255, 256, 425, 1000, 2047, 2048})
+        for (int kind = 0; kind < 2; ++kind)
+            for (const bool causal : {false, true}) {
+                const int rows = 13;  // a partial last row tile
+                attn::Matrix s(rows, t);
+                for (int i = 0; i < rows; ++i)
+                    for (int j = 0; j < t; ++j) s(i, j) = kind == 0 ? 4.0f + near(rng) : spread(rng);
+                attn::Matrix w, want;
+                attn::detail::fast_softmax(s, causal, w);
+                attn::MaskMatrix m = attn::MaskMatrix::Constant(rows, t, true);
+                if (causal)
+                    for (int i = 0; i < rows; ++i)
+                        for (int j = i + 1; j < t; ++j) m(i, j) = false;
+                attn::masked_softmax(s, m, want);
+                double worst = 0;
+                for (int i = 0; i < rows; ++i) worst = std::max(worst, std::abs(w.row(i).cast<double>().sum() - 1.0));
+                INFO("T = " << t << ", kind " << kind << (causal ? ", causal" : "") << ": worst |row sum - 1| = " << worst
+                            << ", max |fast - reference| = " << (w - want).cwiseAbs().maxCoeff());
+                CHECK(worst <= 1e-6);
+                CHECK((w - want).cwiseAbs().maxCoeff() <= 1e-6f);
+            }
+}
+
+TEST_CASE("fast_attention: x or weights not finite or beyond 1e6 throw naming the entry like the reference", "[fast_attention]") {
+    std::mt19937 rng(13);
+    const attn::Matrix x0 = ref::random_matrix(rng, 5, 8, -2, 2);
+    const attn::Weights w0 = random_weights(rng, 8);
+    for (const float bad : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(), 1e20f,
+                            -3e38f, 1.01e6f}) {
+        INFO("bad value " << bad);
+        attn::Matrix x = x0;
+        x(4, 7) = bad;
+        CHECK_THAT(error_of(x, w0, 2, attn::MaskSpec::causal()), Contains("x[4][7]"));
+        attn::Weights w = w0;
+        w.w_output(2, 5) = bad;
+        CHECK_THAT(error_of(x0, w, 2, attn::MaskSpec::causal()), Contains("w_output[2][5]"));
+    }
+    // the largest accepted values: finite, and the reference agrees
+    attn::Matrix x = attn::Matrix::Constant(9, 1024, 1e6f);
+    x.row(3) *= -1.0f;
+    attn::Weights w{attn::Matrix::Constant(1024, 1024, 1e6f), attn::Matrix::Constant(1024, 1024, -1e6f),
+                    attn::Matrix::Constant(1024, 1024, 1e6f), attn::Matrix::Constant(1024, 1024, 1e6f)};
+    const attn::Matrix y = attn::fast_multi_head_output(x, w, 2, attn::MaskSpec::none(), false);
+    REQUIRE(y.allFinite());
+    CHECK(relative_error(y, attn::multi_head_output(x, w, 2, attn::build_mask(attn::MaskKind::none, 9, 9), false)) <= 1e-5);
 }

@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -581,4 +582,78 @@ TEST_CASE("multi_head_attention: the kernel path equals multi_head_attention_ref
         CHECK(close(fast.output, slow.output));
         CHECK(close(attn::multi_head_output(rc.x, rc.w, rc.heads, rc.mask, rc.scale), slow.output));
     }
+}
+
+TEST_CASE("multi_head_attention: no tokens (T = 0) give empty outputs on every path with any number of heads",
+          "[multi_head]") {
+    // A 0-row x has a null data pointer: taking a head's columns of it must not
+    // offset that pointer (UBSan: "applying non-zero offset to null pointer").
+    for (const int heads : {1, 2, 4, 8}) {
+        INFO(heads << " heads");
+        const attn::Matrix x(0, 8);
+        const attn::Weights w = attn::glorot_weights(8, heads, 3);
+        const attn::MaskMatrix m(0, 0);
+        for (const auto& tr : {attn::multi_head_attention(x, w, heads, m, true),
+                               attn::multi_head_attention_reference(x, w, heads, m, true)}) {
+            REQUIRE(tr.heads.size() == static_cast<std::size_t>(heads));
+            for (const auto& h : tr.heads) {
+                CHECK(h.query.rows() == 0);
+                CHECK(h.query.cols() == 8 / heads);
+                CHECK(h.weights.size() == 0);
+                CHECK(h.output.rows() == 0);
+            }
+            CHECK(tr.concat.rows() == 0);
+            CHECK(tr.concat.cols() == 8);
+            CHECK(tr.output.rows() == 0);
+            CHECK(tr.output.cols() == 8);
+        }
+        const attn::Matrix y = attn::multi_head_output(x, w, heads, m, true);
+        CHECK(y.rows() == 0);
+        CHECK(y.cols() == 8);
+    }
+}
+
+TEST_CASE("multi_head: x entries that are not finite or beyond 1e6 throw attn::Error naming the entry", "[multi_head]") {
+    // x = 1e20 made the reference NaN (inf - inf in softmax) while the fast path stayed finite.
+    const attn::Weights w = attn::glorot_weights(4, 2, 1);
+    const attn::MaskMatrix m = attn::build_mask(attn::MaskKind::none, 3, 3);
+    for (const float bad : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity(), 1e20f, -2e6f}) {
+        attn::Matrix x = attn::Matrix::Ones(3, 4);
+        x(2, 1) = bad;
+        INFO("x(2, 1) = " << bad);
+        for (int path = 0; path < 3; ++path) {
+            std::string message = "<no error>";
+            try {
+                if (path == 0) attn::multi_head_attention(x, w, 2, m, true);
+                if (path == 1) attn::multi_head_attention_reference(x, w, 2, m, true);
+                if (path == 2) attn::multi_head_output(x, w, 2, m, true);
+            } catch (const attn::Error& e) {
+                message = e.what();
+            }
+            INFO("path " << path << ": " << message);
+            CHECK_THAT(message, Contains("x[2][1]"));
+        }
+    }
+}
+
+TEST_CASE("multi_head: the largest accepted inputs and weights (1e6) give finite outputs at C = 1024 unscaled",
+          "[multi_head]") {
+    // the worst case of the bound: unscaled scores of D·(C·1e6·1e6)² = 1e33, outputs near C²·1e18
+    std::mt19937 rng(77);
+    const int t = 3, c = 1024;
+    auto extreme = [&](int rows, int cols) {
+        attn::Matrix m(rows, cols);
+        for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = (rng() & 1) ? 1e6f : -1e6f;
+        return m;
+    };
+    const attn::Matrix x = extreme(t, c);
+    const attn::Weights w{extreme(c, c), extreme(c, c), extreme(c, c), extreme(c, c)};
+    const attn::MaskMatrix m = attn::build_mask(attn::MaskKind::causal, t, t);
+    const auto tr = attn::multi_head_attention_reference(x, w, 1, m, false);
+    CHECK(tr.heads[0].scores.allFinite());
+    CHECK(tr.heads[0].weights.allFinite());
+    CHECK(tr.output.allFinite());
+    CHECK(attn::multi_head_attention(x, w, 1, m, false).output.allFinite());
+    CHECK(attn::multi_head_output(x, w, 1, m, false).allFinite());
 }

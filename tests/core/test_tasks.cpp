@@ -734,3 +734,17 @@ TEST_CASE("tasks: long induction sequences keep the planted repeat the only one"
         for (int i = 0; i < 256; ++i) REQUIRE(scored(key, i) == (b.target(r, i) != attn::kNoTarget));
     }
 }
+
+TEST_CASE("text: a corpus above the sentence byte limit is read whole, in pieces", "[tasks]") {
+    std::string corpus;
+    while (corpus.size() < 3 * attn::kMaxSentenceBytes) corpus += "the cat sat on the mat . a dog ran . ";
+    attn::TaskOptions o;
+    o.corpus = corpus;
+    o.length = 8;
+    const auto task = attn::make_task(attn::TaskKind::text, o);
+    const auto& v = task->vocabulary().tokens();
+    CHECK(v.size() == 2 + 9);  // [PAD] [UNK] the cat sat on mat . a dog ran
+    CHECK(task->vocabulary().find("ran") >= 2);
+    const attn::Batch b = task->sample(4, 1, 0, attn::Split::heldout);
+    for (std::int32_t id : b.ids) CHECK(id >= 2);  // no [UNK]: no word was cut in two
+}

@@ -439,3 +439,38 @@ TEST_CASE("tokenize: nothing but whitespace is dropped, even after a stray zero-
         CHECK(covered);
     }
 }
+
+TEST_CASE("tokenize: a sentence above 65536 bytes is an error naming its size, before any decoding", "[tokenizer]") {
+    // 10 MB of text grew the tokenizer's buffers to about half a GB (24-byte
+    // records per input byte), which a wasm memory never gives back.
+    CHECK_NOTHROW(attn::tokenize(std::string(attn::kMaxSentenceBytes, 'a')));
+    for (const std::string& big : {std::string(attn::kMaxSentenceBytes + 1, 'a'), std::string(10 << 20, '\xff')}) {
+        std::string message = "<no error>";
+        try {
+            attn::tokenize(big);
+        } catch (const attn::Error& e) {
+            message = e.what();
+            CHECK(e.kind() == attn::Error::Kind::range);
+        }
+        INFO(message);
+        // the size, not "invalid UTF-8": the check comes before the work
+        CHECK_THAT(message, Contains(std::to_string(big.size()) + " bytes of UTF-8, above the limit of 65536 bytes"));
+    }
+}
+
+TEST_CASE("tokenize: with max_tokens more tokens are an error naming the count and the limit", "[tokenizer]") {
+    std::string s;
+    for (int i = 0; i < 3000; ++i) s += "w ";
+    attn::TokenizeOptions o;
+    o.max_tokens = 2048;
+    std::string message = "<no error>";
+    try {
+        attn::tokenize(s, o);
+    } catch (const attn::Error& e) {
+        message = e.what();
+    }
+    CHECK(message == "the sentence has 3000 tokens, above the limit of 2048");
+    o.max_tokens = 3000;
+    CHECK(attn::tokenize(s, o).size() == 3000);
+    CHECK(attn::tokenize(s).size() == 3000);  // no limit by default
+}

@@ -635,3 +635,30 @@ TEST_CASE("run_batch: a custom mask of the common length applies to every senten
     c.custom_mask = attn::MaskMatrix::Constant(2, 2, true);
     REQUIRE_THROWS_AS(attn::run_batch({"one two three", "one"}, c), attn::Error);
 }
+
+TEST_CASE("run: weights rows sum to 1 within 1e-6 at T = 2048 with repeated tokens", "[trace]") {
+    // 2048 copies of one word: only the positions tell the scores apart, so
+    // each row's exp() terms are all of similar size and the denominator is a
+    // sum of 2048 comparable terms (it missed 1 by up to 7e-6 unscaled).
+    std::string sentence;
+    for (int i = 0; i < attn::kMaxTokens; ++i) sentence += i ? " the" : "the";
+    struct Setting {
+        attn::Positional positional;
+        bool scale;
+        int d_model;
+    };
+    for (const Setting& s : {Setting{attn::Positional::sinusoidal, false, 64}, Setting{attn::Positional::learned, false, 64},
+                             Setting{attn::Positional::sinusoidal, true, 16}, Setting{attn::Positional::sinusoidal, false, 16}}) {
+        attn::Config c = make_config(s.d_model, 1);
+        c.positional = s.positional;
+        c.scale = s.scale;
+        const attn::Trace tr = attn::run(sentence, c);
+        REQUIRE(tr.tokens.size() == 2048);
+        double worst = 0;
+        for (Eigen::Index i = 0; i < tr.heads[0].weights.rows(); ++i)
+            worst = std::max(worst, std::abs(tr.heads[0].weights.row(i).cast<double>().sum() - 1.0));
+        INFO(attn::positional_name(s.positional) << ", scale " << s.scale << ", C = " << s.d_model
+                                                << ": worst |row sum - 1| = " << worst);
+        CHECK(worst <= 1e-6);
+    }
+}

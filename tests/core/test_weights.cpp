@@ -151,3 +151,21 @@ TEST_CASE("validate_weights: NaN or infinite entries throw attn::Error", "[weigh
             CHECK_THROWS_AS(attn::validate_weights(w, 4), attn::Error);
         }
 }
+
+TEST_CASE("validate_weights: finite entries beyond 1e6 throw naming the matrix the entry and the bound", "[weights]") {
+    // 1e19 … 3e38 are finite floats, but their products overflow Q·Kᵀ to inf and softmax to NaN.
+    for (int i = 0; i < 4; ++i)
+        for (const float big : {1.5e6f, 1e19f, -1e19f, 3e38f}) {
+            attn::Weights w = attn::glorot_weights(4, 2, 1);
+            pick(w, i)(3, 1) = big;
+            const std::string message = error_message(w, 4);
+            INFO("matrix " << i << " value " << big << ": " << message);
+            CHECK_THROWS_AS(attn::validate_weights(w, 4), attn::Error);
+            CHECK_THAT(message, Contains("[3][1]"));
+            CHECK_THAT(message, Contains("1e+06"));
+        }
+    attn::Weights edge = attn::glorot_weights(4, 2, 1);
+    edge.w_key(0, 0) = 1e6f;
+    edge.w_value(1, 1) = -1e6f;
+    CHECK_NOTHROW(attn::validate_weights(edge, 4));
+}

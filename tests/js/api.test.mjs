@@ -390,3 +390,15 @@ test('tokenize returns tokens with text, id, byte and UTF-16 offsets', () => {
   assert.equal(lower[0].text, 'hello');
   assert.equal(lower[0].id, engine.tokenize('hello')[0].id, 'the id is the lower-cased text\'s id');
 });
+
+test('weights rows sum to 1 within 1e-6 at T = 2048 with repeated tokens, in wasm as natively', () => {
+  // 2048 copies of one word: every exp() term of a row is of similar size, the
+  // case where a float running sum of the denominator drifted most (7e-6).
+  const sentence = Array(2048).fill('the').join(' ');
+  for (const [positional, scale, dModel] of [['sinusoidal', false, 64], ['learned', false, 64], ['sinusoidal', true, 16]]) {
+    const trace = engine.run({ sentence, dModel, heads: 1, positional, scale });
+    assert.equal(trace.tokens.length, 2048);
+    const err = maxRowSumError(trace.heads[0].weights);
+    assert.ok(err <= 1e-6, `${positional}, scale ${scale}, C = ${dModel}: worst |row sum − 1| = ${err}`);
+  }
+});

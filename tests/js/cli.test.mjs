@@ -4,7 +4,10 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { createEngine } from '../../web/engine.js';
 import { CLI, cliRun, cliTrace } from './helpers.mjs';
 
@@ -126,6 +129,21 @@ const BAD_ARGUMENTS = [
   ['--seed above 2^32 - 1', ['--sentence', 'a b', '--seed', '4294967296'], /--seed/],
   ['--format xml', ['--sentence', 'a b', '--format', 'xml'], /--format expects json or table/],
   ['more heads than dimensions', ['--sentence', 'a b', '--d-model', '4', '--heads', '8'], /heads/],
+  // numbers: digits only, the same rule for every flag (strtoll took " 16" and "+16" but not "16 ")
+  ['--heads " 16" (a leading space)', ['--sentence', 'a b', '--d-model', '16', '--heads', ' 16'], /--heads expects a whole number from 1 to 1024, got " 16"/],
+  ['--heads "+16" (a sign)', ['--sentence', 'a b', '--d-model', '16', '--heads', '+16'], /--heads expects a whole number from 1 to 1024, got "\+16"/],
+  ['--heads "16 " (a trailing space)', ['--sentence', 'a b', '--d-model', '16', '--heads', '16 '], /--heads expects a whole number from 1 to 1024, got "16 "/],
+  ['--seed "\t7"', ['--sentence', 'a b', '--seed', '\t7'], /--seed expects a whole number/],
+  ['--pad-to "+3"', ['--sentence', 'a b', '--pad-to', '+3'], /--pad-to expects a whole number/],
+  ['--d-model "1e1"', ['--sentence', 'a b', '--d-model', '1e1'], /--d-model expects a whole number/],
+  ['--d-model "0x10"', ['--sentence', 'a b', '--d-model', '0x10'], /--d-model expects a whole number/],
+  ['an empty --seed', ['--sentence', 'a b', '--seed', ''], /--seed expects a whole number/],
+  // every flag at most once (the last one silently won)
+  ['--heads given twice', ['--sentence', 'a b', '--heads', '2', '--heads', '4'], /--heads is given twice/],
+  ['--sentence given twice', ['--sentence', 'a b', '--sentence', 'c d'], /--sentence is given twice/],
+  ['--no-scale given twice', ['--sentence', 'a b', '--no-scale', '--no-scale'], /--no-scale is given twice/],
+  ['--sentence and --sentence-file together', ['--sentence', 'a b', '--sentence-file', '-'], /--sentence or --sentence-file, not both/],
+  ['a --sentence-file that does not exist', ['--sentence-file', '/nonexistent/attn-sentence.txt'], /cannot read --sentence-file "\/nonexistent\/attn-sentence.txt"/],
 ];
 
 for (const [what, args, message] of BAD_ARGUMENTS) {
@@ -143,4 +161,55 @@ test('control characters in token texts are escaped so the JSON stays valid', ()
   const json = cliTrace(['--sentence', 'bell\u0007 tab\tquote" back\\slash del\u007F']);
   assert.deepEqual(json.tokens.map((t) => t.text), ['bell', '\u0007', 'tab', 'quote', '"', 'back', '\\', 'slash', 'del', '\u007F']);
   assert.equal(json.tokens[1].id, 1);
+});
+
+// ---- --sentence-file: text the argument list cannot carry -----------------------------------
+
+/** A temporary file holding `bytes`; returns its path (removed by the caller's cleanup). */
+function tempFile(bytes) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'attn-cli-'));
+  const file = path.join(dir, 'sentence.txt');
+  writeFileSync(file, bytes);
+  return { file, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+test('--sentence-file PATH gives exactly the output of --sentence with the same text', () => {
+  const { file, cleanup } = tempFile(Buffer.from('The cat sat on the mat.', 'utf8'));
+  try {
+    assert.deepEqual(cliTrace(['--sentence-file', file, '--heads', '2']), cliTrace(['--sentence', 'The cat sat on the mat.', '--heads', '2']));
+  } finally {
+    cleanup();
+  }
+});
+
+test('--sentence-file - reads the sentence from stdin', () => {
+  const r = spawnSync(CLI, ['--sentence-file', '-', '--heads', '2'], { input: 'didn\u2019t \u{1F408}\u200D\u2B1B\n', encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout).tokens.map((t) => t.text), ['didn\u2019t', '\u{1F408}\u200D\u2B1B']);
+});
+
+test('NUL bytes, which no argument can hold, reach the tokenizer through a file ([UNK] tokens)', () => {
+  const { file, cleanup } = tempFile(Buffer.from('a\0b \0', 'latin1'));
+  try {
+    const json = cliTrace(['--sentence-file', file]);
+    assert.deepEqual(json.tokens.map((t) => [t.text, t.id]), [['a', json.tokens[0].id], ['\0', 1], ['b', json.tokens[2].id], ['\0', 1]]);
+    assert.deepEqual(json.tokens.map((t) => [t.start, t.end]), [[0, 1], [1, 2], [2, 3], [4, 5]]);
+  } finally {
+    cleanup();
+  }
+});
+
+test('a sentence file above 65536 bytes is refused with the limit (read no further), one at the limit is fine', () => {
+  const big = tempFile(Buffer.alloc(1 << 20, 'a'));  // larger than one argument may be (128 KiB on Linux)
+  const edge = tempFile(Buffer.alloc(65536, 'a'));
+  try {
+    const r = cliRun(['--sentence-file', big.file]);
+    assert.equal(r.status, 2);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /^attn: .*more than 65536 bytes, above the limit of 65536 bytes/);
+    assert.equal(cliTrace(['--sentence-file', edge.file, '--d-model', '4', '--heads', '1']).tokens.length, 1);
+  } finally {
+    big.cleanup();
+    edge.cleanup();
+  }
 });

@@ -106,6 +106,16 @@ const CASES = [
   ['scoreStats with a mask of the wrong shape is a RangeError', () => engine.scoreStats([[1, 2], [3, 4]], [[1]]), RangeError, /mask is 1x1/],
   ['scaleExperiment with dK 0 is a RangeError naming dK', () => engine.scaleExperiment({ dK: 0 }), RangeError, /dK/],
   ['rowEntropy of a non-matrix is a TypeError', () => engine.rowEntropy(5), TypeError, /weights/],
+  ['finite but huge weights (1e19) are a RangeError naming the entry and the accepted range', () => engine.run({ sentence: 'a b', dModel: 4, heads: 2, weights: { ...goodWeights(), wKey: identityRows(4).map((r) => r.map((v) => v * 1e19)) } }),
+    RangeError, /w_key\[0\]\[0\] = 1e\+19 is outside the accepted range -1e\+06 to 1e\+06/],
+  ['weights of 3e38 are a RangeError naming the entry', () => engine.forward({ x: [[1, 2, 3, 4]], weights: { ...goodWeights(), wOutput: [[0, 0, 0, 0], [0, 3e38, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]] }, heads: 2 }),
+    RangeError, /w_output\[1\]\[1\] = 3e\+38 is outside/],
+  ['forward with NaN in x is a RangeError naming the entry', () => engine.forward({ x: [[1, NaN, 3, 4]], weights: goodWeights(), heads: 2 }), RangeError, 'x[0][1] is NaN, not a finite number'],
+  ['forwardReference with Infinity in x is a RangeError naming the entry', () => engine.forwardReference({ x: [[1, 2, 3, 4], [0, 0, -Infinity, 0]], weights: goodWeights(), heads: 2 }),
+    RangeError, 'x[1][2] is -Infinity, not a finite number'],
+  ['rowEntropy of [[Infinity, 0]] is a RangeError (it was -Infinity)', () => engine.rowEntropy([[Infinity, 0], [0.5, 0.5]]), RangeError, 'weights[0][0] is Infinity, not a finite number'],
+  ['softmaxJacobianNorm of [[1e30, 1e30]] is a RangeError (it was Infinity)', () => engine.softmaxJacobianNorm([[1e30, 1e30], [1, 0]]), RangeError, /weights\[0\]\[0\] = 1e\+30 is outside/],
+  ['scoreStats with NaN is a RangeError (it was NaN)', () => engine.scoreStats([[1, 2], [NaN, 4]]), RangeError, 'scores[1][0] is NaN, not a finite number'],
 ];
 
 for (const [behaviour, call, Type, message] of CASES) {

@@ -6,7 +6,7 @@
 // every layer, and the layer picker only chooses which one the steps show.
 
 import { createEngine } from '../engine.js';
-import { normalizeState, changedFields, COMPUTE_FIELDS, STEPS, canonicalCells } from './state.js';
+import { normalizeState, changedFields, COMPUTE_FIELDS, STEPS, canonicalCells, computedSentences, splitLines } from './state.js';
 import { createAnimation } from './animation.js';
 import { readPalette } from './palette.js';
 import { createTooltip } from './views/tooltip.js';
@@ -89,7 +89,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
     sentence: createSentenceView(layout.sentence, {
       onSentence: (sentence) => set({ sentence }),
       onBatchText: (text) => {
-        const lines = text.split('\n').map((x) => x.trim()).filter(Boolean);
+        const lines = splitLines(text);
         if (!lines.length) {
           runError = { title: 'Batch mode needs a sentence:', text: 'write at least one sentence, one per line.' };
           render();
@@ -298,14 +298,16 @@ export function createController(layout, { initialState = {}, notices = [], cont
     const settings = { dModel: state.dModel, heads: state.heads, seed: state.seed, positional: state.positional, mask: state.mask, scale: state.scale };
     try {
       if (state.batch) {
+        // the first MAX_BATCH lines; the rest stay in the box and the link (the box says so)
+        const sentences = computedSentences(state);
         let traces;
         if (state.mask === 'custom') {
           // runBatch takes no custom mask; padding every sentence to the longest is the same batch
-          const T = Math.max(...state.sentences.map((s) => engine.tokenize(s).length));
+          const T = Math.max(...sentences.map((s) => engine.tokenize(s).length));
           settings.customMask = customMaskFor(T);
-          traces = state.sentences.map((sentence) => engine.run({ ...settings, sentence, padTo: T }));
+          traces = sentences.map((sentence) => engine.run({ ...settings, sentence, padTo: T }));
         } else {
-          traces = engine.runBatch(state.sentences, settings);
+          traces = engine.runBatch(sentences, settings);
         }
         result = { traces, trace: traces[Math.min(state.shown, traces.length - 1)] };
       } else {

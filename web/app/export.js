@@ -80,8 +80,16 @@ function cellStyle(fig, L, palette, i) {
   return { fill: lutCss(lut, k), text: lut.dark[k] ? palette.lightText : palette.darkText, label: formatCell(fig.values[i]) };
 }
 
-function escapeXml(text) {
-  return String(text).replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' }[c]));
+// Characters XML 1.0 forbids in a document, even as &#x…; references: C0
+// controls but tab, newline and return; lone surrogates; U+FFFE and U+FFFF.
+// eslint-disable-next-line no-control-regex
+const NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** Text for an SVG text node or attribute: markup escaped, characters XML forbids as U+FFFD. */
+export function escapeXml(text) {
+  return String(text)
+    .replace(NOT_XML, '\ufffd')
+    .replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' }[c]));
 }
 
 /** A standalone SVG document (string). Every text is escaped. */

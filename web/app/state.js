@@ -9,6 +9,7 @@
 // Indices (query, key, dim, head, shown) are 0-based, as in the trace.
 
 import { POSITIONALS, MASKS } from '../engine.js';
+import { cutText } from './text.js';
 
 export const STEPS = Object.freeze([
   'embeddings', 'positional', 'input', 'projections', 'scores', 'scaled',
@@ -31,7 +32,10 @@ export const isTrainedModel = (m) => m !== 'random';
 export const MAX_LAYER = 11;
 
 export const MAX_SENTENCE_CHARS = 20000;
+/** Batch mode computes the first MAX_BATCH sentences; more lines are kept (in the box and the link), not computed. */
 export const MAX_BATCH = 8;
+/** All batch text together, in UTF-16 units (the box's maxLength). */
+export const MAX_BATCH_CHARS = MAX_BATCH * MAX_SENTENCE_CHARS;
 export const MAX_CUSTOM_CELLS = 20000;
 export const MAX_INDEX = 2047;
 
@@ -134,13 +138,14 @@ function parseField(f, raw) {
   if (scalar) return scalar;
   switch (f.kind) {
     case 'text':
-      if (raw.length > MAX_SENTENCE_CHARS) return { value: raw.slice(0, MAX_SENTENCE_CHARS), error: `longer than ${MAX_SENTENCE_CHARS} characters, cut` };
+      if (raw.length > MAX_SENTENCE_CHARS) return { value: cutText(raw, MAX_SENTENCE_CHARS), error: `longer than ${MAX_SENTENCE_CHARS} characters, cut` };
       return { value: raw };
     case 'lines': {
-      const lines = raw.split('\n').map((x) => x.trim()).filter(Boolean);
+      // every line is kept (only the first MAX_BATCH are computed, with a notice by the box)
+      const cut = raw.length > MAX_BATCH_CHARS;
+      const lines = splitLines(cut ? cutText(raw, MAX_BATCH_CHARS) : raw);
       if (lines.length === 0) return { error: 'no sentences' };
-      if (lines.length > MAX_BATCH) return { value: lines.slice(0, MAX_BATCH), error: `more than ${MAX_BATCH} sentences, the rest dropped` };
-      if (lines.some((l) => l.length > MAX_SENTENCE_CHARS)) return { error: 'a sentence is too long' };
+      if (cut) return { value: lines, error: `longer than ${MAX_BATCH_CHARS} characters in all, cut` };
       return { value: lines };
     }
     case 'cells': {
@@ -153,6 +158,16 @@ function parseField(f, raw) {
     default:
       return { error: 'unknown kind' };
   }
+}
+
+/** The non-empty lines of a batch text, trimmed. */
+export function splitLines(text) {
+  return String(text).split('\n').map((x) => x.trim()).filter(Boolean);
+}
+
+/** The batch sentences the engine runs: the first MAX_BATCH. */
+export function computedSentences(state) {
+  return state.sentences.slice(0, MAX_BATCH);
 }
 
 function writeField(f, value) {
@@ -188,11 +203,12 @@ export function normalizeState(input) {
     if (v === undefined || v === null) continue;
     switch (f.kind) {
       case 'text':
-        if (typeof v === 'string') s[name] = v.slice(0, MAX_SENTENCE_CHARS);
+        if (typeof v === 'string') s[name] = cutText(v, MAX_SENTENCE_CHARS);
         break;
       case 'lines': {
-        const lines = (Array.isArray(v) ? v : String(v).split('\n')).map((x) => String(x).trim()).filter(Boolean);
-        if (lines.length) s[name] = lines.slice(0, MAX_BATCH).map((x) => x.slice(0, MAX_SENTENCE_CHARS));
+        // nothing typed is dropped: every line is kept, the whole text capped as the box caps it
+        const lines = splitLines(cutText((Array.isArray(v) ? v.map(String) : [String(v)]).join('\n'), MAX_BATCH_CHARS));
+        if (lines.length) s[name] = lines;
         break;
       }
       case 'int':
@@ -214,7 +230,7 @@ export function normalizeState(input) {
     }
   }
   s.heads = fitHeads(s.dModel, s.heads);
-  if (s.shown >= s.sentences.length) s.shown = s.sentences.length - 1;
+  if (s.shown >= computedSentences(s).length) s.shown = computedSentences(s).length - 1;
   return s;
 }
 
@@ -256,7 +272,7 @@ export function parseHash(hash) {
     problems.push(`${state.heads} heads do not divide model width ${state.dModel}; using ${fixed}`);
     state.heads = fixed;
   }
-  if (state.shown >= state.sentences.length) {
+  if (state.shown >= computedSentences(state).length) {
     problems.push(`sentence shown ${state.shown + 1} does not exist; showing the first`);
     state.shown = 0;
   }

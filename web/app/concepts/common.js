@@ -196,8 +196,8 @@ export function textField(parent, label, { onInput, testid, hint, wide = true })
 }
 
 /** One sentence per line (batch). Reports the list of non-empty lines. */
-export function linesField(parent, label, { onInput, testid, hint }) {
-  const input = el('textarea', 'control', { rows: 3, spellcheck: false, testid });
+export function linesField(parent, label, { onInput, testid, hint, maxLength }) {
+  const input = el('textarea', 'control', { rows: 3, spellcheck: false, testid, ...(maxLength ? { maxLength } : {}) });
   input.addEventListener('input', () => onInput(input.value.split('\n').map((x) => x.trim()).filter(Boolean)));
   parent.append(field(label, input, { hint, className: 'field cx-field is-wide' }));
   return {

@@ -13,6 +13,7 @@ import {
 } from './common.js';
 import { createBars } from './bars.js';
 import { createRace } from './race-view.js';
+import { MAX_LINES, MAX_LINES_TEXT } from './state.js';
 
 /** Index of the first token that differs between two traces (by id), or −1. */
 function firstDifference(a, b) {
@@ -82,7 +83,7 @@ export function createMasksDemo(root, { engine, onState, tooltip, palette }) {
   const card2 = f.card('Padding mask: a batch of sentences of different lengths');
   const c2 = el('div', 'cx-controls cx-inline-controls');
   card2.append(c2);
-  const inBatch = linesField(c2, 'Sentences, one per line (padded with [PAD] to the longest)', { testid: 'masks-batch', onInput: (bs) => { if (bs.length) onState({ bs }); } });
+  const inBatch = linesField(c2, 'Sentences, one per line (padded with [PAD] to the longest)', { testid: 'masks-batch', hint: `The first ${MAX_LINES} lines are computed.`, maxLength: MAX_LINES_TEXT, onInput: (bs) => { if (bs.length) onState({ bs }); } });
   const pad = checkField(c2, 'Padding mask on', { onChange: (v) => onState({ pad: v }), testid: 'masks-pad' });
   const shown = selectField(c2, 'Sentence shown', { options: [], onChange: (bi) => onState({ bi }), parse: Number, testid: 'masks-bi' });
   const note2 = createNote(card2);
@@ -132,9 +133,11 @@ export function createMasksDemo(root, { engine, onState, tooltip, palette }) {
         }
       }
       // ---- padding ----
-      const kp = JSON.stringify([s.bs, s.seed]);
+      // the first MAX_LINES lines; more are kept in the box and the link, and the note says so
+      const batch = s.bs.slice(0, MAX_LINES);
+      const kp = JSON.stringify([batch, s.seed]);
       if (kp !== keyP) {
-        const r = attempt(() => ({ on: engine.runBatch(s.bs, { mask: 'padding', seed: s.seed }), off: engine.runBatch(s.bs, { mask: 'none', seed: s.seed }) }));
+        const r = attempt(() => ({ on: engine.runBatch(batch, { mask: 'padding', seed: s.seed }), off: engine.runBatch(batch, { mask: 'none', seed: s.seed }) }));
         if (r.error) failed = r.error;
         else {
           runsP = r.value;
@@ -146,7 +149,7 @@ export function createMasksDemo(root, { engine, onState, tooltip, palette }) {
 
       const H = runsC.a.heads.length;
       head = clampIndex(s.head, H);
-      const bi = clampIndex(s.bi, s.bs.length);
+      const bi = clampIndex(s.bi, batch.length);
       if (head !== s.head || bi !== s.bi) queueMicrotask(() => onState({ head, bi }));
       headSel.setOptions(runsC.a.heads.map((_, x) => ({ value: x, text: `${x + 1} of ${H}` })));
       headSel.set(head);
@@ -199,7 +202,7 @@ export function createMasksDemo(root, { engine, onState, tooltip, palette }) {
 
       // padding evidence
       const traces = s.pad ? runsP.on : runsP.off;
-      shown.setOptions(s.bs.map((x, i) => ({ value: i, text: `${i + 1}: ${tokenLabel(x, 28)}` })));
+      shown.setOptions(batch.map((x, i) => ({ value: i, text: `${i + 1}: ${tokenLabel(x, 28)}` })));
       shown.set(bi);
       const statsOn = runsP.on.map(padStats);
       const statsOff = runsP.off.map(padStats);
@@ -207,14 +210,17 @@ export function createMasksDemo(root, { engine, onState, tooltip, palette }) {
       traceP = tr;
       const st = s.pad ? statsOn[bi] : statsOff[bi];
       const T2 = tr.tokens.length;
-      note2.set(`All ${s.bs.length} sentences are padded to ${T2} tokens. Sentence ${bi + 1} has ${tr.realTokens} real tokens and ${st.pads} [PAD]${st.pads === 1 ? '' : 's'}. ${s.pad ? 'With the padding mask, the [PAD] columns get exactly zero weight in every row.' : 'Without the padding mask, every row puts some weight on the [PAD] keys: filler leaks into the outputs.'}`);
+      const kept = s.bs.length > MAX_LINES
+        ? ` ${s.bs.length === MAX_LINES + 1 ? `Line ${MAX_LINES + 1} is` : `Lines ${MAX_LINES + 1}\u2013${s.bs.length} are`} kept in the box and the link but not computed: the demo takes ${MAX_LINES}.`
+        : '';
+      note2.set(`All ${batch.length} sentences are padded to ${T2} tokens. Sentence ${bi + 1} has ${tr.realTokens} real tokens and ${st.pads} [PAD]${st.pads === 1 ? '' : 's'}. ${s.pad ? 'With the padding mask, the [PAD] columns get exactly zero weight in every row.' : 'Without the padding mask, every row puts some weight on the [PAD] keys: filler leaks into the outputs.'}${kept}`);
       mPadMax.set(st.pads ? st.max : NaN, {
         text: st.pads ? formatDiff(st.max) : 'no [PAD] in this sentence',
         tone: !st.pads ? null : st.max === 0 ? 'zero' : 'nonzero',
         noteText: !st.pads ? 'pick a shorter sentence' : st.max === 0 ? 'exactly zero' : 'weight leaks onto padding',
       });
       mLeak.set(st.pads ? st.meanLeak : NaN, { text: st.pads ? formatDiff(st.meanLeak) : '\u2014', tone: !st.pads ? null : st.meanLeak === 0 ? 'zero' : 'nonzero', noteText: st.pads ? `mean over ${tr.realTokens} rows and ${H} heads` : '' });
-      table2.set(s.bs.map((x, i) => ({
+      table2.set(batch.map((x, i) => ({
         className: i === bi ? 'is-current' : '',
         cells: [
           { text: `${i + 1}: ${tokenLabel(x, 12)}`, title: x },

@@ -6,7 +6,8 @@
 //   const { demo, states, theme, problems } = parseConceptHash(location.hash);
 //   location.hash = serializeConceptHash(demo, states[demo], theme);
 
-import { parseScalarField, THEMES, POSITIONALS } from '../state.js';
+import { parseScalarField, splitLines, THEMES, POSITIONALS } from '../state.js';
+import { cutText } from '../text.js';
 import { RACES, raceOfDemo } from './races.js';
 
 export { THEMES, POSITIONALS };
@@ -15,7 +16,10 @@ export const DEMOS = Object.freeze(['context', 'qkv', 'scores', 'scale', 'heads'
 /** d_k values of the scale demo's slider and charts (log-spaced, 2 … 512). */
 export const DK_VALUES = Object.freeze([2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512]);
 export const MAX_TEXT = 300;
+/** The masks demo computes the first MAX_LINES batch lines; more are kept (in the box and the link). */
 export const MAX_LINES = 6;
+/** All batch text together, in UTF-16 units (the box's maxLength). */
+export const MAX_LINES_TEXT = 4 * MAX_LINES * MAX_TEXT;
 const SEED = { kind: 'int', min: 0, max: 4294967295, default: 42, label: 'seed' };
 const INDEX = (def, label) => ({ kind: 'int', min: 0, max: 255, default: def, label });
 
@@ -118,12 +122,14 @@ function parseField(f, raw) {
   if (scalar) return scalar;
   switch (f.kind) {
     case 'text':
-      if (raw.length > MAX_TEXT) return { value: raw.slice(0, MAX_TEXT), error: `is longer than ${MAX_TEXT} characters, cut` };
+      if (raw.length > MAX_TEXT) return { value: cutText(raw, MAX_TEXT), error: `is longer than ${MAX_TEXT} characters, cut` };
       return { value: raw };
     case 'lines': {
-      const lines = raw.split('\n').map((x) => x.trim()).filter(Boolean).map((x) => x.slice(0, MAX_TEXT));
+      // all lines kept (the demo computes the first MAX_LINES and says so), the text capped as the box caps it
+      const cut = raw.length > MAX_LINES_TEXT;
+      const lines = splitLines(cutText(raw, MAX_LINES_TEXT)).map((x) => cutText(x, MAX_TEXT));
       if (!lines.length) return { error: 'has no sentences' };
-      if (lines.length > MAX_LINES) return { value: lines.slice(0, MAX_LINES), error: `has more than ${MAX_LINES} sentences, the rest dropped` };
+      if (cut) return { value: lines, error: `is longer than ${MAX_LINES_TEXT} characters in all, cut` };
       return { value: lines };
     }
     default:
@@ -143,9 +149,9 @@ export function normalizeDemoState(demo, input) {
   for (const [name, f] of Object.entries(DEMO_FIELDS[demo])) {
     const v = input?.[name];
     if (v === undefined || v === null) continue;
-    if (f.kind === 'text' && typeof v === 'string') s[name] = v.slice(0, MAX_TEXT);
+    if (f.kind === 'text' && typeof v === 'string') s[name] = cutText(v, MAX_TEXT);
     else if (f.kind === 'lines' && Array.isArray(v)) {
-      const lines = v.map((x) => String(x).trim()).filter(Boolean).slice(0, MAX_LINES).map((x) => x.slice(0, MAX_TEXT));
+      const lines = splitLines(cutText(v.map(String).join('\n'), MAX_LINES_TEXT)).map((x) => cutText(x, MAX_TEXT));
       if (lines.length) s[name] = lines;
     } else if (f.kind === 'int' && Number.isInteger(v) && v >= f.min && v <= f.max) s[name] = v;
     else if (f.kind === 'choice' && f.choices.includes(v)) s[name] = v;

@@ -2,7 +2,7 @@
 // several sentences, one per line, padded to the longest with [PAD].
 
 import { el, field, clear, setOptions, setValue, uniqueId } from './dom.js';
-import { MAX_SENTENCE_CHARS, MAX_BATCH } from '../state.js';
+import { MAX_SENTENCE_CHARS, MAX_BATCH, MAX_BATCH_CHARS, computedSentences, splitLines } from '../state.js';
 import { tokenLabel } from '../format.js';
 
 const MAX_CHIPS = 300;
@@ -10,8 +10,11 @@ const MAX_CHIPS = 300;
 export function createSentenceView(root, { onSentence, onBatchText, onBatch, onShown, onSelectQuery, visible = null }) {
   const input = el('input', 'control control-sentence', { type: 'text', maxLength: MAX_SENTENCE_CHARS, spellcheck: false, autocomplete: 'off', dir: 'auto', testid: 'sentence' });
   const sentenceField = field('Sentence', input, { className: 'field field-wide' });
-  const textarea = el('textarea', 'control control-batch', { rows: 4, spellcheck: false, dir: 'auto', testid: 'batch-sentences' });
-  const batchField = field('Batch sentences', textarea, { className: 'field field-wide', hint: `One sentence per line, up to ${MAX_BATCH}. Shorter ones are padded with [PAD].` });
+  const textarea = el('textarea', 'control control-batch', { rows: 4, spellcheck: false, dir: 'auto', maxLength: MAX_BATCH_CHARS, testid: 'batch-sentences' });
+  const batchField = field('Batch sentences', textarea, { className: 'field field-wide', hint: `One sentence per line; the first ${MAX_BATCH} are computed. Shorter ones are padded with [PAD].` });
+  // how many lines there are and which are computed: said as soon as a line is typed, not after
+  const batchStatus = el('p', 'field-hint batch-status', { testid: 'batch-status', attrs: { 'aria-live': 'polite' } });
+  batchField.append(batchStatus);
   const batchBox = el('input', null, { type: 'checkbox', id: uniqueId('batch') });
   const batchToggle = el('div', 'field field-check', {}, batchBox, el('label', 'field-label', { htmlFor: batchBox.id, text: 'Batch mode' }));
   const shown = el('select', 'control');
@@ -34,6 +37,7 @@ export function createSentenceView(root, { onSentence, onBatchText, onBatch, onS
   });
   let batchTimer = 0;
   textarea.addEventListener('input', () => {
+    showBatchStatus(splitLines(textarea.value).length);
     clearTimeout(batchTimer);
     batchTimer = setTimeout(() => onBatchText(textarea.value), 250);
   });
@@ -43,6 +47,16 @@ export function createSentenceView(root, { onSentence, onBatchText, onBatch, onS
   });
   batchBox.addEventListener('change', () => onBatch(batchBox.checked));
   shown.addEventListener('change', () => onShown(Number(shown.value)));
+
+  function showBatchStatus(n) {
+    batchStatus.classList.toggle('is-over', n > MAX_BATCH);
+    if (n <= MAX_BATCH) {
+      batchStatus.textContent = `${n} of at most ${MAX_BATCH} sentences computed.`;
+    } else {
+      const extra = n === MAX_BATCH + 1 ? `Line ${MAX_BATCH + 1} is` : `Lines ${MAX_BATCH + 1}\u2013${n} are`;
+      batchStatus.textContent = `${n} sentences: the first ${MAX_BATCH} are computed. ${extra} kept here and in the link, not computed.`;
+    }
+  }
 
   let chipsKey = null;
   let selected = -1;
@@ -83,7 +97,8 @@ export function createSentenceView(root, { onSentence, onBatchText, onBatch, onS
       const active = root.getRootNode().activeElement;
       if (active !== input) setValue(input, state.sentence);
       const batchText = state.sentences.join('\n');
-      if (active !== textarea && textarea.value.split('\n').map((x) => x.trim()).filter(Boolean).join('\n') !== batchText) textarea.value = batchText;
+      if (active !== textarea && splitLines(textarea.value).join('\n') !== batchText) textarea.value = batchText;
+      if (active !== textarea) showBatchStatus(state.sentences.length);
       // batch mode pads sentences for random weights; a trained model reads one sentence
       const trained = state.model !== 'random';
       const batch = state.batch && !trained;
@@ -93,7 +108,7 @@ export function createSentenceView(root, { onSentence, onBatchText, onBatch, onS
       sentenceField.hidden = batch;
       batchField.hidden = !batch;
       shownField.hidden = !batch;
-      setOptions(shown, state.sentences.map((s, i) => ({ value: i, text: `${i + 1}: ${tokenLabel(s, 24)}` })));
+      setOptions(shown, computedSentences(state).map((s, i) => ({ value: i, text: `${i + 1}: ${tokenLabel(s, 24)}` })));
       setValue(shown, state.shown);
       if (trace) {
         renderChips(trace, v.q);

@@ -1,0 +1,113 @@
+#include "args.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <set>
+
+namespace attn::cli {
+
+const char* const kUsage =
+    "usage: attn --sentence \"TEXT\" | --sentence-file PATH|-  [--d-model 16] [--heads 4] [--seed 42]\n"
+    "            [--positional none|sinusoidal|learned] [--mask none|causal|padding|causal+padding]\n"
+    "            [--pad-to N] [--no-scale] [--lowercase] [--share-heads] [--format json|table]\n"
+    "Each option at most once; numbers are plain digits. --sentence-file - reads stdin.\n";
+
+namespace {
+
+/// Digits only, then the range: " 16", "+16", "16 ", "1e1" and "" are all refused alike.
+long long parse_int(const std::string& flag, const std::string& value, long long lo, long long hi) {
+    const auto bad = [&] {
+        return UsageError{flag + " expects a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) +
+                          ", got \"" + value + "\""};
+    };
+    if (value.empty() || value.size() > 18) throw bad();
+    long long v = 0;
+    for (const char ch : value) {
+        if (ch < '0' || ch > '9') throw bad();
+        v = v * 10 + (ch - '0');
+    }
+    if (v < lo || v > hi) throw bad();
+    return v;
+}
+
+}  // namespace
+
+Options parse_args(const std::vector<std::string>& args) {
+    Options o;
+    std::set<std::string> seen;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a == "--help" || a == "-h") {
+            o.help = true;
+            return o;
+        }
+        const auto value = [&]() -> std::string {
+            if (i + 1 >= args.size()) throw UsageError{a + " needs a value"};
+            return args[++i];
+        };
+        const bool known = a == "--sentence" || a == "--sentence-file" || a == "--d-model" || a == "--heads" ||
+                           a == "--seed" || a == "--positional" || a == "--mask" || a == "--pad-to" ||
+                           a == "--no-scale" || a == "--lowercase" || a == "--share-heads" || a == "--format";
+        if (!known) throw UsageError{"unknown argument \"" + a + "\""};
+        if (!seen.insert(a).second) throw UsageError{a + " is given twice"};
+        if (a == "--sentence") {
+            o.sentence = value();
+        } else if (a == "--sentence-file") {
+            o.sentence_file = value();
+        } else if (a == "--d-model") {
+            o.config.d_model = static_cast<int>(parse_int(a, value(), 1, kMaxDModel));
+        } else if (a == "--heads") {
+            o.config.heads = static_cast<int>(parse_int(a, value(), 1, kMaxDModel));
+        } else if (a == "--seed") {
+            o.config.seed = static_cast<std::uint32_t>(parse_int(a, value(), 0, 4294967295LL));
+        } else if (a == "--positional") {
+            o.config.positional = parse_positional(value());
+        } else if (a == "--mask") {
+            o.config.mask = parse_mask(value());
+            if (o.config.mask == MaskKind::custom)
+                throw UsageError{"--mask custom is only available through the library and the page"};
+        } else if (a == "--pad-to") {
+            o.config.pad_to = static_cast<int>(parse_int(a, value(), 0, kMaxTokens));
+        } else if (a == "--no-scale") {
+            o.config.scale = false;
+        } else if (a == "--lowercase") {
+            o.config.lowercase = true;
+        } else if (a == "--share-heads") {
+            o.config.share_heads = true;
+        } else {  // --format
+            o.format = value();
+            if (o.format != "json" && o.format != "table")
+                throw UsageError{"--format expects json or table, got \"" + o.format + "\""};
+        }
+    }
+    if (o.sentence && o.sentence_file) throw UsageError{"give --sentence or --sentence-file, not both"};
+    if (!o.sentence && !o.sentence_file) throw UsageError{"--sentence is required (or --sentence-file PATH)"};
+    return o;
+}
+
+std::string read_sentence_file(const std::string& path) {
+    const bool from_stdin = path == "-";
+    std::FILE* f = from_stdin ? stdin : std::fopen(path.c_str(), "rb");
+    if (!f) throw UsageError{"cannot read --sentence-file \"" + path + "\": " + std::strerror(errno)};
+    std::string text;
+    char buf[16384];
+    bool failed = false;
+    while (text.size() <= kMaxSentenceBytes) {  // one byte past the limit is enough to know
+        const std::size_t n = std::fread(buf, 1, sizeof buf, f);
+        text.append(buf, n);
+        if (n < sizeof buf) {
+            failed = std::ferror(f) != 0;
+            break;
+        }
+    }
+    const int error = errno;
+    if (!from_stdin) std::fclose(f);
+    if (failed) throw UsageError{"cannot read --sentence-file \"" + path + "\": " + std::strerror(error)};
+    if (text.size() > kMaxSentenceBytes)
+        throw UsageError{"--sentence-file \"" + path + "\" has more than " + std::to_string(kMaxSentenceBytes) +
+                         " bytes, above the limit of " + std::to_string(kMaxSentenceBytes) + " bytes"};
+    return text;
+}
+
+}  // namespace attn::cli

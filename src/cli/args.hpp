@@ -1,0 +1,43 @@
+#pragma once
+// The attn CLI's command line: parsed into options without touching the
+// filesystem (tests/fuzz/fuzz_cli.cpp fuzzes exactly this), and the sentence
+// file read with the core's byte limit.
+//
+// Rules: every option at most once; numbers are plain digits (no sign, no
+// spaces, no exponent) within the option's range; the sentence comes from
+// --sentence TEXT or --sentence-file PATH ("-" = stdin), never both.
+
+#include "core/trace.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace attn::cli {
+
+extern const char* const kUsage;
+
+/// A bad command line: main prints "attn: <message>" and the usage, exit code 2.
+struct UsageError {
+    std::string message;
+};
+
+struct Options {
+    bool help = false;                         ///< --help / -h: print kUsage, exit 0
+    Config config;
+    std::optional<std::string> sentence;       ///< --sentence TEXT
+    std::optional<std::string> sentence_file;  ///< --sentence-file PATH, "-" for stdin
+    std::string format = "json";               ///< json | table
+};
+
+/// Parses argv[1..]. Throws UsageError (or attn::Error for an unknown
+/// positional / mask name) naming the argument. Stops at --help.
+Options parse_args(const std::vector<std::string>& args);
+
+/// The bytes of PATH ("-": stdin), exactly as stored (whitespace, a final
+/// newline included, separates tokens as anywhere). Reads at most
+/// kMaxSentenceBytes + 1 bytes: a longer file is a UsageError naming the
+/// limit, and so is a file that cannot be read.
+std::string read_sentence_file(const std::string& path);
+
+}  // namespace attn::cli
