@@ -32,12 +32,51 @@ int Vocabulary::find(const std::string& text) const {
     return it == index_.end() ? -1 : it->second;
 }
 
+namespace {
+/// A long text tokenized in pieces of at most kMaxSentenceBytes, each cut after
+/// an ASCII whitespace byte (never inside a word or a UTF-8 sequence; a piece
+/// without any whitespace is cut at a code-point boundary), so the tokenizer's
+/// working memory is bounded by a piece, not by the corpus. Offsets are the
+/// text's.
+std::vector<Token> tokenize_long(const std::string& text, const TokenizeOptions& options) {
+    std::vector<Token> out;
+    const auto space = [](char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; };
+    std::size_t i = 0;
+    while (i < text.size()) {
+        std::size_t end = std::min(text.size(), i + kMaxSentenceBytes);
+        if (end < text.size()) {
+            std::size_t cut = end;
+            while (cut > i && !space(text[cut - 1])) --cut;
+            if (cut == i) {
+                cut = end;
+                while (cut > i && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+            }
+            end = cut;
+        }
+        std::vector<Token> piece;
+        try {
+            piece = tokenize(std::string_view(text).substr(i, end - i), options);
+        } catch (const Error& e) {
+            throw Error("(in the part starting at byte " + std::to_string(i) + ") " + e.what(), e.kind());
+        }
+        for (Token& t : piece) {
+            t.start += i;
+            t.end += i;
+            out.push_back(std::move(t));
+        }
+        i = end;
+    }
+    return out;
+}
+
+}  // namespace
+
 std::vector<std::int32_t> Vocabulary::encode(const std::string& text) const {
     TokenizeOptions options;
     options.lowercase = true;
     const int unknown = find("[UNK]");
     std::vector<std::int32_t> ids;
-    for (const Token& token : tokenize(text, options)) {
+    for (const Token& token : tokenize_long(text, options)) {
         int id = find(token.text);
         if (id < 0) {
             if (unknown < 0) throw Error("vocabulary: the token '" + token.text + "' is not in the vocabulary");
@@ -873,42 +912,6 @@ private:
     std::vector<std::int32_t> words_;  ///< the corpus as ids
     int train_end_ = 0;                ///< words [0, train_end_) train, the rest held out
 };
-
-/// A long text tokenized in pieces of at most kMaxSentenceBytes, each cut after
-/// an ASCII whitespace byte (never inside a word or a UTF-8 sequence; a piece
-/// without any whitespace is cut at a code-point boundary), so the tokenizer's
-/// working memory is bounded by a piece, not by the corpus. Offsets are the
-/// text's.
-std::vector<Token> tokenize_long(const std::string& text, const TokenizeOptions& options) {
-    std::vector<Token> out;
-    const auto space = [](char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; };
-    std::size_t i = 0;
-    while (i < text.size()) {
-        std::size_t end = std::min(text.size(), i + kMaxSentenceBytes);
-        if (end < text.size()) {
-            std::size_t cut = end;
-            while (cut > i && !space(text[cut - 1])) --cut;
-            if (cut == i) {
-                cut = end;
-                while (cut > i && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-            }
-            end = cut;
-        }
-        std::vector<Token> piece;
-        try {
-            piece = tokenize(std::string_view(text).substr(i, end - i), options);
-        } catch (const Error& e) {
-            throw Error("(in the part starting at byte " + std::to_string(i) + ") " + e.what(), e.kind());
-        }
-        for (Token& t : piece) {
-            t.start += i;
-            t.end += i;
-            out.push_back(std::move(t));
-        }
-        i = end;
-    }
-    return out;
-}
 
 std::unique_ptr<Task> make_text_task(const TaskOptions& options) {
     const int T = length_option("text", options, 32, 4, 256);
