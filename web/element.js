@@ -5,10 +5,9 @@
 //       step="masked" controls="sentence"></attention-playground>
 //
 // Attributes set the initial state and can change later (the element follows):
-//   model (coreference|language|random: the trained models or seeded random
-//   weights; without it, random when any of d-model, heads, seed, positional,
-//   mask, scale is given, since those configure random weights, else
-//   coreference), layer (0-based, trained models),
+//   model (random|coreference|language: seeded random weights, the default, so
+//   every embed written before the trained models shows what it showed, or a
+//   trained model), layer (0-based, trained models),
 //   sentence, d-model, heads, seed, positional (none|sinusoidal|learned),
 //   mask (none|causal|padding|causal+padding), scale (true|false), step (one of
 //   STEPS), query, head (0-based), theme (system|light|dark), view
@@ -45,8 +44,8 @@ const ATTRIBUTES = Object.freeze({
   theme: 'theme',
 });
 const LAYOUT_ATTRIBUTES = Object.freeze(['controls', 'view']);
-/** The attributes that configure random weights: given without `model`, they mean model="random". */
-const RANDOM_ATTRIBUTES = Object.freeze(['d-model', 'heads', 'seed', 'positional', 'mask', 'scale']);
+/** Without a `model` attribute an element shows random weights (the page opens on a trained model). */
+const ELEMENT_MODEL = 'random';
 
 /**
  * The shipped checkpoints: carried inside the bundle (the coreference model),
@@ -161,7 +160,8 @@ export class AttentionPlayground extends HTMLElement {
       return;
     }
     const field = ATTRIBUTES[name];
-    const v = value === null ? FIELDS[field].default : attributeValue(field, value);
+    const fallback = field === 'model' ? ELEMENT_MODEL : FIELDS[field].default;
+    const v = value === null ? fallback : attributeValue(field, value);
     if (v === undefined) {
       this._warn(name, value);
       return;
@@ -215,7 +215,7 @@ export class AttentionPlayground extends HTMLElement {
         if (v === undefined) this._warn(attr, raw);
         else state[field] = v;
       }
-      if (state.model === undefined && RANDOM_ATTRIBUTES.some((a) => this.hasAttribute(a))) state.model = 'random';
+      if (state.model === undefined) state.model = ELEMENT_MODEL;
     }
     return normalizeState(state);
   }

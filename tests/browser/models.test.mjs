@@ -183,9 +183,12 @@ test('a model trained in the lab opens from its key; a key this browser does not
   assert.equal(await lab.page.getByLabel('Model', { exact: true }).inputValue(), `lab:${key}`);
   assert.match(await lab.page.getByTestId('model-about').textContent(), /Trained in the lab in this browser on the coreference task: 1,500 steps/);
   assert.equal(await lab.page.locator('.head-card').count(), 4);
-  const missing = await h.open('#model=lab:0123456789abcdef', { model: null, wait: false });
+  // the lab's hand-off link: model=lab:<key>, from=<the lab's retrain hash>, s=<its probe>
+  const missing = await h.open('#model=lab:0123456789abcdef&from=task%3Dreverse%26seed%3D3&s=1+2+3', { model: null, wait: false });
   await missing.page.getByTestId('message-error').waitFor();
   assert.match(await missing.page.getByTestId('message-error').textContent(), /this model was trained in the lab in another browser; retrain it there from its link/);
+  assert.equal(await missing.page.getByTestId('message-link').getAttribute('href'), 'train.html#task=reverse&seed=3');
+  assert.equal(await missing.page.getByTestId('message-notice').count(), 0, 'from= is a known setting');
   // the picker still offers the other models
   const n = await runCount(missing.page);
   await missing.page.getByLabel('Model', { exact: true }).selectOption('coreference');
@@ -194,21 +197,22 @@ test('a model trained in the lab opens from its key; a key this browser does not
   assert.deepEqual([...errors, ...lab.errors, ...missing.errors.filter((e) => !/404/.test(e))], []);
 });
 
-test('the element takes model= and layer=, opens the coreference model by default and random weights for random settings', async () => {
+test('the element takes model= and layer=; without model= it shows random weights, as every embed did before', async () => {
   const page = await h.context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
   const html = `<!doctype html><meta charset="utf-8"><script src="/attention-playground.js" defer></script>
-    <attention-playground id="plain"></attention-playground>
+    <attention-playground id="plain" sentence="Dogs chase cats."></attention-playground>
     <attention-playground id="layer" model="coreference" layer="0" step="heads" sentence="${WIDE}"></attention-playground>
     <attention-playground id="random" d-model="8" heads="2"></attention-playground>`;
   await page.route('**/__host/models.html', (r) => r.fulfill({ contentType: 'text/html', body: html }));
   await page.goto(`${h.url}__host/models.html`);
   await page.waitForFunction(() => ['plain', 'layer', 'random'].every((id) => document.getElementById(id)?.shadowRoot?.querySelector('.ap')?.dataset.run));
   const state = (id) => page.evaluate((i) => document.getElementById(i).getState(), id);
-  assert.equal((await state('plain')).model, 'coreference');
+  assert.equal((await state('plain')).model, 'random');
   assert.equal((await state('layer')).layer, 0);
+  assert.equal((await state('layer')).model, 'coreference');
   assert.equal((await state('random')).model, 'random');
   assert.equal((await state('random')).dModel, 8);
   await page.evaluate(() => document.getElementById('layer').setAttribute('layer', '1'));

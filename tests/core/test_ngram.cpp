@@ -140,7 +140,7 @@ TEST_CASE("ngram: baselines on a hand-worked corpus", "[ngram]") {
     CHECK_THAT(r.bigram_kn, WithinRel(22.0 / 21.55, 1e-12));
 }
 
-TEST_CASE("ngram: baselines match a separately written reference, with [UNK]", "[ngram]") {
+TEST_CASE("ngram: baselines match a separately written reference, with unknown words", "[ngram]") {
     for (const int max_vocab : {2000, 150, 20}) {
         INFO("max_vocab " << max_vocab);
         const std::string corpus = seeded_corpus(6000, 300, 11);
@@ -190,7 +190,7 @@ TEST_CASE("ngram: bad corpora fail with the text task's messages", "[ngram]") {
     CHECK_THROWS_WITH(attn::split_text_with_vocabulary("a b", {"[PAD]", "[UNK]", "a"}), Contains("fewer than 4"));
 }
 
-TEST_CASE("ngram: another text read with a model's vocabulary keeps the ids, the rest is [UNK]", "[ngram]") {
+TEST_CASE("ngram: another text read with a model's vocabulary keeps its ids, other words are unknown", "[ngram]") {
     const std::vector<std::string> vocab = {"[PAD]", "[UNK]", "b", "a"};
     const attn::TextSplit s = attn::split_text_with_vocabulary("a b c a b c a b c A", vocab);
     CHECK(s.vocabulary == vocab);

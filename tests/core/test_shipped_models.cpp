@@ -126,6 +126,10 @@ TEST_CASE("shipped models: coreference meets the acceptance numbers on 200 fresh
                 a.pronouns, static_cast<unsigned long long>(kAcceptanceSeed), best_head / H, best_head % H, 100 * best,
                 100 * a.top_is_antecedent[static_cast<std::size_t>(kFeaturedLayer * H + kFeaturedHead)],
                 100 * a.answer_right);
+    std::printf("  strongest key = antecedent, per head (layer.head from 1):");
+    for (std::size_t k = 0; k < a.top_is_antecedent.size(); ++k)
+        std::printf(" %d.%d %.1f%%", static_cast<int>(k) / H + 1, static_cast<int>(k) % H + 1, 100 * a.top_is_antecedent[k]);
+    std::printf("\n");
     CHECK(best >= 0.90);
     CHECK(a.answer_right >= 0.95);
     // the playground opens on the head that does it

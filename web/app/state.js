@@ -54,6 +54,8 @@ export const DEFAULT_BATCH = Object.freeze([
 export const FIELDS = Object.freeze({
   model: { param: 'model', kind: 'model', default: DEFAULT_MODEL, label: 'model' },
   layer: { param: 'layer', kind: 'int', min: 0, max: MAX_LAYER, default: 1, label: 'layer', when: (s) => isTrainedModel(s.model) },
+  // a lab model's retrain link (the training lab's own hash), so a browser without the model can retrain it
+  from: { param: 'from', kind: 'text', default: '', label: 'training lab link', when: (s) => isLabModel(s.model) && s.from !== '' },
   sentence: { param: 's', kind: 'text', default: DEFAULT_SENTENCE, label: 'sentence' },
   batch: { param: 'batch', kind: 'bool', default: false, label: 'batch mode' },
   sentences: { param: 'bs', kind: 'lines', default: DEFAULT_BATCH, label: 'batch sentences', when: (s) => s.batch },

@@ -7,7 +7,7 @@ export function createMessages(root, { onDismiss }) {
   root.setAttribute('aria-live', 'polite');
   let key = '';
   return {
-    /** messages: [{id, kind: 'error' | 'notice' | 'info', title, text, details?}] */
+    /** messages: [{id, kind: 'error' | 'notice' | 'info', title, text, details?, link?: {href, text}}] */
     update(messages) {
       const k = JSON.stringify(messages);
       if (k === key) return;
@@ -15,6 +15,7 @@ export function createMessages(root, { onDismiss }) {
       clear(root);
       for (const m of messages) {
         const body = el('div', 'message-body', {}, el('strong', 'message-title', { text: m.title }), el('span', null, { text: ` ${m.text}` }));
+        if (m.link) body.append(' ', el('a', 'ap-link', { href: m.link.href, text: m.link.text, testid: 'message-link' }));
         if (m.details?.length) {
           const list = el('ul', 'message-details');
           for (const d of m.details) list.append(el('li', null, { text: d }));

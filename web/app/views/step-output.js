@@ -102,7 +102,8 @@ export function createOutputStep(root, ctx) {
       }
       prediction.update({ heading, note: foot, items });
       const best = items[0];
-      lines.push([`p(${quoted(best.text, 14)} | ${tok(tr, v.q)}) = softmax(LayerNorm(out)\u00b7W_U)[${quoted(best.text, 14)}] = `, { n: best.p }]);
+      const given = !m.causal ? `at ${tok(tr, v.q)}` : v.q ? `| ${tok(tr, 0)} \u2026 ${tok(tr, v.q)}` : `| ${tok(tr, 0)}`;
+      lines.push([`p(${quoted(best.text, 14)} ${given}) = softmax(LayerNorm(out[${v.q}])\u00b7W_U)[${quoted(best.text, 14)}] = `, { n: best.p }]);
     }
     return lines;
   }
