@@ -14,6 +14,13 @@ void put_key(std::string& out, const char* key) {
     out += "\":";
 }
 
+/// `,"key":matrix` (without the comma for the first member of an object).
+void put_matrix_field(std::string& out, const char* key, const Eigen::Ref<const Matrix>& m, bool first = false) {
+    if (!first) out += ',';
+    put_key(out, key);
+    json_put_matrix(out, m);
+}
+
 void put_tensors(std::string& out, const Parameters& p) {
     out += '{';
     bool first = true;
@@ -67,9 +74,7 @@ std::string model_trace_json(const ModelConfig& config, const std::vector<Token>
     o += "],";
     put_key(o, "embeddings");
     json_put_matrix(o, tr.embeddings);
-    o += ',';
-    put_key(o, "positional");
-    json_put_matrix(o, tr.positional);
+    put_matrix_field(o, "positional", tr.positional);
     o += ',';
     put_key(o, "mask");
     json_put_mask(o, tr.mask);
@@ -82,9 +87,7 @@ std::string model_trace_json(const ModelConfig& config, const std::vector<Token>
         o += '{';
         put_key(o, "input");
         json_put_matrix(o, lt.input);
-        o += ',';
-        put_key(o, "normed");
-        json_put_matrix(o, lt.normed);
+        put_matrix_field(o, "normed", lt.normed);
         o += ',';
         put_key(o, "heads");
         o += '[';
@@ -105,37 +108,21 @@ std::string model_trace_json(const ModelConfig& config, const std::vector<Token>
         o += "],";
         put_key(o, "concat");
         json_put_matrix(o, lt.attention.concat);
-        o += ',';
-        put_key(o, "attention_output");
-        json_put_matrix(o, lt.attention.output);
-        o += ',';
-        put_key(o, "residual");
-        json_put_matrix(o, lt.residual);
+        put_matrix_field(o, "attention_output", lt.attention.output);
+        put_matrix_field(o, "residual", lt.residual);
         if (config.mlp > 0) {
-            o += ',';
-            put_key(o, "mlp_normed");
-            json_put_matrix(o, lt.mlp_normed);
-            o += ',';
-            put_key(o, "mlp_hidden");
-            json_put_matrix(o, lt.mlp_hidden);
-            o += ',';
-            put_key(o, "mlp_output");
-            json_put_matrix(o, lt.mlp_output);
+            put_matrix_field(o, "mlp_normed", lt.mlp_normed);
+            put_matrix_field(o, "mlp_hidden", lt.mlp_hidden);
+            put_matrix_field(o, "mlp_output", lt.mlp_output);
         }
-        o += ',';
-        put_key(o, "output");
-        json_put_matrix(o, lt.output);
+        put_matrix_field(o, "output", lt.output);
         o += '}';
     }
     o += "],";
     put_key(o, "final_normed");
     json_put_matrix(o, tr.final_normed);
-    o += ',';
-    put_key(o, "logits");
-    json_put_matrix(o, tr.logits);
-    o += ',';
-    put_key(o, "probabilities");
-    json_put_matrix(o, tr.probabilities);
+    put_matrix_field(o, "logits", tr.logits);
+    put_matrix_field(o, "probabilities", tr.probabilities);
     o += "}\n";
     return o;
 }
