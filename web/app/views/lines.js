@@ -4,18 +4,11 @@
 // only move attributes.
 
 import { el, svgEl, clear } from './dom.js';
-import { fitText } from './heatmap.js';
+import { createMeasurer, createTextFitter } from './heatmap/text.js';
 import { formatNumber, tokenLabel } from '../format.js';
 
 const MAX_TOKENS = 64;
 const ROW_H = 22;
-
-let ctx = null;
-function measure(font) {
-  if (!ctx) ctx = document.createElement('canvas').getContext('2d');
-  ctx.font = font;
-  return ctx;
-}
 
 export function createLinesView(parent, { onSelectQuery, getWidth = null }) {
   const caption = el('figcaption', 'hm-caption', {}, el('span', 'hm-title', { text: 'Who the query looks at' }), el('span', 'hm-shape', { text: 'thickness = weight' }));
@@ -23,6 +16,12 @@ export function createLinesView(parent, { onSelectQuery, getWidth = null }) {
   const msg = el('p', 'figure-note', { hidden: true });
   const figure = el('figure', 'lines-view', { testid: 'lines-view' }, caption, holder, msg);
   parent.append(figure);
+  const measurer = createMeasurer(); // this view's own: no module-level state
+  const fitText = createTextFitter(2000);
+  const measure = (font) => {
+    measurer.font = font;
+    return measurer;
+  };
   let skeleton = null; // {labels, width, font, svg, lines[], keyTexts[], weights[], queries[], geometry}
   let last = null;
 

@@ -1,0 +1,168 @@
+// Drawing a heatmap onto its canvas, given the layout L, the model m and the
+// palette: cells, gaps, numbers, labels (row, column, bands), selection.
+// Every function draws in CSS pixels (the caller sets the device-pixel transform).
+
+import { formatCell } from '../../format.js';
+import { lutOf, cellIndex } from './colors.js';
+
+/** The cell image scaled up, the not-yet-computed cells of an animation, and the gaps between cells. */
+export function drawCells(ctx, L, m, image) {
+  const { rows, cols, cw, ch, x0, y0 } = L;
+  const pal = m.palette;
+  ctx.imageSmoothingEnabled = false;
+  ctx.drawImage(image, x0, y0, cols * cw, rows * ch);
+  // cells still being computed (the score animation)
+  if (m.reveal && m.reveal.row < rows) {
+    ctx.fillStyle = pal.empty;
+    const from = Math.max(0, m.reveal.count);
+    if (from < cols) ctx.fillRect(x0 + from * cw, y0 + m.reveal.row * ch, (cols - from) * cw, ch);
+  }
+  if (cw >= 6 && ch >= 6) {
+    ctx.fillStyle = pal.surface;
+    for (let j = 1; j < cols; j++) ctx.fillRect(x0 + j * cw - 0.5, y0, 1, rows * ch);
+    for (let i = 1; i < rows; i++) ctx.fillRect(x0, y0 + i * ch - 0.5, cols * cw, 1);
+  }
+}
+
+/** The value in every cell (only when L.numbers), dark or light text by the cell's colour. */
+export function drawNumbers(ctx, L, m, range) {
+  const pal = m.palette;
+  const { rows, cols, cw, ch, x0, y0 } = L;
+  const { data } = m.matrix;
+  const { dark } = lutOf(m);
+  ctx.font = `500 ${cw >= 42 ? 11 : 10.5}px ${pal.font}`;
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'middle';
+  for (let i = 0; i < rows; i++) {
+    for (let j = 0; j < cols; j++) {
+      if (m.reveal && m.reveal.row === i && j >= m.reveal.count) continue;
+      const k = i * cols + j;
+      let text;
+      let color;
+      if (m.kind === 'mask') {
+        text = data[k] ? '1' : '0';
+        color = data[k] ? pal.text : pal.maskedText;
+      } else if (m.mask && !m.mask[k]) {
+        text = '\u2212\u221e';
+        color = pal.maskedText;
+      } else {
+        text = formatCell(data[k]);
+        color = dark[cellIndex(m, k, range)] ? pal.lightText : pal.darkText;
+      }
+      ctx.fillStyle = color;
+      ctx.fillText(text, x0 + j * cw + cw / 2, y0 + i * ch + ch / 2 + 0.5);
+    }
+  }
+}
+
+function drawRowLabels(ctx, L, m, rowTexts, fit) {
+  const pal = m.palette;
+  const { rows, ch, y0, labelW } = L;
+  if (labelW <= 4) return;
+  ctx.textAlign = 'right';
+  const sel = m.selRow != null && m.selRow < rows ? m.selRow : -1;
+  for (let i = 0; i < rows; i++) {
+    const selected = i === sel;
+    if (!selected && (i % L.rowStep !== 0 || (sel >= 0 && Math.abs(i - sel) < L.rowStep))) continue;
+    ctx.font = `${selected ? '600 ' : ''}${L.font}`;
+    ctx.fillStyle = selected ? pal.text : pal.muted;
+    ctx.fillText(fit(ctx, rowTexts[i] ?? String(i), labelW - 8), labelW - 6, y0 + i * ch + ch / 2);
+  }
+}
+
+/** Column bands: which head a column belongs to. */
+function drawBands(ctx, L, m, fit) {
+  if (!m.colBands) return;
+  const pal = m.palette;
+  const { cols, cw, x0, headH, bandH } = L;
+  const { size, colors, names } = m.colBands;
+  ctx.font = `600 10px ${pal.font}`;
+  ctx.textAlign = 'center';
+  for (let b = 0; b * size < cols; b++) {
+    ctx.fillStyle = colors[b % colors.length];
+    ctx.fillRect(x0 + b * size * cw + 1, headH, size * cw - 2, bandH - 3);
+  }
+  const bw = size * cw;
+  for (let b = 0; b * size < cols; b++) {
+    const text = fit(ctx, names[b], bw - 4);
+    if (!text) continue;
+    ctx.fillStyle = pal.bandText;
+    ctx.fillText(text, x0 + b * bw + bw / 2, headH + (bandH - 3) / 2 + 0.5);
+  }
+}
+
+function drawColumnLabels(ctx, L, m, fit) {
+  const pal = m.palette;
+  const { cols, cw, x0, headH } = L;
+  const style = (selected) => {
+    ctx.font = `${selected ? '600 ' : ''}${L.font}`;
+    ctx.fillStyle = selected ? pal.text : pal.muted;
+  };
+  ctx.font = L.font;
+  if (L.colMode === 'horizontal') {
+    ctx.textAlign = 'center';
+    for (let j = 0; j < cols; j++) {
+      style(j === m.selCol);
+      ctx.fillText(fit(ctx, L.colTexts[j], cw - 4), x0 + j * cw + cw / 2, headH / 2);
+    }
+  } else if (L.colMode === 'vertical') {
+    ctx.textAlign = 'left';
+    const selC = m.selCol != null && m.selCol < cols ? m.selCol : -1;
+    for (let j = 0; j < cols; j++) {
+      const selected = j === selC;
+      if (!selected && (j % L.colStep !== 0 || (selC >= 0 && Math.abs(j - selC) < L.colStep))) continue;
+      ctx.save();
+      ctx.translate(x0 + j * cw + cw / 2, headH - 4);
+      ctx.rotate(-Math.PI / 2);
+      style(selected);
+      ctx.fillText(fit(ctx, L.colTexts[j], headH - 8), 0, 0);
+      ctx.restore();
+    }
+  } else if (L.colMode === 'index') {
+    ctx.textAlign = 'center';
+    for (let j = 0; j < cols; j += L.colStep) {
+      style(j === m.selCol);
+      ctx.fillText(String(j), x0 + j * cw + cw / 2, headH / 2);
+    }
+  }
+}
+
+/** Row labels, column bands and column labels (the gutters left of and above the cells). */
+export function drawLabels(ctx, L, m, rowTexts, fit) {
+  ctx.textBaseline = 'middle';
+  drawRowLabels(ctx, L, m, rowTexts, fit);
+  drawBands(ctx, L, m, fit);
+  drawColumnLabels(ctx, L, m, fit);
+}
+
+/** The selected row (solid), column (dashed) and cell (haloed). */
+export function drawSelection(ctx, L, m) {
+  const pal = m.palette;
+  const { rows, cols, cw, ch, x0, y0 } = L;
+  const hasRow = m.selRow != null && m.selRow < rows;
+  const hasCol = m.selCol != null && m.selCol < cols;
+  ctx.lineJoin = 'miter';
+  if (hasRow) {
+    ctx.strokeStyle = pal.select;
+    ctx.lineWidth = ch >= 6 ? 1.5 : 1;
+    ctx.strokeRect(x0 + 0.75, y0 + m.selRow * ch + 0.75, cols * cw - 1.5, ch - 1.5);
+  }
+  if (hasCol && m.showCol !== false) {
+    ctx.save();
+    ctx.setLineDash([3, 3]);
+    ctx.strokeStyle = pal.select;
+    ctx.lineWidth = 1;
+    ctx.strokeRect(x0 + m.selCol * cw + 0.5, y0 + 0.5, cw - 1, rows * ch - 1);
+    ctx.restore();
+  }
+  if (hasRow && hasCol) {
+    const x = x0 + m.selCol * cw;
+    const y = y0 + m.selRow * ch;
+    ctx.strokeStyle = pal.selectHalo;
+    ctx.lineWidth = 4;
+    ctx.strokeRect(x + 1, y + 1, cw - 2, ch - 2);
+    ctx.strokeStyle = pal.select;
+    ctx.lineWidth = 2;
+    ctx.strokeRect(x + 1, y + 1, cw - 2, ch - 2);
+  }
+}
