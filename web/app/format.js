@@ -15,6 +15,42 @@ function special(x) {
   return null;
 }
 
+/**
+ * THE rule for a number shown to the reader (cells, bars, legends, lines):
+ * `digits` significant digits, the proper minus sign (U+2212), and
+ *   fixed notation when 0.001 ≤ |x| < 10^digits ("0.213", "−0.00494", "12.3", "−412"),
+ *   scientific otherwise, with the same significant digits ("4.94e−4", "1.23e4"),
+ *   exact zero as "0", ±∞ and NaN spelled out.
+ * It round-trips within half a unit of its last digit and is never longer than
+ * valueWidth(digits) characters, so a slot that wide never clips it.
+ */
+export function formatValue(x, digits = 3) {
+  const s = special(x);
+  if (s) return s;
+  if (x === 0) return '0';
+  const p = Math.max(1, Math.min(21, Math.round(digits)));
+  const exp = x.toExponential(p - 1); // rounded to p significant digits: "-4.94e-4"
+  const e = Number(exp.slice(exp.indexOf('e') + 1));
+  let out;
+  if (e >= -3 && e < p) out = x.toFixed(p - 1 - e);
+  else out = exp.replace('e+', 'e');
+  return typographic(out);
+}
+
+/** The most characters formatValue(x, digits) can take (sign, digits, point, "e−", three exponent digits). */
+export function valueWidth(digits = 3) {
+  const p = Math.max(1, Math.min(21, Math.round(digits)));
+  return p + (p > 1 ? 1 : 0) + 6;
+}
+
+/** formatValue's text back to a number (for tests and copy-paste): "−4.94e−4" → -0.000494. */
+export function parseValue(text) {
+  const t = text.replace(/\u2212/g, '-');
+  if (t === '\u221e') return Infinity;
+  if (t === '-\u221e') return -Infinity;
+  return Number(t);
+}
+
 /** Short form for matrix cells: 3 significant-ish characters ("−0.40", "12.3"). */
 export function formatCell(x) {
   const s = special(x);

@@ -1,0 +1,75 @@
+// format.js: the one number rule (formatValue) over many random values —
+// it round-trips within half a unit of its last digit, is never longer than
+// valueWidth(digits), and writes the minus sign as U+2212 (never '-').
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { formatValue, valueWidth, parseValue, MINUS } from '../../web/app/format.js';
+
+/** A small seeded generator (mulberry32), so a failure names a reproducible value. */
+function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Values spread over every magnitude a float32 or a double can hold, both signs, float32-rounded half the time. */
+function randomValues(n, seed) {
+  const r = rng(seed);
+  const out = [];
+  for (let i = 0; i < n; i++) {
+    const mag = 10 ** (r() * 90 - 45); // 1e−45 … 1e45
+    let x = (r() < 0.5 ? -1 : 1) * mag * (1 + r() * 9);
+    if (r() < 0.5) x = Math.fround(x);
+    if (r() < 0.05) x = 10 ** Math.round(r() * 12 - 6) * (r() < 0.5 ? -1 : 1) * (1 - 5e-4 * r()); // near a rounding boundary
+    if (Number.isFinite(x) && x !== 0) out.push(x);
+  }
+  // typical attention numbers: weights near 1/T, scores, and the boundaries of the fixed range
+  out.push(1 / 315, 1 / 44, 4.2e-5, 0.000494, 0.0009995, 0.001, 999.4999, 999.5, -999.5, 1, -1, 0.5, 2 ** -149, 3.4028234663852886e38, 1e-300, -1.7976931348623157e308);
+  return out;
+}
+
+for (const digits of [1, 2, 3, 4, 6]) {
+  test(`formatValue(x, ${digits}) round-trips within half a unit of its last digit, fits valueWidth, uses U+2212`, () => {
+    const width = valueWidth(digits);
+    for (const x of randomValues(4000, 1000 + digits)) {
+      const s = formatValue(x, digits);
+      assert.ok(s.length <= width, `${x} → "${s}" is ${s.length} > ${width} characters`);
+      assert.ok(!s.includes('-'), `${x} → "${s}" uses a hyphen-minus`);
+      assert.equal(s.startsWith(MINUS), x < 0, `${x} → "${s}": the sign`);
+      assert.equal((s.match(/\u2212/g) ?? []).length, (x < 0 ? 1 : 0) + (/e\u2212/.test(s) ? 1 : 0), `${x} → "${s}": minus signs`);
+      const back = parseValue(s);
+      const unit = 10 ** (Math.floor(Math.log10(Math.abs(back))) - digits + 1); // the last digit's place
+      assert.ok(Math.abs(back - x) <= 0.5 * unit * (1 + 1e-9) + Number.EPSILON * Math.abs(x), `${x} → "${s}" → ${back}: off by ${Math.abs(back - x)} > half of ${unit}`);
+      // the number of significant digits shown is exactly `digits`
+      const mantissa = s.replace(MINUS, '').split('e')[0].replace('.', '').replace(/^0+/, '');
+      assert.equal(mantissa.length, digits, `${x} → "${s}" shows ${mantissa.length} significant digits`);
+      // fixed notation exactly on 0.001 ≤ |x| < 10^digits (after rounding), scientific elsewhere
+      const fixed = !s.includes('e');
+      assert.equal(fixed, Math.abs(back) >= 0.001 && Math.abs(back) < 10 ** digits, `${x} → "${s}": notation`);
+    }
+  });
+}
+
+test('formatValue: zero, negative zero, infinities and NaN', () => {
+  assert.equal(formatValue(0), '0');
+  assert.equal(formatValue(-0), '0');
+  assert.equal(formatValue(Infinity), '\u221e');
+  assert.equal(formatValue(-Infinity), `${MINUS}\u221e`);
+  assert.equal(formatValue(NaN), 'NaN');
+});
+
+test('formatValue: the examples its comment gives', () => {
+  assert.equal(formatValue(0.213), '0.213');
+  assert.equal(formatValue(-0.00494), `${MINUS}0.00494`);
+  assert.equal(formatValue(12.34), '12.3');
+  assert.equal(formatValue(-412.3), `${MINUS}412`);
+  assert.equal(formatValue(0.000494), `4.94e${MINUS}4`);
+  assert.equal(formatValue(12345), '1.23e4');
+  assert.equal(formatValue(1 / 315, 3), '0.00317');
+});
