@@ -3,7 +3,9 @@
 // Rows are built once per length and then only updated.
 
 import { el, clear } from './dom.js';
-import { formatNumber, formatExact, tokenLabel } from '../format.js';
+import { formatValue, formatExact, tokenLabel } from '../format.js';
+
+const DIGITS = 3; // significant digits of scores and weights (format.js: formatValue)
 
 const MAX_ROWS = 512;
 
@@ -30,7 +32,7 @@ export function createRowBars(parent) {
     rows = [];
     const n = Math.min(labels.length, MAX_ROWS);
     for (let j = 0; j < n; j++) {
-      const name = el('span', 'bars-key', { text: tokenLabel(labels[j], 18) });
+      const name = el('span', 'bars-key', { text: tokenLabel(labels[j], 18), title: tokenLabel(labels[j], 200) });
       const score = el('span', 'bars-score num');
       const fill = el('span', 'bars-fill');
       const w = el('span', 'bars-w num');
@@ -55,6 +57,7 @@ export function createRowBars(parent) {
       let sumW = 0;
       let sumSc = 0;
       let allowedCount = 0;
+      let widest = 0; // characters of the longest number: sets the number columns' width, so none is clipped
       for (let j = 0; j < T; j++) {
         const allowed = mask.data[q * T + j] !== 0;
         const w = weights.data[q * T + j];
@@ -68,13 +71,18 @@ export function createRowBars(parent) {
         if (!r) continue;
         r.rowEl.className = allowed ? 'bars-row' : 'bars-row is-masked';
         r.rowEl.dataset.value = String(w);
-        r.score.textContent = allowed ? formatNumber(s, 2) : '\u2212\u221e';
+        const sText = allowed ? formatValue(s, DIGITS) : '\u2212\u221e';
+        const wText = formatValue(w, DIGITS);
+        widest = Math.max(widest, sText.length, wText.length);
+        r.score.textContent = sText;
         r.score.title = allowed ? formatExact(s) : 'masked';
         r.fill.style.width = `${(w * 100).toFixed(2)}%`;
-        r.w.textContent = formatNumber(w, 3);
+        r.w.textContent = wText;
         r.w.title = formatExact(w);
       }
-      sumS.textContent = allowedCount ? formatNumber(sumSc, 3) : '\u2014';
+      // a digit is 1ch (tabular figures); the minus sign is a little wider
+      figure.style.setProperty('--bars-num-w', `${Math.max(4, widest) + 1.2}ch`);
+      sumS.textContent = allowedCount ? formatValue(sumSc, DIGITS) : '\u2014';
       sumEl.textContent = sumW.toFixed(6);
       sumEl.dataset.value = String(sumW);
     },

@@ -4,21 +4,22 @@
 // (patterns.js: "L2 H1: antecedent 0.93"), or "no clear pattern".
 
 import { el, clear } from './dom.js';
-import { lutIndex } from '../palette.js';
-import { formatNumber, quoted } from '../format.js';
+import { formatValue, quoted } from '../format.js';
+import { resolveScale, paintImage, READABLE } from './heatmap/colors.js';
 import { NAME_THRESHOLD } from '../patterns.js';
 
 /** "antecedent 0.93", or "no clear pattern (best: first-token 0.31)". */
 export function patternText(p) {
   if (!p?.best) return 'no pattern applies';
-  const s = `${p.best.name} ${formatNumber(p.best.score, 2)}`;
+  const s = `${p.best.name} ${formatValue(p.best.score, 2)}`;
   return p.best.score >= NAME_THRESHOLD ? s : `no clear pattern (best: ${s})`;
 }
 
 const MAX_HEADS = 32;
 
 export function createHeadsGrid(parent, { onSelectHead }) {
-  const caption = el('figcaption', 'hm-caption', {}, el('span', 'hm-title', { text: 'All heads' }), el('span', 'hm-shape', { text: 'attention weights A, one map per head' }));
+  const scaleNote = el('span', 'hm-shape', { testid: 'heads-scale' });
+  const caption = el('figcaption', 'hm-caption', {}, el('span', 'hm-title', { text: 'All heads' }), el('span', 'hm-shape', { text: 'attention weights A, one map per head' }), scaleNote);
   const grid = el('div', 'heads-grid', { attrs: { role: 'group', 'aria-label': 'All heads' } });
   const figure = el('figure', 'heads-figure', { testid: 'heads-grid' }, caption, grid);
   parent.append(figure);
@@ -40,29 +41,18 @@ export function createHeadsGrid(parent, { onSelectHead }) {
     }
   }
 
-  function drawMap(canvas, weights, q, palette, size) {
-    const T = weights.rows;
+  // one small canvas, one pixel per cell, reused for every head
+  const small = document.createElement('canvas');
+
+  /** Head map: weights on `scale` (as the heatmap draws them: masked cells grey), the query row outlined. */
+  function drawMap(canvas, m, scale, q, palette, size) {
+    const T = m.matrix.rows;
     const cell = Math.max(1, Math.ceil(size / T));
     const px = cell * T;
-    const dpr = 1;
     canvas.width = px;
     canvas.height = px;
-    const small = document.createElement('canvas');
-    small.width = T;
-    small.height = T;
-    const sctx = small.getContext('2d');
-    const img = sctx.createImageData(T, T);
-    const lut = palette.sequential.lut;
-    for (let i = 0; i < T * T; i++) {
-      const k = lutIndex(weights.data[i], 'sequential', 1) * 3;
-      img.data[i * 4] = lut[k];
-      img.data[i * 4 + 1] = lut[k + 1];
-      img.data[i * 4 + 2] = lut[k + 2];
-      img.data[i * 4 + 3] = 255;
-    }
-    sctx.putImageData(img, 0, 0);
+    paintImage(small, m, scale);
     const ctx = canvas.getContext('2d');
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.imageSmoothingEnabled = false;
     ctx.drawImage(small, 0, 0, px, px);
     ctx.strokeStyle = palette.select;
@@ -80,18 +70,28 @@ export function createHeadsGrid(parent, { onSelectHead }) {
       if (key && Object.keys(k).every((x) => key[x] === k[x])) return;
       if (!key || key.trace.heads.length !== H) build(H);
       key = k;
+      // one colour scale for all heads, so they compare: 0–1 unless the typical row is nearly uniform
+      const models = cards.map((_, h) => ({ matrix: trace.heads[h].weights, kind: 'sequential', maskedZeros: trace.mask?.data, palette }));
+      const scales = models.map((mm) => resolveScale(mm, 'row'));
+      const typical = scales.map((x) => x.typical).sort((a, b) => a - b)[scales.length >> 1] ?? 1;
+      const relative = typical < READABLE;
+      scaleNote.textContent = relative
+        ? `scale: row max (auto: rows nearly uniform, typical max ${formatValue(typical, 2)})`
+        : 'scale: 0\u20131 (auto)';
+      scaleNote.dataset.scale = relative ? 'row' : 'fixed';
       cards.forEach((card, h) => {
         const w = trace.heads[h].weights;
+        const scale = relative ? scales[h] : { kind: 'fixed', range: 1 };
         const label = trace.model ? `L${trace.model.layer + 1} H${h + 1}` : `Head ${h + 1}`;
         const p = patternText(trace.headPatterns?.[h]);
         card.name.textContent = trace.model ? `${label}:` : label;
         card.pattern.textContent = p;
         card.pattern.dataset.pattern = trace.headPatterns?.[h]?.best?.name ?? '';
         card.button.setAttribute('aria-label', `${label}: ${p}`);
-        drawMap(card.canvas, w, q, palette, size);
+        drawMap(card.canvas, models[h], scale, q, palette, size);
         let best = 0;
         for (let j = 1; j < T; j++) if (w.data[q * T + j] > w.data[q * T + best]) best = j;
-        card.top.textContent = `${quoted(trace.tokens[q].text, 10)} \u2192 ${quoted(trace.tokens[best].text, 10)} ${formatNumber(w.data[q * T + best], 2)}`;
+        card.top.textContent = `${quoted(trace.tokens[q].text, 10)} \u2192 ${quoted(trace.tokens[best].text, 10)} ${formatValue(w.data[q * T + best], 2)}`;
         card.button.setAttribute('aria-pressed', h === head ? 'true' : 'false');
       });
       grid.dataset.more = H > MAX_HEADS ? `+${H - MAX_HEADS} more heads not shown` : '';

@@ -15,8 +15,8 @@
 
 import { el } from './dom.js';
 import { computeLayout, labelTexts } from './heatmap/layout.js';
-import { paintImage } from './heatmap/colors.js';
-import { drawCells, drawNumbers, drawLabels, drawSelection } from './heatmap/draw.js';
+import { paintImage, resolveScale, anyBlocked } from './heatmap/colors.js';
+import { drawCells, drawBlockedHatch, drawNumbers, drawLabels, drawSelection } from './heatmap/draw.js';
 import { createLegend } from './heatmap/legend.js';
 import { createReadout } from './heatmap/readout.js';
 import { attachInteraction } from './heatmap/interaction.js';
@@ -31,7 +31,7 @@ const MAX_CANVAS_PIXELS = 24e6; // device pixels; above this the canvas is drawn
 export function createHeatmap(parent, { id, tooltip, describe, onCellClick, compact = false, share = 1, getWidth = null }) {
   const title = el('span', 'hm-title');
   const shape = el('span', 'hm-shape');
-  const legend = createLegend();
+  const legend = createLegend({ id, onScale: (choice) => { scaleChoice = choice; if (m) render(); } });
   const caption = el('figcaption', 'hm-caption', {}, title, shape, legend.element);
   const canvas = el('canvas', 'hm-canvas');
   const hover = el('div', 'hm-hover', { hidden: true });
@@ -49,7 +49,11 @@ export function createHeatmap(parent, { id, tooltip, describe, onCellClick, comp
   const labelDeps = createDeps();
   const rowTextDeps = createDeps();
   let rowTexts = [];
-  let range = 1; // the value range of the last painted image
+  // the colour scale of weight maps: the reader's choice (view-local, not in the URL);
+  // compact maps have no legend to name it, so they stay on 0–1
+  let scaleChoice = compact ? 'fixed' : 'auto';
+  let scale = null; // resolveScale's result for the last painted image
+  let blocked = false; // whether the last model had masked cells
   let m = null; // the model of the last update
   let L = null; // its layout
   let shareNow = share;
@@ -105,11 +109,24 @@ export function createHeatmap(parent, { id, tooltip, describe, onCellClick, comp
     const ctx = canvas.getContext('2d');
     ctx.setTransform(px.dpr, 0, 0, px.dpr, 0, 0);
     ctx.clearRect(0, 0, L.W, L.H);
-    if (imageDeps.changed([m.matrix, m.mask, m.kind, m.range, m.palette])) range = paintImage(image, m);
+    if (imageDeps.changed([m.matrix, m.mask, m.maskedZeros, m.kind, m.range, m.palette, scaleChoice])) {
+      scale = resolveScale(m, scaleChoice);
+      blocked = anyBlocked(m);
+      paintImage(image, m, scale);
+    }
     drawCells(ctx, L, m, image);
-    if (L.numbers) drawNumbers(ctx, L, m, range);
+    drawBlockedHatch(ctx, L, m);
+    if (L.numbers) drawNumbers(ctx, L, m, scale);
     drawGutters(ctx, px);
     drawSelection(ctx, L, m);
+  }
+
+  function render() {
+    L = layout();
+    draw();
+    legend.update(m, scale, blocked);
+    readout.update(m);
+    interaction.afterUpdate();
   }
 
   return {
@@ -121,11 +138,7 @@ export function createHeatmap(parent, { id, tooltip, describe, onCellClick, comp
       title.textContent = model.title;
       shape.textContent = model.shapeText ?? `${model.matrix.rows} \u00d7 ${model.matrix.cols}`;
       scroll.setAttribute('aria-label', `${model.title}, ${model.matrix.rows} by ${model.matrix.cols}. Arrow keys move between cells${onCellClick ? ', Enter selects' : ''}.`);
-      L = layout();
-      draw();
-      legend.update(m, range);
-      readout.update(m);
-      interaction.afterUpdate();
+      render();
     },
     set hidden(value) {
       figure.hidden = value;

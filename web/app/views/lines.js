@@ -1,20 +1,24 @@
 // The lines view: the selected query token on the left, every key on the
 // right, one line to each key whose thickness is the attention weight.
 // The SVG is built once per sentence and width; a new query or new weights
-// only move attributes.
+// only move attributes. Above MAX_TOKENS tokens (a line per key would be a
+// blur) it shows the selected query and its TOP_K keys by weight, and says so.
 
 import { el, svgEl, clear } from './dom.js';
 import { createMeasurer, createTextFitter } from './heatmap/text.js';
-import { formatNumber, tokenLabel } from '../format.js';
+import { formatValue, tokenLabel } from '../format.js';
 
 const MAX_TOKENS = 64;
 const ROW_H = 22;
+export const TOP_K = 12;
+const DIGITS = 2; // significant digits of the weights (format.js: formatValue)
 
 export function createLinesView(parent, { onSelectQuery, getWidth = null }) {
-  const caption = el('figcaption', 'hm-caption', {}, el('span', 'hm-title', { text: 'Who the query looks at' }), el('span', 'hm-shape', { text: 'thickness = weight' }));
+  const shape = el('span', 'hm-shape', { text: 'thickness = weight' });
+  const caption = el('figcaption', 'hm-caption', {}, el('span', 'hm-title', { text: 'Who the query looks at' }), shape);
+  const msg = el('p', 'figure-note lines-topk', { hidden: true, testid: 'lines-note' });
   const holder = el('div', 'lines-holder');
-  const msg = el('p', 'figure-note', { hidden: true });
-  const figure = el('figure', 'lines-view', { testid: 'lines-view' }, caption, holder, msg);
+  const figure = el('figure', 'lines-view', { testid: 'lines-view' }, caption, msg, holder);
   parent.append(figure);
   const measurer = createMeasurer(); // this view's own: no module-level state
   const fitText = createTextFitter(2000);
@@ -77,20 +81,72 @@ export function createLinesView(parent, { onSelectQuery, getWidth = null }) {
     last = null;
   }
 
+  /**
+   * Long sentences: the query on the left, its TOP_K keys by weight on the right
+   * (in sentence order, each with its position), lines as thick as weight ÷ the largest.
+   */
+  function drawTopK({ labels, weights, mask, q, head, palette }, width) {
+    const T = weights.rows;
+    const order = [];
+    for (let j = 0; j < T; j++) if (!mask || mask.data[q * T + j]) order.push(j);
+    order.sort((a, b) => weights.data[q * T + b] - weights.data[q * T + a] || a - b);
+    const keys = order.slice(0, TOP_K).sort((a, b) => a - b);
+    let share = 0;
+    let maxW = 0;
+    for (const j of keys) {
+      share += weights.data[q * T + j];
+      maxW = Math.max(maxW, weights.data[q * T + j]);
+    }
+    msg.hidden = false;
+    msg.textContent = keys.length
+      ? `${T} tokens: the ${keys.length} keys with the largest weights for query ${q} (${formatValue(share * 100, 2)}% of its weight). The heatmap shows all ${T}.`
+      : `${T} tokens: query ${q} may look at no key (every key is masked).`;
+    shape.textContent = `top ${TOP_K} of ${T} keys \u00b7 thickness = weight \u00f7 the largest`;
+    const c = measure(`12px ${palette.font}`);
+    const mid = Math.max(70, Math.round(width * 0.3));
+    const side = Math.floor((width - mid) / 2);
+    const top = 22;
+    const n = Math.max(1, keys.length);
+    const height = top + n * ROW_H + 4;
+    const yOf = (r) => top + r * ROW_H + ROW_H / 2;
+    const svg = svgEl('svg', { viewBox: `0 0 ${width} ${height}`, width, height, class: 'lines-svg', role: 'group', 'aria-label': `Head ${head + 1}: the ${keys.length} keys ${tokenLabel(labels[q], 24)} attends to most` });
+    svg.append(
+      svgEl('text', { x: side - 8, y: 12, 'text-anchor': 'end', class: 'lines-head' }, 'query'),
+      svgEl('text', { x: side + mid + 8, y: 12, class: 'lines-head' }, 'key \u00b7 weight'),
+    );
+    const qy = yOf((n - 1) / 2);
+    const g = svgEl('g', { class: 'lines-lines' });
+    svg.append(g);
+    keys.forEach((j, r) => {
+      const w = weights.data[q * T + j];
+      g.append(svgEl('line', { x1: side, x2: side + mid, y1: qy, y2: yOf(r), class: 'lines-line', 'stroke-width': (0.6 + 7 * (maxW > 0 ? w / maxW : 0)).toFixed(2), 'stroke-opacity': (0.25 + 0.75 * (maxW > 0 ? w / maxW : 0)).toFixed(3) }));
+      const wText = svgEl('tspan', { class: 'lines-w', dx: 6 }, formatValue(w, DIGITS));
+      wText.dataset.testid = `cell-lines-${q}-${j}`;
+      wText.dataset.value = String(w);
+      const text = svgEl('text', { x: side + mid + 8, y: yOf(r), 'dominant-baseline': 'central', class: 'lines-key' });
+      text.append(svgEl('tspan', { class: 'lines-pos' }, `${j} `), svgEl('tspan', {}, fitText(c, tokenLabel(labels[j], 24), side - 70)), wText);
+      svg.append(text);
+    });
+    svg.append(svgEl('text', { x: side - 8, y: qy, 'text-anchor': 'end', 'dominant-baseline': 'central', class: 'lines-q-only' }, fitText(c, `${q} ${tokenLabel(labels[q], 24)}`, side - 14)));
+    holder.replaceChildren(svg);
+    skeleton = null;
+  }
+
   return {
     element: figure,
     /** {labels, weights (T×T), mask (T×T or null), q, head, palette} */
     update({ labels, weights, mask, q, head, palette }) {
       const T = weights.rows;
+      const width = Math.max(260, Math.min(440, ((getWidth ? getWidth() : figure.parentElement?.clientWidth) || 440) - 4));
       if (T > MAX_TOKENS) {
-        clear(holder);
-        skeleton = null;
-        msg.hidden = false;
-        msg.textContent = `The lines view shows sentences of up to ${MAX_TOKENS} tokens; this one has ${T}. The heatmap shows every weight.`;
+        if (last && last.topK && last.data === weights.data && last.q === q && last.mask === mask && last.width === width) return;
+        drawTopK({ labels, weights, mask, q, head, palette }, width);
+        last = { topK: true, data: weights.data, q, mask, width };
         return;
       }
       msg.hidden = true;
-      const width = Math.max(260, Math.min(440, ((getWidth ? getWidth() : figure.parentElement?.clientWidth) || 440) - 4));
+      shape.textContent = 'thickness = weight';
+      if (last?.topK) last = null;
       if (!skeleton || skeleton.labels !== labels || skeleton.width !== width || skeleton.font !== palette.font) build(labels, width, palette.font);
       if (last && last.data === weights.data && last.q === q && last.mask === mask) return;
       last = { data: weights.data, q, mask };
@@ -109,7 +165,7 @@ export function createLinesView(parent, { onSelectQuery, getWidth = null }) {
           line.setAttribute('visibility', 'hidden');
         }
         keyTexts[j].setAttribute('class', allowed ? 'lines-key' : 'lines-key is-masked');
-        wTexts[j].textContent = allowed ? formatNumber(w, 2) : 'masked';
+        wTexts[j].textContent = allowed ? formatValue(w, DIGITS) : 'masked';
         wTexts[j].dataset.testid = `cell-lines-${q}-${j}`;
         wTexts[j].dataset.value = String(w);
       }

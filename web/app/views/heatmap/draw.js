@@ -2,8 +2,23 @@
 // palette: cells, gaps, numbers, labels (row, column, bands), selection.
 // Every function draws in CSS pixels (the caller sets the device-pixel transform).
 
-import { formatCell } from '../../format.js';
-import { lutOf, cellIndex } from './colors.js';
+import { formatValue } from '../../format.js';
+import { lutOf, cellIndex, isBlocked } from './colors.js';
+
+/** Significant digits of the numbers printed in cells. */
+export const CELL_DIGITS = 3;
+/** The font of the numbers in cells of width cw. */
+export function numberFont(cw, pal) {
+  return `500 ${cw >= 42 ? 11 : 10.5}px ${pal.font}`;
+}
+
+/** The text of cell k as printed in it. */
+export function cellText(m, k) {
+  const v = m.matrix.data[k];
+  if (m.kind === 'mask') return v ? '1' : '0';
+  if (m.mask && !m.mask[k]) return '\u2212\u221e';
+  return formatValue(v, CELL_DIGITS);
+}
 
 /** The cell image scaled up, the not-yet-computed cells of an animation, and the gaps between cells. */
 export function drawCells(ctx, L, m, image) {
@@ -24,31 +39,64 @@ export function drawCells(ctx, L, m, image) {
   }
 }
 
+/**
+ * Diagonal hatching over blocked cells (cells of at least 5 px), so that a
+ * masked cell reads as "masked" and not as a small value even in a palette
+ * whose light end is close to the grey. One path per call: runs of blocked cells per row.
+ */
+export function drawBlockedHatch(ctx, L, m) {
+  if (m.kind === 'mask' || !(m.mask || m.maskedZeros) || L.cw < 5 || L.ch < 5) return;
+  const { rows, cols, cw, ch, x0, y0 } = L;
+  const clip = new Path2D();
+  let any = false;
+  for (let i = 0; i < rows; i++) {
+    let j = 0;
+    while (j < cols) {
+      if (!isBlocked(m, i * cols + j)) {
+        j++;
+        continue;
+      }
+      const start = j;
+      while (j < cols && isBlocked(m, i * cols + j)) j++;
+      clip.rect(x0 + start * cw, y0 + i * ch, (j - start) * cw, ch);
+      any = true;
+    }
+  }
+  if (!any) return;
+  ctx.save();
+  ctx.clip(clip);
+  ctx.strokeStyle = m.palette.maskedText;
+  ctx.globalAlpha = 0.28;
+  ctx.lineWidth = 1;
+  ctx.beginPath();
+  const w = cols * cw;
+  const h = rows * ch;
+  for (let d = -h; d < w; d += 5) {
+    ctx.moveTo(x0 + d, y0 + h);
+    ctx.lineTo(x0 + d + h, y0);
+  }
+  ctx.stroke();
+  ctx.restore();
+}
+
 /** The value in every cell (only when L.numbers), dark or light text by the cell's colour. */
-export function drawNumbers(ctx, L, m, range) {
+export function drawNumbers(ctx, L, m, scale) {
   const pal = m.palette;
   const { rows, cols, cw, ch, x0, y0 } = L;
   const { data } = m.matrix;
   const { dark } = lutOf(m);
-  ctx.font = `500 ${cw >= 42 ? 11 : 10.5}px ${pal.font}`;
+  ctx.font = numberFont(cw, pal);
   ctx.textAlign = 'center';
   ctx.textBaseline = 'middle';
   for (let i = 0; i < rows; i++) {
     for (let j = 0; j < cols; j++) {
       if (m.reveal && m.reveal.row === i && j >= m.reveal.count) continue;
       const k = i * cols + j;
-      let text;
       let color;
-      if (m.kind === 'mask') {
-        text = data[k] ? '1' : '0';
-        color = data[k] ? pal.text : pal.maskedText;
-      } else if (m.mask && !m.mask[k]) {
-        text = '\u2212\u221e';
-        color = pal.maskedText;
-      } else {
-        text = formatCell(data[k]);
-        color = dark[cellIndex(m, k, range)] ? pal.lightText : pal.darkText;
-      }
+      if (m.kind === 'mask') color = data[k] ? pal.text : pal.maskedText;
+      else if (isBlocked(m, k)) color = pal.maskedText;
+      else color = dark[cellIndex(m, k, scale)] ? pal.lightText : pal.darkText;
+      const text = cellText(m, k);
       ctx.fillStyle = color;
       ctx.fillText(text, x0 + j * cw + cw / 2, y0 + i * ch + ch / 2 + 0.5);
     }
