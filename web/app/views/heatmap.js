@@ -14,12 +14,13 @@
 // Every cache belongs to one heatmap instance; nothing is kept at module level.
 
 import { el } from './dom.js';
-import { computeLayout, labelTexts } from './heatmap/layout.js';
+import { computeLayout, labelTexts, MAX_ASPECT, MAX_NUMBER_COLS, MAX_NUMBER_ROWS } from './heatmap/layout.js';
 import { paintImage, resolveScale, anyBlocked } from './heatmap/colors.js';
-import { drawCells, drawBlockedHatch, drawNumbers, drawLabels, drawSelection } from './heatmap/draw.js';
+import { drawCells, drawBlockedHatch, drawNumbers, drawLabels, drawSelection, cellText, numberFont } from './heatmap/draw.js';
 import { createLegend } from './heatmap/legend.js';
 import { createReadout } from './heatmap/readout.js';
-import { attachInteraction } from './heatmap/interaction.js';
+import { attachInteraction, scrollCellIntoView } from './heatmap/interaction.js';
+import { createScrollCues } from './heatmap/scrollcue.js';
 import { createMeasurer, createTextFitter, fitText } from './heatmap/text.js';
 import { createDeps } from './heatmap/memo.js';
 
@@ -27,6 +28,7 @@ import { createDeps } from './heatmap/memo.js';
 export { fitText, createTextFitter };
 
 const MAX_CANVAS_PIXELS = 24e6; // device pixels; above this the canvas is drawn at 1× (memory)
+const NUM_FONT_CW = 38; // numbers are measured in the 10.5 px font of cells narrower than 46 px (46 px cells have room for 11 px)
 
 export function createHeatmap(parent, { id, tooltip, describe, onCellClick, compact = false, share = 1, getWidth = null }) {
   const title = el('span', 'hm-title');
@@ -36,8 +38,9 @@ export function createHeatmap(parent, { id, tooltip, describe, onCellClick, comp
   const canvas = el('canvas', 'hm-canvas');
   const hover = el('div', 'hm-hover', { hidden: true });
   const scroll = el('div', 'hm-scroll', { tabIndex: 0, attrs: { role: 'group' } }, canvas, hover);
+  const cues = createScrollCues(scroll, id);
   const readout = createReadout(id);
-  const figure = el('figure', `hm${compact ? ' hm-compact' : ''}`, { testid: `hm-${id}` }, caption, scroll, readout.element);
+  const figure = el('figure', `hm${compact ? ' hm-compact' : ''}`, { testid: `hm-${id}` }, caption, cues.element, readout.element);
   parent.append(figure);
 
   // ---- what this instance owns ---------------------------------------------------
@@ -48,6 +51,9 @@ export function createHeatmap(parent, { id, tooltip, describe, onCellClick, comp
   const labelCanvas = document.createElement('canvas'); // the label gutters, redrawn when their inputs change
   const labelDeps = createDeps();
   const rowTextDeps = createDeps();
+  const numberDeps = createDeps();
+  let numberW = new Map(); // digits → the widest number printed in a cell, px
+  const selectionDeps = createDeps();
   let rowTexts = [];
   // the colour scale of weight maps: the reader's choice (view-local, not in the URL);
   // compact maps have no legend to name it, so they stay on 0–1
@@ -60,10 +66,50 @@ export function createHeatmap(parent, { id, tooltip, describe, onCellClick, comp
 
   const interaction = attachInteraction({ canvas, scroll, hover, figure }, () => ({ m, L }), { tooltip, describe, onCellClick });
 
+  /** Width of the widest number the cells would print (measured once per matrix; only small matrices print numbers). */
+  function widestNumber(digits) {
+    if (numberDeps.changed([m.matrix, m.mask, m.kind, m.palette])) numberW = new Map();
+    if (!numberW.has(digits)) {
+      let w = 0;
+      const { rows, cols } = m.matrix;
+      if (rows <= MAX_NUMBER_ROWS && cols <= MAX_NUMBER_COLS) {
+        measure.font = numberFont(NUM_FONT_CW, m.palette);
+        const seen = new Set();
+        for (let k = 0; k < rows * cols; k++) {
+          const t = cellText(m, k, digits);
+          if (seen.has(t)) continue;
+          seen.add(t);
+          w = Math.max(w, measure.measureText(t).width);
+        }
+      }
+      numberW.set(digits, w);
+    }
+    return numberW.get(digits);
+  }
+
   function layout() {
     if (rowTextDeps.changed([m.rowLabels, m.matrix.rows])) rowTexts = labelTexts(m.rowLabels);
     const width = (getWidth ? getWidth() : figure.parentElement?.clientWidth) || 600;
-    return computeLayout(m, { measure, compact, width, share: shareNow, rowTexts });
+    const win = figure.ownerDocument.defaultView;
+    const maxH = Math.round(0.72 * (win.innerHeight || 900)); // .hm-scroll's max-height: 72vh
+    return computeLayout(m, { measure, compact, width, share: shareNow, rowTexts, maxH, numberW: widestNumber });
+  }
+
+  /** Thumbnails taller than MAX_ASPECT × their width scroll; the selected cell stays in view when the selection moves. */
+  function fitBox() {
+    scroll.style.maxHeight = compact && L.H > MAX_ASPECT * L.W ? `${Math.max(120, MAX_ASPECT * L.W)}px` : '';
+    if (selectionDeps.changed([m.selRow, m.selCol, m.matrix.rows, m.matrix.cols, L.cw, L.ch])) {
+      const i = m.selRow != null && m.selRow < L.rows ? m.selRow : null;
+      const j = m.selCol != null && m.selCol < L.cols ? m.selCol : null;
+      if (i != null || j != null) {
+        const keepTop = scroll.scrollTop;
+        const keepLeft = scroll.scrollLeft;
+        scrollCellIntoView(scroll, L, i ?? 0, j ?? 0);
+        if (i == null) scroll.scrollTop = keepTop;
+        if (j == null) scroll.scrollLeft = keepLeft;
+      }
+    }
+    cues.update();
   }
 
   function sizeCanvas() {
@@ -124,6 +170,7 @@ export function createHeatmap(parent, { id, tooltip, describe, onCellClick, comp
   function render() {
     L = layout();
     draw();
+    fitBox();
     legend.update(m, scale, blocked);
     readout.update(m);
     interaction.afterUpdate();

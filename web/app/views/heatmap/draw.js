@@ -5,19 +5,19 @@
 import { formatValue } from '../../format.js';
 import { lutOf, cellIndex, isBlocked } from './colors.js';
 
-/** Significant digits of the numbers printed in cells. */
+/** Significant digits of the numbers printed in cells, when the cells are wide enough (else 2: layout.js). */
 export const CELL_DIGITS = 3;
 /** The font of the numbers in cells of width cw. */
 export function numberFont(cw, pal) {
-  return `500 ${cw >= 42 ? 11 : 10.5}px ${pal.font}`;
+  return `500 ${cw >= 46 ? 11 : 10.5}px ${pal.font}`;
 }
 
 /** The text of cell k as printed in it. */
-export function cellText(m, k) {
+export function cellText(m, k, digits = CELL_DIGITS) {
   const v = m.matrix.data[k];
   if (m.kind === 'mask') return v ? '1' : '0';
   if (m.mask && !m.mask[k]) return '\u2212\u221e';
-  return formatValue(v, CELL_DIGITS);
+  return formatValue(v, digits);
 }
 
 /** The cell image scaled up, the not-yet-computed cells of an animation, and the gaps between cells. */
@@ -96,7 +96,7 @@ export function drawNumbers(ctx, L, m, scale) {
       if (m.kind === 'mask') color = data[k] ? pal.text : pal.maskedText;
       else if (isBlocked(m, k)) color = pal.maskedText;
       else color = dark[cellIndex(m, k, scale)] ? pal.lightText : pal.darkText;
-      const text = cellText(m, k);
+      const text = cellText(m, k, L.digits);
       ctx.fillStyle = color;
       ctx.fillText(text, x0 + j * cw + cw / 2, y0 + i * ch + ch / 2 + 0.5);
     }
