@@ -11,8 +11,8 @@ export function createScrollCues(scroll, id) {
   const element = el('div', 'hm-scroll-wrap', {}, scroll, right, down);
 
   function refresh() {
-    const moreRight = scroll.scrollWidth - scroll.clientWidth - scroll.scrollLeft > 1;
-    const moreDown = scroll.scrollHeight - scroll.clientHeight - scroll.scrollTop > 1;
+    const moreRight = scroll.scrollWidth - scroll.clientWidth - scroll.scrollLeft > 3; // the canvas ends with a 2 px margin
+    const moreDown = scroll.scrollHeight - scroll.clientHeight - scroll.scrollTop > 3;
     right.hidden = !moreRight;
     down.hidden = !moreDown;
     if (moreRight) right.textContent = 'scroll \u2192';
