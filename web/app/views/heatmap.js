@@ -8,6 +8,14 @@
 //   const hm = createHeatmap(parent, { id: 'scores', tooltip, describe, onCellClick });
 //   hm.update({ matrix, title, rowLabels, colLabels, kind: 'diverging', palette, selRow, selCol });
 //
+// Model fields beyond those: range (the colour span), mask (T×T, 0 = blocked:
+// drawn grey, value −∞), maskedZeros (0 = an exact zero the mask made: drawn
+// grey, value kept), reveal ({row, count}: cells still being computed),
+// colBands, shapeText, showCol, share. Weight maps (kind 'sequential') get a
+// colour-scale toggle in the legend (auto / 0–1 / row max, heatmap/colors.js).
+// A map wider or taller than its box scrolls, with a cue at the cut edge; the
+// selected cell is kept in view.
+//
 // The pieces live in ./heatmap/: layout (sizes), colors (value → colour image),
 // draw (cells, numbers, labels, selection), legend, readout (the DOM row),
 // interaction (hover, tap, keys), text (label fitting), memo (cache keys).
