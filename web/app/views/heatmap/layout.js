@@ -58,10 +58,11 @@ function cellSize(m, env) {
   }
   if (!compact && cols <= MAX_NUMBER_COLS && rows <= MAX_NUMBER_ROWS) {
     // as wide as fits, up to 46 px, down to the widest number (never clipped): three
-    // significant digits when they fit, else two; below that the matrix scrolls in its box, with a cue
+    // significant digits when they fit (on a desktop: in cells up to 46 px), else two;
+    // below that the matrix scrolls in its box, with a cue
     const fit = Math.floor((avail - labelGuess - 4) / cols);
     const minFor = (digits) => Math.max(30, Math.ceil(env.numberW(digits)) + 4);
-    const digits = minFor(3) <= fit ? 3 : 2;
+    const digits = minFor(3) <= Math.max(fit, env.narrow ? 0 : NUM_W) ? 3 : 2;
     return { numbers: true, digits, cw: Math.max(minFor(digits), Math.min(NUM_W, fit)), ch: NUM_H };
   }
   return colourCells(env);
@@ -100,7 +101,7 @@ export function computeLayout(m, { measure: ctx, compact, width, share, rowTexts
   ctx.font = font;
   const labelMax = compact || narrow ? 64 : 96;
   const labelGuess = Math.min(labelMax, widest + 10);
-  const env = { rows, cols, compact, labelGuess, maxH, numberW };
+  const env = { rows, cols, compact, narrow, labelGuess, maxH, numberW };
   let { numbers, digits, cw, ch } = cellSize(m, { ...env, avail: Math.max(120, Math.floor(width * (narrow ? 1 : share)) - 6) });
   // a long sentence in a map's share of the row gives tiny cells: take the whole row
   // (the figure beside it wraps below) when that makes them bigger
