@@ -53,10 +53,10 @@ test('"…too wide": the page shows "it" looking at "street"; "…too tired": at
   await page.locator('.step-btn[data-step="heads"]').click();
   await waitStep(page, 'heads');
   assert.equal(await page.getByLabel('Query token', { exact: true }).inputValue(), '7');
-  assert.match(await headTop(page, 0), /^\u201cit\u201d \u2192 \u201canimal\u201d (0\.9\d|1\.00)$/);
-  assert.match(await headPattern(page, 0), /^antecedent (0\.9\d|1\.00)$/);
+  assert.match(await headTop(page, 0), /^\u201cit\u201d \u2192 \u201canimal\u201d (0\.9\d|1\.0)$/);
+  assert.match(await headPattern(page, 0), /^antecedent (0\.9\d|1\.0)$/);
   await typeSentence(page, WIDE);
-  assert.match(await headTop(page, 0), /^\u201cit\u201d \u2192 \u201cstreet\u201d (0\.9\d|1\.00)$/);
+  assert.match(await headTop(page, 0), /^\u201cit\u201d \u2192 \u201cstreet\u201d (0\.9\d|1\.0)$/);
   // and the model's own answer, after its last layer
   await page.locator('.step-btn[data-step="output"]').click();
   await waitStep(page, 'output');
@@ -162,13 +162,13 @@ test('the language model loads only when picked, and shows the next word (top 5 
   // layer 2 (the featured one): induction heads; the second "buy" looks at the "a" after the first
   let patterns = await page.getByTestId('head-pattern').allTextContents();
   assert.equal(patterns.length, 4);
-  assert.ok(patterns.some((p) => /^induction (0\.9\d|1\.00)$/.test(p)), `an induction head: ${patterns}`);
+  assert.ok(patterns.some((p) => /^induction (0\.9\d|1\.0)$/.test(p)), `an induction head: ${patterns}`);
   assert.ok(patterns.some((p) => /^first-token/.test(p)), `a head resting on the first token: ${patterns}`);
   assert.match(await headTop(page, 2), /^\u201cbuy\u201d \u2192 \u201ca\u201d/);
   await page.getByLabel('Layer', { exact: true }).selectOption('0');
   await page.waitForFunction(() => /^L1/.test(document.querySelector('.head-card .head-name').textContent));
   patterns = await page.getByTestId('head-pattern').allTextContents();
-  assert.ok(patterns.some((p) => /^previous-token (0\.9\d|1\.00)$/.test(p)), `a previous-token head in layer 1: ${patterns}`);
+  assert.ok(patterns.some((p) => /^previous-token (0\.9\d|1\.0)$/.test(p)), `a previous-token head in layer 1: ${patterns}`);
   assert.deepEqual(errors, []);
 });
 
