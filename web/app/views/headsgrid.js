@@ -76,7 +76,7 @@ export function createHeadsGrid(parent, { onSelectHead }) {
       const typical = scales.map((x) => x.typical).sort((a, b) => a - b)[scales.length >> 1] ?? 1;
       const relative = typical < READABLE;
       scaleNote.textContent = relative
-        ? `scale: row max (auto: rows nearly uniform, typical max ${formatValue(typical, 2)})`
+        ? `scale: row max (auto: rows nearly uniform, typical max ${formatValue(typical, 3)})`
         : 'scale: 0\u20131 (auto)';
       scaleNote.dataset.scale = relative ? 'row' : 'fixed';
       cards.forEach((card, h) => {

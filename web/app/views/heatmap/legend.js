@@ -14,7 +14,7 @@ export function scaleText(scale) {
   const name = scale.kind === 'row' ? 'scale: row max (each row\u2019s largest weight is darkest)' : 'scale: 0\u20131';
   if (!scale.auto) return name;
   return scale.kind === 'row'
-    ? `${name}; auto: rows nearly uniform, typical max ${formatValue(scale.typical, 2)}`
+    ? `${name}; auto: rows nearly uniform, typical max ${formatValue(scale.typical, 3)}`
     : `${name} (auto)`;
 }
 
