@@ -33,7 +33,7 @@ export function createContextView(root, { onState, tooltip }) {
   const note1 = createNote(card1);
   const verdict1 = createVerdict(card1);
   const mAvg = createMetric(verdict1, { label: 'largest difference between the output and the plain average', testid: 'ctx-diff-avg' });
-  const mSpread = createMetric(verdict1, { label: 'its weights, smallest \u2026 largest (an average gives each 1/T)', testid: 'ctx-weight-spread' });
+  const mSpread = createMetric(verdict1, { label: 'its weights, smallest \u2026 largest', testid: 'ctx-weight-spread' });
   const row1 = el('div', 'cx-figure-row');
   card1.append(row1);
   const bars = createBars(row1, { caption: 'Attention weights of the token', testid: 'ctx-weights', valueHeader: 'weight' });
@@ -73,12 +73,12 @@ export function createContextView(root, { onState, tooltip }) {
     const word = q(m.a.tokens[i].text);
     note1.set(`Head ${h + 1}, token ${i} ${word}: the bars are the weights it gives to each of the ${T} tokens (the tick marks 1/T = ${(1 / T).toFixed(3)}, what a plain average would give). The output row mixes the value vectors with these weights; the average row gives every token the same weight.`);
     mAvg.set(x.max, { tone: x.max > 1e-5 ? 'nonzero' : 'zero', noteText: x.max > 1e-5 ? 'not the average' : 'equal to the average' });
-    mSpread.set(x.wMax - x.wMin, { text: `${x.wMin.toFixed(3)} \u2026 ${x.wMax.toFixed(3)}`, noteText: `1/T = ${(1 / T).toFixed(3)}` });
+    mSpread.set(x.wMax - x.wMin, { text: `${x.wMin.toFixed(3)} \u2026 ${x.wMax.toFixed(3)}`, noteText: `a plain average: all 1/T = ${(1 / T).toFixed(3)}` });
     bars.update({ labels: labelsOf(m.a), values: x.weights, range: Math.max(x.wMax, 1 / T), reference: 1 / T, selected: i, shapeText: `query ${i}: ${word}`, decimals: 3 });
     hmHead.update({
       matrix: stackRows([x.out, x.avg, x.diff]),
       title: `Head ${h + 1}, token ${word}`,
-      shapeText: `3 rows (output, average, difference) \u00d7 D = ${D}`,
+      shapeText: `3 rows \u00d7 D = ${D}`,
       rowLabels: [`output O${subscript(h + 1)}`, 'plain average', 'difference'],
       colLabels: null,
       kind: 'diverging',
@@ -107,7 +107,7 @@ export function createContextView(root, { onState, tooltip }) {
     hmWord.update({
       matrix: stackRows([w.ya, w.yb, w.diff]),
       title: `Output Y of ${word}`,
-      shapeText: `3 rows (sentence 1, sentence 2, difference) \u00d7 C = ${w.ya.length}`,
+      shapeText: `3 rows \u00d7 C = ${w.ya.length}`,
       rowLabels: ['sentence 1', 'sentence 2', 'difference'],
       colLabels: null,
       kind: 'diverging',

@@ -69,7 +69,7 @@ export function createMasksView(root, { onState, tooltip }) {
     tooltip,
     describe: (i, j) => ({ name: `A${subscript(head + 1)}[${i}, ${j}]`, provenance: `${q(traceP.tokens[i].text)} \u2192 ${q(traceP.tokens[j].text)}${j >= traceP.realTokens ? ' ([PAD] key)' : ''}` }),
   });
-  const bars = createBars(row2, { caption: 'Weight on [PAD] keys, per row', testid: 'masks-pad-rows', valueHeader: 'on [PAD]' });
+  const bars = createBars(row2, { caption: 'Weight on [PAD] keys, per row', testid: 'masks-pad-rows', labelHeader: 'row', valueHeader: 'on [PAD]' });
 
   function drawControls(s, m) {
     inA.set(s.a);

@@ -84,7 +84,7 @@ export function createOrderView(root, { onState, tooltip, encodings }) {
     })));
     const d = diffs[s.pe];
     mCur.set(d, {
-      label: `positions ${s.pe}: largest difference between the two sentences\u2019 outputs, after un-permuting`,
+      label: `largest difference between the two sentences\u2019 outputs, after un-permuting (positions: ${s.pe})`,
       tone: !perm ? null : d < SAME ? 'zero' : 'nonzero',
       noteText: !perm ? 'not a permutation' : d < SAME ? (d === 0 ? 'exactly the same vectors' : '0 up to float rounding: order is invisible') : 'order changes the outputs',
     });

@@ -119,7 +119,7 @@ export function createQkvView(root, { onState, tooltip }) {
     hmW.update({
       matrix: e.weights,
       title: `W_${M}, column ${col} marked`,
-      shapeText: `C = ${C} \u00d7 C = ${C}`,
+      shapeText: `${C} rows c \u00d7 ${C} columns (${m.H} heads \u00d7 D = ${m.D})`,
       rowLabels: Array.from({ length: C }, (_, r) => `c = ${r}`),
       colLabels: null,
       kind: 'diverging',

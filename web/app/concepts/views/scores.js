@@ -99,7 +99,7 @@ export function createScoresView(root, { onState, tooltip }) {
     const labels = labelsOf(m.trace);
     const h = m.trace.heads[head];
     mAll.set(all.worst, { tone: all.worst < 1e-6 ? 'zero' : 'bad', noteText: `${all.rows} rows (${H} heads \u00d7 ${T} queries): each sums to 1 up to float rounding` });
-    mNeg.set(all.negWeights, { text: `${all.negRaw} raw scores, ${all.negWeights} weights`, noteText: `of ${all.entries} each: raw scores are often negative, weights never` });
+    mNeg.set(all.negWeights, { text: `${all.negRaw} raw scores, ${all.negWeights} weights`, noteText: `of ${all.entries} each (${H} heads \u00d7 ${T} \u00d7 ${T}): raw scores are often negative, weights never` });
     hmS.update({ matrix: h.scores, title: `Raw scores S${subscript(head + 1)}`, shapeText: `${T} queries \u00d7 ${T} keys`, rowLabels: labels, colLabels: labels, kind: 'diverging', palette: pal, selRow: i, selCol: j });
     hmA.update({ matrix: h.weights, title: `Weights A${subscript(head + 1)} (rows sum to 1)`, shapeText: `${T} queries \u00d7 ${T} keys`, rowLabels: labels, colLabels: labels, kind: 'sequential', palette: pal, selRow: i, selCol: j });
   }
