@@ -6,11 +6,11 @@
 import { el } from '../views/dom.js';
 import { formatNumber, formatExact, tokenLabel } from '../format.js';
 
-export function createBars(parent, { caption, testid, signed = false, valueHeader = 'value', className = '' }) {
+export function createBars(parent, { caption, testid, signed = false, labelHeader = 'key', valueHeader = 'value', className = '' }) {
   const title = el('span', 'hm-title', { text: caption });
   const shape = el('span', 'hm-shape');
   const head = el('div', 'cx-bar-row cx-bar-head', { attrs: { 'aria-hidden': 'true' } },
-    el('span', 'cx-bar-label', { text: 'key' }), el('span', 'cx-bar-num', { text: valueHeader }), el('span'));
+    el('span', 'cx-bar-label', { text: labelHeader }), el('span', 'cx-bar-num', { text: valueHeader }), el('span'));
   const list = el('div', 'cx-bar-list', { attrs: { role: 'list' } });
   const foot = el('div', 'cx-bar-foot');
   const figure = el('figure', `cx-bars${signed ? ' is-signed' : ''} ${className}`.trim(), { testid }, el('figcaption', 'hm-caption', {}, title, shape), head, list, foot);

@@ -1,4 +1,4 @@
-// Pieces every concept demo uses: the frame (idea, misconception, claim,
+// Pieces every concept demo's view uses: the frame (idea, misconception, claim,
 // controls, verdict, figures), labelled controls, metrics that carry their
 // exact value in data-value, token chips, and small matrix helpers.
 // Text always goes in through textContent (views/dom.js), never as markup.
@@ -52,39 +52,7 @@ export function clampIndex(i, n) {
   return Math.max(0, Math.min(n - 1, i));
 }
 
-/** Runs fn; returns {value} or {error: message}. The engine throws real JS errors. */
-export function attempt(fn) {
-  try {
-    return { value: fn() };
-  } catch (e) {
-    return { error: String(e?.message ?? e) };
-  }
-}
-
 /** The engine's message as a sentence for a learner. */
-/**
- * A run that repeats only when its settings change: run(settings) returns the
- * trace (the last good one if this run fails, with the error shown in the demo's
- * frame) or null when there is none yet.
- */
-export function createCachedRun(engine, frame) {
-  let key = null;
-  let trace = null;
-  return (settings) => {
-    const k = JSON.stringify(settings);
-    if (k === key) return trace;
-    const r = attempt(() => engine.run(settings));
-    if (r.error) {
-      frame.setError(r.error);
-      return trace;
-    }
-    frame.setError(null);
-    trace = r.value;
-    key = k;
-    return trace;
-  };
-}
-
 export function explainError(message) {
   if (/no tokens/i.test(message)) return 'The sentence is empty: type a few words.';
   return `The engine could not run this: ${message}.`;

@@ -3,9 +3,10 @@
 // and mirrors every change of a demo's state back into the hash (each demo
 // keeps its own state for the session, so switching demos loses nothing).
 //
-// A demo is a module exporting createXxxDemo(root, ctx) → {update(state), hide?()}, with
-// ctx = {engine, onState(patch), tooltip, palette()}; it computes with the
-// engine and draws inside root only.
+// A demo is a controller module exporting createXxxDemo(root, ctx) → {update(state), hide?()},
+// with ctx = {engine, onState(patch), tooltip, palette()}: it runs the engine (cached),
+// measures, and hands the numbers to its view (views/<idea>.js), which draws inside
+// root only. See controller.js.
 
 import { createEngine } from '../../engine.js';
 import { el } from '../views/dom.js';

@@ -1,19 +1,14 @@
-// Idea 7: attention masks. Causal: edit a later word and the output rows
-// before it stay exactly unchanged (they cannot see it), while the rows from
-// the edit on change. Padding: a batch of sentences padded to one length;
-// with the padding mask the [PAD] keys get exactly zero weight, without it
-// weight leaks onto them.
+// Idea 7's controller: attention masks. Causal: edit a later word and the
+// output rows before it stay exactly unchanged (they cannot see it), while the
+// rows from the edit on change. Padding: a batch of sentences padded to one
+// length; with the padding mask the [PAD] keys get exactly zero weight, without
+// it weight leaks onto them. It measures both from the engine's traces.
 
-import { el } from '../views/dom.js';
-import { createHeatmap } from '../views/heatmap.js';
-import { subscript, formatNumber, tokenLabel } from '../format.js';
-import {
-  createDemoFrame, createMetric, createVerdict, createNote, textField, linesField, selectField, checkField, seedField,
-  createTable, attempt, rowOf, maxAbs, clampIndex, labelsOf, q, formatDiff,
-} from './common.js';
-import { createBars } from './bars.js';
+import { createCache, firstError, writeBack } from './controller.js';
+import { rowOf, maxAbs, clampIndex } from './common.js';
+import { createMasksView } from './views/masks.js';
 import { createRace } from './race-view.js';
-import { MAX_LINES, MAX_LINES_TEXT } from './state.js';
+import { MAX_LINES } from './state.js';
 
 /** Index of the first token that differs between two traces (by id), or −1. */
 function firstDifference(a, b) {
@@ -45,215 +40,65 @@ function padStats(tr) {
   return { max, perRow, meanLeak: real ? leak / real : 0, pads: T - real };
 }
 
+/** The weight each row of one head puts on the [PAD] keys. */
+function padWeightPerRow(tr, head) {
+  const T = tr.tokens.length;
+  const w = tr.heads[head].weights;
+  return Array.from({ length: T }, (_, i) => {
+    let sum = 0;
+    for (let j = tr.realTokens; j < T; j++) sum += w.data[i * T + j];
+    return sum;
+  });
+}
+
+/** The first sentence against its edit: where they first differ, each row's change, the largest before and from there on. */
+export function causalModel({ a, b }) {
+  const k = firstDifference(a, b);
+  const n = Math.min(a.tokens.length, b.tokens.length);
+  const rowDiffs = [];
+  for (let i = 0; i < n; i++) rowDiffs.push(maxAbs(rowOf(a.output, i), rowOf(b.output, i)));
+  return {
+    a,
+    b,
+    k,
+    n,
+    rowDiffs,
+    before: k > 0 ? Math.max(0, ...rowDiffs.slice(0, k)) : NaN,
+    after: k >= 0 && k < n ? Math.max(0, ...rowDiffs.slice(k)) : NaN,
+  };
+}
+
+/** The batch with the padding mask on and off: statistics of every sentence, and the shown one's per-row weight on [PAD]. */
+export function paddingModel(runs, { pad, bi, head }) {
+  const traces = pad ? runs.on : runs.off;
+  const statsOn = runs.on.map(padStats);
+  const statsOff = runs.off.map(padStats);
+  return { trace: traces[bi], stats: (pad ? statsOn : statsOff)[bi], statsOn, statsOff, perRow: padWeightPerRow(traces[bi], head) };
+}
+
 export function createMasksDemo(root, { engine, onState, tooltip, palette }) {
-  const f = createDemoFrame(root, 'masks', {
-    claim: [
-      'A mask sets the scores of forbidden pairs to \u2212\u221e before the softmax, so their weights are exactly 0: a causal mask hides every later token, a padding mask hides the filler that makes short sentences as long as the longest.',
-      'Whatever a token cannot see cannot change its output.',
-    ],
-  });
-  const c = f.controls;
-  const headSel = selectField(c, 'Head (for the maps)', { options: [], onChange: (h) => onState({ head: h }), parse: Number, testid: 'masks-head' });
-  const seed = seedField(c, { onChange: (x) => onState({ seed: x }) });
-
-  // causal
-  const card1 = f.card('Causal mask: edit a later word');
-  const c1 = el('div', 'cx-controls cx-inline-controls');
-  card1.append(c1);
-  const inA = textField(c1, 'Sentence', { testid: 'masks-a', onInput: (a) => onState({ a }) });
-  const inB = textField(c1, 'The same sentence with a later word changed', { testid: 'masks-b', onInput: (b) => onState({ b }) });
-  const causal = checkField(c1, 'Causal mask on', { onChange: (v) => onState({ causal: v }), testid: 'masks-causal' });
-  const note1 = createNote(card1);
-  const verdict1 = createVerdict(card1);
-  const mBefore = createMetric(verdict1, { label: 'rows before the edit: max |change|', testid: 'masks-causal-before' });
-  const mAfter = createMetric(verdict1, { label: 'rows from the edit on: max |change|', testid: 'masks-causal-after' });
-  const row1 = el('div', 'cx-figure-row');
-  card1.append(row1);
-  const table1 = createTable(row1, { caption: 'Each output row: max |Y\u2081[i] \u2212 Y\u2082[i]|, first sentence against the edited one', headers: ['row', 'first', 'edited', 'max |diff|', ''], testid: 'masks-causal-table', className: 'cx-rows-table' });
-  let traceA = null;
-  let head = 0;
-  const hmA = createHeatmap(row1, {
-    id: 'masks-causal-weights',
-    share: 0.5,
-    tooltip,
-    describe: (i, j) => ({ name: `A${subscript(head + 1)}[${i}, ${j}]`, provenance: `weight of ${q(traceA.tokens[j].text)} for ${q(traceA.tokens[i].text)}${j > i && traceA.config.mask === 'causal' ? ': a later token, masked' : ''}` }),
-  });
-
-  // padding
-  const card2 = f.card('Padding mask: a batch of sentences of different lengths');
-  const c2 = el('div', 'cx-controls cx-inline-controls');
-  card2.append(c2);
-  const inBatch = linesField(c2, 'Sentences, one per line (padded with [PAD] to the longest)', { testid: 'masks-batch', hint: `The first ${MAX_LINES} lines are computed.`, maxLength: MAX_LINES_TEXT, onInput: (bs) => { if (bs.length) onState({ bs }); } });
-  const pad = checkField(c2, 'Padding mask on', { onChange: (v) => onState({ pad: v }), testid: 'masks-pad' });
-  const shown = selectField(c2, 'Sentence shown', { options: [], onChange: (bi) => onState({ bi }), parse: Number, testid: 'masks-bi' });
-  const note2 = createNote(card2);
-  const verdict2 = createVerdict(card2);
-  const mPadMax = createMetric(verdict2, { label: 'largest weight on a [PAD] key (all heads, all rows)', testid: 'masks-pad-max', wide: true });
-  const mLeak = createMetric(verdict2, { label: 'weight leaked onto [PAD] per real row', testid: 'masks-pad-leak', wide: true });
-  const table2 = createTable(card2, { caption: 'Every sentence of the batch: the largest weight on a [PAD] key with the padding mask on and off (0 means exactly zero), and the weight leaked per row when it is off', headers: ['sentence', '[PAD]s', 'mask on', 'mask off', 'leak, off'], testid: 'masks-pad-table' });
-  const row2 = el('div', 'cx-figure-row');
-  card2.append(row2);
-  let traceP = null;
-  const hmP = createHeatmap(row2, {
-    id: 'masks-pad-weights',
-    share: 0.6,
-    tooltip,
-    describe: (i, j) => ({ name: `A${subscript(head + 1)}[${i}, ${j}]`, provenance: `${q(traceP.tokens[i].text)} \u2192 ${q(traceP.tokens[j].text)}${j >= traceP.realTokens ? ' ([PAD] key)' : ''}` }),
-  });
-  const bars = createBars(row2, { caption: 'Weight on [PAD] keys, per row', testid: 'masks-pad-rows', valueHeader: 'on [PAD]' });
-
-  const race = createRace(f, 'masks', { onState, tooltip, palette });
-
-  let keyC = null;
-  let runsC = null;
-  let keyP = null;
-  let runsP = null;
+  const view = createMasksView(root, { onState, tooltip });
+  const race = createRace(view.frame, 'masks', { onState, tooltip, palette });
+  const causal = createCache(({ a, b, mask, seed }) => ({ a: engine.run({ sentence: a, mask, seed }), b: engine.run({ sentence: b, mask, seed }) }));
+  const padding = createCache(({ batch, seed }) => ({ on: engine.runBatch(batch, { mask: 'padding', seed }), off: engine.runBatch(batch, { mask: 'none', seed }) }));
   return {
     hide: () => race.hide(),
     update(s) {
       race.update(s);
-      inA.set(s.a);
-      inB.set(s.b);
-      causal.set(s.causal);
-      inBatch.set(s.bs);
-      pad.set(s.pad);
-      seed.set(s.seed);
-      const pal = palette();
-      let failed = null;
-
-      // ---- causal ----
-      const kc = JSON.stringify([s.a, s.b, s.causal, s.seed]);
-      if (kc !== keyC) {
-        const mask = s.causal ? 'causal' : 'none';
-        const r = attempt(() => ({ a: engine.run({ sentence: s.a, mask, seed: s.seed }), b: engine.run({ sentence: s.b, mask, seed: s.seed }) }));
-        if (r.error) failed = r.error;
-        else {
-          runsC = r.value;
-          keyC = kc;
-        }
-      }
-      // ---- padding ----
       // the first MAX_LINES lines; more are kept in the box and the link, and the note says so
       const batch = s.bs.slice(0, MAX_LINES);
-      const kp = JSON.stringify([batch, s.seed]);
-      if (kp !== keyP) {
-        const r = attempt(() => ({ on: engine.runBatch(batch, { mask: 'padding', seed: s.seed }), off: engine.runBatch(batch, { mask: 'none', seed: s.seed }) }));
-        if (r.error) failed = r.error;
-        else {
-          runsP = r.value;
-          keyP = kp;
-        }
+      const c = causal({ a: s.a, b: s.b, mask: s.causal ? 'causal' : 'none', seed: s.seed });
+      const p = padding({ batch, seed: s.seed });
+      view.frame.setError(firstError(c, p));
+      if (!c.value || !p.value) {
+        view.update(s, null, palette());
+        return;
       }
-      f.setError(failed);
-      if (!runsC || !runsP) return;
-
-      const H = runsC.a.heads.length;
-      head = clampIndex(s.head, H);
+      const H = c.value.a.heads.length;
+      const head = clampIndex(s.head, H);
       const bi = clampIndex(s.bi, batch.length);
-      if (head !== s.head || bi !== s.bi) queueMicrotask(() => onState({ head, bi }));
-      headSel.setOptions(runsC.a.heads.map((_, x) => ({ value: x, text: `${x + 1} of ${H}` })));
-      headSel.set(head);
-
-      // causal evidence
-      const { a, b } = runsC;
-      traceA = a;
-      const k = firstDifference(a, b);
-      const n = Math.min(a.tokens.length, b.tokens.length);
-      const rowDiffs = [];
-      for (let i = 0; i < n; i++) rowDiffs.push(maxAbs(rowOf(a.output, i), rowOf(b.output, i)));
-      const before = k > 0 ? Math.max(0, ...rowDiffs.slice(0, k)) : NaN;
-      const after = k >= 0 && k < n ? Math.max(0, ...rowDiffs.slice(k)) : NaN;
-      if (k < 0) note1.set('The two sentences are the same: change a word near the end of the second one.');
-      else if (k === 0) note1.set('The sentences differ already at the first token, so there are no earlier rows to compare: change a later word instead.');
-      else note1.set(`The sentences first differ at token ${k} (${q(a.tokens[k]?.text ?? '(end)')} \u2192 ${q(b.tokens[k]?.text ?? '(end)')}). ${s.causal ? `With the causal mask, rows 0 to ${k - 1} cannot look at it, so they stay exactly the same; rows from ${k} on see the new word and change.` : 'Without the mask every row sees the edited word, so every row changes.'}`);
-      mBefore.set(before, {
-        tone: Number.isNaN(before) ? null : before === 0 ? 'zero' : 'nonzero',
-        noteText: Number.isNaN(before) ? '' : before === 0 ? 'unchanged' : 'changed: the edit leaks backwards',
-      });
-      mAfter.set(after, { tone: Number.isNaN(after) ? null : after > 0 ? 'nonzero' : 'zero', noteText: Number.isNaN(after) ? '' : after > 0 ? 'changed' : 'unchanged' });
-      const rows = [];
-      const T = Math.max(a.tokens.length, b.tokens.length);
-      for (let i = 0; i < T; i++) {
-        const has = i < n;
-        const changed = has && rowDiffs[i] !== 0;
-        rows.push({
-          className: `${changed ? 'is-changed' : ''}${k >= 0 && i === k ? ' is-edit' : ''}`.trim(),
-          testid: `masks-causal-row-${i}`,
-          cells: [
-            String(i),
-            { text: a.tokens[i] ? tokenLabel(a.tokens[i].text, 14) : '\u2014' },
-            { text: b.tokens[i] ? tokenLabel(b.tokens[i].text, 14) : '\u2014' },
-            { text: has ? formatDiff(rowDiffs[i]) : '\u2014', value: has ? rowDiffs[i] : NaN, testid: `masks-row-diff-${i}` },
-            { text: !has ? 'only in one' : changed ? 'changed' : 'unchanged', className: changed ? 'is-nonzero' : has ? 'is-zero' : '' },
-          ],
-        });
-      }
-      table1.set(rows);
-      hmA.update({
-        matrix: a.heads[head].weights,
-        title: `Weights A${subscript(head + 1)}, first sentence${s.causal ? ' (causal)' : ''}`,
-        rowLabels: labelsOf(a),
-        colLabels: labelsOf(a),
-        kind: 'sequential',
-        palette: pal,
-        selRow: null,
-        selCol: k >= 0 && k < a.tokens.length ? k : null,
-      });
-
-      // padding evidence
-      const traces = s.pad ? runsP.on : runsP.off;
-      shown.setOptions(batch.map((x, i) => ({ value: i, text: `${i + 1}: ${tokenLabel(x, 28)}` })));
-      shown.set(bi);
-      const statsOn = runsP.on.map(padStats);
-      const statsOff = runsP.off.map(padStats);
-      const tr = traces[bi];
-      traceP = tr;
-      const st = s.pad ? statsOn[bi] : statsOff[bi];
-      const T2 = tr.tokens.length;
-      const kept = s.bs.length > MAX_LINES
-        ? ` ${s.bs.length === MAX_LINES + 1 ? `Line ${MAX_LINES + 1} is` : `Lines ${MAX_LINES + 1}\u2013${s.bs.length} are`} kept in the box and the link but not computed: the demo takes ${MAX_LINES}.`
-        : '';
-      note2.set(`All ${batch.length} sentences are padded to ${T2} tokens. Sentence ${bi + 1} has ${tr.realTokens} real tokens and ${st.pads} [PAD]${st.pads === 1 ? '' : 's'}. ${s.pad ? 'With the padding mask, the [PAD] columns get exactly zero weight in every row.' : 'Without the padding mask, every row puts some weight on the [PAD] keys: filler leaks into the outputs.'}${kept}`);
-      mPadMax.set(st.pads ? st.max : NaN, {
-        text: st.pads ? formatDiff(st.max) : 'no [PAD] in this sentence',
-        tone: !st.pads ? null : st.max === 0 ? 'zero' : 'nonzero',
-        noteText: !st.pads ? 'pick a shorter sentence' : st.max === 0 ? 'exactly zero' : 'weight leaks onto padding',
-      });
-      mLeak.set(st.pads ? st.meanLeak : NaN, { text: st.pads ? formatDiff(st.meanLeak) : '\u2014', tone: !st.pads ? null : st.meanLeak === 0 ? 'zero' : 'nonzero', noteText: st.pads ? `mean over ${tr.realTokens} rows and ${H} heads` : '' });
-      table2.set(batch.map((x, i) => ({
-        className: i === bi ? 'is-current' : '',
-        cells: [
-          { text: `${i + 1}: ${tokenLabel(x, 12)}`, title: x },
-          String(statsOn[i].pads),
-          { text: statsOn[i].pads ? formatDiff(statsOn[i].max, { short: true }) : '\u2014', value: statsOn[i].pads ? statsOn[i].max : NaN, testid: `masks-pad-on-${i}`, className: statsOn[i].pads && statsOn[i].max === 0 ? 'is-zero' : '' },
-          { text: statsOff[i].pads ? formatDiff(statsOff[i].max, { short: true }) : '\u2014', value: statsOff[i].pads ? statsOff[i].max : NaN, testid: `masks-pad-off-${i}`, className: statsOff[i].pads && statsOff[i].max > 0 ? 'is-nonzero' : '' },
-          { text: statsOff[i].pads ? formatNumber(statsOff[i].meanLeak, 3) : '\u2014', value: statsOff[i].meanLeak, testid: `masks-leak-off-${i}` },
-        ],
-      })));
-      hmP.update({
-        matrix: tr.heads[head].weights,
-        title: `Weights A${subscript(head + 1)}, sentence ${bi + 1}, padding mask ${s.pad ? 'on' : 'off'}`,
-        rowLabels: labelsOf(tr),
-        colLabels: labelsOf(tr),
-        kind: 'sequential',
-        palette: pal,
-        selRow: null,
-        selCol: null,
-      });
-      const w = tr.heads[head].weights;
-      const perRow = Array.from({ length: T2 }, (_, i) => {
-        let sum = 0;
-        for (let j = tr.realTokens; j < T2; j++) sum += w.data[i * T2 + j];
-        return sum;
-      });
-      bars.update({
-        labels: labelsOf(tr),
-        values: perRow,
-        range: Math.max(1e-9, ...perRow),
-        shapeText: `head ${head + 1}`,
-        decimals: 4,
-        foot: [el('span', 'num', { text: `largest ${formatDiff(Math.max(...perRow))}` })],
-      });
+      writeBack(onState, s, { head, bi });
+      view.update(s, { H, head, bi, batch, causal: causalModel(c.value), padding: paddingModel(p.value, { pad: s.pad, bi, head }) }, palette());
     },
   };
 }

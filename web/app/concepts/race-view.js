@@ -438,57 +438,59 @@ export function createRace(frame, race, { onState, tooltip, palette }) {
     });
   }
 
-  function drawMaps(pal) {
-    const v = variantNow();
-    if (race === 'context') {
-      mapsTitle.textContent = 'Where \u201cit\u201d looks, head by head';
-      mapsNote.set('Each row is one head: the weights of the word \u201cit\u201d over the sentence. Left the sentence ends \u201ctired\u201d, right \u201cwide\u201d. Only the last word differs.');
-      const look = h.final?.sentences ?? h.live?.sentences;
-      sentenceMaps.forEach((m, i) => {
-        m.hm.hidden = !look;
-        if (!look) return;
-        const s = look[i];
-        m.set(s);
-        const n = s.tokens.length;
-        const data = new Float32Array(s.heads.length * n);
-        s.heads.forEach((x, r) => data.set(x.row.subarray(0, n), r * n));
-        m.hm.update({
-          matrix: { rows: s.heads.length, cols: n, data },
-          title: `\u2026 it was too ${s.word}: answer \u201c${s.answer}\u201d`,
-          shapeText: `step ${h.final?.step ?? h.live.step}`,
-          rowLabels: s.heads.map((x) => `L${x.layer + 1} H${x.head + 1}`),
-          colLabels: s.tokens,
-          kind: 'sequential',
-          palette: pal,
-          selRow: null,
-          selCol: null,
-          range: 1,
-        });
+  /** The context race: where “it” looks in each head, in both sentences, and what the model answers. */
+  function drawCoreference(pal) {
+    mapsTitle.textContent = 'Where \u201cit\u201d looks, head by head';
+    mapsNote.set('Each row is one head: the weights of the word \u201cit\u201d over the sentence. Left the sentence ends \u201ctired\u201d, right \u201cwide\u201d. Only the last word differs.');
+    const look = h.final?.sentences ?? h.live?.sentences;
+    sentenceMaps.forEach((m, i) => {
+      m.hm.hidden = !look;
+      if (!look) return;
+      const s = look[i];
+      m.set(s);
+      const n = s.tokens.length;
+      const data = new Float32Array(s.heads.length * n);
+      s.heads.forEach((x, r) => data.set(x.row.subarray(0, n), r * n));
+      m.hm.update({
+        matrix: { rows: s.heads.length, cols: n, data },
+        title: `\u2026 it was too ${s.word}: answer \u201c${s.answer}\u201d`,
+        shapeText: `step ${h.final?.step ?? h.live.step}`,
+        rowLabels: s.heads.map((x) => `L${x.layer + 1} H${x.head + 1}`),
+        colLabels: s.tokens,
+        kind: 'sequential',
+        palette: pal,
+        selRow: null,
+        selCol: null,
+        range: 1,
       });
-      if (look) {
-        const [a, b] = look;
-        const rows = a.heads.map((x, r) => ({
-          testid: `race-context-head-${x.layer}-${x.head}`,
-          cells: [`layer ${x.layer + 1}, head ${x.head + 1}`,
-            { text: fmt(x.animal, 2), value: x.animal, className: x.animal > 0.5 ? 'is-good' : '' },
-            { text: fmt(x.street, 2), value: x.street },
-            { text: fmt(b.heads[r].animal, 2), value: b.heads[r].animal },
-            { text: fmt(b.heads[r].street, 2), value: b.heads[r].street, className: b.heads[r].street > 0.5 ? 'is-good' : '' }],
-        }));
-        rows.push({ testid: 'race-context-answers', cells: ['the model answers', { text: a.answer, value: a.answer, testid: 'race-context-answer-tired', className: a.answer === a.expect ? 'is-good' : 'is-bad' }, '', { text: b.answer, value: b.answer, testid: 'race-context-answer-wide', className: b.answer === b.expect ? 'is-good' : 'is-bad' }, ''] });
-        rows.push({ testid: 'race-context-average-answers', cells: ['with the plain average instead', { text: a.averageAnswer, value: a.averageAnswer, testid: 'race-context-average-tired' }, '', { text: b.averageAnswer, value: b.averageAnswer, testid: 'race-context-average-wide' }, ''] });
-        sentenceTable.set(rows);
-        const acc = (h.final ?? lastEval(h))?.arms?.[1]?.accuracy;
-        const both = a.averageAnswer === a.expect && b.averageAnswer === b.expect;
-        sentenceNote.set(Number.isFinite(acc)
-          ? `${both ? 'On these two sentences the averaged model still happens to name the right noun' : 'With the plain average the answers change'}; over the held-out sentences it is right ${pct(acc)} of the time. The heads with attention change where they look when the last word changes; an average cannot.`
-          : '');
-      } else {
-        sentenceTable.set([]);
-        sentenceNote.set('');
-      }
-      return;
+    });
+    if (look) {
+      const [a, b] = look;
+      const rows = a.heads.map((x, r) => ({
+        testid: `race-context-head-${x.layer}-${x.head}`,
+        cells: [`layer ${x.layer + 1}, head ${x.head + 1}`,
+          { text: fmt(x.animal, 2), value: x.animal, className: x.animal > 0.5 ? 'is-good' : '' },
+          { text: fmt(x.street, 2), value: x.street },
+          { text: fmt(b.heads[r].animal, 2), value: b.heads[r].animal },
+          { text: fmt(b.heads[r].street, 2), value: b.heads[r].street, className: b.heads[r].street > 0.5 ? 'is-good' : '' }],
+      }));
+      rows.push({ testid: 'race-context-answers', cells: ['the model answers', { text: a.answer, value: a.answer, testid: 'race-context-answer-tired', className: a.answer === a.expect ? 'is-good' : 'is-bad' }, '', { text: b.answer, value: b.answer, testid: 'race-context-answer-wide', className: b.answer === b.expect ? 'is-good' : 'is-bad' }, ''] });
+      rows.push({ testid: 'race-context-average-answers', cells: ['with the plain average instead', { text: a.averageAnswer, value: a.averageAnswer, testid: 'race-context-average-tired' }, '', { text: b.averageAnswer, value: b.averageAnswer, testid: 'race-context-average-wide' }, ''] });
+      sentenceTable.set(rows);
+      const acc = (h.final ?? lastEval(h))?.arms?.[1]?.accuracy;
+      const both = a.averageAnswer === a.expect && b.averageAnswer === b.expect;
+      sentenceNote.set(Number.isFinite(acc)
+        ? `${both ? 'On these two sentences the averaged model still happens to name the right noun' : 'With the plain average the answers change'}; over the held-out sentences it is right ${pct(acc)} of the time. The heads with attention change where they look when the last word changes; an average cannot.`
+        : '');
+    } else {
+      sentenceTable.set([]);
+      sentenceNote.set('');
     }
+  }
+
+  /** The other races: every head's map of the probe, for each arm. */
+  function drawArmMaps(pal) {
+    const v = variantNow();
     mapsTitle.textContent = 'Attention maps of both models on the same example';
     const live = h.live;
     const note = {
@@ -531,6 +533,11 @@ export function createRace(frame, race, { onState, tooltip, palette }) {
         });
       });
     });
+  }
+
+  function drawMaps(pal) {
+    if (race === 'context') drawCoreference(pal);
+    else drawArmMaps(pal);
   }
 
   function renderStatus() {

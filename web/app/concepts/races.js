@@ -79,103 +79,118 @@ const CORE_SENTENCES = Object.freeze([
 ]);
 export const COREFERENCE_SENTENCES = CORE_SENTENCES;
 
+/** One line of a race: its label in the table, its short name on the charts, its colour. */
+const arm = (label, short, className) => ({ label, short, className });
+const ON = 'cx-s-on';
+const OFF = 'cx-s-off';
+
+/** The held-out accuracy of each trainer on `samples` fixed sequences. */
+const heldOut = (trainers, samples) => trainers.map((t) => ({ accuracy: t.evaluate({ samples }).accuracy }));
+
 /**
- * Each race: its demo, the arms (label and the one setting they differ in),
- * the trainer settings of each arm, the step counts offered, how often it is
- * evaluated, and the variant (a second choice for the second arm) if any.
+ * A race: its demo, title, the two arms (label and the one setting they differ
+ * in) and settings({seed, variant}) → the trainer settings of each arm, with
+ * what most races share as defaults: seed 1, 300 steps (finish lines at half,
+ * the default and double), a check every 25 steps on 128 held-out sequences,
+ * 512 at the finish. Optional:
+ *   variant      a second choice for the second arm: {param, choices, default, label}
+ *   single       one model; its two lines are two ways of evaluating it
+ *   custom       the heads race's own task: batches from batch(seed, step, size), no
+ *                held-out check while it runs (live accuracy comes from the step rows)
+ *   evaluate(trainers, samples) → per line {accuracy, …}   (default: held-out accuracy)
+ *   probe        the sequence whose maps are shown ({ids, targets}; default the task's)
+ *   live(trainers) → {…}            what the page draws instead of the arms' maps
+ *   peek         add each head's weight on the next position to the live maps
+ *   final(trainers, out, {seed, samples}) → more numbers at the finish line
  */
-export const RACES = Object.freeze({
-  scale: {
-    demo: 'scale',
-    title: 'Race: the same wide head trained with and without \u00f71/\u221ad\u2096',
+function defineRace(def) {
+  const steps = def.steps ?? 300;
+  return Object.freeze({
     seed: 1,
-    steps: 300,
-    stepChoices: [150, 300, 600],
+    stepChoices: [steps / 2, steps, steps * 2],
     evalEvery: 25,
     samples: 128,
     finalSamples: 512,
-    arms: [
-      { label: 'scaled: S = q\u00b7k / \u221ad\u2096', short: 'scaled', className: 'cx-s-on' },
-      { label: 'not scaled: S = q\u00b7k', short: 'not scaled', className: 'cx-s-off' },
-    ],
+    evaluate: heldOut,
+    ...def,
+    steps,
+  });
+}
+
+export const RACES = Object.freeze({
+  scale: defineRace({
+    demo: 'scale',
+    title: 'Race: the same wide head trained with and without \u00f71/\u221ad\u2096',
+    arms: [arm('scaled: S = q\u00b7k / \u221ad\u2096', 'scaled', ON), arm('not scaled: S = q\u00b7k', 'not scaled', OFF)],
     settings: ({ seed }) => {
       const base = { task: 'recall', layers: 2, heads: 1, dModel: 64, mlp: 64, seed };
       return [{ ...base, scale: true }, { ...base, scale: false }];
     },
-  },
-  order: {
+  }),
+  order: defineRace({
     demo: 'order',
     title: 'Race: reverse 12 digits, with and without positions',
-    seed: 1,
-    steps: 300,
-    stepChoices: [150, 300, 600],
-    evalEvery: 25,
-    samples: 128,
     finalSamples: 1024,
     variant: { param: 'rpe', choices: ['sinusoidal', 'learned'], default: 'sinusoidal', label: 'positions of the second model' },
-    arms: [
-      { label: 'no positions', short: 'no positions', className: 'cx-s-off' },
-      { label: (v) => `${v} positions`, short: (v) => v, className: 'cx-s-on' },
-    ],
+    arms: [arm('no positions', 'no positions', OFF), arm((v) => `${v} positions`, (v) => v, ON)],
     settings: ({ seed, variant }) => {
       const base = { task: 'reverse', length: 12, seed };
       return [{ ...base, positional: 'none' }, { ...base, positional: variant }];
     },
-  },
-  masks: {
+    final: (trainers, out) => trainers.forEach((t, i) => {
+      const scores = t.headScores(256);
+      out.arms[i].antiDiagonal = Math.max(...scores.map((h) => h.scores['anti-diagonal'] ?? 0));
+    }),
+  }),
+  masks: defineRace({
     demo: 'masks',
     title: 'Race: next-letter prediction trained with and without the causal mask',
-    seed: 1,
     steps: 600,
     stepChoices: [300, 600, 1000],
     evalEvery: 50,
-    samples: 128,
-    finalSamples: 512,
-    arms: [
-      { label: 'causal mask', short: 'masked', className: 'cx-s-on' },
-      { label: 'no mask (sees the future)', short: 'no mask', className: 'cx-s-off' },
-    ],
+    arms: [arm('causal mask', 'masked', ON), arm('no mask (sees the future)', 'no mask', OFF)],
     settings: ({ seed }) => {
       const base = { task: 'induction', seed };
       return [{ ...base, causal: true }, { ...base, causal: false }];
     },
-  },
-  heads: {
+    // as trained, and with the causal mask switched on ("without the future")
+    evaluate: (trainers, samples) => trainers.map((t) => ({ accuracy: t.evaluate({ samples }).accuracy, causal: t.evaluate({ samples, causal: true }).accuracy })),
+    peek: true,
+  }),
+  heads: defineRace({
     demo: 'heads',
     title: 'Race: one head of width 32 against several narrower heads',
-    seed: 1,
     steps: 800,
-    stepChoices: [400, 800, 1600],
     evalEvery: 50,
     samples: 0, // live accuracy: each step's fresh batch, seen before its update
     finalSamples: 256,
     custom: true,
     variant: { param: 'rh', choices: [2, 4], default: 2, label: 'heads of the second model' },
-    arms: [
-      { label: '1 head (D = 32)', short: '1 head', className: 'cx-s-off' },
-      { label: (v) => `${v} heads (D = ${32 / v} each)`, short: (v) => `${v} heads`, className: 'cx-s-on' },
-    ],
+    arms: [arm('1 head (D = 32)', '1 head', OFF), arm((v) => `${v} heads (D = ${32 / v} each)`, (v) => `${v} heads`, ON)],
     settings: ({ seed, variant }) => {
       const base = { task: 'previous-token', length: DIFF.T, layers: 1, dModel: 32, mlp: 64, causal: true, batch: 64, seed };
       return [{ ...base, heads: 1 }, { ...base, heads: variant }];
     },
-  },
-  context: {
+    batch: diffBatch,
+    evaluate: (trainers) => trainers.map(() => ({})),
+    probe: DIFF_PROBE,
+    final: (trainers, out, { seed, samples }) => {
+      out.arms = trainers.map((t) => diffMeasures(t, seed, samples));
+    },
+  }),
+  context: defineRace({
     demo: 'context',
     title: 'Race: a trained model against its own weights with the attention replaced by the plain average',
     seed: 2,
-    steps: 300,
-    stepChoices: [150, 300, 600],
-    evalEvery: 25,
-    samples: 128,
-    finalSamples: 512,
-    single: true, // one model; its two lines are two ways of evaluating it
-    arms: [
-      { label: 'with its attention', short: 'attention', className: 'cx-s-on' },
-      { label: 'with the plain average instead', short: 'plain average', className: 'cx-s-off' },
-    ],
+    single: true,
+    arms: [arm('with its attention', 'attention', ON), arm('with the plain average instead', 'plain average', OFF)],
     settings: ({ seed }) => [{ task: 'coreference', seed }],
-  },
+    evaluate: ([t], samples) => [{ accuracy: t.evaluate({ samples }).accuracy }, { accuracy: t.evaluate({ samples, uniformAttention: true }).accuracy }],
+    live: ([t]) => ({ sentences: coreferenceLook(t) }),
+    final: ([t], out) => {
+      out.sentences = coreferenceLook(t);
+    },
+  }),
 });
 
 export const RACE_NAMES = Object.freeze(Object.keys(RACES));
@@ -328,7 +343,7 @@ export function createRaceRun(engine, race, { seed, variant }) {
     const t = trainers[i];
     const rows = [];
     for (let n = 0; n < k; n++) {
-      const r = def.custom ? t.stepBatch(diffBatch(seed, t.stepCount, t.settings.batch), 1) : t.step(1);
+      const r = def.batch ? t.stepBatch(def.batch(seed, t.stepCount, t.settings.batch), 1) : t.step(1);
       stepMs += r.ms;
       rows.push([r.step, r.loss, r.accuracy, r.scoreVariance, r.rowEntropy, r.scoreGradNorm]);
     }
@@ -337,30 +352,20 @@ export function createRaceRun(engine, race, { seed, variant }) {
 
   /** The held-out numbers at the current step (fixed sets: the same numbers on every replay). */
   function evaluate(samples = def.samples) {
-    const step = trainers[0].stepCount;
-    if (race === 'masks') {
-      return { step, arms: trainers.map((t) => ({ accuracy: t.evaluate({ samples }).accuracy, causal: t.evaluate({ samples, causal: true }).accuracy })) };
-    }
-    if (race === 'context') {
-      const t = trainers[0];
-      return { step, arms: [{ accuracy: t.evaluate({ samples }).accuracy }, { accuracy: t.evaluate({ samples, uniformAttention: true }).accuracy }] };
-    }
-    if (def.custom) return { step, arms: trainers.map(() => ({})) }; // live accuracy comes from the step rows
-    return { step, arms: trainers.map((t) => ({ accuracy: t.evaluate({ samples }).accuracy })) };
+    return { step: trainers[0].stepCount, arms: def.evaluate(trainers, samples) };
   }
 
   /** What the page draws now: attention maps of the probe (small). */
   function live() {
     const step = trainers[0].stepCount;
-    if (race === 'context') return { step, sentences: coreferenceLook(trainers[0]) };
+    if (def.live) return { step, ...def.live(trainers) };
     return {
       step,
       arms: trainers.map((t) => {
-        const p = def.custom ? t.probe({ ids: DIFF_PROBE.ids }) : t.probe();
+        const p = def.probe ? t.probe({ ids: def.probe.ids }) : t.probe();
         const out = probeMaps(p);
-        if (race === 'masks') out.peek = peekScores(p);
-        if (def.custom) out.targets = DIFF_PROBE.targets.slice();
-        else out.targets = Array.from(p.targets).slice(0, p.length);
+        if (def.peek) out.peek = peekScores(p);
+        out.targets = def.probe ? def.probe.targets.slice() : Array.from(p.targets).slice(0, p.length);
         return out;
       }),
     };
@@ -368,18 +373,9 @@ export function createRaceRun(engine, race, { seed, variant }) {
 
   /** The bigger evaluation at the finish line. */
   function final() {
-    const step = trainers[0].stepCount;
     const n = def.finalSamples;
-    if (def.custom) return { step, samples: n, arms: trainers.map((t) => diffMeasures(t, seed, n)) };
-    const ev = evaluate(n);
-    const out = { step, samples: n, arms: ev.arms };
-    if (race === 'order') {
-      trainers.forEach((t, i) => {
-        const scores = t.headScores(256);
-        out.arms[i].antiDiagonal = Math.max(...scores.map((h) => h.scores['anti-diagonal'] ?? 0));
-      });
-    }
-    if (race === 'context') out.sentences = coreferenceLook(trainers[0]);
+    const out = { step: trainers[0].stepCount, samples: n, arms: def.custom ? [] : evaluate(n).arms };
+    def.final?.(trainers, out, { seed, samples: n });
     return out;
   }
 
