@@ -158,6 +158,9 @@ Transformer self-attention, step by step, with the real numbers.
   `node_modules/attention-playground/attention-playground.js`) and write
   `<attention-playground sentence="The cat sat on the mat."></attention-playground>`.
   One file, no network requests, works under a strict Content-Security-Policy.
+  `model="language"` loads `generated/models/language.safetensors` beside it (in this
+  package, with its licence, `WORDNET-LICENSE`); the coreference model is inside the file.
+  "Copy link" leads to `playground-url="https://…"`, the full playground, if you give one.
 - In Node 20+ or a bundler: `import { createEngine } from 'attention-playground';`
   then `const engine = await createEngine(); engine.run({ sentence: 'The cat sat.' })`,
   or train: `engine.createTrainer({ task: 'reverse' }).step(300)`. Types in `engine.d.ts`.
