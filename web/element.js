@@ -23,7 +23,8 @@
 // Methods: play(), pause(), goToStep(name), getState(), ready(), exportSvg(),
 // exportPng() (a Promise of a Blob), link().
 // Everything lives in a shadow root: the host page's CSS cannot reach in and
-// ours cannot leak out; the host may theme it with the --ap-* custom properties.
+// ours cannot leak out; the host may theme it with the --ap-* custom properties
+// (--ap-font-size: the base text size; the host's font size and `rem` do not reach in).
 // Instances are independent and share one compiled WebAssembly module.
 
 import { mountPlayground, CONTROL_NAMES } from './app/playground.js';
@@ -205,6 +206,7 @@ export class AttentionPlayground extends HTMLElement {
     if (s) {
       this._shadow.adoptedStyleSheets = [s];
     } else {
+      // unbundled (development only): style.css as it is, so `rem` follows the host page
       const link = document.createElement('link');
       link.rel = 'stylesheet';
       link.href = new URL('./style.css', baseUrl).href;

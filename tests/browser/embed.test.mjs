@@ -6,6 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync, readFileSync, copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startHarness, ARTIFACTS, ROOT, WEB } from './harness.mjs';
@@ -470,7 +471,8 @@ test('playground-url accepts only http(s) and relative URLs: anything else warns
 <attention-playground id="js" playground-url="javascript:alert(document.domain)" controls="export"></attention-playground>
 <attention-playground id="tabbed" playground-url=" java&#9;script:alert(1)" controls="export"></attention-playground>
 <attention-playground id="data" playground-url="data:text/html,<script>alert(1)</script>" controls="export"></attention-playground>
-<attention-playground id="folder" playground-url="https://example.org/attention/" controls="export"></attention-playground>`);
+<attention-playground id="folder" playground-url="https://example.org/attention/" controls="export"></attention-playground>
+<attention-playground id="other" playground-url="page.html" controls="export"></attention-playground>`);
   const fallback = `${h.url}__teacher/index.html`;
   for (const id of ['js', 'tabbed', 'data']) {
     assert.equal(await page.evaluate((i) => document.getElementById(i).playgroundUrl, id), fallback, id);
@@ -480,6 +482,9 @@ test('playground-url accepts only http(s) and relative URLs: anything else warns
   assert.equal(await page.evaluate(() => document.getElementById('folder').playgroundUrl), 'https://example.org/attention/');
   // the fallback is checked like any default: no playground beside the file
   assert.match(await copyLink(page, 'js', { clipboard: false }), /^This link needs the playground at .*__teacher\/index\.html, and there is none there/);
+  // a page that answers but is not the playground (here the teacher's own page) is no playground
+  assert.equal(await copyLink(page, 'other', { clipboard: false }),
+    `This link needs the playground at ${h.url}__teacher/page.html, and there is none there (page authors: set playground-url). Copy it:`);
   // a later valid value takes over (the element rebuilds, keeping its state)
   await page.evaluate(() => { document.getElementById('js').goToStep('scores'); document.getElementById('js').setAttribute('playground-url', '/index.html'); });
   await waitReady(page, ['js']);
@@ -630,3 +635,29 @@ for (const [name, css] of Object.entries(FONT_HOSTS)) {
     await page.close();
   });
 }
+
+test('a playground URL baked in at build time (PLAYGROUND_URL) is the default, and an attribute still wins', async () => {
+  const elsewhere = `${h.url.replace('127.0.0.1', 'localhost')}index.html`;
+  const dir = mkdtempSync(join(tmpdir(), 'ap-baked-'));
+  const out = join(dir, 'attention-playground.js');
+  execFileSync('python3', [join(ROOT, 'src', 'tools', 'bundle_element.py'), join(WEB, 'element.js'), join(ROOT, 'build', 'wasm', 'attention_core_embed.js'),
+    join(WEB, 'style.css'), out, `coreference=${join(ROOT, 'models', 'coreference.safetensors')}`, `--playground-url=${elsewhere}`]);
+  const page = await h.context.newPage();
+  const errors = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.route('**/__baked/page.html', (r) => r.fulfill({ contentType: 'text/html', headers: { 'content-security-policy': CSP }, body: `<!doctype html><meta charset="utf-8"><title>baked</title>
+<script src="attention-playground.js" defer></script>
+<attention-playground id="baked" sentence="Dogs chase cats." step="softmax" controls="export"></attention-playground>
+<attention-playground id="own" playground-url="/index.html" sentence="Dogs chase cats." step="softmax" controls="export"></attention-playground>` }));
+  await page.route('**/__baked/attention-playground.js', (r) => r.fulfill({ path: out, contentType: 'text/javascript' }));
+  await page.goto(`${h.url}__baked/page.html`);
+  await waitReady(page, ['baked', 'own']);
+  assert.equal(await page.evaluate(() => document.getElementById('baked').playgroundUrl), elsewhere);
+  assert.ok((await page.evaluate(() => document.getElementById('baked').link())).startsWith(`${elsewhere}#`));
+  assert.equal(await page.evaluate(() => document.getElementById('own').playgroundUrl), `${h.url}index.html`);
+  assert.equal(await copyLink(page, 'baked', { clipboard: false }), `Copy this link (it opens this exact view in the playground at ${elsewhere}):`);
+  assert.deepEqual(errors, []);
+  await page.close();
+  rmSync(dir, { recursive: true, force: true });
+});
