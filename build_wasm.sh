@@ -12,6 +12,8 @@
 #                              host) and dist/attention-playground-VERSION.tgz (the npm package:
 #                              the one-file element, the ES-module engine with its wasm, types,
 #                              the shipped models with their licence)
+#   PLAYGROUND_URL=https://…/index.html ./build_wasm.sh   bakes in where the element's "Copy link" leads
+#                              by default (else index.html beside attention-playground.js)
 #
 # Fails when the toolchain is missing (as root it installs Debian's packages),
 # and when the produced .wasm contains no SIMD instructions.
@@ -27,7 +29,7 @@ for arg in "$@"; do
     --scalar) scalar=1 ;;
     --serve) serve=1 ;;
     --dist) dist=1 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) echo "build_wasm.sh: unknown argument $arg" >&2; exit 2 ;;
   esac
 done
