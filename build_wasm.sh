@@ -10,7 +10,10 @@
 #   ./build_wasm.sh --serve    build, then serve web/ on http://127.0.0.1:8000/ (PORT=… to change)
 #   ./build_wasm.sh --dist     also make dist/: dist/site/ (the static site, ready for any static
 #                              host) and dist/attention-playground-VERSION.tgz (the npm package:
-#                              the one-file element, the ES-module engine with its wasm, types)
+#                              the one-file element, the ES-module engine with its wasm, types,
+#                              the shipped models with their licence)
+#   PLAYGROUND_URL=https://…/index.html ./build_wasm.sh   bakes in where the element's "Copy link" leads
+#                              by default (else index.html beside attention-playground.js)
 #
 # Fails when the toolchain is missing (as root it installs Debian's packages),
 # and when the produced .wasm contains no SIMD instructions.
@@ -26,7 +29,7 @@ for arg in "$@"; do
     --scalar) scalar=1 ;;
     --serve) serve=1 ;;
     --dist) dist=1 ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) echo "build_wasm.sh: unknown argument $arg" >&2; exit 2 ;;
   esac
 done
@@ -82,8 +85,9 @@ install_models() {
 # wasm inlined, and the stylesheet (src/tools/bundle_element.py).
 bundle_element() {
   # the coreference model travels inside the file; the language model is a second file, fetched on demand
+  # PLAYGROUND_URL=https://… bakes in where "Copy link" leads by default (else index.html beside the file)
   python3 src/tools/bundle_element.py web/element.js build/wasm/attention_core_embed.js web/style.css \
-    web/attention-playground.js coreference=models/coreference.safetensors
+    web/attention-playground.js coreference=models/coreference.safetensors ${PLAYGROUND_URL:+"--playground-url=$PLAYGROUND_URL"}
   if grep -q "new Function\|eval(" web/attention-playground.js; then
     echo "build_wasm.sh: FAILED: web/attention-playground.js uses eval or new Function (breaks a strict CSP)" >&2
     exit 1
@@ -115,11 +119,19 @@ make_dist() {
   rm -rf dist
   mkdir -p dist/site dist/npm/generated
   # the site: every page with its modules, styles, generated engine and element
+  # (the shipped models with their licence come along in generated/models/, where the pages load them)
   (cd web && tar --exclude='./generated/scalar' -cf - .) | (cd dist/site && tar -xf -)
-  if [ -d models ]; then mkdir -p dist/site/models && cp models/*.safetensors dist/site/models/ 2>/dev/null || true; fi
-  # the package: the element, the engine (ES module + wasm for browsers, CommonJS for Node), types
+  # the package: the element, the engine (ES module + wasm for browsers, CommonJS for Node), types,
+  # and the shipped models with their licence in generated/models/, next to the element as it expects
   cp web/attention-playground.js web/engine.js web/trainer.js web/engine.d.ts dist/npm/
   cp web/generated/attention_core.js web/generated/attention_core.wasm web/generated/attention_core.node.cjs dist/npm/generated/
+  mkdir -p dist/npm/generated/models
+  cp models/*.safetensors models/WORDNET-LICENSE dist/npm/generated/models/
+  for f in models/*.safetensors models/WORDNET-LICENSE; do
+    for d in dist/site/generated/models dist/npm/generated/models; do
+      cmp -s "$f" "$d/$(basename "$f")" || { echo "build_wasm.sh: FAILED: $d/$(basename "$f") differs from $f" >&2; exit 1; }
+    done
+  done
   cat > dist/npm/package.json <<JSON
 {
   "name": "attention-playground",
@@ -148,6 +160,9 @@ Transformer self-attention, step by step, with the real numbers.
   `node_modules/attention-playground/attention-playground.js`) and write
   `<attention-playground sentence="The cat sat on the mat."></attention-playground>`.
   One file, no network requests, works under a strict Content-Security-Policy.
+  `model="language"` loads `generated/models/language.safetensors` beside it (in this
+  package, with its licence, `WORDNET-LICENSE`); the coreference model is inside the file.
+  "Copy link" leads to `playground-url="https://…"`, the full playground, if you give one.
 - In Node 20+ or a bundler: `import { createEngine } from 'attention-playground';`
   then `const engine = await createEngine(); engine.run({ sentence: 'The cat sat.' })`,
   or train: `engine.createTrainer({ task: 'reverse' }).step(300)`. Types in `engine.d.ts`.

@@ -12,20 +12,26 @@
 //   mask (none|causal|padding|causal+padding), scale (true|false), step (one of
 //   STEPS), query, head (0-based), theme (system|light|dark), view
 //   (compact|full), controls ("none", "all", or a comma list of CONTROL_NAMES:
-//   sentence,batch,width,heads,seed,positional,mask,scale,step,query,head,theme).
+//   sentence,batch,width,heads,seed,positional,mask,scale,step,query,head,theme),
+//   playground-url (where "Copy link" and link() send the reader: an http(s) or
+//   relative URL of the full playground; by default the URL baked in at build time
+//   (PLAYGROUND_URL=… ./build_wasm.sh), else index.html beside this script, which
+//   is right in web/ and dist/site/ and wrong for a lone copied file or node_modules;
+//   "Copy link" checks a same-origin playground and says when none is there).
 // Events (bubbling, composed): "attention-change" on every state change and
 // "attention-step" when the step changes, each with detail {state}.
 // Methods: play(), pause(), goToStep(name), getState(), ready(), exportSvg(),
 // exportPng() (a Promise of a Blob), link().
 // Everything lives in a shadow root: the host page's CSS cannot reach in and
-// ours cannot leak out; the host may theme it with the --ap-* custom properties.
+// ours cannot leak out; the host may theme it with the --ap-* custom properties
+// (--ap-font-size: the base text size; the host's font size and `rem` do not reach in).
 // Instances are independent and share one compiled WebAssembly module.
 
 import { mountPlayground, CONTROL_NAMES } from './app/playground.js';
 import { STEPS, FIELDS, MODELS, normalizeState, serializeState } from './app/state.js';
 import { createEngine } from './engine.js';
 import { figureToSvg, figureToPng } from './app/export.js';
-import { moduleFactory, cssText, baseUrl, builtinModels } from './embed-resources.js';
+import { moduleFactory, cssText, baseUrl, builtinModels, playgroundUrl as builtPlaygroundUrl } from './embed-resources.js';
 
 /** attribute → state field */
 const ATTRIBUTES = Object.freeze({
@@ -43,7 +49,7 @@ const ATTRIBUTES = Object.freeze({
   head: 'head',
   theme: 'theme',
 });
-const LAYOUT_ATTRIBUTES = Object.freeze(['controls', 'view']);
+const LAYOUT_ATTRIBUTES = Object.freeze(['controls', 'view', 'playground-url']);
 /** Without a `model` attribute an element shows random weights (the page opens on a trained model). */
 const ELEMENT_MODEL = 'random';
 
@@ -64,6 +70,70 @@ function fetchShipped(name, file) {
   }).then((b) => new Uint8Array(b));
 }
 
+/**
+ * Reads a playground-url: an absolute http(s) URL, or a relative one (resolved
+ * against `base`, the host page). Anything else (javascript:, data:, blob:, …)
+ * gives null. The result has no fragment: the state goes there.
+ */
+export function resolvePlaygroundUrl(raw, base) {
+  const text = String(raw).replace(/[\t\n\r]/g, '').trim();
+  if (text === '') return null;
+  let url;
+  try {
+    url = new URL(text, base);
+  } catch {
+    return null;
+  }
+  const relative = !/^[a-z][a-z0-9+.-]*:/i.test(text);
+  const ok = url.protocol === 'http:' || url.protocol === 'https:' || (relative && url.protocol === 'file:' && new URL(base).protocol === 'file:');
+  if (!ok) return null;
+  url.hash = '';
+  return url.href;
+}
+
+/** The playground a link opens without the attribute, and how we know it. */
+function defaultPlayground() {
+  const built = builtPlaygroundUrl ? resolvePlaygroundUrl(builtPlaygroundUrl, baseUrl) : null;
+  if (built) return { url: built, source: 'build' };
+  return { url: new URL('index.html', baseUrl).href, source: 'script' };
+}
+
+const PLAYGROUND_TITLE = /<title>\s*Attention Playground\s*<\/title>/i;
+const probes = new Map();
+/**
+ * Is the playground at `url`? 'found', 'missing' (no such page, or another page),
+ * or 'unknown': only a same-origin http(s) page can be checked (elsewhere CORS
+ * hides the answer and a strict Content-Security-Policy forbids the request).
+ * One request per URL and page.
+ */
+function probePlayground(url) {
+  const target = new URL(url);
+  if (!/^https?:$/.test(target.protocol) || target.origin !== window.location.origin) return Promise.resolve('unknown');
+  if (!probes.has(url)) {
+    probes.set(url, fetch(url, { credentials: 'same-origin', cache: 'no-cache' }).then(
+      async (r) => (r.ok && PLAYGROUND_TITLE.test(await r.text()) ? 'found' : 'missing'),
+      () => 'unknown'));
+  }
+  return probes.get(url);
+}
+
+/** What "Copy link" says, once it knows whether the playground is where the link leads. */
+export function linkStatusText(where, verdict, copied) {
+  if (verdict === 'missing') {
+    return copied
+      ? `Link copied, but it needs the playground at ${where}, and there is none there (page authors: set playground-url).`
+      : `This link needs the playground at ${where}, and there is none there (page authors: set playground-url). Copy it:`;
+  }
+  if (verdict === 'unknown') {
+    return copied
+      ? `Link copied: it opens this view in the playground at ${where}, if the playground is there (this page cannot check).`
+      : `Copy this link (it opens this view in the playground at ${where}, if the playground is there):`;
+  }
+  return copied
+    ? `Link copied: it opens this exact view in the playground at ${where}.`
+    : `Copy this link (it opens this exact view in the playground at ${where}):`;
+}
+
 let enginePromise = null;
 /** One engine (one compiled module) for every instance on the page. */
 function sharedEngine() {
@@ -76,13 +146,25 @@ function sharedEngine() {
   return enginePromise;
 }
 
+/**
+ * The stylesheet as the shadow root needs it. `rem` means the host page's <html>
+ * font size, even inside a shadow root (html { font-size: 40px } made every label
+ * 2.5 times too big), so each `N rem` becomes `calc(N * var(--ap-rem))`, where
+ * --ap-rem is the element's own base size (--ap-font-size, 16px by default; style.css).
+ * At-rule preludes (@media, @container) are left alone: var() is not allowed there.
+ */
+export function shadowCss(css) {
+  return css.split('\n').map((line) => (line.includes('@') ? line
+    : line.replace(/(^|[^\w.-])(\d*\.?\d+)rem\b/g, (m, pre, n) => `${pre}calc(${n} * var(--ap-rem, 1rem))`))).join('\n');
+}
+
 let sheet = null;
 function styleSheet() {
   if (!sheet && cssText !== null) {
     // A constructed stylesheet is not an inline <style>, so a strict
     // Content-Security-Policy (style-src 'self') allows it.
     sheet = new CSSStyleSheet();
-    sheet.replaceSync(cssText);
+    sheet.replaceSync(shadowCss(cssText));
   }
   return sheet;
 }
@@ -124,6 +206,7 @@ export class AttentionPlayground extends HTMLElement {
     if (s) {
       this._shadow.adoptedStyleSheets = [s];
     } else {
+      // unbundled (development only): style.css as it is, so `rem` follows the host page
       const link = document.createElement('link');
       link.rel = 'stylesheet';
       link.href = new URL('./style.css', baseUrl).href;
@@ -197,10 +280,12 @@ export class AttentionPlayground extends HTMLElement {
     if (!fig) return Promise.reject(new Error('nothing to export yet: the engine has not run'));
     return figureToPng(fig, this._pg.palette(), document);
   }
-  /** A link to the full playground in the current state. */
+  /** A link to the full playground (see playgroundUrl) in the current state. */
   link() {
-    return new URL(`index.html#${serializeState(this.getState())}`, baseUrl).href;
+    return this._linkFor(this.getState());
   }
+  /** Where links lead: the playground-url attribute if valid, else the default (see the header). */
+  get playgroundUrl() { return this._playground().url; }
   static get steps() { return STEPS; }
   static get controlNames() { return CONTROL_NAMES; }
 
@@ -242,10 +327,41 @@ export class AttentionPlayground extends HTMLElement {
       // a fresh element opens a shipped model on its featured head, unless it says where
       freshStart: !this._state && !this.hasAttribute('layer') && !this.hasAttribute('head'),
       onStateChange: (state) => this._changed(state),
-      // "Copy link" opens the full playground (index.html next to this file) in this state
-      linkFor: (state) => new URL(`index.html#${serializeState(state)}`, baseUrl).href,
-      conceptsHref: new URL('concepts.html', baseUrl).href,
+      // "Copy link" opens the full playground (playground-url) in this state, and says whether it is there
+      linkFor: (state) => this._linkFor(state),
+      linkStatus: (url, copied) => this._linkStatus(copied),
+      conceptsHref: new URL('concepts.html', this._playground().url).href,
     });
+  }
+
+  /** {url, source}: source 'attribute', 'build' or 'script' (index.html beside this file). */
+  _playground() {
+    const raw = this.getAttribute('playground-url');
+    if (raw !== null) {
+      const url = resolvePlaygroundUrl(raw, this.ownerDocument.baseURI);
+      if (url) return { url, source: 'attribute' };
+      const fallback = defaultPlayground();
+      if (this._warnedUrl !== raw) {
+        this._warnedUrl = raw;
+        console.warn(`<attention-playground>: playground-url="${raw}" is not an http(s) or relative URL; links lead to ${fallback.url} instead.`);
+      }
+      return fallback;
+    }
+    return defaultPlayground();
+  }
+
+  _linkFor(state) {
+    const url = new URL(this._playground().url);
+    url.hash = serializeState(state);
+    return url.href;
+  }
+
+  async _linkStatus(copied) {
+    const { url, source } = this._playground();
+    let verdict = await probePlayground(url);
+    // a URL the page or the build named, on another origin, is taken at its word
+    if (verdict === 'unknown' && source !== 'script') verdict = 'found';
+    return linkStatusText(url, verdict, copied);
   }
 
   _changed(state) {

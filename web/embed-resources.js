@@ -14,3 +14,6 @@ export const baseUrl = import.meta.url;
 /** Shipped checkpoints carried inside the file ({name: () => Uint8Array}); unbundled: none,
  * they are fetched from generated/models/ next to the page. */
 export const builtinModels = null;
+/** The playground links lead to when the element has no playground-url: baked in at build
+ * time (PLAYGROUND_URL=… ./build_wasm.sh), or null for index.html beside this file. */
+export const playgroundUrl = null;

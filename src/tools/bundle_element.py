@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Bundles the <attention-playground> element into one self-contained script.
 
-    bundle_element.py ENTRY.js GLUE.js CSS_FILE OUT.js [NAME=MODEL.safetensors ...]
+    bundle_element.py ENTRY.js GLUE.js CSS_FILE OUT.js [NAME=MODEL.safetensors ...] [--playground-url=URL]
 
 ENTRY.js and the modules it imports (relative imports only, no cycles) are
 inlined in dependency order, each inside its own function scope. The module
@@ -9,8 +9,10 @@ web/embed-resources.js (which, unbundled, points at the separate files) is
 replaced by one exporting `moduleFactory`, the Emscripten glue GLUE.js (built
 with -sEXPORT_ES6 -sSINGLE_FILE, so the wasm is inlined as base64), and
 `cssText`, CSS_FILE's text, and `builtinModels`, the bytes of each named
-checkpoint (base64). The output needs no other file and makes no network
-request for what it carries.
+checkpoint (base64), and `playgroundUrl`, the absolute http(s) URL of the
+full playground that links lead to by default (null without --playground-url:
+index.html beside the script). The output needs no other file and makes no
+network request for what it carries.
 
 The project's modules follow a small subset of ES module syntax that this
 script understands: `import { a, b as c } from './x.js';`, `import * as n from
@@ -134,10 +136,16 @@ class Bundle:
 
 def main():
     if len(sys.argv) < 5:
-        fail("usage: bundle_element.py ENTRY.js GLUE.js CSS_FILE OUT.js [NAME=MODEL.safetensors ...]")
+        fail("usage: bundle_element.py ENTRY.js GLUE.js CSS_FILE OUT.js [NAME=MODEL.safetensors ...] [--playground-url=URL]")
     entry, glue_path, css_path, out_path = sys.argv[1:5]
     models = {}
+    playground_url = None
     for arg in sys.argv[5:]:
+        if arg.startswith("--playground-url="):
+            playground_url = arg.partition("=")[2]
+            if not re.fullmatch(r"https?://[^\s\"'<>\\`]+", playground_url):
+                fail(f"--playground-url must be an absolute http(s) URL, got '{playground_url}'")
+            continue
         name, sep, path = arg.partition("=")
         if not sep or not re.fullmatch(r"[a-z][a-z0-9-]*", name):
             fail(f"expected NAME=MODEL.safetensors, got '{arg}'")
@@ -168,7 +176,8 @@ def main():
         f"const modelBase64 = {json.dumps(models)};\n"
         "const builtinModels = Object.freeze(Object.fromEntries(Object.entries(modelBase64).map(([name, b64]) =>\n"
         "  [name, () => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))])));\n"
-        "return Object.freeze({ moduleFactory, cssText, bundled: true, baseUrl: __scriptUrl, builtinModels });\n})();\n")
+        f"const playgroundUrl = {json.dumps(playground_url)};\n"
+        "return Object.freeze({ moduleFactory, cssText, bundled: true, baseUrl: __scriptUrl, builtinModels, playgroundUrl });\n})();\n")
     bundle = Bundle(root, resources)
     bundle.add(os.path.abspath(entry))
     # The output is a classic script (no import/export, no import.meta), so it

@@ -6,9 +6,10 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync, readFileSync, copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { startHarness, ARTIFACTS, ROOT } from './harness.mjs';
+import { startHarness, ARTIFACTS, ROOT, WEB } from './harness.mjs';
 
 const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'";
 
@@ -206,8 +207,12 @@ test('the export buttons and "Copy link" work inside the element', async () => {
   await waitReady(page, ['a']);
   const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#a').getByRole('button', { name: 'Save SVG' }).click()]);
   assert.match(download.suggestedFilename(), /^attention-softmax\.svg$/);
-  await page.locator('#a').getByRole('button', { name: 'Copy link' }).click();
-  await page.waitForFunction(() => /Link copied|Copy this link/.test(document.getElementById('a').shadowRoot.querySelector('.export-status').textContent));
+  await h.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(h.url).origin });
+  await page.locator('#a').getByRole('button', { name: 'Copy link' }).click().finally(() => h.context.clearPermissions());
+  // the script is served beside web/index.html, so the default playground is there, and it says so
+  await page.waitForFunction(() => /^Link copied/.test(document.getElementById('a').shadowRoot.querySelector('.export-status').textContent));
+  assert.equal(await page.evaluate(() => document.getElementById('a').shadowRoot.querySelector('.export-status').textContent),
+    `Link copied: it opens this exact view in the playground at ${h.url}index.html.`);
   const link = await page.evaluate(() => document.getElementById('a').link());
   assert.match(link, /\/index\.html#/);
   // the link reproduces a's state in the full playground
@@ -361,4 +366,298 @@ test('an exported SVG is well-formed XML for tokens XML forbids (U+FFFE, U+FFFF,
   }
   assert.deepEqual(errors, []);
   await page.close();
+});
+
+// ---- issue #16: embeds on someone else's site -----------------------------------
+
+/** A teacher's page at /__teacher/, with the one file copied beside it (and no playground there). */
+async function openTeacher(body, { csp = true } = {}) {
+  const page = await h.context.newPage();
+  const errors = [];
+  const warnings = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(`console: ${m.text()} (${m.location().url})`);
+    if (m.type() === 'warning') warnings.push(m.text());
+  });
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>teacher</title>
+<script src="attention-playground.js" defer></script><script src="record.js" defer></script></head><body>${body}</body></html>`;
+  await page.route('**/__teacher/page.html', (r) => r.fulfill({ contentType: 'text/html', body: html, headers: csp ? { 'content-security-policy': CSP } : {} }));
+  await page.route('**/__teacher/record.js', (r) => r.fulfill({ contentType: 'text/javascript', body: `window.__violations = [];
+document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));` }));
+  await page.route('**/__teacher/attention-playground.js', (r) => r.fulfill({ path: join(WEB, 'attention-playground.js'), contentType: 'text/javascript' }));
+  await page.goto(`${h.url}__teacher/page.html`);
+  const ids = await page.evaluate(() => [...document.querySelectorAll('attention-playground')].map((e) => e.id));
+  await waitReady(page, ids);
+  return { page, errors, warnings };
+}
+
+const statusOf = (page, id) => page.evaluate((i) => document.getElementById(i).shadowRoot.querySelector('.export-status').textContent, id);
+
+/**
+ * Clicks "Copy link" in element `id` and waits for the status it settles on. With
+ * clipboard false the clipboard refuses (as without permission), so the element shows
+ * the link to copy by hand.
+ */
+async function copyLink(page, id, { clipboard = true } = {}) {
+  await page.evaluate(([i, ok]) => {
+    document.getElementById(i).shadowRoot.querySelector('.export-status').textContent = '';
+    if (!ok) navigator.clipboard.writeText = () => Promise.reject(new DOMException('denied', 'NotAllowedError'));
+    else delete navigator.clipboard.writeText;
+  }, [id, clipboard]);
+  await page.locator(`#${id}`).getByRole('button', { name: 'Copy link' }).click();
+  await page.waitForFunction((i) => document.getElementById(i).shadowRoot.querySelector('.export-status').textContent !== '', id);
+  return statusOf(page, id);
+}
+
+test('playground-url: link() and "Copy link" open that playground in the element\'s state, and the status is true in both cases', async () => {
+  // the playground on another origin (localhost, where the teacher's page is on 127.0.0.1)
+  const elsewhere = h.url.replace('127.0.0.1', 'localhost');
+  const { page, errors } = await openTeacher(`
+<attention-playground id="lone" sentence="The cat sat on the mat." step="softmax" query="2" controls="all"></attention-playground>
+<attention-playground id="pointed" playground-url="${elsewhere}index.html" sentence="Dogs chase cats." mask="causal" step="masked" query="1" heads="2" controls="all"></attention-playground>
+<attention-playground id="relative" playground-url="../index.html" sentence="Birds sing." step="scores" controls="all"></attention-playground>`);
+  const lone = `${h.url}__teacher/index.html`;
+  // without the attribute: index.html beside the copied file, where there is no playground
+  assert.equal(await page.evaluate(() => document.getElementById('lone').playgroundUrl), lone);
+  assert.ok((await page.evaluate(() => document.getElementById('lone').link())).startsWith(`${lone}#`));
+  assert.equal(await copyLink(page, 'lone', { clipboard: false }),
+    `This link needs the playground at ${lone}, and there is none there (page authors: set playground-url). Copy it:`);
+  assert.ok((await page.evaluate(() => document.getElementById('lone').shadowRoot.querySelector('.export-link').value)).startsWith(`${lone}#`), 'the link is shown to copy by hand');
+  // with the clipboard, the same truth in the "copied" wording
+  await h.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(h.url).origin });
+  try {
+    assert.equal(await copyLink(page, 'lone'),
+      `Link copied, but it needs the playground at ${lone}, and there is none there (page authors: set playground-url).`);
+    assert.ok((await page.evaluate(() => navigator.clipboard.readText())).startsWith(`${lone}#`));
+    // an absolute playground-url on another origin is taken at its word (it cannot be checked from here)
+    assert.equal(await copyLink(page, 'pointed'), `Link copied: it opens this exact view in the playground at ${elsewhere}index.html.`);
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    assert.equal(copied, await page.evaluate(() => document.getElementById('pointed').link()));
+    // a relative one resolves against the page, and is checked: the real playground is there
+    assert.equal(await copyLink(page, 'relative'), `Link copied: it opens this exact view in the playground at ${h.url}index.html.`);
+    assert.equal(await copyLink(page, 'relative', { clipboard: false }), `Copy this link (it opens this exact view in the playground at ${h.url}index.html):`);
+  } finally {
+    await h.context.clearPermissions();
+  }
+  assert.equal(await statusOf(page, 'pointed'), `Link copied: it opens this exact view in the playground at ${elsewhere}index.html.`);
+
+  // the link opens the real web/index.html on the other origin in the element's state
+  const link = await page.evaluate(() => document.getElementById('pointed').link());
+  assert.ok(link.startsWith(`${elsewhere}index.html#`), link);
+  const full = await h.context.newPage();
+  const fullErrors = [];
+  full.on('pageerror', (e) => fullErrors.push(e.message));
+  await full.goto(link);
+  await full.waitForFunction(() => document.querySelector('.ap')?.dataset.state === 'ready' && document.querySelector('[data-testid="panel"]')?.dataset.rendered === 'masked', null, { timeout: 20000 });
+  const want = await page.evaluate(() => document.getElementById('pointed').getState());
+  const got = await full.evaluate(async () => {
+    const { parseHash } = await import('/app/state.js');
+    return parseHash(location.hash).state;
+  });
+  for (const k of ['model', 'sentence', 'mask', 'step', 'query', 'heads', 'dModel', 'seed', 'head']) assert.deepEqual(got[k], want[k], k);
+  assert.equal(await full.evaluate(() => [...document.querySelectorAll('[data-testid="token-chip"]')].findIndex((c) => c.getAttribute('aria-pressed') === 'true')), 1, 'the query token is selected');
+  assert.deepEqual(fullErrors, []);
+  await full.close();
+  // checking the same-origin playground is allowed by the strict CSP, and nothing was blocked
+  assert.deepEqual(await page.evaluate(() => window.__violations), []);
+  // the one console error is the browser's note of the check that found no playground (once per URL)
+  assert.deepEqual(errors, [`console: Failed to load resource: the server responded with a status of 404 (File not found) (${lone})`]);
+  await page.close();
+});
+
+test('playground-url accepts only http(s) and relative URLs: anything else warns and links to the default', async () => {
+  const { page, errors, warnings } = await openTeacher(`
+<attention-playground id="js" playground-url="javascript:alert(document.domain)" controls="export"></attention-playground>
+<attention-playground id="tabbed" playground-url=" java&#9;script:alert(1)" controls="export"></attention-playground>
+<attention-playground id="data" playground-url="data:text/html,<script>alert(1)</script>" controls="export"></attention-playground>
+<attention-playground id="folder" playground-url="https://example.org/attention/" controls="export"></attention-playground>
+<attention-playground id="other" playground-url="page.html" controls="export"></attention-playground>`);
+  const fallback = `${h.url}__teacher/index.html`;
+  for (const id of ['js', 'tabbed', 'data']) {
+    assert.equal(await page.evaluate((i) => document.getElementById(i).playgroundUrl, id), fallback, id);
+    assert.ok((await page.evaluate((i) => document.getElementById(i).link(), id)).startsWith(`${fallback}#`), id);
+  }
+  assert.equal(warnings.filter((w) => /playground-url=".*" is not an http\(s\) or relative URL; links lead to .*__teacher\/index\.html instead\./s.test(w)).length, 3, warnings.join('\n'));
+  assert.equal(await page.evaluate(() => document.getElementById('folder').playgroundUrl), 'https://example.org/attention/');
+  // the fallback is checked like any default: no playground beside the file
+  assert.match(await copyLink(page, 'js', { clipboard: false }), /^This link needs the playground at .*__teacher\/index\.html, and there is none there/);
+  // a page that answers but is not the playground (here the teacher's own page) is no playground
+  assert.equal(await copyLink(page, 'other', { clipboard: false }),
+    `This link needs the playground at ${h.url}__teacher/page.html, and there is none there (page authors: set playground-url). Copy it:`);
+  // a later valid value takes over (the element rebuilds, keeping its state)
+  await page.evaluate(() => { document.getElementById('js').goToStep('scores'); document.getElementById('js').setAttribute('playground-url', '/index.html'); });
+  await waitReady(page, ['js']);
+  assert.equal(await page.evaluate(() => document.getElementById('js').getState().step), 'scores');
+  assert.ok((await page.evaluate(() => document.getElementById('js').link())).startsWith(`${h.url}index.html#`));
+  assert.deepEqual(errors, [`console: Failed to load resource: the server responded with a status of 404 (File not found) (${fallback})`]);
+  await page.close();
+});
+
+test('embed.html ignores playground-url in its hash (its links open the playground beside it)', async () => {
+  const page = await h.context.newPage();
+  await page.goto(`${h.url}embed.html#sentence=Dogs%20chase%20cats&playground-url=https%3A%2F%2Fevil.example%2F&controls=export`);
+  await page.waitForFunction(() => document.querySelector('attention-playground')?.shadowRoot?.querySelector('[data-testid="panel"]')?.dataset.rendered, null, { timeout: 20000 });
+  assert.equal(await page.evaluate(() => document.querySelector('attention-playground').hasAttribute('playground-url')), false);
+  assert.ok((await page.evaluate(() => document.querySelector('attention-playground').link())).startsWith(`${h.url}index.html#`));
+  await page.close();
+});
+
+/** The README's iframe snippet, verbatim: the ```html block under "Iframe form". */
+function readmeIframeSnippet() {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('**Iframe form**'));
+  const m = /```html\n([\s\S]*?)```/.exec(section);
+  assert.ok(m, 'the README has an html snippet after "Iframe form"');
+  return m[1];
+}
+
+test('the README iframe snippet with its listener sizes the iframe to its content: no inner scrollbar, no empty band', async () => {
+  const snippet = readmeIframeSnippet();
+  assert.match(snippet, /event\.source === frame\.contentWindow/);
+  assert.match(snippet, /'attention-playground:height'/);
+  const page = await h.context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.route('**/__outer.html', (r) => r.fulfill({ contentType: 'text/html', body: `<!doctype html><meta charset="utf-8"><title>outer</title>
+<style>body { margin: 0 auto; max-width: 828px; }</style>
+<p>Before the iframe.</p>
+${snippet}
+<p id="after">After the iframe.</p>` }));
+  const fits = async () => {
+    const frameEl = await page.$('iframe');
+    const frame = await frameEl.contentFrame();
+    await frame.waitForFunction(() => document.querySelector('attention-playground')?.shadowRoot?.querySelector('[data-testid="panel"]')?.dataset.rendered, null, { timeout: 20000 });
+    // wait until the outer page applied the height the iframe reported
+    await page.waitForFunction(() => {
+      const f = document.querySelector('iframe');
+      const d = f.contentDocument;
+      const content = Math.ceil(d.querySelector('attention-playground').getBoundingClientRect().height);
+      return f.clientHeight === content && d.documentElement.scrollHeight <= d.documentElement.clientHeight;
+    }, null, { timeout: 10000 });
+    return page.evaluate(() => {
+      const f = document.querySelector('iframe');
+      const d = f.contentDocument;
+      return { frame: f.clientHeight, content: d.querySelector('attention-playground').getBoundingClientRect().height, scrollH: d.documentElement.scrollHeight, clientH: d.documentElement.clientHeight, attr: Number(f.getAttribute('height')) };
+    });
+  };
+  await page.goto(`${h.url}__outer.html`);
+  const wide = await fits();
+  assert.ok(wide.scrollH <= wide.clientH, `no inner scrollbar: ${JSON.stringify(wide)}`);
+  assert.ok(Math.abs(wide.frame - wide.content) < 1, `iframe ${wide.frame}px for ${wide.content}px of content`);
+  // the snippet's default height is right for this width (within a line)
+  assert.ok(Math.abs(wide.attr - wide.content) <= 24, `default height ${wide.attr} vs content ${wide.content}`);
+  mkdirSync(join(ARTIFACTS, 'embed'), { recursive: true });
+  await page.screenshot({ path: join(ARTIFACTS, 'embed', 'iframe-sized.png'), fullPage: true });
+  // the content changes height (another step; a phone's width): the iframe follows, both ways
+  const frame = await (await page.$('iframe')).contentFrame();
+  await frame.evaluate(() => { location.hash = 'sentence=Dogs%20chase%20cats&step=embeddings&controls=none'; });
+  await frame.waitForFunction(() => document.querySelector('attention-playground').shadowRoot.querySelector('[data-testid="panel"]').dataset.rendered === 'embeddings');
+  const other = await fits();
+  assert.notEqual(Math.round(other.content), Math.round(wide.content), 'the content height changed');
+  assert.ok(Math.abs(other.frame - other.content) < 1, JSON.stringify(other));
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.waitForFunction((h0) => document.querySelector('iframe').clientHeight !== h0, other.frame);
+  const narrow = await fits();
+  assert.ok(Math.abs(narrow.frame - narrow.content) < 1, JSON.stringify(narrow));
+  // a message from anything but the iframe is ignored
+  await page.evaluate(() => window.postMessage({ type: 'attention-playground:height', height: 5 }, '*'));
+  await page.evaluate(() => new Promise((r) => { addEventListener('message', () => setTimeout(r), { once: true }); window.postMessage('flush', '*'); }));
+  assert.equal(await page.evaluate(() => document.querySelector('iframe').clientHeight), narrow.frame);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+const FONT_HOSTS = {
+  'a !important rule on *': '* { font-size: 40px !important; line-height: 3 !important; letter-spacing: 4px !important; }',
+  'a large html font size': 'html { font-size: 40px; } body { font-size: 2rem; line-height: 3; text-transform: uppercase; }',
+};
+const SENTENCE = 'The cat sat on the mat because it was tired.';
+
+/** Font sizes and line heights inside element `id`, and whether its token list fits. */
+function measureFonts(page, id) {
+  return page.evaluate((i) => {
+    const root = document.getElementById(i).shadowRoot;
+    const px = (sel, prop = 'fontSize') => parseFloat(getComputedStyle(root.querySelector(sel))[prop]);
+    const chips = root.querySelector('[data-testid="chips"]');
+    const card = root.querySelector('.card-sentence').getBoundingClientRect();
+    const chipBoxes = [...root.querySelectorAll('[data-testid="token-chip"]')].map((c) => c.getBoundingClientRect());
+    return {
+      ap: px('.ap'), lineHeight: px('.ap', 'lineHeight'), chip: px('[data-testid="token-chip"]'), title: px('.card-title'),
+      status: px('.export-status'), letterSpacing: getComputedStyle(root.querySelector('.chip')).letterSpacing,
+      transform: getComputedStyle(root.querySelector('.chip')).textTransform,
+      chips: { scrollW: chips.scrollWidth, clientW: chips.clientWidth, scrollH: chips.scrollHeight, clientH: chips.clientHeight },
+      chipsInside: chipBoxes.every((b) => b.left >= card.left && b.right <= card.right && b.bottom <= card.bottom),
+      count: chipBoxes.length,
+    };
+  }, id);
+}
+
+for (const [name, css] of Object.entries(FONT_HOSTS)) {
+  test(`host CSS with ${name} does not reach the element's text; --ap-font-size sets its size`, async () => {
+    const body = `<p>Host text</p>
+<attention-playground id="plain" sentence="${SENTENCE}" mask="causal" step="masked" query="7" controls="sentence,export"></attention-playground>
+<attention-playground id="sized" style="--ap-font-size: 20px" sentence="${SENTENCE}" mask="causal" step="masked" query="7" controls="sentence,export"></attention-playground>`;
+    // the same two elements on a page with no CSS of its own (and no CSP, which would block the style attribute)
+    const neutral = await openTeacher(body, { csp: false });
+    const want = await measureFonts(neutral.page, 'plain');
+    const wantSized = await measureFonts(neutral.page, 'sized');
+    await neutral.page.close();
+    const page = await h.context.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.route('**/__fonts/page.html', (r) => r.fulfill({ contentType: 'text/html', body: `<!doctype html><html><head><meta charset="utf-8"><title>fonts</title>
+<link rel="stylesheet" href="host.css"><script src="/attention-playground.js" defer></script></head><body>${body}</body></html>` }));
+    await page.route('**/__fonts/host.css', (r) => r.fulfill({ contentType: 'text/css', body: css }));
+    await page.goto(`${h.url}__fonts/page.html`);
+    await waitReady(page, ['plain', 'sized']);
+    // the host's rule did apply to the host's own text
+    assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector('p')).fontSize), name.startsWith('a !important') ? '40px' : '80px');
+    const got = await measureFonts(page, 'plain');
+    assert.equal(got.ap, 16);
+    assert.equal(got.lineHeight, 16 * 1.45);
+    for (const k of ['chip', 'title', 'status']) assert.equal(got[k], want[k], `${k}: ${got[k]}px, ${want[k]}px on a plain page`);
+    assert.equal(got.letterSpacing, 'normal');
+    assert.equal(got.transform, 'none');
+    assert.equal(got.count, 11);
+    assert.ok(got.chips.scrollW <= got.chips.clientW && got.chips.scrollH <= got.chips.clientH, `token list not clipped: ${JSON.stringify(got.chips)}`);
+    assert.ok(got.chipsInside, 'every token chip inside its card');
+    // --ap-font-size: 20px scales the element's text by 20/16, on both pages alike
+    const sized = await measureFonts(page, 'sized');
+    assert.equal(sized.ap, 20);
+    assert.equal(sized.chip, want.chip * 20 / 16);
+    assert.equal(sized.chip, wantSized.chip);
+    assert.ok(sized.chips.scrollW <= sized.chips.clientW && sized.chips.scrollH <= sized.chips.clientH, `token list not clipped at 20px: ${JSON.stringify(sized.chips)}`);
+    mkdirSync(join(ARTIFACTS, 'embed'), { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, 'embed', `fonts-${name.startsWith('a !important') ? 'star' : 'html'}.png`), fullPage: true });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+}
+
+test('a playground URL baked in at build time (PLAYGROUND_URL) is the default, and an attribute still wins', async () => {
+  const elsewhere = `${h.url.replace('127.0.0.1', 'localhost')}index.html`;
+  const dir = mkdtempSync(join(tmpdir(), 'ap-baked-'));
+  const out = join(dir, 'attention-playground.js');
+  execFileSync('python3', [join(ROOT, 'src', 'tools', 'bundle_element.py'), join(WEB, 'element.js'), join(ROOT, 'build', 'wasm', 'attention_core_embed.js'),
+    join(WEB, 'style.css'), out, `coreference=${join(ROOT, 'models', 'coreference.safetensors')}`, `--playground-url=${elsewhere}`]);
+  const page = await h.context.newPage();
+  const errors = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.route('**/__baked/page.html', (r) => r.fulfill({ contentType: 'text/html', headers: { 'content-security-policy': CSP }, body: `<!doctype html><meta charset="utf-8"><title>baked</title>
+<script src="attention-playground.js" defer></script>
+<attention-playground id="baked" sentence="Dogs chase cats." step="softmax" controls="export"></attention-playground>
+<attention-playground id="own" playground-url="/index.html" sentence="Dogs chase cats." step="softmax" controls="export"></attention-playground>` }));
+  await page.route('**/__baked/attention-playground.js', (r) => r.fulfill({ path: out, contentType: 'text/javascript' }));
+  await page.goto(`${h.url}__baked/page.html`);
+  await waitReady(page, ['baked', 'own']);
+  assert.equal(await page.evaluate(() => document.getElementById('baked').playgroundUrl), elsewhere);
+  assert.ok((await page.evaluate(() => document.getElementById('baked').link())).startsWith(`${elsewhere}#`));
+  assert.equal(await page.evaluate(() => document.getElementById('own').playgroundUrl), `${h.url}index.html`);
+  assert.equal(await copyLink(page, 'baked', { clipboard: false }), `Copy this link (it opens this exact view in the playground at ${elsewhere}):`);
+  assert.deepEqual(errors, []);
+  await page.close();
+  rmSync(dir, { recursive: true, force: true });
 });

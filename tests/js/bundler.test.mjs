@@ -14,13 +14,13 @@ const SCRIPT = path.join(REPO_ROOT, 'src', 'tools', 'bundle_element.py');
 const GLUE = path.join(REPO_ROOT, 'build', 'wasm', 'attention_core_embed.js');
 
 /** A copy of web/ and of the glue in a temp dir; `change(dir)` edits them; returns the run. */
-function bundle(change) {
+function bundle(change, extra = []) {
   const dir = mkdtempSync(path.join(tmpdir(), 'ap-bundle-'));
   cpSync(path.join(REPO_ROOT, 'web'), path.join(dir, 'web'), { recursive: true, filter: (src) => !src.includes(`${path.sep}generated`) });
   copyFileSync(GLUE, path.join(dir, 'glue.js'));
   change?.(dir);
   const out = path.join(dir, 'out.js');
-  const r = spawnSync('python3', [SCRIPT, path.join(dir, 'web', 'element.js'), path.join(dir, 'glue.js'), path.join(dir, 'web', 'style.css'), out], { encoding: 'utf8' });
+  const r = spawnSync('python3', [SCRIPT, path.join(dir, 'web', 'element.js'), path.join(dir, 'glue.js'), path.join(dir, 'web', 'style.css'), out, ...extra], { encoding: 'utf8' });
   return { ...r, out };
 }
 
@@ -49,5 +49,17 @@ test('unrecognised glue or module syntax fails with a message, never a silent bu
     const r = bundle(change);
     assert.notEqual(r.status, 0, `${name}: the bundler must fail`);
     assert.ok(r.stderr.trim().length > 0, `${name}: a message on stderr`);
+  }
+});
+
+test('--playground-url bakes an absolute http(s) URL in as the default playground, and refuses anything else', () => {
+  const r = bundle(null, ['--playground-url=https://example.org/attention/index.html']);
+  assert.equal(r.status, 0, r.stderr);
+  assert.ok(readFileSync(r.out, 'utf8').includes('const playgroundUrl = "https://example.org/attention/index.html";'));
+  assert.ok(readFileSync(bundle().out, 'utf8').includes('const playgroundUrl = null;'), 'without the option: null');
+  for (const bad of ['javascript:alert(1)', 'index.html', 'https://example.org/"+alert(1)+"', 'data:text/html,x']) {
+    const b = bundle(null, [`--playground-url=${bad}`]);
+    assert.notEqual(b.status, 0, `${bad}: the bundler must fail`);
+    assert.match(b.stderr, /--playground-url must be an absolute http\(s\) URL/);
   }
 });

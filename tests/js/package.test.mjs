@@ -23,6 +23,12 @@ test('the packed tarball installs into an empty project and its engine runs and 
   for (const file of ['attention-playground.js', 'engine.js', 'trainer.js', 'engine.d.ts', 'generated/attention_core.wasm', 'generated/attention_core.node.cjs']) {
     assert.ok(existsSync(path.join(installed, file)), `${file} is in the package`);
   }
+  // the shipped models and their licence, byte for byte, where the element looks for them
+  for (const file of ['coreference.safetensors', 'language.safetensors', 'WORDNET-LICENSE']) {
+    const packed = path.join(installed, 'generated', 'models', file);
+    assert.ok(existsSync(packed), `generated/models/${file} is in the package`);
+    assert.ok(readFileSync(packed).equals(readFileSync(path.join(REPO_ROOT, 'models', file))), `generated/models/${file} is models/${file}`);
+  }
   assert.equal(pkg.types, './engine.d.ts');
   assert.equal(pkg.exports['./element'], './attention-playground.js');
   writeFileSync(path.join(project, 'use.mjs'), `

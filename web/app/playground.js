@@ -11,9 +11,11 @@ import { figureToSvg, figureToPng, download } from './export.js';
 
 /**
  * "Save PNG", "Save SVG" and "Copy link" under the step panel. linkFor(state)
- * gives the link that reproduces the state (the page: its own URL).
+ * gives the link that reproduces the state (the page: its own URL);
+ * linkStatus(url, copied) may word the status after "Copy link" (the element:
+ * where the link leads), a Promise of a string.
  */
-function createExportBar(bar, controller, { linkFor = null } = {}) {
+function createExportBar(bar, controller, { linkFor = null, linkStatus = null } = {}) {
   const doc = bar.ownerDocument;
   const status = el('span', 'export-status', { attrs: { role: 'status', 'aria-live': 'polite' } });
   const linkBox = el('input', 'control export-link', { type: 'text', readOnly: true, attrs: { 'aria-label': 'Link to this view' } });
@@ -42,16 +44,18 @@ function createExportBar(bar, controller, { linkFor = null } = {}) {
   link.addEventListener('click', async () => {
     const url = linkFor ? linkFor(controller.getState()) : doc.defaultView.location.href;
     linkBox.value = url;
+    let copied = true;
     try {
       await doc.defaultView.navigator.clipboard.writeText(url);
       linkBox.hidden = true;
-      say('Link copied: it opens this exact view.');
     } catch {
       // no clipboard permission: show the link to copy by hand
+      copied = false;
       linkBox.hidden = false;
       linkBox.select();
-      say('Copy this link:');
     }
+    const text = copied ? 'Link copied: it opens this exact view.' : 'Copy this link:';
+    say(linkStatus ? await linkStatus(url, copied).catch(() => text) : text);
   });
   bar.append(png, svg, link, status, linkBox);
 }
