@@ -12,12 +12,14 @@ import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { STEPS } from '../../web/app/steps.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const ROOT = join(here, '..', '..');
 export const WEB = join(ROOT, 'web');
 export const ARTIFACTS = join(ROOT, 'tests', 'artifacts');
-export const STEPS = ['embeddings', 'positional', 'input', 'projections', 'scores', 'scaled', 'masked', 'softmax', 'weighted', 'heads', 'concat', 'output'];
+/** The playground's step ids, from its registry (web/app/steps.js). */
+export { STEPS };
 
 /** Starts `python3 -m http.server` on port 0 (serving `directory`, web/ by default) and reads the port it printed. */
 export function startServer(directory = WEB) {

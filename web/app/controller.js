@@ -14,6 +14,7 @@ import { createThemeToggle } from './views/theme.js';
 import { createSentenceView } from './views/sentence.js';
 import { createControls } from './views/controls.js';
 import { stepFigure } from './export.js';
+import { STEP_REGISTRY } from './steps.js';
 import { createStepper } from './views/stepper.js';
 import { createSelection } from './views/selection.js';
 import { createStepPanel } from './views/panel.js';
@@ -104,6 +105,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
     }),
     controls: createControls(layout.controls, { onChange: (patch) => set(patch), visible: controls, labModel: () => (isLabModel(state.model) ? state.model : null) }),
     stepper: createStepper(layout.stepper, {
+      steps: STEP_REGISTRY,
       onStep: (step) => set({ step }),
       onPrev: () => go(-1),
       onNext: () => go(1),
@@ -111,7 +113,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
       onSpeed: (speed) => set({ speed }),
     }),
     selection: createSelection(layout.selection, { onChange: (patch) => set(patch) }),
-    panel: createStepPanel(layout.panel, stepCtx),
+    panel: createStepPanel(layout.panel, stepCtx, STEP_REGISTRY),
     messages: createMessages(layout.messages, {
       onDismiss: (id) => {
         messagesExtra = messagesExtra.filter((m) => m.id !== id);

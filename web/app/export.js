@@ -8,46 +8,27 @@
 
 import { lutIndex, lutCss } from './palette.js';
 import { tokenLabel, formatCell } from './format.js';
-import { STEP_INFO } from './steps.js';
-
-const SUB = '\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089';
-const sub = (n) => String(n).split('').map((d) => SUB[Number(d)]).join('');
+import { stepEntry, STEP_REGISTRY } from './steps.js';
 
 /**
- * The matrix a step is about: {title, caption, rows, cols, values, rowLabels,
- * colLabels, kind ('diverging'|'sequential'), blocked (Uint8Array or null)}.
+ * The matrix a step is about (each step's `figure` in the registry, steps.js):
+ * {title, caption, rows, cols, values, rowLabels, colLabels, kind
+ * ('diverging'|'sequential'), blocked (Uint8Array or null)}.
  */
 export function stepFigure(trace, state) {
   const h = Math.min(Math.max(0, state.head ?? 0), trace.heads.length - 1);
-  const head = trace.heads[h];
   const tokens = trace.tokens.map((t) => tokenLabel(t.text, 12));
-  const dims = (n, offset = 0) => Array.from({ length: n }, (_, i) => String(i + offset));
-  const hd = trace.heads.length > 1 ? ` (head ${h + 1} of ${trace.heads.length})` : '';
-  const D = trace.config.dHead;
-  const byStep = {
-    embeddings: [trace.embeddings, 'Token embeddings X', 'rows: tokens, columns: dimensions', 'diverging', null, dims(trace.embeddings.cols)],
-    positional: [trace.positional, `Positional encoding P (${trace.config.positional})`, 'rows: positions, columns: dimensions', 'diverging', null, dims(trace.positional.cols)],
-    input: [trace.input, 'Input X\u2032 = X + P', 'rows: tokens, columns: dimensions', 'diverging', null, dims(trace.input.cols)],
-    projections: [head.query, `Queries Q${sub(h + 1)} = X\u2032\u00b7W_Q${hd}`, `columns ${h * D}\u2026${(h + 1) * D - 1} of W_Q`, 'diverging', null, dims(D)],
-    scores: [head.scores, `Scores S = Q\u00b7K\u1d40${hd}`, 'rows: queries, columns: keys', 'diverging', null, tokens],
-    scaled: [head.scaled, `Scaled scores S / \u221ad_k${hd}`, trace.config.scale ? `divided by \u221a${D}` : 'scale switched off', 'diverging', null, tokens],
-    masked: [head.scaled, `Masked scores${hd}`, `mask: ${trace.config.mask}; \u2212\u221e = hidden`, 'diverging', trace.mask, tokens],
-    softmax: [head.weights, `Attention weights A = softmax(S)${hd}`, 'each row sums to 1', 'sequential', null, tokens],
-    weighted: [head.output, `Head output O = A\u00b7V${hd}`, 'rows: tokens, columns: head dimensions', 'diverging', null, dims(D)],
-    heads: [head.weights, `Attention weights${hd}`, 'each row sums to 1', 'sequential', null, tokens],
-    concat: [trace.concat, 'Concatenated heads [O\u2081 \u2026 O_H]', 'rows: tokens, columns: dimensions', 'diverging', null, dims(trace.concat.cols)],
-    output: [trace.output, 'Output Y = concat\u00b7W_O', 'rows: tokens, columns: dimensions', 'diverging', null, dims(trace.output.cols)],
-  };
-  const [m, title, caption, kind, mask, colLabels] = byStep[state.step] ?? byStep.embeddings;
+  const entry = stepEntry(state.step) ?? STEP_REGISTRY[0];
+  const { matrix: m, title, caption, kind, mask, cols } = entry.figure(trace, h);
+  const colLabels = cols === 'tokens' ? tokens : Array.from({ length: cols }, (_, i) => String(i));
   let blocked = null;
   if (mask) {
     blocked = new Uint8Array(mask.data.length);
     for (let i = 0; i < blocked.length; i++) blocked[i] = mask.data[i] ? 0 : 1;
   }
-  const stepTitle = STEP_INFO?.[state.step]?.title;
   return {
     title, caption: `${caption}. Sentence: \u201c${tokenLabel(trace.sentence ?? '', 60)}\u201d. d_model ${trace.config.dModel}, ${trace.config.heads} heads, seed ${trace.config.seed}.`,
-    step: state.step, stepTitle,
+    step: state.step, stepTitle: stepEntry(state.step)?.title,
     rows: m.rows, cols: m.cols, values: m.data, rowLabels: tokens, colLabels, kind, blocked,
   };
 }

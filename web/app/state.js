@@ -10,16 +10,13 @@
 
 import { POSITIONALS, MASKS } from '../engine.js';
 import { cutText } from './text.js';
+import { STEPS } from './steps.js';
 
-export const STEPS = Object.freeze([
-  'embeddings', 'positional', 'input', 'projections', 'scores', 'scaled',
-  'masked', 'softmax', 'weighted', 'heads', 'concat', 'output',
-]);
 export const WIDTHS = Object.freeze([4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024]);
 export const HEAD_CHOICES = Object.freeze([1, 2, 3, 4, 6, 8, 12, 16, 32]);
 export const SPEEDS = Object.freeze([0.25, 0.5, 1, 2, 4]);
 export const THEMES = Object.freeze(['system', 'light', 'dark']);
-export { POSITIONALS, MASKS };
+export { POSITIONALS, MASKS, STEPS };
 
 /** The model picker: two trained models shipped with the page, and seeded random weights
  * (the only one the width, heads, seed, positional, mask and scale controls act on). A model

@@ -1,38 +1,12 @@
 // The step panel: the current step's title, then that step's own view. Step
 // views are created the first time they are shown; only the current one is
-// updated, so a step change never pays for the other eleven.
+// updated, so a step change never pays for the other eleven. `steps` is the
+// registry (steps.js): each entry's id, title and view factory.
 
 import { el } from './dom.js';
-import { STEPS, STEP_INFO } from '../steps.js';
-import { createEmbeddingsStep } from './step-embeddings.js';
-import { createPositionalStep } from './step-positional.js';
-import { createInputStep } from './step-input.js';
-import { createProjectionsStep } from './step-projections.js';
-import { createScoresStep } from './step-scores.js';
-import { createScaledStep } from './step-scaled.js';
-import { createMaskedStep } from './step-masked.js';
-import { createSoftmaxStep } from './step-softmax.js';
-import { createWeightedStep } from './step-weighted.js';
-import { createHeadsStep } from './step-heads.js';
-import { createConcatStep } from './step-concat.js';
-import { createOutputStep } from './step-output.js';
 
-const FACTORIES = {
-  embeddings: createEmbeddingsStep,
-  positional: createPositionalStep,
-  input: createInputStep,
-  projections: createProjectionsStep,
-  scores: createScoresStep,
-  scaled: createScaledStep,
-  masked: createMaskedStep,
-  softmax: createSoftmaxStep,
-  weighted: createWeightedStep,
-  heads: createHeadsStep,
-  concat: createConcatStep,
-  output: createOutputStep,
-};
-
-export function createStepPanel(root, ctx) {
+export function createStepPanel(root, ctx, steps) {
+  const byId = new Map(steps.map((s) => [s.id, s]));
   const counter = el('span', 'panel-counter', { testid: 'step-counter' });
   const title = el('h2', 'panel-title', { testid: 'step-title' });
   const header = el('div', 'panel-header', {}, counter, title);
@@ -45,18 +19,18 @@ export function createStepPanel(root, ctx) {
 
   function viewFor(step) {
     if (!views.has(step)) {
-      const section = el('section', null, { attrs: { 'aria-label': STEP_INFO[step].title } });
+      const section = el('section', null, { attrs: { 'aria-label': byId.get(step).title } });
       body.append(section);
       sections.set(step, section);
-      views.set(step, FACTORIES[step](section, ctx));
+      views.set(step, byId.get(step).view(section, ctx));
     }
     return views.get(step);
   }
 
   function setHeader(step, trace) {
-    const n = STEPS.indexOf(step) + 1;
-    counter.textContent = `Step ${n} of ${STEPS.length}${trace?.model && trace.model.layers > 1 ? ` \u00b7 layer ${trace.model.layer + 1} of ${trace.model.layers}` : ''}`;
-    const info = STEP_INFO[step];
+    const n = steps.indexOf(byId.get(step)) + 1;
+    counter.textContent = `Step ${n} of ${steps.length}${trace?.model && trace.model.layers > 1 ? ` \u00b7 layer ${trace.model.layer + 1} of ${trace.model.layers}` : ''}`;
+    const info = byId.get(step);
     title.textContent = trace?.model && info.trainedTitle ? (trace.model.layernorm ? info.trainedTitle : 'Input: the residual stream x') : info.title;
     root.dataset.step = step;
   }

@@ -1,20 +1,21 @@
 // The step list and the transport: Previous step, Play/Pause, Next step,
-// Speed, and a bar showing how far the current step has played.
+// Speed, and a bar showing how far the current step has played. `steps` is
+// the registry (steps.js): each entry's id, short label and title.
 
 import { el, field, setValue } from './dom.js';
-import { STEPS, STEP_INFO } from '../steps.js';
 import { SPEEDS } from '../state.js';
 import { formatSpeed } from '../format.js';
 
-export function createStepper(root, { onStep, onPrev, onNext, onTogglePlay, onSpeed }) {
+export function createStepper(root, { steps, onStep, onPrev, onNext, onTogglePlay, onSpeed }) {
+  const ids = steps.map((s) => s.id);
   const list = el('ol', 'steps');
   const buttons = new Map();
-  STEPS.forEach((name, i) => {
+  steps.forEach(({ id: name, short, title }, i) => {
     const b = el('button', 'step-btn', { type: 'button', dataset: { step: name } },
       el('span', 'step-n', { text: String(i + 1) }),
-      el('span', 'step-label', { text: STEP_INFO[name].short }));
-    b.title = STEP_INFO[name].title;
-    b.setAttribute('aria-label', `Step ${i + 1}: ${STEP_INFO[name].title}`);
+      el('span', 'step-label', { text: short }));
+    b.title = title;
+    b.setAttribute('aria-label', `Step ${i + 1}: ${title}`);
     b.addEventListener('click', () => onStep(name));
     buttons.set(name, b);
     list.append(el('li', null, {}, b));
@@ -48,9 +49,9 @@ export function createStepper(root, { onStep, onPrev, onNext, onTogglePlay, onSp
           if (name === step) b.setAttribute('aria-current', 'step');
           else b.removeAttribute('aria-current');
         }
-        const i = STEPS.indexOf(step);
+        const i = ids.indexOf(step);
         prev.disabled = i === 0;
-        next.disabled = i === STEPS.length - 1;
+        next.disabled = i === ids.length - 1;
       }
       if (last.playing !== v.playing) {
         playIcon.textContent = v.playing ? '\u275a\u275a' : '\u25b6';
