@@ -22,6 +22,7 @@ import { createMessages } from './views/messages.js';
 import { isTrainedModel, isLabModel, DEFAULT_SENTENCE } from './state.js';
 import { createModelCache, ModelNotFound, modelLabel, SHIPPED_MODELS } from './models.js';
 import { layerTrace, randomHeadPatterns } from './model-trace.js';
+import { describeError } from './errors.js';
 
 const STEP_MS = 1600;
 
@@ -36,16 +37,6 @@ function blockedCells(mask) {
   const out = [];
   for (let i = 0; i < mask.rows; i++) for (let j = 0; j < mask.cols; j++) if (!mask.data[i * mask.cols + j]) out.push(`${i}-${j}`);
   return out;
-}
-
-function describeError(e, hasResult) {
-  const msg = String(e?.message ?? e);
-  const keep = hasResult ? ' The page still shows the last sentence that worked.' : '';
-  if (/no tokens/.test(msg)) return { title: 'Nothing to show yet:', text: `the sentence is empty. Type a few words to see attention at work.${keep}` };
-  if (/reads at most/.test(msg)) return { title: 'This model reads short sentences:', text: `${msg}, the longest it was trained on. Shorten the sentence, or pick random weights, which read up to 2,048 tokens.${keep}` };
-  if (/not in the model.s vocabulary/.test(msg)) return { title: 'This model cannot read that word:', text: `${msg}. Use the words of the task it was trained on.${keep}` };
-  if (/tokens|MB|limit/.test(msg)) return { title: 'This is too much for the page:', text: `${msg}. Try a shorter sentence or fewer heads.${keep}` };
-  return { title: 'The engine could not run these settings:', text: `${msg}.${keep}` };
 }
 
 /** Where the page finds the shipped checkpoints: web/generated/models/ (build_wasm.sh copies models/ there). */
