@@ -4,40 +4,34 @@
 // a pure view change (step, query, head, layer, hover, theme) only re-renders.
 // A trained model (models.js) is loaded once, on first use; its trace holds
 // every layer, and the layer picker only chooses which one the steps show.
+// The rules a change brings are in rules.js, the runs in runs.js, the wording
+// of errors in errors.js; labels.js, keyboard.js and appearance.js hold the
+// label caches, the keys, and the theme, palette and panel width.
 
 import { createEngine } from '../engine.js';
-import { normalizeState, changedFields, COMPUTE_FIELDS, STEPS, canonicalCells, computedSentences, splitLines } from './state.js';
+import { normalizeState, changedFields, COMPUTE_FIELDS, STEPS, splitLines, isTrainedModel, isLabModel } from './state.js';
+import { STEP_REGISTRY } from './steps.js';
 import { createAnimation } from './animation.js';
-import { readPalette } from './palette.js';
 import { createTooltip } from './views/tooltip.js';
 import { createThemeToggle } from './views/theme.js';
 import { createSentenceView } from './views/sentence.js';
 import { createControls } from './views/controls.js';
 import { stepFigure } from './export.js';
-import { STEP_REGISTRY } from './steps.js';
 import { createStepper } from './views/stepper.js';
 import { createSelection } from './views/selection.js';
 import { createStepPanel } from './views/panel.js';
 import { createMessages } from './views/messages.js';
-import { isTrainedModel, isLabModel, DEFAULT_SENTENCE } from './state.js';
 import { createModelCache, ModelNotFound, modelLabel, SHIPPED_MODELS } from './models.js';
-import { layerTrace, randomHeadPatterns } from './model-trace.js';
 import { describeError } from './errors.js';
+import { applyPatch, blockedCells, toggleCell, clampToTrace } from './rules.js';
+import { runRandom, runTrained as traceTrained, sliceLayer } from './runs.js';
+import { createLabels } from './labels.js';
+import { bindStepKeys } from './keyboard.js';
+import { createAppearance, watchWidth } from './appearance.js';
 
 const STEP_MS = 1600;
-
-/** The sentence a model is best shown with (the shipped ones say; random weights use the default). */
-function exampleOf(model) {
-  return SHIPPED_MODELS[model]?.example ?? { sentence: DEFAULT_SENTENCE, query: 7 };
-}
 const RANDOM_ABOUT = 'Weights are random but seeded, so a link reproduces every number. Everything is computed in your browser by a C++ engine compiled to WebAssembly.';
-
-/** "i-j" for every blocked cell of a T×T mask. */
-function blockedCells(mask) {
-  const out = [];
-  for (let i = 0; i < mask.rows; i++) for (let j = 0; j < mask.cols; j++) if (!mask.data[i * mask.cols + j]) out.push(`${i}-${j}`);
-  return out;
-}
+const TRAINED_ABOUT = 'These weights were learned: the model was trained on a task, saved as a checkpoint and loaded here. Everything is computed in your browser by a C++ engine compiled to WebAssembly.';
 
 /** Where the page finds the shipped checkpoints: web/generated/models/ (build_wasm.sh copies models/ there). */
 function defaultFetchShipped(name, file) {
@@ -57,8 +51,6 @@ export function createController(layout, { initialState = {}, notices = [], cont
   let result = null; // {trace, traces}
   let runError = null;
   let runCount = 0;
-  let palette = null;
-  let paletteStale = true;
   let messagesExtra = notices.length
     ? [{ id: 'url', kind: 'notice', title: 'Some settings in the link could not be used,', text: 'so defaults were used for them:', details: notices, dismissible: true }]
     : [];
@@ -68,11 +60,14 @@ export function createController(layout, { initialState = {}, notices = [], cont
 
   // ---- views ------------------------------------------------------------------------
   const tooltip = createTooltip(layout.tipLayer);
-  let panelWidth = 0;
+  const appearance = createAppearance(root, win, () => render());
+  // a new layout when the panel's width changes (rotation, window resize)
+  const panelWidth = watchWidth(win, layout.panel, () => renderFrame());
+  const labels = createLabels();
   const stepCtx = {
     tooltip,
     /** The step panel's width, tracked by a ResizeObserver (reading it would force a layout). */
-    width: () => panelWidth || layout.panel.clientWidth,
+    width: () => panelWidth.width() || layout.panel.clientWidth,
     select: (patch) => set(patch),
     toggleMask,
   };
@@ -134,36 +129,18 @@ export function createController(layout, { initialState = {}, notices = [], cont
   // ---- state changes ---------------------------------------------------------------------
   function set(patch) {
     const prev = state;
-    let next = { ...state, ...patch };
-    if (patch.batch === true && !prev.batch && next.mask === 'none') next.mask = 'padding';
-    if (patch.mask === 'custom' && prev.mask !== 'custom' && !patch.customMask && result?.trace && !result.trace.model) next.customMask = blockedCells(result.trace.mask);
-    // a model picked while its predecessor's example sentence is shown brings its own example
-    if (patch.model && patch.model !== prev.model && patch.sentence === undefined) {
-      const before = exampleOf(prev.model);
-      const after = exampleOf(patch.model);
-      if (prev.sentence === before.sentence && before.sentence !== after.sentence) {
-        next.sentence = after.sentence;
-        next.query = after.query;
-      }
-    }
-    // picking a shipped model opens it on its learned pattern (unless the patch says where)
-    const featured = SHIPPED_MODELS[patch.model]?.featured;
-    if (featured && patch.model !== prev.model && patch.layer === undefined && patch.head === undefined) {
-      next.layer = featured.layer;
-      next.head = featured.head;
-    }
-    next = normalizeState(next);
+    const next = applyPatch(prev, patch, result?.trace ?? null);
     const changed = changedFields(prev, next);
     if (!changed.length) return;
     state = next;
-    if (changed.includes('theme')) applyTheme();
+    if (changed.includes('theme')) appearance.apply(state.theme);
     if (changed.includes('speed')) clock.setSpeed(state.speed);
     if (changed.includes('step')) clock.restartStep();
     const compute = changed.filter((k) => COMPUTE_FIELDS.includes(k));
     const customOnly = compute.length === 1 && compute[0] === 'customMask' && state.mask !== 'custom';
     if (compute.length && !customOnly) run();
     else if (changed.includes('shown') && result?.traces) result = { ...result, trace: result.traces[Math.min(state.shown, result.traces.length - 1)] };
-    else if (changed.includes('layer') && result?.modelTrace) result = sliceLayer(result);
+    else if (changed.includes('layer') && result?.modelTrace) result = sliceLayer(result, state.layer);
     clampSelection();
     persist();
     render();
@@ -190,22 +167,11 @@ export function createController(layout, { initialState = {}, notices = [], cont
     const tr = result?.trace;
     if (!tr || tr.model) return; // a trained model's mask is the one it was trained with
     const cells = state.mask === 'custom' ? state.customMask : blockedCells(tr.mask);
-    const id = `${i}-${j}`;
-    const next = cells.includes(id) ? cells.filter((c) => c !== id) : canonicalCells([...cells, id]);
-    set({ mask: 'custom', customMask: next, query: i, key: j });
+    set({ mask: 'custom', customMask: toggleCell(cells, i, j), query: i, key: j });
   }
 
   function clampSelection() {
-    const tr = currentTrace(); // none while a picked model loads: nothing to clamp against yet
-    if (!tr) return;
-    const T = tr.tokens.length;
-    const fix = {};
-    if (state.query >= T) fix.query = T - 1;
-    if (state.key >= T) fix.key = T - 1;
-    if (state.head >= tr.heads.length) fix.head = tr.heads.length - 1;
-    if (tr.model && state.layer >= tr.model.layers) fix.layer = tr.model.layers - 1;
-    if (state.dim >= tr.config.dModel) fix.dim = tr.config.dModel - 1;
-    if (Object.keys(fix).length) state = { ...state, ...fix };
+    state = clampToTrace(state, currentTrace());
   }
 
   function persist() {
@@ -213,20 +179,6 @@ export function createController(layout, { initialState = {}, notices = [], cont
   }
 
   // ---- the engine ----------------------------------------------------------------------
-  function customMaskFor(T) {
-    const data = new Uint8Array(T * T).fill(1);
-    for (const c of state.customMask) {
-      const [i, j] = c.split('-').map(Number);
-      if (i < T && j < T) data[i * T + j] = 0;
-    }
-    return { rows: T, cols: T, data };
-  }
-
-  /** The current layer of a trained model's trace, as the steps read it. */
-  function sliceLayer(r) {
-    return { ...r, trace: layerTrace(r.modelTrace, state.layer, r.entry, { antecedent: r.antecedent }) };
-  }
-
   /** A trained model: its trace for the sentence (loads the model first, once). */
   function runTrained() {
     const name = state.model;
@@ -261,17 +213,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
       state = { ...state, batch: false };
     }
     try {
-      const text = state.sentence;
-      const modelTrace = entry.trainer.trace({ text });
-      let antecedent = null;
-      if (entry.task === 'coreference') {
-        try {
-          antecedent = entry.trainer.probe({ text }).keys.find((k) => k.name === 'antecedent')?.key ?? null;
-        } catch {
-          antecedent = null;
-        }
-      }
-      result = sliceLayer({ traces: null, trace: null, modelTrace, entry, antecedent });
+      result = sliceLayer(traceTrained(entry, state.sentence), state.layer);
       runError = null;
       runCount += 1;
       root.dataset.run = String(runCount);
@@ -288,26 +230,8 @@ export function createController(layout, { initialState = {}, notices = [], cont
       return;
     }
     modelError = null;
-    const settings = { dModel: state.dModel, heads: state.heads, seed: state.seed, positional: state.positional, mask: state.mask, scale: state.scale };
     try {
-      if (state.batch) {
-        // the first MAX_BATCH lines; the rest stay in the box and the link (the box says so)
-        const sentences = computedSentences(state);
-        let traces;
-        if (state.mask === 'custom') {
-          // runBatch takes no custom mask; padding every sentence to the longest is the same batch
-          const T = Math.max(...sentences.map((s) => engine.tokenize(s).length));
-          settings.customMask = customMaskFor(T);
-          traces = sentences.map((sentence) => engine.run({ ...settings, sentence, padTo: T }));
-        } else {
-          traces = engine.runBatch(sentences, settings);
-        }
-        result = { traces, trace: traces[Math.min(state.shown, traces.length - 1)] };
-      } else {
-        if (state.mask === 'custom') settings.customMask = customMaskFor(engine.tokenize(state.sentence).length);
-        result = { traces: null, trace: engine.run({ ...settings, sentence: state.sentence }) };
-      }
-      for (const t of result.traces ?? [result.trace]) t.headPatterns = randomHeadPatterns(t);
+      result = runRandom(engine, state);
       runError = null;
       runCount += 1;
       root.dataset.run = String(runCount);
@@ -317,51 +241,6 @@ export function createController(layout, { initialState = {}, notices = [], cont
   }
 
   // ---- rendering ---------------------------------------------------------------------------
-  function applyTheme() {
-    if (state.theme === 'system') delete root.dataset.theme;
-    else root.dataset.theme = state.theme;
-    paletteStale = true;
-  }
-
-  function currentPalette() {
-    if (paletteStale || !palette) {
-      palette = readPalette(root);
-      paletteStale = false;
-    }
-    return palette;
-  }
-
-  // token labels stay the same array while the tokens are the same, so views
-  // keyed on them (label measuring, select options) skip work after a seed change
-  let lastLabels = [];
-  const labelCache = new WeakMap();
-  function labelsOf(tr) {
-    if (!labelCache.has(tr)) {
-      const texts = tr.tokens.map((t) => t.text);
-      const same = texts.length === lastLabels.length && texts.every((x, i) => x === lastLabels[i]);
-      if (!same) lastLabels = texts;
-      labelCache.set(tr, lastLabels);
-    }
-    return labelCache.get(tr);
-  }
-  let lastPositionLabels = [];
-
-  const dimLabelCache = new Map();
-  function dimLabels(n) {
-    if (!dimLabelCache.has(n)) dimLabelCache.set(n, Array.from({ length: n }, (_, i) => String(i)));
-    return dimLabelCache.get(n);
-  }
-  const positionLabelCache = new WeakMap();
-  function positionLabels(tr) {
-    if (!positionLabelCache.has(tr)) {
-      const texts = tr.tokens.map((t, i) => `${i} \u00b7 ${t.text}`);
-      const same = texts.length === lastPositionLabels.length && texts.every((x, i) => x === lastPositionLabels[i]);
-      if (!same) lastPositionLabels = texts;
-      positionLabelCache.set(tr, lastPositionLabels);
-    }
-    return positionLabelCache.get(tr);
-  }
-
   function viewState() {
     const tr = currentTrace();
     const T = tr ? tr.tokens.length : 0;
@@ -376,19 +255,14 @@ export function createController(layout, { initialState = {}, notices = [], cont
       k: clamp(state.key, T),
       d: clamp(state.dim, C),
       head: clamp(state.head, H),
-      labels: tr ? labelsOf(tr) : [],
-      positionLabels: tr ? positionLabels(tr) : [],
-      dimLabels: dimLabels(C),
+      labels: tr ? labels.tokens(tr) : [],
+      positionLabels: tr ? labels.positions(tr) : [],
+      dimLabels: labels.dims(C),
       progress: clock.progress,
       playing: clock.playing,
-      palette: currentPalette(),
+      palette: appearance.palette(),
       trained: Boolean(tr?.model),
     };
-  }
-
-  function aboutLine(tr) {
-    if (!isTrainedModel(state.model)) return RANDOM_ABOUT;
-    return 'These weights were learned: the model was trained on a task, saved as a checkpoint and loaded here. Everything is computed in your browser by a C++ engine compiled to WebAssembly.';
   }
 
   function messageList() {
@@ -413,7 +287,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
     views.theme.update(tr, state);
     views.sentence.update(tr, state, v);
     views.controls.update(tr, state, { entry: isTrainedModel(state.model) ? models.get(state.model) : null });
-    if (layout.about) layout.about.textContent = aboutLine(tr);
+    if (layout.about) layout.about.textContent = isTrainedModel(state.model) ? TRAINED_ABOUT : RANDOM_ABOUT;
     views.stepper.update(tr, v);
     views.selection.update(tr, v);
     views.messages.update(messageList());
@@ -434,60 +308,10 @@ export function createController(layout, { initialState = {}, notices = [], cont
     if (tr) views.panel.update(tr, v);
   }
 
-  // re-layout when the panel's width changes (rotation, window resize)
-  let lastWidth = 0;
-  let resizeRaf = 0;
-  const resizer = new win.ResizeObserver((entries) => {
-    const w = Math.round(entries[0].contentRect.width);
-    if (w === lastWidth) return;
-    lastWidth = w;
-    panelWidth = w;
-    if (!resizeRaf) {
-      resizeRaf = win.requestAnimationFrame(() => {
-        resizeRaf = 0;
-        renderFrame();
-      });
-    }
-  });
-  resizer.observe(layout.panel);
-
-  const media = win.matchMedia('(prefers-color-scheme: dark)');
-  const onMedia = () => {
-    paletteStale = true;
-    render();
-  };
-  media.addEventListener('change', onMedia);
-
-  // ---- keyboard ------------------------------------------------------------------------------
-  function isTyping(t) {
-    if (!t || t.nodeType !== 1) return false;
-    if (t.isContentEditable) return true;
-    const tag = t.tagName;
-    if (tag === 'TEXTAREA' || tag === 'SELECT') return true;
-    if (tag === 'INPUT') return !['checkbox', 'radio', 'button', 'submit', 'reset'].includes(t.type);
-    return false;
-  }
-  function onKey(e) {
-    if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey) return;
-    const t = e.composedPath()[0];
-    if (isTyping(t)) return;
-    if (e.key === 'ArrowRight') {
-      e.preventDefault();
-      go(1);
-    } else if (e.key === 'ArrowLeft') {
-      e.preventDefault();
-      go(-1);
-    } else if (e.key === ' ' || e.key === 'Spacebar') {
-      if (t?.closest?.('button, a, summary, [role="button"], input')) return; // Space presses the focused control
-      e.preventDefault();
-      togglePlay();
-    }
-  }
-  const keyTarget = keyboardTarget ?? root;
-  keyTarget.addEventListener('keydown', onKey);
+  const unbindKeys = bindStepKeys(keyboardTarget ?? root, { go, togglePlay });
 
   // ---- start ------------------------------------------------------------------------------------
-  applyTheme();
+  appearance.apply(state.theme);
   render();
   const readyPromise = Promise.resolve()
     .then(() => loadEngine())
@@ -515,7 +339,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
     ready: () => readyPromise,
     /** The figure the current step is about (for export), or null before the first run. */
     figure: () => (currentTrace() ? stepFigure(currentTrace(), { ...state, head: viewState().head }) : null),
-    palette: () => currentPalette(),
+    palette: () => appearance.palette(),
     setState(patch, extraNotices = []) {
       if (extraNotices.length) {
         messagesExtra = [...messagesExtra.filter((m) => m.id !== 'url'), { id: 'url', kind: 'notice', title: 'Some settings in the link could not be used,', text: 'so defaults were used for them:', details: extraNotices, dismissible: true }];
@@ -525,9 +349,9 @@ export function createController(layout, { initialState = {}, notices = [], cont
     },
     destroy() {
       clock.destroy();
-      resizer.disconnect();
-      media.removeEventListener('change', onMedia);
-      keyTarget.removeEventListener('keydown', onKey);
+      panelWidth.destroy();
+      appearance.destroy();
+      unbindKeys();
       root.replaceChildren();
     },
   };
