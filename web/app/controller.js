@@ -41,6 +41,58 @@ function defaultFetchShipped(name, file) {
   }).then((b) => new Uint8Array(b));
 }
 
+/** The playground's views, each wired to the controller's actions. */
+function createViews(layout, stepCtx, { set, go, togglePlay, controls, onBatchText, labModel, onDismiss }) {
+  return {
+    theme: createThemeToggle(layout.theme, { onChange: (theme) => set({ theme }) }),
+    sentence: createSentenceView(layout.sentence, {
+      onSentence: (sentence) => set({ sentence }),
+      onBatchText,
+      onBatch: (batch) => set({ batch }),
+      onShown: (shown) => set({ shown }),
+      onSelectQuery: (query) => set({ query }),
+      visible: controls,
+    }),
+    controls: createControls(layout.controls, { onChange: (patch) => set(patch), visible: controls, labModel }),
+    stepper: createStepper(layout.stepper, {
+      steps: STEP_REGISTRY,
+      onStep: (step) => set({ step }),
+      onPrev: () => go(-1),
+      onNext: () => go(1),
+      onTogglePlay: togglePlay,
+      onSpeed: (speed) => set({ speed }),
+    }),
+    selection: createSelection(layout.selection, { onChange: (patch) => set(patch) }),
+    panel: createStepPanel(layout.panel, stepCtx, STEP_REGISTRY),
+    messages: createMessages(layout.messages, { onDismiss }),
+  };
+}
+
+/** What a picked model that could not be loaded says: {model, title, text, link}. */
+function modelLoadError(e, name, from) {
+  return e instanceof ModelNotFound
+    ? { model: name, title: 'This model is not in this browser:', text: `${e.message}. Meanwhile, pick another model.`, link: from ? { href: `train.html#${from}`, text: 'Open the training lab with its settings \u2192' } : null }
+    : { model: name, title: `The ${modelLabel(name)} model could not be loaded:`, text: String(e?.message ?? e) };
+}
+
+/** The engine's start-up failure, with what to do about it. */
+function fatalText(e) {
+  let fatal = String(e?.message ?? e);
+  if (/WebAssembly/.test(fatal) && !/Chrome/.test(fatal)) fatal += ' Any current Chrome, Edge, Firefox or Safari can run it.';
+  else if (!/WebAssembly/.test(fatal)) fatal += ' (If you are running it from a checkout: build the module with ./build_wasm.sh and serve web/ over http.)';
+  return fatal;
+}
+
+/** The note that stands for the step panel while there is no trace to show (or null). */
+function panelStatus({ fatal, engine, modelError, state, modelLoaded, trace, runError }) {
+  if (fatal) return ['error', `The attention engine could not start: ${fatal}`];
+  if (!engine) return ['loading', 'Starting the attention engine\u2026'];
+  if (modelError && modelError.model === state.model) return ['error', `${modelError.title} ${modelError.text}`];
+  if (isTrainedModel(state.model) && !modelLoaded) return ['loading', `Loading the ${modelLabel(state.model)} model\u2026`];
+  if (!trace) return ['empty', runError ? `${runError.title} ${runError.text}` : 'Type a sentence to begin.'];
+  return null;
+}
+
 export function createController(layout, { initialState = {}, notices = [], controls = null, onStateChange = null, keyboardTarget = null, loadEngine = createEngine, fetchShipped = defaultFetchShipped, loadLab = null, freshStart = false } = {}) {
   let state = normalizeState(initialState);
   const models = createModelCache({ fetchShipped, loadLab });
@@ -71,42 +123,23 @@ export function createController(layout, { initialState = {}, notices = [], cont
     select: (patch) => set(patch),
     toggleMask,
   };
-  const views = {
-    theme: createThemeToggle(layout.theme, { onChange: (theme) => set({ theme }) }),
-    sentence: createSentenceView(layout.sentence, {
-      onSentence: (sentence) => set({ sentence }),
-      onBatchText: (text) => {
-        const lines = splitLines(text);
-        if (!lines.length) {
-          runError = { title: 'Batch mode needs a sentence:', text: 'write at least one sentence, one per line.' };
-          render();
-          return;
-        }
-        set({ sentences: lines });
-      },
-      onBatch: (batch) => set({ batch }),
-      onShown: (shown) => set({ shown }),
-      onSelectQuery: (query) => set({ query }),
-      visible: controls,
-    }),
-    controls: createControls(layout.controls, { onChange: (patch) => set(patch), visible: controls, labModel: () => (isLabModel(state.model) ? state.model : null) }),
-    stepper: createStepper(layout.stepper, {
-      steps: STEP_REGISTRY,
-      onStep: (step) => set({ step }),
-      onPrev: () => go(-1),
-      onNext: () => go(1),
-      onTogglePlay: togglePlay,
-      onSpeed: (speed) => set({ speed }),
-    }),
-    selection: createSelection(layout.selection, { onChange: (patch) => set(patch) }),
-    panel: createStepPanel(layout.panel, stepCtx, STEP_REGISTRY),
-    messages: createMessages(layout.messages, {
-      onDismiss: (id) => {
-        messagesExtra = messagesExtra.filter((m) => m.id !== id);
+  const views = createViews(layout, stepCtx, {
+    set, go, togglePlay, controls,
+    onBatchText(text) {
+      const lines = splitLines(text);
+      if (!lines.length) {
+        runError = { title: 'Batch mode needs a sentence:', text: 'write at least one sentence, one per line.' };
         render();
-      },
-    }),
-  };
+        return;
+      }
+      set({ sentences: lines });
+    },
+    labModel: () => (isLabModel(state.model) ? state.model : null),
+    onDismiss(id) {
+      messagesExtra = messagesExtra.filter((m) => m.id !== id);
+      render();
+    },
+  });
 
   const clock = createAnimation({
     doc,
@@ -199,9 +232,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
         render();
       }, (e) => {
         if (state.model !== name) return;
-        modelError = e instanceof ModelNotFound
-          ? { model: name, title: 'This model is not in this browser:', text: `${e.message}. Meanwhile, pick another model.`, link: state.from ? { href: `train.html#${state.from}`, text: 'Open the training lab with its settings \u2192' } : null }
-          : { model: name, title: `The ${modelLabel(name)} model could not be loaded:`, text: String(e?.message ?? e) };
+        modelError = modelLoadError(e, name, state.from);
         result = null;
         render();
       });
@@ -291,11 +322,8 @@ export function createController(layout, { initialState = {}, notices = [], cont
     views.stepper.update(tr, v);
     views.selection.update(tr, v);
     views.messages.update(messageList());
-    if (fatal) views.panel.status('error', `The attention engine could not start: ${fatal}`);
-    else if (!engine) views.panel.status('loading', 'Starting the attention engine\u2026');
-    else if (modelError && modelError.model === state.model) views.panel.status('error', `${modelError.title} ${modelError.text}`);
-    else if (isTrainedModel(state.model) && !models.get(state.model)) views.panel.status('loading', `Loading the ${modelLabel(state.model)} model\u2026`);
-    else if (!tr) views.panel.status('empty', runError ? `${runError.title} ${runError.text}` : 'Type a sentence to begin.');
+    const status = panelStatus({ fatal, engine, modelError, state, modelLoaded: Boolean(models.get(state.model)), trace: tr, runError });
+    if (status) views.panel.status(...status);
     views.panel.update(tr, v);
     root.dataset.state = fatal ? 'error' : engine ? 'ready' : 'loading';
   }
@@ -323,9 +351,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
       render();
       return true;
     }, (e) => {
-      fatal = String(e?.message ?? e);
-      if (/WebAssembly/.test(fatal) && !/Chrome/.test(fatal)) fatal += ' Any current Chrome, Edge, Firefox or Safari can run it.';
-      else if (!/WebAssembly/.test(fatal)) fatal += ' (If you are running it from a checkout: build the module with ./build_wasm.sh and serve web/ over http.)';
+      fatal = fatalText(e);
       render();
       return false;
     });

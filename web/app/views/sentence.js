@@ -7,6 +7,62 @@ import { tokenLabel } from '../format.js';
 
 const MAX_CHIPS = 300;
 
+/** The tokens as chips (text + id); a click makes one the query. render(trace, q) rebuilds only when the tokens change. */
+function createChips(chips, onSelectQuery) {
+  let chipsKey = null;
+  let selected = -1;
+  return function render(trace, q) {
+    const key = trace.tokens.map((t) => `${t.id}\u0000${t.text}\u0000${t.typed ?? ''}`).join('\u0001');
+    if (chipsKey === key) {
+      if (selected !== q) {
+        chips.children[selected]?.firstChild?.setAttribute('aria-pressed', 'false');
+        chips.children[q]?.firstChild?.setAttribute('aria-pressed', 'true');
+        selected = q;
+      }
+      return;
+    }
+    chipsKey = key;
+    clear(chips);
+    const n = Math.min(trace.tokens.length, MAX_CHIPS);
+    const items = [];
+    for (let i = 0; i < n; i++) {
+      const t = trace.tokens[i];
+      const pad = t.id === 0;
+      const b = el('button', pad ? 'chip is-pad' : t.unknown ? 'chip is-unknown' : 'chip', { type: 'button', testid: 'token-chip', attrs: { 'aria-pressed': i === q ? 'true' : 'false', 'aria-label': `Token ${i}: ${tokenLabel(t.text, 40)}${t.unknown ? ` (${tokenLabel(t.typed, 40)}, not in the vocabulary)` : ''}, id ${t.id}` } },
+        el('bdi', 'chip-text', { text: tokenLabel(t.text, 28) }),
+        el('span', 'chip-id', { text: String(t.id) }));
+      b.dataset.index = String(i);
+      if (t.unknown) b.title = `\u201c${tokenLabel(t.typed, 40)}\u201d is not in the model\u2019s vocabulary`;
+      b.addEventListener('click', () => onSelectQuery(i));
+      items.push(el('li', null, {}, b));
+    }
+    if (trace.tokens.length > MAX_CHIPS) items.push(el('li', 'chips-more', { text: `+ ${trace.tokens.length - MAX_CHIPS} more` }));
+    chips.append(...items);
+    selected = q;
+  };
+}
+
+/** How many batch lines there are and which are computed. */
+function batchStatusText(n) {
+  if (n <= MAX_BATCH) return `${n} of at most ${MAX_BATCH} sentences computed.`;
+  const extra = n === MAX_BATCH + 1 ? `Line ${MAX_BATCH + 1} is` : `Lines ${MAX_BATCH + 1}\u2013${n} are`;
+  return `${n} sentences: the first ${MAX_BATCH} are computed. ${extra} kept here and in the link, not computed.`;
+}
+
+/** "12 tokens (3 of them [PAD]), T = 12. …" */
+function countText(trace) {
+  const T = trace.tokens.length;
+  const pads = T - trace.realTokens;
+  return `${T} token${T === 1 ? '' : 's'}${pads ? ` (${pads} of them [PAD])` : ''}, T = ${T}. Click one to make it the query.`;
+}
+
+/** The words a trained model reads as [UNK], or ''. */
+function unknownText(trace) {
+  const unknown = [...new Set(trace.tokens.filter((t) => t.unknown).map((t) => t.typed))];
+  if (!unknown.length) return '';
+  return `Not in this model\u2019s vocabulary, so read as [UNK]: ${unknown.slice(0, 6).map((w) => `\u201c${tokenLabel(w, 16)}\u201d`).join(', ')}${unknown.length > 6 ? ` and ${unknown.length - 6} more` : ''}.`;
+}
+
 export function createSentenceView(root, { onSentence, onBatchText, onBatch, onShown, onSelectQuery, visible = null }) {
   const input = el('input', 'control control-sentence', { type: 'text', maxLength: MAX_SENTENCE_CHARS, spellcheck: false, autocomplete: 'off', dir: 'auto', testid: 'sentence' });
   const sentenceField = field('Sentence', input, { className: 'field field-wide' });
@@ -50,46 +106,9 @@ export function createSentenceView(root, { onSentence, onBatchText, onBatch, onS
 
   function showBatchStatus(n) {
     batchStatus.classList.toggle('is-over', n > MAX_BATCH);
-    if (n <= MAX_BATCH) {
-      batchStatus.textContent = `${n} of at most ${MAX_BATCH} sentences computed.`;
-    } else {
-      const extra = n === MAX_BATCH + 1 ? `Line ${MAX_BATCH + 1} is` : `Lines ${MAX_BATCH + 1}\u2013${n} are`;
-      batchStatus.textContent = `${n} sentences: the first ${MAX_BATCH} are computed. ${extra} kept here and in the link, not computed.`;
-    }
+    batchStatus.textContent = batchStatusText(n);
   }
-
-  let chipsKey = null;
-  let selected = -1;
-
-  function renderChips(trace, q) {
-    const key = trace.tokens.map((t) => `${t.id}\u0000${t.text}\u0000${t.typed ?? ''}`).join('\u0001');
-    if (chipsKey === key) {
-      if (selected !== q) {
-        chips.children[selected]?.firstChild?.setAttribute('aria-pressed', 'false');
-        chips.children[q]?.firstChild?.setAttribute('aria-pressed', 'true');
-        selected = q;
-      }
-      return;
-    }
-    chipsKey = key;
-    clear(chips);
-    const n = Math.min(trace.tokens.length, MAX_CHIPS);
-    const items = [];
-    for (let i = 0; i < n; i++) {
-      const t = trace.tokens[i];
-      const pad = t.id === 0;
-      const b = el('button', pad ? 'chip is-pad' : t.unknown ? 'chip is-unknown' : 'chip', { type: 'button', testid: 'token-chip', attrs: { 'aria-pressed': i === q ? 'true' : 'false', 'aria-label': `Token ${i}: ${tokenLabel(t.text, 40)}${t.unknown ? ` (${tokenLabel(t.typed, 40)}, not in the vocabulary)` : ''}, id ${t.id}` } },
-        el('bdi', 'chip-text', { text: tokenLabel(t.text, 28) }),
-        el('span', 'chip-id', { text: String(t.id) }));
-      b.dataset.index = String(i);
-      if (t.unknown) b.title = `\u201c${tokenLabel(t.typed, 40)}\u201d is not in the model\u2019s vocabulary`;
-      b.addEventListener('click', () => onSelectQuery(i));
-      items.push(el('li', null, {}, b));
-    }
-    if (trace.tokens.length > MAX_CHIPS) items.push(el('li', 'chips-more', { text: `+ ${trace.tokens.length - MAX_CHIPS} more` }));
-    chips.append(...items);
-    selected = q;
-  }
+  const renderChips = createChips(chips, onSelectQuery);
 
   return {
     /** Writes the state into the controls (never while the user is typing in them). */
@@ -112,11 +131,9 @@ export function createSentenceView(root, { onSentence, onBatchText, onBatch, onS
       setValue(shown, state.shown);
       if (trace) {
         renderChips(trace, v.q);
-        const pads = trace.tokens.length - trace.realTokens;
-        count.textContent = `${trace.tokens.length} token${trace.tokens.length === 1 ? '' : 's'}${pads ? ` (${pads} of them [PAD])` : ''}, T = ${trace.tokens.length}. Click one to make it the query.`;
-        const unknown = [...new Set(trace.tokens.filter((t) => t.unknown).map((t) => t.typed))];
-        unknownLine.hidden = unknown.length === 0;
-        unknownLine.textContent = unknown.length ? `Not in this model\u2019s vocabulary, so read as [UNK]: ${unknown.slice(0, 6).map((w) => `\u201c${tokenLabel(w, 16)}\u201d`).join(', ')}${unknown.length > 6 ? ` and ${unknown.length - 6} more` : ''}.` : '';
+        count.textContent = countText(trace);
+        unknownLine.textContent = unknownText(trace);
+        unknownLine.hidden = unknownLine.textContent === '';
       }
     },
   };
