@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { startHarness, STEPS, waitStep, artifactDir, hashState, waitHash } from './harness.mjs';
+import { startHarness, STEPS, waitStep, artifactDir, hashState, waitHash, waitFigureInView } from './harness.mjs';
 import { stepEntry } from '../../web/app/steps.js';
 
 let h;
@@ -64,6 +64,33 @@ test('Next step and Previous step move through the steps and update the URL', as
   await waitStep(page, 'concat');
   assert.equal((await hashState(page)).step, 'concat');
   assert.equal(await page.locator('.step-btn[aria-current="step"]').getAttribute('data-step'), 'concat');
+});
+
+test('desktop (1280×900): at every step the sticky stepper and the step\'s figure are both in view', async () => {
+  const { page, errors } = await h.open('', { viewport: { width: 1280, height: 900 } });
+  const next = page.getByRole('button', { name: 'Next step' });
+  for (const step of STEPS.slice(1)) {
+    await next.click();
+    await waitStep(page, step);
+    await waitFigureInView(page, step);
+  }
+  // ← and Play follow the figure too; Play starts on the figure whose row it fills
+  await page.keyboard.press('ArrowLeft');
+  await waitStep(page, 'concat');
+  await waitFigureInView(page, 'concat');
+  await page.locator('.step-btn[data-step="scores"]').click();
+  await waitStep(page, 'scores');
+  await page.evaluate(() => scrollTo(0, 0));
+  await page.getByRole('button', { name: 'Play' }).click();
+  await waitFigureInView(page, 'scores');
+  await page.getByRole('button', { name: 'Pause' }).click();
+  assert.deepEqual(errors, []);
+});
+
+test('the page does not follow the figure when nothing asked it to: a link that opens a step stays at the top', async () => {
+  const { page } = await h.open('#step=softmax', { viewport: { width: 1280, height: 900 } });
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  assert.equal(await page.evaluate(() => scrollY), 0);
 });
 
 test('keyboard alone steps through: arrows move, Space plays and pauses', async () => {

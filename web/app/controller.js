@@ -42,7 +42,7 @@ function defaultFetchShipped(name, file) {
 }
 
 /** The playground's views, each wired to the controller's actions. */
-function createViews(layout, stepCtx, { set, go, togglePlay, controls, onBatchText, labModel, onDismiss }) {
+function createViews(layout, stepCtx, { set, go, follow, togglePlay, controls, onBatchText, labModel, onDismiss }) {
   return {
     theme: createThemeToggle(layout.theme, { onChange: (theme) => set({ theme }) }),
     sentence: createSentenceView(layout.sentence, {
@@ -56,10 +56,13 @@ function createViews(layout, stepCtx, { set, go, togglePlay, controls, onBatchTe
     controls: createControls(layout.controls, { onChange: (patch) => set(patch), visible: controls, labModel }),
     stepper: createStepper(layout.stepper, {
       steps: STEP_REGISTRY,
-      onStep: (step) => set({ step }),
+      onStep: (step) => {
+        set({ step });
+        follow();
+      },
       onPrev: () => go(-1),
       onNext: () => go(1),
-      onTogglePlay: togglePlay,
+      onTogglePlay: () => togglePlay(),
       onSpeed: (speed) => set({ speed }),
     }),
     selection: createSelection(layout.selection, { onChange: (patch) => set(patch) }),
@@ -124,7 +127,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
     toggleMask,
   };
   const views = createViews(layout, stepCtx, {
-    set, go, togglePlay, controls,
+    set, go, follow, togglePlay, controls,
     onBatchText(text) {
       const lines = splitLines(text);
       if (!lines.length) {
@@ -153,6 +156,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
       const i = STEPS.indexOf(state.step);
       if (i >= STEPS.length - 1) return false;
       set({ step: STEPS[i + 1] });
+      follow({ watching: true });
       return true;
     },
     onPlayingChange: () => render(),
@@ -182,10 +186,32 @@ export function createController(layout, { initialState = {}, notices = [], cont
   function go(delta) {
     const i = STEPS.indexOf(state.step);
     const j = Math.max(0, Math.min(STEPS.length - 1, i + delta));
-    if (j !== i) set({ step: STEPS[j] });
+    if (j === i) return;
+    set({ step: STEPS[j] });
+    follow();
   }
 
-  function togglePlay() {
+  /**
+   * After a step change the user asked for (a step button, ←/→, Play), brings
+   * the step's figure into view below the sticky stepper if it is out of view.
+   * watching: a step Play advanced to; followed only while the panel covers the
+   * middle of the window, so a reader elsewhere on the page is not pulled away.
+   */
+  function follow({ watching = false } = {}) {
+    win.requestAnimationFrame(() => {
+      if (watching) {
+        const r = layout.panel.getBoundingClientRect();
+        if (r.bottom <= win.innerHeight / 2 || r.top >= win.innerHeight / 2) return;
+      }
+      const card = layout.stepper.closest('.card-stepper') ?? layout.stepper;
+      let top = 0;
+      if (!card.hidden) top = win.getComputedStyle(card).position === 'sticky' ? card.offsetHeight : Math.max(0, card.getBoundingClientRect().bottom);
+      views.panel.reveal({ top, smooth: !win.matchMedia('(prefers-reduced-motion: reduce)').matches });
+    });
+  }
+
+  /** Play or pause; a user's Play brings the figure into view (a host's play() does not scroll its page). */
+  function togglePlay({ followFigure = true } = {}) {
     if (clock.playing) {
       const p = clock.progress;
       clock.pause();
@@ -193,6 +219,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
     } else {
       if (state.step === STEPS[STEPS.length - 1]) set({ step: STEPS[0] });
       clock.play();
+      if (followFigure) follow();
     }
   }
 
@@ -359,7 +386,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
   return {
     getState: () => ({ ...state }),
     get playing() { return clock.playing; },
-    play() { if (!clock.playing) togglePlay(); },
+    play() { if (!clock.playing) togglePlay({ followFigure: false }); },
     pause() { if (clock.playing) togglePlay(); },
     /** Resolves once the engine has started (or failed to: then with false). */
     ready: () => readyPromise,

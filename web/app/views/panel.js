@@ -5,6 +5,23 @@
 
 import { el } from './dom.js';
 
+/**
+ * How far to scroll (px, 0 = not at all) so that a figure with bounding box r
+ * shows between y = top and y = bottom: a figure that fits is in view when it
+ * is wholly inside; a taller one when it fills at least 90% of the space.
+ * (tests/browser/harness.mjs waitFigureInView checks the same rule.)
+ */
+export function figureOffset(r, top, bottom) {
+  const avail = bottom - top;
+  if (avail <= 0) return 0;
+  if (r.height <= avail) {
+    if (r.top >= top - 1 && r.bottom <= bottom + 1) return 0;
+    return r.top < top ? r.top - top : r.bottom - bottom;
+  }
+  const visible = Math.min(r.bottom, bottom) - Math.max(r.top, top);
+  return visible >= 0.9 * avail ? 0 : r.top - top;
+}
+
 export function createStepPanel(root, ctx, steps) {
   const byId = new Map(steps.map((s) => [s.id, s]));
   const counter = el('span', 'panel-counter', { testid: 'step-counter' });
@@ -36,6 +53,21 @@ export function createStepPanel(root, ctx, steps) {
   }
 
   return {
+    /**
+     * Brings the current step's main figure (its first row of figures) into
+     * view when it is not: wholly when it fits between `top` (the bottom of
+     * what covers the page, e.g. the sticky stepper) and the window's bottom,
+     * else its top at `top`. Returns true when it scrolled.
+     */
+    reveal({ top = 0, smooth = true } = {}) {
+      const section = sections.get(current);
+      const fig = section?.querySelector('.figures > .figure-row') ?? section?.querySelector('.figures');
+      if (!fig || body.hidden) return false;
+      const off = figureOffset(fig.getBoundingClientRect(), top + 8, fig.ownerDocument.defaultView.innerHeight - 8);
+      if (!off) return false;
+      fig.ownerDocument.defaultView.scrollBy({ top: off, behavior: smooth ? 'smooth' : 'auto' });
+      return true;
+    },
     /** Shows a status (loading, no tokens yet, engine failed) instead of the step. */
     status(kind, text) {
       status.hidden = false;

@@ -22,7 +22,8 @@ export function createStepper(root, { steps, onStep, onPrev, onNext, onTogglePla
   });
   const nav = el('nav', 'steps-nav', { attrs: { 'aria-label': 'Steps of the computation' } }, list);
 
-  const prev = el('button', 'btn', { type: 'button', testid: 'prev' }, el('span', 'icon', { text: '\u25c0', attrs: { 'aria-hidden': 'true' } }), ' Previous step');
+  // on a narrow stepper "Previous step" shows as its arrow (the words stay its accessible name)
+  const prev = el('button', 'btn btn-prev', { type: 'button', testid: 'prev' }, el('span', 'icon', { text: '\u25c0', attrs: { 'aria-hidden': 'true' } }), el('span', 'btn-words', { text: ' Previous step' }));
   const play = el('button', 'btn btn-primary', { type: 'button', testid: 'play' });
   const playIcon = el('span', 'icon', { attrs: { 'aria-hidden': 'true' } });
   const playText = el('span', null);
@@ -40,6 +41,14 @@ export function createStepper(root, { steps, onStep, onPrev, onNext, onTogglePla
   const progress = el('div', 'progress', { attrs: { 'aria-hidden': 'true' } }, bar);
   root.append(nav, transport, progress);
 
+  /** On a phone the steps are one scrolling strip: scroll it (not the page) to the current step. */
+  function showCurrent(b) {
+    if (!b || list.scrollWidth <= list.clientWidth) return;
+    const r = b.getBoundingClientRect();
+    const box = list.getBoundingClientRect();
+    if (r.left < box.left || r.right > box.right) list.scrollLeft += r.left - box.left - (box.width - r.width) / 2;
+  }
+
   let last = {};
   return {
     update(trace, v) {
@@ -49,6 +58,7 @@ export function createStepper(root, { steps, onStep, onPrev, onNext, onTogglePla
           if (name === step) b.setAttribute('aria-current', 'step');
           else b.removeAttribute('aria-current');
         }
+        showCurrent(buttons.get(step));
         const i = ids.indexOf(step);
         prev.disabled = i === 0;
         next.disabled = i === ids.length - 1;
