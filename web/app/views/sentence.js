@@ -64,7 +64,8 @@ function unknownText(trace) {
 }
 
 export function createSentenceView(root, { onSentence, onBatchText, onBatch, onShown, onSelectQuery, visible = null }) {
-  const input = el('input', 'control control-sentence', { type: 'text', maxLength: MAX_SENTENCE_CHARS, spellcheck: false, autocomplete: 'off', dir: 'auto', testid: 'sentence' });
+  // one sentence, shown whole: a box that grows with its text (Enter computes at once, it adds no line)
+  const input = el('textarea', 'control control-sentence', { rows: 1, maxLength: MAX_SENTENCE_CHARS, spellcheck: false, autocomplete: 'off', dir: 'auto', testid: 'sentence' });
   const sentenceField = field('Sentence', input, { className: 'field field-wide' });
   const textarea = el('textarea', 'control control-batch', { rows: 4, spellcheck: false, dir: 'auto', maxLength: MAX_BATCH_CHARS, testid: 'batch-sentences' });
   const batchField = field('Batch sentences', textarea, { className: 'field field-wide', hint: `One sentence per line; the first ${MAX_BATCH} are computed. Shorter ones are padded with [PAD].` });
@@ -84,6 +85,13 @@ export function createSentenceView(root, { onSentence, onBatchText, onBatch, onS
 
   let timer = 0;
   input.addEventListener('input', () => {
+    // a pasted line break becomes a space, as in a one-line box
+    if (/[\r\n]/.test(input.value)) {
+      const at = input.selectionStart;
+      input.value = input.value.replace(/\r\n?|\n/g, ' ');
+      input.setSelectionRange(at, at);
+    }
+    fitHeight();
     clearTimeout(timer);
     timer = setTimeout(() => onSentence(input.value), 150);
   });
@@ -91,6 +99,32 @@ export function createSentenceView(root, { onSentence, onBatchText, onBatch, onS
     clearTimeout(timer);
     onSentence(input.value);
   });
+  input.addEventListener('keydown', (e) => {
+    if (e.key !== 'Enter' || e.isComposing) return;
+    e.preventDefault();
+    clearTimeout(timer);
+    onSentence(input.value);
+  });
+
+  /** The box as tall as its text (up to the stylesheet's max-height, then it scrolls). */
+  let fittedValue = null;
+  let fittedWidth = 0;
+  function fitHeight() {
+    if (!input.getClientRects().length) return; // not laid out (hidden): the ResizeObserver fits it when shown
+    input.style.height = 'auto';
+    const cs = input.ownerDocument.defaultView.getComputedStyle(input);
+    const border = parseFloat(cs.borderTopWidth) + parseFloat(cs.borderBottomWidth);
+    input.style.height = `${input.scrollHeight + border}px`;
+    fittedValue = input.value;
+    fittedWidth = input.clientWidth;
+  }
+  // a new width wraps the text differently
+  const win = root.ownerDocument.defaultView;
+  if (win?.ResizeObserver) {
+    new win.ResizeObserver(() => {
+      if (input.clientWidth !== fittedWidth) fitHeight();
+    }).observe(input);
+  }
   let batchTimer = 0;
   textarea.addEventListener('input', () => {
     showBatchStatus(splitLines(textarea.value).length);
@@ -125,6 +159,7 @@ export function createSentenceView(root, { onSentence, onBatchText, onBatch, onS
       batchBox.disabled = trained;
       batchBox.title = trained ? 'Batch mode works with random weights' : '';
       sentenceField.hidden = batch;
+      if (!batch && fittedValue !== input.value) fitHeight();
       batchField.hidden = !batch;
       shownField.hidden = !batch;
       setOptions(shown, computedSentences(state).map((s, i) => ({ value: i, text: `${i + 1}: ${tokenLabel(s, 24)}` })));
