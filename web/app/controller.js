@@ -23,7 +23,7 @@ import { createStepPanel } from './views/panel.js';
 import { createMessages } from './views/messages.js';
 import { createModelCache, ModelNotFound, modelLabel, SHIPPED_MODELS } from './models.js';
 import { describeError } from './errors.js';
-import { applyPatch, blockedCells, toggleCell, clampToTrace } from './rules.js';
+import { applyPatch, blockedCells, toggleCell, clampToTrace, queryOffPadding } from './rules.js';
 import { runRandom, runTrained as traceTrained, sliceLayer } from './runs.js';
 import { createLabels } from './labels.js';
 import { bindStepKeys } from './keyboard.js';
@@ -106,6 +106,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
   let result = null; // {trace, traces}
   let runError = null;
   let runCount = 0;
+  let queryMoved = null; // {from, to} when batch mode moved the query off a [PAD] token
   let messagesExtra = notices.length
     ? [{ id: 'url', kind: 'notice', title: 'Some settings in the link could not be used,', text: 'so defaults were used for them:', details: notices, dismissible: true }]
     : [];
@@ -179,6 +180,12 @@ export function createController(layout, { initialState = {}, notices = [], cont
     else if (changed.includes('shown') && result?.traces) result = { ...result, trace: result.traces[Math.min(state.shown, result.traces.length - 1)] };
     else if (changed.includes('layer') && result?.modelTrace) result = sliceLayer(result, state.layer);
     clampSelection();
+    if (changed.includes('query')) queryMoved = null;
+    if (patch.query === undefined && (changed.includes('shown') || changed.includes('batch') || changed.includes('sentences'))) {
+      const off = queryOffPadding(state, currentTrace());
+      state = off.state;
+      queryMoved = off.moved;
+    }
     persist();
     render();
   }
@@ -320,6 +327,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
       playing: clock.playing,
       palette: appearance.palette(),
       trained: Boolean(tr?.model),
+      queryMoved,
     };
   }
 

@@ -73,3 +73,16 @@ export function clampToTrace(state, tr) {
   if (state.dim >= tr.config.dModel) fix.dim = tr.config.dModel - 1;
   return Object.keys(fix).length ? { ...state, ...fix } : state;
 }
+
+/**
+ * In batch mode a shorter sentence ends in [PAD] tokens; a query that lands on
+ * one (the shown sentence, batch mode or the lines changed, not the user's
+ * pick) moves to the sentence's last real token. Returns {state, moved}:
+ * moved is {from, to} or null.
+ */
+export function queryOffPadding(state, tr) {
+  if (!tr || !state.batch || tr.model) return { state, moved: null };
+  const real = tr.realTokens ?? tr.tokens.length;
+  if (state.query < real || real < 1) return { state, moved: null };
+  return { state: { ...state, query: real - 1 }, moved: { from: state.query, to: real - 1 } };
+}
