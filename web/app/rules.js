@@ -42,7 +42,8 @@ export function toggleCell(cells, i, j) {
 export function applyPatch(prev, patch, trace) {
   const next = { ...prev, ...patch };
   if (patch.batch === true && !prev.batch && next.mask === 'none') next.mask = 'padding';
-  if (patch.mask === 'custom' && prev.mask !== 'custom' && !patch.customMask && trace && !trace.model) next.customMask = blockedCells(trace.mask);
+  // a custom mask starts from the mask on screen, unless there are custom edits to come back to
+  if (patch.mask === 'custom' && prev.mask !== 'custom' && !patch.customMask && !prev.customMask.length && trace && !trace.model) next.customMask = blockedCells(trace.mask);
   // a model picked while its predecessor's example sentence is shown brings its own example
   if (patch.model && patch.model !== prev.model && patch.sentence === undefined) {
     const before = exampleOf(prev.model);
