@@ -48,7 +48,7 @@ export function createStepPanel(root, ctx, steps) {
     const n = steps.indexOf(byId.get(step)) + 1;
     counter.textContent = `Step ${n} of ${steps.length}${trace?.model && trace.model.layers > 1 ? ` \u00b7 layer ${trace.model.layer + 1} of ${trace.model.layers}` : ''}`;
     const info = byId.get(step);
-    title.textContent = trace?.model && info.trainedTitle ? (trace.model.layernorm ? info.trainedTitle : 'Input: the residual stream x') : info.title;
+    title.textContent = trace && info.titleFor ? info.titleFor(trace) : info.title;
     root.dataset.step = step;
   }
 
