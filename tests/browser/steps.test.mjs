@@ -204,7 +204,7 @@ test('Scale off: step 6 labels what it shows (S, unscaled), and the export has t
   assert.equal(texts[0], pageTitle, 'the SVG\'s title is the page\'s');
   const caption = texts.slice(1, -1).join(' ');
   assert.match(caption, /^scaling is off, so these are the raw scores S;/);
-  assert.match(caption, /C = d_model = 16, H = 4 heads, d_k = 4, seed 42\.$/, 'the whole caption, to its end');
+  assert.match(caption, /\(C\s=\sd_model\s=\s16, H\s=\s4\sheads, d_k\s=\s4, seed\s42\)\.$/, 'the whole caption, to its end');
   assert.ok(texts.length >= 4, 'the caption takes more than one line');
 
   await page.evaluate(() => { window.__texts.length = 0; });
@@ -213,7 +213,7 @@ test('Scale off: step 6 labels what it shows (S, unscaled), and the export has t
   const isLeft = (t) => t.align === 'left' || t.align === 'start';
   const left = drawn.filter((t) => t.x === 16 && isLeft(t));
   assert.equal(left[0].text, pageTitle, 'the PNG\'s title is the page\'s');
-  assert.match(left.map((t) => t.text).join(' '), /seed 42\./);
+  assert.match(left.map((t) => t.text).join(' '), /seed\s42\)\./);
   for (const t of drawn) assert.ok(!isLeft(t) || t.right <= t.width, `\u201c${t.text}\u201d ends at ${t.right}, inside ${t.width}`);
   assert.deepEqual(errors, []);
 });

@@ -31,8 +31,11 @@ export function stepFigure(trace, state) {
     for (let i = 0; i < blocked.length; i++) blocked[i] = mask.data[i] ? 0 : 1;
   }
   const c = trace.config;
+  // no line break inside "C = d_model = 16" and the like (wrapText breaks at plain spaces only)
+  const keep = (text) => text.replace(/ /g, '\u00a0');
+  const sizes = [keep(`C = d_model = ${c.dModel}`), keep(`H = ${c.heads} head${c.heads === 1 ? '' : 's'}`), keep(`d_k = ${c.dHead}`), trace.model ? 'trained weights' : keep(`seed ${c.seed}`)];
   return {
-    title, caption: `${caption}. Sentence: \u201c${tokenLabel(trace.sentence ?? '', 60)}\u201d. C = d_model = ${c.dModel}, H = ${c.heads} head${c.heads === 1 ? '' : 's'}, d_k = ${c.dHead}, ${trace.model ? 'trained weights' : `seed ${c.seed}`}.`,
+    title, caption: `${caption}. Sentence: \u201c${tokenLabel(trace.sentence ?? '', 60)}\u201d (${sizes.join(', ')}).`,
     step: state.step, stepTitle: stepEntry(state.step)?.title,
     rows: m.rows, cols: m.cols, values: m.data, rowLabels: tokens, colLabels, kind, blocked,
   };
@@ -61,7 +64,7 @@ export function canvasMeasure(doc, font) {
 export function wrapText(text, maxWidth, measure, px, weight) {
   const lines = [];
   let line = '';
-  for (const word of String(text).split(/\s+/).filter(Boolean)) {
+  for (const word of String(text).split(/[ \t\n]+/).filter(Boolean)) {
     const next = line ? `${line} ${word}` : word;
     if (measure(next, px, weight) <= maxWidth) {
       line = next;
