@@ -5,8 +5,9 @@
 // A trained model (models.js) is loaded once, on first use; its trace holds
 // every layer, and the layer picker only chooses which one the steps show.
 // The rules a change brings are in rules.js, the runs in runs.js, the wording
-// of errors in errors.js; labels.js, keyboard.js and appearance.js hold the
-// label caches, the keys, and the theme, palette and panel width.
+// of errors in errors.js; labels.js, keyboard.js, appearance.js and follow.js
+// hold the label caches, the keys, the theme, palette and panel width, and the
+// scrolling that keeps a step's figure in view.
 
 import { createEngine } from '../engine.js';
 import { normalizeState, changedFields, COMPUTE_FIELDS, STEPS, splitLines, isTrainedModel, isLabModel } from './state.js';
@@ -28,6 +29,7 @@ import { runRandom, runTrained as traceTrained, sliceLayer } from './runs.js';
 import { createLabels } from './labels.js';
 import { bindStepKeys } from './keyboard.js';
 import { createAppearance, watchWidth } from './appearance.js';
+import { createFollower } from './follow.js';
 
 const STEP_MS = 1600;
 const RANDOM_ABOUT = 'Weights are random but seeded, so a link reproduces every number. Everything is computed in your browser by a C++ engine compiled to WebAssembly.';
@@ -127,6 +129,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
     select: (patch) => set(patch),
     toggleMask,
   };
+  const follow = createFollower(win, { panel: layout.panel, stepper: layout.stepper, reveal: (o) => views.panel.reveal(o) });
   const views = createViews(layout, stepCtx, {
     set, go, follow, togglePlay, controls,
     onBatchText(text) {
@@ -196,25 +199,6 @@ export function createController(layout, { initialState = {}, notices = [], cont
     if (j === i) return;
     set({ step: STEPS[j] });
     follow();
-  }
-
-  /**
-   * After a step change the user asked for (a step button, ←/→, Play), brings
-   * the step's figure into view below the sticky stepper if it is out of view.
-   * watching: a step Play advanced to; followed only while the panel covers the
-   * middle of the window, so a reader elsewhere on the page is not pulled away.
-   */
-  function follow({ watching = false } = {}) {
-    win.requestAnimationFrame(() => {
-      if (watching) {
-        const r = layout.panel.getBoundingClientRect();
-        if (r.bottom <= win.innerHeight / 2 || r.top >= win.innerHeight / 2) return;
-      }
-      const card = layout.stepper.closest('.card-stepper') ?? layout.stepper;
-      let top = 0;
-      if (!card.hidden) top = win.getComputedStyle(card).position === 'sticky' ? card.offsetHeight : Math.max(0, card.getBoundingClientRect().bottom);
-      views.panel.reveal({ top, smooth: !win.matchMedia('(prefers-reduced-motion: reduce)').matches });
-    });
   }
 
   /** Play or pause; a user's Play brings the figure into view (a host's play() does not scroll its page). */

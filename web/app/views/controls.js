@@ -40,6 +40,27 @@ function headOptions(state) {
   return hs.map((h) => ({ value: h, text: `${h}  (d_k = ${state.dModel / h})` }));
 }
 
+/**
+ * Under the mask: why a padding mask changes nothing on a single sentence, and
+ * a button to batch mode (where sentences of different lengths get [PAD]).
+ */
+function createMaskNote(toBatchMode, { canBatch }) {
+  const why = el('span', null);
+  const toBatch = el('button', 'btn btn-small', { type: 'button', text: 'Switch to batch mode', testid: 'mask-to-batch', hidden: !canBatch });
+  toBatch.addEventListener('click', toBatchMode);
+  const element = el('p', 'field-hint mask-note', { testid: 'mask-note', hidden: true, attrs: { role: 'note' } }, why, ' ', toBatch);
+  return {
+    element,
+    update(state, hidden = false) {
+      element.hidden = hidden || state.batch || (state.mask !== 'padding' && state.mask !== 'causal+padding');
+      if (element.hidden) return;
+      why.textContent = state.mask === 'padding'
+        ? 'One sentence has no [PAD] tokens, so the padding mask hides nothing: every weight is as with no mask. Padding appears when sentences of different lengths are batched.'
+        : 'One sentence has no [PAD] tokens, so causal + padding is just causal here. Padding appears when sentences of different lengths are batched.';
+    },
+  };
+}
+
 export function createControls(root, { onChange, visible = null, labModel = () => null }) {
   const model = el('select', 'control', { testid: 'model-picker' });
   const modelAbout = el('p', 'model-about', { testid: 'model-about' });
@@ -72,12 +93,8 @@ export function createControls(root, { onChange, visible = null, labModel = () =
     mask: field('Mask', mask),
     scale: scaleField,
   };
-  // a padding mask on one sentence: nothing to hide, and the way to see it work
-  const maskWhy = el('span', null);
-  const toBatch = el('button', 'btn btn-small', { type: 'button', text: 'Switch to batch mode', testid: 'mask-to-batch' });
-  toBatch.addEventListener('click', () => onChange({ batch: true }));
-  const maskNote = el('p', 'field-hint mask-note', { testid: 'mask-note', hidden: true, attrs: { role: 'note' } }, maskWhy, ' ', toBatch);
-  const grid = el('div', 'controls-grid', {}, fields.dModel, fields.heads, fields.seed, fields.positional, fields.mask, maskNote, fields.scale);
+  const maskNote = createMaskNote(() => onChange({ batch: true }), { canBatch: !visible || visible.includes('batch') });
+  const grid = el('div', 'controls-grid', {}, fields.dModel, fields.heads, fields.seed, fields.positional, fields.mask, maskNote.element, fields.scale);
   root.append(modelField, grid, fixedNote);
   if (visible) for (const [name, f] of Object.entries(fields)) f.hidden = !visible.includes(name);
   if (visible && !visible.includes('model')) modelField.hidden = true;
@@ -106,17 +123,6 @@ export function createControls(root, { onChange, visible = null, labModel = () =
     fixedNote.textContent = `Fixed by training: the ${modelLabel(state.model).replace(/ \(trained\)$/, '')} model has C = ${c.dModel}, ${c.heads} heads, ${c.positional} positions, ${c.causal ? 'a causal mask' : 'no mask'} and was trained from seed ${entry.trainer.settings?.seed ?? 0}. These controls act on random weights.`;
   }
 
-  /** Why a padding mask changes nothing on a single sentence (and the button to batch mode). */
-  function showMaskNote(state) {
-    const padding = state.mask === 'padding' || state.mask === 'causal+padding';
-    maskNote.hidden = !padding || state.batch || fields.mask.hidden;
-    if (maskNote.hidden) return;
-    maskWhy.textContent = state.mask === 'padding'
-      ? 'One sentence has no [PAD] tokens, so the padding mask hides nothing: every weight is as with no mask. Padding appears when sentences of different lengths are batched.'
-      : 'One sentence has no [PAD] tokens, so causal + padding is just causal here. Padding appears when sentences of different lengths are batched.';
-    toBatch.hidden = Boolean(visible && !visible.includes('batch'));
-  }
-
   return {
     update(trace, state, { entry = null } = {}) {
       const lab = labModel();
@@ -126,7 +132,7 @@ export function createControls(root, { onChange, visible = null, labModel = () =
       setValue(model, state.model);
       modelAbout.textContent = isTrainedModel(state.model) ? (entry?.about ?? 'Loading\u2026') : 'Random but seeded weights: width, heads, seed and the rest below change them. Nothing here was learned.';
       if (isTrainedModel(state.model)) {
-        maskNote.hidden = true;
+        maskNote.update(null, true);
         showTrained(entry, state);
         return;
       }
@@ -135,7 +141,7 @@ export function createControls(root, { onChange, visible = null, labModel = () =
         x.removeAttribute('title');
       }
       fixedNote.hidden = true;
-      showMaskNote(state);
+      maskNote.update(state, fields.mask.hidden);
       const widths = WIDTHS.includes(state.dModel) ? WIDTHS : [...WIDTHS, state.dModel].sort((a, b) => a - b);
       setOptions(width, widths.map((c) => ({ value: c, text: String(c) })));
       setOptions(heads, headOptions(state));

@@ -63,9 +63,65 @@ function unknownText(trace) {
   return `Not in this model\u2019s vocabulary, so read as [UNK]: ${unknown.slice(0, 6).map((w) => `\u201c${tokenLabel(w, 16)}\u201d`).join(', ')}${unknown.length > 6 ? ` and ${unknown.length - 6} more` : ''}.`;
 }
 
-export function createSentenceView(root, { onSentence, onBatchText, onBatch, onShown, onSelectQuery, visible = null }) {
-  // one sentence, shown whole: a box that grows with its text (Enter computes at once, it adds no line)
+/**
+ * The one-sentence box, shown whole: a textarea as tall as its text (up to the
+ * stylesheet's max-height, then it scrolls). Typing sends the sentence after a
+ * pause, Enter or leaving the box at once; Enter adds no line, and a pasted line
+ * break becomes a space, as in a one-line box. Returns {input, fit()}.
+ */
+function createSentenceBox(onSentence) {
   const input = el('textarea', 'control control-sentence', { rows: 1, maxLength: MAX_SENTENCE_CHARS, spellcheck: false, autocomplete: 'off', dir: 'auto', testid: 'sentence' });
+  let timer = 0;
+  const sendNow = () => {
+    clearTimeout(timer);
+    onSentence(input.value);
+  };
+  input.addEventListener('input', () => {
+    if (/[\r\n]/.test(input.value)) {
+      const at = input.selectionStart;
+      input.value = input.value.replace(/\r\n?|\n/g, ' ');
+      input.setSelectionRange(at, at);
+    }
+    fit();
+    clearTimeout(timer);
+    timer = setTimeout(() => onSentence(input.value), 150);
+  });
+  input.addEventListener('change', sendNow);
+  input.addEventListener('keydown', (e) => {
+    if (e.key !== 'Enter' || e.isComposing) return;
+    e.preventDefault();
+    sendNow();
+  });
+
+  let fittedValue = null;
+  let fittedWidth = 0;
+  function fit() {
+    if (!input.getClientRects().length) return; // not laid out (hidden): the ResizeObserver fits it when shown
+    input.style.height = 'auto';
+    const cs = input.ownerDocument.defaultView.getComputedStyle(input);
+    input.style.height = `${input.scrollHeight + parseFloat(cs.borderTopWidth) + parseFloat(cs.borderBottomWidth)}px`;
+    fittedValue = input.value;
+    fittedWidth = input.clientWidth;
+  }
+  // a new width wraps the text differently
+  const win = input.ownerDocument.defaultView;
+  if (win?.ResizeObserver) {
+    new win.ResizeObserver(() => {
+      if (input.clientWidth !== fittedWidth) fit();
+    }).observe(input);
+  }
+  return {
+    input,
+    /** Fits the height when the text changed since the last fit. */
+    fitIfChanged() {
+      if (fittedValue !== input.value) fit();
+    },
+  };
+}
+
+export function createSentenceView(root, { onSentence, onBatchText, onBatch, onShown, onSelectQuery, visible = null }) {
+  const box = createSentenceBox(onSentence);
+  const { input } = box;
   const sentenceField = field('Sentence', input, { className: 'field field-wide' });
   const textarea = el('textarea', 'control control-batch', { rows: 4, spellcheck: false, dir: 'auto', maxLength: MAX_BATCH_CHARS, testid: 'batch-sentences' });
   const batchField = field('Batch sentences', textarea, { className: 'field field-wide', hint: `One sentence per line; the first ${MAX_BATCH} are computed. Shorter ones are padded with [PAD].` });
@@ -83,48 +139,6 @@ export function createSentenceView(root, { onSentence, onBatchText, onBatch, onS
   root.append(sentenceField, batchRow, batchField, shownField, count, unknownLine, chips);
   if (visible && !visible.includes('batch')) batchRow.hidden = true;
 
-  let timer = 0;
-  input.addEventListener('input', () => {
-    // a pasted line break becomes a space, as in a one-line box
-    if (/[\r\n]/.test(input.value)) {
-      const at = input.selectionStart;
-      input.value = input.value.replace(/\r\n?|\n/g, ' ');
-      input.setSelectionRange(at, at);
-    }
-    fitHeight();
-    clearTimeout(timer);
-    timer = setTimeout(() => onSentence(input.value), 150);
-  });
-  input.addEventListener('change', () => {
-    clearTimeout(timer);
-    onSentence(input.value);
-  });
-  input.addEventListener('keydown', (e) => {
-    if (e.key !== 'Enter' || e.isComposing) return;
-    e.preventDefault();
-    clearTimeout(timer);
-    onSentence(input.value);
-  });
-
-  /** The box as tall as its text (up to the stylesheet's max-height, then it scrolls). */
-  let fittedValue = null;
-  let fittedWidth = 0;
-  function fitHeight() {
-    if (!input.getClientRects().length) return; // not laid out (hidden): the ResizeObserver fits it when shown
-    input.style.height = 'auto';
-    const cs = input.ownerDocument.defaultView.getComputedStyle(input);
-    const border = parseFloat(cs.borderTopWidth) + parseFloat(cs.borderBottomWidth);
-    input.style.height = `${input.scrollHeight + border}px`;
-    fittedValue = input.value;
-    fittedWidth = input.clientWidth;
-  }
-  // a new width wraps the text differently
-  const win = root.ownerDocument.defaultView;
-  if (win?.ResizeObserver) {
-    new win.ResizeObserver(() => {
-      if (input.clientWidth !== fittedWidth) fitHeight();
-    }).observe(input);
-  }
   let batchTimer = 0;
   textarea.addEventListener('input', () => {
     showBatchStatus(splitLines(textarea.value).length);
@@ -159,7 +173,7 @@ export function createSentenceView(root, { onSentence, onBatchText, onBatch, onS
       batchBox.disabled = trained;
       batchBox.title = trained ? 'Batch mode works with random weights' : '';
       sentenceField.hidden = batch;
-      if (!batch && fittedValue !== input.value) fitHeight();
+      if (!batch) box.fitIfChanged();
       batchField.hidden = !batch;
       shownField.hidden = !batch;
       setOptions(shown, computedSentences(state).map((s, i) => ({ value: i, text: `${i + 1}: ${tokenLabel(s, 24)}` })));
