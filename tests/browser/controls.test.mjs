@@ -162,6 +162,52 @@ test('Batch mode pads shorter sentences with [PAD] and hides them with the paddi
   assert.deepEqual(errors, []);
 });
 
+test('Mask padding on one sentence says why it changes nothing, and offers batch mode', async () => {
+  const { page, errors } = await h.open('#step=softmax');
+  const note = page.getByTestId('mask-note');
+  assert.equal(await note.isVisible(), false, 'no note with no mask');
+  const before = await readoutValues(page, 'softmax');
+  let n = await runCount(page);
+  await page.getByLabel('Mask', { exact: true }).selectOption('padding');
+  await waitRunAfter(page, n);
+  await note.waitFor();
+  assert.match(await note.textContent(), /no \[PAD\] tokens, so the padding mask hides nothing/);
+  assert.deepEqual((await readoutValues(page, 'softmax')).map((c) => c.value), before.map((c) => c.value), 'the weights are those of no mask');
+  await page.getByLabel('Mask', { exact: true }).selectOption('causal+padding');
+  await page.waitForFunction(() => /just causal/.test(document.querySelector('[data-testid="mask-note"]').textContent));
+  n = await runCount(page);
+  await page.getByRole('button', { name: 'Switch to batch mode' }).click();
+  await waitRunAfter(page, n);
+  await page.getByLabel('Batch sentences').waitFor();
+  assert.equal(await note.isVisible(), false, 'batch mode has [PAD] to hide');
+  const s = await hashState(page);
+  assert.equal(s.batch, true);
+  assert.equal(s.mask, 'causal+padding');
+  assert.deepEqual(errors, []);
+});
+
+test('Batch mode never puts the query on a [PAD] token unannounced', async () => {
+  // "Dogs bark." is 3 tokens of 12: query 7 (the default) would be [PAD]
+  const { page, errors } = await h.open('#step=softmax&batch=1&bi=2');
+  const note = page.getByTestId('pad-note');
+  assert.equal(await note.isVisible(), false, 'query 7 is a real token of the long sentence');
+  await page.getByLabel('Sentence shown').selectOption('1');
+  await page.waitForFunction(() => document.querySelector('.control-query')?.value === '2');
+  await note.waitFor();
+  assert.match(await note.textContent(), /moved from 7, a \[PAD\] token in this sentence, to 2 \u201c\.\u201d, the last real token of \u201cDogs bark\.\u201d/);
+  assert.equal((await hashState(page)).query, 2);
+  // a [PAD] query picked on purpose stays, with what its row means
+  await page.getByLabel('Query token').selectOption('7');
+  await page.waitForFunction(() => /^Query 7 is \[PAD\]/.test(document.querySelector('[data-testid="pad-note"]').textContent));
+  assert.match(await note.textContent(), /nothing reads it/);
+  assert.equal((await hashState(page)).query, 7);
+  // a link that opens on a [PAD] query explains it too
+  const link = await h.open('#step=softmax&batch=1&bi=1&q=7');
+  await link.page.getByTestId('pad-note').waitFor();
+  assert.match(await link.page.getByTestId('pad-note').textContent(), /^Query 7 is \[PAD\]/);
+  assert.deepEqual(errors, []);
+});
+
 test('Query token, token chips and Head select what the views show', async () => {
   const { page } = await h.open('#step=softmax');
   await page.getByLabel('Query token').selectOption('2');

@@ -12,12 +12,14 @@ import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { STEPS } from '../../web/app/steps.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const ROOT = join(here, '..', '..');
 export const WEB = join(ROOT, 'web');
 export const ARTIFACTS = join(ROOT, 'tests', 'artifacts');
-export const STEPS = ['embeddings', 'positional', 'input', 'projections', 'scores', 'scaled', 'masked', 'softmax', 'weighted', 'heads', 'concat', 'output'];
+/** The playground's step ids, from its registry (web/app/steps.js). */
+export { STEPS };
 
 /** Starts `python3 -m http.server` on port 0 (serving `directory`, web/ by default) and reads the port it printed. */
 export function startServer(directory = WEB) {
@@ -177,4 +179,27 @@ export function readoutValues(page, id) {
 /** Waits until the hash holds `param=value`. */
 export async function waitHash(page, param, value) {
   await page.waitForFunction(([p, v]) => new URLSearchParams(location.hash.slice(1)).get(p) === v, [param, String(value)], { timeout: 10000 });
+}
+
+/**
+ * Waits until the sticky stepper is wholly on screen and the step's main figure
+ * (its first row of figures) is in view below it, 8 px clear of the stepper and
+ * the window's bottom: wholly when it fits, else filling at least 90% of that
+ * space (the rule of figureOffset in web/app/views/panel.js).
+ */
+export async function waitFigureInView(page, step) {
+  await page.waitForFunction((s) => {
+    const card = document.querySelector('.card-stepper');
+    const fig = document.querySelector(`section[data-step="${s}"] .figures > .figure-row`);
+    if (!card || !fig) return false;
+    const c = card.getBoundingClientRect();
+    const r = fig.getBoundingClientRect();
+    const H = innerHeight;
+    if (c.top < -1 || c.bottom > H + 1) return false;
+    const top = c.bottom + 8;
+    const bottom = H - 8;
+    const avail = bottom - top;
+    if (r.height <= avail) return r.top >= top - 2 && r.bottom <= bottom + 2;
+    return Math.min(r.bottom, bottom) - Math.max(r.top, top) >= 0.9 * avail - 2;
+  }, step, { timeout: 10000 });
 }

@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { startHarness, STEPS, waitStep, artifactDir, pageScrollWidth } from './harness.mjs';
+import { startHarness, STEPS, waitStep, artifactDir, pageScrollWidth, waitFigureInView } from './harness.mjs';
 
 const PHONE = { width: 390, height: 844 };
 let h;
@@ -41,6 +41,43 @@ test('phone: long sentences, long words and batch mode stay inside the screen', 
     assert.deepEqual(errors, [], hash);
     await page.close();
   }
+});
+
+test('phone: sentence, then the stepper, then the figure; at every step the sticky stepper and the figure are in view', async () => {
+  const { page, errors } = await h.open('', { viewport: PHONE });
+  await page.emulateMedia({ reducedMotion: 'reduce' });
+  const order = await page.evaluate(() => ['.card-sentence', '.card-stepper', '.card-panel', '.card-controls'].map((s) => document.querySelector(s).getBoundingClientRect().top));
+  assert.deepEqual([...order].sort((a, b) => a - b), order, 'sentence, stepper, panel, model settings from the top');
+  const next = page.getByRole('button', { name: 'Next step' });
+  for (const step of STEPS.slice(1)) {
+    await next.click();
+    await waitStep(page, step);
+    await waitFigureInView(page, step);
+    // the strip of steps shows the current one
+    const shown = await page.locator(`.step-btn[data-step="${step}"]`).evaluate((b) => {
+      const r = b.getBoundingClientRect();
+      const box = b.closest('.steps').getBoundingClientRect();
+      return r.left >= box.left - 1 && r.right <= box.right + 1;
+    });
+    assert.ok(shown, `${step}: its step button is visible in the strip`);
+  }
+  assert.ok(await pageScrollWidth(page) <= 390);
+  assert.deepEqual(errors, []);
+});
+
+test('phone: Play does not pull a reader away from the model settings', async () => {
+  const { page } = await h.open('#step=embeddings&speed=4', { viewport: PHONE });
+  await page.emulateMedia({ reducedMotion: 'reduce' });
+  await page.getByRole('button', { name: 'Play' }).click();
+  await page.locator('.card-controls').evaluate((c) => c.scrollIntoView({ block: 'start' }));
+  const where = () => page.locator('.card-controls').evaluate((c) => Math.round(c.getBoundingClientRect().top));
+  const y = await where();
+  await waitStep(page, 'positional');
+  await waitStep(page, 'input');
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  // the panel above changes height from step to step; scroll anchoring keeps what the reader sees in place
+  assert.ok(Math.abs((await where()) - y) <= 2, 'the model settings stay where the reader has them');
+  await page.getByRole('button', { name: 'Pause' }).click();
 });
 
 test('phone: a tap on a cell shows its exact value', async () => {

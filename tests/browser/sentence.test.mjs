@@ -32,6 +32,33 @@ test('typing a sentence updates the token chips and the matrices', async () => {
   assert.deepEqual(errors, []);
 });
 
+test('the sentence box shows the whole sentence and grows with it; Enter computes at once and adds no line', async () => {
+  for (const viewport of [{ width: 1280, height: 900 }, { width: 390, height: 844 }]) {
+    const { page, errors } = await h.open('', { viewport });
+    const box = page.getByLabel('Sentence', { exact: true });
+    const fits = () => box.evaluate((b) => b.scrollHeight <= b.clientHeight && b.scrollWidth <= b.clientWidth);
+    assert.equal(await box.inputValue(), 'The animal didn\'t cross the street because it was too tired.');
+    assert.ok(await fits(), `${viewport.width}: the default sentence is not cut`);
+    const oneLine = await box.evaluate((b) => b.getBoundingClientRect().height);
+    await box.fill('a b');
+    assert.ok(await box.evaluate((b) => b.getBoundingClientRect().height) <= oneLine, 'a short sentence takes no more room');
+    const n = await runCount(page);
+    await box.fill('This sentence is a good deal longer than the box is wide, so it has to wrap onto more lines to be read whole.');
+    assert.ok(await fits(), `${viewport.width}: a long sentence is shown whole`);
+    assert.ok(await box.evaluate((b) => b.getBoundingClientRect().height) > oneLine, 'the box grew');
+    await box.press('Enter');
+    await waitRunAfter(page, n);
+    assert.doesNotMatch(await box.inputValue(), /\n/, 'Enter adds no line break');
+    assert.equal((await hashState(page)).sentence, 'This sentence is a good deal longer than the box is wide, so it has to wrap onto more lines to be read whole.');
+    // a pasted line break is a space, as in a one-line box
+    await box.fill('');
+    await box.evaluate((b) => { b.value = 'two\nlines'; b.dispatchEvent(new Event('input', { bubbles: true })); });
+    assert.equal(await box.inputValue(), 'two lines');
+    assert.deepEqual(errors, []);
+    await page.close();
+  }
+});
+
 test('typing is debounced: the engine runs once, 150 ms after the last keystroke', async () => {
   const { page, errors } = await h.open();
   await page.clock.install();

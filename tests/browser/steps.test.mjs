@@ -5,21 +5,18 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { startHarness, STEPS, waitStep, artifactDir, hashState, waitHash } from './harness.mjs';
+import { readFile } from 'node:fs/promises';
+import { startHarness, STEPS, waitStep, artifactDir, hashState, waitHash, waitFigureInView } from './harness.mjs';
+import { stepEntry } from '../../web/app/steps.js';
 
 let h;
 before(async () => { h = await startHarness(); });
 after(async () => { await h?.close(); });
 
-const TITLES = {
-  embeddings: /embeddings/i, positional: /positional/i, input: /input/i, projections: /queries, keys and values/i,
-  scores: /scores/i, scaled: /scaling/i, masked: /mask/i, softmax: /softmax/i, weighted: /weighted sum/i,
-  heads: /all heads/i, concat: /concatenat/i, output: /output/i,
-};
-
 async function checkStep(page, step) {
   await waitStep(page, step);
-  assert.match(await page.getByTestId('step-title').textContent(), TITLES[step]);
+  // the page shows the registry's title (random weights: no trained-model title)
+  assert.equal(await page.getByTestId('step-title').textContent(), stepEntry(step).title);
   const explain = await page.locator(`section[data-step="${step}"] [data-testid="step-explain"]`).textContent();
   assert.ok(explain.length > 60, `${step} explains itself`);
   const result = page.locator(`section[data-step="${step}"] [data-testid="formula-result"]`);
@@ -68,6 +65,33 @@ test('Next step and Previous step move through the steps and update the URL', as
   await waitStep(page, 'concat');
   assert.equal((await hashState(page)).step, 'concat');
   assert.equal(await page.locator('.step-btn[aria-current="step"]').getAttribute('data-step'), 'concat');
+});
+
+test('desktop (1280×900): at every step the sticky stepper and the step\'s figure are both in view', async () => {
+  const { page, errors } = await h.open('', { viewport: { width: 1280, height: 900 } });
+  const next = page.getByRole('button', { name: 'Next step' });
+  for (const step of STEPS.slice(1)) {
+    await next.click();
+    await waitStep(page, step);
+    await waitFigureInView(page, step);
+  }
+  // ← and Play follow the figure too; Play starts on the figure whose row it fills
+  await page.keyboard.press('ArrowLeft');
+  await waitStep(page, 'concat');
+  await waitFigureInView(page, 'concat');
+  await page.locator('.step-btn[data-step="scores"]').click();
+  await waitStep(page, 'scores');
+  await page.evaluate(() => scrollTo(0, 0));
+  await page.getByRole('button', { name: 'Play' }).click();
+  await waitFigureInView(page, 'scores');
+  await page.getByRole('button', { name: 'Pause' }).click();
+  assert.deepEqual(errors, []);
+});
+
+test('the page does not follow the figure when nothing asked it to: a link that opens a step stays at the top', async () => {
+  const { page } = await h.open('#step=softmax', { viewport: { width: 1280, height: 900 } });
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  assert.equal(await page.evaluate(() => scrollY), 0);
 });
 
 test('keyboard alone steps through: arrows move, Space plays and pauses', async () => {
@@ -129,4 +153,81 @@ test('Play at the last step starts again from the first', async () => {
   await page.getByRole('button', { name: 'Play' }).click();
   await waitStep(page, 'embeddings');
   await page.getByRole('button', { name: 'Pause' }).click();
+});
+
+// Old notation: a head as a subscript (Q₁, O₂), dₖ, Wₒ, and D for the head width.
+const OLD_NOTATION = [/[QKVO][\u2080-\u2089]/, /d\u2096/, /W\u2092/, /\bD = /];
+
+test('one notation on every step (heads ⁽h⁾ from 1, tokens as subscripts from 0, d_k, W_O), written in the Notation legend', async () => {
+  for (const hash of ['', '#scale=0&h=2&c=8']) {
+    const { page, errors } = await h.open(hash);
+    for (const step of STEPS) {
+      await page.locator(`.step-btn[data-step="${step}"]`).click();
+      await waitStep(page, step);
+      const text = await page.evaluate((s) => `${document.querySelector('[data-testid="step-title"]').textContent}\n${document.querySelector(`section[data-step="${s}"]`).innerText}`, step);
+      for (const re of OLD_NOTATION) assert.doesNotMatch(text, re, `${hash} ${step}`);
+    }
+    const steps = await page.locator('.steps').innerText();
+    assert.match(steps, /W_O/);
+    assert.deepEqual(errors, []);
+  }
+  const { page } = await h.open('#step=projections');
+  assert.equal(await page.locator('[data-testid="hm-projection-q"] .hm-title').textContent(), 'Queries Q\u207d\u00b9\u207e');
+  assert.match(await page.locator('section[data-step="projections"] [data-testid="formula"]').textContent(), /Q\u207d\u00b9\u207e\[7, 0\]/);
+  const legend = page.getByTestId('notation');
+  assert.equal(await legend.locator('dl').isVisible(), false, 'collapsed until opened');
+  await legend.locator('summary').click();
+  const said = await legend.locator('dl').innerText();
+  for (const part of ['d_k', 'W_O', 'Q\u207d\u00b9\u207e', 'q\u2087', 'counted from 0', 'counted from 1']) assert.ok(said.includes(part), `the legend explains ${part}`);
+});
+
+test('Scale off: step 6 labels what it shows (S, unscaled), and the export has the page\'s title and its whole caption', async () => {
+  const { page, errors } = await h.open('#step=scaled&scale=0', {
+    init: () => {
+      // record what the PNG renderer writes, and where
+      window.__texts = [];
+      const fill = CanvasRenderingContext2D.prototype.fillText;
+      CanvasRenderingContext2D.prototype.fillText = function (text, x, y) {
+        if (this.canvas.width > 500) window.__texts.push({ text: String(text), x, right: x + this.measureText(text).width, width: this.canvas.width / 2, align: this.textAlign });
+        return fill.apply(this, arguments);
+      };
+    },
+  });
+  const pageTitle = await page.locator('[data-testid="hm-scaled"] .hm-title').textContent();
+  assert.match(pageTitle, /^S\u2032 = S, unscaled/);
+  assert.doesNotMatch(pageTitle, /\u221ad_k/);
+  assert.match(await page.getByTestId('step-title').textContent(), /switched off, S\u2032 = S$/);
+
+  const [svgFile] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Save SVG' }).click()]);
+  const svg = await readFile(await svgFile.path(), 'utf8');
+  const texts = [...svg.matchAll(/<text x="16" y="(\d+)"[^>]*>([^<]*)<\/text>/g)].map((m) => m[2].replace(/&apos;/g, "'").replace(/&quot;/g, '"').replace(/&amp;/g, '&'));
+  assert.equal(texts[0], pageTitle, 'the SVG\'s title is the page\'s');
+  const caption = texts.slice(1, -1).join(' ');
+  assert.match(caption, /^scaling is off, so these are the raw scores S;/);
+  assert.match(caption, /\(C\s=\sd_model\s=\s16, H\s=\s4\sheads, d_k\s=\s4, seed\s42\)\.$/, 'the whole caption, to its end');
+  assert.ok(texts.length >= 4, 'the caption takes more than one line');
+
+  await page.evaluate(() => { window.__texts.length = 0; });
+  await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Save PNG' }).click()]);
+  const drawn = await page.evaluate(() => window.__texts);
+  const isLeft = (t) => t.align === 'left' || t.align === 'start';
+  const left = drawn.filter((t) => t.x === 16 && isLeft(t));
+  assert.equal(left[0].text, pageTitle, 'the PNG\'s title is the page\'s');
+  assert.match(left.map((t) => t.text).join(' '), /seed\s42\)\./);
+  for (const t of drawn) assert.ok(!isLeft(t) || t.right <= t.width, `\u201c${t.text}\u201d ends at ${t.right}, inside ${t.width}`);
+  assert.deepEqual(errors, []);
+});
+
+test('the export of every step has the title the page shows above its figure', async () => {
+  const { page } = await h.open('');
+  for (const step of STEPS) {
+    if (step === 'heads') continue; // step 10's figure is the grid of heads; its export is the selected head's weights
+    await page.locator(`.step-btn[data-step="${step}"]`).click();
+    await waitStep(page, step);
+    const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Save SVG' }).click()]);
+    const svg = await readFile(await file.path(), 'utf8');
+    const title = /<text x="16" y="28"[^>]*>([^<]*)<\/text>/.exec(svg)[1].replace(/&apos;/g, "'");
+    const shown = await page.locator(`section[data-step="${step}"] .figures > .figure-row .hm-title`).allTextContents();
+    assert.ok(shown.includes(title), `${step}: export title \u201c${title}\u201d is one the page shows (${shown.join(' | ')})`);
+  }
 });

@@ -89,6 +89,53 @@ test('a copied URL reproduces batch mode and a custom mask', async () => {
   assert.deepEqual(await readoutValues(copy.page, 'masked'), await readoutValues(page, 'masked'));
 });
 
+test('custom-mask edits survive a switch to another mask and back, and a reload', async () => {
+  const { page, errors } = await h.open('#step=masked&mask=causal');
+  let n = await runCount(page);
+  await clickCell(page, 'mask', 7, 2); // causal + query 7 may not see key 2
+  await waitRunAfter(page, n);
+  const edited = (await hashState(page)).customMask;
+  assert.ok(edited.includes('7-2') && edited.includes('0-1'));
+  const masked = await readoutValues(page, 'masked');
+  n = await runCount(page);
+  await page.getByLabel('Mask', { exact: true }).selectOption('none');
+  await waitRunAfter(page, n);
+  assert.notEqual((await readoutValues(page, 'masked')).find((c) => c.col === 2).value, -Infinity, 'no mask: key 2 is seen');
+  assert.deepEqual((await hashState(page)).customMask, edited, 'the link keeps the edits while another mask is on');
+  n = await runCount(page);
+  await page.getByLabel('Mask', { exact: true }).selectOption('custom');
+  await waitRunAfter(page, n);
+  assert.deepEqual((await hashState(page)).customMask, edited, 'none \u2192 custom brings the edits back');
+  assert.deepEqual(await readoutValues(page, 'masked'), masked);
+  // the link carries them compactly (one part a query row) and a reload restores them
+  await settled(page);
+  const cm = new URLSearchParams(new URL(page.url()).hash.slice(1)).get('cm');
+  assert.match(cm, /^0_1-11\.1_2-11\./, `grouped by query row: ${cm}`);
+  assert.ok(cm.length < edited.length * 2, `${cm.length} characters for ${edited.length} cells`);
+  await page.reload();
+  await page.waitForFunction(() => document.querySelector('[data-testid="panel"]')?.dataset.rendered === 'masked');
+  assert.deepEqual((await hashState(page)).customMask, edited);
+  assert.equal(await page.getByLabel('Mask', { exact: true }).inputValue(), 'custom');
+  assert.deepEqual(await readoutValues(page, 'masked'), masked);
+  assert.deepEqual(errors, []);
+});
+
+test('a bad custom mask in the link says what is wrong with it; the old one-pair-a-cell links still open', async () => {
+  for (const [cm, why] of [['0_5-2', /key range 5-2 runs backwards/], ['0_1..2_3', /empty part/], ['7_x', /not a query and its hidden keys/], ['3_9999', /token 9999, past the last index 2047/]]) {
+    const { page, errors } = await h.open(`#mask=custom&cm=${cm}`);
+    const notice = page.getByTestId('message-notice');
+    await notice.waitFor();
+    assert.match(await notice.textContent(), why, cm);
+    assert.deepEqual((await hashState(page)).customMask, [], `${cm}: the default (no cells) is used`);
+    assert.deepEqual(errors, [], cm);
+    await page.close();
+  }
+  const old = await h.open('#step=masked&mask=custom&cm=7-1.7-3&q=7&k=3');
+  assert.deepEqual((await hashState(old.page)).customMask, ['7-1', '7-3']);
+  assert.equal(await old.page.getByTestId('message-notice').count(), 0);
+  assert.equal((await readoutValues(old.page, 'masked')).find((c) => c.col === 3).value, -Infinity);
+});
+
 test('a link pasted into an open page switches to its state', async () => {
   const { page } = await h.open();
   const n = await runCount(page);

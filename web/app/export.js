@@ -3,65 +3,107 @@
 // One layout (figureLayout) feeds both renderers, so the two always agree.
 //
 //   const fig = stepFigure(trace, state);            // what the step shows
-//   const svg = figureToSvg(fig, readPalette(root));  // string, standalone SVG
+//   const svg = figureToSvg(fig, readPalette(root), { doc: document });  // string, standalone SVG
 //   const blob = await figureToPng(fig, palette, document);
+//
+// The title is the one the page shows above the matrix (notation.js); the
+// caption is wrapped to the figure's width, measured with the page's font
+// when a document is given (a canvas measures it), else estimated.
 
 import { lutIndex, lutCss } from './palette.js';
 import { tokenLabel, formatCell } from './format.js';
-import { STEP_INFO } from './steps.js';
-
-const SUB = '\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089';
-const sub = (n) => String(n).split('').map((d) => SUB[Number(d)]).join('');
+import { stepEntry, STEP_REGISTRY } from './steps.js';
 
 /**
- * The matrix a step is about: {title, caption, rows, cols, values, rowLabels,
- * colLabels, kind ('diverging'|'sequential'), blocked (Uint8Array or null)}.
+ * The matrix a step is about (each step's `figure` in the registry, steps.js):
+ * {title, caption, rows, cols, values, rowLabels, colLabels, kind
+ * ('diverging'|'sequential'), blocked (Uint8Array or null)}.
  */
 export function stepFigure(trace, state) {
   const h = Math.min(Math.max(0, state.head ?? 0), trace.heads.length - 1);
-  const head = trace.heads[h];
   const tokens = trace.tokens.map((t) => tokenLabel(t.text, 12));
-  const dims = (n, offset = 0) => Array.from({ length: n }, (_, i) => String(i + offset));
-  const hd = trace.heads.length > 1 ? ` (head ${h + 1} of ${trace.heads.length})` : '';
-  const D = trace.config.dHead;
-  const byStep = {
-    embeddings: [trace.embeddings, 'Token embeddings X', 'rows: tokens, columns: dimensions', 'diverging', null, dims(trace.embeddings.cols)],
-    positional: [trace.positional, `Positional encoding P (${trace.config.positional})`, 'rows: positions, columns: dimensions', 'diverging', null, dims(trace.positional.cols)],
-    input: [trace.input, 'Input X\u2032 = X + P', 'rows: tokens, columns: dimensions', 'diverging', null, dims(trace.input.cols)],
-    projections: [head.query, `Queries Q${sub(h + 1)} = X\u2032\u00b7W_Q${hd}`, `columns ${h * D}\u2026${(h + 1) * D - 1} of W_Q`, 'diverging', null, dims(D)],
-    scores: [head.scores, `Scores S = Q\u00b7K\u1d40${hd}`, 'rows: queries, columns: keys', 'diverging', null, tokens],
-    scaled: [head.scaled, `Scaled scores S / \u221ad_k${hd}`, trace.config.scale ? `divided by \u221a${D}` : 'scale switched off', 'diverging', null, tokens],
-    masked: [head.scaled, `Masked scores${hd}`, `mask: ${trace.config.mask}; \u2212\u221e = hidden`, 'diverging', trace.mask, tokens],
-    softmax: [head.weights, `Attention weights A = softmax(S)${hd}`, 'each row sums to 1', 'sequential', null, tokens],
-    weighted: [head.output, `Head output O = A\u00b7V${hd}`, 'rows: tokens, columns: head dimensions', 'diverging', null, dims(D)],
-    heads: [head.weights, `Attention weights${hd}`, 'each row sums to 1', 'sequential', null, tokens],
-    concat: [trace.concat, 'Concatenated heads [O\u2081 \u2026 O_H]', 'rows: tokens, columns: dimensions', 'diverging', null, dims(trace.concat.cols)],
-    output: [trace.output, 'Output Y = concat\u00b7W_O', 'rows: tokens, columns: dimensions', 'diverging', null, dims(trace.output.cols)],
-  };
-  const [m, title, caption, kind, mask, colLabels] = byStep[state.step] ?? byStep.embeddings;
+  const entry = stepEntry(state.step) ?? STEP_REGISTRY[0];
+  const { matrix: m, title, caption, kind, mask, cols } = entry.figure(trace, h);
+  const colLabels = cols === 'tokens' ? tokens : Array.from({ length: cols }, (_, i) => String(i));
   let blocked = null;
   if (mask) {
     blocked = new Uint8Array(mask.data.length);
     for (let i = 0; i < blocked.length; i++) blocked[i] = mask.data[i] ? 0 : 1;
   }
-  const stepTitle = STEP_INFO?.[state.step]?.title;
+  const c = trace.config;
+  // no line break inside "C = d_model = 16" and the like (wrapText breaks at plain spaces only)
+  const keep = (text) => text.replace(/ /g, '\u00a0');
+  const sizes = [keep(`C = d_model = ${c.dModel}`), keep(`H = ${c.heads} head${c.heads === 1 ? '' : 's'}`), keep(`d_k = ${c.dHead}`), trace.model ? 'trained weights' : keep(`seed ${c.seed}`)];
   return {
-    title, caption: `${caption}. Sentence: \u201c${tokenLabel(trace.sentence ?? '', 60)}\u201d. d_model ${trace.config.dModel}, ${trace.config.heads} heads, seed ${trace.config.seed}.`,
-    step: state.step, stepTitle,
+    title, caption: `${caption}. Sentence: \u201c${tokenLabel(trace.sentence ?? '', 60)}\u201d (${sizes.join(', ')}).`,
+    step: state.step, stepTitle: stepEntry(state.step)?.title,
     rows: m.rows, cols: m.cols, values: m.data, rowLabels: tokens, colLabels, kind, blocked,
   };
 }
 
-/** Sizes and positions shared by the SVG and PNG renderers. */
-export function figureLayout(fig) {
+const TITLE_PX = 18;
+const TEXT_PX = 12;
+
+/** A width estimate (px) of text in a sans font of `px` pixels, on the generous side. */
+export function estimateWidth(text, px) {
+  let w = 0;
+  for (const ch of text) w += /[mwMW@%\u2014]/.test(ch) ? 0.95 : /[A-Z\u221a\u2211\u03a3]/.test(ch) ? 0.72 : /[\s.,:;'\u2019il|]/.test(ch) ? 0.34 : 0.6;
+  return w * px;
+}
+
+/** measure(text, px) with a canvas of the document, in the palette's font. */
+export function canvasMeasure(doc, font) {
+  const ctx = doc.createElement('canvas').getContext('2d');
+  return (text, px, weight = 400) => {
+    ctx.font = `${weight} ${px}px ${font}`;
+    return ctx.measureText(text).width;
+  };
+}
+
+/** Lines of at most maxWidth (a word longer than that is cut at characters). */
+export function wrapText(text, maxWidth, measure, px, weight) {
+  const lines = [];
+  let line = '';
+  for (const word of String(text).split(/[ \t\n]+/).filter(Boolean)) {
+    const next = line ? `${line} ${word}` : word;
+    if (measure(next, px, weight) <= maxWidth) {
+      line = next;
+      continue;
+    }
+    if (line) lines.push(line);
+    line = '';
+    let rest = word;
+    while (measure(rest, px, weight) > maxWidth) {
+      const chars = Array.from(rest);
+      let n = chars.length - 1;
+      while (n > 1 && measure(chars.slice(0, n).join(''), px, weight) > maxWidth) n--;
+      lines.push(chars.slice(0, n).join(''));
+      rest = chars.slice(n).join('');
+    }
+    line = rest;
+  }
+  if (line) lines.push(line);
+  return lines.length ? lines : [''];
+}
+
+/**
+ * Sizes and positions shared by the SVG and PNG renderers. measure(text, px,
+ * weight) gives text widths (estimateWidth when none is given).
+ */
+export function figureLayout(fig, measure = (t, px) => estimateWidth(t, px)) {
   const cell = fig.rows * fig.cols > 4096 ? 8 : fig.cols > 32 ? 14 : 44;
   const showNumbers = cell >= 40;
   const labelW = 16 + 7 * Math.max(3, ...fig.rowLabels.map((l) => l.length));
   const colLabelH = fig.colLabels.length && cell >= 14 ? 10 + 7 * Math.max(2, ...fig.colLabels.map((l) => l.length)) : 12;
-  const top = 64;
   const gridX = labelW;
-  const gridY = top + colLabelH;
   const width = Math.max(gridX + fig.cols * cell + 24, 560);
+  const titleLines = wrapText(fig.title, width - 32, measure, TITLE_PX, 600);
+  const captionLines = wrapText(fig.caption, width - 32, measure, TEXT_PX, 400);
+  // title baselines 28, 50, …; caption lines 16 px apart below it
+  const titleY = titleLines.map((_, i) => 28 + i * 22);
+  const captionY = captionLines.map((_, i) => titleY[titleY.length - 1] + 20 + i * 16);
+  const top = captionY[captionY.length - 1] + 16;
+  const gridY = top + colLabelH;
   const height = gridY + fig.rows * cell + 56;
   let range = 0;
   for (let i = 0; i < fig.values.length; i++) {
@@ -70,7 +112,7 @@ export function figureLayout(fig) {
     if (a > range && Number.isFinite(a)) range = a;
   }
   if (fig.kind === 'sequential') range = Math.max(range, 1e-9);
-  return { cell, showNumbers, labelW, colLabelH, top, gridX, gridY, width, height, range };
+  return { cell, showNumbers, labelW, colLabelH, top, gridX, gridY, width, height, range, titleLines, titleY, captionLines, captionY };
 }
 
 function cellStyle(fig, L, palette, i) {
@@ -92,15 +134,15 @@ export function escapeXml(text) {
     .replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' }[c]));
 }
 
-/** A standalone SVG document (string). Every text is escaped. */
-export function figureToSvg(fig, palette) {
-  const L = figureLayout(fig);
+/** A standalone SVG document (string). Every text is escaped. doc: measure the text with its canvas. */
+export function figureToSvg(fig, palette, { doc = null } = {}) {
+  const L = figureLayout(fig, doc ? canvasMeasure(doc, palette.font) : undefined);
   const font = escapeXml(palette.font);
   const out = [];
   out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${L.width}" height="${L.height}" viewBox="0 0 ${L.width} ${L.height}" font-family="${font}">`);
   out.push(`<rect width="100%" height="100%" fill="${escapeXml(palette.surface)}"/>`);
-  out.push(`<text x="16" y="28" font-size="18" font-weight="600" fill="${escapeXml(palette.text)}">${escapeXml(fig.title)}</text>`);
-  out.push(`<text x="16" y="48" font-size="12" fill="${escapeXml(palette.muted)}">${escapeXml(fig.caption)}</text>`);
+  L.titleLines.forEach((line, i) => out.push(`<text x="16" y="${L.titleY[i]}" font-size="${TITLE_PX}" font-weight="600" fill="${escapeXml(palette.text)}">${escapeXml(line)}</text>`));
+  L.captionLines.forEach((line, i) => out.push(`<text x="16" y="${L.captionY[i]}" font-size="${TEXT_PX}" fill="${escapeXml(palette.muted)}">${escapeXml(line)}</text>`));
   for (let r = 0; r < fig.rows; r++) {
     const y = L.gridY + r * L.cell + L.cell / 2;
     out.push(`<text x="${L.gridX - 6}" y="${y}" font-size="12" text-anchor="end" dominant-baseline="middle" fill="${escapeXml(palette.text)}">${escapeXml(fig.rowLabels[r] ?? r)}</text>`);
@@ -130,7 +172,7 @@ export function figureToSvg(fig, palette) {
 
 /** Draws the figure on a new canvas (2× for sharp slides). */
 export function figureToCanvas(fig, palette, doc, scale = 2) {
-  const L = figureLayout(fig);
+  const L = figureLayout(fig, canvasMeasure(doc, palette.font));
   const canvas = doc.createElement('canvas');
   canvas.width = Math.ceil(L.width * scale);
   canvas.height = Math.ceil(L.height * scale);
@@ -139,12 +181,12 @@ export function figureToCanvas(fig, palette, doc, scale = 2) {
   ctx.fillStyle = palette.surface;
   ctx.fillRect(0, 0, L.width, L.height);
   ctx.fillStyle = palette.text;
-  ctx.font = `600 18px ${palette.font}`;
+  ctx.font = `600 ${TITLE_PX}px ${palette.font}`;
   ctx.textBaseline = 'alphabetic';
-  ctx.fillText(fig.title, 16, 28);
+  L.titleLines.forEach((line, i) => ctx.fillText(line, 16, L.titleY[i]));
   ctx.fillStyle = palette.muted;
-  ctx.font = `12px ${palette.font}`;
-  ctx.fillText(fig.caption, 16, 48);
+  ctx.font = `400 ${TEXT_PX}px ${palette.font}`;
+  L.captionLines.forEach((line, i) => ctx.fillText(line, 16, L.captionY[i]));
   ctx.fillStyle = palette.text;
   ctx.textAlign = 'right';
   ctx.textBaseline = 'middle';

@@ -8,6 +8,7 @@
 import { el } from './views/dom.js';
 import { createController } from './controller.js';
 import { figureToSvg, figureToPng, download } from './export.js';
+import { NOTATION } from './notation.js';
 
 /**
  * "Save PNG", "Save SVG" and "Copy link" under the step panel. linkFor(state)
@@ -38,7 +39,7 @@ function createExportBar(bar, controller, { linkFor = null, linkStatus = null } 
   svg.addEventListener('click', () => {
     const fig = controller.figure();
     if (!fig) return;
-    download(doc, new Blob([figureToSvg(fig, controller.palette())], { type: 'image/svg+xml' }), `${name()}.svg`);
+    download(doc, new Blob([figureToSvg(fig, controller.palette(), { doc })], { type: 'image/svg+xml' }), `${name()}.svg`);
     say('SVG saved.');
   });
   link.addEventListener('click', async () => {
@@ -58,6 +59,13 @@ function createExportBar(bar, controller, { linkFor = null, linkStatus = null } 
     say(linkStatus ? await linkStatus(url, copied).catch(() => text) : text);
   });
   bar.append(png, svg, link, status, linkBox);
+}
+
+/** The "Notation" legend: collapsed, one line until opened. */
+function createNotation() {
+  const list = el('dl', 'notation-list');
+  for (const [symbol, meaning] of NOTATION) list.append(el('dt', null, { text: symbol }), el('dd', null, { text: meaning }));
+  return el('details', 'notation', { testid: 'notation' }, el('summary', null, { text: 'Notation' }), list);
 }
 
 function card(className, title) {
@@ -107,7 +115,8 @@ export function mountPlayground(root, options = {}) {
   const selection = el('div', 'selection', { attrs: { role: 'group', 'aria-label': 'What to show' } });
   const panel = el('div', 'panel', { testid: 'panel' });
   const exportBar = el('div', 'export-bar', { attrs: { role: 'group', 'aria-label': 'Export' } });
-  panelCard.append(selection, panel, exportBar);
+  const notation = createNotation();
+  panelCard.append(selection, notation, panel, exportBar);
   const main = el('div', 'ap-main', {}, stepperCard, panelCard);
   const layoutEl = el('div', 'ap-layout', {}, side, main);
   const tipLayer = el('div', 'ap-tip-layer');

@@ -10,16 +10,14 @@
 
 import { POSITIONALS, MASKS } from '../engine.js';
 import { cutText } from './text.js';
+import { STEPS } from './steps.js';
+import { encodeCells, decodeCells } from './mask-cells.js';
 
-export const STEPS = Object.freeze([
-  'embeddings', 'positional', 'input', 'projections', 'scores', 'scaled',
-  'masked', 'softmax', 'weighted', 'heads', 'concat', 'output',
-]);
 export const WIDTHS = Object.freeze([4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024]);
 export const HEAD_CHOICES = Object.freeze([1, 2, 3, 4, 6, 8, 12, 16, 32]);
 export const SPEEDS = Object.freeze([0.25, 0.5, 1, 2, 4]);
 export const THEMES = Object.freeze(['system', 'light', 'dark']);
-export { POSITIONALS, MASKS };
+export { POSITIONALS, MASKS, STEPS };
 
 /** The model picker: two trained models shipped with the page, and seeded random weights
  * (the only one the width, heads, seed, positional, mask and scale controls act on). A model
@@ -49,7 +47,7 @@ export const DEFAULT_BATCH = Object.freeze([
 /**
  * Every field: its URL parameter, kind and default. Kinds: text, lines (array
  * of strings), int {min, max}, choice {choices}, bool, cells (blocked mask
- * cells as "query-key" strings).
+ * cells as "query-key" strings; in the URL grouped by query, see mask-cells.js).
  */
 export const FIELDS = Object.freeze({
   model: { param: 'model', kind: 'model', default: DEFAULT_MODEL, label: 'model' },
@@ -151,11 +149,8 @@ function parseField(f, raw) {
       return { value: lines };
     }
     case 'cells': {
-      if (raw === '') return { value: [] };
-      const parts = raw.split('.');
-      if (parts.length > MAX_CUSTOM_CELLS) return { error: `more than ${MAX_CUSTOM_CELLS} cells` };
-      if (!parts.every((p) => CELL_RE.test(p))) return { error: 'must be cells like 0-1.0-2 (query-key)' };
-      return { value: canonicalCells(parts) };
+      const r = decodeCells(raw, { maxIndex: MAX_INDEX, maxCells: MAX_CUSTOM_CELLS });
+      return r.error ? { error: r.error } : { value: canonicalCells(r.cells) };
     }
     default:
       return { error: 'unknown kind' };
@@ -176,7 +171,7 @@ function writeField(f, value) {
   switch (f.kind) {
     case 'lines': return value.join('\n');
     case 'bool': return value ? '1' : '0';
-    case 'cells': return value.join('.');
+    case 'cells': return encodeCells(value);
     default: return String(value);
   }
 }

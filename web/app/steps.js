@@ -1,25 +1,108 @@
-// The twelve steps in the order the computation runs, with their titles.
-// The names are the URL's `step` values and the views' data-step attributes.
+// The playground's twelve steps, in the order the computation runs: the one
+// registry that the URL (state.js), the step list and panel (views/stepper.js,
+// views/panel.js), the figure export (export.js) and the tests all read.
+// A new step is one entry here plus its view module, views/step-*.js.
+//
+// Each entry:
+//   id            the URL's `step` value and the views' data-step attribute
+//   short, title  the step button's label and the panel's title
+//   titleFor      (optional) trace => the panel's title when it depends on the trace
+//   view          (section, ctx) => {update(trace, v)}: the step's view; it touches
+//                 the DOM only when called, so this module imports in Node
+//   figure        (trace, h) => {matrix, title, caption, kind, mask, cols}: what the
+//                 export draws for head h (cols: 'tokens' or a number of dimensions)
 
-import { STEPS } from './state.js';
+import { figureTitle } from './notation.js';
+import { createEmbeddingsStep } from './views/step-embeddings.js';
+import { createPositionalStep } from './views/step-positional.js';
+import { createInputStep } from './views/step-input.js';
+import { createProjectionsStep } from './views/step-projections.js';
+import { createScoresStep } from './views/step-scores.js';
+import { createScaledStep } from './views/step-scaled.js';
+import { createMaskedStep } from './views/step-masked.js';
+import { createSoftmaxStep } from './views/step-softmax.js';
+import { createWeightedStep } from './views/step-weighted.js';
+import { createHeadsStep } from './views/step-heads.js';
+import { createConcatStep } from './views/step-concat.js';
+import { createOutputStep } from './views/step-output.js';
 
-export const STEP_INFO = Object.freeze({
-  embeddings: { short: 'Embed', title: 'Token embeddings X' },
-  positional: { short: 'Position', title: 'Positional encoding P' },
-  input: { short: 'Input', title: 'Input X\u2032 = X + P', trainedTitle: 'Input: the residual stream x, and X\u2032 = LayerNorm(x)' },
-  projections: { short: 'Q, K, V', title: 'Queries, keys and values' },
-  scores: { short: 'Q\u00b7K\u1d40', title: 'Scores S = Q\u00b7K\u1d40' },
-  scaled: { short: 'Scale', title: 'Scaling by 1/\u221ad_k' },
-  masked: { short: 'Mask', title: 'Masking' },
-  softmax: { short: 'Softmax', title: 'Softmax: scores become weights' },
-  weighted: { short: '\u00d7 V', title: 'Weighted sum of the values' },
-  heads: { short: 'Heads', title: 'All heads side by side' },
-  concat: { short: 'Concat', title: 'Concatenating the heads' },
-  output: { short: 'W\u2092', title: 'Output projection Y = concat\u00b7W\u2092' },
-});
+/** The figure of a step: its matrix and the title the page shows above it (notation.js). */
+const fig = (id, t, h, matrix, rest) => ({ matrix, title: figureTitle(id, t, h), ...rest });
 
-export function stepIndex(name) {
-  return STEPS.indexOf(name);
+export const STEP_REGISTRY = Object.freeze([
+  {
+    id: 'embeddings', short: 'Embed', title: 'Token embeddings X',
+    view: createEmbeddingsStep,
+    figure: (t, h) => fig('embeddings', t, h, t.embeddings, { caption: 'rows: tokens, columns: dimensions', kind: 'diverging', cols: t.embeddings.cols }),
+  },
+  {
+    id: 'positional', short: 'Position', title: 'Positional encoding P',
+    view: createPositionalStep,
+    figure: (t, h) => fig('positional', t, h, t.positional, { caption: `${t.config.positional} positions; rows: positions, columns: dimensions`, kind: 'diverging', cols: t.positional.cols }),
+  },
+  {
+    id: 'input', short: 'Input', title: 'Input X\u2032 = X + P',
+    titleFor: (t) => (!t.model ? 'Input X\u2032 = X + P' : t.model.layernorm ? 'Input: the residual stream x, and X\u2032 = LayerNorm(x)' : 'Input: the residual stream x'),
+    view: createInputStep,
+    figure: (t, h) => fig('input', t, h, t.input, { caption: 'rows: tokens, columns: dimensions', kind: 'diverging', cols: t.input.cols }),
+  },
+  {
+    id: 'projections', short: 'Q, K, V', title: 'Queries, keys and values',
+    view: createProjectionsStep,
+    figure: (t, h) => {
+      const dk = t.config.dHead;
+      return fig('projections', t, h, t.heads[h].query, { caption: `head ${h + 1} of ${t.heads.length} uses columns ${h * dk}\u2026${(h + 1) * dk - 1} of W_Q; rows: tokens, columns: the head's d_k = ${dk} dimensions`, kind: 'diverging', cols: dk });
+    },
+  },
+  {
+    id: 'scores', short: 'Q\u00b7K\u1d40', title: 'Scores S = Q\u00b7K\u1d40',
+    view: createScoresStep,
+    figure: (t, h) => fig('scores', t, h, t.heads[h].scores, { caption: 'rows: queries, columns: keys', kind: 'diverging', cols: 'tokens' }),
+  },
+  {
+    id: 'scaled', short: 'Scale', title: 'Scaling by 1/\u221ad_k',
+    titleFor: (t) => (t.config.scale ? 'Scaling by 1/\u221ad_k' : 'Scaling by 1/\u221ad_k: switched off, S\u2032 = S'),
+    view: createScaledStep,
+    figure: (t, h) => fig('scaled', t, h, t.heads[h].scaled, { caption: t.config.scale ? `S divided by \u221ad_k = \u221a${t.config.dHead}; rows: queries, columns: keys` : 'scaling is off, so these are the raw scores S; rows: queries, columns: keys', kind: 'diverging', cols: 'tokens' }),
+  },
+  {
+    id: 'masked', short: 'Mask', title: 'Masking',
+    view: createMaskedStep,
+    figure: (t, h) => fig('masked', t, h, t.heads[h].scaled, { caption: `mask: ${t.config.mask}; \u2212\u221e = hidden`, kind: 'diverging', mask: t.mask, cols: 'tokens' }),
+  },
+  {
+    id: 'softmax', short: 'Softmax', title: 'Softmax: scores become weights',
+    view: createSoftmaxStep,
+    figure: (t, h) => fig('softmax', t, h, t.heads[h].weights, { caption: 'rows: queries, columns: keys; each row sums to 1', kind: 'sequential', cols: 'tokens' }),
+  },
+  {
+    id: 'weighted', short: '\u00d7 V', title: 'Weighted sum of the values',
+    view: createWeightedStep,
+    figure: (t, h) => fig('weighted', t, h, t.heads[h].output, { caption: `rows: tokens, columns: the head's d_k = ${t.config.dHead} dimensions`, kind: 'diverging', cols: t.config.dHead }),
+  },
+  {
+    id: 'heads', short: 'Heads', title: 'All heads side by side',
+    view: createHeadsStep,
+    figure: (t, h) => fig('heads', t, h, t.heads[h].weights, { caption: 'rows: queries, columns: keys; each row sums to 1', kind: 'sequential', cols: 'tokens' }),
+  },
+  {
+    id: 'concat', short: 'Concat', title: 'Concatenating the heads',
+    view: createConcatStep,
+    figure: (t, h) => fig('concat', t, h, t.concat, { caption: `rows: tokens, columns: C = ${t.config.dModel} dimensions, d_k = ${t.config.dHead} from each head`, kind: 'diverging', cols: t.concat.cols }),
+  },
+  {
+    id: 'output', short: 'W_O', title: 'Output projection Y = concat\u00b7W_O',
+    view: createOutputStep,
+    figure: (t, h) => fig('output', t, h, t.output, { caption: 'rows: tokens, columns: dimensions', kind: 'diverging', cols: t.output.cols }),
+  },
+].map((s) => Object.freeze(s)));
+
+/** The step ids in order. */
+export const STEPS = Object.freeze(STEP_REGISTRY.map((s) => s.id));
+
+const BY_ID = new Map(STEP_REGISTRY.map((s) => [s.id, s]));
+
+/** The registry entry of a step id (undefined for an unknown id). */
+export function stepEntry(id) {
+  return BY_ID.get(id);
 }
-
-export { STEPS };

@@ -80,17 +80,6 @@ export function note(parent, className = 'figure-note') {
   return n;
 }
 
-const labelCache = new WeakMap();
-/** Token texts of a trace (cached). */
-export function tokenTexts(trace) {
-  let t = labelCache.get(trace);
-  if (!t) {
-    t = trace.tokens.map((x) => x.text);
-    labelCache.set(trace, t);
-  }
-  return t;
-}
-
 export function tok(trace, i) {
   return quoted(trace.tokens[i]?.text ?? '?', 14);
 }

@@ -10,6 +10,57 @@ import { modelLabel } from '../models.js';
 const POSITIONAL_TEXT = { none: 'none', sinusoidal: 'sinusoidal', learned: 'learned' };
 const MASK_TEXT = { none: 'none', causal: 'causal', padding: 'padding', 'causal+padding': 'causal + padding', custom: 'custom (click cells)' };
 
+/** The seed box: a whole number from 0 to 2³²−1 goes out (after a pause in typing, or on change); anything else is marked invalid. */
+function createSeedInput(onSeed) {
+  const seed = el('input', 'control', { type: 'number', min: '0', max: '4294967295', step: '1', inputMode: 'numeric' });
+  let seedTimer = 0;
+  const commitSeed = () => {
+    clearTimeout(seedTimer);
+    const n = Number(seed.value);
+    if (seed.value !== '' && Number.isInteger(n) && n >= 0 && n <= 4294967295) {
+      seed.removeAttribute('aria-invalid');
+      onSeed(n);
+    } else {
+      seed.setAttribute('aria-invalid', 'true');
+    }
+  };
+  seed.addEventListener('input', () => {
+    clearTimeout(seedTimer);
+    seedTimer = setTimeout(commitSeed, 300);
+  });
+  seed.addEventListener('change', commitSeed);
+  return seed;
+}
+
+/** The head choices for a width: divisors of it from HEAD_CHOICES, plus the current count. */
+function headOptions(state) {
+  const hs = HEAD_CHOICES.filter((h) => h <= state.dModel && state.dModel % h === 0);
+  if (!hs.includes(state.heads)) hs.push(state.heads);
+  hs.sort((a, b) => a - b);
+  return hs.map((h) => ({ value: h, text: `${h}  (d_k = ${state.dModel / h})` }));
+}
+
+/**
+ * Under the mask: why a padding mask changes nothing on a single sentence, and
+ * a button to batch mode (where sentences of different lengths get [PAD]).
+ */
+function createMaskNote(toBatchMode, { canBatch }) {
+  const why = el('span', null);
+  const toBatch = el('button', 'btn btn-small', { type: 'button', text: 'Switch to batch mode', testid: 'mask-to-batch', hidden: !canBatch });
+  toBatch.addEventListener('click', toBatchMode);
+  const element = el('p', 'field-hint mask-note', { testid: 'mask-note', hidden: true, attrs: { role: 'note' } }, why, ' ', toBatch);
+  return {
+    element,
+    update(state, hidden = false) {
+      element.hidden = hidden || state.batch || (state.mask !== 'padding' && state.mask !== 'causal+padding');
+      if (element.hidden) return;
+      why.textContent = state.mask === 'padding'
+        ? 'One sentence has no [PAD] tokens, so the padding mask hides nothing: every weight is as with no mask. Padding appears when sentences of different lengths are batched.'
+        : 'One sentence has no [PAD] tokens, so causal + padding is just causal here. Padding appears when sentences of different lengths are batched.';
+    },
+  };
+}
+
 export function createControls(root, { onChange, visible = null, labModel = () => null }) {
   const model = el('select', 'control', { testid: 'model-picker' });
   const modelAbout = el('p', 'model-about', { testid: 'model-about' });
@@ -17,7 +68,7 @@ export function createControls(root, { onChange, visible = null, labModel = () =
   model.addEventListener('change', () => onChange({ model: model.value }));
   const width = el('select', 'control');
   const heads = el('select', 'control');
-  const seed = el('input', 'control', { type: 'number', min: '0', max: '4294967295', step: '1', inputMode: 'numeric' });
+  const seed = createSeedInput((n) => onChange({ seed: n }));
   const positional = el('select', 'control');
   const mask = el('select', 'control');
   const scale = el('input', null, { type: 'checkbox' });
@@ -29,23 +80,6 @@ export function createControls(root, { onChange, visible = null, labModel = () =
   positional.addEventListener('change', () => onChange({ positional: positional.value }));
   mask.addEventListener('change', () => onChange({ mask: mask.value }));
   scale.addEventListener('change', () => onChange({ scale: scale.checked }));
-  let seedTimer = 0;
-  const commitSeed = () => {
-    clearTimeout(seedTimer);
-    const n = Number(seed.value);
-    if (seed.value !== '' && Number.isInteger(n) && n >= 0 && n <= 4294967295) {
-      seed.removeAttribute('aria-invalid');
-      onChange({ seed: n });
-    } else {
-      seed.setAttribute('aria-invalid', 'true');
-    }
-  };
-  seed.addEventListener('input', () => {
-    clearTimeout(seedTimer);
-    seedTimer = setTimeout(commitSeed, 300);
-  });
-  seed.addEventListener('change', commitSeed);
-
   scale.id = uniqueId('scale');
   const scaleField = el('div', 'field field-check', {},
     scale, el('label', 'field-label', { htmlFor: scale.id, text: 'Scale by 1/\u221ad_k' }));
@@ -59,7 +93,8 @@ export function createControls(root, { onChange, visible = null, labModel = () =
     mask: field('Mask', mask),
     scale: scaleField,
   };
-  const grid = el('div', 'controls-grid', {}, ...Object.values(fields));
+  const maskNote = createMaskNote(() => onChange({ batch: true }), { canBatch: !visible || visible.includes('batch') });
+  const grid = el('div', 'controls-grid', {}, fields.dModel, fields.heads, fields.seed, fields.positional, fields.mask, maskNote.element, fields.scale);
   root.append(modelField, grid, fixedNote);
   if (visible) for (const [name, f] of Object.entries(fields)) f.hidden = !visible.includes(name);
   if (visible && !visible.includes('model')) modelField.hidden = true;
@@ -97,6 +132,7 @@ export function createControls(root, { onChange, visible = null, labModel = () =
       setValue(model, state.model);
       modelAbout.textContent = isTrainedModel(state.model) ? (entry?.about ?? 'Loading\u2026') : 'Random but seeded weights: width, heads, seed and the rest below change them. Nothing here was learned.';
       if (isTrainedModel(state.model)) {
+        maskNote.update(null, true);
         showTrained(entry, state);
         return;
       }
@@ -105,12 +141,10 @@ export function createControls(root, { onChange, visible = null, labModel = () =
         x.removeAttribute('title');
       }
       fixedNote.hidden = true;
+      maskNote.update(state, fields.mask.hidden);
       const widths = WIDTHS.includes(state.dModel) ? WIDTHS : [...WIDTHS, state.dModel].sort((a, b) => a - b);
       setOptions(width, widths.map((c) => ({ value: c, text: String(c) })));
-      const hs = HEAD_CHOICES.filter((h) => h <= state.dModel && state.dModel % h === 0);
-      if (!hs.includes(state.heads)) hs.push(state.heads);
-      hs.sort((a, b) => a - b);
-      setOptions(heads, hs.map((h) => ({ value: h, text: `${h}  (d_k = ${state.dModel / h})` })));
+      setOptions(heads, headOptions(state));
       setValue(width, state.dModel);
       setValue(heads, state.heads);
       if (seed.getRootNode().activeElement !== seed) setValue(seed, state.seed);

@@ -1,38 +1,29 @@
 // The step panel: the current step's title, then that step's own view. Step
 // views are created the first time they are shown; only the current one is
-// updated, so a step change never pays for the other eleven.
+// updated, so a step change never pays for the other eleven. `steps` is the
+// registry (steps.js): each entry's id, title and view factory.
 
 import { el } from './dom.js';
-import { STEPS, STEP_INFO } from '../steps.js';
-import { createEmbeddingsStep } from './step-embeddings.js';
-import { createPositionalStep } from './step-positional.js';
-import { createInputStep } from './step-input.js';
-import { createProjectionsStep } from './step-projections.js';
-import { createScoresStep } from './step-scores.js';
-import { createScaledStep } from './step-scaled.js';
-import { createMaskedStep } from './step-masked.js';
-import { createSoftmaxStep } from './step-softmax.js';
-import { createWeightedStep } from './step-weighted.js';
-import { createHeadsStep } from './step-heads.js';
-import { createConcatStep } from './step-concat.js';
-import { createOutputStep } from './step-output.js';
 
-const FACTORIES = {
-  embeddings: createEmbeddingsStep,
-  positional: createPositionalStep,
-  input: createInputStep,
-  projections: createProjectionsStep,
-  scores: createScoresStep,
-  scaled: createScaledStep,
-  masked: createMaskedStep,
-  softmax: createSoftmaxStep,
-  weighted: createWeightedStep,
-  heads: createHeadsStep,
-  concat: createConcatStep,
-  output: createOutputStep,
-};
+/**
+ * How far to scroll (px, 0 = not at all) so that a figure with bounding box r
+ * shows between y = top and y = bottom: a figure that fits is in view when it
+ * is wholly inside; a taller one when it fills at least 90% of the space.
+ * (tests/browser/harness.mjs waitFigureInView checks the same rule.)
+ */
+export function figureOffset(r, top, bottom) {
+  const avail = bottom - top;
+  if (avail <= 0) return 0;
+  if (r.height <= avail) {
+    if (r.top >= top - 1 && r.bottom <= bottom + 1) return 0;
+    return r.top < top ? r.top - top : r.bottom - bottom;
+  }
+  const visible = Math.min(r.bottom, bottom) - Math.max(r.top, top);
+  return visible >= 0.9 * avail ? 0 : r.top - top;
+}
 
-export function createStepPanel(root, ctx) {
+export function createStepPanel(root, ctx, steps) {
+  const byId = new Map(steps.map((s) => [s.id, s]));
   const counter = el('span', 'panel-counter', { testid: 'step-counter' });
   const title = el('h2', 'panel-title', { testid: 'step-title' });
   const header = el('div', 'panel-header', {}, counter, title);
@@ -45,23 +36,38 @@ export function createStepPanel(root, ctx) {
 
   function viewFor(step) {
     if (!views.has(step)) {
-      const section = el('section', null, { attrs: { 'aria-label': STEP_INFO[step].title } });
+      const section = el('section', null, { attrs: { 'aria-label': byId.get(step).title } });
       body.append(section);
       sections.set(step, section);
-      views.set(step, FACTORIES[step](section, ctx));
+      views.set(step, byId.get(step).view(section, ctx));
     }
     return views.get(step);
   }
 
   function setHeader(step, trace) {
-    const n = STEPS.indexOf(step) + 1;
-    counter.textContent = `Step ${n} of ${STEPS.length}${trace?.model && trace.model.layers > 1 ? ` \u00b7 layer ${trace.model.layer + 1} of ${trace.model.layers}` : ''}`;
-    const info = STEP_INFO[step];
-    title.textContent = trace?.model && info.trainedTitle ? (trace.model.layernorm ? info.trainedTitle : 'Input: the residual stream x') : info.title;
+    const n = steps.indexOf(byId.get(step)) + 1;
+    counter.textContent = `Step ${n} of ${steps.length}${trace?.model && trace.model.layers > 1 ? ` \u00b7 layer ${trace.model.layer + 1} of ${trace.model.layers}` : ''}`;
+    const info = byId.get(step);
+    title.textContent = trace && info.titleFor ? info.titleFor(trace) : info.title;
     root.dataset.step = step;
   }
 
   return {
+    /**
+     * Brings the current step's main figure (its first row of figures) into
+     * view when it is not: wholly when it fits between `top` (the bottom of
+     * what covers the page, e.g. the sticky stepper) and the window's bottom,
+     * else its top at `top`. Returns true when it scrolled.
+     */
+    reveal({ top = 0, smooth = true } = {}) {
+      const section = sections.get(current);
+      const fig = section?.querySelector('.figures > .figure-row') ?? section?.querySelector('.figures');
+      if (!fig || body.hidden) return false;
+      const off = figureOffset(fig.getBoundingClientRect(), top + 8, fig.ownerDocument.defaultView.innerHeight - 8);
+      if (!off) return false;
+      fig.ownerDocument.defaultView.scrollBy({ top: off, behavior: smooth ? 'smooth' : 'auto' });
+      return true;
+    },
     /** Shows a status (loading, no tokens yet, engine failed) instead of the step. */
     status(kind, text) {
       status.hidden = false;

@@ -7,61 +7,11 @@ import { tokenLabel } from '../format.js';
 
 const MAX_CHIPS = 300;
 
-export function createSentenceView(root, { onSentence, onBatchText, onBatch, onShown, onSelectQuery, visible = null }) {
-  const input = el('input', 'control control-sentence', { type: 'text', maxLength: MAX_SENTENCE_CHARS, spellcheck: false, autocomplete: 'off', dir: 'auto', testid: 'sentence' });
-  const sentenceField = field('Sentence', input, { className: 'field field-wide' });
-  const textarea = el('textarea', 'control control-batch', { rows: 4, spellcheck: false, dir: 'auto', maxLength: MAX_BATCH_CHARS, testid: 'batch-sentences' });
-  const batchField = field('Batch sentences', textarea, { className: 'field field-wide', hint: `One sentence per line; the first ${MAX_BATCH} are computed. Shorter ones are padded with [PAD].` });
-  // how many lines there are and which are computed: said as soon as a line is typed, not after
-  const batchStatus = el('p', 'field-hint batch-status', { testid: 'batch-status', attrs: { 'aria-live': 'polite' } });
-  batchField.append(batchStatus);
-  const batchBox = el('input', null, { type: 'checkbox', id: uniqueId('batch') });
-  const batchToggle = el('div', 'field field-check', {}, batchBox, el('label', 'field-label', { htmlFor: batchBox.id, text: 'Batch mode' }));
-  const shown = el('select', 'control');
-  const shownField = field('Sentence shown', shown);
-  const batchRow = el('div', 'batch-row', {}, batchToggle);
-  const count = el('p', 'token-count', { testid: 'token-count', attrs: { 'aria-live': 'polite' } });
-  const unknownLine = el('p', 'token-count token-unknown', { testid: 'token-unknown', hidden: true });
-  const chips = el('ol', 'chips', { testid: 'chips', attrs: { 'aria-label': 'Tokens (select one as the query)' } });
-  root.append(sentenceField, batchRow, batchField, shownField, count, unknownLine, chips);
-  if (visible && !visible.includes('batch')) batchRow.hidden = true;
-
-  let timer = 0;
-  input.addEventListener('input', () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => onSentence(input.value), 150);
-  });
-  input.addEventListener('change', () => {
-    clearTimeout(timer);
-    onSentence(input.value);
-  });
-  let batchTimer = 0;
-  textarea.addEventListener('input', () => {
-    showBatchStatus(splitLines(textarea.value).length);
-    clearTimeout(batchTimer);
-    batchTimer = setTimeout(() => onBatchText(textarea.value), 250);
-  });
-  textarea.addEventListener('change', () => {
-    clearTimeout(batchTimer);
-    onBatchText(textarea.value);
-  });
-  batchBox.addEventListener('change', () => onBatch(batchBox.checked));
-  shown.addEventListener('change', () => onShown(Number(shown.value)));
-
-  function showBatchStatus(n) {
-    batchStatus.classList.toggle('is-over', n > MAX_BATCH);
-    if (n <= MAX_BATCH) {
-      batchStatus.textContent = `${n} of at most ${MAX_BATCH} sentences computed.`;
-    } else {
-      const extra = n === MAX_BATCH + 1 ? `Line ${MAX_BATCH + 1} is` : `Lines ${MAX_BATCH + 1}\u2013${n} are`;
-      batchStatus.textContent = `${n} sentences: the first ${MAX_BATCH} are computed. ${extra} kept here and in the link, not computed.`;
-    }
-  }
-
+/** The tokens as chips (text + id); a click makes one the query. render(trace, q) rebuilds only when the tokens change. */
+function createChips(chips, onSelectQuery) {
   let chipsKey = null;
   let selected = -1;
-
-  function renderChips(trace, q) {
+  return function render(trace, q) {
     const key = trace.tokens.map((t) => `${t.id}\u0000${t.text}\u0000${t.typed ?? ''}`).join('\u0001');
     if (chipsKey === key) {
       if (selected !== q) {
@@ -89,7 +39,124 @@ export function createSentenceView(root, { onSentence, onBatchText, onBatch, onS
     if (trace.tokens.length > MAX_CHIPS) items.push(el('li', 'chips-more', { text: `+ ${trace.tokens.length - MAX_CHIPS} more` }));
     chips.append(...items);
     selected = q;
+  };
+}
+
+/** How many batch lines there are and which are computed. */
+function batchStatusText(n) {
+  if (n <= MAX_BATCH) return `${n} of at most ${MAX_BATCH} sentences computed.`;
+  const extra = n === MAX_BATCH + 1 ? `Line ${MAX_BATCH + 1} is` : `Lines ${MAX_BATCH + 1}\u2013${n} are`;
+  return `${n} sentences: the first ${MAX_BATCH} are computed. ${extra} kept here and in the link, not computed.`;
+}
+
+/** "12 tokens (3 of them [PAD]), T = 12. …" */
+function countText(trace) {
+  const T = trace.tokens.length;
+  const pads = T - trace.realTokens;
+  return `${T} token${T === 1 ? '' : 's'}${pads ? ` (${pads} of them [PAD])` : ''}, T = ${T}. Click one to make it the query.`;
+}
+
+/** The words a trained model reads as [UNK], or ''. */
+function unknownText(trace) {
+  const unknown = [...new Set(trace.tokens.filter((t) => t.unknown).map((t) => t.typed))];
+  if (!unknown.length) return '';
+  return `Not in this model\u2019s vocabulary, so read as [UNK]: ${unknown.slice(0, 6).map((w) => `\u201c${tokenLabel(w, 16)}\u201d`).join(', ')}${unknown.length > 6 ? ` and ${unknown.length - 6} more` : ''}.`;
+}
+
+/**
+ * The one-sentence box, shown whole: a textarea as tall as its text (up to the
+ * stylesheet's max-height, then it scrolls). Typing sends the sentence after a
+ * pause, Enter or leaving the box at once; Enter adds no line, and a pasted line
+ * break becomes a space, as in a one-line box. Returns {input, fit()}.
+ */
+function createSentenceBox(onSentence) {
+  const input = el('textarea', 'control control-sentence', { rows: 1, maxLength: MAX_SENTENCE_CHARS, spellcheck: false, autocomplete: 'off', dir: 'auto', testid: 'sentence' });
+  let timer = 0;
+  const sendNow = () => {
+    clearTimeout(timer);
+    onSentence(input.value);
+  };
+  input.addEventListener('input', () => {
+    if (/[\r\n]/.test(input.value)) {
+      const at = input.selectionStart;
+      input.value = input.value.replace(/\r\n?|\n/g, ' ');
+      input.setSelectionRange(at, at);
+    }
+    fit();
+    clearTimeout(timer);
+    timer = setTimeout(() => onSentence(input.value), 150);
+  });
+  input.addEventListener('change', sendNow);
+  input.addEventListener('keydown', (e) => {
+    if (e.key !== 'Enter' || e.isComposing) return;
+    e.preventDefault();
+    sendNow();
+  });
+
+  let fittedValue = null;
+  let fittedWidth = 0;
+  function fit() {
+    if (!input.getClientRects().length) return; // not laid out (hidden): the ResizeObserver fits it when shown
+    input.style.height = 'auto';
+    const cs = input.ownerDocument.defaultView.getComputedStyle(input);
+    input.style.height = `${input.scrollHeight + parseFloat(cs.borderTopWidth) + parseFloat(cs.borderBottomWidth)}px`;
+    fittedValue = input.value;
+    fittedWidth = input.clientWidth;
   }
+  // a new width wraps the text differently
+  const win = input.ownerDocument.defaultView;
+  if (win?.ResizeObserver) {
+    new win.ResizeObserver(() => {
+      if (input.clientWidth !== fittedWidth) fit();
+    }).observe(input);
+  }
+  return {
+    input,
+    /** Fits the height when the text changed since the last fit. */
+    fitIfChanged() {
+      if (fittedValue !== input.value) fit();
+    },
+  };
+}
+
+export function createSentenceView(root, { onSentence, onBatchText, onBatch, onShown, onSelectQuery, visible = null }) {
+  const box = createSentenceBox(onSentence);
+  const { input } = box;
+  const sentenceField = field('Sentence', input, { className: 'field field-wide' });
+  const textarea = el('textarea', 'control control-batch', { rows: 4, spellcheck: false, dir: 'auto', maxLength: MAX_BATCH_CHARS, testid: 'batch-sentences' });
+  const batchField = field('Batch sentences', textarea, { className: 'field field-wide', hint: `One sentence per line; the first ${MAX_BATCH} are computed. Shorter ones are padded with [PAD].` });
+  // how many lines there are and which are computed: said as soon as a line is typed, not after
+  const batchStatus = el('p', 'field-hint batch-status', { testid: 'batch-status', attrs: { 'aria-live': 'polite' } });
+  batchField.append(batchStatus);
+  const batchBox = el('input', null, { type: 'checkbox', id: uniqueId('batch') });
+  const batchToggle = el('div', 'field field-check', {}, batchBox, el('label', 'field-label', { htmlFor: batchBox.id, text: 'Batch mode' }));
+  const shown = el('select', 'control');
+  const shownField = field('Sentence shown', shown);
+  const batchRow = el('div', 'batch-row', {}, batchToggle);
+  const count = el('p', 'token-count', { testid: 'token-count', attrs: { 'aria-live': 'polite' } });
+  const unknownLine = el('p', 'token-count token-unknown', { testid: 'token-unknown', hidden: true });
+  const chips = el('ol', 'chips', { testid: 'chips', attrs: { 'aria-label': 'Tokens (select one as the query)' } });
+  root.append(sentenceField, batchRow, batchField, shownField, count, unknownLine, chips);
+  if (visible && !visible.includes('batch')) batchRow.hidden = true;
+
+  let batchTimer = 0;
+  textarea.addEventListener('input', () => {
+    showBatchStatus(splitLines(textarea.value).length);
+    clearTimeout(batchTimer);
+    batchTimer = setTimeout(() => onBatchText(textarea.value), 250);
+  });
+  textarea.addEventListener('change', () => {
+    clearTimeout(batchTimer);
+    onBatchText(textarea.value);
+  });
+  batchBox.addEventListener('change', () => onBatch(batchBox.checked));
+  shown.addEventListener('change', () => onShown(Number(shown.value)));
+
+  function showBatchStatus(n) {
+    batchStatus.classList.toggle('is-over', n > MAX_BATCH);
+    batchStatus.textContent = batchStatusText(n);
+  }
+  const renderChips = createChips(chips, onSelectQuery);
 
   return {
     /** Writes the state into the controls (never while the user is typing in them). */
@@ -106,17 +173,16 @@ export function createSentenceView(root, { onSentence, onBatchText, onBatch, onS
       batchBox.disabled = trained;
       batchBox.title = trained ? 'Batch mode works with random weights' : '';
       sentenceField.hidden = batch;
+      if (!batch) box.fitIfChanged();
       batchField.hidden = !batch;
       shownField.hidden = !batch;
       setOptions(shown, computedSentences(state).map((s, i) => ({ value: i, text: `${i + 1}: ${tokenLabel(s, 24)}` })));
       setValue(shown, state.shown);
       if (trace) {
         renderChips(trace, v.q);
-        const pads = trace.tokens.length - trace.realTokens;
-        count.textContent = `${trace.tokens.length} token${trace.tokens.length === 1 ? '' : 's'}${pads ? ` (${pads} of them [PAD])` : ''}, T = ${trace.tokens.length}. Click one to make it the query.`;
-        const unknown = [...new Set(trace.tokens.filter((t) => t.unknown).map((t) => t.typed))];
-        unknownLine.hidden = unknown.length === 0;
-        unknownLine.textContent = unknown.length ? `Not in this model\u2019s vocabulary, so read as [UNK]: ${unknown.slice(0, 6).map((w) => `\u201c${tokenLabel(w, 16)}\u201d`).join(', ')}${unknown.length > 6 ? ` and ${unknown.length - 6} more` : ''}.` : '';
+        count.textContent = countText(trace);
+        unknownLine.textContent = unknownText(trace);
+        unknownLine.hidden = unknownLine.textContent === '';
       }
     },
   };

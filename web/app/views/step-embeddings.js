@@ -4,6 +4,7 @@
 import { createStepFrame, tok, at, clampIndex, note } from './common.js';
 import { createHeatmap } from './heatmap.js';
 import { quoted } from '../format.js';
+import { figureTitle } from '../notation.js';
 
 export function createEmbeddingsStep(root, ctx) {
   const f = createStepFrame(root, 'embeddings');
@@ -60,7 +61,7 @@ export function createEmbeddingsStep(root, ctx) {
         ]);
         unknownNote.hidden = true;
       }
-      hm.update({ matrix: tr.embeddings, title: 'Embeddings X', rowLabels: v.labels, colLabels: null, kind: 'diverging', palette: v.palette, selRow: v.q, selCol: d, showCol: false });
+      hm.update({ matrix: tr.embeddings, title: figureTitle('embeddings', tr, v.head), rowLabels: v.labels, colLabels: null, kind: 'diverging', palette: v.palette, selRow: v.q, selCol: d, showCol: false });
     },
   };
 }

@@ -3,7 +3,7 @@
 import { createStepFrame, tok, at, clampIndex, createModelNote } from './common.js';
 import { createHeadsGrid } from './headsgrid.js';
 import { createLinesView } from './lines.js';
-import { subscript } from '../format.js';
+import { headSup } from '../notation.js';
 
 export function createHeadsStep(root, ctx) {
   const f = createStepFrame(root, 'heads');
@@ -26,7 +26,7 @@ export function createHeadsStep(root, ctx) {
       const lineParts = [`Column ${d} of each head\u2019s output for ${tok(tr, v.q)}: `];
       tr.heads.slice(0, 16).forEach((h, i) => {
         if (i > 0) lineParts.push(', ');
-        lineParts.push(`O${subscript(i + 1)}[${v.q}, ${d}] = `);
+        lineParts.push(`O${headSup(i + 1)}[${v.q}, ${d}] = `);
         lineParts.push(i === v.head ? { result: at(h.output, v.q, d) } : { n: at(h.output, v.q, d) });
       });
       if (v.H > 16) lineParts.push(`, \u2026 (${v.H - 16} more heads)`);

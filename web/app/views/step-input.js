@@ -5,6 +5,7 @@
 
 import { createStepFrame, tok, at, row, clampIndex, operator } from './common.js';
 import { createHeatmap } from './heatmap.js';
+import { figureTitle } from '../notation.js';
 
 /** Mean and σ = √(biased variance + 1e-5) of one row, as the core's LayerNorm. */
 function rowStats(m, i) {
@@ -50,7 +51,7 @@ export function createInputStep(root, ctx) {
     const common = { rowLabels: v.labels, colLabels: null, kind: 'diverging', palette: v.palette, selRow: v.q, selCol: d, showCol: false };
     hmX.update({ ...common, matrix: tr.embeddings, title: 'X', share: 0.45 });
     hmP.update({ ...common, matrix: tr.positional, title: 'P', range: tr.config.positional === 'none' ? 1 : null, share: 0.45 });
-    hm.update({ ...common, matrix: tr.input, title: 'Input X\u2032' });
+    hm.update({ ...common, matrix: tr.input, title: figureTitle('input', tr, v.head) });
   }
 
   function updateTrained(tr, v, d) {
@@ -84,7 +85,7 @@ export function createInputStep(root, ctx) {
       hmP.update({ ...common, matrix: tr.positional, title: 'P', range: tr.config.positional === 'none' ? 1 : null, share: 0.3 });
     }
     hmS.update({ ...common, matrix: tr.stream, title: first ? 'x' : `x (into layer ${m.layer + 1})`, share: first ? 0.3 : 0.6 });
-    hm.update({ ...common, matrix: tr.input, title: m.layernorm ? 'Input X\u2032 = LayerNorm(x)' : 'Input X\u2032 = x' });
+    hm.update({ ...common, matrix: tr.input, title: figureTitle('input', tr, v.head) });
   }
 
   return {

@@ -3,6 +3,7 @@
 
 import { createStepFrame, tok, at, clampIndex } from './common.js';
 import { createHeatmap } from './heatmap.js';
+import { figureTitle } from '../notation.js';
 
 const TEXT = {
   none: 'No mask: every token may look at every token, including later ones.',
@@ -53,7 +54,7 @@ export function createMaskedStep(root, ctx) {
         ? [[`mask[${v.q}, ${k}] = 1 (allowed), so masked S\u2032[${v.q}, ${k}] = S\u2032[${v.q}, ${k}] = `, { result: at(h.scaled, v.q, k) }]]
         : [[`mask[${v.q}, ${k}] = 0 (blocked), so masked S\u2032[${v.q}, ${k}] = `, { result: -Infinity }]]);
       hmMask.update({ matrix: tr.mask, title: `Mask (${kind})`, rowLabels: v.labels, colLabels: v.labels, kind: 'mask', palette: v.palette, selRow: v.q, selCol: k });
-      hm.update({ matrix: h.scaled, mask: tr.mask.data, title: `Masked scores, head ${v.head + 1}`, rowLabels: v.labels, colLabels: v.labels, kind: 'diverging', palette: v.palette, selRow: v.q, selCol: k });
+      hm.update({ matrix: h.scaled, mask: tr.mask.data, title: figureTitle('masked', tr, v.head), rowLabels: v.labels, colLabels: v.labels, kind: 'diverging', palette: v.palette, selRow: v.q, selCol: k });
     },
   };
 }

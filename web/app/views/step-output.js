@@ -9,6 +9,7 @@ import { productTerms } from './formula.js';
 import { el, clear } from './dom.js';
 import { formatNumber, quoted, tokenLabel } from '../format.js';
 import { topTokens } from '../model-trace.js';
+import { figureTitle } from '../notation.js';
 
 /** The top-5 list: a word, a bar and its probability per row. */
 function createPrediction(parent) {
@@ -124,7 +125,7 @@ export function createOutputStep(root, ctx) {
       const common = { kind: 'diverging', palette: v.palette, colLabels: null };
       hmC.update({ ...common, matrix: tr.concat, title: 'concat', rowLabels: v.labels, selRow: v.q, selCol: null });
       hmW.update({ ...common, matrix: tr.wOutput, title: 'W_O', rowLabels: v.dimLabels, selRow: null, selCol: j });
-      hm.update({ ...common, matrix: tr.output, title: 'Output Y', rowLabels: v.labels, selRow: v.q, selCol: j, showCol: false });
+      hm.update({ ...common, matrix: tr.output, title: figureTitle('output', tr, v.head), rowLabels: v.labels, selRow: v.q, selCol: j, showCol: false });
     },
   };
 }

@@ -3,6 +3,7 @@
 import { createStepFrame, at, clampIndex } from './common.js';
 import { createHeatmap } from './heatmap.js';
 import { formatNumber } from '../format.js';
+import { figureTitle } from '../notation.js';
 
 function sinusoid(pos, j, C) {
   const twoI = j - (j % 2);
@@ -62,7 +63,7 @@ export function createPositionalStep(root, ctx) {
         );
         f.formula.set([[`P[${v.q}, ${d}] = `, { result: value }], { caption: 'No positional encoding: every entry is 0.' }]);
       }
-      hm.update({ matrix: tr.positional, title: 'Positional encoding P', rowLabels: v.positionLabels, colLabels: null, kind: 'diverging', range: kind === 'none' ? 1 : null, palette: v.palette, selRow: v.q, selCol: d, showCol: false });
+      hm.update({ matrix: tr.positional, title: figureTitle('positional', tr, v.head), rowLabels: v.positionLabels, colLabels: null, kind: 'diverging', range: kind === 'none' ? 1 : null, palette: v.palette, selRow: v.q, selCol: d, showCol: false });
     },
   };
 }

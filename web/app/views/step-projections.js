@@ -3,7 +3,7 @@
 import { createStepFrame, tok, at, row, col, clampIndex, headColumns, operator } from './common.js';
 import { createHeatmap } from './heatmap.js';
 import { productTerms } from './formula.js';
-import { subscript } from '../format.js';
+import { headSup, figureTitle } from '../notation.js';
 
 const WHAT = { Q: 'query', K: 'key', V: 'value' };
 
@@ -22,7 +22,7 @@ export function createProjectionsStep(root, ctx) {
       onCellClick: select,
       describe: (i, j) => {
         const D = trace.config.dHead;
-        return { name: `${name}${subscript(head + 1)}[${i}, ${j}]  ${tok(trace, i)}`, provenance: `= \u03a3_c X\u2032[${i}, c] \u00b7 W_${name}[c, ${head * D + j}]: the ${WHAT[name]} of ${tok(trace, i)} in head ${head + 1}` };
+        return { name: `${name}${headSup(head + 1)}[${i}, ${j}]  ${tok(trace, i)}`, provenance: `= \u03a3_c X\u2032[${i}, c] \u00b7 W_${name}[c, ${head * D + j}]: the ${WHAT[name]} of ${tok(trace, i)} in head ${head + 1}` };
       },
     });
   }
@@ -48,13 +48,13 @@ export function createProjectionsStep(root, ctx) {
       const x = row(tr.input, v.q);
       f.explain(
         `The same input row is multiplied by three different weight matrices. The query says what this token is looking for, the key what it offers to others, the value what it passes on when chosen.`,
-        `Head ${v.head + 1} uses its own D = C/H = ${C}/${v.H} = ${D} columns of W_Q, W_K and W_V, so each head looks at the tokens in a smaller space of its own.${tr.model ? ` These are layer ${tr.model.layer + 1}\u2019s learned matrices.` : ''}`,
+        `Head ${v.head + 1} uses its own d_k = C/H = ${C}/${v.H} = ${D} columns of W_Q, W_K and W_V, so each head looks at the tokens in a smaller space of its own.${tr.model ? ` These are layer ${tr.model.layer + 1}\u2019s learned matrices.` : ''}`,
       );
       const lines = [];
       for (const [name, m, w] of [['Q', h.query, tr.wQuery], ['K', h.key, tr.wKey], ['V', h.value, tr.wValue]]) {
         const wcol = col(headColumns(w, v.head, D), d);
         lines.push([
-          `${name}${subscript(v.head + 1)}[${v.q}, ${d}] = \u03a3_c X\u2032[${v.q}, c]\u00b7W_${name}[c, ${v.head * D + d}] = `,
+          `${name}${headSup(v.head + 1)}[${v.q}, ${d}] = \u03a3_c X\u2032[${v.q}, c]\u00b7W_${name}[c, ${v.head * D + d}] = `,
           ...productTerms(x, wcol, { max: 4 }),
           ' = ',
           { result: at(m, v.q, d), testid: name === 'Q' ? 'formula-result' : `formula-result-${name.toLowerCase()}` },
@@ -63,9 +63,9 @@ export function createProjectionsStep(root, ctx) {
       lines.push({ caption: `Three different columns, one input row: Q, K and V of ${tok(tr, v.q)} all come from X\u2032[${v.q}].` });
       f.formula.set(lines);
       const common = { rowLabels: v.labels, colLabels: null, kind: 'diverging', palette: v.palette, selRow: v.q, selCol: d, showCol: false };
-      maps.Q.update({ ...common, matrix: h.query, title: `Queries Q${subscript(v.head + 1)}` });
-      maps.K.update({ ...common, matrix: h.key, title: `Keys K${subscript(v.head + 1)}` });
-      maps.V.update({ ...common, matrix: h.value, title: `Values V${subscript(v.head + 1)}` });
+      maps.Q.update({ ...common, matrix: h.query, title: figureTitle('projections', tr, v.head) });
+      maps.K.update({ ...common, matrix: h.key, title: `Keys K${headSup(v.head + 1)}` });
+      maps.V.update({ ...common, matrix: h.value, title: `Values V${headSup(v.head + 1)}` });
       hmX.update({ ...common, matrix: tr.input, title: 'Input X\u2032', selCol: null });
       hmW.update({ matrix: headColumns(tr.wQuery, v.head, D), title: `W_Q, head ${v.head + 1}`, rowLabels: v.dimLabels, colLabels: null, kind: 'diverging', palette: v.palette, selRow: null, selCol: d });
     },

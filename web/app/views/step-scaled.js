@@ -4,6 +4,7 @@ import { createStepFrame, tok, at, row, clampIndex } from './common.js';
 import { createHeatmap } from './heatmap.js';
 import { formatNumber } from '../format.js';
 import { el } from './dom.js';
+import { figureTitle } from '../notation.js';
 
 function spread(values) {
   let mean = 0;
@@ -61,7 +62,7 @@ export function createScaledStep(root, ctx) {
       let range = 0;
       for (const x of h.scores.data) range = Math.max(range, Math.abs(x));
       hmS.update({ ...common, matrix: h.scores, title: 'Before: S', range: range || 1 });
-      hm.update({ ...common, matrix: h.scaled, title: `After: S\u2032 = S/\u221ad_k, head ${v.head + 1}`, range: range || 1 });
+      hm.update({ ...common, matrix: h.scaled, title: figureTitle('scaled', tr, v.head), range: range || 1 });
     },
   };
 }

@@ -7,6 +7,7 @@ import { productTerms } from './formula.js';
 import { el, clear } from './dom.js';
 import { formatNumber, formatExact, subscript, quoted } from '../format.js';
 import { lutIndex, lutCss } from '../palette.js';
+import { headSup, figureTitle } from '../notation.js';
 
 const MAX_PRODUCTS = 16;
 
@@ -100,11 +101,11 @@ export function createScoresStep(root, ctx) {
         [`S[${v.q}, ${k}] = q${subscript(v.q)}\u00b7k${subscript(k)} = `, ...productTerms(qs, ks, { max: 6 }), ' = ', { result: score }],
         { caption: `Query ${tok(tr, v.q)} against key ${tok(tr, k)}, head ${v.head + 1}.${animating ? ' Filling the row key by key\u2026' : ' Click any cell to pick another key.'}` },
       ]);
-      hm.update({ matrix: h.scores, title: `Scores S, head ${v.head + 1}`, rowLabels: v.labels, colLabels: v.labels, kind: 'diverging', palette: v.palette, selRow: v.q, selCol: k, reveal });
+      hm.update({ matrix: h.scores, title: figureTitle('scores', tr, v.head), rowLabels: v.labels, colLabels: v.labels, kind: 'diverging', palette: v.palette, selRow: v.q, selCol: k, reveal });
       products.update({ q: v.q, k, qs, ks, shown, score, palette: v.palette, labels: v.labels, complete: shown >= v.D });
       const common = { rowLabels: v.labels, colLabels: null, kind: 'diverging', palette: v.palette };
-      hmQ.update({ ...common, matrix: h.query, title: `Q${subscript(v.head + 1)}`, selRow: v.q, selCol: null });
-      hmK.update({ ...common, matrix: h.key, title: `K${subscript(v.head + 1)}`, selRow: k, selCol: null });
+      hmQ.update({ ...common, matrix: h.query, title: `Q${headSup(v.head + 1)}`, selRow: v.q, selCol: null });
+      hmK.update({ ...common, matrix: h.key, title: `K${headSup(v.head + 1)}`, selRow: k, selCol: null });
     },
   };
 }

@@ -5,6 +5,7 @@ import { createStepFrame, tok, at, clampIndex, createModelNote } from './common.
 import { createHeatmap } from './heatmap.js';
 import { createRowBars } from './bars.js';
 import { createLinesView } from './lines.js';
+import { figureTitle } from '../notation.js';
 
 export function createSoftmaxStep(root, ctx) {
   const f = createStepFrame(root, 'softmax');
@@ -50,7 +51,7 @@ export function createSoftmaxStep(root, ctx) {
           { caption: `m = ${'\u2009'}the row\u2019s largest allowed score, subtracted only so that exp never overflows; it cancels out.` },
         ]);
       }
-      hm.update({ matrix: h.weights, title: `Weights A, head ${v.head + 1}`, rowLabels: v.labels, colLabels: v.labels, kind: 'sequential', range: 1, maskedZeros: tr.mask.data, palette: v.palette, selRow: v.q, selCol: k });
+      hm.update({ matrix: h.weights, title: figureTitle('softmax', tr, v.head), rowLabels: v.labels, colLabels: v.labels, kind: 'sequential', range: 1, maskedZeros: tr.mask.data, palette: v.palette, selRow: v.q, selCol: k });
       bars.update({ labels: v.labels, scaled: h.scaled, weights: h.weights, mask: tr.mask, q: v.q });
       lines.update({ labels: v.labels, weights: h.weights, mask: tr.mask, q: v.q, head: v.head, palette: v.palette });
     },

@@ -4,7 +4,7 @@ import { createStepFrame, tok, at, row, col, clampIndex, createModelNote } from 
 import { createHeatmap } from './heatmap.js';
 import { createLinesView } from './lines.js';
 import { productTerms } from './formula.js';
-import { subscript } from '../format.js';
+import { headSup, figureTitle } from '../notation.js';
 
 export function createWeightedStep(root, ctx) {
   const f = createStepFrame(root, 'weighted');
@@ -13,13 +13,13 @@ export function createWeightedStep(root, ctx) {
   let head = 0;
   const r = f.row();
   const lines = createLinesView(r, { onSelectQuery: (i) => ctx.select({ query: i }), getWidth: ctx.width });
-  const hmV = createHeatmap(r, { id: 'weighted-v', share: 0.26, tooltip: ctx.tooltip, getWidth: ctx.width, onCellClick: (i, j) => ctx.select({ key: i, dim: j }), describe: (i, j) => ({ name: `V${subscript(head + 1)}[${i}, ${j}]  ${tok(trace, i)}`, provenance: 'the value of this token (step 4)' }) });
+  const hmV = createHeatmap(r, { id: 'weighted-v', share: 0.26, tooltip: ctx.tooltip, getWidth: ctx.width, onCellClick: (i, j) => ctx.select({ key: i, dim: j }), describe: (i, j) => ({ name: `V${headSup(head + 1)}[${i}, ${j}]  ${tok(trace, i)}`, provenance: 'the value of this token (step 4)' }) });
   const hm = createHeatmap(r, {
     id: 'weighted',
     share: 0.26,
     tooltip: ctx.tooltip, getWidth: ctx.width,
     onCellClick: (i, j) => ctx.select({ query: i, dim: j }),
-    describe: (i, j) => ({ name: `O${subscript(head + 1)}[${i}, ${j}]  ${tok(trace, i)}`, provenance: `= \u03a3_j A[${i}, j]\u00b7V[j, ${j}]: the values, weighted by how much ${tok(trace, i)} attends to each token` }),
+    describe: (i, j) => ({ name: `O${headSup(head + 1)}[${i}, ${j}]  ${tok(trace, i)}`, provenance: `= \u03a3_j A[${i}, j]\u00b7V[j, ${j}]: the values, weighted by how much ${tok(trace, i)} attends to each token` }),
   });
 
   return {
@@ -34,13 +34,13 @@ export function createWeightedStep(root, ctx) {
         'It is not a plain average: the weights differ from token to token and from head to head.',
       );
       f.formula.set([
-        [`O${subscript(v.head + 1)}[${v.q}, ${d}] = \u03a3_j A[${v.q}, j]\u00b7V[j, ${d}] = `, ...productTerms(row(h.weights, v.q), col(h.value, d), { max: 6 }), ' = ', { result: at(h.output, v.q, d) }],
+        [`O${headSup(v.head + 1)}[${v.q}, ${d}] = \u03a3_j A[${v.q}, j]\u00b7V[j, ${d}] = `, ...productTerms(row(h.weights, v.q), col(h.value, d), { max: 6 }), ' = ', { result: at(h.output, v.q, d) }],
         { caption: `Column ${d} of the output of ${tok(tr, v.q)} in head ${v.head + 1}: the weights of its row times column ${d} of V.` },
       ]);
       lines.update({ labels: v.labels, weights: h.weights, mask: tr.mask, q: v.q, head: v.head, palette: v.palette });
       const common = { rowLabels: v.labels, colLabels: null, kind: 'diverging', palette: v.palette, selCol: d, showCol: true };
-      hmV.update({ ...common, matrix: h.value, title: `Values V${subscript(v.head + 1)}`, selRow: null });
-      hm.update({ ...common, matrix: h.output, title: `Output O${subscript(v.head + 1)}`, selRow: v.q, showCol: false });
+      hmV.update({ ...common, matrix: h.value, title: `Values V${headSup(v.head + 1)}`, selRow: null });
+      hm.update({ ...common, matrix: h.output, title: figureTitle('weighted', tr, v.head), selRow: v.q, showCol: false });
     },
   };
 }

@@ -1,27 +1,29 @@
 // The step list and the transport: Previous step, Play/Pause, Next step,
-// Speed, and a bar showing how far the current step has played.
+// Speed, and a bar showing how far the current step has played. `steps` is
+// the registry (steps.js): each entry's id, short label and title.
 
 import { el, field, setValue } from './dom.js';
-import { STEPS, STEP_INFO } from '../steps.js';
 import { SPEEDS } from '../state.js';
 import { formatSpeed } from '../format.js';
 
-export function createStepper(root, { onStep, onPrev, onNext, onTogglePlay, onSpeed }) {
+export function createStepper(root, { steps, onStep, onPrev, onNext, onTogglePlay, onSpeed }) {
+  const ids = steps.map((s) => s.id);
   const list = el('ol', 'steps');
   const buttons = new Map();
-  STEPS.forEach((name, i) => {
+  steps.forEach(({ id: name, short, title }, i) => {
     const b = el('button', 'step-btn', { type: 'button', dataset: { step: name } },
       el('span', 'step-n', { text: String(i + 1) }),
-      el('span', 'step-label', { text: STEP_INFO[name].short }));
-    b.title = STEP_INFO[name].title;
-    b.setAttribute('aria-label', `Step ${i + 1}: ${STEP_INFO[name].title}`);
+      el('span', 'step-label', { text: short }));
+    b.title = title;
+    b.setAttribute('aria-label', `Step ${i + 1}: ${title}`);
     b.addEventListener('click', () => onStep(name));
     buttons.set(name, b);
     list.append(el('li', null, {}, b));
   });
   const nav = el('nav', 'steps-nav', { attrs: { 'aria-label': 'Steps of the computation' } }, list);
 
-  const prev = el('button', 'btn', { type: 'button', testid: 'prev' }, el('span', 'icon', { text: '\u25c0', attrs: { 'aria-hidden': 'true' } }), ' Previous step');
+  // on a narrow stepper "Previous step" shows as its arrow (the words stay its accessible name)
+  const prev = el('button', 'btn btn-prev', { type: 'button', testid: 'prev' }, el('span', 'icon', { text: '\u25c0', attrs: { 'aria-hidden': 'true' } }), el('span', 'btn-words', { text: ' Previous step' }));
   const play = el('button', 'btn btn-primary', { type: 'button', testid: 'play' });
   const playIcon = el('span', 'icon', { attrs: { 'aria-hidden': 'true' } });
   const playText = el('span', null);
@@ -39,6 +41,14 @@ export function createStepper(root, { onStep, onPrev, onNext, onTogglePlay, onSp
   const progress = el('div', 'progress', { attrs: { 'aria-hidden': 'true' } }, bar);
   root.append(nav, transport, progress);
 
+  /** On a phone the steps are one scrolling strip: scroll it (not the page) to the current step. */
+  function showCurrent(b) {
+    if (!b || list.scrollWidth <= list.clientWidth) return;
+    const r = b.getBoundingClientRect();
+    const box = list.getBoundingClientRect();
+    if (r.left < box.left || r.right > box.right) list.scrollLeft += r.left - box.left - (box.width - r.width) / 2;
+  }
+
   let last = {};
   return {
     update(trace, v) {
@@ -48,9 +58,10 @@ export function createStepper(root, { onStep, onPrev, onNext, onTogglePlay, onSp
           if (name === step) b.setAttribute('aria-current', 'step');
           else b.removeAttribute('aria-current');
         }
-        const i = STEPS.indexOf(step);
+        showCurrent(buttons.get(step));
+        const i = ids.indexOf(step);
         prev.disabled = i === 0;
-        next.disabled = i === STEPS.length - 1;
+        next.disabled = i === ids.length - 1;
       }
       if (last.playing !== v.playing) {
         playIcon.textContent = v.playing ? '\u275a\u275a' : '\u25b6';

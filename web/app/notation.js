@@ -1,0 +1,48 @@
+// The playground's one notation, written once here and shown on the page as
+// the "Notation" legend (playground.js). Every title, formula, tooltip and
+// export uses it:
+//   tokens   subscripts and first indices, counted from 0: q₇ is row 7 of Q, S[7, 1]
+//   heads    a superscript in parentheses, counted from 1 like the Head picker: Q⁽¹⁾
+//   sizes    T tokens, C = d_model (the model width), H heads, d_k = C/H per head
+//   weights  W_Q, W_K, W_V, W_O (letters after "_" are subscripts)
+
+const SUP = { 0: '\u2070', 1: '\u00b9', 2: '\u00b2', 3: '\u00b3', 4: '\u2074', 5: '\u2075', 6: '\u2076', 7: '\u2077', 8: '\u2078', 9: '\u2079', H: '\u1d34', h: '\u02b0' };
+
+/** "⁽¹⁾" for head 1 (a 1-based number, or "H" / "h"). */
+export function headSup(n) {
+  return `\u207d${String(n).split('').map((c) => SUP[c] ?? c).join('')}\u207e`;
+}
+
+/** The legend: [symbol, meaning] pairs. */
+export const NOTATION = Object.freeze([
+  ['T, C, H', 'tokens in the sentence, the model width (d_model), heads'],
+  ['d_k', 'the width of one head: d_k = C/H'],
+  ['q\u2087, S[7, 1]', 'subscripts and first indices are tokens, counted from 0 like the rows: q\u2087 is row 7 of Q (the token chips and the Query picker number them the same way)'],
+  [`Q${headSup(1)}`, 'a superscript in parentheses is the head, counted from 1 like the Head picker: the queries of head 1'],
+  ['W_Q, W_K, W_V, W_O', 'the learned (or seeded) projection matrices; W_O mixes the heads at the end'],
+  ['S, S\u2032, A', 'scores Q\u00b7K\u1d40, scores after scaling (S\u2032 = S/\u221ad_k, or S when scaling is off) and masking, weights softmax(S\u2032)'],
+]);
+
+/**
+ * The title of a step's main figure for head h (0-based), as the page shows it
+ * above the matrix and the export writes it above the figure.
+ */
+export function figureTitle(step, trace, h) {
+  const head = `, head ${h + 1}`;
+  const m = trace.model;
+  switch (step) {
+    case 'embeddings': return 'Token embeddings X';
+    case 'positional': return 'Positional encoding P';
+    case 'input': return m ? (m.layernorm ? 'Input X\u2032 = LayerNorm(x)' : 'Input X\u2032 = x') : 'Input X\u2032 = X + P';
+    case 'projections': return `Queries Q${headSup(h + 1)}`;
+    case 'scores': return `Scores S = Q\u00b7K\u1d40${head}`;
+    case 'scaled': return trace.config.scale ? `Scaled S\u2032 = S/\u221ad_k${head}` : `S\u2032 = S, unscaled (scaling is off)${head}`;
+    case 'masked': return `Masked scores S\u2032${head}`;
+    case 'softmax':
+    case 'heads': return `Weights A = softmax(S\u2032)${head}`;
+    case 'weighted': return `Output O${headSup(h + 1)} = A\u00b7V`;
+    case 'concat': return `Concatenated heads [O${headSup(1)} \u2026 O${headSup('H')}]`;
+    case 'output': return 'Output Y = concat\u00b7W_O';
+    default: return step;
+  }
+}
