@@ -93,9 +93,9 @@ test('induction: 2 layers reach 90% held-out accuracy, 1 layer does not; ablatin
   assert.ok(Number(s2.heldout) >= 0.9, `2 layers: held-out accuracy ${s2.heldout} at step ${s2.step}`);
   await two.page.screenshot({ path: join(artifactDir('train'), 'induction-2-layers.png'), fullPage: true });
 
-  // the induction heads: layer-1 heads whose held-out induction score is high (this recipe often grows two)
+  // the induction heads: second-layer heads (L2, index 1) whose held-out induction score is high (this recipe often grows two)
   const heads = (await allHeadScores(two.page)).filter((x) => x.layer === 1 && (x.heldout.induction ?? 0) > 0.5);
-  assert.ok(heads.length >= 1, 'an induction head formed in layer 1');
+  assert.ok(heads.length >= 1, 'an induction head formed in the second layer (L2)');
   for (const x of heads) {
     const before = Number((await labState(two.page)).ablationStep || -1);
     await two.page.getByTestId(`ablate-${x.layer}-${x.head}`).click();

@@ -190,8 +190,8 @@ export function createGridView(root, { tooltip, onToggleHead }) {
     keyCards = [];
     const beside = m.keyView === 'beside';
     for (let l = 0; l < m.layers; l++) {
-      const row = el('div', 'tr-grid-row', { attrs: { role: 'group', 'aria-label': `Layer ${l}` } });
-      row.append(el('p', 'tr-layer-label', { text: `Layer ${l}` }));
+      const row = el('div', 'tr-grid-row', { attrs: { role: 'group', 'aria-label': `Layer ${l + 1}` } });
+      row.append(el('p', 'tr-layer-label', { text: `Layer ${l + 1}` }));
       const maps = el('div', 'tr-grid-maps');
       row.append(maps);
       if (beside) {

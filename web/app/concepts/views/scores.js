@@ -82,7 +82,7 @@ export function createScoresView(root, { onState, tooltip }) {
     note1.set(`Head ${head + 1}, query ${i} ${word(i)}: its ${T} raw scores, the same scores ${s.scale ? `divided by \u221ad_k = \u221a${D} = ${formatValue(Math.sqrt(D), 3)}` : 'unscaled (the scale is off)'}, and the softmax of that row.`);
     mRawMin.set(rs.min, { text: formatValue(rs.min, 3), tone: rs.min < 0 ? 'bad' : null, noteText: rs.min < 0 ? 'negative: not a weight' : 'this row happens to have none; try another query' });
     mRawSum.set(rs.sum, { text: formatValue(rs.sum, 3), tone: Math.abs(rs.sum - 1) > 1e-3 ? 'bad' : null, noteText: Math.abs(rs.sum - 1) > 1e-3 ? 'not 1' : 'close to 1 by chance' });
-    mWMin.set(ws.min, { text: formatValue(ws.min, 4), tone: ws.min >= 0 ? 'good' : 'bad', noteText: ws.min >= 0 ? 'never negative' : 'negative!' });
+    mWMin.set(ws.min, { text: formatValue(ws.min, 3), tone: ws.min >= 0 ? 'good' : 'bad', noteText: ws.min >= 0 ? 'never negative' : 'negative!' });
     mWSum.set(ws.sum, { text: formatSum(ws.sum), tone: Math.abs(ws.sum - 1) < 1e-5 ? 'good' : 'bad', noteText: 'a distribution' });
     barsRaw.update({ labels, values: rs.values, range: Math.max(Math.abs(rs.min), Math.abs(rs.max)), selected: j, shapeText: `row ${i}`, digits: 3, foot: [el('span', 'num', { text: `sum ${formatValue(rs.sum, 3)}`, testid: 'scores-raw-foot' })] });
     barsScaled.update({ labels, values: ss.values, range: Math.max(Math.abs(ss.min), Math.abs(ss.max)), selected: j, shapeText: s.scale ? `S/\u221a${D}` : 'scale off: S\u2032 = S', digits: 3, foot: [el('span', 'num', { text: `sum ${formatValue(ss.sum, 3)}` })] });
@@ -90,7 +90,7 @@ export function createScoresView(root, { onState, tooltip }) {
     const { total, mine } = m.softmax;
     formula.set([
       [`A[${i}, ${j}] = exp(S\u2032[${i}, ${j}] \u2212 max) / \u03a3 exp(S\u2032[${i}, \u00b7] \u2212 max) = exp(`, { n: ss.values[j] }, ' \u2212 ', { p: ss.max }, ') / ', { n: total }, ' = ', { n: mine / total, digits: 4 }, { muted: ` (engine: ${formatValue(ws.values[j], 4)})` }],
-      { caption: `Key ${j} ${word(j)}: raw ${formatValue(rs.values[j], 3)} \u2192 scaled ${formatValue(ss.values[j], 3)} \u2192 weight ${formatValue(ws.values[j], 4)}. The exponential makes every weight positive; dividing by the row total makes the row sum to one. Click a cell below to pick another.` },
+      { caption: `Key ${j} ${word(j)}: raw ${formatValue(rs.values[j], 3)} \u2192 scaled ${formatValue(ss.values[j], 3)} \u2192 weight ${formatValue(ws.values[j], 3)}. The exponential makes every weight positive; dividing by the row total makes the row sum to one. Click a cell below to pick another.` },
     ]);
   }
 
