@@ -98,8 +98,8 @@ export function createOrderView(root, { onState, tooltip, encodings }) {
       ? `Positions ${s.pe}. Left: the first sentence\u2019s output rows, moved into the second sentence\u2019s word order; middle: the second sentence\u2019s outputs; right: their difference.${s.pe === 'none' ? ' Any difference is float rounding from adding the same numbers in another order.' : ''}`
       : `Positions ${s.pe}: the outputs of the two sentences.`);
     const shape = (x) => `${x.rows} tokens \u00d7 C = ${x.cols}`;
-    hmA.update({ matrix: m.ya, title: perm ? 'Y_a (first sentence), rows in the second order' : 'Y_a (first sentence)', shapeText: shape(m.ya), rowLabels: perm ? labelsB : labelsOf(m.ra), colLabels: null, kind: 'diverging', palette: pal, selRow: null, selCol: null });
-    hmB.update({ matrix: m.yb, title: 'Y_b (second sentence)', shapeText: shape(m.yb), rowLabels: labelsB, colLabels: null, kind: 'diverging', palette: pal, selRow: null, selCol: null });
+    hmA.update({ matrix: m.ya, title: perm ? 'Y_a (sentence 1), reordered' : 'Y_a (sentence 1)', shapeText: shape(m.ya), rowLabels: perm ? labelsB : labelsOf(m.ra), colLabels: null, kind: 'diverging', palette: pal, selRow: null, selCol: null });
+    hmB.update({ matrix: m.yb, title: 'Y_b (sentence 2)', shapeText: shape(m.yb), rowLabels: labelsB, colLabels: null, kind: 'diverging', palette: pal, selRow: null, selCol: null });
     hmD.hidden = !perm;
     if (perm) hmD.update({ matrix: m.difference, title: 'Difference', shapeText: shape(m.difference), rowLabels: labelsB, colLabels: null, kind: 'diverging', palette: pal, selRow: null, selCol: null, range: Math.max(1e-6, ...Array.from(m.ya.data, Math.abs)) });
   }
