@@ -9,6 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { startHarness, artifactDir, pageScrollWidth, clickCell, hoverCell, readoutValues } from './harness.mjs';
+import { numberProblems, notationLegend, NOTATION_ITEMS } from './number-check.mjs';
 
 const DEMOS = ['context', 'qkv', 'scores', 'scale', 'heads', 'order', 'masks'];
 const PHONE = { width: 390, height: 844 };
@@ -136,7 +137,7 @@ test('qkv: clicking an entry of K writes out the dot product, which equals the e
   assert.equal(kRow.find((c) => c.row === 3 && c.col === 1).value, entry);
   // the formula has all C = 16 products; the input row 3 and column 0·D+1 of W_K are marked
   const formula = await page.getByTestId('qkv-formula').textContent();
-  assert.match(formula, /K₁\[3, 1\] = Σ_c X′\[3, c\] · W_K\[c, 1\]/);
+  assert.match(formula, /K⁽¹⁾\[3, 1\] = Σ_c X′\[3, c\] · W_K\[c, 1\]/);
   assert.equal((formula.match(/\)\(/g) ?? []).length, 16, '16 products written out');
   assert.deepEqual([...new Set((await readoutValues(page, 'qkv-input')).map((c) => c.row))], [3]);
   assert.match(await page.getByTestId('hm-qkv-weight').locator('.hm-title').textContent(), /W_K, column 1 marked/);
@@ -146,7 +147,7 @@ test('qkv: clicking an entry of K writes out the dot product, which equals the e
   await page.keyboard.press('ArrowDown');
   await andRender(page, 'qkv', () => page.keyboard.press('Enter'));
   await waitHashParam(page, 'm', 'v');
-  assert.match(await page.getByTestId('qkv-formula').textContent(), /V₂\[\d+, \d+\] = Σ_c X′\[\d+, c\] · W_V\[c, [4-7]\]/);
+  assert.match(await page.getByTestId('qkv-formula').textContent(), /V⁽²⁾\[\d+, \d+\] = Σ_c X′\[\d+, c\] · W_V\[c, [4-7]\]/);
   assert.ok(Math.abs(await value(page, 'qkv-entry') - await value(page, 'qkv-dot')) < 1e-5);
   assert.deepEqual(errors, []);
   await page.close();
@@ -180,7 +181,7 @@ test('scores: a raw row has negative values and does not sum to 1; after softmax
   await hoverCell(page, 'scores-raw', 2, 3);
   const tip = page.getByTestId('tooltip');
   await tip.waitFor();
-  assert.match(await tip.textContent(), /S₁\[2, 3\]/);
+  assert.match(await tip.textContent(), /S⁽¹⁾\[2, 3\]/);
   const raw3 = await page.locator('[data-testid="scores-raw"] .cx-bar-row[data-index="3"]').getAttribute('data-value');
   assert.equal(await page.getByTestId('tooltip-value').getAttribute('data-value'), raw3);
   assert.deepEqual(errors, []);
@@ -484,4 +485,45 @@ test('masks: batch lines past the 6th stay in the box and the link, and the note
   assert.equal(await page.locator('[data-testid="masks-pad-table"] tbody tr').count(), 6);
   await page.waitForFunction((n) => new URLSearchParams(location.hash.slice(1)).get('bs')?.split('\n').length === n, lines.length);
   assert.deepEqual(errors, []);
+});
+
+// ---- issue #16: one number format, one notation --------------------------------------------
+
+// a 28-letter token in each demo's sentence, where the demo has one
+const LONG = encodeURIComponent('the antidisestablishmentarianism cat sat');
+const LONG_WORDS = { context: `&a=${LONG}`, qkv: `&s=${LONG}`, scores: `&s=${LONG}`, heads: `&s=${LONG}`, order: `&a=${LONG}`, masks: `&a=${LONG}` };
+
+test('every demo, desktop and phone: no visible number has a hyphen-minus or is clipped, and token labels are whole', async () => {
+  for (const viewport of [null, PHONE]) {
+    for (const demo of DEMOS) {
+      const { page, errors } = await openConcepts(`#demo=${demo}${LONG_WORDS[demo] ?? ''}`, viewport ? { viewport } : {});
+      const problems = await numberProblems(page, `[data-testid="demo-${demo}"]`);
+      assert.deepEqual(problems, [], `${demo} at ${viewport ? '390 px' : '1280 px'}`);
+      assert.deepEqual(errors, []);
+      await page.close();
+    }
+  }
+});
+
+test('qkv: a negative exponent (its difference) and negative factors (its dot product) are written with U+2212', async () => {
+  // the scores demo's bars print every raw score; a verdict difference prints e−n
+  const { page } = await openConcepts('#demo=qkv');
+  const diff = await page.getByTestId('qkv-diff').textContent();
+  assert.match(diff, /^(0 \(exactly\)|\d\.\d\de\u2212\d+)$/, `difference “${diff}”`);
+  const formula = await page.getByTestId('qkv-formula').textContent();
+  assert.ok(!/-/.test(formula.replace(/[A-Za-z]-[A-Za-z]/g, '')), `no hyphen-minus in “${formula.slice(0, 120)}”`);
+  assert.match(formula, /\(\u2212\d/, 'negative factors use U+2212');
+  await page.close();
+});
+
+test('concepts.html has the Notation legend, collapsed, with the playground’s items', async () => {
+  const { page, errors } = await openConcepts('#demo=context');
+  const { summary, text } = await notationLegend(page);
+  assert.equal(summary.trim(), 'Notation');
+  assert.equal(await page.getByTestId('notation').evaluate((d) => d.open), false, 'collapsed until opened');
+  for (const item of NOTATION_ITEMS) assert.match(text, item);
+  await page.getByTestId('notation').locator('summary').click();
+  assert.ok(await page.getByTestId('notation').locator('dl').isVisible());
+  assert.deepEqual(errors, []);
+  await page.close();
 });

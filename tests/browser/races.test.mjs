@@ -47,7 +47,7 @@ test('order: reversing 12 digits, no positions stays near set-guessing (< 0.3), 
   assert.ok(n['acc-0'] < 0.3, `no positions: ${n['acc-0']}`);
   assert.ok(n['acc-1'] > 0.95, `sinusoidal: ${n['acc-1']}`);
   assert.ok(n['anti-1'] > 0.5 && n['anti-0'] < 0.2, `anti-diagonal: ${n['anti-1']} vs ${n['anti-0']}`);
-  assert.match(await page.locator('.cx-race-verdict').textContent(), /sinusoidal positions 100\.0%/);
+  assert.match(await page.locator('.cx-race-verdict').textContent(), /sinusoidal positions 100%/);
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -160,7 +160,7 @@ test('switching to another demo pauses a running race at its step; the seed and 
   await page.waitForFunction(() => Number(document.querySelector('[data-testid="race-heads"]').dataset.step) >= 20, null, { timeout: 120000 });
   assert.equal(await page.getByTestId('race-heads').getByTestId('race-variant').inputValue(), '4');
   assert.equal(await page.getByTestId('race-heads').getByTestId('race-seed').inputValue(), '3');
-  assert.match(await page.getByTestId('race-heads').locator('thead').first().textContent(), /4 heads \(D = 8 each\)/);
+  assert.match(await page.getByTestId('race-heads').locator('thead').first().textContent(), /4 heads \(d_k = 8 each\)/);
   await page.locator('.cx-nav-link[data-demo="order"]').click();
   await waitRace(page, 'heads', ['paused'], 30000);
   const at = (await raceState(page, 'heads')).step;

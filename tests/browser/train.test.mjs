@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { writeFileSync, readFileSync } from 'node:fs';
 import { startHarness, artifactDir, pageScrollWidth, waitReady, hoverCell } from './harness.mjs';
 import { labState, waitIdle, openLab, trainTo, gridDigests, headScores, allHeadScores, predictions, hoverWeight } from './train-helpers.mjs';
+import { numberProblems, notationLegend, NOTATION_ITEMS } from './number-check.mjs';
 
 const PHONE = { width: 390, height: 844 };
 const REVERSE_STEPS = 400;
@@ -92,9 +93,9 @@ test('induction: 2 layers reach 90% held-out accuracy, 1 layer does not; ablatin
   assert.ok(Number(s2.heldout) >= 0.9, `2 layers: held-out accuracy ${s2.heldout} at step ${s2.step}`);
   await two.page.screenshot({ path: join(artifactDir('train'), 'induction-2-layers.png'), fullPage: true });
 
-  // the induction heads: layer-1 heads whose held-out induction score is high (this recipe often grows two)
+  // the induction heads: second-layer heads (L2, index 1) whose held-out induction score is high (this recipe often grows two)
   const heads = (await allHeadScores(two.page)).filter((x) => x.layer === 1 && (x.heldout.induction ?? 0) > 0.5);
-  assert.ok(heads.length >= 1, 'an induction head formed in layer 1');
+  assert.ok(heads.length >= 1, 'an induction head formed in the second layer (L2)');
   for (const x of heads) {
     const before = Number((await labState(two.page)).ablationStep || -1);
     await two.page.getByTestId(`ablate-${x.layer}-${x.head}`).click();
@@ -276,7 +277,7 @@ test('phone (390 px), light and dark: no sideways scroll; keyboard alone can tra
   await page.locator('[data-testid="head-0-0"] canvas').focus();
   await page.keyboard.press('ArrowRight');
   await page.getByTestId('tooltip').waitFor();
-  assert.match(await page.getByTestId('tooltip').textContent(), /L0 H0/);
+  assert.match(await page.getByTestId('tooltip').textContent(), /L1 H1/, "heads are named from 1, like the Head picker");
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => document.getElementById('lab').dataset.ablated !== '');
   assert.equal(await page.getByTestId('ablate-0-0').getAttribute('aria-pressed'), 'true');
@@ -383,4 +384,36 @@ test('screenshots: every task trained, desktop light and dark', async () => {
       await page.close();
     }
   }
+});
+
+// ---- issue #16: one number format, one notation --------------------------------------------
+
+test('trained and ablated, desktop and phone: no visible number has a hyphen-minus or is clipped; heads are named from 1', async () => {
+  const { page, errors } = await openLab(h, lab('#task=reverse'));
+  await trainTo(page, 30);
+  await page.getByTestId('ablate-0-1').click();
+  await page.waitForFunction(() => document.getElementById('lab').dataset.ablated !== '' && !/Evaluating/.test(document.querySelector('[data-testid="ablation"]').textContent));
+  const ablation = await page.getByTestId('ablation').textContent();
+  assert.match(ablation, /with L1 H2 ablated \d+(\.\d+)?%/, ablation);
+  assert.equal(await page.locator('[data-testid="head-0-1"] .tr-head-name').textContent(), 'L1 H2');
+  for (const viewport of [{ width: 1280, height: 900 }, PHONE]) {
+    await page.setViewportSize(viewport);
+    await page.waitForFunction(() => document.getElementById('lab').offsetWidth > 0);
+    assert.deepEqual(await numberProblems(page, '#lab'), [], `${viewport.width} px`);
+  }
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('train.html has the Notation legend, collapsed, with the playground’s items', async () => {
+  const { page, errors } = await openLab(h, lab('#task=reverse'));
+  const { summary, text } = await notationLegend(page);
+  assert.equal(summary.trim(), 'Notation');
+  assert.equal(await page.getByTestId('notation').evaluate((d) => d.open), false, 'collapsed until opened');
+  for (const item of NOTATION_ITEMS) assert.match(text, item);
+  await page.getByTestId('notation').locator('summary').click();
+  assert.ok(await page.getByTestId('notation').locator('dl').isVisible());
+  assert.match(await page.locator('#lab').textContent(), /d_k = C\/H = \d+ per head/);
+  assert.deepEqual(errors, []);
+  await page.close();
 });

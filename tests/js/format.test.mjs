@@ -4,7 +4,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatValue, valueWidth, parseValue, MINUS } from '../../web/app/format.js';
+import { formatValue, valueWidth, parseValue, MINUS, formatPercent, formatTick, headMark, superscript, tokenText } from '../../web/app/format.js';
 
 /** A small seeded generator (mulberry32), so a failure names a reproducible value. */
 function rng(seed) {
@@ -72,4 +72,36 @@ test('formatValue: the examples its comment gives', () => {
   assert.equal(formatValue(0.000494), `4.94e${MINUS}4`);
   assert.equal(formatValue(12345), '1.23e4');
   assert.equal(formatValue(1 / 315, 3), '0.00317');
+});
+
+test('formatPercent: formatValue of 100·x with a "%", and a dash when not finite', () => {
+  assert.equal(formatPercent(0.973), '97.3%');
+  assert.equal(formatPercent(1), '100%');
+  assert.equal(formatPercent(1 / 26), '3.85%');
+  assert.equal(formatPercent(0), '0%');
+  assert.equal(formatPercent(-0.5), `${MINUS}50.0%`);
+  assert.equal(formatPercent(NaN), '\u2014');
+  assert.equal(formatPercent(0.5, 2), '50%');
+});
+
+test('formatTick: the shortest exact formatValue text, fixed when up to 6 digits are exact', () => {
+  const cases = [[0, '0'], [0.5, '0.5'], [1, '1'], [-1.5, `${MINUS}1.5`], [128, '128'], [2000, '2000'], [10000, '10000'], [0.0001, `1e${MINUS}4`], [2.5e7, '2.5e7'], [0.125, '0.125']];
+  for (const [v, text] of cases) {
+    assert.equal(formatTick(v), text, String(v));
+    assert.equal(parseValue(formatTick(v)), v);
+  }
+  assert.ok(!formatTick(-0.0002).includes('-'));
+});
+
+test('headMark and superscript: heads counted from 1 in a parenthesised superscript', () => {
+  assert.equal(headMark(0), '\u207d\u00b9\u207e');
+  assert.equal(headMark(11), '\u207d\u00b9\u00b2\u207e');
+  assert.equal(superscript(4567890), '\u2074\u2075\u2076\u2077\u2078\u2079\u2070');
+});
+
+test('tokenText: the whole token, control characters made visible', () => {
+  const long = 'antidisestablishmentarianism';
+  assert.equal(tokenText(long), long);
+  assert.equal(tokenText('a\nb\u0000'), 'a\ufffdb\ufffd');
+  assert.equal(tokenText(12), '12');
 });

@@ -112,3 +112,46 @@ export function quoted(text, max = 16) {
 export function formatSpeed(speed) {
   return `${speed}\u00d7`;
 }
+
+/**
+ * A fraction as a percentage by THE rule: formatValue(100·x, digits) and "%"
+ * (0.973 → "97.3%", 1 → "100%", 0.05 → "5.00%"); not finite → "—".
+ */
+export function formatPercent(x, digits = 3) {
+  if (typeof x !== 'number' || !Number.isFinite(x)) return '\u2014';
+  return `${formatValue(100 * x, digits)}%`;
+}
+
+/**
+ * An axis tick (a round number the axis chose): the shortest formatValue text
+ * that reads back as exactly v, fixed notation when one of up to 6 digits is
+ * exact ("0.5", "128", "2000"), else scientific ("1e−4", "2.5e7").
+ */
+export function formatTick(v) {
+  let sci = null;
+  for (let d = 1; d <= 6; d++) {
+    const s = formatValue(v, d);
+    if (parseValue(s) !== v) continue;
+    if (!s.includes('e')) return s;
+    sci ??= s;
+  }
+  return sci ?? formatValue(v, 3);
+}
+
+/** Token text shown whole (never cut): control characters made visible. */
+export function tokenText(text) {
+  // eslint-disable-next-line no-control-regex
+  return String(text).replace(/[\u0000-\u001f\u007f]/g, '\ufffd');
+}
+
+const SUPERSCRIPT = ['\u2070', '\u00b9', '\u00b2', '\u00b3', '\u2074', '\u2075', '\u2076', '\u2077', '\u2078', '\u2079'];
+
+/** 12 → "¹²" */
+export function superscript(n) {
+  return String(n).split('').map((c) => SUPERSCRIPT[c.charCodeAt(0) - 48] ?? c).join('');
+}
+
+/** The notation's head mark, counted from 1 like the Head picker: head index 0 → "⁽¹⁾" (Q⁽¹⁾). */
+export function headMark(index) {
+  return `\u207d${superscript(index + 1)}\u207e`;
+}

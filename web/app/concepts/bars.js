@@ -4,9 +4,10 @@
 // weight of a plain average). Every row keeps its exact value in data-value.
 
 import { el } from '../views/dom.js';
-import { formatNumber, formatExact, tokenLabel } from '../format.js';
+import { formatValue, tokenText } from '../format.js';
 
 export function createBars(parent, { caption, testid, signed = false, labelHeader = 'key', valueHeader = 'value', className = '' }) {
+  const valueHeaderText = valueHeader;
   const title = el('span', 'hm-title', { text: caption });
   const shape = el('span', 'hm-shape');
   const head = el('div', 'cx-bar-row cx-bar-head', { attrs: { 'aria-hidden': 'true' } },
@@ -26,7 +27,7 @@ export function createBars(parent, { caption, testid, signed = false, labelHeade
       const tick = el('span', 'cx-bar-ref', { hidden: true });
       const track = el('span', 'cx-bar-track', {}, fill, tick);
       const row = el('div', 'cx-bar-row', { attrs: { role: 'listitem' }, dataset: { index: String(j) } },
-        el('span', 'cx-bar-label', { text: tokenLabel(text, 16) }), num, track);
+        el('span', 'cx-bar-label', { text: tokenText(text) }), num, track);
       list.append(row);
       return { row, num, fill, tick };
     });
@@ -37,17 +38,20 @@ export function createBars(parent, { caption, testid, signed = false, labelHeade
     element: figure,
     /**
      * {labels, values (array), range (bar scale), reference (number or null),
-     *  selected (index or null), shapeText, foot: [nodes or strings], decimals}
+     *  selected (index or null), shapeText, foot: [nodes or strings], digits (significant, formatValue)}
+     * The number column is as wide as the longest number shown, so none is clipped.
      */
-    update({ labels, values, range, reference = null, selected = null, shapeText = '', foot: footParts = [], decimals = 3, blocked = null }) {
+    update({ labels, values, range, reference = null, selected = null, shapeText = '', foot: footParts = [], digits = 3, blocked = null }) {
       if (labelsKey !== labels || rows.length !== labels.length) build(labels);
       shape.textContent = shapeText;
       const r = range > 0 ? range : 1;
+      let widest = Math.max(3, Array.from(valueHeaderText).length);
       rows.forEach((x, j) => {
         const v = values[j];
         const isBlocked = blocked ? blocked[j] : false;
-        x.num.textContent = isBlocked ? '\u2212\u221e' : formatNumber(v, decimals);
-        x.num.title = isBlocked ? 'masked' : formatExact(v);
+        x.num.textContent = isBlocked ? '\u2212\u221e' : formatValue(v, digits);
+        widest = Math.max(widest, x.num.textContent.length);
+        x.num.title = isBlocked ? 'masked' : formatValue(v, 7);
         x.row.dataset.value = String(v);
         x.row.classList.toggle('is-selected', j === selected);
         x.row.classList.toggle('is-negative', v < 0);
@@ -67,6 +71,7 @@ export function createBars(parent, { caption, testid, signed = false, labelHeade
           x.tick.hidden = true;
         }
       });
+      figure.style.setProperty('--cx-num-ch', String(widest + 1));
       foot.replaceChildren(...footParts);
     },
   };

@@ -7,17 +7,14 @@
 //   chart.update({ series: [{name, className, points: [[x, y]], active}], refs, marker, xDomain });
 
 import { el, svgEl } from '../views/dom.js';
+import { formatTick } from '../format.js';
 
 const W = 420;
 const H = 270;
 const M = { left: 58, right: 16, top: 14, bottom: 46 };
 
-/** Tick labels: "0", "0.5", "−1", "2k". */
-function tickText(v) {
-  if (v === 0) return '0';
-  const text = Math.abs(v) >= 1000 ? `${v / 1000}k` : String(Number(v.toPrecision(3)));
-  return text.replace('-', '\u2212');
-}
+/** Tick labels by the page's rule (formatTick): "0", "0.5", "−1", "2000", "1e−4". */
+const tickText = formatTick;
 
 function niceStep(span, count) {
   const raw = span / Math.max(1, count);

@@ -4,25 +4,23 @@
 // Text always goes in through textContent (views/dom.js), never as markup.
 
 import { el, field, setOptions, setValue, uniqueId } from '../views/dom.js';
-import { formatNumber, formatExact, tokenLabel, MINUS } from '../format.js';
+import { formatValue, tokenText } from '../format.js';
 import { DEMO_META } from './meta.js';
 import { MAX_TEXT } from './state.js';
 
 // ---- numbers -----------------------------------------------------------------------
 
-/** A difference for the verdicts: "0 (exactly)" (or "0" when short), "1.2e−7", "0.384". */
+/** A difference for the verdicts: "0 (exactly)" (or "0" when short), "1.19e−7", "0.384" (formatValue, 3 digits). */
 export function formatDiff(x, { short = false } = {}) {
   if (x === null || x === undefined || Number.isNaN(x)) return '\u2014';
   if (x === 0) return short ? '0' : '0 (exactly)';
-  const a = Math.abs(x);
-  if (a < 1e-3) return x.toExponential(1).replace('-', MINUS).replace('e+', 'e');
-  return formatNumber(x, 3);
+  return formatValue(x, 3);
 }
 
-/** A sum printed with enough digits to see it is (or is not) 1: "1.000000", "−7.053". */
-export function formatSum(x, digits = 6) {
+/** A sum printed with enough digits to see it is (or is not) 1: "1.000000", "−7.053000" (formatValue, 7 digits). */
+export function formatSum(x, digits = 7) {
   if (Number.isNaN(x)) return '\u2014';
-  return x.toFixed(digits).replace('-', MINUS);
+  return formatValue(x, digits);
 }
 
 /** Row i of a {rows, cols, data} matrix (a view, not a copy). */
@@ -136,7 +134,7 @@ export function createMetric(parent, { label, testid, wide = false }) {
     set(x, { text, noteText = '', tone = null, label: newLabel } = {}) {
       value.textContent = text ?? formatDiff(x);
       value.dataset.value = String(x);
-      value.title = typeof x === 'number' && Number.isFinite(x) ? formatExact(x) : '';
+      value.title = typeof x === 'number' && Number.isFinite(x) ? formatValue(x, 7) : '';
       note.textContent = noteText;
       if (newLabel) labelEl.textContent = newLabel;
       box.classList.remove('is-zero', 'is-nonzero', 'is-good', 'is-bad');
@@ -253,7 +251,7 @@ export function tokenChips(parent, { label, onPick, testid = 'token' }) {
         list.replaceChildren();
         buttons = tokens.map((t, i) => {
           const b = el('button', 'chip', { type: 'button', testid: `${testid}-chip` },
-            el('span', 'chip-text', { text: tokenLabel(t.text, 18) }), el('span', 'chip-id', { text: String(i) }));
+            el('span', 'chip-text', { text: tokenText(t.text) }), el('span', 'chip-id', { text: String(i) }));
           b.addEventListener('click', () => onPick(i));
           list.append(el('li', null, {}, b));
           return b;
@@ -278,9 +276,9 @@ export function labelsOf(trace) {
   return l;
 }
 
-/** "“word”" */
-export function q(text, max = 16) {
-  return `\u201c${tokenLabel(text, max)}\u201d`;
+/** "“word”", the token shown whole */
+export function q(text) {
+  return `\u201c${tokenText(text)}\u201d`;
 }
 
 /** A small table: header cells and rows of cells ({text, value?, testid?, className?} or strings). */

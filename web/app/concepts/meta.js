@@ -22,8 +22,8 @@ export const DEMO_META = Object.freeze({
   },
   scale: {
     number: 4,
-    short: 'Why 1/\u221ad\u2096',
-    title: 'Why the scores are divided by \u221ad\u2096',
+    short: 'Why 1/\u221ad_k',
+    title: 'Why the scores are divided by \u221ad_k',
     myth: 'The scale is an optional tuning knob.',
   },
   heads: {

@@ -4,7 +4,7 @@
 
 export const RACE_TEXT = Object.freeze({
   scale: {
-    setup: () => 'Two copies of one model (2 layers, one attention head of width d\u2096 = 64, an MLP, LayerNorm, Adam at learning rate 0.003) learn the recall task: read pairs such as \u201ce 0 b 4 a 4\u201d, then a letter, and answer with the digit that went with it. Same starting weights, same batches; one divides the scores by \u221a64 = 8, the other does not.',
+    setup: () => 'Two copies of one model (2 layers, one attention head of width d_k = 64, an MLP, LayerNorm, Adam at learning rate 0.003) learn the recall task: read pairs such as \u201ce 0 b 4 a 4\u201d, then a letter, and answer with the digit that went with it. Same starting weights, same batches; one divides the scores by \u221a64 = 8, the other does not.',
     watch: () => 'Without the scale the scores start about 64 times as spread out, so every softmax row is already close to one-hot on whichever key the random start favoured: the row entropy falls towards 0 and the maps turn into single dots. Little gradient then reaches the scores while it matters most (compare the two curves over the first 100 steps), and that copy stays on its plateau; the scaled copy finds the matching digit in about 100 steps.',
     condition: () => 'When it shows: with a wide head (here 64) on a task where the model must learn by content which key to look at. Adam rescales small gradients, so on a task that position alone solves, such as reversing digits, both copies learn just as fast even at width 128 (we checked). Late in the race the scaled copy\u2019s gradient drops too, for another reason: its loss is close to 0, so there is little left to correct.',
   },

@@ -15,7 +15,7 @@
 
 import { el, uniqueId } from '../views/dom.js';
 import { createHeatmap } from '../views/heatmap.js';
-import { tokenLabel } from '../format.js';
+import { formatValue, formatPercent, tokenText } from '../format.js';
 import { createLineChart } from './chart.js';
 import { createNote, createTable } from './common.js';
 import { RACES, ROW, raceKey, variantOf, armLabel, smoothed, thin, meanOver, recentMean, COREFERENCE_SENTENCES, DIFF_PROBE } from './races.js';
@@ -24,15 +24,13 @@ import { raceClient } from './race-client.js';
 
 const CHANCE = { scale: 0.1, order: 0.1, masks: 1 / 26, heads: 1 / 8, context: null };
 
+/** Every number of the races: formatValue with `digits` significant digits (3 unless told). */
 function fmt(x, digits = 3) {
   if (x === null || x === undefined || !Number.isFinite(x)) return '\u2014';
-  const a = Math.abs(x);
-  if (a !== 0 && (a < 1e-3 || a >= 1e5)) return x.toExponential(1).replace('-', '\u2212').replace('e+', 'e');
-  if (a >= 100) return x.toFixed(0);
-  return x.toFixed(digits).replace('-', '\u2212');
+  return formatValue(x, digits);
 }
-const pct = (x) => (Number.isFinite(x) ? `${(100 * x).toFixed(1)}%` : '\u2014');
-const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+const pct = (x) => formatPercent(x, 3);
+const seconds = (ms) => `${formatValue(ms / 1000, 3)} s`;
 
 let generation = 0;
 
@@ -469,10 +467,10 @@ export function createRace(frame, race, { onState, tooltip, palette }) {
       const rows = a.heads.map((x, r) => ({
         testid: `race-context-head-${x.layer}-${x.head}`,
         cells: [`layer ${x.layer + 1}, head ${x.head + 1}`,
-          { text: fmt(x.animal, 2), value: x.animal, className: x.animal > 0.5 ? 'is-good' : '' },
-          { text: fmt(x.street, 2), value: x.street },
-          { text: fmt(b.heads[r].animal, 2), value: b.heads[r].animal },
-          { text: fmt(b.heads[r].street, 2), value: b.heads[r].street, className: b.heads[r].street > 0.5 ? 'is-good' : '' }],
+          { text: fmt(x.animal), value: x.animal, className: x.animal > 0.5 ? 'is-good' : '' },
+          { text: fmt(x.street), value: x.street },
+          { text: fmt(b.heads[r].animal), value: b.heads[r].animal },
+          { text: fmt(b.heads[r].street), value: b.heads[r].street, className: b.heads[r].street > 0.5 ? 'is-good' : '' }],
       }));
       rows.push({ testid: 'race-context-answers', cells: ['the model answers', { text: a.answer, value: a.answer, testid: 'race-context-answer-tired', className: a.answer === a.expect ? 'is-good' : 'is-bad' }, '', { text: b.answer, value: b.answer, testid: 'race-context-answer-wide', className: b.answer === b.expect ? 'is-good' : 'is-bad' }, ''] });
       rows.push({ testid: 'race-context-average-answers', cells: ['with the plain average instead', { text: a.averageAnswer, value: a.averageAnswer, testid: 'race-context-average-tired' }, '', { text: b.averageAnswer, value: b.averageAnswer, testid: 'race-context-average-wide' }, ''] });
@@ -517,7 +515,7 @@ export function createRace(frame, race, { onState, tooltip, palette }) {
         a.maps.push({ hm, set: (x) => { cur = x; } });
       }
       arm.maps.forEach((m, k) => {
-        const labels = arm.tokens.map((t) => tokenLabel(t, 6));
+        const labels = arm.tokens.map((t) => tokenText(t));
         a.maps[k].set({ tokens: arm.tokens, step: live.step });
         a.maps[k].hm.update({
           matrix: { rows: arm.n, cols: arm.n, data: m.data },
@@ -610,7 +608,7 @@ export function createRace(frame, race, { onState, tooltip, palette }) {
       if (h.final) {
         h.final.arms.forEach((arm, i) => arm.heads.forEach((x) => rows.push({
           testid: `race-heads-key-${i}-${x.head}`,
-          cells: [`${armLabel(race, i, v, 'short')}: head ${x.head + 1}`, { text: fmt(x.previous, 2), value: x.previous, className: x.previous > 0.6 ? 'is-good' : '' }, { text: fmt(x.twoBack, 2), value: x.twoBack, className: x.twoBack > 0.6 ? 'is-good' : '' }],
+          cells: [`${armLabel(race, i, v, 'short')}: head ${x.head + 1}`, { text: fmt(x.previous), value: x.previous, className: x.previous > 0.6 ? 'is-good' : '' }, { text: fmt(x.twoBack), value: x.twoBack, className: x.twoBack > 0.6 ? 'is-good' : '' }],
         })));
       }
       headTable.set(rows);
@@ -646,12 +644,12 @@ export function createRace(frame, race, { onState, tooltip, palette }) {
       case 'scale': {
         const g0 = meanOver(hist.rows[0], ROW.scoreGradNorm, 0, 100);
         const g1 = meanOver(hist.rows[1], ROW.scoreGradNorm, 0, 100);
-        return `At the finish: ${a0} ${pct(f[0].accuracy)}, ${a1} ${pct(f[1].accuracy)} held-out. Over the first 100 steps the gradient reaching the unscaled scores was ${fmt(g0 / g1, 1)}\u00d7 smaller on average.`;
+        return `At the finish: ${a0} ${pct(f[0].accuracy)}, ${a1} ${pct(f[1].accuracy)} held-out. Over the first 100 steps the gradient reaching the unscaled scores was ${fmt(g0 / g1)}\u00d7 smaller on average.`;
       }
       case 'order':
         return `At the finish: ${a1} positions ${pct(f[1].accuracy)}, no positions ${pct(f[0].accuracy)} held-out.`;
       case 'masks':
-        return `Without the mask the training loss fell to ${fmt(recentMean(hist.rows[1], ROW.loss, 25))}, yet predicting without the future it is right ${pct(f[1].causal)} of the time (chance: 3.8%). With the mask: ${pct(f[0].causal)}.`;
+        return `Without the mask the training loss fell to ${fmt(recentMean(hist.rows[1], ROW.loss, 25))}, yet predicting without the future it is right ${pct(f[1].causal)} of the time (chance: ${pct(1 / 26)}). With the mask: ${pct(f[0].causal)}.`;
       case 'heads':
         return `At the finish: ${a1} ${pct(f[1].accuracy)}, ${a0} ${pct(f[0].accuracy)} on new sequences.`;
       case 'context':

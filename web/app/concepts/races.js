@@ -120,8 +120,8 @@ function defineRace(def) {
 export const RACES = Object.freeze({
   scale: defineRace({
     demo: 'scale',
-    title: 'Race: the same wide head trained with and without \u00f71/\u221ad\u2096',
-    arms: [arm('scaled: S = q\u00b7k / \u221ad\u2096', 'scaled', ON), arm('not scaled: S = q\u00b7k', 'not scaled', OFF)],
+    title: 'Race: the same wide head trained with and without \u00f7\u221ad_k',
+    arms: [arm('scaled: S\u2032 = q\u00b7k / \u221ad_k', 'scaled', ON), arm('not scaled: S\u2032 = S = q\u00b7k', 'not scaled', OFF)],
     settings: ({ seed }) => {
       const base = { task: 'recall', layers: 2, heads: 1, dModel: 64, mlp: 64, seed };
       return [{ ...base, scale: true }, { ...base, scale: false }];
@@ -166,7 +166,7 @@ export const RACES = Object.freeze({
     finalSamples: 256,
     custom: true,
     variant: { param: 'rh', choices: [2, 4], default: 2, label: 'heads of the second model' },
-    arms: [arm('1 head (D = 32)', '1 head', OFF), arm((v) => `${v} heads (D = ${32 / v} each)`, (v) => `${v} heads`, ON)],
+    arms: [arm('1 head (d_k = 32)', '1 head', OFF), arm((v) => `${v} heads (d_k = ${32 / v} each)`, (v) => `${v} heads`, ON)],
     settings: ({ seed, variant }) => {
       const base = { task: 'previous-token', length: DIFF.T, layers: 1, dModel: 32, mlp: 64, causal: true, batch: 64, seed };
       return [{ ...base, heads: 1 }, { ...base, heads: variant }];

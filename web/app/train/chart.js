@@ -11,15 +11,12 @@
 //   chart.update({ series: [{name, className, points: [[x, y]], dashed}], xMax, log, yDomain, marker });
 
 import { el, svgEl } from '../views/dom.js';
+import { formatTick } from '../format.js';
 
 const M = { left: 46, right: 12, top: 10, bottom: 34 };
 
-function tickText(v) {
-  if (v === 0) return '0';
-  if (Math.abs(v) >= 1000) return `${Number((v / 1000).toPrecision(3))}k`;
-  if (Math.abs(v) < 0.01) return v.toExponential(0).replace('-', '\u2212');
-  return String(Number(v.toPrecision(3))).replace('-', '\u2212');
-}
+/** Tick labels by the page's rule (formatTick): "0", "0.5", "2000", "1e−3". */
+const tickText = formatTick;
 
 function niceStep(span, count) {
   const raw = span / Math.max(1, count);

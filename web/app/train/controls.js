@@ -7,7 +7,7 @@
 //   view.update(state, tasks, { disabled });
 
 import { el, field, setOptions, setValue, clear } from '../views/dom.js';
-import { tokenLabel } from '../format.js';
+import { tokenText } from '../format.js';
 import { LAYER_CHOICES, HEAD_CHOICES, WIDTH_CHOICES, LR_CHOICES, BATCH_CHOICES, POSITIONALS, MAX_CORPUS } from './state.js';
 
 const TASK_TITLES = {
@@ -97,11 +97,11 @@ export function createSettingsView(root, { onChange, onTask, onDefaults, onCorpu
     if (Number.isInteger(n) && n >= 0 && n <= 512) onChange({ length: n });
     else length.setAttribute('aria-invalid', 'true');
   });
-  const mlp = check('MLP after attention (4 \u00d7 d_model)', (on) => onChange({ mlp: on ? -1 : 0 }), 'mlp');
+  const mlp = check('MLP after attention (4 \u00d7 C)', (on) => onChange({ mlp: on ? -1 : 0 }), 'mlp');
   const layernorm = check('Layernorm', (on) => onChange({ layernorm: on }), 'layernorm');
   const causal = check('Causal mask', (on) => onChange({ causal: on }), 'causal');
   const scale = check('Scale scores by 1/\u221ad_k', (on) => onChange({ scale: on }), 'scale');
-  const widthField = field('d_model', width, { hint: ' ' });
+  const widthField = field('Width C = d_model', width, { hint: ' ' });
   const widthHint = widthField.querySelector('.field-hint');
   const defaults = el('button', 'btn btn-quiet', { type: 'button', text: 'Task defaults', testid: 'defaults' });
   defaults.addEventListener('click', () => onDefaults());
@@ -147,7 +147,7 @@ export function createSettingsView(root, { onChange, onTask, onDefaults, onCorpu
     const table = el('div', 'tr-example-grid', { attrs: { role: 'table', 'aria-label': 'Example sequence and its targets' } });
     const row = (name, items, cls) => {
       const r = el('div', `tr-example-row ${cls}`, { attrs: { role: 'row' } }, el('span', 'tr-example-head', { text: name, attrs: { role: 'rowheader' } }));
-      items.forEach((t) => r.append(el('span', `tr-tok${t == null ? ' is-none' : ''}`, { text: t == null ? '\u00b7' : tokenLabel(t, 10), attrs: { role: 'cell', title: t == null ? 'no target here' : t } })));
+      items.forEach((t) => r.append(el('span', `tr-tok${t == null ? ' is-none' : ''}`, { text: t == null ? '\u00b7' : tokenText(t), attrs: { role: 'cell', title: t == null ? 'no target here' : t } })));
       return r;
     };
     table.append(row('input', tokens, 'is-input'), row('target', targets, 'is-target'));
@@ -175,7 +175,7 @@ export function createSettingsView(root, { onChange, onTask, onDefaults, onCorpu
       setOptions(heads, headChoices.map((v) => ({ value: v, text: String(v) })));
       setValue(heads, state.heads);
       setOptions(width, withValue(WIDTH_CHOICES, state.dModel).map((v) => ({ value: v, text: String(v) })));
-      widthHint.textContent = `d_k = ${state.dModel / state.heads} per head`;
+      widthHint.textContent = `d_k = C/H = ${state.dModel / state.heads} per head`;
       setValue(width, state.dModel);
       setOptions(positional, POSITIONALS.map((v) => ({ value: v, text: v })));
       setValue(positional, state.positional);
@@ -188,7 +188,7 @@ export function createSettingsView(root, { onChange, onTask, onDefaults, onCorpu
       if (document.activeElement !== length) setValue(length, state.length);
       length.removeAttribute('aria-invalid');
       mlp.input.checked = state.mlp > 0;
-      mlp.wrap.querySelector('label').textContent = state.mlp > 0 ? `MLP after attention (width ${state.mlp})` : 'MLP after attention (4 \u00d7 d_model)';
+      mlp.wrap.querySelector('label').textContent = state.mlp > 0 ? `MLP after attention (width ${state.mlp})` : 'MLP after attention (4 \u00d7 C)';
       layernorm.input.checked = state.layernorm;
       causal.input.checked = state.causal;
       scale.input.checked = state.scale;

@@ -12,7 +12,11 @@
 
 import { el, clear } from '../views/dom.js';
 import { lutIndex } from '../palette.js';
-import { formatExact, tokenLabel, quoted } from '../format.js';
+import { formatValue, tokenText } from '../format.js';
+
+/** A head's name for the reader, layers and heads counted from 1 like the Head picker: "L1 H2". */
+export const headName = (layer, head) => `L${layer + 1} H${head + 1}`;
+const quoted = (t) => `\u201c${tokenText(t)}\u201d`;
 
 /** FNV-1a (32-bit) of a Float32Array's bytes: equal digests = equal numbers. */
 export function digest(array) {
@@ -27,12 +31,19 @@ const LABEL_FONT = 11;
 const MIN_MAP = 210;
 
 /** Layout of one map of T×T cells in a square of `size` CSS pixels. */
+// Token labels are drawn whole: the gutter grows with the longest token (up to
+// 40% of the map) and, past that, the label font shrinks (down to 7 px).
+const CHAR_EM = 0.62; // advance of one monospace character, in em
 function layout(T, size, tokens) {
   const labels = size / T >= 7;
-  const longest = Math.min(6, Math.max(1, ...tokens.map((t) => Array.from(t).length)));
-  const margin = labels ? Math.min(size * 0.28, 12 + longest * 6.2) : 0;
+  const longest = Math.max(1, ...tokens.map((t) => Array.from(tokenText(t)).length));
+  if (!labels) return { x0: 0, y0: 0, cell: size / T, labels, font: LABEL_FONT };
+  const room = size * 0.4 - 6;
+  let font = Math.max(8, Math.min(LABEL_FONT, (size * 0.6 / T) * 0.9));
+  if (longest * CHAR_EM * font > room) font = Math.max(7, room / (longest * CHAR_EM));
+  const margin = Math.min(size * 0.4, 6 + longest * CHAR_EM * font);
   const cell = (size - margin) / T;
-  return { x0: margin, y0: margin, cell, labels, font: Math.max(8, Math.min(LABEL_FONT, cell * 0.9)) };
+  return { x0: margin, y0: margin, cell, labels, font: Math.min(font, Math.max(7, cell * 0.9)) };
 }
 
 /** One pixel per cell: an offscreen T×T canvas drawn scaled (no smoothing) is far cheaper than T² fillRects. */
@@ -140,13 +151,13 @@ function labelImage(cache, { T, size, tokens, palette, g, dpr }) {
   const step = Math.max(1, Math.ceil(g.font / c));
   ctx.textBaseline = 'middle';
   ctx.textAlign = 'right';
-  for (let i = 0; i < T; i += step) ctx.fillText(tokenLabel(tokens[i] ?? '', 6), g.x0 - 3, g.y0 + (i + 0.5) * c);
+  for (let i = 0; i < T; i += step) ctx.fillText(tokenText(tokens[i] ?? ''), g.x0 - 3, g.y0 + (i + 0.5) * c);
   ctx.textAlign = 'left';
   for (let j = 0; j < T; j += step) {
     ctx.save();
     ctx.translate(g.x0 + (j + 0.5) * c, g.y0 - 3);
     ctx.rotate(-Math.PI / 2);
-    ctx.fillText(tokenLabel(tokens[j] ?? '', 6), 0, 0);
+    ctx.fillText(tokenText(tokens[j] ?? ''), 0, 0);
     ctx.restore();
   }
   return canvas;
@@ -179,8 +190,8 @@ export function createGridView(root, { tooltip, onToggleHead }) {
     keyCards = [];
     const beside = m.keyView === 'beside';
     for (let l = 0; l < m.layers; l++) {
-      const row = el('div', 'tr-grid-row', { attrs: { role: 'group', 'aria-label': `Layer ${l}` } });
-      row.append(el('p', 'tr-layer-label', { text: `Layer ${l}` }));
+      const row = el('div', 'tr-grid-row', { attrs: { role: 'group', 'aria-label': `Layer ${l + 1}` } });
+      row.append(el('p', 'tr-layer-label', { text: `Layer ${l + 1}` }));
       const maps = el('div', 'tr-grid-maps');
       row.append(maps);
       if (beside) {
@@ -194,7 +205,7 @@ export function createGridView(root, { tooltip, onToggleHead }) {
         const canvas = el('canvas', 'tr-map', { tabIndex: 0, attrs: { role: 'img' } });
         const button = el('button', 'btn btn-quiet tr-ablate', { type: 'button', testid: `ablate-${l}-${h}` });
         button.addEventListener('click', () => onToggleHead(l, h));
-        const name = el('span', 'tr-head-name', { text: `L${l} H${h}` });
+        const name = el('span', 'tr-head-name', { text: headName(l, h) });
         const head = el('div', 'tr-head-top', {}, name, button);
         const scores = el('p', 'tr-head-scores', { testid: `scores-${l}-${h}` });
         const card = el('figure', 'tr-head', { testid: `head-${l}-${h}`, dataset: { layer: String(l), head: String(h) } }, head, canvas, scores);
@@ -226,7 +237,7 @@ export function createGridView(root, { tooltip, onToggleHead }) {
     const masked = m.causal && j > i;
     const inKey = key ? Boolean(key.data[k]) : false;
     tooltip.show(c.canvas, clientX, clientY, {
-      name: `L${c.layer} H${c.head} \u00b7 query ${i} ${quoted(m.tokens[i] ?? '')} \u2192 key ${j} ${quoted(m.tokens[j] ?? '')}`,
+      name: `${headName(c.layer, c.head)} \u00b7 query ${i} ${quoted(m.tokens[i] ?? '')} \u2192 key ${j} ${quoted(m.tokens[j] ?? '')}`,
       value,
       provenance: `${masked ? 'hidden by the causal mask \u00b7 ' : ''}${key ? `answer key \u201c${key.name}\u201d: ${inKey ? 'yes' : 'no'} \u00b7 ` : ''}${m.live ? 'step' : 'snapshot at step'} ${m.step}`,
     });
@@ -326,7 +337,7 @@ export function createGridView(root, { tooltip, onToggleHead }) {
         c.card.classList.toggle('is-ablated', isAblated);
         c.button.textContent = isAblated ? 'Restore' : 'Ablate';
         c.button.setAttribute('aria-pressed', String(isAblated));
-        c.button.setAttribute('aria-label', `${isAblated ? 'Restore' : 'Ablate'} layer ${c.layer} head ${c.head}`);
+        c.button.setAttribute('aria-label', `${isAblated ? 'Restore' : 'Ablate'} layer ${c.layer + 1} head ${c.head + 1}`);
         if (cursor?.card === c && document.activeElement === c.canvas) {
           const r = c.canvas.getBoundingClientRect();
           show(c, cursor.i, cursor.j, r.left + c.geom.x0 + (cursor.j + 0.5) * c.geom.cell, r.top + c.geom.y0 + (cursor.i + 0.5) * c.geom.cell);
@@ -352,15 +363,15 @@ export function createGridView(root, { tooltip, onToggleHead }) {
           const v = s[r.name];
           r.item.classList.toggle('is-key', r.name === m.keyName);
           r.item.dataset.value = String(v);
-          r.value.textContent = v == null ? '\u2014' : v.toFixed(2);
+          r.value.textContent = v == null ? '\u2014' : formatValue(v, 3);
           const hv = held && m.live ? held[r.name] : null;
           r.heldEl.hidden = hv == null;
-          r.heldEl.textContent = hv == null ? '' : `held-out ${hv.toFixed(2)}`;
+          r.heldEl.textContent = hv == null ? '' : `held-out ${formatValue(hv, 3)}`;
           if (hv == null) delete r.heldEl.dataset.value;
           else r.heldEl.dataset.value = String(hv);
         }
-        const best = answer && s[answer.name] != null ? `${answer.name} score ${formatExact(s[answer.name])}` : '';
-        c.canvas.setAttribute('aria-label', `Layer ${c.layer} head ${c.head} attention map${isAblated ? ', ablated' : ''}${best ? `, ${best}` : ''}. Arrow keys read cells; Enter ablates or restores.`);
+        const best = answer && s[answer.name] != null ? `${answer.name} score ${formatValue(s[answer.name], 3)}` : '';
+        c.canvas.setAttribute('aria-label', `Layer ${c.layer + 1} head ${c.head + 1} attention map${isAblated ? ', ablated' : ''}${best ? `, ${best}` : ''}. Arrow keys read cells; Enter ablates or restores.`);
       }
     },
   };

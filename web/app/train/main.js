@@ -14,7 +14,8 @@ import { createTooltip } from '../views/tooltip.js';
 import { createThemeToggle } from '../views/theme.js';
 import { createMessages } from '../views/messages.js';
 import { readPalette } from '../palette.js';
-import { formatNumber } from '../format.js';
+import { formatValue, formatPercent } from '../format.js';
+import { headName } from './grid.js';
 import {
   parseTrainHash, serializeTrainState, defaultTrainState, normalizeTrainState, trainerSettings,
   modelChanged, packText, unpackText, taskDefaults, canonicalHeads, MODEL_FIELDS, MAX_CORPUS,
@@ -271,7 +272,7 @@ function adoptLoaded(m) {
 }
 
 async function readFile(file) {
-  if (file.size > MAX_FILE_BYTES) throw new Error(`the file has ${(file.size / 1048576).toFixed(1)} MB, more than the ${MAX_FILE_BYTES / 1048576} MB this page reads`);
+  if (file.size > MAX_FILE_BYTES) throw new Error(`the file has ${formatValue(file.size / 1048576, 3)} MB, more than the ${MAX_FILE_BYTES / 1048576} MB this page reads`);
   return new Uint8Array(await file.arrayBuffer());
 }
 
@@ -555,7 +556,7 @@ function render() {
   if (!frame) frame = requestAnimationFrame(draw);
 }
 
-const pct = (x) => `${(100 * x).toFixed(1)}%`;
+const pct = (x) => formatPercent(x, 3);
 
 function draw() {
   frame = 0;
@@ -599,7 +600,7 @@ function draw() {
   }
   const h = run.heldout;
   ui.metrics.textContent = h
-    ? `Held-out accuracy ${pct(h.accuracy)}, loss ${formatNumber(h.loss, 3)} (${h.samples} sequences${run.final ? ', after the pause' : ', live'})${run.trainAcc.last ? ` \u00b7 training batch ${pct(run.trainAcc.last[1])}` : ''}`
+    ? `Held-out accuracy ${pct(h.accuracy)}, loss ${formatValue(h.loss, 3)} (${h.samples} sequences${run.final ? ', after the pause' : ', live'})${run.trainAcc.last ? ` \u00b7 training batch ${pct(run.trainAcc.last[1])}` : ''}`
     : modelError ? 'No model: the settings above could not build one.' : 'Press \u25b6 to train.';
   ui.app.classList.toggle('tr-no-model', !model);
   ui.downloadBtn.disabled = !model;
@@ -641,7 +642,7 @@ function draw() {
   }
   // ablation
   if (state.ablate.length) {
-    const names = state.ablate.map(([l, hh]) => `L${l} H${hh}`).join(', ');
+    const names = state.ablate.map(([l, hh]) => headName(l, hh)).join(', ');
     ui.ablation.textContent = run.ablation && h
       ? `Held-out accuracy with all heads ${pct(h.accuracy)}; with ${names} ablated ${pct(run.ablation.accuracy)} (${run.ablation.samples} sequences).`
       : `Evaluating without ${names}\u2026`;

@@ -9,7 +9,7 @@
 // The list is built once per probe; updates while training only change texts and classes.
 
 import { el, clear } from '../views/dom.js';
-import { tokenLabel } from '../format.js';
+import { tokenText } from '../format.js';
 
 export function createPredictionsView(root) {
   const title = el('h2', 'card-title', { text: 'Predictions on the probe' });
@@ -24,7 +24,7 @@ export function createPredictionsView(root) {
     clear(list);
     items = tokens.map((tok, i) => {
       const li = el('li', 'tr-pred', { dataset: { position: String(i) } });
-      li.append(el('span', 'tr-pred-in', { text: tokenLabel(tok, 8), attrs: { title: `input ${i}: ${tok}` } }));
+      li.append(el('span', 'tr-pred-in', { text: tokenText(tok), attrs: { title: `input ${i}: ${tok}` } }));
       const out = el('span', 'tr-pred-out');
       const want = el('span', 'tr-pred-want', { hidden: true });
       const ab = el('span', 'tr-pred-ab', { hidden: true });
@@ -63,16 +63,16 @@ export function createPredictionsView(root) {
         it.li.classList.toggle('is-right', ok);
         it.li.classList.toggle('is-wrong', !ok);
         it.li.dataset.correct = ok ? '1' : '0';
-        it.out.textContent = `${ok ? '\u2713' : '\u2717'} ${tokenLabel(word(predictions[i]), 8)}`;
+        it.out.textContent = `${ok ? '\u2713' : '\u2717'} ${tokenText(word(predictions[i]))}`;
         it.out.title = `predicted ${word(predictions[i])}, target ${word(t)}`;
         it.want.hidden = ok;
-        it.want.textContent = ok ? '' : `want ${tokenLabel(word(t), 8)}`;
+        it.want.textContent = ok ? '' : `want ${tokenText(word(t))}`;
         it.ab.hidden = !ablated;
         if (ablated) {
           const okA = ablated.correct[i] === true;
           if (okA) rightAb += 1;
           it.ab.className = `tr-pred-ab ${okA ? 'is-right' : 'is-wrong'}`;
-          it.ab.textContent = `${okA ? '\u2713' : '\u2717'} ${tokenLabel(word(ablated.predictions[i]), 8)}`;
+          it.ab.textContent = `${okA ? '\u2713' : '\u2717'} ${tokenText(word(ablated.predictions[i]))}`;
           it.ab.title = `with the ablated heads: predicted ${word(ablated.predictions[i])}`;
           it.ab.dataset.correct = okA ? '1' : '0';
         }

@@ -8,6 +8,10 @@
 //   view.update({ timeline, keys, scrub, heldout, xMax, bytes });
 
 import { el } from '../views/dom.js';
+import { formatValue } from '../format.js';
+
+/** Bytes for the reader by the page's rule: "412 KiB", "1.37 MiB". */
+const size = (bytes) => (bytes < 1024 * 1000 ? `${formatValue(bytes / 1024, 3)} KiB` : `${formatValue(bytes / 1048576, 3)} MiB`);
 import { createChart } from './chart.js';
 
 const KEY_CLASSES = ['tr-s-k0', 'tr-s-k1', 'tr-s-k2', 'tr-s-k3'];
@@ -50,7 +54,7 @@ export function createTimelineView(root, { onScrub }) {
       label.textContent = m.scrub == null ? `live (step ${m.step})` : `step ${m.timeline.atStep(m.scrub)?.step ?? m.scrub}`;
       label.dataset.step = String(m.scrub == null ? m.step : m.timeline.atStep(m.scrub)?.step ?? m.scrub);
       live.disabled = m.scrub == null;
-      memory.textContent = `${list.length} snapshots kept (every ${m.interval} steps; at most ${m.cap}), ${(m.timeline.bytes / 1024).toFixed(0)} KiB of attention maps.`;
+      memory.textContent = `${list.length} snapshots kept (every ${m.interval} steps; at most ${m.cap}), ${size(m.timeline.bytes)} of attention maps.`;
       memory.dataset.bytes = String(m.timeline.bytes);
     },
   };

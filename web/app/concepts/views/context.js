@@ -4,7 +4,7 @@
 
 import { el } from '../../views/dom.js';
 import { createHeatmap } from '../../views/heatmap.js';
-import { subscript } from '../../format.js';
+import { headMark, formatValue } from '../../format.js';
 import {
   createDemoFrame, createMetric, createVerdict, createNote, textField, selectField, seedField, tokenChips,
   stackRows, labelsOf, q, formatDiff,
@@ -71,15 +71,15 @@ export function createContextView(root, { onState, tooltip }) {
     const { T, h, i, D } = m;
     const x = m.average;
     const word = q(m.a.tokens[i].text);
-    note1.set(`Head ${h + 1}, token ${i} ${word}: the bars are the weights it gives to each of the ${T} tokens (the tick marks 1/T = ${(1 / T).toFixed(3)}, what a plain average would give). The output row mixes the value vectors with these weights; the average row gives every token the same weight.`);
+    note1.set(`Head ${h + 1}, token ${i} ${word}: the bars are the weights it gives to each of the ${T} tokens (the tick marks 1/T = ${formatValue(1 / T, 3)}, what a plain average would give). The output row mixes the value vectors with these weights; the average row gives every token the same weight.`);
     mAvg.set(x.max, { tone: x.max > 1e-5 ? 'nonzero' : 'zero', noteText: x.max > 1e-5 ? 'not the average' : 'equal to the average' });
-    mSpread.set(x.wMax - x.wMin, { text: `${x.wMin.toFixed(3)} \u2026 ${x.wMax.toFixed(3)}`, noteText: `a plain average: all 1/T = ${(1 / T).toFixed(3)}` });
-    bars.update({ labels: labelsOf(m.a), values: x.weights, range: Math.max(x.wMax, 1 / T), reference: 1 / T, selected: i, shapeText: `query ${i}: ${word}`, decimals: 3 });
+    mSpread.set(x.wMax - x.wMin, { text: `${formatValue(x.wMin, 3)} \u2026 ${formatValue(x.wMax, 3)}`, noteText: `a plain average: all 1/T = ${formatValue(1 / T, 3)}` });
+    bars.update({ labels: labelsOf(m.a), values: x.weights, range: Math.max(x.wMax, 1 / T), reference: 1 / T, selected: i, shapeText: `query ${i}: ${word}`, digits: 3 });
     hmHead.update({
       matrix: stackRows([x.out, x.avg, x.diff]),
       title: `Head ${h + 1}, token ${word}`,
-      shapeText: `3 rows \u00d7 D = ${D}`,
-      rowLabels: [`output O${subscript(h + 1)}`, 'plain average', 'difference'],
+      shapeText: `3 rows \u00d7 d_k = ${D}`,
+      rowLabels: [`output O${headMark(h)}`, 'plain average', 'difference'],
       colLabels: null,
       kind: 'diverging',
       palette: pal,

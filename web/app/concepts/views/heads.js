@@ -4,7 +4,7 @@
 
 import { el } from '../../views/dom.js';
 import { createHeatmap } from '../../views/heatmap.js';
-import { subscript } from '../../format.js';
+import { headMark } from '../../format.js';
 import {
   createDemoFrame, createMetric, createVerdict, createNote, textField, selectField, checkField, seedField, createTable,
   labelsOf, q, formatDiff,
@@ -43,7 +43,7 @@ export function createHeadsView(root, { onState, tooltip, maxHeads, dModel }) {
       compact: true,
       tooltip,
       getWidth: cellWidth,
-      describe: (i, j) => ({ name: `A${subscript(h + 1)}[${i}, ${j}]`, provenance: `how much ${q(trace.tokens[i].text)} attends to ${q(trace.tokens[j].text)} in head ${h + 1}` }),
+      describe: (i, j) => ({ name: `A${headMark(h)}[${i}, ${j}]`, provenance: `how much ${q(trace.tokens[i].text)} attends to ${q(trace.tokens[j].text)} in head ${h + 1}` }),
     });
     maps.push({ hm, off: false });
   }
@@ -62,7 +62,7 @@ export function createHeadsView(root, { onState, tooltip, maxHeads, dModel }) {
   function drawMaps(s, m, pal) {
     const { H, T } = m;
     const labels = labelsOf(m.trace);
-    note1.set(`${H} heads of width D = ${dModel}/${H} = ${dModel / H}, one map each: rows are queries, columns keys, and a cell\u2019s colour is its weight from 0 to 1. ${s.share ? 'Weights are shared: every head is head 1.' : 'Each head has its own weights.'} Hover a cell for its exact value.`);
+    note1.set(`${H} heads of width d_k = C/H = ${dModel}/${H} = ${dModel / H}, one map each: rows are queries, columns keys, and a cell\u2019s colour is its weight from 0 to 1. ${s.share ? 'Weights are shared: every head is head 1.' : 'Each head has its own weights.'} Hover a cell for its exact value.`);
     mMax.set(m.worst, { tone: m.worst === 0 ? 'zero' : 'nonzero', noteText: m.worst === 0 ? 'identical heads' : 'the heads differ' });
     mMean.set(m.mean, { tone: m.mean === 0 ? 'zero' : 'nonzero' });
     mOut.set(m.worstOut, { tone: m.worstOut === 0 ? 'zero' : 'nonzero' });

@@ -5,7 +5,7 @@
 
 import { el } from '../../views/dom.js';
 import { createHeatmap } from '../../views/heatmap.js';
-import { subscript, formatNumber, tokenLabel } from '../../format.js';
+import { headMark, formatValue, tokenText } from '../../format.js';
 import {
   createDemoFrame, createMetric, createVerdict, createNote, textField, linesField, selectField, checkField, seedField,
   createTable, labelsOf, q, formatDiff,
@@ -45,7 +45,7 @@ export function createMasksView(root, { onState, tooltip }) {
     id: 'masks-causal-weights',
     share: 0.5,
     tooltip,
-    describe: (i, j) => ({ name: `A${subscript(head + 1)}[${i}, ${j}]`, provenance: `weight of ${q(traceA.tokens[j].text)} for ${q(traceA.tokens[i].text)}${j > i && traceA.config.mask === 'causal' ? ': a later token, masked' : ''}` }),
+    describe: (i, j) => ({ name: `A${headMark(head)}[${i}, ${j}]`, provenance: `weight of ${q(traceA.tokens[j].text)} for ${q(traceA.tokens[i].text)}${j > i && traceA.config.mask === 'causal' ? ': a later token, masked' : ''}` }),
   });
 
   // padding
@@ -67,7 +67,7 @@ export function createMasksView(root, { onState, tooltip }) {
     id: 'masks-pad-weights',
     share: 0.6,
     tooltip,
-    describe: (i, j) => ({ name: `A${subscript(head + 1)}[${i}, ${j}]`, provenance: `${q(traceP.tokens[i].text)} \u2192 ${q(traceP.tokens[j].text)}${j >= traceP.realTokens ? ' ([PAD] key)' : ''}` }),
+    describe: (i, j) => ({ name: `A${headMark(head)}[${i}, ${j}]`, provenance: `${q(traceP.tokens[i].text)} \u2192 ${q(traceP.tokens[j].text)}${j >= traceP.realTokens ? ' ([PAD] key)' : ''}` }),
   });
   const bars = createBars(row2, { caption: 'Weight on [PAD] keys, per row', testid: 'masks-pad-rows', labelHeader: 'row', valueHeader: 'on [PAD]' });
 
@@ -107,8 +107,8 @@ export function createMasksView(root, { onState, tooltip }) {
         testid: `masks-causal-row-${i}`,
         cells: [
           String(i),
-          { text: a.tokens[i] ? tokenLabel(a.tokens[i].text, 14) : '\u2014' },
-          { text: b.tokens[i] ? tokenLabel(b.tokens[i].text, 14) : '\u2014' },
+          { text: a.tokens[i] ? tokenText(a.tokens[i].text) : '\u2014' },
+          { text: b.tokens[i] ? tokenText(b.tokens[i].text) : '\u2014' },
           { text: has ? formatDiff(rowDiffs[i]) : '\u2014', value: has ? rowDiffs[i] : NaN, testid: `masks-row-diff-${i}` },
           { text: !has ? 'only in one' : changed ? 'changed' : 'unchanged', className: changed ? 'is-nonzero' : has ? 'is-zero' : '' },
         ],
@@ -119,7 +119,7 @@ export function createMasksView(root, { onState, tooltip }) {
     const Ta = a.tokens.length;
     hmA.update({
       matrix: a.heads[head].weights,
-      title: `Weights A${subscript(head + 1)}, first sentence${s.causal ? ' (causal)' : ''}`,
+      title: `Weights A${headMark(head)}, first sentence${s.causal ? ' (causal)' : ''}`,
       shapeText: `${Ta} queries \u00d7 ${Ta} keys`,
       rowLabels: labelsOf(a),
       colLabels: labelsOf(a),
@@ -133,7 +133,7 @@ export function createMasksView(root, { onState, tooltip }) {
   function drawPadding(s, m, bi, batch, H, pal) {
     const { trace: tr, stats: st, statsOn, statsOff, perRow } = m;
     traceP = tr;
-    shown.setOptions(batch.map((x, i) => ({ value: i, text: `${i + 1}: ${tokenLabel(x, 28)}` })));
+    shown.setOptions(batch.map((x, i) => ({ value: i, text: `${i + 1}: ${tokenText(x)}` })));
     shown.set(bi);
     const T2 = tr.tokens.length;
     const kept = s.bs.length > MAX_LINES
@@ -149,16 +149,16 @@ export function createMasksView(root, { onState, tooltip }) {
     table2.set(batch.map((x, i) => ({
       className: i === bi ? 'is-current' : '',
       cells: [
-        { text: `${i + 1}: ${tokenLabel(x, 12)}`, title: x },
+        { text: `${i + 1}: ${tokenText(x)}`, title: x },
         String(statsOn[i].pads),
         { text: statsOn[i].pads ? formatDiff(statsOn[i].max, { short: true }) : '\u2014', value: statsOn[i].pads ? statsOn[i].max : NaN, testid: `masks-pad-on-${i}`, className: statsOn[i].pads && statsOn[i].max === 0 ? 'is-zero' : '' },
         { text: statsOff[i].pads ? formatDiff(statsOff[i].max, { short: true }) : '\u2014', value: statsOff[i].pads ? statsOff[i].max : NaN, testid: `masks-pad-off-${i}`, className: statsOff[i].pads && statsOff[i].max > 0 ? 'is-nonzero' : '' },
-        { text: statsOff[i].pads ? formatNumber(statsOff[i].meanLeak, 3) : '\u2014', value: statsOff[i].meanLeak, testid: `masks-leak-off-${i}` },
+        { text: statsOff[i].pads ? formatValue(statsOff[i].meanLeak, 3) : '\u2014', value: statsOff[i].meanLeak, testid: `masks-leak-off-${i}` },
       ],
     })));
     hmP.update({
       matrix: tr.heads[head].weights,
-      title: `Weights A${subscript(head + 1)}, sentence ${bi + 1}, padding mask ${s.pad ? 'on' : 'off'}`,
+      title: `Weights A${headMark(head)}, sentence ${bi + 1}, padding mask ${s.pad ? 'on' : 'off'}`,
       shapeText: `${T2} queries \u00d7 ${T2} keys`,
       rowLabels: labelsOf(tr),
       colLabels: labelsOf(tr),
@@ -172,7 +172,7 @@ export function createMasksView(root, { onState, tooltip }) {
       values: perRow,
       range: Math.max(1e-9, ...perRow),
       shapeText: `head ${head + 1}`,
-      decimals: 4,
+      digits: 3,
       foot: [el('span', 'num', { text: `largest ${formatDiff(Math.max(...perRow))}` })],
     });
   }

@@ -36,9 +36,9 @@ export function createOrderView(root, { onState, tooltip, encodings }) {
   card1.append(maps);
   let labelsB = [];
   let permNow = null;
-  const hmA = createHeatmap(maps, { id: 'order-ya', tooltip, describe: (i, j) => ({ name: `Y\u2081[${permNow?.[i] ?? i}, ${j}]`, provenance: `output row of ${q(labelsB[i] ?? '')} in the first sentence, moved to the second sentence\u2019s order` }) });
-  const hmB = createHeatmap(maps, { id: 'order-yb', tooltip, describe: (i, j) => ({ name: `Y\u2082[${i}, ${j}]`, provenance: `output row of ${q(labelsB[i] ?? '')} in the second sentence` }) });
-  const hmD = createHeatmap(maps, { id: 'order-diff', tooltip, describe: (i, j) => ({ name: `difference [${i}, ${j}]`, provenance: 'Y\u2081 (reordered) \u2212 Y\u2082' }) });
+  const hmA = createHeatmap(maps, { id: 'order-ya', tooltip, describe: (i, j) => ({ name: `Y_a[${permNow?.[i] ?? i}, ${j}]`, provenance: `output row of ${q(labelsB[i] ?? '')} in the first sentence, moved to the second sentence\u2019s order` }) });
+  const hmB = createHeatmap(maps, { id: 'order-yb', tooltip, describe: (i, j) => ({ name: `Y_b[${i}, ${j}]`, provenance: `output row of ${q(labelsB[i] ?? '')} in the second sentence` }) });
+  const hmD = createHeatmap(maps, { id: 'order-diff', tooltip, describe: (i, j) => ({ name: `difference [${i}, ${j}]`, provenance: 'Y_a (reordered) \u2212 Y_b' }) });
 
   // the sinusoidal encoding
   const card2 = f.card('What the sinusoidal encoding looks like');
@@ -98,8 +98,8 @@ export function createOrderView(root, { onState, tooltip, encodings }) {
       ? `Positions ${s.pe}. Left: the first sentence\u2019s output rows, moved into the second sentence\u2019s word order; middle: the second sentence\u2019s outputs; right: their difference.${s.pe === 'none' ? ' Any difference is float rounding from adding the same numbers in another order.' : ''}`
       : `Positions ${s.pe}: the outputs of the two sentences.`);
     const shape = (x) => `${x.rows} tokens \u00d7 C = ${x.cols}`;
-    hmA.update({ matrix: m.ya, title: perm ? 'Y\u2081, rows in the second order' : 'Y\u2081', shapeText: shape(m.ya), rowLabels: perm ? labelsB : labelsOf(m.ra), colLabels: null, kind: 'diverging', palette: pal, selRow: null, selCol: null });
-    hmB.update({ matrix: m.yb, title: 'Y\u2082', shapeText: shape(m.yb), rowLabels: labelsB, colLabels: null, kind: 'diverging', palette: pal, selRow: null, selCol: null });
+    hmA.update({ matrix: m.ya, title: perm ? 'Y_a (sentence 1), reordered' : 'Y_a (sentence 1)', shapeText: shape(m.ya), rowLabels: perm ? labelsB : labelsOf(m.ra), colLabels: null, kind: 'diverging', palette: pal, selRow: null, selCol: null });
+    hmB.update({ matrix: m.yb, title: 'Y_b (sentence 2)', shapeText: shape(m.yb), rowLabels: labelsB, colLabels: null, kind: 'diverging', palette: pal, selRow: null, selCol: null });
     hmD.hidden = !perm;
     if (perm) hmD.update({ matrix: m.difference, title: 'Difference', shapeText: shape(m.difference), rowLabels: labelsB, colLabels: null, kind: 'diverging', palette: pal, selRow: null, selCol: null, range: Math.max(1e-6, ...Array.from(m.ya.data, Math.abs)) });
   }

@@ -5,8 +5,8 @@
 
 import { el } from '../../views/dom.js';
 import { createHeatmap } from '../../views/heatmap.js';
-import { createFormula, productTerms } from '../../views/formula.js';
-import { subscript, formatNumber } from '../../format.js';
+import { createFormula, productTerms } from '../formula.js';
+import { headMark, formatValue } from '../../format.js';
 import {
   createDemoFrame, createMetric, createVerdict, createNote, textField, selectField, seedField,
   labelsOf, q, formatDiff,
@@ -45,7 +45,7 @@ export function createQkvView(root, { onState, tooltip }) {
       tooltip,
       onCellClick: (i, d) => onState({ m, i, d }),
       describe: (i, d) => ({
-        name: `${NAMES[m]}${subscript(model.head + 1)}[${i}, ${d}]  ${q(model.trace.tokens[i].text)}`,
+        name: `${NAMES[m]}${headMark(model.head)}[${i}, ${d}]  ${q(model.trace.tokens[i].text)}`,
         provenance: `= \u03a3_c X\u2032[${i}, c]\u00b7W_${NAMES[m]}[c, ${model.head * D() + d}]. Click to write it out.`,
       }),
     });
@@ -85,12 +85,12 @@ export function createQkvView(root, { onState, tooltip }) {
   function drawMaps(s, m, pal) {
     const { head, i, d, T, H, C } = m;
     const labels = labelsOf(m.trace);
-    note1.set(`Head ${head + 1} of ${H}: each head has D = C/H = ${C}/${H} = ${m.D} columns of its own in W_Q, W_K and W_V. Selected: ${NAMES[s.m]}${subscript(head + 1)}[${i}, ${d}], the ${WHAT[s.m]} of ${q(m.trace.tokens[i].text)}. Click a cell or focus a matrix and use the arrow keys and Enter.`);
+    note1.set(`Head ${head + 1} of ${H}: each head has d_k = C/H = ${C}/${H} = ${m.D} columns of its own in W_Q, W_K and W_V. Selected: ${NAMES[s.m]}${headMark(head)}[${i}, ${d}], the ${WHAT[s.m]} of ${q(m.trace.tokens[i].text)}. Click a cell or focus a matrix and use the arrow keys and Enter.`);
     for (const x of ['q', 'k', 'v']) {
       maps[x].update({
         matrix: m.matrices[x],
-        title: `${NAMES[x]}${subscript(head + 1)} (${PLURAL[x]})`,
-        shapeText: `${T} tokens \u00d7 D = ${m.D}`,
+        title: `${NAMES[x]}${headMark(head)} (${PLURAL[x]})`,
+        shapeText: `${T} tokens \u00d7 d_k = ${m.D}`,
         rowLabels: labels,
         colLabels: null,
         kind: 'diverging',
@@ -108,18 +108,18 @@ export function createQkvView(root, { onState, tooltip }) {
     const M = NAMES[s.m];
     const word = q(m.trace.tokens[i].text);
     formula.set([
-      [`${M}${subscript(head + 1)}[${i}, ${d}] = \u03a3_c X\u2032[${i}, c] \u00b7 W_${M}[c, ${col}] = `, ...productTerms(x, e.column, { max: C }), ' = ', { result: e.sum, testid: 'qkv-formula-result' }],
+      [`${M}${headMark(head)}[${i}, ${d}] = \u03a3_c X\u2032[${i}, c] \u00b7 W_${M}[c, ${col}] = `, ...productTerms(x, e.column, { max: C }), ' = ', { result: e.sum, testid: 'qkv-formula-result' }],
       { caption: `Row ${i} of X\u2032 (${word}) times column ${col} of W_${M} (head ${head + 1}, its column ${d}), ${C} products added.` },
     ]);
-    mEntry.set(e.engine, { text: formatNumber(e.engine, 6) });
-    mDot.set(e.sum, { text: formatNumber(e.sum, 6) });
+    mEntry.set(e.engine, { text: formatValue(e.engine, 6) });
+    mDot.set(e.sum, { text: formatValue(e.sum, 6) });
     mDiff.set(e.diff, { tone: e.diff < 1e-5 ? 'zero' : 'bad', noteText: e.diff < 1e-5 ? 'they match (float rounding)' : 'they do not match' });
 
     hmX.update({ matrix: m.trace.input, title: 'Input X\u2032 (one row per token)', shapeText: `${m.T} tokens \u00d7 C = ${C}`, rowLabels: labelsOf(m.trace), colLabels: null, kind: 'diverging', palette: pal, selRow: i, selCol: null });
     hmW.update({
       matrix: e.weights,
       title: `W_${M}, column ${col} marked`,
-      shapeText: `${C} rows c \u00d7 ${C} columns (${m.H} heads \u00d7 D = ${m.D})`,
+      shapeText: `${C} rows c \u00d7 ${C} columns (${m.H} heads \u00d7 d_k = ${m.D})`,
       rowLabels: Array.from({ length: C }, (_, r) => `c = ${r}`),
       colLabels: null,
       kind: 'diverging',
@@ -129,7 +129,7 @@ export function createQkvView(root, { onState, tooltip }) {
       colBands: { size: m.D, colors: pal.headColors, names: m.trace.heads.map((_, k) => `head ${k + 1}`) },
     });
     same.set([
-      ...m.others.map((o) => [`${NAMES[o.m]}${subscript(head + 1)}[${i}, ${d}] = X\u2032[${i}] \u00b7 W_${NAMES[o.m]}[:, ${col}] = `, ...productTerms(x, o.column, { max: 3 }), ' = ', { n: o.sum }, { muted: ` (engine: ${formatNumber(o.engine, 3)})` }]),
+      ...m.others.map((o) => [`${NAMES[o.m]}${headMark(head)}[${i}, ${d}] = X\u2032[${i}] \u00b7 W_${NAMES[o.m]}[:, ${col}] = `, ...productTerms(x, o.column, { max: 3 }), ' = ', { n: o.sum }, { muted: ` (engine: ${formatValue(o.engine, 3)})` }]),
       { caption: `The same row X\u2032[${i}] gives the ${WHAT[m.others[0].m]} and the ${WHAT[m.others[1].m]} too: only the weight column changes. The three are not separate inputs. (Difference between the entry above and its dot product: ${formatDiff(e.diff)}.)` },
     ]);
   }

@@ -8,22 +8,20 @@ import {
 } from '../common.js';
 import { createLineChart } from '../chart.js';
 import { DK_VALUES } from '../state.js';
+import { formatValue } from '../../format.js';
 
+/** Every number of this demo: three significant digits by the page's rule. */
 function fmt(x) {
   if (!Number.isFinite(x)) return '\u2014';
-  const a = Math.abs(x);
-  if (a >= 100) return x.toFixed(0);
-  if (a >= 10) return x.toFixed(1);
-  if (a >= 0.01) return x.toFixed(3);
-  return x.toExponential(1).replace('-', '\u2212');
+  return formatValue(x, 3);
 }
 
 /** samples: how many samples of T queries × T keys each point of the sweeps is. */
 export function createScaleView(root, { onState, samples }) {
   const f = createDemoFrame(root, 'scale', {
     claim: [
-      'For random q and k with unit-variance entries, the score q\u00b7k has variance d\u2096, so wider heads give bigger scores: softmax saturates (one weight near 1, the rest near 0, entropy near 0) and its gradient vanishes.',
-      'Dividing by \u221ad\u2096 brings the variance back to 1 at every width. It is part of the method, not a tuning knob.',
+      'For random q and k with unit-variance entries, the score q\u00b7k has variance d_k, so wider heads give bigger scores: softmax saturates (one weight near 1, the rest near 0, entropy near 0) and its gradient vanishes.',
+      'Dividing by \u221ad_k brings the variance back to 1 at every width. It is part of the method, not a tuning knob.',
     ],
   });
   const c = f.controls;
@@ -33,9 +31,9 @@ export function createScaleView(root, { onState, samples }) {
   const sliderId = uniqueId('dk');
   slider.id = sliderId;
   c.append(el('div', 'field cx-field is-wide cx-slider-field', {},
-    el('label', 'field-label', { htmlFor: sliderId }, 'Head width d\u2096 ', sliderOut), slider,
+    el('label', 'field-label', { htmlFor: sliderId }, 'Head width d_k ', sliderOut), slider,
     el('span', 'field-hint', { text: 'Arrow keys move one step; the charts mark the point.' })));
-  const scaleBox = checkField(c, 'Divide the scores by \u221ad\u2096', { onChange: (v) => onState({ scale: v }), testid: 'scale-toggle' });
+  const scaleBox = checkField(c, 'Divide the scores by \u221ad_k', { onChange: (v) => onState({ scale: v }), testid: 'scale-toggle' });
   const tSel = selectField(c, 'Keys per row (T)', { options: [4, 8, 16, 32].map((t) => ({ value: t, text: String(t) })), onChange: (t) => onState({ t }), parse: Number, testid: 'scale-t' });
   const seed = seedField(c, { onChange: (x) => onState({ seed: x }) });
 
@@ -45,20 +43,20 @@ export function createScaleView(root, { onState, samples }) {
   const mVar = createMetric(verdict, { label: 'variance of the scores', testid: 'scale-cur-var' });
   const mEnt = createMetric(verdict, { label: 'mean row entropy (nats)', testid: 'scale-cur-entropy' });
   const mJac = createMetric(verdict, { label: 'mean softmax-Jacobian norm', testid: 'scale-cur-jacobian' });
-  const cmp = createTable(card1, { caption: 'Scale off and on at this width', headers: ['', 'off', 'on (\u00f7\u221ad\u2096)'], testid: 'scale-compare' });
+  const cmp = createTable(card1, { caption: 'Scale off and on at this width', headers: ['', 'off', 'on (\u00f7\u221ad_k)'], testid: 'scale-compare' });
 
   const card2 = f.card('Over head widths from 2 to 512 (both sweeps, measured by the engine)');
   const note2 = createNote(card2);
   const charts = el('div', 'cx-charts');
   card2.append(charts);
-  const chVar = createLineChart(charts, { title: 'Score variance', xLabel: 'head width d\u2096 (log scale)', yLabel: 'variance of q\u00b7k (log)', yLog: true, testid: 'scale-chart-variance', description: 'Without the scale the variance grows like d_k; with it, it stays near 1.' });
-  const chEnt = createLineChart(charts, { title: 'Mean row entropy of the softmax', xLabel: 'head width d\u2096 (log scale)', yLabel: 'entropy (nats)', testid: 'scale-chart-entropy', description: 'Without the scale the entropy collapses toward 0; with it, it stays near the uniform ln T.' });
-  const chJac = createLineChart(charts, { title: 'Softmax gradient: mean Jacobian norm', xLabel: 'head width d\u2096 (log scale)', yLabel: 'Frobenius norm', testid: 'scale-chart-jacobian', description: 'Without the scale the Jacobian norm falls toward 0: the gradient vanishes.' });
+  const chVar = createLineChart(charts, { title: 'Score variance', xLabel: 'head width d_k (log scale)', yLabel: 'variance of q\u00b7k (log)', yLog: true, testid: 'scale-chart-variance', description: 'Without the scale the variance grows like d_k; with it, it stays near 1.' });
+  const chEnt = createLineChart(charts, { title: 'Mean row entropy of the softmax', xLabel: 'head width d_k (log scale)', yLabel: 'entropy (nats)', testid: 'scale-chart-entropy', description: 'Without the scale the entropy collapses toward 0; with it, it stays near the uniform ln T.' });
+  const chJac = createLineChart(charts, { title: 'Softmax gradient: mean Jacobian norm', xLabel: 'head width d_k (log scale)', yLabel: 'Frobenius norm', testid: 'scale-chart-jacobian', description: 'Without the scale the Jacobian norm falls toward 0: the gradient vanishes.' });
 
   const details = el('details', 'cx-details');
   details.append(el('summary', null, { text: 'The numbers behind the charts' }));
   card2.append(details);
-  const table = createTable(details, { caption: `Every point: ${samples} samples of T random queries \u00d7 T random keys`, headers: ['d\u2096', 'variance off', 'variance on', 'entropy off', 'entropy on', 'Jacobian off', 'Jacobian on'], testid: 'scale-table' });
+  const table = createTable(details, { caption: `Every point: ${samples} samples of T random queries \u00d7 T random keys`, headers: ['d_k', 'variance off', 'variance on', 'entropy off', 'entropy on', 'Jacobian off', 'Jacobian on'], testid: 'scale-table' });
 
   function drawControls(s) {
     const idx = Math.max(0, DK_VALUES.indexOf(s.dk));
@@ -75,8 +73,8 @@ export function createScaleView(root, { onState, samples }) {
     const { off, on } = m.at;
     const cur = s.scale ? on : off;
     const lnT = cur.maxEntropy;
-    note1.set(`d\u2096 = ${s.dk}, scale ${s.scale ? 'on' : 'off'}: ${samples} samples of ${s.t} random queries against ${s.t} random keys, entries drawn with variance 1. ${s.scale ? 'The scores stay near variance 1 and the rows stay spread out.' : s.dk >= 16 ? 'The scores spread as wide as d\u2096 and each softmax row puts nearly all its weight on one key.' : 'At small widths the damage is small; slide d\u2096 up and watch.'}`);
-    mVar.set(cur.scoreVariance, { text: fmt(cur.scoreVariance), noteText: s.scale ? '\u2248 1 at every width' : `\u2248 d\u2096 = ${s.dk}`, tone: s.scale ? 'good' : (s.dk >= 16 ? 'bad' : null) });
+    note1.set(`d_k = ${s.dk}, scale ${s.scale ? 'on' : 'off'}: ${samples} samples of ${s.t} random queries against ${s.t} random keys, entries drawn with variance 1. ${s.scale ? 'The scores stay near variance 1 and the rows stay spread out.' : s.dk >= 16 ? 'The scores spread as wide as d_k and each softmax row puts nearly all its weight on one key.' : 'At small widths the damage is small; slide d_k up and watch.'}`);
+    mVar.set(cur.scoreVariance, { text: fmt(cur.scoreVariance), noteText: s.scale ? '\u2248 1 at every width' : `\u2248 d_k = ${s.dk}`, tone: s.scale ? 'good' : (s.dk >= 16 ? 'bad' : null) });
     mEnt.set(cur.meanEntropy, { text: fmt(cur.meanEntropy), noteText: `uniform row: ln T = ${fmt(lnT)}`, tone: cur.meanEntropy < 0.25 * lnT ? 'bad' : null });
     mJac.set(cur.meanJacobianNorm, { text: fmt(cur.meanJacobianNorm), noteText: `${fmt(cur.meanJacobianNorm / on.meanJacobianNorm)} \u00d7 the scaled value`, tone: cur.meanJacobianNorm < 0.5 * on.meanJacobianNorm ? 'bad' : null });
     cmp.set([
@@ -92,15 +90,15 @@ export function createScaleView(root, { onState, samples }) {
     const lnT = (s.scale ? m.at.on : m.at.off).maxEntropy;
     const first = sweep.off[0];
     const last = sweep.off[DK_VALUES.length - 1];
-    note2.set(`Scale off, from d\u2096 = 2 to 512: the variance grows ${fmt(last.scoreVariance / first.scoreVariance)}\u00d7 (d\u2096 grew 256\u00d7), the entropy falls from ${fmt(first.meanEntropy)} to ${fmt(last.meanEntropy)} and the gradient norm from ${fmt(first.meanJacobianNorm)} to ${fmt(last.meanJacobianNorm)}. Scale on, all three stay flat. The highlighted line is the one your toggle selects.`);
+    note2.set(`Scale off, from d_k = 2 to 512: the variance grows ${fmt(last.scoreVariance / first.scoreVariance)}\u00d7 (d_k grew 256\u00d7), the entropy falls from ${fmt(first.meanEntropy)} to ${fmt(last.meanEntropy)} and the gradient norm from ${fmt(first.meanJacobianNorm)} to ${fmt(last.meanJacobianNorm)}. Scale on, all three stay flat. The highlighted line is the one your toggle selects.`);
     const pts = (list, field) => list.map((r, i) => [DK_VALUES[i], r[field]]);
     const series = (field) => [
-      { name: 'scale off: S = q\u00b7k', className: 'cx-s-off', points: pts(sweep.off, field), active: !s.scale },
-      { name: 'scale on: S = q\u00b7k / \u221ad\u2096', className: 'cx-s-on', points: pts(sweep.on, field), active: s.scale },
+      { name: 'scale off: S\u2032 = S = q\u00b7k', className: 'cx-s-off', points: pts(sweep.off, field), active: !s.scale },
+      { name: 'scale on: S\u2032 = q\u00b7k / \u221ad_k', className: 'cx-s-on', points: pts(sweep.on, field), active: s.scale },
     ];
     const xDomain = [2, 512];
     chVar.update({
-      series: [...series('scoreVariance'), { name: 'd\u2096 (what theory predicts without the scale)', className: 'cx-s-guide', points: DK_VALUES.map((d) => [d, d]), dashed: true }],
+      series: [...series('scoreVariance'), { name: 'd_k (what theory predicts without the scale)', className: 'cx-s-guide', points: DK_VALUES.map((d) => [d, d]), dashed: true }],
       marker: s.dk,
       xDomain,
     });

@@ -4,8 +4,8 @@
 
 import { el } from '../../views/dom.js';
 import { createHeatmap } from '../../views/heatmap.js';
-import { createFormula } from '../../views/formula.js';
-import { subscript, formatNumber } from '../../format.js';
+import { createFormula } from '../formula.js';
+import { headMark, formatValue } from '../../format.js';
 import {
   createDemoFrame, createMetric, createVerdict, createNote, textField, selectField, checkField, seedField, tokenChips,
   labelsOf, q, formatSum,
@@ -17,14 +17,14 @@ export function createScoresView(root, { onState, tooltip }) {
   const f = createDemoFrame(root, 'scores', {
     claim: [
       'A raw score is a dot product q\u00b7k: it can be negative, and a row of them adds up to anything.',
-      'Only after dividing by \u221aD and taking the softmax of each row do we get weights: all non-negative, each row summing to exactly one.',
+      'Only after dividing by \u221ad_k and taking the softmax of each row do we get weights: all non-negative, each row summing to exactly one.',
     ],
   });
   const c = f.controls;
   const inS = textField(c, 'Sentence', { testid: 'scores-s', onInput: (s) => onState({ s }) });
   const chips = tokenChips(c, { label: 'Query (row)', onPick: (i) => onState({ q: i }), testid: 'scores-query' });
   const headSel = selectField(c, 'Head', { options: [], onChange: (h) => onState({ head: h }), parse: Number, testid: 'scores-head' });
-  const scaleBox = checkField(c, 'Divide the scores by \u221aD', { onChange: (v) => onState({ scale: v }), testid: 'scores-scale' });
+  const scaleBox = checkField(c, 'Divide the scores by \u221ad_k', { onChange: (v) => onState({ scale: v }), testid: 'scores-scale' });
   const seed = seedField(c, { onChange: (x) => onState({ seed: x }) });
 
   let model = null; // the last one drawn, for the tooltips
@@ -56,14 +56,14 @@ export function createScoresView(root, { onState, tooltip }) {
     share: 0.5,
     tooltip,
     onCellClick: select,
-    describe: (i, j) => ({ name: `S${subscript(model.head + 1)}[${i}, ${j}]`, provenance: `q of ${word(i)} \u00b7 k of ${word(j)}, from the engine` }),
+    describe: (i, j) => ({ name: `S${headMark(model.head)}[${i}, ${j}]`, provenance: `q of ${word(i)} \u00b7 k of ${word(j)}, from the engine` }),
   });
   const hmA = createHeatmap(maps, {
     id: 'scores-weights',
     share: 0.5,
     tooltip,
     onCellClick: select,
-    describe: (i, j) => ({ name: `A${subscript(model.head + 1)}[${i}, ${j}]`, provenance: `softmax of row ${i} of S\u2032, from the engine` }),
+    describe: (i, j) => ({ name: `A${headMark(model.head)}[${i}, ${j}]`, provenance: `softmax of row ${i} of S\u2032, from the engine` }),
   });
 
   function drawControls(s, m) {
@@ -79,18 +79,18 @@ export function createScoresView(root, { onState, tooltip }) {
   function drawRow(s, m) {
     const { head, i, j, T, D, raw: rs, scaled: ss, weights: ws } = m;
     const labels = labelsOf(m.trace);
-    note1.set(`Head ${head + 1}, query ${i} ${word(i)}: its ${T} raw scores, the same scores ${s.scale ? `divided by \u221aD = \u221a${D} = ${Math.sqrt(D).toFixed(3)}` : 'unscaled (the scale is off)'}, and the softmax of that row.`);
-    mRawMin.set(rs.min, { text: formatNumber(rs.min, 3), tone: rs.min < 0 ? 'bad' : null, noteText: rs.min < 0 ? 'negative: not a weight' : 'this row happens to have none; try another query' });
-    mRawSum.set(rs.sum, { text: formatNumber(rs.sum, 3), tone: Math.abs(rs.sum - 1) > 1e-3 ? 'bad' : null, noteText: Math.abs(rs.sum - 1) > 1e-3 ? 'not 1' : 'close to 1 by chance' });
-    mWMin.set(ws.min, { text: formatNumber(ws.min, 4), tone: ws.min >= 0 ? 'good' : 'bad', noteText: ws.min >= 0 ? 'never negative' : 'negative!' });
+    note1.set(`Head ${head + 1}, query ${i} ${word(i)}: its ${T} raw scores, the same scores ${s.scale ? `divided by \u221ad_k = \u221a${D} = ${formatValue(Math.sqrt(D), 3)}` : 'unscaled (the scale is off)'}, and the softmax of that row.`);
+    mRawMin.set(rs.min, { text: formatValue(rs.min, 3), tone: rs.min < 0 ? 'bad' : null, noteText: rs.min < 0 ? 'negative: not a weight' : 'this row happens to have none; try another query' });
+    mRawSum.set(rs.sum, { text: formatValue(rs.sum, 3), tone: Math.abs(rs.sum - 1) > 1e-3 ? 'bad' : null, noteText: Math.abs(rs.sum - 1) > 1e-3 ? 'not 1' : 'close to 1 by chance' });
+    mWMin.set(ws.min, { text: formatValue(ws.min, 3), tone: ws.min >= 0 ? 'good' : 'bad', noteText: ws.min >= 0 ? 'never negative' : 'negative!' });
     mWSum.set(ws.sum, { text: formatSum(ws.sum), tone: Math.abs(ws.sum - 1) < 1e-5 ? 'good' : 'bad', noteText: 'a distribution' });
-    barsRaw.update({ labels, values: rs.values, range: Math.max(Math.abs(rs.min), Math.abs(rs.max)), selected: j, shapeText: `row ${i}`, decimals: 2, foot: [el('span', 'num', { text: `sum ${formatNumber(rs.sum, 3)}`, testid: 'scores-raw-foot' })] });
-    barsScaled.update({ labels, values: ss.values, range: Math.max(Math.abs(ss.min), Math.abs(ss.max)), selected: j, shapeText: s.scale ? `S/\u221a${D}` : 'scale off: S\u2032 = S', decimals: 2, foot: [el('span', 'num', { text: `sum ${formatNumber(ss.sum, 3)}` })] });
-    barsW.update({ labels, values: ws.values, range: Math.max(ws.max, 1e-9), selected: j, shapeText: 'softmax', decimals: 3, foot: [el('span', 'num cx-strong', { text: `sum ${formatSum(ws.sum)}` })] });
+    barsRaw.update({ labels, values: rs.values, range: Math.max(Math.abs(rs.min), Math.abs(rs.max)), selected: j, shapeText: `row ${i}`, digits: 3, foot: [el('span', 'num', { text: `sum ${formatValue(rs.sum, 3)}`, testid: 'scores-raw-foot' })] });
+    barsScaled.update({ labels, values: ss.values, range: Math.max(Math.abs(ss.min), Math.abs(ss.max)), selected: j, shapeText: s.scale ? `S/\u221a${D}` : 'scale off: S\u2032 = S', digits: 3, foot: [el('span', 'num', { text: `sum ${formatValue(ss.sum, 3)}` })] });
+    barsW.update({ labels, values: ws.values, range: Math.max(ws.max, 1e-9), selected: j, shapeText: 'softmax', digits: 3, foot: [el('span', 'num cx-strong', { text: `sum ${formatSum(ws.sum)}` })] });
     const { total, mine } = m.softmax;
     formula.set([
-      [`A[${i}, ${j}] = exp(S\u2032[${i}, ${j}] \u2212 max) / \u03a3 exp(S\u2032[${i}, \u00b7] \u2212 max) = exp(`, { n: ss.values[j] }, ' \u2212 ', { p: ss.max }, ') / ', { n: total }, ' = ', { n: mine / total, decimals: 4 }, { muted: ` (engine: ${formatNumber(ws.values[j], 4)})` }],
-      { caption: `Key ${j} ${word(j)}: raw ${formatNumber(rs.values[j], 3)} \u2192 scaled ${formatNumber(ss.values[j], 3)} \u2192 weight ${formatNumber(ws.values[j], 4)}. The exponential makes every weight positive; dividing by the row total makes the row sum to one. Click a cell below to pick another.` },
+      [`A[${i}, ${j}] = exp(S\u2032[${i}, ${j}] \u2212 max) / \u03a3 exp(S\u2032[${i}, \u00b7] \u2212 max) = exp(`, { n: ss.values[j] }, ' \u2212 ', { p: ss.max }, ') / ', { n: total }, ' = ', { n: mine / total, digits: 4 }, { muted: ` (engine: ${formatValue(ws.values[j], 4)})` }],
+      { caption: `Key ${j} ${word(j)}: raw ${formatValue(rs.values[j], 3)} \u2192 scaled ${formatValue(ss.values[j], 3)} \u2192 weight ${formatValue(ws.values[j], 3)}. The exponential makes every weight positive; dividing by the row total makes the row sum to one. Click a cell below to pick another.` },
     ]);
   }
 
@@ -100,8 +100,8 @@ export function createScoresView(root, { onState, tooltip }) {
     const h = m.trace.heads[head];
     mAll.set(all.worst, { tone: all.worst < 1e-6 ? 'zero' : 'bad', noteText: `${all.rows} rows (${H} heads \u00d7 ${T} queries): each sums to 1 up to float rounding` });
     mNeg.set(all.negWeights, { text: `${all.negRaw} raw scores, ${all.negWeights} weights`, noteText: `of ${all.entries} each (${H} heads \u00d7 ${T} \u00d7 ${T}): raw scores are often negative, weights never` });
-    hmS.update({ matrix: h.scores, title: `Raw scores S${subscript(head + 1)}`, shapeText: `${T} queries \u00d7 ${T} keys`, rowLabels: labels, colLabels: labels, kind: 'diverging', palette: pal, selRow: i, selCol: j });
-    hmA.update({ matrix: h.weights, title: `Weights A${subscript(head + 1)} (rows sum to 1)`, shapeText: `${T} queries \u00d7 ${T} keys`, rowLabels: labels, colLabels: labels, kind: 'sequential', palette: pal, selRow: i, selCol: j });
+    hmS.update({ matrix: h.scores, title: `Raw scores S${headMark(head)}`, shapeText: `${T} queries \u00d7 ${T} keys`, rowLabels: labels, colLabels: labels, kind: 'diverging', palette: pal, selRow: i, selCol: j });
+    hmA.update({ matrix: h.weights, title: `Weights A${headMark(head)} (rows sum to 1)`, shapeText: `${T} queries \u00d7 ${T} keys`, rowLabels: labels, colLabels: labels, kind: 'sequential', palette: pal, selRow: i, selCol: j });
   }
 
   return {

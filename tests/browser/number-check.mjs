@@ -1,0 +1,55 @@
+// Issue #16's rule, checked on a live page: every number the reader can see is
+// written with the proper minus (U+2212, also in exponents), never a hyphen-minus,
+// and no element holding a number or a token label is narrower than its text.
+
+/**
+ * Problems inside the element matching `root`: [{text, why}], empty when all is well.
+ * Looks at rendered text nodes (not hidden, not form controls) that contain a digit.
+ */
+export function numberProblems(page, root) {
+  return page.evaluate((sel) => {
+    const out = [];
+    const base = document.querySelector(sel);
+    if (!base) return [{ text: sel, why: 'root not found' }];
+    const walker = document.createTreeWalker(base, NodeFilter.SHOW_TEXT);
+    const checked = new Set();
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const el = n.parentElement;
+      const text = n.nodeValue;
+      if (!el || !/\d/.test(text)) continue;
+      if (el.closest('[hidden], script, style, textarea, select, option, details:not([open]) > :not(summary)')) continue;
+      if (!el.getClientRects().length) continue;
+      // a hyphen-minus that is a sign ("-0.4", "(-2") or an exponent's sign ("1.2e-5")
+      if (/(^|[\s(=\u2248:,[/])-\d|\de-\d/.test(text)) out.push({ text: text.trim().slice(0, 80), why: 'hyphen-minus' });
+      if (checked.has(el)) continue;
+      checked.add(el);
+      const st = getComputedStyle(el);
+      if (st.display.startsWith('inline') && st.display !== 'inline-block') continue; // inline boxes cannot clip
+      if (/auto|scroll/.test(st.overflowX)) continue; // a scroll box: reachable
+      if (el.closest('.sr-only')) continue; // text for screen readers only, not drawn
+      if (el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1) out.push({ text: el.textContent.trim().slice(0, 80), why: `clipped: scrollWidth ${el.scrollWidth} > clientWidth ${el.clientWidth}` });
+    }
+    // token labels: shown whole, never cut with an ellipsis
+    for (const el of base.querySelectorAll('.cx-bar-label, .chip-text, .tr-tok, .tr-pred-in, .tr-pred-out')) {
+      if (!el.getClientRects().length || el.closest('[hidden]')) continue;
+      if (el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0) out.push({ text: el.textContent, why: 'token label clipped' });
+      if (/\u2026$/.test(el.textContent)) out.push({ text: el.textContent, why: 'token label cut with …' });
+    }
+    return out;
+  }, root);
+}
+
+/** The Notation legend of the page: its summary and its text. */
+export async function notationLegend(page) {
+  const legend = page.getByTestId('notation');
+  return { summary: await legend.locator('summary').textContent(), text: await legend.textContent() };
+}
+
+/** What every Notation legend must state (the playground's rule). */
+export const NOTATION_ITEMS = [
+  /tokens.*counted from 0.*q\u2087 is row 7 of Q, S\[7, 1\]/s,
+  /heads.*counted from 1.*Q\u207d\u00b9\u207e/s,
+  /T tokens, C = d_model \(the model width\), H heads, d_k = C\/H per head/,
+  /W_Q, W_K, W_V, W_O/,
+  /S = Q\u00b7K\u1d40 scores, S\u2032 = S\/\u221ad_k \(or S when scaling is off\) after scaling and masking, A = softmax\(S\u2032\) weights/,
+];
