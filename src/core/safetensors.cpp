@@ -16,7 +16,7 @@ namespace {
 
 [[noreturn]] void fail(const std::string& message) {
     // Malformed files are malformed input: a TypeError on the JS side.
-    throw Error("safetensors: " + message, Error::Kind::type);
+    throw Error(Error::Code::bad_checkpoint, "safetensors: " + message, Error::Kind::type);
 }
 
 std::string quoted(const std::string& name) { return "'" + name + "'"; }
@@ -380,15 +380,15 @@ std::string write_safetensors(const SafeTensors& file) {
     std::string header = "{";
     std::uint64_t offset = 0;
     for (const Tensor& t : file.tensors) {
-        if (t.name.empty()) throw Error("safetensors: a tensor has an empty name");
-        if (t.name == "__metadata__") throw Error("safetensors: a tensor cannot be called '__metadata__'");
-        if (!valid_utf8(t.name)) throw Error("safetensors: tensor name is not valid UTF-8", Error::Kind::type);
-        if (!names.insert(t.name).second) throw Error("safetensors: duplicate tensor name " + quoted(t.name));
+        if (t.name.empty()) throw Error(Error::Code::bad_checkpoint, "safetensors: a tensor has an empty name");
+        if (t.name == "__metadata__") throw Error(Error::Code::bad_checkpoint, "safetensors: a tensor cannot be called '__metadata__'");
+        if (!valid_utf8(t.name)) throw Error(Error::Code::bad_checkpoint, "safetensors: tensor name is not valid UTF-8", Error::Kind::type);
+        if (!names.insert(t.name).second) throw Error(Error::Code::bad_checkpoint, "safetensors: duplicate tensor name " + quoted(t.name));
         std::uint64_t count = 0;
         if (!element_count(t.shape, count))
-            throw Error("safetensors: tensor " + quoted(t.name) + " has a negative or too large shape");
+            throw Error(Error::Code::bad_checkpoint, "safetensors: tensor " + quoted(t.name) + " has a negative or too large shape");
         if (count != t.data.size())
-            throw Error("safetensors: tensor " + quoted(t.name) + " has " + std::to_string(t.data.size()) +
+            throw Error(Error::Code::bad_checkpoint, "safetensors: tensor " + quoted(t.name) + " has " + std::to_string(t.data.size()) +
                         " floats but its shape needs " + std::to_string(count));
         if (header.size() > 1) header += ',';
         header += json_quote(t.name) + ":{\"dtype\":\"F32\",\"shape\":[";
@@ -405,7 +405,7 @@ std::string write_safetensors(const SafeTensors& file) {
         bool first = true;
         for (const auto& [key, value] : file.metadata) {
             if (!valid_utf8(key) || !valid_utf8(value))
-                throw Error("safetensors: metadata entry " + quoted(key) + " is not valid UTF-8", Error::Kind::type);
+                throw Error(Error::Code::bad_checkpoint, "safetensors: metadata entry " + quoted(key) + " is not valid UTF-8", Error::Kind::type);
             if (!first) header += ',';
             first = false;
             header += json_quote(key) + ":" + json_quote(value);
@@ -416,7 +416,7 @@ std::string write_safetensors(const SafeTensors& file) {
     // Hugging Face pads the header with spaces so the data starts 8-byte aligned.
     while ((8 + header.size()) % 8 != 0) header += ' ';
     if (header.size() > kMaxSafetensorsHeader)
-        throw Error("safetensors: header of " + std::to_string(header.size()) + " bytes is above the limit of " +
+        throw Error(Error::Code::bad_checkpoint, "safetensors: header of " + std::to_string(header.size()) + " bytes is above the limit of " +
                     std::to_string(kMaxSafetensorsHeader));
 
     // pass 2: the bytes
