@@ -3,6 +3,7 @@
 # and writes the generated files into web/generated/ (git-ignored):
 #   attention_core.js + .wasm   ES module for the browser (web/engine.js loads it)
 #   attention_core.node.cjs     CommonJS flavour with the wasm inlined, for Node
+#   engine_constants.js         the engine's limits, defaults and enums, from the C++ (for JS)
 # and the embeddable element as one self-contained file, web/attention-playground.js.
 #
 #   ./build_wasm.sh            build (SIMD)
@@ -72,6 +73,12 @@ install_outputs() {  # $1 build dir, $2 destination
   cp "$1/attention_core_node.js" "$2/attention_core.node.cjs"
 }
 
+# the engine's limits, defaults and enums as the C++ exports them, for JS that runs
+# before the wasm has loaded (web/engine.js imports it; src/tools/engine_constants.mjs)
+write_constants() {
+  node src/tools/engine_constants.mjs web/generated/attention_core.node.cjs web/generated/engine_constants.js
+}
+
 # the trained models the playground ships (models/*.safetensors), served from web/generated/models/
 install_models() {
   mkdir -p web/generated/models
@@ -94,6 +101,7 @@ bundle_element() {
 mkdir -p build
 build_flavour build/wasm ON
 install_outputs build/wasm web/generated
+write_constants
 install_models
 count=$(simd_count web/generated/attention_core.wasm)
 size=$(stat -c %s web/generated/attention_core.wasm)
@@ -119,7 +127,8 @@ make_dist() {
   if [ -d models ]; then mkdir -p dist/site/models && cp models/*.safetensors dist/site/models/ 2>/dev/null || true; fi
   # the package: the element, the engine (ES module + wasm for browsers, CommonJS for Node), types
   cp web/attention-playground.js web/engine.js web/trainer.js web/engine.d.ts dist/npm/
-  cp web/generated/attention_core.js web/generated/attention_core.wasm web/generated/attention_core.node.cjs dist/npm/generated/
+  cp web/generated/attention_core.js web/generated/attention_core.wasm web/generated/attention_core.node.cjs \
+    web/generated/engine_constants.js dist/npm/generated/
   cat > dist/npm/package.json <<JSON
 {
   "name": "attention-playground",
