@@ -32,25 +32,8 @@ for arg in "$@"; do
   esac
 done
 
-# ---- toolchain ------------------------------------------------------------------
-need=()
-command -v emcc >/dev/null || need+=(emscripten)
-[ -f /usr/share/eigen3/cmake/Eigen3Config.cmake ] || need+=(libeigen3-dev)
-command -v wasm-objdump >/dev/null || need+=(wabt)
-command -v cmake >/dev/null || need+=(cmake)
-command -v make >/dev/null || need+=(make)
-command -v python3 >/dev/null || need+=(python3)
-if [ ${#need[@]} -gt 0 ]; then
-  if [ "$(id -u)" = 0 ]; then
-    echo "build_wasm.sh: installing ${need[*]}"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
-  else
-    echo "build_wasm.sh: missing packages. Run:" >&2
-    echo "  sudo apt-get install -y --no-install-recommends ${need[*]}" >&2
-    exit 1
-  fi
-fi
+# ---- toolchain (.ci/install-deps.sh: installs as root, else prints the apt-get line) ----
+ATTN_DEPS_FOR=build_wasm.sh .ci/install-deps.sh wasm
 
 # emcc's optimiser needs Debian's JS modules (acorn) when node is not Debian's.
 export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
