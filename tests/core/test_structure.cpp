@@ -289,3 +289,25 @@ TEST_CASE("FastAttention: each object owns its workspace, and release frees it",
     one.release();
     CHECK(one.workspace_bytes() == 0);
 }
+
+// ---- one JSON parser -------------------------------------------------------------------------
+
+TEST_CASE("parse_json: integer literals stay exact beyond 2^53, members keep file order, duplicate keys are rejected",
+          "[structure]") {
+    const attn::JsonValue v = attn::parse_json("{\"b\": 9007199254740993, \"a\": -9223372036854775808, \"c\": 1.5}");
+    REQUIRE(v.object.size() == 3);
+    CHECK(v.object[0].first == "b");
+    CHECK(v.object[1].first == "a");
+    CHECK(v.get("b")->is_integer);
+    CHECK(v.get("b")->integer == 9007199254740993LL);
+    CHECK(v.get("a")->integer == std::numeric_limits<std::int64_t>::min());
+    CHECK(!v.get("c")->is_integer);
+    CHECK(v.get("c")->number == 1.5);
+    CHECK_THROWS_WITH(attn::parse_json("{\"k\": 1, \"k\": 2}"), Catch::Matchers::Contains("duplicate key \"k\""));
+    CHECK_THROWS_WITH(attn::parse_json("{\"o\": {\"k\": 1, \"k\": 2}}"), Catch::Matchers::Contains("duplicate key"));
+    // a safetensors header goes through the same parser: its duplicates are errors too
+    attn::JsonOptions strict;
+    strict.exact_integers = true;
+    CHECK_THROWS_WITH(attn::parse_json("[9223372036854775808]", strict), Catch::Matchers::Contains("beyond the 64-bit"));
+    CHECK(!attn::parse_json("[9223372036854775808]").array[0].is_integer);
+}
