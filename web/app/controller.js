@@ -46,7 +46,9 @@ function describeError(e, hasResult) {
   if (code === 'too_long_for_model') return { title: 'This model reads short sentences:', text: `${msg}, the longest it was trained on. Shorten the sentence, or pick random weights, which read up to 2,048 tokens.${keep}` };
   if (code === 'unknown_word') return { title: 'This model cannot read that word:', text: `${msg}. Use the words of the task it was trained on.${keep}` };
   if (code === 'too_many_tokens') return { title: 'This is too much for the page:', text: `${msg}. Try a shorter text.${keep}` };
-  if (code === 'too_large' || code === 'out_of_memory') return { title: 'This is too much for the page:', text: `${msg}. Try fewer heads or a narrower model.${keep}` };
+  // a full trace keeps 3·H·T² scores: heads and tokens are what it costs
+  if (code === 'too_large') return { title: 'This is too much for the page:', text: `${msg}. Try fewer heads or a shorter text.${keep}` };
+  if (code === 'out_of_memory') return { title: 'This is too much for the page:', text: `${msg}. Try fewer heads or a narrower model.${keep}` };
   return { title: 'The engine could not run these settings:', text: `${msg}.${keep}` };
 }
 
