@@ -159,6 +159,8 @@ export interface EngineConstants {
   masks: readonly MaskKind[];
   positionals: readonly Positional[];
   errorCodes: readonly ErrorCode[];
+  /** The training tasks (TASKS). */
+  tasks: readonly TaskName[];
   /** The fast path's inputs in the order of its raw-heap offset table. */
   fastInputs: readonly ('x' | 'wQuery' | 'wKey' | 'wValue' | 'wOutput')[];
 }

@@ -16,7 +16,8 @@ export function codedError(Type, code, message) {
   return error;
 }
 
-export const TASKS = Object.freeze(['copy', 'reverse', 'sort', 'previous-token', 'induction', 'recall', 'brackets', 'coreference', 'text']);
+/** The training tasks, in the C++'s TaskKind order (engine.info.tasks). */
+export const TASKS = ENGINE_CONSTANTS.tasks;
 
 const POSITIONALS = ENGINE_CONSTANTS.positionals;
 

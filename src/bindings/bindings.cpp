@@ -12,6 +12,7 @@
 #include "core/fast_attention.hpp"
 #include "core/gemm.hpp"
 #include "core/positional.hpp"
+#include "core/tasks.hpp"
 
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
@@ -233,6 +234,7 @@ val build_info() {
     o.set("masks", names_of(kMaskKinds, mask_name));
     o.set("positionals", names_of(kPositionals, positional_name));
     o.set("errorCodes", names_of(kErrorCodes, error_code_name));
+    o.set("tasks", names_of(all_tasks(), task_name));  // TASKS in trainer.js
     o.set("fastInputs", names_of(kFastInputs, [](const char* n) { return n; }));
     return o;
 }

@@ -103,6 +103,13 @@ std::string json_text(const JsonValue& obj, const char* key, const std::string& 
 
 const char* kFormat = "attention-playground-model/1";
 
+/// How a checkpoint's JSON metadata is read: its errors are bad_checkpoint.
+JsonOptions checkpoint_json() {
+    JsonOptions o;
+    o.code = Error::Code::bad_checkpoint;
+    return o;
+}
+
 /// No NaN or infinity (bounds.hpp).
 bool all_finite(const std::vector<float>& v) { return attn::all_finite(v.data(), v.size()); }
 
@@ -229,10 +236,14 @@ Checkpoint load_checkpoint(const std::string& bytes) {
     const auto config = file.metadata.find("config");
     if (config == file.metadata.end())
         throw Error(Error::Code::bad_checkpoint, "not a model checkpoint: __metadata__ has no \"config\" (a JSON model config)");
-    out.config = model_config_from_json(config->second);
+    try {
+        out.config = model_config_from_json(config->second);
+    } catch (const Error& e) {
+        throw Error(Error::Code::bad_checkpoint, e.what(), e.kind());  // a checkpoint's config is the checkpoint's fault
+    }
     const auto vocab = file.metadata.find("vocabulary");
     if (vocab != file.metadata.end()) {
-        const JsonValue list = parse_json(vocab->second);
+        const JsonValue list = parse_json(vocab->second, checkpoint_json());
         if (!list.is(JsonValue::Type::array)) throw Error(Error::Code::bad_checkpoint, "checkpoint vocabulary must be a JSON list of strings");
         for (const JsonValue& t : list.array) {
             if (!t.is(JsonValue::Type::string)) throw Error(Error::Code::bad_checkpoint, "checkpoint vocabulary must be a JSON list of strings");
@@ -307,14 +318,14 @@ std::unique_ptr<Trainer> Trainer::from_checkpoint(const std::string& bytes, cons
     tc.model = cp.config;
     const auto task = cp.metadata.find("task");
     if (task != cp.metadata.end()) {
-        const JsonValue v = parse_json(task->second);
+        const JsonValue v = parse_json(task->second, checkpoint_json());
         tc.task = parse_task(json_text(v, "name", "reverse"));
         tc.task_options.length = json_int(v, "length", 0);
         tc.task_options.max_vocab = json_int(v, "max_vocab", tc.task_options.max_vocab);
     }
     const auto train = cp.metadata.find("train");
     if (train != cp.metadata.end()) {
-        const JsonValue v = parse_json(train->second);
+        const JsonValue v = parse_json(train->second, checkpoint_json());
         tc.batch = json_int(v, "batch", tc.batch);
         tc.seed = static_cast<std::uint32_t>(json_number(v, "seed", tc.seed));
         tc.optimizer.lr = static_cast<float>(json_number(v, "lr", tc.optimizer.lr));

@@ -11,6 +11,8 @@
 #include "core/multi_head.hpp"
 #include "core/trace.hpp"
 #include "core/trace_fields.hpp"
+#include "core/safetensors.hpp"
+#include "core/trainer.hpp"
 #include "core/types.hpp"
 #include "core/weights.hpp"
 
@@ -310,4 +312,15 @@ TEST_CASE("parse_json: integer literals stay exact beyond 2^53, members keep fil
     strict.exact_integers = true;
     CHECK_THROWS_WITH(attn::parse_json("[9223372036854775808]", strict), Catch::Matchers::Contains("beyond the 64-bit"));
     CHECK(!attn::parse_json("[9223372036854775808]").array[0].is_integer);
+}
+
+TEST_CASE("Error codes: a checkpoint whose metadata is broken JSON or a bad config is bad_checkpoint", "[structure]") {
+    for (const std::string& config : {std::string("{\"vocab\": 1,"), std::string("{\"vocab\": 1, \"vocab\": 2}"),
+                                      std::string("{\"d_model\": 10, \"heads\": 3}")}) {
+        attn::SafeTensors file;
+        file.metadata["config"] = config;
+        INFO(config);
+        CHECK(code_of([&] { attn::load_checkpoint(attn::write_safetensors(file)); }) == attn::Error::Code::bad_checkpoint);
+    }
+    CHECK(code_of([] { attn::read_safetensors("{}"); }) == attn::Error::Code::bad_checkpoint);
 }
