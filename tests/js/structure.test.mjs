@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  createEngine, ENGINE_CONSTANTS, DEFAULT_SETTINGS, MASKS, POSITIONALS, MAX_SENTENCE_BYTES, MAX_BATCH_SENTENCES,
+  createEngine, ENGINE_CONSTANTS, TASKS, DEFAULT_SETTINGS, MASKS, POSITIONALS, MAX_SENTENCE_BYTES, MAX_BATCH_SENTENCES,
   MAX_TOKENS, MAX_D_MODEL, ERROR_CODES, at,
 } from '../../web/engine.js';
 import { FIELDS, MASKS as STATE_MASKS, POSITIONALS as STATE_POSITIONALS, MAX_INDEX, DEFAULT_SENTENCE } from '../../web/app/state.js';
@@ -41,6 +41,11 @@ test('MASKS and POSITIONALS are the C++ enums in order, one list shared by engin
   assert.equal(STATE_POSITIONALS, POSITIONALS);
   assert.ok(Object.isFrozen(MASKS));
   assert.ok(ERROR_CODES.includes('too_many_tokens') && ERROR_CODES.includes('too_large'));
+});
+
+test('TASKS are the C++ task list, the same names engine.tasks() describes', () => {
+  assert.deepEqual([...TASKS], [...engine.info.tasks]);
+  assert.deepEqual(engine.tasks().map((t) => t.name), [...TASKS]);
 });
 
 test('DEFAULT_SETTINGS are the C++ Config defaults, and a run without settings uses them', () => {
