@@ -3,6 +3,7 @@
 # and writes the generated files into web/generated/ (git-ignored):
 #   attention_core.js + .wasm   ES module for the browser (web/engine.js loads it)
 #   attention_core.node.cjs     CommonJS flavour with the wasm inlined, for Node
+#   engine_constants.js         the engine's limits, defaults and enums, from the C++ (for JS)
 # and the embeddable element as one self-contained file, web/attention-playground.js.
 #
 #   ./build_wasm.sh            build (SIMD)
@@ -34,25 +35,8 @@ for arg in "$@"; do
   esac
 done
 
-# ---- toolchain ------------------------------------------------------------------
-need=()
-command -v emcc >/dev/null || need+=(emscripten)
-[ -f /usr/share/eigen3/cmake/Eigen3Config.cmake ] || need+=(libeigen3-dev)
-command -v wasm-objdump >/dev/null || need+=(wabt)
-command -v cmake >/dev/null || need+=(cmake)
-command -v make >/dev/null || need+=(make)
-command -v python3 >/dev/null || need+=(python3)
-if [ ${#need[@]} -gt 0 ]; then
-  if [ "$(id -u)" = 0 ]; then
-    echo "build_wasm.sh: installing ${need[*]}"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
-  else
-    echo "build_wasm.sh: missing packages. Run:" >&2
-    echo "  sudo apt-get install -y --no-install-recommends ${need[*]}" >&2
-    exit 1
-  fi
-fi
+# ---- toolchain (.ci/install-deps.sh: installs as root, else prints the apt-get line) ----
+ATTN_DEPS_FOR=build_wasm.sh .ci/install-deps.sh wasm
 
 # emcc's optimiser needs Debian's JS modules (acorn) when node is not Debian's.
 export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
@@ -73,6 +57,12 @@ install_outputs() {  # $1 build dir, $2 destination
   mkdir -p "$2"
   cp "$1/attention_core.js" "$1/attention_core.wasm" "$2/"
   cp "$1/attention_core_node.js" "$2/attention_core.node.cjs"
+}
+
+# the engine's limits, defaults and enums as the C++ exports them, for JS that runs
+# before the wasm has loaded (web/engine.js imports it; src/tools/engine_constants.mjs)
+write_constants() {
+  node src/tools/engine_constants.mjs web/generated/attention_core.node.cjs web/generated/engine_constants.js
 }
 
 # the trained models the playground ships (models/*.safetensors), served from web/generated/models/
@@ -98,6 +88,7 @@ bundle_element() {
 mkdir -p build
 build_flavour build/wasm ON
 install_outputs build/wasm web/generated
+write_constants
 install_models
 count=$(simd_count web/generated/attention_core.wasm)
 size=$(stat -c %s web/generated/attention_core.wasm)
@@ -124,7 +115,8 @@ make_dist() {
   # the package: the element, the engine (ES module + wasm for browsers, CommonJS for Node), types,
   # and the shipped models with their licence in generated/models/, next to the element as it expects
   cp web/attention-playground.js web/engine.js web/trainer.js web/engine.d.ts dist/npm/
-  cp web/generated/attention_core.js web/generated/attention_core.wasm web/generated/attention_core.node.cjs dist/npm/generated/
+  cp web/generated/attention_core.js web/generated/attention_core.wasm web/generated/attention_core.node.cjs \
+    web/generated/engine_constants.js dist/npm/generated/
   mkdir -p dist/npm/generated/models
   cp models/*.safetensors models/WORDNET-LICENSE dist/npm/generated/models/
   for f in models/*.safetensors models/WORDNET-LICENSE; do

@@ -46,18 +46,7 @@ if ! "$ATTN" grad --help >/dev/null 2>&1; then
 fi
 
 # ---- PyTorch --------------------------------------------------------------------------------
-if ! "$PYTHON" -c 'import torch, numpy' 2>/dev/null; then
-  apt_line="apt-get install -y --no-install-recommends python3-torch python3-numpy"
-  if [ "$(id -u)" = 0 ]; then
-    echo "== installing Debian's PyTorch: $apt_line" >&2
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $apt_line >/dev/null
-  else
-    echo "grad_check.sh: PyTorch is missing for $PYTHON. Run:" >&2
-    echo "  sudo $apt_line" >&2
-    exit 1
-  fi
-fi
+PYTHON="$PYTHON" ATTN_DEPS_FOR=grad_check.sh .ci/install-deps.sh torch
 
 # ---- the matrix -----------------------------------------------------------------------------
 # task layers d_model heads mlp layernorm positional causal scale tied [length batch]

@@ -27,6 +27,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
+import { prng, relativeError } from './numeric.mjs';
 
 const BENCH = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(BENCH, '..');
@@ -73,16 +74,6 @@ if (origStreaming) {
 const wasmBytes = (label) => Math.max(0, ...[...(memories.get(label) ?? [])].map((m) => m.buffer.byteLength));
 
 // ---- inputs ----------------------------------------------------------------------
-function prng(seed) {  // mulberry32
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 function inputs(t, c) {
   const rand = prng(t * 131 + c);
   const fill = (n, scale) => Float32Array.from({ length: n }, () => (2 * rand() - 1) * scale);
@@ -91,18 +82,6 @@ function inputs(t, c) {
 }
 const flops = (t, c, causal) => 8 * t * c * c + (causal ? 2 : 4) * t * t * c;
 
-function relativeError(got, want) {
-  if (!got || got.length !== want.length) return Infinity;
-  let diff = 0;
-  let scale = 1;
-  for (let i = 0; i < want.length; i++) {
-    const g = got[i];
-    if (!Number.isFinite(g)) return Infinity;
-    diff = Math.max(diff, Math.abs(g - want[i]));
-    scale = Math.max(scale, Math.abs(want[i]));
-  }
-  return diff / scale;
-}
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   const n = s.length;

@@ -52,36 +52,10 @@ if [ "$build" = 1 ]; then
   ./build_wasm.sh >&2
 fi
 
-if ! "$PYTHON" -c 'import torch, numpy' 2>/dev/null; then
-  apt_line="apt-get install -y --no-install-recommends python3-torch python3-numpy"
-  if [ "$(id -u)" = 0 ]; then
-    echo "== installing Debian's PyTorch: $apt_line" >&2
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $apt_line >/dev/null
-  else
-    echo "train.sh: PyTorch is missing for $PYTHON. Run:" >&2
-    echo "  sudo $apt_line" >&2
-    exit 1
-  fi
-fi
-
-# Debian's torch does its products in the system BLAS (libblas.so.3). With
-# --no-install-recommends that is the reference BLAS, 10-15× slower than the OpenBLAS
-# libtorch1.13 recommends (measured here: 0.6 vs 8.7 steps/s at (4, 128, 4, 64, 16)).
-blas=$(readlink -f /usr/lib/x86_64-linux-gnu/libblas.so.3 2>/dev/null || true)
-case "$blas" in
-  *openblas*|*blis*|*mkl*) ;;
-  *)
-    if [ "$(id -u)" = 0 ]; then
-      echo "== installing OpenBLAS for PyTorch (libblas.so.3 is $blas)" >&2
-      apt-get update -qq
-      DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libopenblas0-pthread >/dev/null
-    else
-      echo "train.sh: PyTorch would use the reference BLAS ($blas). Run:" >&2
-      echo "  sudo apt-get install -y --no-install-recommends libopenblas0-pthread" >&2
-      exit 1
-    fi ;;
-esac
+# Debian's PyTorch; and OpenBLAS: Debian's torch does its products in the system BLAS
+# (libblas.so.3). With --no-install-recommends that is the reference BLAS, 10-15× slower
+# than the OpenBLAS libtorch1.13 recommends (measured here: 0.6 vs 8.7 steps/s at (4, 128, 4, 64, 16)).
+PYTHON="$PYTHON" ATTN_DEPS_FOR=train.sh .ci/install-deps.sh torch openblas
 
 if [ "$build" = 1 ] || [ ! -d bench/node_modules/@tensorflow/tfjs-backend-wasm ]; then
   echo "== npm ci (bench/)" >&2

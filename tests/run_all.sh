@@ -9,31 +9,7 @@ cd "$(dirname "$0")/.."
 root="$PWD"
 
 # ---- 1. what the machine needs ----------------------------------------------------
-need=()
-command -v g++ >/dev/null || need+=(g++)
-command -v cmake >/dev/null || need+=(cmake)
-command -v make >/dev/null || need+=(make)
-[ -f /usr/share/eigen3/cmake/Eigen3Config.cmake ] || need+=(libeigen3-dev)
-[ -f /usr/include/catch2/catch.hpp ] || need+=(catch2)
-command -v emcc >/dev/null || need+=(emscripten)
-command -v wasm-objdump >/dev/null || need+=(wabt)
-[ -x /usr/bin/chromium ] || need+=(chromium)
-command -v python3 >/dev/null || need+=(python3)
-command -v node >/dev/null || need+=(nodejs npm)
-command -v clang++ >/dev/null || need+=(clang)
-# ASan, UBSan and libFuzzer runtimes for clang (not pulled in by --no-install-recommends)
-compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" >/dev/null || need+=(libclang-rt-14-dev)
-if [ ${#need[@]} -gt 0 ]; then
-  if [ "$(id -u)" = 0 ]; then
-    echo "== installing ${need[*]}"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
-  else
-    echo "Missing packages. Run:" >&2
-    echo "  sudo apt-get install -y --no-install-recommends ${need[*]}" >&2
-    exit 1
-  fi
-fi
+ATTN_DEPS_FOR=run_all.sh .ci/install-deps.sh native wasm fuzz browser node
 node_major=$(node -p 'process.versions.node.split(".")[0]')
 if [ "$node_major" -lt 20 ]; then
   echo "Node $node_major found; the browser tests (playwright-core) need Node 20 or later." >&2

@@ -71,7 +71,12 @@ export interface HeadTrace {
   scores: Matrix;
   /** scores / √D (or scores when scale is off), before masking: T×T, finite */
   scaled: Matrix;
-  /** masked row softmax: T×T; forbidden entries exactly 0 */
+  /** Per query: the largest allowed scaled score m (T values; 0 for a fully masked row). */
+  rowMax: Float32Array;
+  /** Per query: the softmax denominator Σ_j exp(scaled − m) over allowed keys (T values;
+   * summed in double, rounded to float; 0 for a fully masked row, at least 1 otherwise). */
+  rowSum: Float32Array;
+  /** masked row softmax: T×T; forbidden entries exactly 0; weights = exp(scaled − rowMax) / rowSum */
   weights: Matrix;
   /** weights·V_h: T×D */
   output: Matrix;
@@ -114,7 +119,64 @@ export interface ScaleExperimentResult {
   maxEntropy: number;
 }
 
-export interface BuildInfo { simd: boolean; maxTokens: number; maxDModel: number; vocabSize: number; maxSentenceBytes: number }
+/** Why an engine error was thrown (err.code): attn::Error::Code of the C++ core. */
+export type ErrorCode =
+  | 'bad_input'          // a value out of range or of the wrong type
+  | 'bad_shape'          // matrices whose sizes do not fit together
+  | 'bad_mask'           // an unknown mask, or a mask matrix that does not fit
+  | 'not_finite'         // NaN, an infinity, or a value beyond ±1e6
+  | 'bad_text'           // text that is not valid UTF-8 / Unicode
+  | 'empty_text'         // a sentence with no tokens
+  | 'too_many_tokens'    // more tokens, bytes of text or sentences than the engine takes
+  | 'too_large'          // sizes whose memory is above a limit (model width, trace size)
+  | 'out_of_memory'      // the allocation failed
+  | 'too_long_for_model' // more tokens than a trained model's context
+  | 'unknown_word'       // a word outside a trained model's vocabulary
+  | 'bad_checkpoint'     // a .safetensors file that cannot be read
+  | 'bad_state'          // a disposed engine or trainer
+  | 'internal';          // a bug
+
+/** Every error the engine throws is a RangeError, TypeError or Error with a code. */
+export interface EngineError extends Error { code: ErrorCode }
+
+/** The engine's rules as the C++ defines them (engine.info without simd). */
+export interface EngineConstants {
+  maxTokens: number;
+  maxDModel: number;
+  vocabSize: number;
+  maxSentenceBytes: number;
+  maxBatchSentences: number;
+  /** 3·H·T² of a full trace may not exceed this. */
+  maxTraceScoreFloats: number;
+  /** Largest |entry| of x and the weights. */
+  maxAbsValue: number;
+  /** Largest rows or cols of a matrix passed in. */
+  maxSide: number;
+  defaults: {
+    sentence: string; dModel: number; heads: number; seed: number; positional: Positional; mask: MaskKind;
+    padTo: number; scale: boolean; lowercase: boolean; shareHeads: boolean;
+  };
+  masks: readonly MaskKind[];
+  positionals: readonly Positional[];
+  errorCodes: readonly ErrorCode[];
+  /** The training tasks (TASKS). */
+  tasks: readonly TaskName[];
+  /** The fast path's inputs in the order of its raw-heap offset table. */
+  fastInputs: readonly ('x' | 'wQuery' | 'wKey' | 'wValue' | 'wOutput')[];
+}
+
+export interface BuildInfo extends EngineConstants { simd: boolean }
+
+/** What an engine keeps in wasm memory between calls (Engine.stats()). */
+export interface EngineStats {
+  cachedWeightsBytes: number;
+  weightsCacheHits: number;
+  weightsCacheMisses: number;
+  fastWorkspaceBytes: number;
+  fastBufferBytes: number;
+  /** The module's product workspace, bounded (at most 4 MiB kept between calls). */
+  gemmWorkspaceBytes: number;
+}
 
 export declare const DEFAULT_SETTINGS: Readonly<Required<Settings>>;
 export declare const POSITIONALS: readonly Positional[];
@@ -123,6 +185,12 @@ export declare const MASKS: readonly MaskKind[];
 export declare const MAX_SENTENCE_BYTES: number;
 /** 64: the most sentences runBatch takes. */
 export declare const MAX_BATCH_SENTENCES: number;
+/** 2048: the most tokens a sentence may have. */
+export declare const MAX_TOKENS: number;
+/** 1024: the widest model. */
+export declare const MAX_D_MODEL: number;
+export declare const ERROR_CODES: readonly ErrorCode[];
+export declare const ENGINE_CONSTANTS: Readonly<EngineConstants>;
 
 /**
  * Loads the WebAssembly module (once per page) and returns an engine.
@@ -170,6 +238,10 @@ export declare class Engine {
   forwardReference(options: { x: MatrixInput; weights: Weights<MatrixInput>; heads: number; mask?: MatrixInput | null; scale?: boolean }): Matrix;
   allocatedBytes(): number;
   memoryBytes(): number;
+  /** What this engine keeps between calls. */
+  stats(): EngineStats;
+  /** Frees this engine's C++ state; using it afterwards is a TypeError with code 'bad_state'. */
+  dispose(): void;
   /** The training tasks, their sentences, recipes and examples. */
   tasks(): readonly TaskInfo[];
   /** A new model, AdamW state and task, initialised from the seed. */

@@ -10,34 +10,39 @@
 //
 // See engine.d.ts for every type.
 
-import { trainingApi, Trainer, TASKS } from './trainer.js';
+import { trainingApi, Trainer, TASKS, codedError } from './trainer.js';
+import { ENGINE_CONSTANTS } from './generated/engine_constants.js';
 
 export { Trainer, TASKS };
 
-/** Settings every call starts from; the CLI has the same defaults. */
-export const DEFAULT_SETTINGS = Object.freeze({
-  sentence: 'The animal didn\'t cross the street because it was too tired.',
-  dModel: 16,
-  heads: 4,
-  seed: 42,
-  positional: 'sinusoidal',
-  mask: 'none',
-  padTo: 0,
-  scale: true,
-  lowercase: false,
-  shareHeads: false,
-  customMask: null,
-  weights: null,
-});
+// The engine's rules come from the C++ (src/bindings/bindings.cpp buildInfo()),
+// written at build time into generated/engine_constants.js so that they are
+// known before the wasm has loaded; every Engine checks them against its
+// module (a stale file is an error, not a silent difference).
+
+/** Limits, defaults, mask and positional kinds, error codes and the fast
+ * path's input layout, as the C++ engine defines them (engine.info without `simd`). */
+export { ENGINE_CONSTANTS };
+
+/** Settings every call starts from: the C++ Config's defaults (the CLI has the same). */
+export const DEFAULT_SETTINGS = Object.freeze({ ...ENGINE_CONSTANTS.defaults, customMask: null, weights: null });
 
 /** Longest sentence the engine takes, in UTF-8 bytes (the core's kMaxSentenceBytes):
  * longer text is rejected before it reaches wasm memory. */
-export const MAX_SENTENCE_BYTES = 65536;
-/** Most sentences runBatch takes (the core's limit). */
-export const MAX_BATCH_SENTENCES = 64;
+export const MAX_SENTENCE_BYTES = ENGINE_CONSTANTS.maxSentenceBytes;
+/** Most sentences runBatch takes (the core's kMaxBatchSentences). */
+export const MAX_BATCH_SENTENCES = ENGINE_CONSTANTS.maxBatchSentences;
+/** Most tokens a sentence may have (the core's kMaxTokens). */
+export const MAX_TOKENS = ENGINE_CONSTANTS.maxTokens;
+/** Widest model (the core's kMaxDModel). */
+export const MAX_D_MODEL = ENGINE_CONSTANTS.maxDModel;
 
-export const POSITIONALS = Object.freeze(['none', 'sinusoidal', 'learned']);
-export const MASKS = Object.freeze(['none', 'causal', 'padding', 'causal+padding', 'custom']);
+/** Positional encodings and mask kinds in the core's enum order (MASKS is also
+ * what forwardFast's index refers to). */
+export const POSITIONALS = ENGINE_CONSTANTS.positionals;
+export const MASKS = ENGINE_CONSTANTS.masks;
+/** Every err.code an engine error can carry (attn::Error::Code). */
+export const ERROR_CODES = ENGINE_CONSTANTS.errorCodes;
 
 let modulePromise = null;
 
@@ -103,7 +108,7 @@ function typeName(v) {
 /** A string of valid Unicode of at most MAX_SENTENCE_BYTES UTF-8 bytes, checked
  * in JS before anything is copied into wasm memory (which never shrinks). */
 function checkSentence(sentence, what = 'sentence') {
-  if (typeof sentence !== 'string') throw new TypeError(`${what} must be a string, got ${typeName(sentence)}`);
+  if (typeof sentence !== 'string') throw codedError(TypeError, 'bad_input', `${what} must be a string, got ${typeName(sentence)}`);
   let bytes = 0;
   for (let i = 0; i < sentence.length; i++) {
     const c = sentence.charCodeAt(i);
@@ -113,34 +118,34 @@ function checkSentence(sentence, what = 'sentence') {
       bytes += 2;
     } else if (c >= 0xd800 && c <= 0xdbff) {
       const next = sentence.charCodeAt(i + 1);
-      if (!(next >= 0xdc00 && next <= 0xdfff)) throw new TypeError(`${what} has an unpaired UTF-16 surrogate at index ${i}, which is not valid Unicode`);
+      if (!(next >= 0xdc00 && next <= 0xdfff)) throw codedError(TypeError, 'bad_text', `${what} has an unpaired UTF-16 surrogate at index ${i}, which is not valid Unicode`);
       bytes += 4;
       i++;
     } else if (c >= 0xdc00 && c <= 0xdfff) {
-      throw new TypeError(`${what} has an unpaired UTF-16 surrogate at index ${i}, which is not valid Unicode`);
+      throw codedError(TypeError, 'bad_text', `${what} has an unpaired UTF-16 surrogate at index ${i}, which is not valid Unicode`);
     } else {
       bytes += 3;
     }
   }
-  if (bytes > MAX_SENTENCE_BYTES) throw new RangeError(`${what} is ${bytes} bytes of UTF-8, above the limit of ${MAX_SENTENCE_BYTES} bytes`);
+  if (bytes > MAX_SENTENCE_BYTES) throw codedError(RangeError, 'too_many_tokens', `${what} is ${bytes} bytes of UTF-8, above the limit of ${MAX_SENTENCE_BYTES} bytes`);
   return sentence;
 }
 
 function checkInteger(value, name, min, max) {
-  if (typeof value !== 'number') throw new TypeError(`${name} must be a number, got ${typeName(value)}`);
-  if (!Number.isInteger(value)) throw new RangeError(`${name} must be a whole number, got ${value}`);
-  if (value < min || value > max) throw new RangeError(`${name} ${value} is outside the range ${min} to ${max}`);
+  if (typeof value !== 'number') throw codedError(TypeError, 'bad_input', `${name} must be a number, got ${typeName(value)}`);
+  if (!Number.isInteger(value)) throw codedError(RangeError, 'bad_input', `${name} must be a whole number, got ${value}`);
+  if (value < min || value > max) throw codedError(RangeError, 'bad_input', `${name} ${value} is outside the range ${min} to ${max}`);
   return value;
 }
 
 function checkBoolean(value, name) {
-  if (typeof value !== 'boolean') throw new TypeError(`${name} must be true or false, got ${typeName(value)}`);
+  if (typeof value !== 'boolean') throw codedError(TypeError, 'bad_input', `${name} must be true or false, got ${typeName(value)}`);
   return value;
 }
 
-function checkChoice(value, name, choices) {
-  if (typeof value !== 'string') throw new TypeError(`${name} must be a string, got ${typeName(value)}`);
-  if (!choices.includes(value)) throw new RangeError(`${name} "${value}" is not one of ${choices.join(', ')}`);
+function checkChoice(value, name, choices, code = 'bad_input') {
+  if (typeof value !== 'string') throw codedError(TypeError, code, `${name} must be a string, got ${typeName(value)}`);
+  if (!choices.includes(value)) throw codedError(RangeError, code, `${name} "${value}" is not one of ${choices.join(', ')}`);
   return value;
 }
 
@@ -167,7 +172,7 @@ function trueLength(value) {
   }
 }
 
-const MAX_SIDE = 1 << 16;
+const MAX_SIDE = ENGINE_CONSTANTS.maxSide;
 
 /** Accepts {rows, cols, data} or an array of rows; returns our own {rows, cols, data: TypedArray}.
  * Masks (ArrayType Uint8Array) keep "nonzero = may attend": 0.5 becomes 1, not 0.
@@ -176,16 +181,16 @@ function toMatrix(value, name, ArrayType, keepFloat32 = false) {
   const convert = ArrayType === Uint8Array ? (x) => (Number(x) !== 0 ? 1 : 0) : Number;
   if (Array.isArray(value)) {
     const rows = value.length;
-    if (!Number.isInteger(rows) || rows < 0 || rows > MAX_SIDE) throw new RangeError(`${name} has an impossible number of rows (${rows})`);
+    if (!Number.isInteger(rows) || rows < 0 || rows > MAX_SIDE) throw codedError(RangeError, 'bad_input', `${name} has an impossible number of rows (${rows})`);
     const lines = new Array(rows);
     for (let i = 0; i < rows; i++) lines[i] = value[i];
     const lengths = lines.map((row) => (Array.isArray(row) ? row.length : -1));
-    if (rows && lengths[0] < 0) throw new TypeError(`${name} must be an array of rows (arrays)`);
+    if (rows && lengths[0] < 0) throw codedError(TypeError, 'bad_input', `${name} must be an array of rows (arrays)`);
     const cols = rows ? lengths[0] : 0;
-    if (!Number.isInteger(cols) || cols > MAX_SIDE) throw new RangeError(`${name} has an impossible number of columns (${cols})`);
+    if (!Number.isInteger(cols) || cols > MAX_SIDE) throw codedError(RangeError, 'bad_input', `${name} has an impossible number of columns (${cols})`);
     lengths.forEach((n, i) => {
-      if (n < 0) throw new RangeError(`${name} row ${i} is ${typeName(lines[i])}, expected an array of ${cols} numbers`);
-      if (n !== cols) throw new RangeError(`${name} row ${i} has ${n} entries, expected ${cols}`);
+      if (n < 0) throw codedError(RangeError, 'bad_shape', `${name} row ${i} is ${typeName(lines[i])}, expected an array of ${cols} numbers`);
+      if (n !== cols) throw codedError(RangeError, 'bad_shape', `${name} row ${i} has ${n} entries, expected ${cols}`);
     });
     const data = new ArrayType(rows * cols);
     for (let i = 0; i < rows; i++) {
@@ -194,16 +199,16 @@ function toMatrix(value, name, ArrayType, keepFloat32 = false) {
     }
     return { rows, cols, data };
   }
-  if (value === null || typeof value !== 'object') throw new TypeError(`${name} must be {rows, cols, data} or an array of rows, got ${typeName(value)}`);
+  if (value === null || typeof value !== 'object') throw codedError(TypeError, 'bad_input', `${name} must be {rows, cols, data} or an array of rows, got ${typeName(value)}`);
   const { rows, cols, data } = value;
   checkInteger(rows, `${name}.rows`, 0, MAX_SIDE);
   checkInteger(cols, `${name}.cols`, 0, MAX_SIDE);
   const n = rows * cols;
-  if (data === null || typeof data !== 'object') throw new TypeError(`${name}.data must be an array or typed array`);
+  if (data === null || typeof data !== 'object') throw codedError(TypeError, 'bad_input', `${name}.data must be an array or typed array`);
   const typed = trueLength(data);
   const length = typed >= 0 ? typed : data.length;
-  if (typeof length !== 'number') throw new TypeError(`${name}.data must be an array or typed array`);
-  if (length !== n) throw new RangeError(`${name}.data has ${length} values, expected ${rows}x${cols} = ${n}`);
+  if (typeof length !== 'number') throw codedError(TypeError, 'bad_input', `${name}.data must be an array or typed array`);
+  if (length !== n) throw codedError(RangeError, 'bad_shape', `${name}.data has ${length} values, expected ${rows}x${cols} = ${n}`);
   if (keepFloat32 && typed >= 0 && typedArrayTag.call(data) === 'Float32Array') return { rows, cols, data };
   const out = new ArrayType(n);
   for (let i = 0; i < n; i++) out[i] = convert(data[i]);
@@ -221,22 +226,19 @@ function toFloatMatrix(value, name) {
  * the buffer was sized for: a kept Float32Array's buffer could have been
  * resized or detached by a getter that ran after it was read. */
 function copyIntoHeap(heap, at, m, name) {
-  if (trueLength(m.data) !== m.rows * m.cols) throw new RangeError(`${name}.data changed while the inputs were being read`);
+  if (trueLength(m.data) !== m.rows * m.cols) throw codedError(RangeError, 'bad_shape', `${name}.data changed while the inputs were being read`);
   heap.set(m.data, at);
 }
-
-/** Mask kinds in the core's MaskKind order (forwardFast takes the index). */
-const MASK_KINDS = ['none', 'causal', 'padding', 'causal+padding', 'custom'];
 
 /** forward()'s mask → {kind, realTokens, matrix} for the bindings. */
 function toMaskSpec(mask) {
   if (mask == null || mask === 'none') return { kind: 'none', realTokens: 0, matrix: undefined };
   if (mask === 'causal') return { kind: 'causal', realTokens: 0, matrix: undefined };
-  if (typeof mask === 'string') throw new RangeError(`mask "${mask}" is not one of none, causal, {kind: 'padding' | 'causal+padding', realTokens} or a T×T matrix`);
+  if (typeof mask === 'string') throw codedError(RangeError, 'bad_mask', `mask "${mask}" is not one of none, causal, {kind: 'padding' | 'causal+padding', realTokens} or a T×T matrix`);
   if (typeof mask === 'object' && !Array.isArray(mask) && 'kind' in mask) {
     const { kind, realTokens } = mask;  // read once
-    if (typeof kind !== 'string') throw new TypeError(`mask.kind must be a string, got ${typeName(kind)}`);
-    if (kind !== 'padding' && kind !== 'causal+padding') throw new RangeError(`mask kind "${kind}" is not padding or causal+padding`);
+    if (typeof kind !== 'string') throw codedError(TypeError, 'bad_mask', `mask.kind must be a string, got ${typeName(kind)}`);
+    if (kind !== 'padding' && kind !== 'causal+padding') throw codedError(RangeError, 'bad_mask', `mask kind "${kind}" is not padding or causal+padding`);
     return { kind, realTokens: checkInteger(realTokens, 'mask.realTokens', 0, INT32_MAX), matrix: undefined };
   }
   return { kind: 'custom', realTokens: 0, matrix: toMatrix(mask, 'mask', Uint8Array) };
@@ -244,7 +246,7 @@ function toMaskSpec(mask) {
 
 /** Fills in defaults and checks types; the core checks ranges and shapes. */
 export function normalizeSettings(settings = {}) {
-  if (settings === null || typeof settings !== 'object') throw new TypeError(`settings must be an object, got ${typeName(settings)}`);
+  if (settings === null || typeof settings !== 'object') throw codedError(TypeError, 'bad_input', `settings must be an object, got ${typeName(settings)}`);
   // an explicit undefined means "the default", as for a missing key
   const given = Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined));
   const s = { ...DEFAULT_SETTINGS, ...given };
@@ -254,7 +256,7 @@ export function normalizeSettings(settings = {}) {
     heads: checkInteger(s.heads, 'heads', -INT32_MAX, INT32_MAX),
     seed: checkInteger(s.seed, 'seed', 0, 4294967295),
     positional: checkChoice(s.positional, 'positional', POSITIONALS),
-    mask: checkChoice(s.mask, 'mask', MASKS),
+    mask: checkChoice(s.mask, 'mask', MASKS, 'bad_mask'),
     padTo: checkInteger(s.padTo, 'padTo', -INT32_MAX, INT32_MAX),
     scale: checkBoolean(s.scale, 'scale'),
     lowercase: checkBoolean(s.lowercase, 'lowercase'),
@@ -263,18 +265,18 @@ export function normalizeSettings(settings = {}) {
     weights: null,
   };
   if (s.customMask != null) out.customMask = toMatrix(s.customMask, 'customMask', Uint8Array);
-  if (out.mask === 'custom' && !out.customMask) throw new TypeError('mask "custom" needs customMask, a T×T matrix of 0/1 (1 = may attend)');
+  if (out.mask === 'custom' && !out.customMask) throw codedError(TypeError, 'bad_mask', 'mask "custom" needs customMask, a T×T matrix of 0/1 (1 = may attend)');
   if (s.weights != null) out.weights = toWeights(s.weights, (m, name) => toMatrix(m, name, Float32Array));
   return out;
 }
 
 /** {wQuery, wKey, wValue, wOutput}, each matrix converted by toFloat(matrix, name). */
 function toWeights(weights, toFloat) {
-  if (weights === null || typeof weights !== 'object') throw new TypeError(`weights must be an object {wQuery, wKey, wValue, wOutput}, got ${typeName(weights)}`);
+  if (weights === null || typeof weights !== 'object') throw codedError(TypeError, 'bad_input', `weights must be an object {wQuery, wKey, wValue, wOutput}, got ${typeName(weights)}`);
   const out = {};
   for (const key of ['wQuery', 'wKey', 'wValue', 'wOutput']) {
     const m = weights[key];  // read once
-    if (m == null) throw new TypeError(`weights.${key} is missing`);
+    if (m == null) throw codedError(TypeError, 'bad_input', `weights.${key} is missing`);
     out[key] = toFloat(m, `weights.${key}`);
   }
   return out;
@@ -284,9 +286,9 @@ function toWeights(weights, toFloat) {
 
 function unwrap(result) {
   if (result && typeof result === 'object' && result.__attnError) {
-    const { errorType, errorMessage } = result.__attnError;
+    const { errorType, errorMessage, errorCode } = result.__attnError;
     const ErrorType = errorType === 'TypeError' ? TypeError : errorType === 'RangeError' ? RangeError : Error;
-    throw new ErrorType(errorMessage);
+    throw codedError(ErrorType, errorCode, errorMessage);
   }
   return result;
 }
@@ -315,14 +317,51 @@ function finishTrace(trace, sentence) {
   return trace;
 }
 
-/** The engine: one per caller; all share one compiled module. */
+/** Frees the C++ state of an engine that was dropped without dispose(). */
+const forgotten = typeof FinalizationRegistry === 'function' ? new FinalizationRegistry((state) => state.delete()) : null;
+
+/** The keys of engine.info the generated constants must match. */
+function constantsOf(info) {
+  const { simd, ...rest } = info;
+  return JSON.stringify(rest);
+}
+
+/** The engine: one per caller; all share one compiled module, each owns its
+ * C++ state (seeded-weights cache, fast-path buffers), freed by dispose(). */
 export class Engine {
   /** @param {object} module the Embind module */
   constructor(module) {
     this._m = module;
-    /** {simd, maxTokens, maxDModel, vocabSize} */
+    /** {simd, maxTokens, maxDModel, …, defaults, masks, positionals, errorCodes, fastInputs} from the C++ */
     this.info = Object.freeze(module.buildInfo());
+    if (constantsOf(this.info) !== JSON.stringify(ENGINE_CONSTANTS)) {
+      throw new Error('generated/engine_constants.js does not match the engine\'s wasm module (a stale build): run ./build_wasm.sh');
+    }
+    this._state = new module.EngineState();
+    forgotten?.register(this, this._state, this);
     this._training = trainingApi(module, unwrap);
+  }
+
+  /** The C++ state, or a TypeError (code bad_state) after dispose(). */
+  _live() {
+    if (!this._state) throw codedError(TypeError, 'bad_state', 'this engine has been disposed: create a new one');
+    return this._state;
+  }
+
+  /** Frees this engine's C++ state (its weights cache and fast-path buffers); the
+   * engine cannot be used afterwards. Trainers it created are separate (Trainer.dispose). */
+  dispose() {
+    if (!this._state) return;
+    forgotten?.unregister(this);
+    this._state.delete();
+    this._state = null;
+  }
+
+  /** What this engine keeps in wasm memory between calls: {cachedWeightsBytes,
+   * weightsCacheHits, weightsCacheMisses, fastWorkspaceBytes, fastBufferBytes,
+   * gemmWorkspaceBytes (the module's bounded product workspace)}. */
+  stats() {
+    return this._live().stats();
   }
 
   /** The training tasks: [{name, description, pattern, causal, context, vocabulary, defaults, steps, example}]. */
@@ -343,22 +382,22 @@ export class Engine {
   /** Every intermediate of multi-head attention for one sentence. */
   run(settings = {}) {
     const s = normalizeSettings(settings);
-    return finishTrace(unwrap(this._m.runTrace(s.sentence, s)), s.sentence);
+    return finishTrace(unwrap(this._live().runTrace(s.sentence, s)), s.sentence);
   }
 
   /** Several sentences padded to a common length (the longest, or padTo);
    * mask defaults to 'padding' so padded keys get zero weight. */
   runBatch(sentences, settings = {}) {
-    if (!Array.isArray(sentences)) throw new TypeError(`sentences must be an array of strings, got ${typeName(sentences)}`);
+    if (!Array.isArray(sentences)) throw codedError(TypeError, 'bad_input', `sentences must be an array of strings, got ${typeName(sentences)}`);
     // each sentence read once into our own array: holes become undefined (a
     // TypeError naming the sentence), and a Proxy cannot answer differently later
     const n = sentences.length;
-    if (!Number.isInteger(n) || n < 0) throw new TypeError(`sentences must be an array of strings, got a length of ${n}`);
-    if (n > MAX_BATCH_SENTENCES) throw new RangeError(`the batch has ${n} sentences, above the limit of ${MAX_BATCH_SENTENCES}`);
+    if (!Number.isInteger(n) || n < 0) throw codedError(TypeError, 'bad_input', `sentences must be an array of strings, got a length of ${n}`);
+    if (n > MAX_BATCH_SENTENCES) throw codedError(RangeError, 'too_many_tokens', `the batch has ${n} sentences, above the limit of ${MAX_BATCH_SENTENCES}`);
     const list = new Array(n);
     for (let i = 0; i < n; i++) list[i] = checkSentence(sentences[i], `sentence ${i + 1}`);
     const s = normalizeSettings({ mask: 'padding', ...settings, sentence: list[0] ?? 'x' });
-    const traces = unwrap(this._m.runBatch(list, s));
+    const traces = unwrap(this._live().runBatch(list, s));
     return traces.map((t, i) => finishTrace(t, list[i]));
   }
 
@@ -412,18 +451,18 @@ export class Engine {
     const spec = toMaskSpec(mask);
     // Step 1 sizes buffers kept in wasm memory; the inputs go in with one
     // HEAPF32.set each (HEAPF32 is re-read after every call: memory may grow).
-    const table = this._m.fastInputs(input.rows, input.cols, w.wQuery.rows, w.wQuery.cols, w.wKey.rows, w.wKey.cols,
-      w.wValue.rows, w.wValue.cols, w.wOutput.rows, w.wOutput.cols);
-    if (table === 0) throw new RangeError('out of memory: the requested sizes are too large for this page');
+    // Their order (the sizes passed, the offsets returned) is the C++'s: info.fastInputs.
+    const inputs = { x: input, wQuery: w.wQuery, wKey: w.wKey, wValue: w.wValue, wOutput: w.wOutput };
+    const names = { x: 'x', wQuery: 'weights.wQuery', wKey: 'weights.wKey', wValue: 'weights.wValue', wOutput: 'weights.wOutput' };
+    const order = ENGINE_CONSTANTS.fastInputs;
+    const state = this._live();
+    const table = state.fastInputs(...order.flatMap((k) => [inputs[k].rows, inputs[k].cols]));
+    if (table === 0) throw codedError(RangeError, 'out_of_memory', 'out of memory: the requested sizes are too large for this page');
     const heap = this._m.HEAPF32;
     const offsets = this._m.HEAPU32;
     const at = table >>> 2;
-    copyIntoHeap(heap, offsets[at] >>> 2, input, 'x');
-    copyIntoHeap(heap, offsets[at + 1] >>> 2, w.wQuery, 'weights.wQuery');
-    copyIntoHeap(heap, offsets[at + 2] >>> 2, w.wKey, 'weights.wKey');
-    copyIntoHeap(heap, offsets[at + 3] >>> 2, w.wValue, 'weights.wValue');
-    copyIntoHeap(heap, offsets[at + 4] >>> 2, w.wOutput, 'weights.wOutput');
-    const y = unwrap(this._m.forwardFast(heads, MASK_KINDS.indexOf(spec.kind), spec.realTokens, scale, spec.matrix));
+    order.forEach((k, i) => copyIntoHeap(heap, offsets[at + i] >>> 2, inputs[k], names[k]));
+    const y = unwrap(state.forwardFast(heads, MASKS.indexOf(spec.kind), spec.realTokens, scale, spec.matrix));
     const start = y >>> 2;
     return { rows: input.rows, cols: input.cols, data: this._m.HEAPF32.slice(start, start + input.rows * input.cols) };
   }

@@ -6,9 +6,20 @@
 // when done (a FinalizationRegistry frees forgotten ones eventually).
 // See engine.d.ts for every type.
 
-export const TASKS = Object.freeze(['copy', 'reverse', 'sort', 'previous-token', 'induction', 'recall', 'brackets', 'coreference', 'text']);
+import { ENGINE_CONSTANTS } from './generated/engine_constants.js';
 
-const POSITIONALS = ['none', 'sinusoidal', 'learned'];
+/** An error of class Type with err.code = code (one of the C++ attn::Error::Code
+ * names, ENGINE_CONSTANTS.errorCodes): what every JS-side check of the engine throws. */
+export function codedError(Type, code, message) {
+  const error = new Type(message);
+  error.code = code;
+  return error;
+}
+
+/** The training tasks, in the C++'s TaskKind order (engine.info.tasks). */
+export const TASKS = ENGINE_CONSTANTS.tasks;
+
+const POSITIONALS = ENGINE_CONSTANTS.positionals;
 
 function typeName(v) {
   if (v === null) return 'null';
@@ -17,42 +28,42 @@ function typeName(v) {
 }
 
 function int(value, name, min, max) {
-  if (typeof value !== 'number') throw new TypeError(`${name} must be a number, got ${typeName(value)}`);
-  if (!Number.isInteger(value)) throw new RangeError(`${name} must be a whole number, got ${value}`);
-  if (value < min || value > max) throw new RangeError(`${name} ${value} is outside the range ${min} to ${max}`);
+  if (typeof value !== 'number') throw codedError(TypeError, 'bad_input', `${name} must be a number, got ${typeName(value)}`);
+  if (!Number.isInteger(value)) throw codedError(RangeError, 'bad_input', `${name} must be a whole number, got ${value}`);
+  if (value < min || value > max) throw codedError(RangeError, 'bad_input', `${name} ${value} is outside the range ${min} to ${max}`);
   return value;
 }
 
 function num(value, name, min, max) {
-  if (typeof value !== 'number') throw new TypeError(`${name} must be a number, got ${typeName(value)}`);
-  if (!Number.isFinite(value) || value < min || value > max) throw new RangeError(`${name} ${value} is outside the range ${min} to ${max}`);
+  if (typeof value !== 'number') throw codedError(TypeError, 'bad_input', `${name} must be a number, got ${typeName(value)}`);
+  if (!Number.isFinite(value) || value < min || value > max) throw codedError(RangeError, 'bad_input', `${name} ${value} is outside the range ${min} to ${max}`);
   return value;
 }
 
 function bool(value, name) {
-  if (typeof value !== 'boolean') throw new TypeError(`${name} must be true or false, got ${typeName(value)}`);
+  if (typeof value !== 'boolean') throw codedError(TypeError, 'bad_input', `${name} must be true or false, got ${typeName(value)}`);
   return value;
 }
 
 function choice(value, name, choices) {
-  if (typeof value !== 'string') throw new TypeError(`${name} must be a string, got ${typeName(value)}`);
-  if (!choices.includes(value)) throw new RangeError(`${name} "${value}" is not one of ${choices.join(', ')}`);
+  if (typeof value !== 'string') throw codedError(TypeError, 'bad_input', `${name} must be a string, got ${typeName(value)}`);
+  if (!choices.includes(value)) throw codedError(RangeError, 'bad_input', `${name} "${value}" is not one of ${choices.join(', ')}`);
   return value;
 }
 
 /** Every setting read once into a fresh object of primitives (getters and
  * proxies are read exactly once), defaults from the task's recipe. */
 export function normalizeTrainSettings(settings, tasks) {
-  if (settings === null || typeof settings !== 'object') throw new TypeError(`settings must be an object, got ${typeName(settings)}`);
+  if (settings === null || typeof settings !== 'object') throw codedError(TypeError, 'bad_input', `settings must be an object, got ${typeName(settings)}`);
   const given = {};
   for (const [k, v] of Object.entries(settings)) if (v !== undefined) given[k] = v;
   const task = choice(given.task ?? 'reverse', 'task', TASKS);
   const info = tasks.find((t) => t.name === task);
   const s = { ...info.defaults, corpus: '', ...given, task };
   const corpus = s.corpus;
-  if (typeof corpus !== 'string') throw new TypeError(`corpus must be a string, got ${typeName(corpus)}`);
-  if (corpus.length > 8_000_000) throw new RangeError(`corpus has ${corpus.length} characters; at most 8,000,000 are accepted`);
-  if (/[\uD800-\uDFFF]/.test(corpus.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, ''))) throw new TypeError('corpus has an unpaired UTF-16 surrogate, which is not valid Unicode');
+  if (typeof corpus !== 'string') throw codedError(TypeError, 'bad_input', `corpus must be a string, got ${typeName(corpus)}`);
+  if (corpus.length > 8_000_000) throw codedError(RangeError, 'too_many_tokens', `corpus has ${corpus.length} characters; at most 8,000,000 are accepted`);
+  if (/[\uD800-\uDFFF]/.test(corpus.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, ''))) throw codedError(TypeError, 'bad_text', 'corpus has an unpaired UTF-16 surrogate, which is not valid Unicode');
   return {
     task,
     length: int(s.length, 'length', 0, 4096),
@@ -82,15 +93,15 @@ export function normalizeTrainSettings(settings, tasks) {
 /** [[layer, head], …] read once into plain integers. */
 function toAblate(ablate) {
   if (ablate == null) return null;
-  if (!Array.isArray(ablate)) throw new TypeError(`ablate must be an array of [layer, head] pairs, got ${typeName(ablate)}`);
+  if (!Array.isArray(ablate)) throw codedError(TypeError, 'bad_input', `ablate must be an array of [layer, head] pairs, got ${typeName(ablate)}`);
   return Array.from(ablate, (pair, i) => {
-    if (!Array.isArray(pair) || pair.length !== 2) throw new TypeError(`ablate[${i}] must be a [layer, head] pair`);
+    if (!Array.isArray(pair) || pair.length !== 2) throw codedError(TypeError, 'bad_input', `ablate[${i}] must be a [layer, head] pair`);
     return [int(pair[0], `ablate[${i}] layer`, 0, 1 << 16), int(pair[1], `ablate[${i}] head`, 0, 1 << 16)];
   });
 }
 
 function forwardOptions(options = {}) {
-  if (options === null || typeof options !== 'object') throw new TypeError(`options must be an object, got ${typeName(options)}`);
+  if (options === null || typeof options !== 'object') throw codedError(TypeError, 'bad_input', `options must be an object, got ${typeName(options)}`);
   const causal = options.causal;
   if (causal !== undefined && causal !== null) bool(causal, 'causal');
   const uniform = options.uniformAttention ?? false;
@@ -99,7 +110,7 @@ function forwardOptions(options = {}) {
 }
 
 function toIds(ids, name) {
-  if (ids == null || typeof ids !== 'object' || typeof ids.length !== 'number') throw new TypeError(`${name} must be an array of token ids`);
+  if (ids == null || typeof ids !== 'object' || typeof ids.length !== 'number') throw codedError(TypeError, 'bad_input', `${name} must be an array of token ids`);
   const n = ids.length;
   int(n, `${name}.length`, 1, 1 << 20);
   const out = new Int32Array(n);
@@ -109,12 +120,12 @@ function toIds(ids, name) {
 
 /** A sequence option: {ids} or {text}, or nothing (the task's probe). */
 function sequenceOptions(options = {}) {
-  if (options === null || typeof options !== 'object') throw new TypeError(`options must be an object, got ${typeName(options)}`);
+  if (options === null || typeof options !== 'object') throw codedError(TypeError, 'bad_input', `options must be an object, got ${typeName(options)}`);
   const out = forwardOptions(options);
   if (options.ids != null) out.ids = Array.from(toIds(options.ids, 'ids'));
   else if (options.text != null) {
-    if (typeof options.text !== 'string') throw new TypeError(`text must be a string, got ${typeName(options.text)}`);
-    if (options.text.length > 100000) throw new RangeError('text is longer than 100,000 characters');
+    if (typeof options.text !== 'string') throw codedError(TypeError, 'bad_input', `text must be a string, got ${typeName(options.text)}`);
+    if (options.text.length > 100000) throw codedError(RangeError, 'too_many_tokens', 'text is longer than 100,000 characters');
     out.text = options.text;
   }
   return out;
@@ -122,7 +133,7 @@ function sequenceOptions(options = {}) {
 
 /** {ids, targets} as arrays of rows or flat (with batch and length). */
 function toBatch(batch) {
-  if (batch === null || typeof batch !== 'object') throw new TypeError(`batch must be an object {ids, targets, lengths?}, got ${typeName(batch)}`);
+  if (batch === null || typeof batch !== 'object') throw codedError(TypeError, 'bad_input', `batch must be an object {ids, targets, lengths?}, got ${typeName(batch)}`);
   const { ids, targets, lengths } = batch;
   let rows, length, flatIds, flatTargets;
   if (Array.isArray(ids) && Array.isArray(ids[0])) {
@@ -137,7 +148,7 @@ function toBatch(batch) {
     flatTargets = toIds(targets, 'targets');
   }
   if (flatIds.length !== rows * length || flatTargets.length !== rows * length) {
-    throw new RangeError(`a batch of ${rows}×${length} needs ${rows * length} ids and targets, got ${flatIds.length} and ${flatTargets.length}`);
+    throw codedError(RangeError, 'bad_input', `a batch of ${rows}×${length} needs ${rows * length} ids and targets, got ${flatIds.length} and ${flatTargets.length}`);
   }
   return { batch: rows, length, ids: flatIds, targets: flatTargets, lengths: lengths == null ? null : toIds(lengths, 'lengths') };
 }
@@ -170,7 +181,7 @@ export class Trainer {
   get stepCount() { return this._steps; }
 
   _live() {
-    if (this._handle === 0) throw new TypeError('this trainer has been disposed: create a new one');
+    if (this._handle === 0) throw codedError(TypeError, 'bad_state', 'this trainer has been disposed: create a new one');
     return this._handle;
   }
 
@@ -259,8 +270,8 @@ export function trainingApi(module, unwrap) {
       return new Trainer(module, unwrap, unwrap(module.trainerCreate(s)));
     },
     loadTrainer(bytes, { corpus = '' } = {}) {
-      if (!(bytes instanceof Uint8Array)) throw new TypeError(`a checkpoint must be a Uint8Array of the file's bytes, got ${typeName(bytes)}`);
-      if (typeof corpus !== 'string') throw new TypeError(`corpus must be a string, got ${typeName(corpus)}`);
+      if (!(bytes instanceof Uint8Array)) throw codedError(TypeError, 'bad_input', `a checkpoint must be a Uint8Array of the file's bytes, got ${typeName(bytes)}`);
+      if (typeof corpus !== 'string') throw codedError(TypeError, 'bad_input', `corpus must be a string, got ${typeName(corpus)}`);
       return new Trainer(module, unwrap, unwrap(module.trainerLoad(bytes, corpus)));
     },
   };

@@ -1,6 +1,6 @@
 // Embind glue only: every exported function calls the core inside guarded(),
 // which catches every C++ exception and returns {__attnError: {errorType,
-// errorMessage}} instead. web/engine.js turns that record into a real JS error
+// errorMessage, errorCode}} instead. web/engine.js turns that record into a real JS error
 // (RangeError / TypeError with the C++ message). The error is raised in JS, not
 // thrown through the wasm frames, because a JS exception unwinding wasm frames
 // skips their destructors: every argument string would leak.
@@ -8,7 +8,11 @@
 #include "convert.hpp"
 #include "guarded.hpp"
 #include "core/analysis.hpp"
+#include "core/bounds.hpp"
 #include "core/fast_attention.hpp"
+#include "core/gemm.hpp"
+#include "core/positional.hpp"
+#include "core/tasks.hpp"
 
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
@@ -17,6 +21,7 @@
 
 #include <cstdint>
 #include <exception>
+#include <iterator>
 #include <new>
 #include <string>
 #include <vector>
@@ -27,30 +32,10 @@ using emscripten::val;
 using namespace attn;
 using attn::js::guarded;
 
-val run_trace(const std::string& sentence, const val& settings) {
-    return guarded([&] { return js::trace_to_js(run(sentence, js::config_from_js(settings))); });
-}
-
-val run_batch_js(const val& sentences, const val& settings) {
-    return guarded([&] {
-        const std::vector<std::string> list = emscripten::vecFromJSArray<std::string>(sentences);
-        val out = val::array();
-        for (const Trace& tr : run_batch(list, js::config_from_js(settings))) out.call<void>("push", js::trace_to_js(tr));
-        return out;
-    });
-}
-
 val tokenize_js(const std::string& sentence, bool lowercase) {
     return guarded([&] {
         val out = val::array();
-        for (const Token& t : tokenize(sentence, TokenizeOptions{lowercase})) {
-            val o = val::object();
-            o.set("text", t.text);
-            o.set("id", t.id);
-            o.set("start", static_cast<double>(t.start));
-            o.set("end", static_cast<double>(t.end));
-            out.call<void>("push", o);
-        }
+        for (const Token& t : tokenize(sentence, TokenizeOptions{lowercase})) out.call<void>("push", js::token_to_js(t));
         return out;
     });
 }
@@ -101,68 +86,123 @@ val forward_output_js(const val& x, const val& weights, int heads, const val& ma
     });
 }
 
-// ---- the fast path: fastInputs + forwardFast -------------------------------------
-// engine.js copies the inputs straight into buffers kept from call to call
-// (one HEAPF32.set each) and reads y back with one slice: the calls carry only
-// numbers. Converting matrices through Embind vals costs about 1.5 µs per
-// property access, more than the whole (16, 64, 4) forward pass. The
-// workspace is kept too, so repeated calls of one size allocate nothing.
-struct FastState {
-    FastAttention attention;
-    Matrix x, y;
-    Weights weights;
-    std::uint32_t offsets[5] = {0, 0, 0, 0, 0};  // byte offsets of x, W_Q, W_K, W_V, W_O
+// ---- one engine's state: EngineState -----------------------------------------------
+// Each JS Engine owns one EngineState (engine.js creates it and dispose()
+// deletes it): its seeded-weights cache and the fast path's kept buffers.
+// Nothing is shared between engines.
+//
+// The fast path: fastInputs + forwardFast. engine.js copies the inputs
+// straight into buffers kept from call to call (one HEAPF32.set each) and
+// reads y back with one slice: the calls carry only numbers. Converting
+// matrices through Embind vals costs about 1.5 µs per property access, more
+// than the whole (16, 64, 4) forward pass. The workspace is kept too, so
+// repeated calls of one size allocate nothing.
+
+/// The inputs forwardFast reads, in the order of their offsets in the table
+/// fastInputs returns (and of its rows, cols arguments): engine.info.fastInputs.
+constexpr const char* kFastInputs[] = {"x", "wQuery", "wKey", "wValue", "wOutput"};
+constexpr int kFastInputCount = 5;
+
+class EngineState {
+public:
+    val run_trace(const std::string& sentence, const val& settings) {
+        return guarded([&] { return js::trace_to_js(run(sentence, js::config_from_js(settings), &weights_cache_)); });
+    }
+
+    val run_batch(const val& sentences, const val& settings) {
+        return guarded([&] {
+            const std::vector<std::string> list = emscripten::vecFromJSArray<std::string>(sentences);
+            val out = val::array();
+            for (const Trace& tr : attn::run_batch(list, js::config_from_js(settings), &weights_cache_))
+                out.call<void>("push", js::trace_to_js(tr));
+            return out;
+        });
+    }
+
+    /// forwardFast, step 1: sizes the kept buffers as the caller's inputs (rows×cols
+    /// each, in kFastInputs order: a wrong shape is reported by step 2 with the
+    /// core's message), and returns the byte offset of the table of their byte
+    /// offsets (kFastInputs order), or 0 for impossible sizes or when out of memory.
+    int fast_inputs(int x_rows, int x_cols, int q_rows, int q_cols, int k_rows, int k_cols, int v_rows, int v_cols,
+                    int o_rows, int o_cols) {
+        const int dims[2 * kFastInputCount] = {x_rows, x_cols, q_rows, q_cols, k_rows, k_cols,
+                                               v_rows, v_cols, o_rows, o_cols};
+        for (int n : dims)
+            if (n < 0 || n > (1 << 16)) return 0;
+        Matrix* buffers[kFastInputCount] = {&x_, &weights_.w_query, &weights_.w_key, &weights_.w_value,
+                                            &weights_.w_output};
+        try {
+            for (int i = 0; i < kFastInputCount; ++i) {
+                buffers[i]->resize(dims[2 * i], dims[2 * i + 1]);
+                offsets_[i] = static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(buffers[i]->data()));
+            }
+        } catch (const std::bad_alloc&) {
+            return 0;
+        }
+        return static_cast<int>(reinterpret_cast<std::uintptr_t>(offsets_));
+    }
+
+    /// forwardFast, step 2: the fast path on the buffers step 1 sized and the caller
+    /// filled. mask_kind: the index of the kind in kMaskKinds (engine.info.masks);
+    /// custom: custom_mask {rows, cols, data}. Returns the byte offset of y (T×C,
+    /// valid until the next call), or the error record.
+    val forward_fast(int heads, int mask_kind, int real_tokens, bool scale, const val& custom_mask) {
+        return guarded([&] {
+            constexpr int kinds = static_cast<int>(std::size(kMaskKinds));
+            if (mask_kind < 0 || mask_kind >= kinds)
+                throw Error(Error::Code::bad_mask,
+                            "mask kind " + std::to_string(mask_kind) + " is not 0 to " + std::to_string(kinds - 1));
+            const MaskKind kind = kMaskKinds[mask_kind];
+            MaskMatrix custom;
+            MaskSpec spec;
+            if (kind == MaskKind::custom) {
+                custom = js::mask_from_js(custom_mask, "mask");
+                spec = MaskSpec::custom(custom);
+            } else {
+                spec = MaskSpec::from_kind(kind, real_tokens);
+            }
+            attention_.forward(x_, weights_, heads, spec, scale, y_);
+            return val(static_cast<double>(reinterpret_cast<std::uintptr_t>(y_.data())));
+        });
+    }
+
+    /// What this engine keeps between calls: {cachedWeightsBytes, weightsCacheHits,
+    /// weightsCacheMisses, fastWorkspaceBytes, fastBufferBytes}, and the thread's
+    /// bounded gemm workspace (gemmWorkspaceBytes, shared by the module's engines).
+    val stats() const {
+        val o = val::object();
+        o.set("cachedWeightsBytes", static_cast<double>(weights_cache_.bytes()));
+        o.set("weightsCacheHits", static_cast<double>(weights_cache_.hits()));
+        o.set("weightsCacheMisses", static_cast<double>(weights_cache_.misses()));
+        o.set("fastWorkspaceBytes", static_cast<double>(attention_.workspace_bytes()));
+        const std::size_t floats = static_cast<std::size_t>(x_.size() + y_.size() + weights_.w_query.size() +
+                                                            weights_.w_key.size() + weights_.w_value.size() +
+                                                            weights_.w_output.size());
+        o.set("fastBufferBytes", static_cast<double>(floats * sizeof(float)));
+        o.set("gemmWorkspaceBytes", static_cast<double>(gemm_workspace_bytes()));
+        return o;
+    }
+
+private:
+    WeightsCache weights_cache_;
+    FastAttention attention_;
+    Matrix x_, y_;
+    Weights weights_;
+    std::uint32_t offsets_[kFastInputCount] = {0, 0, 0, 0, 0};  // byte offsets of kFastInputs' buffers
 };
 
-FastState& fast_state() {
-    static FastState state;
-    return state;
+template <typename T, typename Name>
+val names_of(const T& items, Name name) {
+    val out = val::array();
+    for (const auto& item : items) out.call<void>("push", std::string(name(item)));
+    return out;
 }
 
-/// forwardFast, step 1: sizes the kept buffers as the caller's x (rows×cols)
-/// and weights (each its own rows×cols: a wrong shape is reported by step 2 with
-/// the core's message), and returns the byte offset of the table of their five
-/// byte offsets, or 0 for impossible sizes or when out of memory.
-int fast_inputs_js(int x_rows, int x_cols, int q_rows, int q_cols, int k_rows, int k_cols, int v_rows, int v_cols,
-                   int o_rows, int o_cols) {
-    const int dims[] = {x_rows, x_cols, q_rows, q_cols, k_rows, k_cols, v_rows, v_cols, o_rows, o_cols};
-    for (int n : dims)
-        if (n < 0 || n > (1 << 16)) return 0;
-    FastState& st = fast_state();
-    Matrix* buffers[5] = {&st.x, &st.weights.w_query, &st.weights.w_key, &st.weights.w_value, &st.weights.w_output};
-    try {
-        for (int i = 0; i < 5; ++i) {
-            buffers[i]->resize(dims[2 * i], dims[2 * i + 1]);
-            st.offsets[i] = static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(buffers[i]->data()));
-        }
-    } catch (const std::bad_alloc&) {
-        return 0;
-    }
-    return static_cast<int>(reinterpret_cast<std::uintptr_t>(st.offsets));
-}
-
-/// forwardFast, step 2: the fast path on the buffers step 1 sized and the caller
-/// filled. mask_kind: MaskKind (0 none, 1 causal, 2 padding, 3 causal+padding,
-/// 4 custom with custom_mask {rows, cols, data}). Returns the byte offset of y
-/// (T×C, valid until the next call), or the error record.
-val forward_fast_js(int heads, int mask_kind, int real_tokens, bool scale, const val& custom_mask) {
-    return guarded([&] {
-        if (mask_kind < 0 || mask_kind > static_cast<int>(MaskKind::custom))
-            throw Error("mask kind " + std::to_string(mask_kind) + " is not 0 to 4");
-        FastState& st = fast_state();
-        MaskMatrix custom;
-        MaskSpec spec;
-        if (static_cast<MaskKind>(mask_kind) == MaskKind::custom) {
-            custom = js::mask_from_js(custom_mask, "mask");
-            spec = MaskSpec::custom(custom);
-        } else {
-            spec = MaskSpec::from_kind(static_cast<MaskKind>(mask_kind), real_tokens);
-        }
-        st.attention.forward(st.x, st.weights, heads, spec, scale, st.y);
-        return val(static_cast<double>(reinterpret_cast<std::uintptr_t>(st.y.data())));
-    });
-}
-
+/// The engine's rules, exported once for JS (engine.info; build_wasm.sh also
+/// writes them, without `simd`, to web/generated/engine_constants.js so that
+/// JS can read them before the wasm has loaded): limits, defaults, the mask
+/// and positional kinds in enum order, the error codes, the fast path's
+/// input layout.
 val build_info() {
     val o = val::object();
 #ifdef __wasm_simd128__
@@ -174,6 +214,28 @@ val build_info() {
     o.set("maxDModel", kMaxDModel);
     o.set("vocabSize", kVocabSize);
     o.set("maxSentenceBytes", static_cast<double>(kMaxSentenceBytes));
+    o.set("maxBatchSentences", kMaxBatchSentences);
+    o.set("maxTraceScoreFloats", static_cast<double>(kMaxTraceScoreFloats));
+    o.set("maxAbsValue", static_cast<double>(kMaxAbsValue));
+    o.set("maxSide", 1 << 16);
+    const Config c;
+    val d = val::object();
+    d.set("sentence", std::string(kDefaultSentence));
+    d.set("dModel", c.d_model);
+    d.set("heads", c.heads);
+    d.set("seed", c.seed);
+    d.set("positional", std::string(positional_name(c.positional)));
+    d.set("mask", std::string(mask_name(c.mask)));
+    d.set("padTo", c.pad_to);
+    d.set("scale", c.scale);
+    d.set("lowercase", c.lowercase);
+    d.set("shareHeads", c.share_heads);
+    o.set("defaults", d);
+    o.set("masks", names_of(kMaskKinds, mask_name));
+    o.set("positionals", names_of(kPositionals, positional_name));
+    o.set("errorCodes", names_of(kErrorCodes, error_code_name));
+    o.set("tasks", names_of(all_tasks(), task_name));  // TASKS in trainer.js
+    o.set("fastInputs", names_of(kFastInputs, [](const char* n) { return n; }));
     return o;
 }
 
@@ -187,16 +249,19 @@ val heap_stats() {
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attention_core) {
-    emscripten::function("runTrace", &run_trace);
-    emscripten::function("runBatch", &run_batch_js);
+    emscripten::class_<EngineState>("EngineState")
+        .constructor<>()
+        .function("runTrace", &EngineState::run_trace)
+        .function("runBatch", &EngineState::run_batch)
+        .function("fastInputs", &EngineState::fast_inputs)
+        .function("forwardFast", &EngineState::forward_fast)
+        .function("stats", &EngineState::stats);
     emscripten::function("tokenize", &tokenize_js);
     emscripten::function("rowEntropy", &row_entropy_js);
     emscripten::function("softmaxJacobianNorm", &jacobian_norm_js);
     emscripten::function("scoreStats", &score_stats_js);
     emscripten::function("scaleExperiment", &scale_experiment_js);
     emscripten::function("forwardOutput", &forward_output_js);
-    emscripten::function("fastInputs", &fast_inputs_js);
-    emscripten::function("forwardFast", &forward_fast_js);
     emscripten::function("buildInfo", &build_info);
     emscripten::function("heapStats", &heap_stats);
 }

@@ -1,8 +1,9 @@
 #include "convert.hpp"
 
+#include "core/trace_fields.hpp"
+
 #include <emscripten/bind.h>
 
-#include <optional>
 #include <vector>
 
 namespace attn::js {
@@ -21,7 +22,7 @@ std::vector<float> numbers_from_js(const val& data, const std::string& what, std
         throw Error(what + ".data must be an array of numbers", Error::Kind::type);
     const std::size_t length = data["length"].as<std::size_t>();
     if (length != expected)
-        throw Error(what + ".data has " + std::to_string(length) + " values, expected " + std::to_string(expected));
+        throw Error(Error::Code::bad_shape, what + ".data has " + std::to_string(length) + " values, expected " + std::to_string(expected));
     return emscripten::convertJSArrayToNumberVector<float>(data);
 }
 
@@ -82,59 +83,66 @@ MaskMatrix mask_from_js(const val& v, const std::string& what) {
     return m;
 }
 
+namespace {
+
+/// trace_fields' writer for JS objects: every name camelCased.
+class JsWriter {
+public:
+    using Where = trace_fields::Where;
+    explicit JsWriter(val& target) : o_(&target) {}
+    void field(const char* name, int v, Where) { o_->set(trace_fields::camel_case(name), v); }
+    void field(const char* name, std::uint32_t v, Where) { o_->set(trace_fields::camel_case(name), v); }
+    void field(const char* name, std::int64_t v, Where) {
+        o_->set(trace_fields::camel_case(name), static_cast<double>(v));
+    }
+    void field(const char* name, bool v, Where) { o_->set(trace_fields::camel_case(name), v); }
+    void field(const char* name, const std::string& v, Where) { o_->set(trace_fields::camel_case(name), v); }
+    void field(const char* name, const Matrix& m, Where) { o_->set(trace_fields::camel_case(name), matrix_to_js(m)); }
+    void field(const char* name, const MaskMatrix& m, Where) { o_->set(trace_fields::camel_case(name), mask_to_js(m)); }
+    void field(const char* name, const Vector& v, Where) { o_->set(trace_fields::camel_case(name), vector_to_js(v)); }
+    template <typename Body>
+    void object(const char* name, Where, Body body) {
+        o_->set(trace_fields::camel_case(name), fill(body));
+    }
+    template <typename T, typename Each>
+    void list(const char* name, const std::vector<T>& items, Each each) {
+        val out = val::array();
+        for (const T& item : items) out.call<void>("push", fill([&] { each(item); }));
+        o_->set(trace_fields::camel_case(name), out);
+    }
+    /// A new object with the fields body() writes.
+    template <typename Body>
+    val fill(Body body) {
+        val child = val::object();
+        val* outer = o_;
+        o_ = &child;
+        body();
+        o_ = outer;
+        return child;
+    }
+
+private:
+    val* o_;
+};
+
+}  // namespace
+
 val head_trace_to_js(const HeadTrace& h) {
-    val hv = val::object();
-    hv.set("query", matrix_to_js(h.query));
-    hv.set("key", matrix_to_js(h.key));
-    hv.set("value", matrix_to_js(h.value));
-    hv.set("scores", matrix_to_js(h.scores));
-    hv.set("scaled", matrix_to_js(h.scaled));
-    hv.set("weights", matrix_to_js(h.weights));
-    hv.set("output", matrix_to_js(h.output));
-    return hv;
+    val unused = val::undefined();
+    JsWriter w(unused);
+    return w.fill([&] { trace_fields::head(w, h); });
 }
 
 val token_to_js(const Token& t) {
-    val tok = val::object();
-    tok.set("text", t.text);
-    tok.set("id", t.id);
-    tok.set("start", static_cast<double>(t.start));
-    tok.set("end", static_cast<double>(t.end));
-    return tok;
+    val unused = val::undefined();
+    JsWriter w(unused);
+    return w.fill([&] { trace_fields::token(w, t); });
 }
 
 val trace_to_js(const Trace& tr) {
-    val o = val::object();
-    val config = val::object();
-    config.set("dModel", tr.config.d_model);
-    config.set("heads", tr.config.heads);
-    config.set("dHead", tr.d_head);
-    config.set("seed", tr.config.seed);
-    config.set("positional", std::string(positional_name(tr.config.positional)));
-    config.set("mask", std::string(mask_name(tr.config.mask)));
-    config.set("scale", tr.config.scale);
-    config.set("padTo", tr.config.pad_to);
-    config.set("lowercase", tr.config.lowercase);
-    config.set("shareHeads", tr.config.share_heads);
-    o.set("config", config);
-    val tokens = val::array();
-    for (const Token& t : tr.tokens) tokens.call<void>("push", token_to_js(t));
-    o.set("tokens", tokens);
-    o.set("realTokens", tr.real_tokens);
-    o.set("embeddings", matrix_to_js(tr.embeddings));
-    o.set("positional", matrix_to_js(tr.positional));
-    o.set("input", matrix_to_js(tr.input));
-    o.set("wQuery", matrix_to_js(tr.weights.w_query));
-    o.set("wKey", matrix_to_js(tr.weights.w_key));
-    o.set("wValue", matrix_to_js(tr.weights.w_value));
-    o.set("wOutput", matrix_to_js(tr.weights.w_output));
-    o.set("mask", mask_to_js(tr.mask));
-    val heads = val::array();
-    for (const HeadTrace& h : tr.heads) heads.call<void>("push", head_trace_to_js(h));
-    o.set("heads", heads);
-    o.set("concat", matrix_to_js(tr.concat));
-    o.set("output", matrix_to_js(tr.output));
-    return o;
+    val unused = val::undefined();
+    JsWriter w(unused);
+    return w.fill([&] { trace_fields::trace(w, tr); });
 }
 
 Weights weights_from_js(const val& w) {
@@ -156,26 +164,7 @@ Config config_from_js(const val& s) {
     if (!s["customMask"].isNull() && !s["customMask"].isUndefined())
         c.custom_mask = mask_from_js(s["customMask"], "customMask");
     const val w = s["weights"];
-    if (!w.isNull() && !w.isUndefined()) {
-        c.weights = weights_from_js(w);
-    } else {
-        // The page reruns with the same seed and sizes on every keystroke;
-        // generating 4·C² seeded numbers is most of a small run, so the last
-        // set is kept. The values are the ones glorot_weights() returns.
-        validate_config(c);
-        struct Cached {
-            std::uint32_t seed;
-            int d_model, heads;
-            bool share;
-            Weights weights;
-        };
-        static std::optional<Cached> cache;
-        if (!cache || cache->seed != c.seed || cache->d_model != c.d_model || cache->heads != c.heads ||
-            cache->share != c.share_heads)
-            cache = Cached{c.seed, c.d_model, c.heads, c.share_heads,
-                           glorot_weights(c.d_model, c.heads, c.seed, c.share_heads)};
-        c.weights = cache->weights;
-    }
+    if (!w.isNull() && !w.isUndefined()) c.weights = weights_from_js(w);
     return c;
 }
 

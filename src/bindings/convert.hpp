@@ -24,12 +24,15 @@ MaskMatrix mask_from_js(const emscripten::val& v, const std::string& what);
 /// {wQuery, wKey, wValue, wOutput} → Weights; throws attn::Error naming a bad matrix.
 Weights weights_from_js(const emscripten::val& w);
 
-/// {query, key, value, scores, scaled, weights, output} of one head.
+/// One head, the fields of core/trace_fields.hpp camelCased: {query, key,
+/// value, scores, scaled, rowMax, rowSum, weights, output}.
 emscripten::val head_trace_to_js(const HeadTrace& head);
 /// {text, id, start, end} (UTF-8 byte offsets).
 emscripten::val token_to_js(const Token& token);
+/// The trace: core/trace_fields.hpp's table with camelCase names.
 emscripten::val trace_to_js(const Trace& trace);
-/// The settings object the JS wrapper normalised (every field present).
+/// The settings object the JS wrapper normalised (every field present);
+/// without weights, run() takes the seeded ones from the caller's cache.
 Config config_from_js(const emscripten::val& settings);
 
 }  // namespace attn::js

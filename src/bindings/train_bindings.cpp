@@ -13,6 +13,8 @@
 #include <emscripten/val.h>
 
 #include <chrono>
+#include <initializer_list>
+#include <utility>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -25,6 +27,13 @@ using emscripten::val;
 using namespace attn;
 using attn::js::guarded;
 
+/// Sets each {name, matrix} on o as {rows, cols, data} (js::matrix_to_js): the one
+/// matrix → JS loop of the trainer's objects.
+using MatrixField = std::pair<const char*, Eigen::Ref<const Matrix>>;
+void set_matrices(val& o, std::initializer_list<MatrixField> fields) {
+    for (const MatrixField& f : fields) o.set(f.first, js::matrix_to_js(f.second));
+}
+
 std::map<int, std::unique_ptr<Trainer>>& registry() {
     static std::map<int, std::unique_ptr<Trainer>> trainers;
     return trainers;
@@ -34,7 +43,7 @@ int next_handle = 1;
 Trainer& trainer_of(int handle) {
     const auto it = registry().find(handle);
     if (it == registry().end())
-        throw Error("this trainer has been disposed (or never existed): create a new one", Error::Kind::type);
+        throw Error(Error::Code::bad_state, "this trainer has been disposed (or never existed): create a new one", Error::Kind::type);
     return *it->second;
 }
 
@@ -196,7 +205,7 @@ std::string bytes_from_js(const val& bytes) {
     if (!bytes.instanceof(val::global("Uint8Array")))
         throw Error("a checkpoint must be given as a Uint8Array of the .safetensors file's bytes", Error::Kind::type);
     const std::size_t n = bytes["length"].as<std::size_t>();
-    if (n > (256u << 20)) throw Error("the file is " + std::to_string(n) + " bytes; checkpoints above 256 MB are refused");
+    if (n > (256u << 20)) throw Error(Error::Code::bad_checkpoint, "the file is " + std::to_string(n) + " bytes; checkpoints above 256 MB are refused");
     std::string out(n, '\0');
     // one copy into the heap: a typed view of the string's bytes, set from the JS array
     val(emscripten::typed_memory_view(n, reinterpret_cast<unsigned char*>(out.data()))).call<void>("set", bytes);
@@ -372,9 +381,9 @@ Sequence sequence_from_js(const Trainer& t, const val& options) {
         s.targets = e.targets;
         s.length = e.length;
     }
-    if (s.ids.empty()) throw Error("the sequence has no tokens");
+    if (s.ids.empty()) throw Error(Error::Code::empty_text, "the sequence has no tokens");
     if (static_cast<int>(s.ids.size()) > m.context)
-        throw Error("the sequence has " + std::to_string(s.ids.size()) + " tokens; this model reads at most " +
+        throw Error(Error::Code::too_long_for_model, "the sequence has " + std::to_string(s.ids.size()) + " tokens; this model reads at most " +
                     std::to_string(m.context));
     if (s.tokens.empty())
         for (std::size_t i = 0; i < s.ids.size(); ++i) {
@@ -456,38 +465,33 @@ val trainer_trace_js(int handle, const val& options) {
         for (const Token& tok : s.tokens) tokens.call<void>("push", js::token_to_js(tok));
         o.set("tokens", tokens);
         o.set("length", tr.length);
-        o.set("embeddings", js::matrix_to_js(tr.embeddings));
-        o.set("positional", js::matrix_to_js(tr.positional));
+        set_matrices(o, {{"embeddings", tr.embeddings}, {"positional", tr.positional}});
         o.set("mask", js::mask_to_js(tr.mask));
         val layers = val::array();
         for (std::size_t l = 0; l < tr.layers.size(); ++l) {
             const LayerTrace& lt = tr.layers[l];
             const std::string prefix = "layers." + std::to_string(l) + ".";
             val lo = val::object();
-            lo.set("input", js::matrix_to_js(lt.input));
-            lo.set("normed", js::matrix_to_js(lt.normed));
-            lo.set("wQuery", js::matrix_to_js(t.model().params().view(prefix + "w_query")));
-            lo.set("wKey", js::matrix_to_js(t.model().params().view(prefix + "w_key")));
-            lo.set("wValue", js::matrix_to_js(t.model().params().view(prefix + "w_value")));
-            lo.set("wOutput", js::matrix_to_js(t.model().params().view(prefix + "w_output")));
+            const Parameters& params = t.model().params();
+            set_matrices(lo, {{"input", lt.input},
+                              {"normed", lt.normed},
+                              {"wQuery", params.view(prefix + "w_query")},
+                              {"wKey", params.view(prefix + "w_key")},
+                              {"wValue", params.view(prefix + "w_value")},
+                              {"wOutput", params.view(prefix + "w_output")}});
             val heads = val::array();
             for (const HeadTrace& ht : lt.attention.heads) heads.call<void>("push", js::head_trace_to_js(ht));
             lo.set("heads", heads);
-            lo.set("concat", js::matrix_to_js(lt.attention.concat));
-            lo.set("attentionOutput", js::matrix_to_js(lt.attention.output));
-            lo.set("residual", js::matrix_to_js(lt.residual));
-            if (m.mlp > 0) {
-                lo.set("mlpNormed", js::matrix_to_js(lt.mlp_normed));
-                lo.set("mlpHidden", js::matrix_to_js(lt.mlp_hidden));
-                lo.set("mlpOutput", js::matrix_to_js(lt.mlp_output));
-            }
-            lo.set("output", js::matrix_to_js(lt.output));
+            set_matrices(lo, {{"concat", lt.attention.concat},
+                              {"attentionOutput", lt.attention.output},
+                              {"residual", lt.residual}});
+            if (m.mlp > 0)
+                set_matrices(lo, {{"mlpNormed", lt.mlp_normed}, {"mlpHidden", lt.mlp_hidden}, {"mlpOutput", lt.mlp_output}});
+            set_matrices(lo, {{"output", lt.output}});
             layers.call<void>("push", lo);
         }
         o.set("layers", layers);
-        o.set("finalNormed", js::matrix_to_js(tr.final_normed));
-        o.set("logits", js::matrix_to_js(tr.logits));
-        o.set("probabilities", js::matrix_to_js(tr.probabilities));
+        set_matrices(o, {{"finalNormed", tr.final_normed}, {"logits", tr.logits}, {"probabilities", tr.probabilities}});
         return o;
     });
 }

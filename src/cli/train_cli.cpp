@@ -293,7 +293,7 @@ int run(const Options& o) {
     const std::vector<Token> tokens = tokenize_for_model(cp.vocabulary, o.sentence);
     if (tokens.empty()) throw Error("the sentence has no tokens");
     if (static_cast<int>(tokens.size()) > cp.config.context)
-        throw Error("the sentence has " + std::to_string(tokens.size()) + " tokens; this model reads at most " +
+        throw Error(Error::Code::too_long_for_model, "the sentence has " + std::to_string(tokens.size()) + " tokens; this model reads at most " +
                     std::to_string(cp.config.context));
     std::vector<std::int32_t> ids;
     for (const Token& t : tokens) ids.push_back(t.id);

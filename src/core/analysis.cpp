@@ -84,7 +84,7 @@ ScoreStats score_stats(const Eigen::Ref<const Matrix>& scores) {
 
 ScoreStats score_stats(const Eigen::Ref<const Matrix>& scores, const MaskMatrix& mask) {
     if (mask.rows() != scores.rows() || mask.cols() != scores.cols())
-        throw Error("mask is " + std::to_string(mask.rows()) + "x" + std::to_string(mask.cols()) +
+        throw Error(Error::Code::bad_mask, "mask is " + std::to_string(mask.rows()) + "x" + std::to_string(mask.cols()) +
                     ", scores are " + std::to_string(scores.rows()) + "x" + std::to_string(scores.cols()));
     // a hidden entry may be anything (-inf is the usual way to write it)
     check_finite(scores, "scores", [&](Eigen::Index i, Eigen::Index j) { return mask(i, j); });

@@ -14,9 +14,12 @@ float score_scale(int d_head, bool scale) {
     return scale ? static_cast<float>(1.0 / std::sqrt(static_cast<double>(d_head))) : 1.0f;
 }
 
-void masked_softmax(const Eigen::Ref<const Matrix>& scaled, const MaskMatrix& mask, Matrix& weights) {
+void masked_softmax(const Eigen::Ref<const Matrix>& scaled, const MaskMatrix& mask, Matrix& weights,
+                    Vector* row_max, Vector* row_sum) {
     const Eigen::Index t_rows = scaled.rows(), t_cols = scaled.cols();
     weights.resize(t_rows, t_cols);
+    if (row_max) row_max->resize(t_rows);
+    if (row_sum) row_sum->resize(t_rows);
     for (Eigen::Index i = 0; i < t_rows; ++i) {
         // pass 1: the maximum over allowed keys (subtracting it keeps exp() <= 1)
         float max = 0.0f;
@@ -43,6 +46,8 @@ void masked_softmax(const Eigen::Ref<const Matrix>& scaled, const MaskMatrix& ma
             const float inv = static_cast<float>(1.0 / sum);  // sum >= 1: the maximum contributes exp(0)
             weights.row(i) *= inv;
         }
+        if (row_max) (*row_max)(i) = max;                                       // 0 when fully masked
+        if (row_sum) (*row_sum)(i) = any ? static_cast<float>(sum) : 0.0f;
     }
 }
 

@@ -20,6 +20,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 
 namespace attn {
@@ -30,6 +31,12 @@ inline constexpr float kMaxAbsValue = 1e6f;
 /// True when all n floats are finite and within ±kMaxAbsValue (the vector
 /// kernel of kernels.hpp: as cheap as the finiteness test it replaced).
 inline bool all_within_bound(const float* p, std::size_t n) { return kernels::all_within(p, n, kMaxAbsValue); }
+
+/// True when all n floats are finite (within ±FLT_MAX): the one finiteness
+/// test of the core (the vector kernel of kernels.hpp).
+inline bool all_finite(const float* p, std::size_t n) {
+    return kernels::all_within(p, n, std::numeric_limits<float>::max());
+}
 
 namespace detail {
 inline std::string entry_name(const std::string& name, Eigen::Index i, Eigen::Index j) {
@@ -47,11 +54,11 @@ void check_entries(const Eigen::Ref<const Matrix>& m, const std::string& name, O
         for (Eigen::Index j = 0; j < m.cols(); ++j) {
             const float v = m(i, j);
             if (ok(i, j, v)) continue;
-            if (std::isnan(v)) throw Error(entry_name(name, i, j) + " is NaN, not a finite number");
+            if (std::isnan(v)) throw Error(Error::Code::not_finite, entry_name(name, i, j) + " is NaN, not a finite number");
             if (std::isinf(v))
-                throw Error(entry_name(name, i, j) + " is " + (v > 0 ? "Infinity" : "-Infinity") +
+                throw Error(Error::Code::not_finite, entry_name(name, i, j) + " is " + (v > 0 ? "Infinity" : "-Infinity") +
                             ", not a finite number");
-            throw Error(entry_name(name, i, j) + " = " + float_text(v) + " is outside " + why);
+            throw Error(Error::Code::not_finite, entry_name(name, i, j) + " = " + float_text(v) + " is outside " + why);
         }
 }
 }  // namespace detail

@@ -2,6 +2,7 @@
 
 #include "attention.hpp"
 #include "bounds.hpp"
+#include "validate.hpp"
 #include "kernels.hpp"
 #include "simd.hpp"
 
@@ -17,17 +18,8 @@ using kernels::kMR;  // the kernels' row tile: four queries
 using kernels::kNR;
 using kernels::panel_count;
 
-/// Grows a buffer to at least n elements; never shrinks, so a call of the
-/// same or smaller size allocates nothing.
-template <typename T>
-T* reserve(std::vector<T>& buffer, std::size_t n) {
-    if (buffer.size() < n) {
-        buffer.clear();
-        buffer.shrink_to_fit();  // free first: peak memory is the new size, not old + new
-        buffer.resize(n);
-    }
-    return buffer.data();
-}
+using kernels::grow;
+using kernels::opaque;
 
 /// At most this many row tiles (64 queries) per block of scores.
 constexpr int kMaxBlockTiles = 16;
@@ -35,24 +27,10 @@ constexpr int kMaxBlockTiles = 16;
 constexpr int kKeyBlock = 256;
 
 void check(const Eigen::Ref<const Matrix>& x, const Weights& w, int heads, const MaskSpec& mask) {
-    const Eigen::Index c = x.cols(), t = x.rows();
-    if (heads < 1) throw Error("heads must be at least 1, got " + std::to_string(heads));
-    if (c % heads != 0)
-        throw Error("d_model " + std::to_string(c) + " is not divisible by " + std::to_string(heads) + " heads");
-    // validate_weights() names the culprit; call it only when something is
-    // wrong (Eigen's allFinite() over 4·C² floats costs more than the whole
-    // attention at small sizes)
-    bool ok = true;
-    for (const Matrix* m : {&w.w_query, &w.w_key, &w.w_value, &w.w_output})
-        ok = ok && m->rows() == c && m->cols() == c && all_within_bound(m->data(), static_cast<std::size_t>(m->size()));
-    if (!ok) validate_weights(w, static_cast<int>(c));
-    if (mask.kind == MaskSpec::Kind::custom) {
-        if (!mask.matrix) throw Error("a custom mask needs its matrix");
-        if (mask.matrix->rows() != t || mask.matrix->cols() != t)
-            throw Error("mask is " + std::to_string(mask.matrix->rows()) + "x" + std::to_string(mask.matrix->cols()) +
-                        ", expected " + std::to_string(t) + "x" + std::to_string(t) + " (tokens x tokens)");
-    }
-    check_bounded(x, "x");  // finite and within ±1e6, so nothing downstream overflows (bounds.hpp)
+    const Eigen::Index t = x.rows();
+    if (mask.kind == MaskKind::custom && !mask.matrix) throw Error(Error::Code::bad_mask, "a custom mask needs its matrix");
+    const MaskMatrix* m = mask.kind == MaskKind::custom ? mask.matrix : nullptr;
+    check_attention_inputs(x, w, heads, m ? m->rows() : t, m ? m->cols() : t);
 }
 
 /// key_end[i]: query i may see keys [0, key_end[i]) (and, for a custom mask,
@@ -60,10 +38,9 @@ void check(const Eigen::Ref<const Matrix>& x, const Weights& w, int heads, const
 /// consulted entry by entry; false when every row is a prefix of the keys
 /// (none, causal, padding, causal+padding, or a custom matrix equal to one).
 bool key_ranges(const MaskSpec& mask, int t, int* key_end) {
-    using Kind = MaskSpec::Kind;
-    if (mask.kind != Kind::custom) {
-        const bool causal = mask.kind == Kind::causal || mask.kind == Kind::causal_padding;
-        const bool padding = mask.kind == Kind::padding || mask.kind == Kind::causal_padding;
+    if (mask.kind != MaskKind::custom) {
+        const bool causal = mask.kind == MaskKind::causal || mask.kind == MaskKind::causal_padding;
+        const bool padding = mask.kind == MaskKind::padding || mask.kind == MaskKind::causal_padding;
         const int real = padding ? std::clamp(mask.real_tokens, 0, t) : t;
         for (int i = 0; i < t; ++i) key_end[i] = std::min(causal ? i + 1 : t, real);
         return false;
@@ -214,18 +191,6 @@ ATTN_NOINLINE void block_values(int tiles, int rows, const int* tile_end, int d,
         }
 }
 
-/// Binaryen (wasm-opt -O3) inlines every function that has a single caller,
-/// whatever its noinline attribute; V8 then allocates registers for all of
-/// forward() at once and spills the kernels' accumulators in their inner loops
-/// (measured: 17 instead of 36 GFLOP/s). A call through a pointer it cannot
-/// see through keeps each pass a function of its own; it costs one indirect
-/// call per block.
-template <typename F>
-F* opaque(F* f) {
-    static F* volatile pointer = f;
-    return pointer;
-}
-
 }  // namespace
 
 MaskSpec MaskSpec::from_kind(MaskKind kind, int real_tokens) {
@@ -236,7 +201,7 @@ MaskSpec MaskSpec::from_kind(MaskKind kind, int real_tokens) {
         case MaskKind::causal_padding: return causal_padding(real_tokens);
         case MaskKind::custom: break;
     }
-    throw Error("MaskSpec::from_kind needs the matrix of a custom mask: use MaskSpec::custom");
+    throw Error(Error::Code::bad_mask, "MaskSpec::from_kind needs the matrix of a custom mask: use MaskSpec::custom");
 }
 
 const char* FastAttention::backend() { return ATTN_SIMD_BACKEND; }
@@ -250,108 +215,141 @@ std::size_t FastAttention::workspace_bytes() const {
 
 void FastAttention::release() {
     for (auto* b : {&w_qkv_, &w_out_, &row_tiles_, &qkv_, &concat_, &keys_, &values_, &scores_, &query_tiles_,
-                    &inv_sum_}) {
-        b->clear();
-        b->shrink_to_fit();
+                    &inv_sum_})
+        kernels::release(*b);
+    kernels::release(key_end_);
+}
+
+/// Where the weights' panels are: read in place when a row is at most 64
+/// floats (8-column panels of rows 256 bytes apart spread over enough L1
+/// sets); otherwise packed as panels of (C, 8) into the workspace.
+struct FastAttention::WeightPanels {
+    const float* parts[3];  // W_Q, W_K, W_V: [W_Q | W_K | W_V] (C, 3C) as one matrix
+    const float* w_output;
+    const float* qkv_packed = nullptr;
+    const float* out_packed = nullptr;
+    int c;
+    bool in_place;
+    kernels::Panel qkv(int p) const {
+        return in_place ? kernels::Panel{parts[p * kNR / c] + p * kNR % c, c}
+                        : kernels::Panel{qkv_packed + static_cast<std::ptrdiff_t>(p) * c * kNR, kNR};
     }
-    key_end_.clear();
-    key_end_.shrink_to_fit();
+    kernels::Panel out(int p) const {
+        return in_place ? kernels::Panel{w_output + p * kNR, c}
+                        : kernels::Panel{out_packed + static_cast<std::ptrdiff_t>(p) * c * kNR, kNR};
+    }
+};
+
+FastAttention::WeightPanels FastAttention::pack_weights(const Weights& w, int c) {
+    WeightPanels wp{{w.w_query.data(), w.w_key.data(), w.w_value.data()}, w.w_output.data(), nullptr, nullptr, c,
+                    c <= 64 && c % kNR == 0};
+    if (!wp.in_place) {
+        float* w_qkv = grow(w_qkv_, static_cast<std::size_t>(panel_count(3 * c)) * c * kNR);
+        float* w_out = grow(w_out_, static_cast<std::size_t>(panel_count(c)) * c * kNR);
+        kernels::pack_panels(c, 3 * c, c, [&](int j) { return wp.parts[j / c] + j % c; }, w_qkv);
+        kernels::pack_panels(c, c, c, [&](int j) { return w.w_output.data() + j; }, w_out);
+        wp.qkv_packed = w_qkv;
+        wp.out_packed = w_out;
+    }
+    return wp;
+}
+
+float* FastAttention::project_qkv(const Eigen::Ref<const Matrix>& x, const WeightPanels& wp) {
+    using kernels::tile_count;
+    const int t = static_cast<int>(x.rows()), c = static_cast<int>(x.cols());
+    const std::ptrdiff_t ld_qkv = 3 * static_cast<std::ptrdiff_t>(c);
+    auto qkv_panel = [&](int p) { return wp.qkv(p); };
+    // x as row tiles (T/4, C, 4)
+    float* row_tiles = grow(row_tiles_, static_cast<std::size_t>(tile_count(t)) * c * kMR);
+    kernels::pack_row_tiles(t, c, x.data(), x.outerStride(), row_tiles);
+    float* qkv = grow(qkv_, static_cast<std::size_t>(t) * ld_qkv);
+    opaque(kernels::gemm<decltype(qkv_panel)>)(t, 3 * c, c, row_tiles, qkv_panel, qkv, ld_qkv);
+    return qkv;
+}
+
+const bool* FastAttention::key_limits(const MaskSpec& mask, int t) {
+    using kernels::tile_count;
+    // rows past T, in the last tile, see none
+    int* key_end = grow(key_end_, static_cast<std::size_t>(tile_count(t)) * kMR);
+    const bool per_entry = key_ranges(mask, t, key_end);
+    std::fill(key_end + t, key_end + tile_count(t) * kMR, 0);
+    return per_entry ? mask.matrix->data() : nullptr;
+}
+
+FastAttention::Blocks FastAttention::block_buffers(int t, int d, int c) {
+    Blocks b;
+    b.ld_s = panel_count(t) * kNR;  // keys of a scores tile, padded to whole key panels
+    b.tiles = std::clamp(16384 / b.ld_s, 1, kMaxBlockTiles);
+    b.scores = grow(scores_, static_cast<std::size_t>(b.tiles) * b.ld_s * kMR);
+    b.query_tiles = grow(query_tiles_, static_cast<std::size_t>(b.tiles) * d * kMR);
+    b.inv_sum = grow(inv_sum_, static_cast<std::size_t>(b.tiles) * kMR);
+    b.keys = grow(keys_, static_cast<std::size_t>(panel_count(t)) * d * kNR);
+    b.values = grow(values_, static_cast<std::size_t>(panel_count(d)) * t * kNR);
+    b.concat = grow(concat_, static_cast<std::size_t>(t) * c);
+    return b;
+}
+
+void FastAttention::attend_head(int h, int t, int c, int d, float factor, const float* qkv, const bool* custom,
+                                const Blocks& b) {
+    using kernels::tile_count;
+    const std::ptrdiff_t ld_qkv = 3 * static_cast<std::ptrdiff_t>(c);
+    const int* key_end = key_end_.data();
+    const float* q_h = qkv + h * d;          // (T, D), row stride 3C
+    const float* k_h = qkv + c + h * d;      // (T, D)
+    const float* v_h = qkv + 2 * c + h * d;  // (T, D)
+    // K_hᵀ as panels of 8 keys (D, 8); V_h as panels of 8 columns (T, 8)
+    kernels::pack_panels(d, t, 1, [&](int j) { return k_h + j * ld_qkv; }, b.keys);
+    kernels::pack_panels(t, d, ld_qkv, [&](int j) { return v_h + j; }, b.values);
+    int tile_end[kMaxBlockTiles];  // per row tile of a block: the keys its rows need
+
+    for (int t0 = 0; t0 < tile_count(t); t0 += b.tiles) {
+        const int tiles = std::min(b.tiles, tile_count(t) - t0), i0 = t0 * kMR;
+        const int rows = std::min(tiles * kMR, t - i0);
+        for (int r = 0; r < tiles; ++r) {
+            const int* ke = key_end + (t0 + r) * kMR;
+            tile_end[r] = *std::max_element(ke, ke + kMR);
+        }
+        // Q_h rows of the block as row tiles (tiles, D, 4)
+        kernels::pack_row_tiles(rows, d, q_h + i0 * ld_qkv, ld_qkv, b.query_tiles);
+        // pass 1: scaled scores, key-major per tile: scores[r][key][i] = q_i·k_key·scale,
+        // only for the key panels a tile's rows may see
+        opaque(block_scores)(tiles, tile_end, d, b.query_tiles, b.keys, factor, b.scores, b.ld_s);
+        // pass 2: mask + exp, four rows at a time
+        for (int r = 0; r < tiles; ++r) {
+            const bool* rows_mask[kMR] = {nullptr, nullptr, nullptr, nullptr};
+            if (custom)
+                for (int i = 0; i < kMR && i0 + r * kMR + i < t; ++i)
+                    rows_mask[i] = custom + static_cast<std::ptrdiff_t>(i0 + r * kMR + i) * t;
+            opaque(softmax_tile)(b.scores + static_cast<std::ptrdiff_t>(r) * b.ld_s * kMR, key_end + (t0 + r) * kMR,
+                                 tile_end[r], custom ? rows_mask : nullptr, b.inv_sum + r * kMR);
+        }
+        // pass 3: weights·V_h, normalised by 1/sum on the way out, into the
+        // head's columns of concat
+        opaque(block_values)(tiles, rows, tile_end, d, t, b.scores, b.ld_s, b.values, b.inv_sum,
+                             b.concat + i0 * static_cast<std::ptrdiff_t>(c) + h * d, c);
+    }
+}
+
+void FastAttention::project_output(const float* concat, const WeightPanels& wp, int t, int c, Matrix& y) {
+    auto out_panel = [&](int p) { return wp.out(p); };
+    // concat as row tiles in the buffer x's tiles used
+    kernels::pack_row_tiles(t, c, concat, c, row_tiles_.data());
+    opaque(kernels::gemm<decltype(out_panel)>)(t, c, c, row_tiles_.data(), out_panel, y.data(), c);
 }
 
 void FastAttention::forward(const Eigen::Ref<const Matrix>& x, const Weights& w, int heads, const MaskSpec& mask,
                             bool scale, Matrix& y) {
-    using kernels::tile_count;
     check(x, w, heads, mask);
     const int t = static_cast<int>(x.rows()), c = static_cast<int>(x.cols()), d = c / heads;
     const float factor = score_scale(d, scale);
     y.resize(t, c);
     if (t == 0 || c == 0) return;
-    const std::ptrdiff_t ld_qkv = 3 * static_cast<std::ptrdiff_t>(c);
-
-    // ---- weights: [W_Q | W_K | W_V] (C, 3C) as one matrix, W_O (C, C). Read in
-    // place when a row is at most 64 floats (8-column panels of rows 256 bytes
-    // apart spread over enough L1 sets); otherwise packed as panels of (C, 8).
-    const float* w_parts[3] = {w.w_query.data(), w.w_key.data(), w.w_value.data()};
-    const bool in_place = c <= 64 && c % kNR == 0;
-    float* w_qkv = nullptr;
-    float* w_out = nullptr;
-    if (!in_place) {
-        w_qkv = reserve(w_qkv_, static_cast<std::size_t>(panel_count(3 * c)) * c * kNR);
-        w_out = reserve(w_out_, static_cast<std::size_t>(panel_count(c)) * c * kNR);
-        kernels::pack_panels(c, 3 * c, c, [&](int j) { return w_parts[j / c] + j % c; }, w_qkv);
-        kernels::pack_panels(c, c, c, [&](int j) { return w.w_output.data() + j; }, w_out);
-    }
-    const std::ptrdiff_t panel_size = static_cast<std::ptrdiff_t>(c) * kNR;
-    auto qkv_panel = [&](int p) {
-        return in_place ? kernels::Panel{w_parts[p * kNR / c] + p * kNR % c, c}
-                        : kernels::Panel{w_qkv + p * panel_size, kNR};
-    };
-    auto out_panel = [&](int p) {
-        return in_place ? kernels::Panel{w.w_output.data() + p * kNR, c} : kernels::Panel{w_out + p * panel_size, kNR};
-    };
-
-    // ---- Q, K, V = x·W (T, 3C) in one product; x as row tiles (T/4, C, 4)
-    float* row_tiles = reserve(row_tiles_, static_cast<std::size_t>(tile_count(t)) * c * kMR);
-    kernels::pack_row_tiles(t, c, x.data(), x.outerStride(), row_tiles);
-    float* qkv = reserve(qkv_, static_cast<std::size_t>(t) * ld_qkv);
-    opaque(kernels::gemm<decltype(qkv_panel)>)(t, 3 * c, c, row_tiles, qkv_panel, qkv, ld_qkv);
-
-    // ---- which keys each query sees (rows past T, in the last tile, see none)
-    int* key_end = reserve(key_end_, static_cast<std::size_t>(tile_count(t)) * kMR);
-    const bool per_entry = key_ranges(mask, t, key_end);
-    std::fill(key_end + t, key_end + tile_count(t) * kMR, 0);
-    const bool* custom = per_entry ? mask.matrix->data() : nullptr;
-
-    // ---- per head, blocks of row tiles: one block's scores (tiles, keys, 4) stay in cache
-    const int ld_s = panel_count(t) * kNR;  // keys of a scores tile, padded to whole key panels
-    const int block = std::clamp(16384 / ld_s, 1, kMaxBlockTiles);
-    float* scores = reserve(scores_, static_cast<std::size_t>(block) * ld_s * kMR);
-    float* query_tiles = reserve(query_tiles_, static_cast<std::size_t>(block) * d * kMR);
-    float* inv_sum = reserve(inv_sum_, static_cast<std::size_t>(block) * kMR);
-    float* keys = reserve(keys_, static_cast<std::size_t>(panel_count(t)) * d * kNR);
-    float* values = reserve(values_, static_cast<std::size_t>(panel_count(d)) * t * kNR);
-    float* concat = reserve(concat_, static_cast<std::size_t>(t) * c);
-    int tile_end[kMaxBlockTiles];  // per row tile of a block: the keys its rows need
-
-    for (int h = 0; h < heads; ++h) {
-        const float* q_h = qkv + h * d;          // (T, D), row stride 3C
-        const float* k_h = qkv + c + h * d;      // (T, D)
-        const float* v_h = qkv + 2 * c + h * d;  // (T, D)
-        // K_hᵀ as panels of 8 keys (D, 8); V_h as panels of 8 columns (T, 8)
-        kernels::pack_panels(d, t, 1, [&](int j) { return k_h + j * ld_qkv; }, keys);
-        kernels::pack_panels(t, d, ld_qkv, [&](int j) { return v_h + j; }, values);
-
-        for (int t0 = 0; t0 < tile_count(t); t0 += block) {
-            const int tiles = std::min(block, tile_count(t) - t0), i0 = t0 * kMR;
-            const int rows = std::min(tiles * kMR, t - i0);
-            for (int r = 0; r < tiles; ++r) {
-                const int* ke = key_end + (t0 + r) * kMR;
-                tile_end[r] = *std::max_element(ke, ke + kMR);
-            }
-            // Q_h rows of the block as row tiles (tiles, D, 4)
-            kernels::pack_row_tiles(rows, d, q_h + i0 * ld_qkv, ld_qkv, query_tiles);
-            // pass 1: scaled scores, key-major per tile: scores[r][key][i] = q_i·k_key·scale,
-            // only for the key panels a tile's rows may see
-            opaque(block_scores)(tiles, tile_end, d, query_tiles, keys, factor, scores, ld_s);
-            // pass 2: mask + exp, four rows at a time
-            for (int r = 0; r < tiles; ++r) {
-                const bool* rows_mask[kMR] = {nullptr, nullptr, nullptr, nullptr};
-                if (custom)
-                    for (int i = 0; i < kMR && i0 + r * kMR + i < t; ++i)
-                        rows_mask[i] = custom + static_cast<std::ptrdiff_t>(i0 + r * kMR + i) * t;
-                opaque(softmax_tile)(scores + static_cast<std::ptrdiff_t>(r) * ld_s * kMR, key_end + (t0 + r) * kMR,
-                                     tile_end[r], custom ? rows_mask : nullptr, inv_sum + r * kMR);
-            }
-            // pass 3: weights·V_h, normalised by 1/sum on the way out, into the
-            // head's columns of concat
-            opaque(block_values)(tiles, rows, tile_end, d, t, scores, ld_s, values, inv_sum,
-                                 concat + i0 * static_cast<std::ptrdiff_t>(c) + h * d, c);
-        }
-    }
-
-    // ---- y = concat·W_O (T, C); concat as row tiles in the buffer x's tiles used
-    kernels::pack_row_tiles(t, c, concat, c, row_tiles);
-    opaque(kernels::gemm<decltype(out_panel)>)(t, c, c, row_tiles, out_panel, y.data(), c);
+    const WeightPanels wp = pack_weights(w, c);
+    const float* qkv = project_qkv(x, wp);                 // Q, K, V = x·W (T, 3C) in one product
+    const bool* custom = key_limits(mask, t);              // which keys each query sees
+    const Blocks blocks = block_buffers(t, d, c);          // one block's scores (tiles, keys, 4) stay in cache
+    for (int h = 0; h < heads; ++h) attend_head(h, t, c, d, factor, qkv, custom, blocks);
+    project_output(blocks.concat, wp, t, c, y);            // y = concat·W_O (T, C)
 }
 
 Matrix fast_multi_head_output(const Eigen::Ref<const Matrix>& x, const Weights& weights, int heads,

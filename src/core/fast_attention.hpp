@@ -28,16 +28,15 @@ namespace attn {
 /// are skipped exactly; a custom matrix is consulted entry by entry (and
 /// recognised when it is one of the range masks in disguise).
 struct MaskSpec {
-    enum class Kind { none, causal, padding, causal_padding, custom };
-    Kind kind = Kind::none;
+    MaskKind kind = MaskKind::none;
     int real_tokens = 0;                  ///< padding kinds: keys >= real_tokens are hidden
     const MaskMatrix* matrix = nullptr;   ///< custom: T×T, true = may attend; must outlive the call
 
     static MaskSpec none() { return {}; }
-    static MaskSpec causal() { return {Kind::causal, 0, nullptr}; }
-    static MaskSpec padding(int real_tokens) { return {Kind::padding, real_tokens, nullptr}; }
-    static MaskSpec causal_padding(int real_tokens) { return {Kind::causal_padding, real_tokens, nullptr}; }
-    static MaskSpec custom(const MaskMatrix& m) { return {Kind::custom, 0, &m}; }
+    static MaskSpec causal() { return {MaskKind::causal, 0, nullptr}; }
+    static MaskSpec padding(int real_tokens) { return {MaskKind::padding, real_tokens, nullptr}; }
+    static MaskSpec causal_padding(int real_tokens) { return {MaskKind::causal_padding, real_tokens, nullptr}; }
+    static MaskSpec custom(const MaskMatrix& m) { return {MaskKind::custom, 0, &m}; }
     /// The spec build_mask(kind, tokens, real_tokens) describes (not MaskKind::custom).
     static MaskSpec from_kind(MaskKind kind, int real_tokens);
 };
@@ -59,6 +58,20 @@ public:
     static const char* backend();
 
 private:
+    // forward()'s pieces, in order
+    struct WeightPanels;
+    struct Blocks {
+        int ld_s = 0, tiles = 0;  // keys per scores row tile (whole key panels), row tiles per block
+        float *scores = nullptr, *query_tiles = nullptr, *inv_sum = nullptr, *keys = nullptr, *values = nullptr,
+              *concat = nullptr;
+    };
+    WeightPanels pack_weights(const Weights& w, int c);
+    float* project_qkv(const Eigen::Ref<const Matrix>& x, const WeightPanels& wp);
+    const bool* key_limits(const MaskSpec& mask, int t);
+    Blocks block_buffers(int t, int d, int c);
+    void attend_head(int h, int t, int c, int d, float factor, const float* qkv, const bool* custom, const Blocks& b);
+    void project_output(const float* concat, const WeightPanels& wp, int t, int c, Matrix& y);
+
     std::vector<float> w_qkv_;    // [W_Q | W_K | W_V] packed, ceil(3C/8) panels of C×8
     std::vector<float> w_out_;    // W_O packed, ceil(C/8) panels of C×8
     std::vector<float> row_tiles_;    // x, later concat, as row tiles (T/4, C, 4)

@@ -14,10 +14,13 @@ using kernels::kNR;
 using kernels::panel_count;
 using kernels::tile_count;
 
-/// Workspace reused across calls (one per thread): A as row tiles, B as panels.
+/// Workspace reused across calls (one per thread): A as row tiles, B as
+/// panels. Bounded: after a product it keeps at most kGemmWorkspaceKeepBytes
+/// (gemm.hpp); a larger one is freed when the product is done.
 struct Workspace {
     std::vector<float> tiles;
     std::vector<float> panels;
+    std::size_t bytes() const { return sizeof(float) * (tiles.capacity() + panels.capacity()); }
 };
 
 Workspace& workspace() {
@@ -25,9 +28,15 @@ Workspace& workspace() {
     return w;
 }
 
-float* reserve(std::vector<float>& buffer, std::size_t n) {
-    if (buffer.size() < n) buffer.resize(n);
-    return buffer.data();
+using kernels::grow;
+using kernels::opaque;
+
+/// Frees the workspace when it holds more than the bound; every product ends with it.
+void trim(Workspace& ws) {
+    if (ws.bytes() > kGemmWorkspaceKeepBytes) {
+        kernels::release(ws.tiles);
+        kernels::release(ws.panels);
+    }
 }
 
 /// c (row stride ldc) = A (row tiles) · B (packed panels of k×8).
@@ -36,26 +45,16 @@ void packed_product(int m, int n, int k, const float* tiles, const float* panels
     kernels::gemm(m, n, k, tiles, [&](int p) { return kernels::Panel{panels + p * panel_size, kNR}; }, c, ldc);
 }
 
-/// Binaryen inlines a function with a single caller whatever its attributes,
-/// and V8 then spills the kernel's accumulators (see fast_attention.cpp): a
-/// call through a pointer it cannot see through keeps the product a function
-/// of its own.
-template <typename F>
-F* opaque(F* f) {
-    static F* volatile pointer = f;
-    return pointer;
-}
-
 void check_inner(Eigen::Index a_cols, Eigen::Index b_inner, const char* what) {
     if (a_cols != b_inner)
-        throw Error(std::string(what) + ": inner dimensions differ (" + std::to_string(a_cols) + " vs " +
+        throw Error(Error::Code::bad_shape, std::string(what) + ": inner dimensions differ (" + std::to_string(a_cols) + " vs " +
                     std::to_string(b_inner) + ")");
 }
 
 /// B's columns as panels (k, 8) in ws.panels: column j starts at b.data() + j, rows outerStride apart.
 const float* pack_b(const Eigen::Ref<const Matrix>& b, Workspace& ws) {
     const int k = static_cast<int>(b.rows()), n = static_cast<int>(b.cols());
-    float* panels = reserve(ws.panels, static_cast<std::size_t>(panel_count(n)) * k * kNR);
+    float* panels = grow(ws.panels, static_cast<std::size_t>(panel_count(n)) * k * kNR);
     const float* b0 = b.data();
     kernels::pack_panels(k, n, b.outerStride(), [&](int j) { return b0 + j; }, panels);
     return panels;
@@ -76,9 +75,10 @@ bool prepare(Matrix& c, int m, int n, int k) {
 /// Packs a as row tiles, then c = tiles · panels (already packed into ws.panels).
 void finish(const Eigen::Ref<const Matrix>& a, int n, Workspace& ws, Matrix& c) {
     const int m = static_cast<int>(a.rows()), k = static_cast<int>(a.cols());
-    float* tiles = reserve(ws.tiles, static_cast<std::size_t>(tile_count(m)) * k * kMR);
+    float* tiles = grow(ws.tiles, static_cast<std::size_t>(tile_count(m)) * k * kMR);
     kernels::pack_row_tiles(m, k, a.data(), a.outerStride(), tiles);
     opaque(packed_product)(m, n, k, tiles, ws.panels.data(), c.data(), n);
+    trim(ws);
 }
 
 }  // namespace
@@ -98,7 +98,7 @@ void gemm_bt(const Eigen::Ref<const Matrix>& a, const Eigen::Ref<const Matrix>& 
     if (!prepare(c, m, n, k)) return;
     Workspace& ws = workspace();
     // column j of bᵀ is row j of b: contiguous, one float apart
-    float* panels = reserve(ws.panels, static_cast<std::size_t>(panel_count(n)) * k * kNR);
+    float* panels = grow(ws.panels, static_cast<std::size_t>(panel_count(n)) * k * kNR);
     const float* b0 = b.data();
     const std::ptrdiff_t ldb = b.outerStride();
     kernels::pack_panels(k, n, 1, [&](int j) { return b0 + j * ldb; }, panels);
@@ -112,7 +112,7 @@ void gemm_at(const Eigen::Ref<const Matrix>& a, const Eigen::Ref<const Matrix>& 
     Workspace& ws = workspace();
     pack_b(b, ws);
     // row tiles of aᵀ: tile t, step kk holds a(kk, 4t … 4t+3), four contiguous floats of row kk
-    float* tiles = reserve(ws.tiles, static_cast<std::size_t>(tile_count(m)) * k * kMR);
+    float* tiles = grow(ws.tiles, static_cast<std::size_t>(tile_count(m)) * k * kMR);
     const float* a0 = a.data();
     const std::ptrdiff_t lda = a.outerStride();
     for (int t = 0; t < tile_count(m); ++t) {
@@ -124,6 +124,7 @@ void gemm_at(const Eigen::Ref<const Matrix>& a, const Eigen::Ref<const Matrix>& 
         }
     }
     opaque(packed_product)(m, n, k, tiles, ws.panels.data(), c.data(), n);
+    trim(ws);
 }
 
 PackedLhs::PackedLhs(const Eigen::Ref<const Matrix>& a)
@@ -139,6 +140,14 @@ void PackedLhs::times(const Eigen::Ref<const Matrix>& b, Matrix& c) const {
     Workspace& ws = workspace();
     const float* panels = pack_b(b, ws);
     opaque(packed_product)(m_, n, k_, tiles_.data(), panels, c.data(), n);
+    trim(ws);
+}
+
+std::size_t gemm_workspace_bytes() { return workspace().bytes(); }
+
+void gemm_release_workspace() {
+    kernels::release(workspace().tiles);
+    kernels::release(workspace().panels);
 }
 
 }  // namespace attn

@@ -10,9 +10,22 @@
 
 #include "types.hpp"
 
+#include <cstddef>
 #include <vector>
 
 namespace attn {
+
+/// The products pack their operands into a workspace kept from call to call
+/// (one per thread, so repeated products of one size allocate nothing). It is
+/// bounded: a product whose packed operands need more than this is freed when
+/// the product is done (at T = 2048 weights·V alone packs 16 MB), so what stays
+/// allocated between calls is at most this much per thread.
+inline constexpr std::size_t kGemmWorkspaceKeepBytes = std::size_t{4} << 20;
+
+/// Bytes the calling thread's workspace holds now.
+std::size_t gemm_workspace_bytes();
+/// Frees the calling thread's workspace.
+void gemm_release_workspace();
 
 /// c (m×n) = a (m×k) · b (k×n). c is resized; it must not alias a or b.
 void gemm(const Eigen::Ref<const Matrix>& a, const Eigen::Ref<const Matrix>& b, Matrix& c);

@@ -1,5 +1,7 @@
 #include "json.hpp"
 
+#include "trace_fields.hpp"
+
 #include <cstdio>
 
 namespace attn {
@@ -69,61 +71,89 @@ std::string json_quote(const std::string& text) {
     return out + "\"";
 }
 
+namespace {
+
+/// trace_fields' writer for the CLI's JSON: names as the table writes them.
+class JsonWriter {
+public:
+    explicit JsonWriter(std::string& out) : o_(out) {}
+    using Where = trace_fields::Where;
+    void field(const char* name, int v, Where where) { put(name, where, std::to_string(v)); }
+    void field(const char* name, std::uint32_t v, Where where) { put(name, where, std::to_string(v)); }
+    void field(const char* name, std::int64_t v, Where where) { put(name, where, std::to_string(v)); }
+    void field(const char* name, bool v, Where where) { put(name, where, v ? "true" : "false"); }
+    void field(const char* name, const std::string& v, Where where) { put(name, where, json_quote(v)); }
+    void field(const char* name, const Matrix& m, Where where) {
+        if (key(name, where)) put_matrix(o_, m);
+    }
+    void field(const char* name, const MaskMatrix& m, Where where) {
+        if (key(name, where)) put_mask(o_, m);
+    }
+    void field(const char* name, const Vector& v, Where where) {
+        if (!key(name, where)) return;
+        o_ += '[';
+        for (Eigen::Index i = 0; i < v.size(); ++i) {
+            if (i) o_ += ',';
+            put_float(o_, v(i));
+        }
+        o_ += ']';
+    }
+    template <typename Body>
+    void object(const char* name, Where where, Body body) {
+        if (!key(name, where)) return;
+        open(body);
+    }
+    template <typename T, typename Each>
+    void list(const char* name, const std::vector<T>& items, Each each) {
+        key(name, Where::everywhere);
+        o_ += '[';
+        for (std::size_t i = 0; i < items.size(); ++i) {
+            if (i) o_ += ',';
+            open([&] { each(items[i]); });
+        }
+        o_ += ']';
+    }
+    /// {…} with the fields body() writes.
+    template <typename Body>
+    void open(Body body) {
+        o_ += '{';
+        const bool outer = first_;
+        first_ = true;
+        body();
+        first_ = outer;
+        o_ += '}';
+    }
+
+private:
+    bool key(const char* name, Where where) {
+        if (where == Where::js_only) return false;
+        if (!first_) o_ += ',';
+        first_ = false;
+        o_ += '"';
+        o_ += name;
+        o_ += "\":";
+        return true;
+    }
+    void put(const char* name, Where where, const std::string& text) {
+        if (key(name, where)) o_ += text;
+    }
+    std::string& o_;
+    bool first_ = true;
+};
+
+}  // namespace
+
+void json_put_head(std::string& out, const HeadTrace& head) {
+    JsonWriter w(out);
+    w.open([&] { trace_fields::head(w, head); });
+}
+
 std::string trace_to_json(const Trace& tr) {
-    const Config& c = tr.config;
     std::string o;
     o.reserve(64 * 1024);
-    o += "{\"config\":{\"d_model\":" + std::to_string(c.d_model) + ",\"heads\":" + std::to_string(c.heads) +
-         ",\"d_head\":" + std::to_string(tr.d_head) + ",\"seed\":" + std::to_string(c.seed) +
-         ",\"positional\":\"" + positional_name(c.positional) + "\",\"mask\":\"" + mask_name(c.mask) +
-         "\",\"scale\":" + (c.scale ? "true" : "false") + "},\"tokens\":[";
-    for (std::size_t i = 0; i < tr.tokens.size(); ++i) {
-        const Token& t = tr.tokens[i];
-        if (i) o += ',';
-        o += "{\"text\":" + json_quote(t.text) + ",\"id\":" + std::to_string(t.id) +
-             ",\"start\":" + std::to_string(t.start) + ",\"end\":" + std::to_string(t.end) + "}";
-    }
-    o += "],\"embeddings\":";
-    put_matrix(o, tr.embeddings);
-    o += ",\"positional\":";
-    put_matrix(o, tr.positional);
-    o += ",\"input\":";
-    put_matrix(o, tr.input);
-    o += ",\"w_query\":";
-    put_matrix(o, tr.weights.w_query);
-    o += ",\"w_key\":";
-    put_matrix(o, tr.weights.w_key);
-    o += ",\"w_value\":";
-    put_matrix(o, tr.weights.w_value);
-    o += ",\"w_output\":";
-    put_matrix(o, tr.weights.w_output);
-    o += ",\"mask\":";
-    put_mask(o, tr.mask);
-    o += ",\"heads\":[";
-    for (std::size_t h = 0; h < tr.heads.size(); ++h) {
-        const HeadTrace& ht = tr.heads[h];
-        if (h) o += ',';
-        o += "{\"query\":";
-        put_matrix(o, ht.query);
-        o += ",\"key\":";
-        put_matrix(o, ht.key);
-        o += ",\"value\":";
-        put_matrix(o, ht.value);
-        o += ",\"scores\":";
-        put_matrix(o, ht.scores);
-        o += ",\"scaled\":";
-        put_matrix(o, ht.scaled);
-        o += ",\"weights\":";
-        put_matrix(o, ht.weights);
-        o += ",\"output\":";
-        put_matrix(o, ht.output);
-        o += '}';
-    }
-    o += "],\"concat\":";
-    put_matrix(o, tr.concat);
-    o += ",\"output\":";
-    put_matrix(o, tr.output);
-    o += "}\n";
+    JsonWriter w(o);
+    w.open([&] { trace_fields::trace(w, tr); });
+    o += '\n';
     return o;
 }
 

@@ -19,5 +19,7 @@ std::string json_quote(const std::string& text);
 void json_put_float(std::string& out, float v);
 void json_put_matrix(std::string& out, const Eigen::Ref<const Matrix>& m);
 void json_put_mask(std::string& out, const MaskMatrix& m);
+/// One head as trace_to_json writes it (trace_fields.hpp): {"query":…, …, "output":…}.
+void json_put_head(std::string& out, const HeadTrace& head);
 
 }  // namespace attn

@@ -1,94 +1,119 @@
 #include "json_value.hpp"
 
 #include "tokenizer.hpp"
-#include "types.hpp"
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string_view>
 
 namespace attn {
 namespace {
 
 class Parser {
 public:
-    Parser(const std::string& text, int max_depth) : s_(text), max_depth_(max_depth) {}
+    Parser(std::string_view text, const JsonOptions& options) : text_(text), o_(options) {}
 
     JsonValue document() {
+        skip_space();
         JsonValue v = value(0);
         skip_space();
-        if (i_ != s_.size()) fail("unexpected text after the JSON value");
+        if (!eof()) error("unexpected text after the JSON value");
         return v;
     }
 
 private:
-    [[noreturn]] void fail(const std::string& what) const {
-        throw Error("invalid JSON at byte " + std::to_string(i_) + ": " + what, Error::Kind::type);
+    std::string_view text_;
+    const JsonOptions& o_;
+    std::size_t pos_ = 0;
+    std::vector<std::string> path_;  // keys of the objects being read
+
+    bool eof() const { return pos_ >= text_.size(); }
+    char peek() const { return text_[pos_]; }  // only when !eof()
+
+    [[noreturn]] void error(const std::string& what) const {
+        throw Error(o_.code, o_.prefix + "invalid " + o_.what + " at byte " + std::to_string(pos_) + ": " + what,
+                    Error::Kind::type);
     }
     void skip_space() {
-        while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r')) ++i_;
+        while (!eof() && (peek() == ' ' || peek() == '\t' || peek() == '\n' || peek() == '\r')) ++pos_;
     }
-    bool literal(const char* word) {
-        std::size_t n = 0;
-        while (word[n]) ++n;
-        if (s_.compare(i_, n, word) != 0) return false;
-        i_ += n;
-        return true;
+    void expect(char c) {
+        if (eof()) error(std::string("expected '") + c + "', found the end");
+        if (peek() != c) error(std::string("expected '") + c + "'");
+        ++pos_;
     }
+    void expect_word(const char* word) {
+        const std::size_t n = std::strlen(word);
+        if (text_.substr(pos_, n) != word) error("invalid literal");
+        pos_ += n;
+    }
+    void enter(int depth) {
+        if (depth >= o_.max_depth) error("nesting deeper than " + std::to_string(o_.max_depth));
+    }
+
     JsonValue value(int depth) {
-        if (depth > max_depth_) fail("nesting deeper than " + std::to_string(max_depth_));
-        skip_space();
-        if (i_ >= s_.size()) fail("unexpected end");
+        if (eof()) error("expected a value, found the end");
         JsonValue v;
-        const char c = s_[i_];
+        const char c = peek();
         if (c == '{') {
+            enter(depth);
             v.type = JsonValue::Type::object;
-            ++i_;
+            ++pos_;
             skip_space();
-            if (i_ < s_.size() && s_[i_] == '}') {
-                ++i_;
+            if (!eof() && peek() == '}') {
+                ++pos_;
                 return v;
             }
             for (;;) {
                 skip_space();
-                if (i_ >= s_.size() || s_[i_] != '"') fail("expected a string key");
+                if (eof() || peek() != '"') error("expected a string key");
+                const std::size_t key_at = pos_;
                 std::string key = string_literal();
                 skip_space();
-                if (i_ >= s_.size() || s_[i_] != ':') fail("expected ':'");
-                ++i_;
-                if (v.object.count(key)) fail("duplicate key \"" + key + "\"");
-                v.object.emplace(std::move(key), value(depth + 1));
+                expect(':');
                 skip_space();
-                if (i_ < s_.size() && s_[i_] == ',') {
-                    ++i_;
+                for (const auto& member : v.object)
+                    if (member.first == key) {
+                        if (o_.on_duplicate) o_.on_duplicate(path_, key);
+                        pos_ = key_at;
+                        error("duplicate key \"" + key + "\"");
+                    }
+                path_.push_back(key);
+                JsonValue member = value(depth + 1);
+                path_.pop_back();
+                v.object.emplace_back(std::move(key), std::move(member));
+                skip_space();
+                if (eof()) error("unterminated object");
+                if (peek() == ',') {
+                    ++pos_;
                     continue;
                 }
-                if (i_ < s_.size() && s_[i_] == '}') {
-                    ++i_;
-                    return v;
-                }
-                fail("expected ',' or '}'");
+                expect('}');
+                return v;
             }
         }
         if (c == '[') {
+            enter(depth);
             v.type = JsonValue::Type::array;
-            ++i_;
+            ++pos_;
             skip_space();
-            if (i_ < s_.size() && s_[i_] == ']') {
-                ++i_;
+            if (!eof() && peek() == ']') {
+                ++pos_;
                 return v;
             }
             for (;;) {
+                skip_space();
                 v.array.push_back(value(depth + 1));
                 skip_space();
-                if (i_ < s_.size() && s_[i_] == ',') {
-                    ++i_;
+                if (eof()) error("unterminated list");
+                if (peek() == ',') {
+                    ++pos_;
                     continue;
                 }
-                if (i_ < s_.size() && s_[i_] == ']') {
-                    ++i_;
-                    return v;
-                }
-                fail("expected ',' or ']'");
+                expect(']');
+                return v;
             }
         }
         if (c == '"') {
@@ -96,58 +121,102 @@ private:
             v.string = string_literal();
             return v;
         }
-        if (literal("true")) {
+        if (c == 't') {
+            expect_word("true");
             v.type = JsonValue::Type::boolean;
             v.boolean = true;
             return v;
         }
-        if (literal("false")) {
+        if (c == 'f') {
+            expect_word("false");
             v.type = JsonValue::Type::boolean;
             return v;
         }
-        if (literal("null")) return v;
-        if (c == '-' || (c >= '0' && c <= '9')) {
-            v.type = JsonValue::Type::number;
-            v.number = number();
+        if (c == 'n') {
+            expect_word("null");
             return v;
         }
-        fail(std::string("unexpected character '") + c + "'");
+        if (c == '-' || (c >= '0' && c <= '9')) return number();
+        error(std::string("unexpected character '") + c + "'");
     }
-    double number() {
-        const std::size_t start = i_;
-        if (s_[i_] == '-') ++i_;
-        if (i_ >= s_.size() || !(s_[i_] >= '0' && s_[i_] <= '9')) fail("malformed number");
-        if (s_[i_] == '0' && i_ + 1 < s_.size() && s_[i_ + 1] >= '0' && s_[i_ + 1] <= '9') fail("leading zero");
-        while (i_ < s_.size() && s_[i_] >= '0' && s_[i_] <= '9') ++i_;
-        if (i_ < s_.size() && s_[i_] == '.') {
-            ++i_;
-            if (i_ >= s_.size() || !(s_[i_] >= '0' && s_[i_] <= '9')) fail("malformed number");
-            while (i_ < s_.size() && s_[i_] >= '0' && s_[i_] <= '9') ++i_;
+
+    bool digit_here() const { return !eof() && peek() >= '0' && peek() <= '9'; }
+
+    JsonValue number() {
+        const std::size_t start = pos_;
+        bool negative = false;
+        if (peek() == '-') {
+            negative = true;
+            ++pos_;
         }
-        if (i_ < s_.size() && (s_[i_] == 'e' || s_[i_] == 'E')) {
-            ++i_;
-            if (i_ < s_.size() && (s_[i_] == '+' || s_[i_] == '-')) ++i_;
-            if (i_ >= s_.size() || !(s_[i_] >= '0' && s_[i_] <= '9')) fail("malformed number");
-            while (i_ < s_.size() && s_[i_] >= '0' && s_[i_] <= '9') ++i_;
+        if (!digit_here()) error("expected a digit");
+        // the magnitude as unsigned; -9223372036854775808 is allowed
+        const std::uint64_t limit =
+            static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) + (negative ? 1u : 0u);
+        std::uint64_t magnitude = 0;
+        bool too_big = false;
+        if (peek() == '0') {
+            ++pos_;
+            if (digit_here()) error("number with a leading zero");
+        } else {
+            while (digit_here()) {
+                const std::uint64_t d = static_cast<std::uint64_t>(peek() - '0');
+                if (magnitude > (limit - d) / 10) too_big = true;
+                else magnitude = magnitude * 10 + d;
+                ++pos_;
+            }
         }
-        const double d = std::strtod(s_.substr(start, i_ - start).c_str(), nullptr);
-        if (!std::isfinite(d)) fail("number out of range");
-        return d;
+        bool real = false;
+        if (!eof() && peek() == '.') {
+            real = true;
+            ++pos_;
+            if (!digit_here()) error("expected a digit after '.'");
+            while (digit_here()) ++pos_;
+        }
+        if (!eof() && (peek() == 'e' || peek() == 'E')) {
+            real = true;
+            ++pos_;
+            if (!eof() && (peek() == '+' || peek() == '-')) ++pos_;
+            if (!digit_here()) error("expected a digit in the exponent");
+            while (digit_here()) ++pos_;
+        }
+        JsonValue v;
+        v.type = JsonValue::Type::number;
+        if (!real && too_big && o_.exact_integers) {
+            pos_ = start;
+            error("integer beyond the 64-bit range");
+        }
+        if (!real && !too_big) {
+            v.is_integer = true;
+            if (!negative) v.integer = static_cast<std::int64_t>(magnitude);
+            else if (magnitude == limit) v.integer = std::numeric_limits<std::int64_t>::min();
+            else v.integer = -static_cast<std::int64_t>(magnitude);
+        }
+        v.number = std::strtod(std::string(text_.substr(start, pos_ - start)).c_str(), nullptr);
+        if (!std::isfinite(v.number)) {
+            pos_ = start;
+            error("number out of range");
+        }
+        return v;
     }
+
     unsigned hex4() {
-        if (i_ + 4 > s_.size()) fail("truncated \\u escape");
-        unsigned u = 0;
-        for (int k = 0; k < 4; ++k) {
-            const char h = s_[i_++];
-            u <<= 4;
-            if (h >= '0' && h <= '9') u |= static_cast<unsigned>(h - '0');
-            else if (h >= 'a' && h <= 'f') u |= static_cast<unsigned>(h - 'a' + 10);
-            else if (h >= 'A' && h <= 'F') u |= static_cast<unsigned>(h - 'A' + 10);
-            else fail("bad hex digit in \\u escape");
+        if (text_.size() - pos_ < 4) error("truncated \\u escape");
+        unsigned value = 0;
+        for (int i = 0; i < 4; ++i) {
+            const char h = text_[pos_ + static_cast<std::size_t>(i)];
+            unsigned d;
+            if (h >= '0' && h <= '9') d = static_cast<unsigned>(h - '0');
+            else if (h >= 'a' && h <= 'f') d = static_cast<unsigned>(h - 'a' + 10);
+            else if (h >= 'A' && h <= 'F') d = static_cast<unsigned>(h - 'A' + 10);
+            else error("invalid hex digit in \\u escape");
+            value = value * 16 + d;
         }
-        return u;
+        pos_ += 4;
+        return value;
     }
-    void append_utf8(std::string& out, char32_t cp) {
+
+    static void put_utf8(std::string& out, char32_t cp) {
         if (cp < 0x80) {
             out += static_cast<char>(cp);
         } else if (cp < 0x800) {
@@ -164,25 +233,28 @@ private:
             out += static_cast<char>(0x80 | (cp & 0x3F));
         }
     }
+
     std::string string_literal() {
-        ++i_;  // opening quote
+        const std::size_t start = pos_;
+        ++pos_;  // the opening quote
         std::string out;
         for (;;) {
-            if (i_ >= s_.size()) fail("unterminated string");
-            const unsigned char c = static_cast<unsigned char>(s_[i_]);
+            if (eof()) error("unterminated string");
+            const unsigned char c = static_cast<unsigned char>(peek());
             if (c == '"') {
-                ++i_;
+                ++pos_;
                 break;
             }
-            if (c < 0x20) fail("control character in a string");
+            if (c < 0x20) error("control character in a string (must be escaped)");
             if (c != '\\') {
                 out += static_cast<char>(c);
-                ++i_;
+                ++pos_;
                 continue;
             }
-            ++i_;
-            if (i_ >= s_.size()) fail("unterminated escape");
-            const char e = s_[i_++];
+            ++pos_;
+            if (eof()) error("unterminated escape");
+            const char e = peek();
+            ++pos_;
             switch (e) {
                 case '"': out += '"'; break;
                 case '\\': out += '\\'; break;
@@ -194,38 +266,46 @@ private:
                 case 't': out += '\t'; break;
                 case 'u': {
                     char32_t cp = hex4();
+                    if (cp >= 0xDC00 && cp <= 0xDFFF) error("unpaired low surrogate in \\u escape");
                     if (cp >= 0xD800 && cp <= 0xDBFF) {
-                        if (i_ + 2 > s_.size() || s_[i_] != '\\' || s_[i_ + 1] != 'u') fail("unpaired surrogate");
-                        i_ += 2;
-                        const unsigned lo = hex4();
-                        if (lo < 0xDC00 || lo > 0xDFFF) fail("unpaired surrogate");
-                        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-                    } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-                        fail("unpaired surrogate");
+                        if (text_.size() - pos_ < 2 || text_[pos_] != '\\' || text_[pos_ + 1] != 'u')
+                            error("unpaired high surrogate in \\u escape");
+                        pos_ += 2;
+                        const char32_t low = hex4();
+                        if (low < 0xDC00 || low > 0xDFFF) error("unpaired high surrogate in \\u escape");
+                        cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
                     }
-                    append_utf8(out, cp);
+                    put_utf8(out, cp);
                     break;
                 }
-                default: fail(std::string("bad escape \\") + e);
+                default: --pos_; error("invalid escape");
             }
         }
-        decode_utf8(out);  // throws for invalid UTF-8 inside the string
+        try {
+            decode_utf8(out);  // raw bytes of the string must be valid UTF-8
+        } catch (const Error&) {
+            pos_ = start;
+            error("a string that is not valid UTF-8");
+        }
         return out;
     }
-
-    const std::string& s_;
-    int max_depth_;
-    std::size_t i_ = 0;
 };
 
 }  // namespace
 
 const JsonValue* JsonValue::get(const std::string& key) const {
     if (type != Type::object) return nullptr;
-    const auto it = object.find(key);
-    return it == object.end() ? nullptr : &it->second;
+    for (const auto& member : object)
+        if (member.first == key) return &member.second;
+    return nullptr;
 }
 
-JsonValue parse_json(const std::string& text, int max_depth) { return Parser(text, max_depth).document(); }
+JsonValue parse_json(const std::string& text, const JsonOptions& options) { return Parser(text, options).document(); }
+
+JsonValue parse_json(const std::string& text, int max_depth) {
+    JsonOptions o;
+    o.max_depth = max_depth;
+    return parse_json(text, o);
+}
 
 }  // namespace attn

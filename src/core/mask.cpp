@@ -8,7 +8,7 @@ MaskKind parse_mask(const std::string& name) {
     if (name == "padding") return MaskKind::padding;
     if (name == "causal+padding") return MaskKind::causal_padding;
     if (name == "custom") return MaskKind::custom;
-    throw Error("unknown mask \"" + name + "\" (expected none, causal, padding, causal+padding or custom)");
+    throw Error(Error::Code::bad_mask, "unknown mask \"" + name + "\" (expected none, causal, padding, causal+padding or custom)");
 }
 
 const char* mask_name(MaskKind m) {

@@ -9,6 +9,10 @@
 namespace attn {
 
 enum class MaskKind { none, causal, padding, causal_padding, custom };
+/// Every kind in enum order: the list JS sees (engine.info.masks, MASKS), whose
+/// index is what forwardFast takes.
+inline constexpr MaskKind kMaskKinds[] = {MaskKind::none, MaskKind::causal, MaskKind::padding,
+                                          MaskKind::causal_padding, MaskKind::custom};
 
 /// "none" | "causal" | "padding" | "causal+padding" | "custom".
 MaskKind parse_mask(const std::string& name);

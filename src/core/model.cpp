@@ -338,13 +338,10 @@ LossResult Model::forward(const Batch& batch, const ForwardOptions& options) {
         gemm(c.normed, params_.view(layer_name(l, "w_value")), c.v);
         c.weights.assign(static_cast<std::size_t>(B) * H * T * T, 0.0f);
         c.concat.setZero(N, C);
-        const bool ablating = l < static_cast<int>(options.head_enabled.size());
         for (int b = 0; b < B; ++b) {
             const int len = lengths_[static_cast<std::size_t>(b)];
             for (int h = 0; h < H; ++h) {
-                const bool enabled = !ablating || options.head_enabled[static_cast<std::size_t>(l)].size() <=
-                                                      static_cast<std::size_t>(h) ||
-                                     options.head_enabled[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)];
+                const bool enabled = options.head_on(l, h);
                 float* w = c.weights.data() + (static_cast<std::size_t>(b) * H + h) * T * T;
                 const auto q = c.q.block(b * T, h * D, T, D), k = c.k.block(b * T, h * D, T, D);
                 gemm_bt(q, k, scores);  // (T, D)·(D, T)
@@ -461,7 +458,7 @@ LossResult Model::forward(const Batch& batch, const ForwardOptions& options) {
 }
 
 void Model::backward(Parameters& grads, AttentionStats* stats) {
-    if (batch_ == 0) throw Error("backward() needs a forward() first");
+    if (batch_ == 0) throw Error(Error::Code::bad_state, "backward() needs a forward() first");
     if (grads.size() != params_.size()) grads = Parameters(config_);
     grads.set_zero();
     const int B = batch_, T = length_, C = config_.d_model, H = config_.heads, D = C / H;
@@ -515,13 +512,10 @@ void Model::backward(Parameters& grads, AttentionStats* stats) {
         gemm_at(c.concat, dx, tmp);  // (C, N)·(N, C)
         grads.view(layer_name(l, "w_output")) = tmp;
         gemm_bt(dx, params_.view(layer_name(l, "w_output")), dconcat);  // (N, C)·(C, C)
-        const bool ablating = l < static_cast<int>(options_.head_enabled.size());
         for (int b = 0; b < B; ++b) {
             const int len = lengths_[static_cast<std::size_t>(b)];
             for (int h = 0; h < H; ++h) {
-                const bool enabled = !ablating || options_.head_enabled[static_cast<std::size_t>(l)].size() <=
-                                                      static_cast<std::size_t>(h) ||
-                                     options_.head_enabled[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)];
+                const bool enabled = options_.head_on(l, h);
                 auto dq_bh = dq.block(b * T, h * D, T, D), dk_bh = dk.block(b * T, h * D, T, D),
                      dv_bh = dv.block(b * T, h * D, T, D);
                 if (!enabled) {
@@ -597,7 +591,7 @@ ModelTrace trace_model(const ModelConfig& config, const Parameters& params, cons
     validate_model_config(config);
     const int T = static_cast<int>(ids.size()), C = config.d_model;
     if (T < 1 || T > config.context)
-        throw Error("a sequence of " + std::to_string(T) + " tokens is outside 1 … the model's context " +
+        throw Error(Error::Code::too_long_for_model, "a sequence of " + std::to_string(T) + " tokens is outside 1 … the model's context " +
                     std::to_string(config.context));
     if (length < 0) length = T;
     if (length < 1 || length > T)
@@ -638,8 +632,7 @@ ModelTrace trace_model(const ModelConfig& config, const Parameters& params, cons
             const int D = C / config.heads;
             bool any = false;
             for (int h = 0; h < config.heads; ++h)
-                if (static_cast<std::size_t>(h) < options.head_enabled[static_cast<std::size_t>(l)].size() &&
-                    !options.head_enabled[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)]) {
+                if (!options.head_on(l, h)) {
                     lt.attention.concat.middleCols(h * D, D).setZero();
                     any = true;
                 }

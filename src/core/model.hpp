@@ -105,6 +105,12 @@ void init_parameters(const ModelConfig& config, std::uint32_t seed, Parameters& 
 struct ForwardOptions {
     /// L×H flags, empty = all on; an ablated head's output is zeroed.
     std::vector<std::vector<bool>> head_enabled;
+    /// Whether head `head` of layer `layer` runs (layers and heads head_enabled does not list do).
+    bool head_on(int layer, int head) const {
+        if (layer < 0 || static_cast<std::size_t>(layer) >= head_enabled.size()) return true;
+        const std::vector<bool>& heads = head_enabled[static_cast<std::size_t>(layer)];
+        return head < 0 || static_cast<std::size_t>(head) >= heads.size() || heads[static_cast<std::size_t>(head)];
+    }
     /// Replace every head's softmax by the uniform average over its allowed keys.
     bool uniform_attention = false;
     /// -1: the model's own mask; 0: force no causal mask; 1: force causal.

@@ -92,18 +92,8 @@ std::string model_trace_json(const ModelConfig& config, const std::vector<Token>
         put_key(o, "heads");
         o += '[';
         for (std::size_t h = 0; h < lt.attention.heads.size(); ++h) {
-            const HeadTrace& ht = lt.attention.heads[h];
             if (h) o += ',';
-            o += '{';
-            const std::pair<const char*, const Matrix*> parts[] = {
-                {"query", &ht.query},   {"key", &ht.key},         {"value", &ht.value}, {"scores", &ht.scores},
-                {"scaled", &ht.scaled}, {"weights", &ht.weights}, {"output", &ht.output}};
-            for (std::size_t k = 0; k < 7; ++k) {
-                if (k) o += ',';
-                put_key(o, parts[k].first);
-                json_put_matrix(o, *parts[k].second);
-            }
-            o += '}';
+            json_put_head(o, lt.attention.heads[h]);  // the fields of trace_fields::head
         }
         o += "],";
         put_key(o, "concat");

@@ -3,6 +3,7 @@
 #include "attention.hpp"
 #include "bounds.hpp"
 #include "gemm.hpp"
+#include "validate.hpp"
 
 #include <string>
 
@@ -10,15 +11,7 @@ namespace attn {
 namespace {
 
 void check_shapes(const Eigen::Ref<const Matrix>& x, const Weights& w, int heads, const MaskMatrix& mask) {
-    const Eigen::Index c = x.cols(), t = x.rows();
-    if (heads < 1) throw Error("heads must be at least 1, got " + std::to_string(heads));
-    if (c % heads != 0)
-        throw Error("d_model " + std::to_string(c) + " is not divisible by " + std::to_string(heads) + " heads");
-    validate_weights(w, static_cast<int>(c));
-    if (mask.rows() != t || mask.cols() != t)
-        throw Error("mask is " + std::to_string(mask.rows()) + "x" + std::to_string(mask.cols()) + ", expected " +
-                    std::to_string(t) + "x" + std::to_string(t) + " (tokens x tokens)");
-    check_bounded(x, "x");  // finite and within ±1e6, like the weights (bounds.hpp)
+    check_attention_inputs(x, w, heads, mask.rows(), mask.cols());
 }
 
 /// The trace of no tokens (T = 0): every matrix with 0 rows (0×D, 0×0, 0×C).
@@ -34,11 +27,75 @@ MultiHeadTrace empty_trace(int heads, Eigen::Index c) {
         h.value.resize(0, d);
         h.scores.resize(0, 0);
         h.scaled.resize(0, 0);
+        h.row_max.resize(0);
+        h.row_sum.resize(0);
         h.weights.resize(0, 0);
         h.output.resize(0, d);
     }
     out.concat.resize(0, c);
     out.output.resize(0, c);
+    return out;
+}
+
+/// The products on the hand-written SIMD kernels (gemm.hpp); x packed once
+/// for the 3H projections.
+struct KernelProducts {
+    explicit KernelProducts(const Eigen::Ref<const Matrix>& x) : xp(x) {}
+    void project(const Eigen::Ref<const Matrix>& w_cols, Matrix& out) const { xp.times(w_cols, out); }  // (T, C)·(C, D)
+    static void scores(const Matrix& q, const Matrix& k, Matrix& s) { gemm_bt(q, k, s); }       // (T, D)·(D, T)
+    static void output(const Matrix& a, const Matrix& v, Matrix& o) { gemm(a, v, o); }          // (T, T)·(T, D)
+    static void final(const Matrix& concat, const Matrix& w_o, Matrix& y) { gemm(concat, w_o, y); }
+    PackedLhs xp;
+};
+
+/// The same products with Eigen's own (the references).
+struct EigenProducts {
+    void project(const Eigen::Ref<const Matrix>& w_cols, Matrix& out) const { out.noalias() = x * w_cols; }
+    static void scores(const Matrix& q, const Matrix& k, Matrix& s) { attention_scores(q, k, s); }
+    static void output(const Matrix& a, const Matrix& v, Matrix& o) { attention_output(a, v, o); }
+    static void final(const Matrix& concat, const Matrix& w_o, Matrix& y) { y.noalias() = concat * w_o; }
+    const Eigen::Ref<const Matrix>& x;
+};
+
+/// The per-head loop, written once for the three entry points: head h's
+/// Q, K, V, scores, softmax and output, its output into concat's D columns.
+/// kKeep: every head keeps its own intermediates in heads[h] (scaled and the
+/// softmax row statistics included); otherwise heads[0] is scratch reused by
+/// every head and the scores are scaled in place (one score buffer).
+template <bool kKeep, typename Products>
+void attend_heads(const Products& p, const Weights& w, int heads, const MaskMatrix& mask, bool scale,
+                  std::vector<HeadTrace>& out, Matrix& concat) {
+    const Eigen::Index d = concat.cols() / heads;
+    const float factor = score_scale(static_cast<int>(d), scale);
+    for (int h = 0; h < heads; ++h) {
+        HeadTrace& ht = out[kKeep ? static_cast<std::size_t>(h) : 0];
+        // Each head projects with its own D columns, so heads with equal
+        // weights give bit-identical results (slicing one T×C product would
+        // round a column differently depending on where it sits).
+        p.project(w.w_query.middleCols(h * d, d), ht.query);  // (T, D)
+        p.project(w.w_key.middleCols(h * d, d), ht.key);      // (T, D)
+        p.project(w.w_value.middleCols(h * d, d), ht.value);  // (T, D)
+        p.scores(ht.query, ht.key, ht.scores);                // (T, T)
+        if constexpr (kKeep) {
+            ht.scaled = ht.scores * factor;  // (T, T)
+            masked_softmax(ht.scaled, mask, ht.weights, &ht.row_max, &ht.row_sum);
+        } else {
+            ht.scores *= factor;
+            masked_softmax(ht.scores, mask, ht.weights);
+        }
+        p.output(ht.weights, ht.value, ht.output);  // (T, D)
+        concat.middleCols(h * d, d) = ht.output;
+    }
+}
+
+template <typename Products>
+MultiHeadTrace traced(const Products& p, const Eigen::Ref<const Matrix>& x, const Weights& w, int heads,
+                      const MaskMatrix& mask, bool scale) {
+    MultiHeadTrace out;
+    out.heads.resize(static_cast<std::size_t>(heads));
+    out.concat.resize(x.rows(), x.cols());
+    attend_heads<true>(p, w, heads, mask, scale, out.heads, out.concat);
+    p.final(out.concat, w.w_output, out.output);  // (T, C)
     return out;
 }
 
@@ -48,57 +105,14 @@ MultiHeadTrace multi_head_attention(const Eigen::Ref<const Matrix>& x, const Wei
                                     const MaskMatrix& mask, bool scale) {
     check_shapes(x, w, heads, mask);
     if (x.rows() == 0) return empty_trace(heads, x.cols());
-    const Eigen::Index t = x.rows(), c = x.cols(), d = c / heads;
-    const float factor = score_scale(static_cast<int>(d), scale);
-
-    MultiHeadTrace out;
-    out.heads.resize(static_cast<std::size_t>(heads));
-    out.concat.resize(t, c);
-    const PackedLhs xp(x);  // x packed once for the 3H projections
-    for (int h = 0; h < heads; ++h) {
-        HeadTrace& ht = out.heads[static_cast<std::size_t>(h)];
-        // Each head projects with its own D columns (as in the reference); the
-        // kernels' sums do not depend on a column's position anyway, so heads
-        // with equal weights give bit-identical results.
-        xp.times(w.w_query.middleCols(h * d, d), ht.query);  // (T, C)·(C, D)
-        xp.times(w.w_key.middleCols(h * d, d), ht.key);      // (T, D)
-        xp.times(w.w_value.middleCols(h * d, d), ht.value);  // (T, D)
-        gemm_bt(ht.query, ht.key, ht.scores);                // (T, D)·(D, T)
-        ht.scaled = ht.scores * factor;                      // (T, T)
-        masked_softmax(ht.scaled, mask, ht.weights);         // (T, T)
-        gemm(ht.weights, ht.value, ht.output);               // (T, T)·(T, D)
-        out.concat.middleCols(h * d, d) = ht.output;
-    }
-    gemm(out.concat, w.w_output, out.output);  // (T, C)
-    return out;
+    return traced(KernelProducts(x), x, w, heads, mask, scale);
 }
 
 MultiHeadTrace multi_head_attention_reference(const Eigen::Ref<const Matrix>& x, const Weights& w, int heads,
                                               const MaskMatrix& mask, bool scale) {
     check_shapes(x, w, heads, mask);
     if (x.rows() == 0) return empty_trace(heads, x.cols());
-    const Eigen::Index t = x.rows(), c = x.cols(), d = c / heads;
-    const float factor = score_scale(static_cast<int>(d), scale);
-
-    MultiHeadTrace out;
-    out.heads.resize(static_cast<std::size_t>(heads));
-    out.concat.resize(t, c);
-    for (int h = 0; h < heads; ++h) {
-        HeadTrace& ht = out.heads[static_cast<std::size_t>(h)];
-        // Each head projects with its own D columns, so heads with equal
-        // weights give bit-identical results (slicing one T×C product would
-        // round a column differently depending on where it sits).
-        ht.query.noalias() = x * w.w_query.middleCols(h * d, d);  // (T, C)·(C, D)
-        ht.key.noalias() = x * w.w_key.middleCols(h * d, d);      // (T, D)
-        ht.value.noalias() = x * w.w_value.middleCols(h * d, d);  // (T, D)
-        attention_scores(ht.query, ht.key, ht.scores);  // (T, T)
-        ht.scaled = ht.scores * factor;                 // (T, T)
-        masked_softmax(ht.scaled, mask, ht.weights);    // (T, T)
-        attention_output(ht.weights, ht.value, ht.output);  // (T, D)
-        out.concat.middleCols(h * d, d) = ht.output;
-    }
-    out.output.noalias() = out.concat * w.w_output;  // (T, C)
-    return out;
+    return traced(EigenProducts{x}, x, w, heads, mask, scale);
 }
 
 Matrix multi_head_output(const Eigen::Ref<const Matrix>& x, const Weights& w, int heads, const MaskMatrix& mask,
@@ -108,21 +122,11 @@ Matrix multi_head_output(const Eigen::Ref<const Matrix>& x, const Weights& w, in
     // reused across heads.
     check_shapes(x, w, heads, mask);
     if (x.rows() == 0) return Matrix(0, x.cols());
-    const Eigen::Index t = x.rows(), c = x.cols(), d = c / heads;
-    const float factor = score_scale(static_cast<int>(d), scale);
-    Matrix concat(t, c), q(t, d), k(t, d), v(t, d), scores(t, t), weights(t, t), head_out(t, d);
-    for (int h = 0; h < heads; ++h) {
-        q.noalias() = x * w.w_query.middleCols(h * d, d);  // (T, C)·(C, D)
-        k.noalias() = x * w.w_key.middleCols(h * d, d);
-        v.noalias() = x * w.w_value.middleCols(h * d, d);
-        attention_scores(q, k, scores);  // (T, T)
-        scores *= factor;
-        masked_softmax(scores, mask, weights);
-        attention_output(weights, v, head_out);  // (T, D)
-        concat.middleCols(h * d, d) = head_out;
-    }
-    Matrix y(t, c);
-    y.noalias() = concat * w.w_output;  // (T, C)
+    std::vector<HeadTrace> scratch(1);
+    Matrix concat(x.rows(), x.cols()), y;
+    const EigenProducts p{x};
+    attend_heads<false>(p, w, heads, mask, scale, scratch, concat);
+    p.final(concat, w.w_output, y);  // (T, C)
     return y;
 }
 

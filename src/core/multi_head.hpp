@@ -14,7 +14,9 @@ struct HeadTrace {
     Matrix value;    ///< V_h (T×D)
     Matrix scores;   ///< Q_h·K_hᵀ (T×T)
     Matrix scaled;   ///< scores / sqrt(D) (T×T), before masking, finite
-    Matrix weights;  ///< masked row softmax (T×T)
+    Vector row_max;  ///< per query: the largest allowed scaled score m (T; 0 for a fully masked row)
+    Vector row_sum;  ///< per query: Σ_j exp(scaled − m) over allowed keys (T; 0 for a fully masked row)
+    Matrix weights;  ///< masked row softmax (T×T) = exp(scaled − row_max) / row_sum
     Matrix output;   ///< weights·V_h (T×D)
 };
 

@@ -9,6 +9,8 @@
 namespace attn {
 
 enum class Positional { none, sinusoidal, learned };
+/// Every kind in enum order (engine.info.positionals, POSITIONALS in JS).
+inline constexpr Positional kPositionals[] = {Positional::none, Positional::sinusoidal, Positional::learned};
 
 /// "none" | "sinusoidal" | "learned"; throws attn::Error for anything else.
 Positional parse_positional(const std::string& name);

@@ -56,10 +56,6 @@ ATTN_INLINE F4 select(F4 mask, F4 a, F4 b) { return wasm_v128_bitselect(a, b, ma
 ATTN_INLINE F4 mask_from_bytes(const bool* m) {
     return wasm_i32x4_make(m[0] ? -1 : 0, m[1] ? -1 : 0, m[2] ? -1 : 0, m[3] ? -1 : 0);
 }
-ATTN_INLINE float hmax(F4 v) {
-    const F4 a = max(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
-    return wasm_f32x4_extract_lane(max(a, wasm_i32x4_shuffle(a, a, 1, 0, 3, 2)), 0);
-}
 ATTN_INLINE float hsum(F4 v) {
     const F4 a = add(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
     return wasm_f32x4_extract_lane(add(a, wasm_i32x4_shuffle(a, a, 1, 0, 3, 2)), 0);
@@ -102,10 +98,6 @@ ATTN_INLINE F4 bit_and(F4 a, F4 b) { return _mm_and_ps(a, b); }
 ATTN_INLINE F4 select(F4 mask, F4 a, F4 b) { return _mm_or_ps(_mm_and_ps(mask, a), _mm_andnot_ps(mask, b)); }
 ATTN_INLINE F4 mask_from_bytes(const bool* m) {
     return _mm_castsi128_ps(_mm_set_epi32(m[3] ? -1 : 0, m[2] ? -1 : 0, m[1] ? -1 : 0, m[0] ? -1 : 0));
-}
-ATTN_INLINE float hmax(F4 v) {
-    const F4 a = _mm_max_ps(v, _mm_movehl_ps(v, v));
-    return _mm_cvtss_f32(_mm_max_ss(a, _mm_shuffle_ps(a, a, 1)));
 }
 ATTN_INLINE float hsum(F4 v) {
     const F4 a = _mm_add_ps(v, _mm_movehl_ps(v, v));
@@ -178,11 +170,6 @@ ATTN_INLINE F4 mask_from_bytes(const bool* m) {
     F4 r;
     for (int l = 0; l < 4; ++l) r.v[l] = detail::from_bits(m[l] ? 0xFFFFFFFFu : 0u);
     return r;
-}
-ATTN_INLINE float hmax(F4 a) {
-    const float x = a.v[0] < a.v[1] ? a.v[1] : a.v[0];
-    const float y = a.v[2] < a.v[3] ? a.v[3] : a.v[2];
-    return x < y ? y : x;
 }
 ATTN_INLINE float hsum(F4 a) { return (a.v[0] + a.v[2]) + (a.v[1] + a.v[3]); }
 ATTN_INLINE F4 pow2i(F4 n) {

@@ -167,7 +167,7 @@ std::vector<CodePoint> decode_with_offsets(std::string_view s) {
     out.reserve(s.size());
     std::size_t i = 0;
     const auto fail = [&](std::size_t at, const char* why) {
-        throw Error("invalid UTF-8 at byte " + std::to_string(at) + ": " + why, Error::Kind::type);
+        throw Error(Error::Code::bad_text, "invalid UTF-8 at byte " + std::to_string(at) + ": " + why, Error::Kind::type);
     };
     while (i < s.size()) {
         const auto b0 = static_cast<unsigned char>(s[i]);
@@ -227,7 +227,7 @@ Token pad_token(std::size_t at) { return Token{kPadText, kPadId, at, at}; }
 
 std::vector<Token> tokenize(std::string_view sentence, const TokenizeOptions& options) {
     if (sentence.size() > kMaxSentenceBytes)
-        throw Error("the sentence is " + std::to_string(sentence.size()) + " bytes of UTF-8, above the limit of " +
+        throw Error(Error::Code::too_many_tokens, "the sentence is " + std::to_string(sentence.size()) + " bytes of UTF-8, above the limit of " +
                     std::to_string(kMaxSentenceBytes) + " bytes");
     const std::vector<CodePoint> cps = decode_with_offsets(sentence);
     const std::size_t n = cps.size();
@@ -313,7 +313,7 @@ std::vector<Token> tokenize(std::string_view sentence, const TokenizeOptions& op
         }
     }
     if (options.max_tokens && count > options.max_tokens)
-        throw Error("the sentence has " + std::to_string(count) + " tokens, above the limit of " +
+        throw Error(Error::Code::too_many_tokens, "the sentence has " + std::to_string(count) + " tokens, above the limit of " +
                     std::to_string(options.max_tokens));
     return tokens;
 }

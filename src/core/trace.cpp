@@ -1,6 +1,7 @@
 #include "trace.hpp"
 
 #include "embedding.hpp"
+#include "validate.hpp"
 
 #include <algorithm>
 #include <string>
@@ -12,24 +13,40 @@ std::string str(std::int64_t v) { return std::to_string(v); }
 
 }  // namespace
 
+const Weights& WeightsCache::get(int d_model, int heads, std::uint32_t seed, bool share_heads) {
+    if (kept_ && kept_->d_model == d_model && kept_->heads == heads && kept_->seed == seed &&
+        kept_->share_heads == share_heads) {
+        ++hits_;
+        return kept_->weights;
+    }
+    ++misses_;
+    kept_.reset();  // free the old set first: peak memory is one set
+    kept_ = Kept{d_model, heads, seed, share_heads, glorot_weights(d_model, heads, seed, share_heads)};
+    return kept_->weights;
+}
+
+std::size_t WeightsCache::bytes() const {
+    if (!kept_) return 0;
+    const Weights& w = kept_->weights;
+    return sizeof(float) * static_cast<std::size_t>(w.w_query.size() + w.w_key.size() + w.w_value.size() + w.w_output.size());
+}
+
 void validate_config(const Config& c) {
     if (c.d_model < 1) throw Error("d_model must be at least 1, got " + str(c.d_model));
     if (c.d_model > kMaxDModel)
-        throw Error("d_model " + str(c.d_model) + " is above the limit of " + str(kMaxDModel));
-    if (c.heads < 1) throw Error("heads must be at least 1, got " + str(c.heads));
-    if (c.heads > c.d_model)
+        throw Error(Error::Code::too_large, "d_model " + str(c.d_model) + " is above the limit of " + str(kMaxDModel));
+    if (c.heads >= 1 && c.heads > c.d_model)
         throw Error(str(c.heads) + " heads do not fit in d_model " + str(c.d_model) + " (at most one head per dimension)");
-    if (c.d_model % c.heads != 0)
-        throw Error("d_model " + str(c.d_model) + " is not divisible by " + str(c.heads) + " heads");
+    check_heads(c.d_model, c.heads);
     if (c.pad_to < 0) throw Error("pad_to must not be negative, got " + str(c.pad_to));
     if (c.pad_to > kMaxTokens)
-        throw Error("pad_to " + str(c.pad_to) + " is above the limit of " + str(kMaxTokens) + " tokens");
+        throw Error(Error::Code::too_many_tokens, "pad_to " + str(c.pad_to) + " is above the limit of " + str(kMaxTokens) + " tokens");
     if (c.mask == MaskKind::custom && !c.custom_mask)
-        throw Error("mask \"custom\" needs a custom mask matrix");
+        throw Error(Error::Code::bad_mask, "mask \"custom\" needs a custom mask matrix");
     if (c.weights) validate_weights(*c.weights, c.d_model);
 }
 
-Trace run(const std::string& sentence, const Config& config) {
+Trace run(const std::string& sentence, const Config& config, WeightsCache* cache) {
     validate_config(config);
     Trace tr;
     tr.config = config;
@@ -39,10 +56,10 @@ Trace run(const std::string& sentence, const Config& config) {
     // the byte limit first, then the token limit while tokenizing: memory stays
     // bounded by them whatever the input
     tr.tokens = tokenize(sentence, TokenizeOptions{config.lowercase, static_cast<std::size_t>(kMaxTokens)});
-    if (tr.tokens.empty()) throw Error("the sentence has no tokens (it is empty or only whitespace)");
+    if (tr.tokens.empty()) throw Error(Error::Code::empty_text, "the sentence has no tokens (it is empty or only whitespace)");
     const std::int64_t real = static_cast<std::int64_t>(tr.tokens.size());
     if (real > kMaxTokens)
-        throw Error("the sentence has " + str(real) + " tokens, above the limit of " + str(kMaxTokens));
+        throw Error(Error::Code::too_many_tokens, "the sentence has " + str(real) + " tokens, above the limit of " + str(kMaxTokens));
     if (config.pad_to > 0 && config.pad_to < real)
         throw Error("pad_to " + str(config.pad_to) + " is shorter than the sentence's " + str(real) + " tokens");
     tr.real_tokens = static_cast<int>(real);
@@ -51,16 +68,14 @@ Trace run(const std::string& sentence, const Config& config) {
 
     const std::int64_t trace_floats = 3LL * config.heads * t * t;
     if (trace_floats > kMaxTraceScoreFloats)
-        throw Error("a full trace of " + str(t) + " tokens and " + str(config.heads) + " heads needs " +
+        throw Error(Error::Code::too_large, "a full trace of " + str(t) + " tokens and " + str(config.heads) + " heads needs " +
                     str(trace_floats * 4 / (1024 * 1024)) + " MB of score matrices, above the limit of " +
                     str(kMaxTraceScoreFloats * 4 / (1024 * 1024)) + " MB");
 
     // the mask
     if (config.mask == MaskKind::custom) {
         const MaskMatrix& m = *config.custom_mask;
-        if (m.rows() != t || m.cols() != t)
-            throw Error("custom mask is " + str(m.rows()) + "x" + str(m.cols()) + ", expected " + str(t) + "x" +
-                        str(t) + " (tokens x tokens)");
+        check_mask_shape(m.rows(), m.cols(), t, "custom mask");
         tr.mask = m;
     } else {
         tr.mask = build_mask(config.mask, t, tr.real_tokens);
@@ -71,8 +86,12 @@ Trace run(const std::string& sentence, const Config& config) {
     tr.positional = positional_encoding(config.positional, t, config.d_model, config.seed);   // (T, C)
     tr.input = tr.embeddings + tr.positional;                                                 // (T, C)
 
-    tr.weights = config.weights ? *config.weights
-                                : glorot_weights(config.d_model, config.heads, config.seed, config.share_heads);
+    if (config.weights)
+        tr.weights = *config.weights;
+    else if (cache)
+        tr.weights = cache->get(config.d_model, config.heads, config.seed, config.share_heads);
+    else
+        tr.weights = glorot_weights(config.d_model, config.heads, config.seed, config.share_heads);
     tr.config.weights.reset();  // the trace keeps them once, in tr.weights
     MultiHeadTrace mh = multi_head_attention(tr.input, tr.weights, config.heads, tr.mask, config.scale);
     tr.heads = std::move(mh.heads);
@@ -81,10 +100,11 @@ Trace run(const std::string& sentence, const Config& config) {
     return tr;
 }
 
-std::vector<Trace> run_batch(const std::vector<std::string>& sentences, const Config& config) {
+std::vector<Trace> run_batch(const std::vector<std::string>& sentences, const Config& config, WeightsCache* cache) {
     if (sentences.empty()) throw Error("the batch has no sentences");
-    if (sentences.size() > 64) throw Error("the batch has " + str(static_cast<std::int64_t>(sentences.size())) +
-                                           " sentences, above the limit of 64");
+    if (sentences.size() > static_cast<std::size_t>(kMaxBatchSentences))
+        throw Error(Error::Code::too_many_tokens, "the batch has " + str(static_cast<std::int64_t>(sentences.size())) +
+                                                      " sentences, above the limit of " + str(kMaxBatchSentences));
     int longest = 0;
     for (std::size_t i = 0; i < sentences.size(); ++i) {
         try {
@@ -92,7 +112,7 @@ std::vector<Trace> run_batch(const std::vector<std::string>& sentences, const Co
                                             tokenize(sentences[i], {config.lowercase, static_cast<std::size_t>(kMaxTokens)})
                                                 .size()));
         } catch (const Error& e) {
-            throw Error("sentence " + str(static_cast<std::int64_t>(i + 1)) + ": " + e.what(), e.kind());
+            throw Error(e.code(), "sentence " + str(static_cast<std::int64_t>(i + 1)) + ": " + e.what(), e.kind());
         }
     }
     Config c = config;
@@ -100,9 +120,9 @@ std::vector<Trace> run_batch(const std::vector<std::string>& sentences, const Co
     std::vector<Trace> out;
     for (std::size_t i = 0; i < sentences.size(); ++i) {
         try {
-            out.push_back(run(sentences[i], c));
+            out.push_back(run(sentences[i], c, cache));
         } catch (const Error& e) {
-            throw Error("sentence " + str(static_cast<std::int64_t>(i + 1)) + ": " + e.what(), e.kind());
+            throw Error(e.code(), "sentence " + str(static_cast<std::int64_t>(i + 1)) + ": " + e.what(), e.kind());
         }
     }
     return out;

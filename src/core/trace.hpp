@@ -16,6 +16,13 @@
 
 namespace attn {
 
+/// The sentence the playground and the JS API start from.
+inline constexpr const char* kDefaultSentence = "The animal didn't cross the street because it was too tired.";
+/// Most sentences run_batch takes.
+inline constexpr int kMaxBatchSentences = 64;
+
+/// The settings of a trace. Its default values are the defaults of the CLI,
+/// the JS API (engine.info.defaults) and the playground.
 struct Config {
     int d_model = 16;
     int heads = 4;
@@ -45,6 +52,30 @@ struct Trace {
     Matrix output;                  ///< Y = concat·W_O (T×C)
 };
 
+/// The last set of seeded weights, kept for the next run with the same seed
+/// and sizes (generating 4·C² seeded numbers is most of a small run; the page
+/// reruns on every keystroke). Owned by its caller (one per JS Engine): two
+/// caches never share anything. The values are glorot_weights()'s.
+class WeightsCache {
+public:
+    const Weights& get(int d_model, int heads, std::uint32_t seed, bool share_heads);
+    std::size_t hits() const { return hits_; }
+    std::size_t misses() const { return misses_; }
+    /// Bytes of the kept weights (0 when empty).
+    std::size_t bytes() const;
+    void clear() { kept_.reset(); }
+
+private:
+    struct Kept {
+        int d_model, heads;
+        std::uint32_t seed;
+        bool share_heads;
+        Weights weights;
+    };
+    std::optional<Kept> kept_;
+    std::size_t hits_ = 0, misses_ = 0;
+};
+
 /// Throws attn::Error with the numbers in the message for: d_model < 1 or
 /// above kMaxDModel, heads < 1 or above d_model, d_model % heads != 0,
 /// pad_to < 0 or above kMaxTokens.
@@ -55,12 +86,14 @@ void validate_config(const Config& config);
 /// than kMaxTokens tokens (found while tokenizing), a pad_to shorter
 /// than the sentence, a custom mask or weights of the wrong shape, or a trace
 /// larger than kMaxTraceScoreFloats.
-Trace run(const std::string& sentence, const Config& config);
+/// With a cache, seeded weights come from it (and stay in it).
+Trace run(const std::string& sentence, const Config& config, WeightsCache* cache = nullptr);
 
 /// Several sentences padded to the longest one (or config.pad_to if larger)
 /// with [PAD] tokens; each is run with the config (its mask is used as is, so
 /// pass MaskKind::padding or causal_padding to hide the padding; a custom mask
 /// must be T×T for the common length T and applies to every sentence).
-std::vector<Trace> run_batch(const std::vector<std::string>& sentences, const Config& config);
+std::vector<Trace> run_batch(const std::vector<std::string>& sentences, const Config& config,
+                             WeightsCache* cache = nullptr);
 
 }  // namespace attn

@@ -1,5 +1,7 @@
 #include "trainer.hpp"
 
+#include "bounds.hpp"
+
 #include "json.hpp"
 #include "json_value.hpp"
 #include "kernels.hpp"
@@ -101,10 +103,15 @@ std::string json_text(const JsonValue& obj, const char* key, const std::string& 
 
 const char* kFormat = "attention-playground-model/1";
 
-/// No NaN or infinity: every entry within ±FLT_MAX (kernels.hpp's vector test).
-bool all_finite(const std::vector<float>& v) {
-    return kernels::all_within(v.data(), v.size(), std::numeric_limits<float>::max());
+/// How a checkpoint's JSON metadata is read: its errors are bad_checkpoint.
+JsonOptions checkpoint_json() {
+    JsonOptions o;
+    o.code = Error::Code::bad_checkpoint;
+    return o;
 }
+
+/// No NaN or infinity (bounds.hpp).
+bool all_finite(const std::vector<float>& v) { return attn::all_finite(v.data(), v.size()); }
 
 std::string step_failure(int step, const char* what, float lr) {
     std::ostringstream o;
@@ -213,7 +220,7 @@ std::vector<Token> tokenize_for_model(const std::vector<std::string>& vocabulary
         } else if (unknown >= 0) {
             t.id = unknown;
         } else {
-            throw Error("\"" + t.text + "\" is not in the model's vocabulary of " + std::to_string(vocabulary.size()) +
+            throw Error(Error::Code::unknown_word, "\"" + t.text + "\" is not in the model's vocabulary of " + std::to_string(vocabulary.size()) +
                         " tokens (and it has no [UNK])");
         }
     }
@@ -228,24 +235,28 @@ Checkpoint load_checkpoint(const std::string& bytes) {
     out.metadata = file.metadata;
     const auto config = file.metadata.find("config");
     if (config == file.metadata.end())
-        throw Error("not a model checkpoint: __metadata__ has no \"config\" (a JSON model config)");
-    out.config = model_config_from_json(config->second);
+        throw Error(Error::Code::bad_checkpoint, "not a model checkpoint: __metadata__ has no \"config\" (a JSON model config)");
+    try {
+        out.config = model_config_from_json(config->second);
+    } catch (const Error& e) {
+        throw Error(Error::Code::bad_checkpoint, e.what(), e.kind());  // a checkpoint's config is the checkpoint's fault
+    }
     const auto vocab = file.metadata.find("vocabulary");
     if (vocab != file.metadata.end()) {
-        const JsonValue list = parse_json(vocab->second);
-        if (!list.is(JsonValue::Type::array)) throw Error("checkpoint vocabulary must be a JSON list of strings");
+        const JsonValue list = parse_json(vocab->second, checkpoint_json());
+        if (!list.is(JsonValue::Type::array)) throw Error(Error::Code::bad_checkpoint, "checkpoint vocabulary must be a JSON list of strings");
         for (const JsonValue& t : list.array) {
-            if (!t.is(JsonValue::Type::string)) throw Error("checkpoint vocabulary must be a JSON list of strings");
+            if (!t.is(JsonValue::Type::string)) throw Error(Error::Code::bad_checkpoint, "checkpoint vocabulary must be a JSON list of strings");
             out.vocabulary.push_back(t.string);
         }
         if (static_cast<int>(out.vocabulary.size()) != out.config.vocab)
-            throw Error("checkpoint vocabulary has " + std::to_string(out.vocabulary.size()) +
+            throw Error(Error::Code::bad_checkpoint, "checkpoint vocabulary has " + std::to_string(out.vocabulary.size()) +
                         " tokens but the config says vocab " + std::to_string(out.config.vocab));
     }
     out.params = Parameters(out.config);
     for (const ParamInfo& p : out.params.layout()) {
         const Tensor* t = file.find(p.name);
-        if (!t) throw Error("checkpoint is missing tensor \"" + p.name + "\"");
+        if (!t) throw Error(Error::Code::bad_checkpoint, "checkpoint is missing tensor \"" + p.name + "\"");
         const std::vector<std::int64_t> want = p.vector ? std::vector<std::int64_t>{p.cols}
                                                         : std::vector<std::int64_t>{p.rows, p.cols};
         if (t->shape != want) {
@@ -253,18 +264,18 @@ Checkpoint load_checkpoint(const std::string& bytes) {
             for (std::size_t i = 0; i < t->shape.size(); ++i) got += (i ? ", " : "") + std::to_string(t->shape[i]);
             std::string expected;
             for (std::size_t i = 0; i < want.size(); ++i) expected += (i ? ", " : "") + std::to_string(want[i]);
-            throw Error("checkpoint tensor \"" + p.name + "\" has shape [" + got + "], the config needs [" + expected +
+            throw Error(Error::Code::bad_checkpoint, "checkpoint tensor \"" + p.name + "\" has shape [" + got + "], the config needs [" + expected +
                         "]");
         }
         for (std::size_t i = 0; i < t->data.size(); ++i)
             if (!std::isfinite(t->data[i]))
-                throw Error("checkpoint tensor \"" + p.name + "\" holds NaN or infinity (entry " + std::to_string(i) +
+                throw Error(Error::Code::bad_checkpoint, "checkpoint tensor \"" + p.name + "\" holds NaN or infinity (entry " + std::to_string(i) +
                             ")");
         std::copy(t->data.begin(), t->data.end(), out.params.flat().begin() + static_cast<std::ptrdiff_t>(p.offset));
     }
     for (const Tensor& t : file.tensors)
         if (!out.params.has(t.name))
-            throw Error("checkpoint has tensor \"" + t.name + "\", which this model config does not use");
+            throw Error(Error::Code::bad_checkpoint, "checkpoint has tensor \"" + t.name + "\", which this model config does not use");
     return out;
 }
 
@@ -307,14 +318,14 @@ std::unique_ptr<Trainer> Trainer::from_checkpoint(const std::string& bytes, cons
     tc.model = cp.config;
     const auto task = cp.metadata.find("task");
     if (task != cp.metadata.end()) {
-        const JsonValue v = parse_json(task->second);
+        const JsonValue v = parse_json(task->second, checkpoint_json());
         tc.task = parse_task(json_text(v, "name", "reverse"));
         tc.task_options.length = json_int(v, "length", 0);
         tc.task_options.max_vocab = json_int(v, "max_vocab", tc.task_options.max_vocab);
     }
     const auto train = cp.metadata.find("train");
     if (train != cp.metadata.end()) {
-        const JsonValue v = parse_json(train->second);
+        const JsonValue v = parse_json(train->second, checkpoint_json());
         tc.batch = json_int(v, "batch", tc.batch);
         tc.seed = static_cast<std::uint32_t>(json_number(v, "seed", tc.seed));
         tc.optimizer.lr = static_cast<float>(json_number(v, "lr", tc.optimizer.lr));
@@ -329,7 +340,7 @@ std::unique_ptr<Trainer> Trainer::from_checkpoint(const std::string& bytes, cons
         if (tc.task == TaskKind::text) tc.task_options.corpus = corpus;
         t->task_ = make_task(tc.task, tc.task_options);
         if (t->task_->vocabulary().tokens() != cp.vocabulary && !cp.vocabulary.empty())
-            throw Error(std::string("the checkpoint's vocabulary differs from the ") + task_name(tc.task) +
+            throw Error(Error::Code::bad_checkpoint, std::string("the checkpoint's vocabulary differs from the ") + task_name(tc.task) +
                         " task's (a different corpus or task version)");
         tc.task_options.corpus.clear();
     }
@@ -353,12 +364,12 @@ StepResult Trainer::step_on(const Batch& batch) { return checked_update(model_->
 
 StepResult Trainer::checked_update(const LossResult& r) {
     const int next = step_ + 1;
-    if (!std::isfinite(r.loss)) throw Error(step_failure(next, "the loss", config_.optimizer.lr));
+    if (!std::isfinite(r.loss)) throw Error(Error::Code::not_finite, step_failure(next, "the loss", config_.optimizer.lr));
     StepResult out;
     out.stats = r.stats;
     model_->backward(grads_, &out.stats);
     if (!all_finite(grads_.flat()))
-        throw Error(step_failure(next, "a gradient", config_.optimizer.lr));
+        throw Error(Error::Code::not_finite, step_failure(next, "a gradient", config_.optimizer.lr));
     // keep the last finite state so a step that overflows leaves nothing poisoned
     const std::vector<float> p = model_->params().flat(), m = optimizer_->m(), v = optimizer_->v();
     out.grad_norm = optimizer_->update(model_->params(), grads_, next);
@@ -366,7 +377,7 @@ StepResult Trainer::checked_update(const LossResult& r) {
         model_->params().flat() = p;
         optimizer_->m() = m;
         optimizer_->v() = v;
-        throw Error(step_failure(next, "an updated weight", config_.optimizer.lr));
+        throw Error(Error::Code::not_finite, step_failure(next, "an updated weight", config_.optimizer.lr));
     }
     step_ = next;
     out.step = step_;

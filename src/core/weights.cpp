@@ -27,7 +27,7 @@ Matrix glorot(int c, int d_head, std::uint32_t seed, Stream stream, bool share_h
 
 void check(const Matrix& m, const char* name, int c) {
     if (m.rows() != c || m.cols() != c)
-        throw Error(std::string(name) + " is " + std::to_string(m.rows()) + "x" + std::to_string(m.cols()) +
+        throw Error(Error::Code::bad_shape, std::string(name) + " is " + std::to_string(m.rows()) + "x" + std::to_string(m.cols()) +
                     ", expected " + std::to_string(c) + "x" + std::to_string(c) + " (d_model x d_model)");
     check_bounded(m, name);  // finite and within ±1e6 (bounds.hpp says why)
 }

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { REPO_ROOT } from './helpers.mjs';
@@ -17,6 +17,9 @@ const GLUE = path.join(REPO_ROOT, 'build', 'wasm', 'attention_core_embed.js');
 function bundle(change, extra = []) {
   const dir = mkdtempSync(path.join(tmpdir(), 'ap-bundle-'));
   cpSync(path.join(REPO_ROOT, 'web'), path.join(dir, 'web'), { recursive: true, filter: (src) => !src.includes(`${path.sep}generated`) });
+  // of the generated files, only the engine's constants (a module engine.js imports)
+  mkdirSync(path.join(dir, 'web', 'generated'));
+  copyFileSync(path.join(REPO_ROOT, 'web', 'generated', 'engine_constants.js'), path.join(dir, 'web', 'generated', 'engine_constants.js'));
   copyFileSync(GLUE, path.join(dir, 'glue.js'));
   change?.(dir);
   const out = path.join(dir, 'out.js');

@@ -15,7 +15,7 @@ const engine = await createEngine();
 
 const TOP_LEVEL_KEYS = ['config', 'tokens', 'embeddings', 'positional', 'input', 'w_query', 'w_key', 'w_value', 'w_output', 'mask', 'heads', 'concat', 'output'];
 const CONFIG_KEYS = ['d_model', 'heads', 'd_head', 'seed', 'positional', 'mask', 'scale'];
-const HEAD_KEYS = ['query', 'key', 'value', 'scores', 'scaled', 'weights', 'output'];
+const HEAD_KEYS = ['query', 'key', 'value', 'scores', 'scaled', 'row_max', 'row_sum', 'weights', 'output'];
 
 test('the CLI binary exists and --help prints usage with exit code 0', () => {
   assert.ok(existsSync(CLI), `no CLI at ${CLI} (set ATTN_CLI or build build/attn)`);

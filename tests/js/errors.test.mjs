@@ -4,7 +4,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createEngine, DEFAULT_SETTINGS } from '../../web/engine.js';
+import { createEngine, DEFAULT_SETTINGS, ERROR_CODES } from '../../web/engine.js';
 import { identityRows, maxRowSumError } from './helpers.mjs';
 
 const engine = await createEngine();
@@ -166,4 +166,81 @@ test('errors from the C++ core and from validation interleaved with runs give id
   const after = engine.run(settings);
   assert.deepEqual(after.output.data, before.output.data);
   assert.deepEqual(after.heads[1].weights.data, before.heads[1].weights.data);
+});
+
+// ---- machine-readable codes (err.code, attn::Error::Code) ---------------------------------
+
+// [behaviour, call, code]: the code says why, whatever the wording of the message
+const CODES = [
+  ['a number as sentence', () => engine.run({ sentence: 42 }), 'bad_input'],
+  ['heads 0', () => engine.run({ heads: 0 }), 'bad_input'],
+  ['dModel 10 with 3 heads', () => engine.run({ dModel: 10, heads: 3 }), 'bad_input'],
+  ['dModel above the limit of 1024', () => engine.run({ dModel: 4096, heads: 4 }), 'too_large'],
+  ['a trace above the MB limit', () => engine.run({ sentence: Array(1000).fill('w').join(' '), dModel: 16, heads: 16 }), 'too_large'],
+  ['3000 tokens, above the limit of 2048', () => engine.run({ sentence: Array(3000).fill('word').join(' ') }), 'too_many_tokens'],
+  ['padTo above the limit of 2048', () => engine.run({ padTo: 100000 }), 'too_many_tokens'],
+  ['a sentence above 65536 bytes (checked in JS)', () => engine.run({ sentence: 'a'.repeat(65537) }), 'too_many_tokens'],
+  ['runBatch of 65 sentences', () => engine.runBatch(Array(65).fill('a')), 'too_many_tokens'],
+  ['an empty sentence', () => engine.run({ sentence: '' }), 'empty_text'],
+  ['runBatch with an empty second sentence', () => engine.runBatch(['a b', '']), 'empty_text'],
+  ['an unpaired surrogate', () => engine.run({ sentence: 'a\uD800b' }), 'bad_text'],
+  ['an unknown mask name', () => engine.run({ mask: 'bogus' }), 'bad_mask'],
+  ['a custom mask of the wrong shape', () => engine.run({ sentence: 'a b c', mask: 'custom', customMask: [[1, 1], [1, 1]] }), 'bad_mask'],
+  ['mask "custom" without customMask', () => engine.run({ mask: 'custom' }), 'bad_mask'],
+  ['forward with a mask of the wrong shape', () => engine.forward({ x: [[1, 2, 3, 4], [4, 3, 2, 1]], weights: goodWeights(), heads: 2, mask: [[1]] }), 'bad_mask'],
+  ['weights of the wrong shape', () => engine.run({ sentence: 'a b', dModel: 4, heads: 2, weights: { ...goodWeights(), wOutput: identityRows(8) } }), 'bad_shape'],
+  ['a ragged matrix', () => engine.run({ sentence: 'a b', dModel: 4, heads: 2, weights: { ...goodWeights(), wKey: [[1, 0, 0, 0], [0, 1, 0]] } }), 'bad_shape'],
+  ['NaN in x', () => engine.forward({ x: [[1, NaN, 3, 4]], weights: goodWeights(), heads: 2 }), 'not_finite'],
+  ['weights of 1e19', () => engine.run({ sentence: 'a b', dModel: 4, heads: 2, weights: { ...goodWeights(), wKey: identityRows(4).map((r) => r.map((v) => v * 1e19)) } }), 'not_finite'],
+  ['a checkpoint that is not a .safetensors file', () => engine.loadTrainer(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8, 9])), 'bad_checkpoint'],
+];
+
+for (const [behaviour, call, code] of CODES) {
+  test(`${behaviour}: err.code is "${code}"`, () => {
+    let caught = null;
+    try {
+      call();
+    } catch (err) {
+      caught = err;
+    }
+    assert.ok(caught instanceof Error, `${behaviour}: an Error was thrown`);
+    assert.equal(caught.code, code, `${behaviour}: ${caught.message}`);
+  });
+}
+
+test('every error of every case carries a code from the C++ list (ERROR_CODES = engine.info.errorCodes)', () => {
+  assert.deepEqual([...ERROR_CODES], [...engine.info.errorCodes]);
+  for (const [behaviour, call] of [...CASES, ...CODES]) {
+    let caught = null;
+    try {
+      call();
+    } catch (err) {
+      caught = err;
+    }
+    assert.ok(ERROR_CODES.includes(caught?.code), `${behaviour}: code ${caught?.code} is one of ERROR_CODES`);
+    assert.notEqual(caught.code, 'internal', `${behaviour}: not an internal error`);
+  }
+});
+
+test('a trained model: more tokens than its context is too_long_for_model, a word outside a task vocabulary unknown_word, a disposed trainer bad_state', () => {
+  const corpus = 'the cat sat on the mat . the dog sat on the log . '.repeat(40);
+  const lm = engine.createTrainer({ task: 'text', corpus, length: 8, maxVocab: 20 });
+  const task = engine.createTrainer({ task: 'reverse' });  // digits only, no [UNK]
+  try {
+    assert.throws(() => lm.trace({ text: 'the cat '.repeat(5000) }), (e) => e.code === 'too_long_for_model');
+    assert.throws(() => task.trace({ text: 'xyzzy' }), (e) => e.code === 'unknown_word');
+  } finally {
+    lm.dispose();
+    task.dispose();
+  }
+  assert.throws(() => lm.step(1), (e) => e instanceof TypeError && e.code === 'bad_state');
+});
+
+test('a disposed engine throws a TypeError with code bad_state, and other engines keep working', async () => {
+  const other = await createEngine();
+  other.dispose();
+  assert.throws(() => other.run({ sentence: 'a b' }), (e) => e instanceof TypeError && e.code === 'bad_state');
+  assert.throws(() => other.forward({ x: [[1, 2, 3, 4]], weights: goodWeights(), heads: 2 }), (e) => e.code === 'bad_state');
+  other.dispose();  // twice is harmless
+  assertEngineStillWorks();
 });

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createEngine } from '../../web/engine.js';
-import { REPO_ROOT, prng } from './helpers.mjs';
+import { REPO_ROOT, prng, relativeError as relativeErrorOf } from './helpers.mjs';
 
 const engine = await createEngine();
 
@@ -30,18 +30,11 @@ function maskMatrix(t, allowed) {
   return { rows: t, cols: t, data };
 }
 
-/** max |a − b| / max(1, max |b|) */
+/** max |a − b| / max(1, max |b|) of two matrices of one shape (bench/numeric.mjs). */
 function relativeError(a, b) {
   assert.equal(a.rows, b.rows);
   assert.equal(a.cols, b.cols);
-  let diff = 0;
-  let scale = 1;
-  for (let i = 0; i < b.data.length; i++) {
-    if (!Number.isFinite(a.data[i])) return Infinity;
-    diff = Math.max(diff, Math.abs(a.data[i] - b.data[i]));
-    scale = Math.max(scale, Math.abs(b.data[i]));
-  }
-  return diff / scale;
+  return relativeErrorOf(a.data, b.data);
 }
 
 /** A random case: the fast path's mask and the equivalent matrix for the reference. */

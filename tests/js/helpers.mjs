@@ -44,17 +44,8 @@ export function cliArgs(s) {
   return args;
 }
 
-/** mulberry32: a small seeded PRNG returning floats in [0, 1). */
-export function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32 (bench/numeric.mjs, shared with the benchmarks). */
+export { prng, relativeError } from '../../bench/numeric.mjs';
 
 /**
  * Difference between a float and its reference: absolute when |ref| <= 1,

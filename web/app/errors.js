@@ -4,9 +4,14 @@
 export function describeError(e, hasResult) {
   const msg = String(e?.message ?? e);
   const keep = hasResult ? ' The page still shows the last sentence that worked.' : '';
-  if (/no tokens/.test(msg)) return { title: 'Nothing to show yet:', text: `the sentence is empty. Type a few words to see attention at work.${keep}` };
-  if (/reads at most/.test(msg)) return { title: 'This model reads short sentences:', text: `${msg}, the longest it was trained on. Shorten the sentence, or pick random weights, which read up to 2,048 tokens.${keep}` };
-  if (/not in the model.s vocabulary/.test(msg)) return { title: 'This model cannot read that word:', text: `${msg}. Use the words of the task it was trained on.${keep}` };
-  if (/tokens|MB|limit/.test(msg)) return { title: 'This is too much for the page:', text: `${msg}. Try a shorter sentence or fewer heads.${keep}` };
+  // the engine's error codes (engine.d.ts ErrorCode), not its wording
+  const code = e?.code;
+  if (code === 'empty_text') return { title: 'Nothing to show yet:', text: `the sentence is empty. Type a few words to see attention at work.${keep}` };
+  if (code === 'too_long_for_model') return { title: 'This model reads short sentences:', text: `${msg}, the longest it was trained on. Shorten the sentence, or pick random weights, which read up to 2,048 tokens.${keep}` };
+  if (code === 'unknown_word') return { title: 'This model cannot read that word:', text: `${msg}. Use the words of the task it was trained on.${keep}` };
+  if (code === 'too_many_tokens') return { title: 'This is too much for the page:', text: `${msg}. Try a shorter text.${keep}` };
+  // a full trace keeps 3·H·T² scores: heads and tokens are what it costs
+  if (code === 'too_large') return { title: 'This is too much for the page:', text: `${msg}. Try fewer heads or a shorter text.${keep}` };
+  if (code === 'out_of_memory') return { title: 'This is too much for the page:', text: `${msg}. Try fewer heads or a narrower model.${keep}` };
   return { title: 'The engine could not run these settings:', text: `${msg}.${keep}` };
 }

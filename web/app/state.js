@@ -8,7 +8,10 @@
 //
 // Indices (query, key, dim, head, shown) are 0-based, as in the trace.
 
-import { POSITIONALS, MASKS } from '../engine.js';
+// The engine's rules (limits, defaults, mask and positional kinds) come from the C++
+// through engine.js, which reads them from generated/engine_constants.js: known
+// before the wasm has loaded, so a link is parsed against the engine's own limits.
+import { POSITIONALS, MASKS, DEFAULT_SETTINGS, MAX_TOKENS, MAX_D_MODEL } from '../engine.js';
 import { cutText } from './text.js';
 import { STEPS } from './steps.js';
 import { encodeCells, decodeCells } from './mask-cells.js';
@@ -35,9 +38,10 @@ export const MAX_BATCH = 8;
 /** All batch text together, in UTF-16 units (the box's maxLength). */
 export const MAX_BATCH_CHARS = MAX_BATCH * MAX_SENTENCE_CHARS;
 export const MAX_CUSTOM_CELLS = 20000;
-export const MAX_INDEX = 2047;
+/** Largest token index (query, key, a custom mask cell): the engine's token limit − 1. */
+export const MAX_INDEX = MAX_TOKENS - 1;
 
-export const DEFAULT_SENTENCE = 'The animal didn\'t cross the street because it was too tired.';
+export const DEFAULT_SENTENCE = DEFAULT_SETTINGS.sentence;
 export const DEFAULT_BATCH = Object.freeze([
   'The cat sat on the mat.',
   'Dogs bark.',
@@ -58,18 +62,18 @@ export const FIELDS = Object.freeze({
   batch: { param: 'batch', kind: 'bool', default: false, label: 'batch mode' },
   sentences: { param: 'bs', kind: 'lines', default: DEFAULT_BATCH, label: 'batch sentences', when: (s) => s.batch },
   shown: { param: 'bi', kind: 'int', min: 0, max: MAX_BATCH - 1, default: 0, label: 'sentence shown', when: (s) => s.batch },
-  dModel: { param: 'c', kind: 'int', min: 1, max: 1024, default: 16, label: 'model width' },
-  heads: { param: 'h', kind: 'int', min: 1, max: 1024, default: 4, label: 'heads' },
-  seed: { param: 'seed', kind: 'int', min: 0, max: 4294967295, default: 42, label: 'seed' },
-  positional: { param: 'pe', kind: 'choice', choices: POSITIONALS, default: 'sinusoidal', label: 'positional encoding' },
-  mask: { param: 'mask', kind: 'choice', choices: MASKS, default: 'none', label: 'mask' },
+  dModel: { param: 'c', kind: 'int', min: 1, max: MAX_D_MODEL, default: DEFAULT_SETTINGS.dModel, label: 'model width' },
+  heads: { param: 'h', kind: 'int', min: 1, max: MAX_D_MODEL, default: DEFAULT_SETTINGS.heads, label: 'heads' },
+  seed: { param: 'seed', kind: 'int', min: 0, max: 4294967295, default: DEFAULT_SETTINGS.seed, label: 'seed' },
+  positional: { param: 'pe', kind: 'choice', choices: POSITIONALS, default: DEFAULT_SETTINGS.positional, label: 'positional encoding' },
+  mask: { param: 'mask', kind: 'choice', choices: MASKS, default: DEFAULT_SETTINGS.mask, label: 'mask' },
   customMask: { param: 'cm', kind: 'cells', default: Object.freeze([]), label: 'custom mask', when: (s) => s.customMask.length > 0 },
-  scale: { param: 'scale', kind: 'bool', default: true, label: 'scale' },
+  scale: { param: 'scale', kind: 'bool', default: DEFAULT_SETTINGS.scale, label: 'scale' },
   step: { param: 'step', kind: 'choice', choices: STEPS, default: 'embeddings', label: 'step' },
   query: { param: 'q', kind: 'int', min: 0, max: MAX_INDEX, default: 7, label: 'query token' },
   key: { param: 'k', kind: 'int', min: 0, max: MAX_INDEX, default: 1, label: 'key token' },
-  dim: { param: 'd', kind: 'int', min: 0, max: 1023, default: 0, label: 'dimension' },
-  head: { param: 'head', kind: 'int', min: 0, max: 1023, default: 0, label: 'head' },
+  dim: { param: 'd', kind: 'int', min: 0, max: MAX_D_MODEL - 1, default: 0, label: 'dimension' },
+  head: { param: 'head', kind: 'int', min: 0, max: MAX_D_MODEL - 1, default: 0, label: 'head' },
   speed: { param: 'speed', kind: 'choice', choices: SPEEDS, default: 1, label: 'speed' },
   theme: { param: 'theme', kind: 'choice', choices: THEMES, default: 'system', label: 'theme' },
 });

@@ -34,13 +34,12 @@ export function createSoftmaxStep(root, ctx) {
         'Softmax turns each row of scores into weights: take e to the power of each score, then divide by the row\u2019s total. Every weight is between 0 and 1, and each row adds up to exactly 1.',
         'Bigger scores get most of the weight; \u2212\u221e gets exactly 0.',
       );
-      // the row's maximum over allowed keys and the denominator, in double precision
-      let max = -Infinity;
-      for (let j = 0; j < T; j++) if (at(tr.mask, v.q, j)) max = Math.max(max, at(h.scaled, v.q, j));
-      let denom = 0;
-      for (let j = 0; j < T; j++) if (at(tr.mask, v.q, j)) denom += Math.exp(at(h.scaled, v.q, j) - max);
+      // the row's maximum over allowed keys and the denominator, as the engine computed them
+      // (its trace's rowMax, rowSum: the denominator is 0 only when every key is blocked)
+      const max = h.rowMax[v.q];
+      const denom = h.rowSum[v.q];
       const w = at(h.weights, v.q, k);
-      if (max === -Infinity) {
+      if (denom === 0) {
         f.formula.set([[`A[${v.q}, ${k}] = `, { result: w }], { caption: `Every key is blocked for query ${v.q}, so its whole row of weights is 0.` }]);
       } else if (!at(tr.mask, v.q, k)) {
         f.formula.set([[`A[${v.q}, ${k}] = exp(\u2212\u221e) / \u2026 = `, { result: w }], { caption: 'This key is masked, so its weight is exactly 0.' }]);
