@@ -83,9 +83,12 @@ function checkInPage(step) {
     const result = Number(section.querySelector('[data-testid="formula-result"]').dataset.value);
     checked++;
     if (!close(result, f(i, j))) mismatches.push(`formula result: page ${result}, engine ${f(i, j)}`);
-    // the formula's printed value is the result rounded
-    const shown = section.querySelector('[data-testid="formula-result"]').textContent.replace('\u2212', '-');
-    if (Number.isFinite(result) && Math.abs(Number(shown) - result) > 0.0005 + 1e-9 && !/e/.test(shown)) mismatches.push(`formula text ${shown} vs ${result}`);
+    // the formula's printed value is the result rounded (formatValue: U+2212 minus,
+    // also in the exponent): within half a unit of its last digit
+    const shown = section.querySelector('[data-testid="formula-result"]').textContent.replace(/\u2212/g, '-');
+    const [mant, ex] = shown.split('e');
+    const half = 0.5 * 10 ** (-((mant.split('.')[1] ?? '').length) + Number(ex ?? 0));
+    if (Number.isFinite(result) && !(Math.abs(Number(shown) - result) <= half * (1 + 1e-9) + 1e-12)) mismatches.push(`formula text ${shown} vs ${result}`);
     const sum = section.querySelector('[data-testid="softmax-sum"]');
     if (sum && Math.abs(Number(sum.dataset.value) - 1) > 1e-5 && trace.mask.data.subarray(q * T, (q + 1) * T).some(Boolean)) mismatches.push(`softmax row sum ${sum.dataset.value}`);
     return { checked, mismatches, q, k };
@@ -136,7 +139,10 @@ test('hovering a cell shows the engine\'s exact value and where it came from', a
     assert.equal(shown, want);
     const text = await page.getByTestId('tooltip').textContent();
     assert.match(text, /q.·k.|Σ_d/, 'provenance');
-    assert.match(await tip.textContent(), /^[\u2212]?\d\.\d{6}|^[\u2212]?\d+\.\d+/);
+    // seven significant digits by formatValue (U+2212 minus), and the value it shows is the engine's
+    const tipText = await tip.textContent();
+    assert.match(tipText, /^\u2212?(\d\.\d{6}(e\u2212?\d+)?|\d+\.\d+)$/);
+    assert.ok(Math.abs(Number(tipText.replace(/\u2212/g, '-')) - want) <= 5e-7 * Math.max(1e-3, Math.abs(want)) * 10, tipText);
   }
   // a masked cell says so
   await page.locator('.step-btn[data-step="masked"]').click();

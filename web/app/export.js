@@ -11,7 +11,7 @@
 // when a document is given (a canvas measures it), else estimated.
 
 import { lutIndex, lutCss } from './palette.js';
-import { tokenLabel, formatCell } from './format.js';
+import { tokenLabel, excerpt, formatValue, DIGITS } from './format.js';
 import { stepEntry, STEP_REGISTRY } from './steps.js';
 
 /**
@@ -35,7 +35,7 @@ export function stepFigure(trace, state) {
   const keep = (text) => text.replace(/ /g, '\u00a0');
   const sizes = [keep(`C = d_model = ${c.dModel}`), keep(`H = ${c.heads} head${c.heads === 1 ? '' : 's'}`), keep(`d_k = ${c.dHead}`), trace.model ? 'trained weights' : keep(`seed ${c.seed}`)];
   return {
-    title, caption: `${caption}. Sentence: \u201c${tokenLabel(trace.sentence ?? '', 60)}\u201d (${sizes.join(', ')}).`,
+    title, caption: `${caption}. Sentence: \u201c${excerpt(trace.sentence ?? '', 60)}\u201d (${sizes.join(', ')}).`,
     step: state.step, stepTitle: stepEntry(state.step)?.title,
     rows: m.rows, cols: m.cols, values: m.data, rowLabels: tokens, colLabels, kind, blocked,
   };
@@ -119,7 +119,7 @@ function cellStyle(fig, L, palette, i) {
   if (fig.blocked && fig.blocked[i]) return { fill: palette.masked, text: palette.maskedText, label: '\u2212\u221e' };
   const lut = fig.kind === 'sequential' ? palette.sequential : palette.diverging;
   const k = lutIndex(fig.values[i], fig.kind, L.range);
-  return { fill: lutCss(lut, k), text: lut.dark[k] ? palette.lightText : palette.darkText, label: formatCell(fig.values[i]) };
+  return { fill: lutCss(lut, k), text: lut.dark[k] ? palette.lightText : palette.darkText, label: formatValue(fig.values[i]) };
 }
 
 // Characters XML 1.0 forbids in a document, even as &#x…; references: C0
@@ -164,7 +164,7 @@ export function figureToSvg(fig, palette, { doc = null } = {}) {
       if (L.showNumbers) out.push(`<text x="${x + L.cell / 2}" y="${y + L.cell / 2}" font-size="11" text-anchor="middle" dominant-baseline="middle" fill="${s.text}">${escapeXml(s.label)}</text>`);
     }
   }
-  const note = fig.kind === 'sequential' ? `colour: 0 \u2026 ${formatCell(L.range)}` : `colour: \u2212${formatCell(L.range)} (blue) \u2026 0 \u2026 +${formatCell(L.range)} (orange)`;
+  const note = fig.kind === 'sequential' ? `colour: 0 \u2026 ${formatValue(L.range)}` : `colour: \u2212${formatValue(L.range)} (blue) \u2026 0 \u2026 +${formatValue(L.range)} (orange)`;
   out.push(`<text x="16" y="${L.height - 18}" font-size="12" fill="${escapeXml(palette.muted)}">${escapeXml(note)} \u00b7 Attention Playground</text>`);
   out.push('</svg>');
   return out.join('\n');
@@ -219,7 +219,7 @@ export function figureToCanvas(fig, palette, doc, scale = 2) {
   ctx.textAlign = 'left';
   ctx.fillStyle = palette.muted;
   ctx.font = `12px ${palette.font}`;
-  const note = fig.kind === 'sequential' ? `colour: 0 \u2026 ${formatCell(L.range)}` : `colour: \u2212${formatCell(L.range)} (blue) \u2026 0 \u2026 +${formatCell(L.range)} (orange)`;
+  const note = fig.kind === 'sequential' ? `colour: 0 \u2026 ${formatValue(L.range)}` : `colour: \u2212${formatValue(L.range)} (blue) \u2026 0 \u2026 +${formatValue(L.range)} (orange)`;
   ctx.fillText(`${note} \u00b7 Attention Playground`, 16, L.height - 18);
   return canvas;
 }
