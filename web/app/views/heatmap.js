@@ -208,5 +208,9 @@ export function createHeatmap(parent, { id, tooltip, describe, onCellClick, comp
     set hidden(value) {
       figure.hidden = value;
     },
+    /** The colour scale the reader picked (one of SCALES: auto, fixed, row), for the export. */
+    get scaleChoice() {
+      return scaleChoice;
+    },
   };
 }
