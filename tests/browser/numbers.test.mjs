@@ -5,6 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness, STEPS, waitStep, hoverCell } from './harness.mjs';
+import { numberProblems, canvasLabelProblems } from './number-check.mjs';
 
 let h;
 before(async () => { h = await startHarness(); });
@@ -151,3 +152,52 @@ test('hovering a cell shows the engine\'s exact value and where it came from', a
   await page.waitForFunction(() => /blocked/.test(document.querySelector('[data-testid="tooltip"]').textContent));
   assert.equal(await page.getByTestId('tooltip-value').getAttribute('data-value'), '-Infinity');
 });
+
+/** Issue #16 on the current page: no number with a hyphen-minus or clipped, no label cut (DOM and canvas). */
+async function assertReadable(page, where) {
+  assert.deepEqual(await numberProblems(page, '#app'), [], `${where}: numbers`);
+  const { problems, checked } = await canvasLabelProblems(page, '#app');
+  assert.deepEqual(problems, [], `${where}: canvas labels`);
+  return checked;
+}
+
+test('no visible number has a hyphen-minus or is clipped, and no token label is cut, on all twelve steps', async () => {
+  const { page, errors } = await h.open('');
+  let labels = 0;
+  for (const step of STEPS) {
+    await page.locator(`.step-btn[data-step="${step}"]`).click();
+    await waitStep(page, step);
+    labels += await assertReadable(page, step);
+  }
+  assert.ok(labels > 100, `${labels} canvas labels checked`);
+  assert.deepEqual(errors, []);
+});
+
+test('a 300-token text at softmax: numbers unclipped with U+2212, labels whole', async () => {
+  const words = ['the', 'cat', 'sat', 'on', 'a', 'mat'];
+  const sentence = Array.from({ length: 300 }, (_, i) => words[i % words.length]).join(' ');
+  const { page, errors } = await h.open(`#step=softmax&q=150&s=${encodeURIComponent(sentence)}`);
+  await waitStep(page, 'softmax');
+  assert.equal(await page.locator('[data-testid="hm-softmax"] canvas').getAttribute('data-rows'), '300');
+  const labels = await assertReadable(page, 'softmax, 300 tokens');
+  assert.ok(labels > 20, `${labels} canvas labels checked`);
+  assert.deepEqual(errors, []);
+});
+
+const LONG = 'Pneumonoultramicroscopicsili'; // 28 letters
+
+for (const viewport of [{ width: 1280, height: 900 }, { width: 390, height: 844 }]) {
+  test(`a 28-letter word at ${viewport.width}\u00d7${viewport.height}: shown whole in the chips and on every map (scores, softmax, output)`, async () => {
+    const { page, errors } = await h.open(`#s=${encodeURIComponent(`The ${LONG} cat sat on the mat`)}`, { viewport });
+    assert.ok((await page.locator('.chip-text').allTextContents()).includes(LONG), 'the chip holds the whole word');
+    for (const step of ['scores', 'softmax', 'output']) {
+      await page.locator(`.step-btn[data-step="${step}"]`).click();
+      await waitStep(page, step);
+      await assertReadable(page, `${step} at ${viewport.width}`);
+      // the word's row label on the step's main map, drawn whole (on one line or two)
+      const drawn = JSON.parse(await page.locator(`[data-testid="hm-${step}"] canvas`).getAttribute('data-row-labels'));
+      assert.equal(drawn.find(([i]) => i === 1).slice(2).join(''), LONG, step);
+    }
+    assert.deepEqual(errors, []);
+  });
+}
