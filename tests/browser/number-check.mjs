@@ -30,7 +30,7 @@ export function numberProblems(page, root) {
       if (el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1) out.push({ text: el.textContent.trim().slice(0, 80), why: `clipped: scrollWidth ${el.scrollWidth} > clientWidth ${el.clientWidth}` });
     }
     // token labels: shown whole, never cut with an ellipsis
-    for (const el of base.querySelectorAll('.cx-bar-label, .chip-text, .tr-tok, .tr-pred-in, .tr-pred-out')) {
+    for (const el of base.querySelectorAll('.cx-bar-label, .chip-text, .tr-tok, .tr-pred-in, .tr-pred-out, .bars-key, .prediction-word, .lines-svg text')) {
       if (!el.getClientRects().length || el.closest('[hidden]')) continue;
       if (el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0) out.push({ text: el.textContent, why: 'token label clipped' });
       if (/\u2026$/.test(el.textContent)) out.push({ text: el.textContent, why: 'token label cut with …' });
