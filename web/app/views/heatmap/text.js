@@ -47,7 +47,7 @@ export function createTextFitter(maxEntries = 4000) {
 /**
  * A label in one or two lines, never cut: [text] when it fits maxW (or when
  * twoLines is false), else text split in two where the longer half is shortest
- * (a break after a space, hyphen or underscore wins when it is nearly as good).
+ * (a break after a space, hyphen, underscore, slash or dot wins when its longer half is at most 25% longer).
  * The lines may still be wider than maxW: the layout sized the gutter for them.
  */
 export function labelLines(ctx, text, maxW, twoLines = true) {
@@ -60,7 +60,7 @@ export function labelLines(ctx, text, maxW, twoLines = true) {
     const b = chars.slice(k).join('');
     const w = Math.max(ctx.measureText(a).width, ctx.measureText(b).width);
     const soft = /[\s\-_/.]/.test(chars[k - 1]);
-    const score = w * (soft ? 0.9 : 1);
+    const score = w * (soft ? 0.8 : 1);
     if (!best || score < best.score) best = { score, lines: [a.trimEnd(), b] };
   }
   return best.lines;
