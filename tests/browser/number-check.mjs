@@ -32,7 +32,17 @@ export function numberProblems(page, root) {
     // token labels: shown whole, never cut with an ellipsis
     for (const el of base.querySelectorAll('.cx-bar-label, .chip-text, .tr-tok, .tr-pred-in, .tr-pred-out, .bars-key, .prediction-word, .lines-svg text')) {
       if (!el.getClientRects().length || el.closest('[hidden]')) continue;
-      if (el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0) out.push({ text: el.textContent, why: 'token label clipped' });
+      if (el instanceof SVGTextElement) {
+        // an SVG label: its drawn box inside its svg (an svg clips what falls outside)
+        const box = el.getBBox();
+        const svg = el.ownerSVGElement;
+        const vb = svg.viewBox.baseVal;
+        const W = vb && vb.width ? vb.width : svg.width.baseVal.value;
+        if (box.x < -0.5 || box.x + box.width > W + 0.5) out.push({ text: el.textContent, why: `svg label outside its svg: x ${box.x.toFixed(1)} … ${(box.x + box.width).toFixed(1)} of ${W}` });
+        if ([el, ...el.querySelectorAll('tspan')].some((t) => /\u2026$/.test(t.textContent))) out.push({ text: el.textContent, why: 'token label cut with …' });
+        continue;
+      }
+      if (el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0) out.push({ text: el.textContent, why: `token label clipped (.${el.className}: scrollWidth ${el.scrollWidth} > clientWidth ${el.clientWidth})` });
       if (/\u2026$/.test(el.textContent)) out.push({ text: el.textContent, why: 'token label cut with …' });
     }
     return out;

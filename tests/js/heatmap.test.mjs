@@ -86,7 +86,7 @@ function sizedMeasure() {
 test('fitLabel: a label fits in its font, else shrinks (not below minPx), else goes on two lines; the text is always whole', () => {
   const ctx = sizedMeasure();
   const o = { family: 'sans-serif', basePx: 12, minPx: 9, maxW: 100 };
-  assert.deepEqual(fitLabel(ctx, 'cat', { ...o, twoLines: true }), { px: 12, lines: ['cat'], width: 0.6 * 12 * 3 });
+  assert.deepEqual(fitLabel(ctx, 'cat', { ...o, twoLines: true }), { px: 12, lines: ['cat'], width: 0.6 * 12 * 3, cut: false });
   const mid = fitLabel(ctx, 'x'.repeat(16), { ...o, twoLines: true }); // 115 px at 12 px: shrinks
   assert.ok(mid.px < 12 && mid.px >= 9 && mid.width <= 100 && mid.lines.length === 1, JSON.stringify(mid));
   const word = 'Pneumonoultramicroscopicsili'; // 28 letters: 151 px even at 9 px
@@ -98,6 +98,15 @@ test('fitLabel: a label fits in its font, else shrinks (not below minPx), else g
   const one = fitLabel(ctx, word, { ...o, twoLines: false });
   assert.deepEqual(one.lines, [word]);
   assert.ok(one.width > 100, 'one line: wider than maxW, the gutter grows');
+  assert.equal(one.cut, false);
+  // a token of thousands of characters: two lines cut visibly at hardMaxW, found in a few dozen measures
+  let measured = 0;
+  const counting = { get font() { return ctx.font; }, set font(f) { ctx.font = f; }, measureText: (t) => { measured++; return ctx.measureText(t); } };
+  const huge = fitLabel(counting, 'a'.repeat(20000), { ...o, twoLines: true, hardMaxW: 200 });
+  assert.equal(huge.cut, true);
+  assert.equal(huge.lines.length, 2);
+  assert.ok(huge.lines[1].endsWith('\u2026') && huge.width <= 200, JSON.stringify({ w: huge.width, n: huge.lines.map((l) => l.length) }));
+  assert.ok(measured < 200, `${measured} measures`);
   // a break after a space or hyphen is preferred when nearly balanced
   const hy = labelLines(ctx, 'state-of-the-art-model', 60);
   assert.equal(hy.join(''), 'state-of-the-art-model');

@@ -226,7 +226,7 @@ export function figureToSvg(fig, palette, { doc = null } = {}) {
   }
   // masked cells hatched, as on the page (one path: the rect count stays one per cell)
   if (hatch.length) out.push(`<path class="masked-hatch" d="${hatch.map(([a, b, c, d]) => `M${a} ${b}L${c} ${d}`).join('')}" stroke="${escapeXml(palette.maskedText)}" stroke-opacity="0.28" stroke-width="1" fill="none"/>`);
-  L.legendLines.forEach((line, i) => out.push(`<text class="legend" x="16" y="${L.legendY[i]}" font-size="${TEXT_PX}" fill="${escapeXml(palette.muted)}">${escapeXml(line)}</text>`));
+  L.legendLines.forEach((line, i) => out.push(`<text x="16" y="${L.legendY[i]}" class="legend" font-size="${TEXT_PX}" fill="${escapeXml(palette.muted)}">${escapeXml(line)}</text>`));
   out.push('</svg>');
   return out.join('\n');
 }

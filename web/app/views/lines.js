@@ -24,11 +24,12 @@ export function createLinesView(parent, { onSelectQuery, getWidth = null }) {
   const fitLabel = createLabelFitter(2000);
   /**
    * A token label as tspans, whole (issue #16): in 12 px, or shrunk down to 9 px,
-   * or on two lines (a row holds two at 9 px) to fit maxW (heatmap/text.js fitLabel).
+   * or on two lines (a row holds two at 9 px) to fit maxW (heatmap/text.js fitLabel);
+   * only a token too long for two such lines is cut, with "…" (its aria-label is whole).
    * lead: tspans before the label on its first line; x: where a second line starts.
    */
   const labelSpans = (family, text, maxW, x, lead = []) => {
-    const { px, lines } = fitLabel(measurer, text, { family, basePx: 12, minPx: 9, maxW, twoLines: true });
+    const { px, lines } = fitLabel(measurer, text, { family, basePx: 12, minPx: 9, maxW, twoLines: true, hardMaxW: maxW });
     const size = px !== 12 ? { 'font-size': px } : {};
     if (lines.length === 1) return [...lead, svgEl('tspan', size, lines[0])];
     const lh = Math.ceil(px * 1.2);

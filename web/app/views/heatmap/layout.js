@@ -25,6 +25,12 @@ export const MIN_LABEL_PX = 9;
 export const labelLineH = (px) => Math.ceil(px * 1.2);
 /** The share of a map's width its row-label gutter may take before labels shrink. */
 export const GUTTER_SHARE = 0.2;
+/**
+ * The widest a label line may grow a gutter to (px) when even two lines at
+ * MIN_LABEL_PX do not fit: beyond it (a token of hundreds of characters) the
+ * label is cut, visibly, with "…"; the tooltip and the readout give it whole.
+ */
+export const HARD_LABEL_W = 200;
 
 /**
  * How token labels fit a gutter whose text may be maxW wide, never cut (issue #16):
@@ -33,8 +39,8 @@ export const GUTTER_SHARE = 0.2;
  * holds two, else on one line and the gutter grows to it (text.js fitLabel).
  * Returns {opts (fitLabel's options, for drawing), width: the widest label as drawn}.
  */
-export function planLabels(ctx, texts, { family, basePx, maxW, room, fit = fitLabel }) {
-  const opts = { family, basePx, minPx: MIN_LABEL_PX, maxW, twoLines: room >= 2 * labelLineH(MIN_LABEL_PX) };
+export function planLabels(ctx, texts, { family, basePx, maxW, room, hardMaxW = HARD_LABEL_W, fit = fitLabel }) {
+  const opts = { family, basePx, minPx: MIN_LABEL_PX, maxW, twoLines: room >= 2 * labelLineH(MIN_LABEL_PX), hardMaxW: Math.max(maxW, hardMaxW) };
   let width = 0;
   for (const t of texts) width = Math.max(width, fit(ctx, t, opts).width);
   return { opts, width };
@@ -127,7 +133,8 @@ export function computeLayout(m, { measure: ctx, compact, width, share, rowTexts
   const space = Math.floor(width * (narrow ? 1 : share));
   const labelMax = Math.max(compact || narrow ? 64 : 96, Math.floor(GUTTER_SHARE * space));
   const rowRoom = Math.max(NUM_H, Math.min(24, Math.floor((maxH - 90) / Math.max(1, rows))));
-  let rowPlan = planLabels(ctx, rowTexts, { family, basePx: fontPx, maxW: labelMax - 10, room: rows <= MAX_NUMBER_ROWS ? rowRoom : 0, fit });
+  const hardMaxW = Math.max(HARD_LABEL_W, Math.floor(0.45 * space));
+  let rowPlan = planLabels(ctx, rowTexts, { family, basePx: fontPx, maxW: labelMax - 10, room: rows <= MAX_NUMBER_ROWS ? rowRoom : 0, hardMaxW, fit });
   ctx.font = font;
   const labelGuess = rowPlan.width + 10;
   const env = { rows, cols, compact, narrow, labelGuess, maxH, numberW };
@@ -141,7 +148,7 @@ export function computeLayout(m, { measure: ctx, compact, width, share, rowTexts
   const rowStep = ch >= 11 ? 1 : Math.ceil(12 / ch);
   // two-line labels need two lines' height in a row; else one line in the shrunk font, the gutter as wide as it
   if (rowPlan.opts.twoLines && ch * rowStep < 2 * labelLineH(MIN_LABEL_PX)) {
-    rowPlan = planLabels(ctx, rowTexts, { family, basePx: fontPx, maxW: labelMax - 10, room: 0, fit });
+    rowPlan = planLabels(ctx, rowTexts, { family, basePx: fontPx, maxW: labelMax - 10, room: 0, hardMaxW, fit });
   }
   ctx.font = font;
   const labelW = rowTexts.length && ch * rowStep >= 10 ? Math.ceil(rowPlan.width + 10) : 4;
