@@ -19,7 +19,7 @@
 //
 // The pieces live in ./heatmap/: layout (sizes), colors (value → colour image),
 // draw (cells, numbers, labels, selection), legend, readout (the DOM row),
-// interaction (hover, tap, keys), text (label fitting), memo (cache keys).
+// interaction (hover, tap, keys), text (label fitting: whole, shrunk or on two lines), memo (cache keys).
 // Every cache belongs to one heatmap instance; nothing is kept at module level.
 
 import { el } from './dom.js';
@@ -30,11 +30,11 @@ import { createLegend } from './heatmap/legend.js';
 import { createReadout } from './heatmap/readout.js';
 import { attachInteraction, scrollCellIntoView } from './heatmap/interaction.js';
 import { createScrollCues } from './heatmap/scrollcue.js';
-import { createMeasurer, createTextFitter, createLabelFitter, fitText } from './heatmap/text.js';
+import { createMeasurer, createLabelFitter, fitLabel } from './heatmap/text.js';
 import { createDeps } from './heatmap/memo.js';
 
-// label fitting, for views that draw text the same way
-export { fitText, createTextFitter };
+// label fitting, for views that draw labels the same way
+export { fitLabel, createLabelFitter };
 
 /** Drawn labels are listed in the canvas's data-row-labels / data-col-labels (JSON, for tests) up to this many. */
 const MAX_LISTED_LABELS = 512;
@@ -56,7 +56,7 @@ export function createHeatmap(parent, { id, tooltip, describe, onCellClick, comp
 
   // ---- what this instance owns ---------------------------------------------------
   const measure = createMeasurer();
-  const fitLabel = createLabelFitter();
+  const labelFit = createLabelFitter(); // this map's cached text.js fitLabel
   const image = document.createElement('canvas'); // one pixel per cell
   const imageDeps = createDeps();
   const labelCanvas = document.createElement('canvas'); // the label gutters, redrawn when their inputs change
@@ -103,7 +103,7 @@ export function createHeatmap(parent, { id, tooltip, describe, onCellClick, comp
     const width = (getWidth ? getWidth() : figure.parentElement?.clientWidth) || 600;
     const win = figure.ownerDocument.defaultView;
     const maxH = Math.round(0.72 * (win.innerHeight || 900)); // .hm-scroll's max-height: 72vh
-    return computeLayout(m, { measure, compact, width, share: shareNow, rowTexts, maxH, numberW: widestNumber, fit: fitLabel });
+    return computeLayout(m, { measure, compact, width, share: shareNow, rowTexts, maxH, numberW: widestNumber, fit: labelFit });
   }
 
   /** Thumbnails taller than MAX_ASPECT × their width scroll; the selected cell stays in view when the selection moves. */
@@ -151,7 +151,7 @@ export function createHeatmap(parent, { id, tooltip, describe, onCellClick, comp
       const lctx = labelCanvas.getContext('2d');
       lctx.setTransform(dpr, 0, 0, dpr, 0, 0);
       lctx.clearRect(0, 0, W, H);
-      const drawn = drawLabels(lctx, L, m, rowTexts, fitLabel);
+      const drawn = drawLabels(lctx, L, m, rowTexts, labelFit);
       // what the gutters show, for tests: the label texts (lines joined by \n), their fonts and room
       // (data-row-labels: [[index, font px, line, …], …]; data-label-w, data-head-h: the gutters' sizes)
       const list = (items, key) => (items.length <= MAX_LISTED_LABELS ? JSON.stringify(items.map((d) => [d[key], d.px, ...d.lines])) : '');
