@@ -12,6 +12,8 @@ const MAX_TOKENS = 64;
 const ROW_H = 22;
 export const TOP_K = 12;
 const DIGITS = 2; // significant digits of the weights (format.js: formatValue)
+/** The width of the band the lines cross: 30% of the view, 20% on a phone (the labels need the room), at least 64 px. */
+const midWidth = (width) => Math.max(64, Math.round(width * (width < 480 ? 0.2 : 0.3)));
 
 export function createLinesView(parent, { onSelectQuery, getWidth = null }) {
   const shape = el('span', 'hm-shape', { text: 'thickness = weight' });
@@ -43,7 +45,7 @@ export function createLinesView(parent, { onSelectQuery, getWidth = null }) {
   function build(labels, width, font) {
     clear(holder);
     const T = labels.length;
-    const mid = Math.max(70, Math.round(width * 0.3));
+    const mid = midWidth(width);
     const side = Math.floor((width - mid) / 2);
     const numW = 34;
     const top = 22;
@@ -114,7 +116,7 @@ export function createLinesView(parent, { onSelectQuery, getWidth = null }) {
       ? `${T} tokens: the ${keys.length} keys with the largest weights for query ${q} (${formatValue(share * 100, 2)}% of its weight). The heatmap shows all ${T}.`
       : `${T} tokens: query ${q} may look at no key (every key is masked).`;
     shape.textContent = `top ${TOP_K} of ${T} keys \u00b7 thickness = weight \u00f7 the largest`;
-    const mid = Math.max(70, Math.round(width * 0.3));
+    const mid = midWidth(width);
     const side = Math.floor((width - mid) / 2);
     const top = 22;
     const n = Math.max(1, keys.length);
