@@ -30,9 +30,19 @@ export function numberProblems(page, root) {
       if (el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1) out.push({ text: el.textContent.trim().slice(0, 80), why: `clipped: scrollWidth ${el.scrollWidth} > clientWidth ${el.clientWidth}` });
     }
     // token labels: shown whole, never cut with an ellipsis
-    for (const el of base.querySelectorAll('.cx-bar-label, .chip-text, .tr-tok, .tr-pred-in, .tr-pred-out')) {
+    for (const el of base.querySelectorAll('.cx-bar-label, .chip-text, .tr-tok, .tr-pred-in, .tr-pred-out, .bars-key, .prediction-word, .lines-svg text')) {
       if (!el.getClientRects().length || el.closest('[hidden]')) continue;
-      if (el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0) out.push({ text: el.textContent, why: 'token label clipped' });
+      if (el instanceof SVGTextElement) {
+        // an SVG label: its drawn box inside its svg (an svg clips what falls outside)
+        const box = el.getBBox();
+        const svg = el.ownerSVGElement;
+        const vb = svg.viewBox.baseVal;
+        const W = vb && vb.width ? vb.width : svg.width.baseVal.value;
+        if (box.x < -0.5 || box.x + box.width > W + 0.5) out.push({ text: el.textContent, why: `svg label outside its svg: x ${box.x.toFixed(1)} … ${(box.x + box.width).toFixed(1)} of ${W}` });
+        if ([el, ...el.querySelectorAll('tspan')].some((t) => /\u2026$/.test(t.textContent))) out.push({ text: el.textContent, why: 'token label cut with …' });
+        continue;
+      }
+      if (el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0) out.push({ text: el.textContent, why: `token label clipped (.${el.className}: scrollWidth ${el.scrollWidth} > clientWidth ${el.clientWidth})` });
       if (/\u2026$/.test(el.textContent)) out.push({ text: el.textContent, why: 'token label cut with …' });
     }
     return out;
@@ -53,3 +63,46 @@ export const NOTATION_ITEMS = [
   /W_Q, W_K, W_V, W_O/,
   /S = Q\u00b7K\u1d40 scores, S\u2032 = S\/\u221ad_k \(or S when scaling is off\) after scaling and masking, A = softmax\(S\u2032\) weights/,
 ];
+
+/**
+ * Problems of the token labels drawn on the heatmap canvases inside `root`
+ * (listed by the heatmap in data-row-labels / data-col-labels as [index, font px,
+ * line, …]): a label cut with "…", a line wider than its gutter (measured in the
+ * drawn font), a font below 9 px, or a row label that is not its token whole
+ * (the token chips give the tokens, when the map has one row per token).
+ * Returns [{map, text, why}] and how many labels were checked.
+ */
+export function canvasLabelProblems(page, root) {
+  return page.evaluate((sel) => {
+    const out = [];
+    let checked = 0;
+    const base = document.querySelector(sel);
+    const tokens = [...document.querySelectorAll('[data-testid="token-chip"] .chip-text')].map((c) => c.textContent);
+    const ctx = document.createElement('canvas').getContext('2d');
+    for (const canvas of base.querySelectorAll('canvas.hm-canvas')) {
+      if (!canvas.getClientRects().length || canvas.closest('[hidden]')) continue;
+      const d = canvas.dataset;
+      const map = canvas.closest('[data-testid^="hm-"]')?.dataset.testid ?? '?';
+      const rows = Number(d.rows);
+      const check = (json, room, isRow) => {
+        if (!json) return;
+        for (const [index, px, ...lines] of JSON.parse(json)) {
+          checked++;
+          const text = lines.join('');
+          if (px < 9) out.push({ map, text, why: `font ${px}px below 9px` });
+          if (/\u2026$/.test(text) && !(isRow && tokens[index]?.endsWith('\u2026'))) out.push({ map, text, why: 'label cut with …' });
+          for (const line of lines) {
+            ctx.font = `600 ${px}px ${d.labelFont}`;
+            const w = ctx.measureText(line).width;
+            if (w > room + 0.5) out.push({ map, text: line, why: `line ${w.toFixed(1)}px wider than its room ${room}px` });
+          }
+          if (isRow && rows === tokens.length && text !== tokens[index] && text !== `${index} \u00b7 ${tokens[index]}`) out.push({ map, text, why: `row ${index} label is not the token "${tokens[index]}"` });
+        }
+      };
+      check(d.rowLabels, Number(d.labelW) - 8, true);
+      if (d.colMode === 'vertical') check(d.colLabels, Number(d.headH) - 8, false);
+      else if (d.colMode === 'horizontal') check(d.colLabels, Number(d.cw) - 4, false);
+    }
+    return { problems: out, checked };
+  }, root);
+}

@@ -5,6 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness, STEPS, waitStep, hoverCell } from './harness.mjs';
+import { numberProblems, canvasLabelProblems } from './number-check.mjs';
 
 let h;
 before(async () => { h = await startHarness(); });
@@ -83,9 +84,12 @@ function checkInPage(step) {
     const result = Number(section.querySelector('[data-testid="formula-result"]').dataset.value);
     checked++;
     if (!close(result, f(i, j))) mismatches.push(`formula result: page ${result}, engine ${f(i, j)}`);
-    // the formula's printed value is the result rounded
-    const shown = section.querySelector('[data-testid="formula-result"]').textContent.replace('\u2212', '-');
-    if (Number.isFinite(result) && Math.abs(Number(shown) - result) > 0.0005 + 1e-9 && !/e/.test(shown)) mismatches.push(`formula text ${shown} vs ${result}`);
+    // the formula's printed value is the result rounded (formatValue: U+2212 minus,
+    // also in the exponent): within half a unit of its last digit
+    const shown = section.querySelector('[data-testid="formula-result"]').textContent.replace(/\u2212/g, '-');
+    const [mant, ex] = shown.split('e');
+    const half = 0.5 * 10 ** (-((mant.split('.')[1] ?? '').length) + Number(ex ?? 0));
+    if (Number.isFinite(result) && !(Math.abs(Number(shown) - result) <= half * (1 + 1e-9) + 1e-12)) mismatches.push(`formula text ${shown} vs ${result}`);
     const sum = section.querySelector('[data-testid="softmax-sum"]');
     if (sum && Math.abs(Number(sum.dataset.value) - 1) > 1e-5 && trace.mask.data.subarray(q * T, (q + 1) * T).some(Boolean)) mismatches.push(`softmax row sum ${sum.dataset.value}`);
     return { checked, mismatches, q, k };
@@ -136,7 +140,10 @@ test('hovering a cell shows the engine\'s exact value and where it came from', a
     assert.equal(shown, want);
     const text = await page.getByTestId('tooltip').textContent();
     assert.match(text, /q.·k.|Σ_d/, 'provenance');
-    assert.match(await tip.textContent(), /^[\u2212]?\d\.\d{6}|^[\u2212]?\d+\.\d+/);
+    // seven significant digits by formatValue (U+2212 minus), and the value it shows is the engine's
+    const tipText = await tip.textContent();
+    assert.match(tipText, /^\u2212?(\d\.\d{6}(e\u2212?\d+)?|\d+\.\d+)$/);
+    assert.ok(Math.abs(Number(tipText.replace(/\u2212/g, '-')) - want) <= 5e-7 * Math.max(1e-3, Math.abs(want)) * 10, tipText);
   }
   // a masked cell says so
   await page.locator('.step-btn[data-step="masked"]').click();
@@ -145,3 +152,53 @@ test('hovering a cell shows the engine\'s exact value and where it came from', a
   await page.waitForFunction(() => /blocked/.test(document.querySelector('[data-testid="tooltip"]').textContent));
   assert.equal(await page.getByTestId('tooltip-value').getAttribute('data-value'), '-Infinity');
 });
+
+/** Issue #16 on the current page: no number with a hyphen-minus or clipped, no label cut (DOM and canvas). */
+async function assertReadable(page, where) {
+  assert.deepEqual(await numberProblems(page, '#app'), [], `${where}: numbers`);
+  const { problems, checked } = await canvasLabelProblems(page, '#app');
+  assert.deepEqual(problems, [], `${where}: canvas labels`);
+  return checked;
+}
+
+test('no visible number has a hyphen-minus or is clipped, and no token label is cut, on all twelve steps', async () => {
+  const { page, errors } = await h.open('');
+  let labels = 0;
+  for (const step of STEPS) {
+    await page.locator(`.step-btn[data-step="${step}"]`).click();
+    await waitStep(page, step);
+    labels += await assertReadable(page, step);
+  }
+  assert.ok(labels > 100, `${labels} canvas labels checked`);
+  assert.deepEqual(errors, []);
+});
+
+test('a 300-token text at softmax: numbers unclipped with U+2212, labels whole', async () => {
+  const words = ['the', 'cat', 'sat', 'on', 'a', 'mat'];
+  const sentence = Array.from({ length: 300 }, (_, i) => words[i % words.length]).join(' ');
+  const { page, errors } = await h.open(`#step=softmax&q=150&s=${encodeURIComponent(sentence)}`);
+  await waitStep(page, 'softmax');
+  assert.equal(await page.locator('[data-testid="hm-softmax"] canvas').getAttribute('data-rows'), '300');
+  const labels = await assertReadable(page, 'softmax, 300 tokens');
+  assert.ok(labels > 20, `${labels} canvas labels checked`);
+  assert.deepEqual(errors, []);
+});
+
+const LONG = 'Pneumonoultramicroscopicsili'; // 28 letters
+
+for (const viewport of [{ width: 1280, height: 900 }, { width: 390, height: 844 }]) {
+  test(`a 28-letter word at ${viewport.width}\u00d7${viewport.height}: shown whole in the chips and on every map of every step`, async () => {
+    const { page, errors } = await h.open(`#s=${encodeURIComponent(`The ${LONG} cat sat on the mat`)}`, { viewport });
+    assert.ok((await page.locator('.chip-text').allTextContents()).includes(LONG), 'the chip holds the whole word');
+    for (const step of STEPS) {
+      await page.locator(`.step-btn[data-step="${step}"]`).click();
+      await waitStep(page, step);
+      await assertReadable(page, `${step} at ${viewport.width}`);
+      if (!['scores', 'softmax', 'output'].includes(step)) continue;
+      // the word's row label on the step's main map, drawn whole (on one line or two)
+      const drawn = JSON.parse(await page.locator(`[data-testid="hm-${step}"] canvas`).getAttribute('data-row-labels'));
+      assert.equal(drawn.find(([i]) => i === 1).slice(2).join(''), LONG, step);
+    }
+    assert.deepEqual(errors, []);
+  });
+}

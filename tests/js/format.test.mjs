@@ -4,7 +4,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatValue, valueWidth, parseValue, MINUS, formatPercent, formatTick, headMark, superscript, tokenText } from '../../web/app/format.js';
+import { formatValue, valueWidth, parseValue, MINUS, formatPercent, formatTick, headMark, superscript, tokenText, tokenLabel, quoted, excerpt, DIGITS } from '../../web/app/format.js';
 
 /** A small seeded generator (mulberry32), so a failure names a reproducible value. */
 function rng(seed) {
@@ -104,4 +104,24 @@ test('tokenText: the whole token, control characters made visible', () => {
   assert.equal(tokenText(long), long);
   assert.equal(tokenText('a\nb\u0000'), 'a\ufffdb\ufffd');
   assert.equal(tokenText(12), '12');
+});
+
+test('DIGITS: one documented choice per place, every one a formatValue precision', () => {
+  assert.deepEqual({ ...DIGITS }, { cell: 3, cellNarrow: 2, legend: 3, formula: 4, exact: 7 });
+  assert.equal(formatValue(-0.000494123, DIGITS.formula), '\u22124.941e\u22124');
+  assert.equal(formatValue(0.21300001, DIGITS.exact), '0.2130000');
+  assert.equal(formatValue(-12.3456, DIGITS.exact), '\u221212.34560');
+});
+
+test('token labels are never cut: tokenLabel and quoted keep the whole token; excerpt cuts only a running sentence', () => {
+  const word = 'Pneumonoultramicroscopicsili';
+  assert.equal(tokenLabel(word, 12), word);
+  assert.equal(tokenLabel('a\u0000b'), 'a\ufffdb');
+  assert.equal(quoted(word, 10), `\u201c${word}\u201d`);
+  assert.equal(excerpt('short sentence', 60), 'short sentence');
+  const long = 'the cat sat on the mat and then it sat on the other mat again';
+  const cut = excerpt(long, 24);
+  assert.ok(cut.endsWith('\u2026') && Array.from(cut).length <= 24, cut);
+  assert.ok(long.startsWith(cut.slice(0, -1)), 'a prefix of the sentence');
+  assert.ok(!/\s\u2026$/.test(cut) && long[cut.length - 1] === ' ', `cut at a word boundary: "${cut}"`);
 });

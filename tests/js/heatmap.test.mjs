@@ -4,7 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { resolveScale, rowMaxima, cellIndex, READABLE } from '../../web/app/views/heatmap/colors.js';
-import { computeLayout, MAX_ASPECT, COMFORT, labelTexts } from '../../web/app/views/heatmap/layout.js';
+import { computeLayout, MAX_ASPECT, COMFORT, labelTexts, MIN_LABEL_PX, GUTTER_SHARE } from '../../web/app/views/heatmap/layout.js';
+import { fitLabel, labelLines } from '../../web/app/views/heatmap/text.js';
 
 const palette = { font: 'sans-serif' };
 /** A measuring context stand-in: every character 7 px wide. */
@@ -72,4 +73,64 @@ test('layout: cells with numbers are never narrower than their widest number', (
     assert.equal(L.numbers, true);
     assert.ok(L.cw >= widest + 4, `widest ${widest} px in ${L.cw} px cells`);
   }
+});
+
+// ---- labels are never cut (issue #16) ------------------------------------------------
+
+/** A measuring stand-in that follows the font size: every character 0.6 em wide. */
+function sizedMeasure() {
+  const ctx = { font: '12px sans-serif', measureText: (t) => ({ width: 0.6 * Number(/(\d+(?:\.\d+)?)px/.exec(ctx.font)[1]) * Array.from(t).length }) };
+  return ctx;
+}
+
+test('fitLabel: a label fits in its font, else shrinks (not below minPx), else goes on two lines; the text is always whole', () => {
+  const ctx = sizedMeasure();
+  const o = { family: 'sans-serif', basePx: 12, minPx: 9, maxW: 100 };
+  assert.deepEqual(fitLabel(ctx, 'cat', { ...o, twoLines: true }), { px: 12, lines: ['cat'], width: 0.6 * 12 * 3, cut: false });
+  const mid = fitLabel(ctx, 'x'.repeat(16), { ...o, twoLines: true }); // 115 px at 12 px: shrinks
+  assert.ok(mid.px < 12 && mid.px >= 9 && mid.width <= 100 && mid.lines.length === 1, JSON.stringify(mid));
+  const word = 'Pneumonoultramicroscopicsili'; // 28 letters: 151 px even at 9 px
+  const two = fitLabel(ctx, word, { ...o, twoLines: true });
+  assert.equal(two.px, 9);
+  assert.equal(two.lines.length, 2);
+  assert.equal(two.lines.join(''), word);
+  assert.ok(two.width <= 100, `${two.width}`);
+  const one = fitLabel(ctx, word, { ...o, twoLines: false });
+  assert.deepEqual(one.lines, [word]);
+  assert.ok(one.width > 100, 'one line: wider than maxW, the gutter grows');
+  assert.equal(one.cut, false);
+  // a token of thousands of characters: two lines cut visibly at hardMaxW, found in a few dozen measures
+  let measured = 0;
+  const counting = { get font() { return ctx.font; }, set font(f) { ctx.font = f; }, measureText: (t) => { measured++; return ctx.measureText(t); } };
+  const huge = fitLabel(counting, 'a'.repeat(20000), { ...o, twoLines: true, hardMaxW: 200 });
+  assert.equal(huge.cut, true);
+  assert.equal(huge.lines.length, 2);
+  assert.ok(huge.lines[1].endsWith('\u2026') && huge.width <= 200, JSON.stringify({ w: huge.width, n: huge.lines.map((l) => l.length) }));
+  assert.ok(measured < 200, `${measured} measures`);
+  // a break after a space or hyphen is preferred when nearly balanced
+  const hy = labelLines(ctx, 'state-of-the-art-model', 60);
+  assert.equal(hy.join(''), 'state-of-the-art-model');
+  assert.match(hy[0], /-$/, `broken after a hyphen: ${hy}`);
+  const plain = labelLines(ctx, 'abcdefghijklmnopqrstuv', 60);
+  assert.deepEqual(plain, ['abcdefghijk', 'lmnopqrstuv'], 'no soft break: the halves balanced');
+});
+
+test('layout: a 28-letter token is drawn whole; the gutter takes what it needs, up to GUTTER_SHARE or its two lines', () => {
+  const word = 'Pneumonoultramicroscopicsili';
+  const labels = ['The', word, 'cat', 'sat', 'on', 'the', 'mat'];
+  const T = labels.length;
+  const m = { matrix: { rows: T, cols: T, data: new Float32Array(T * T) }, kind: 'diverging', palette, rowLabels: labels, colLabels: labels };
+  for (const width of [860, 340]) {
+    const ctx = sizedMeasure();
+    const L = computeLayout(m, { measure: ctx, compact: false, width, share: 0.55, rowTexts: labelTexts(labels), maxH: 648 });
+    const row = fitLabel(ctx, word, L.rowFit);
+    assert.equal(row.lines.join(''), word, `${width}: the row label is the whole word`);
+    assert.ok(row.width <= L.labelW - 8, `${width}: row label ${row.width} px in a ${L.labelW} px gutter`);
+    assert.ok(row.px >= MIN_LABEL_PX);
+    assert.ok(L.labelW <= Math.max(96, GUTTER_SHARE * width) + 1 || row.lines.length === 1, `${width}: gutter ${L.labelW}`);
+    const col = fitLabel(ctx, word, L.colFit);
+    assert.equal(col.lines.join(''), word);
+    assert.ok(col.width <= L.headH - 8, `${width}: column label ${col.width} px in a ${L.headH} px header`);
+  }
+  assert.deepEqual(labelTexts(['a\u0007b', word]), ['a\ufffdb', word]);
 });

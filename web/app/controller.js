@@ -383,7 +383,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
     /** Resolves once the engine has started (or failed to: then with false). */
     ready: () => readyPromise,
     /** The figure the current step is about (for export), or null before the first run. */
-    figure: () => (currentTrace() ? stepFigure(currentTrace(), { ...state, head: viewState().head }) : null),
+    figure: () => (currentTrace() ? stepFigure(currentTrace(), { ...state, head: viewState().head }, { scale: views.panel.figureScale() }) : null),
     palette: () => appearance.palette(),
     setState(patch, extraNotices = []) {
       if (extraNotices.length) {

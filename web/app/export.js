@@ -9,36 +9,72 @@
 // The title is the one the page shows above the matrix (notation.js); the
 // caption is wrapped to the figure's width, measured with the page's font
 // when a document is given (a canvas measures it), else estimated.
+// The colours are the page's: the same colour scale (for weight maps the
+// reader's choice auto / 0–1 / row max, views/heatmap/colors.js), masked cells
+// grey and hatched, and a legend line that names the scale. Numbers by
+// formatValue (format.js), as in the page's cells.
 
-import { lutIndex, lutCss } from './palette.js';
-import { tokenLabel, formatCell } from './format.js';
+import { lutCss } from './palette.js';
+import { resolveScale, cellIndex, SCALE_NAMES } from './views/heatmap/colors.js';
+import { tokenLabel, excerpt, formatValue, DIGITS } from './format.js';
 import { stepEntry, STEP_REGISTRY } from './steps.js';
 
 /**
  * The matrix a step is about (each step's `figure` in the registry, steps.js):
  * {title, caption, rows, cols, values, rowLabels, colLabels, kind
- * ('diverging'|'sequential'), blocked (Uint8Array or null)}.
+ * ('diverging'|'sequential'), blocked (Uint8Array or null: 1 = masked),
+ * blockedAs ('minus-infinity': the value is −∞ | 'zero': an exact 0 the mask made),
+ * scaleChoice (the page's colour-scale choice for weight maps: auto, fixed, row),
+ * range (the colour range when the page gives one, else null: the largest |value|)}.
+ * options.scale: that choice (the page's heatmap; 'fixed' when not given).
  */
-export function stepFigure(trace, state) {
+export function stepFigure(trace, state, { scale = 'fixed' } = {}) {
   const h = Math.min(Math.max(0, state.head ?? 0), trace.heads.length - 1);
-  const tokens = trace.tokens.map((t) => tokenLabel(t.text, 12));
+  const tokens = trace.tokens.map((t) => tokenLabel(t.text));
   const entry = stepEntry(state.step) ?? STEP_REGISTRY[0];
-  const { matrix: m, title, caption, kind, mask, cols } = entry.figure(trace, h);
+  const { matrix: m, title, caption, kind, mask, zeros, range = null, cols } = entry.figure(trace, h);
   const colLabels = cols === 'tokens' ? tokens : Array.from({ length: cols }, (_, i) => String(i));
   let blocked = null;
-  if (mask) {
-    blocked = new Uint8Array(mask.data.length);
-    for (let i = 0; i < blocked.length; i++) blocked[i] = mask.data[i] ? 0 : 1;
+  const source = mask ?? zeros;
+  if (source && source.data.some((x) => !x)) {
+    blocked = new Uint8Array(source.data.length);
+    for (let i = 0; i < blocked.length; i++) blocked[i] = source.data[i] ? 0 : 1;
   }
   const c = trace.config;
   // no line break inside "C = d_model = 16" and the like (wrapText breaks at plain spaces only)
   const keep = (text) => text.replace(/ /g, '\u00a0');
   const sizes = [keep(`C = d_model = ${c.dModel}`), keep(`H = ${c.heads} head${c.heads === 1 ? '' : 's'}`), keep(`d_k = ${c.dHead}`), trace.model ? 'trained weights' : keep(`seed ${c.seed}`)];
   return {
-    title, caption: `${caption}. Sentence: \u201c${tokenLabel(trace.sentence ?? '', 60)}\u201d (${sizes.join(', ')}).`,
+    title, caption: `${caption}. Sentence: \u201c${excerpt(trace.sentence ?? '', 60)}\u201d (${sizes.join(', ')}).`,
     step: state.step, stepTitle: stepEntry(state.step)?.title,
     rows: m.rows, cols: m.cols, values: m.data, rowLabels: tokens, colLabels, kind, blocked,
+    blockedAs: mask ? 'minus-infinity' : 'zero', scaleChoice: scale, range,
   };
+}
+
+/**
+ * The colour scale of a figure, as the page's heatmap resolves it
+ * (resolveScale in views/heatmap/colors.js), and the model it reads.
+ */
+export function figureScale(fig) {
+  const blocked = fig.blocked ? Uint8Array.from(fig.blocked, (b) => (b ? 0 : 1)) : null;
+  const model = {
+    kind: fig.kind, matrix: { rows: fig.rows, cols: fig.cols, data: fig.values },
+    range: fig.kind === 'sequential' ? 1 : (fig.range ?? null),
+    mask: fig.blockedAs === 'minus-infinity' ? blocked : null,
+    maskedZeros: fig.blockedAs === 'zero' ? blocked : null,
+  };
+  return { model, scale: resolveScale(model, fig.scaleChoice ?? 'fixed') };
+}
+
+/** The legend line: what the colours mean, naming the scale as the page does, and the masked cells. */
+export function legendText(fig, scale) {
+  let text;
+  if (scale.kind === 'range') text = `colour: ${formatValue(-scale.range, DIGITS.legend)} (blue) \u2026 0 \u2026 ${formatValue(scale.range, DIGITS.legend)} (orange)`;
+  else if (scale.kind === 'row') text = `colour scale: ${SCALE_NAMES.row}${scale.auto ? ' (auto)' : ''}, 0 \u2026 each row\u2019s largest weight (darkest)`;
+  else text = `colour scale: ${SCALE_NAMES.fixed}${scale.auto ? ' (auto)' : ''}, 0 \u2026 1`;
+  if (fig.blocked) text += `; grey hatched = masked (${fig.blockedAs === 'zero' ? 'exactly 0' : '\u2212\u221e'})`;
+  return text;
 }
 
 const TITLE_PX = 18;
@@ -104,22 +140,44 @@ export function figureLayout(fig, measure = (t, px) => estimateWidth(t, px)) {
   const captionY = captionLines.map((_, i) => titleY[titleY.length - 1] + 20 + i * 16);
   const top = captionY[captionY.length - 1] + 16;
   const gridY = top + colLabelH;
-  const height = gridY + fig.rows * cell + 56;
-  let range = 0;
-  for (let i = 0; i < fig.values.length; i++) {
-    if (fig.blocked && fig.blocked[i]) continue;
-    const a = Math.abs(fig.values[i]);
-    if (a > range && Number.isFinite(a)) range = a;
+  const { model, scale } = figureScale(fig);
+  // the legend line(s) under the grid, wrapped like the caption
+  const legendLines = wrapText(`${legendText(fig, scale)} \u00b7 Attention Playground`, width - 32, measure, TEXT_PX, 400);
+  const legendY = legendLines.map((_, i) => gridY + fig.rows * cell + 38 + i * 16);
+  const height = legendY[legendY.length - 1] + 18;
+  // numbers as in the page's cells: DIGITS.cell digits when the widest fits a cell, else DIGITS.cellNarrow
+  let digits = DIGITS.cell;
+  if (showNumbers) {
+    const seen = new Set();
+    for (let i = 0; i < fig.values.length && digits === DIGITS.cell; i++) {
+      const t = formatValue(fig.values[i], DIGITS.cell);
+      if (seen.has(t)) continue;
+      seen.add(t);
+      if (measure(t, CELL_PX) > cell - 4) digits = DIGITS.cellNarrow;
+    }
   }
-  if (fig.kind === 'sequential') range = Math.max(range, 1e-9);
-  return { cell, showNumbers, labelW, colLabelH, top, gridX, gridY, width, height, range, titleLines, titleY, captionLines, captionY };
+  return { cell, showNumbers, digits, labelW, colLabelH, top, gridX, gridY, width, height, model, scale, titleLines, titleY, captionLines, captionY, legendLines, legendY };
 }
 
+const CELL_PX = 11;
+
+/** Fill, text colour and printed label of cell i, coloured on the page's scale; blocked cells grey. */
 function cellStyle(fig, L, palette, i) {
-  if (fig.blocked && fig.blocked[i]) return { fill: palette.masked, text: palette.maskedText, label: '\u2212\u221e' };
+  if (fig.blocked && fig.blocked[i]) return { fill: palette.masked, text: palette.maskedText, label: fig.blockedAs === 'zero' ? '0' : '\u2212\u221e', blocked: true };
   const lut = fig.kind === 'sequential' ? palette.sequential : palette.diverging;
-  const k = lutIndex(fig.values[i], fig.kind, L.range);
-  return { fill: lutCss(lut, k), text: lut.dark[k] ? palette.lightText : palette.darkText, label: formatCell(fig.values[i]) };
+  const k = cellIndex(L.model, i, L.scale);
+  return { fill: lutCss(lut, k), text: lut.dark[k] ? palette.lightText : palette.darkText, label: formatValue(fig.values[i], L.digits), blocked: false };
+}
+
+/** Diagonal hatching (every 5 px) over a size × size cell at (x, y), as [x1, y1, x2, y2] segments. */
+function hatchSegments(x, y, size) {
+  const out = [];
+  for (let d = 5; d < 2 * size; d += 5) {
+    const a = Math.max(0, d - size);
+    const b = Math.min(d, size);
+    out.push([x + a, y + b, x + b, y + a]);
+  }
+  return out;
 }
 
 // Characters XML 1.0 forbids in a document, even as &#x…; references: C0
@@ -154,6 +212,7 @@ export function figureToSvg(fig, palette, { doc = null } = {}) {
       out.push(`<text x="${x}" y="${y}" font-size="12" transform="rotate(-90 ${x} ${y})" dominant-baseline="middle" fill="${escapeXml(palette.text)}">${escapeXml(fig.colLabels[c] ?? c)}</text>`);
     }
   }
+  const hatch = [];
   for (let r = 0; r < fig.rows; r++) {
     for (let c = 0; c < fig.cols; c++) {
       const i = r * fig.cols + c;
@@ -161,11 +220,13 @@ export function figureToSvg(fig, palette, { doc = null } = {}) {
       const x = L.gridX + c * L.cell;
       const y = L.gridY + r * L.cell;
       out.push(`<rect x="${x}" y="${y}" width="${L.cell}" height="${L.cell}" fill="${s.fill}"/>`);
-      if (L.showNumbers) out.push(`<text x="${x + L.cell / 2}" y="${y + L.cell / 2}" font-size="11" text-anchor="middle" dominant-baseline="middle" fill="${s.text}">${escapeXml(s.label)}</text>`);
+      if (s.blocked && L.cell >= 5) hatch.push(...hatchSegments(x, y, L.cell));
+      if (L.showNumbers) out.push(`<text x="${x + L.cell / 2}" y="${y + L.cell / 2}" font-size="${CELL_PX}" text-anchor="middle" dominant-baseline="middle" fill="${s.text}">${escapeXml(s.label)}</text>`);
     }
   }
-  const note = fig.kind === 'sequential' ? `colour: 0 \u2026 ${formatCell(L.range)}` : `colour: \u2212${formatCell(L.range)} (blue) \u2026 0 \u2026 +${formatCell(L.range)} (orange)`;
-  out.push(`<text x="16" y="${L.height - 18}" font-size="12" fill="${escapeXml(palette.muted)}">${escapeXml(note)} \u00b7 Attention Playground</text>`);
+  // masked cells hatched, as on the page (one path: the rect count stays one per cell)
+  if (hatch.length) out.push(`<path class="masked-hatch" d="${hatch.map(([a, b, c, d]) => `M${a} ${b}L${c} ${d}`).join('')}" stroke="${escapeXml(palette.maskedText)}" stroke-opacity="0.28" stroke-width="1" fill="none"/>`);
+  L.legendLines.forEach((line, i) => out.push(`<text x="16" y="${L.legendY[i]}" class="legend" font-size="${TEXT_PX}" fill="${escapeXml(palette.muted)}">${escapeXml(line)}</text>`));
   out.push('</svg>');
   return out.join('\n');
 }
@@ -202,7 +263,8 @@ export function figureToCanvas(fig, palette, doc, scale = 2) {
     }
   }
   ctx.textAlign = 'center';
-  ctx.font = `11px ${palette.font}`;
+  ctx.font = `${CELL_PX}px ${palette.font}`;
+  const hatch = new Path2D();
   for (let r = 0; r < fig.rows; r++) {
     for (let c = 0; c < fig.cols; c++) {
       const s = cellStyle(fig, L, palette, r * fig.cols + c);
@@ -210,17 +272,28 @@ export function figureToCanvas(fig, palette, doc, scale = 2) {
       const y = L.gridY + r * L.cell;
       ctx.fillStyle = s.fill;
       ctx.fillRect(x, y, L.cell, L.cell);
+      if (s.blocked && L.cell >= 5) {
+        for (const [a, b, e, d] of hatchSegments(x, y, L.cell)) {
+          hatch.moveTo(a, b);
+          hatch.lineTo(e, d);
+        }
+      }
       if (L.showNumbers) {
         ctx.fillStyle = s.text;
         ctx.fillText(s.label, x + L.cell / 2, y + L.cell / 2);
       }
     }
   }
+  ctx.save();
+  ctx.strokeStyle = palette.maskedText;
+  ctx.globalAlpha = 0.28;
+  ctx.lineWidth = 1;
+  ctx.stroke(hatch);
+  ctx.restore();
   ctx.textAlign = 'left';
   ctx.fillStyle = palette.muted;
   ctx.font = `12px ${palette.font}`;
-  const note = fig.kind === 'sequential' ? `colour: 0 \u2026 ${formatCell(L.range)}` : `colour: \u2212${formatCell(L.range)} (blue) \u2026 0 \u2026 +${formatCell(L.range)} (orange)`;
-  ctx.fillText(`${note} \u00b7 Attention Playground`, 16, L.height - 18);
+  L.legendLines.forEach((line, i) => ctx.fillText(line, 16, L.legendY[i]));
   return canvas;
 }
 

@@ -37,6 +37,16 @@ export function formatValue(x, digits = 3) {
   return typographic(out);
 }
 
+/**
+ * How many significant digits each place gives formatValue, so the choice is
+ * made once: a heatmap cell 3 (2 when the cells are too narrow, layout.js), a
+ * legend or a chart label 3, a number in a formula or a side panel 4 (one more
+ * than a cell, so a term is matched with its cell), the cell inspector
+ * (tooltip), a hover title and the screen-reader readout 7 (a float32's full
+ * precision).
+ */
+export const DIGITS = Object.freeze({ cell: 3, cellNarrow: 2, legend: 3, formula: 4, exact: 7 });
+
 /** The most characters formatValue(x, digits) can take (sign, digits, point, "e−", three exponent digits). */
 export function valueWidth(digits = 3) {
   const p = Math.max(1, Math.min(21, Math.round(digits)));
@@ -51,61 +61,36 @@ export function parseValue(text) {
   return Number(t);
 }
 
-/** Short form for matrix cells: 3 significant-ish characters ("−0.40", "12.3"). */
-export function formatCell(x) {
-  const s = special(x);
-  if (s) return s;
-  const a = Math.abs(x);
-  let out;
-  if (a >= 1e4) out = x.toExponential(0);
-  else if (a >= 100) out = x.toFixed(0);
-  else if (a >= 10) out = x.toFixed(1);
-  else out = x.toFixed(2);
-  if (/^-0(\.0+)?$/.test(out)) out = out.slice(1);
-  return typographic(out);
-}
-
-/** Formula form: three decimals, exponent for tiny or huge values ("0.213", "4.1e−6"). */
-export function formatNumber(x, decimals = 3) {
-  const s = special(x);
-  if (s) return s;
-  const a = Math.abs(x);
-  let out;
-  if (a !== 0 && (a < 0.5 * 10 ** -decimals || a >= 1e6)) out = x.toExponential(2);
-  else out = x.toFixed(decimals);
-  if (/^-0(\.0+)?$/.test(out)) out = out.slice(1);
-  return typographic(out);
-}
-
-/** A number in a product, parenthesised when negative: "(−0.400)". */
-export function formatFactor(x, decimals = 3) {
-  const s = formatNumber(x, decimals);
-  return x < 0 || s.startsWith(MINUS) ? `(${s})` : s;
-}
-
-/** Full single-precision detail: 7 significant digits ("0.2130000"). */
-export function formatExact(x) {
-  const s = special(x);
-  if (s) return s;
-  return typographic(x.toPrecision(7));
-}
-
 /** 12 → "₁₂" */
 export function subscript(n) {
   return String(n).split('').map((c) => SUBSCRIPT[c.charCodeAt(0) - 48] ?? c).join('');
 }
 
-/** Token text for a label: control characters made visible, long text cut with an ellipsis. */
-export function tokenLabel(text, max = 16) {
-  // eslint-disable-next-line no-control-regex
-  const clean = String(text).replace(/[\u0000-\u001f\u007f]/g, '\ufffd');
-  const chars = Array.from(clean);
-  return chars.length > max ? `${chars.slice(0, max - 1).join('')}\u2026` : clean;
+/**
+ * Token text for a label, shown whole (issue #16: labels are never cut): control
+ * characters made visible. The second argument is ignored (it was a length
+ * limit); a view with little room wraps or shrinks the label instead.
+ */
+export function tokenLabel(text) {
+  return tokenText(text);
 }
 
-/** “text” in curly quotes, cut to max characters. */
-export function quoted(text, max = 16) {
-  return `\u201c${tokenLabel(text, max)}\u201d`;
+/** “token” in curly quotes, whole. */
+export function quoted(text) {
+  return `\u201c${tokenText(text)}\u201d`;
+}
+
+/**
+ * The start of a running text (a whole sentence quoted in a caption or a menu),
+ * cut at a word boundary near max characters with "…". Only for sentences, never
+ * for a token label.
+ */
+export function excerpt(text, max = 60) {
+  const chars = Array.from(tokenText(text));
+  if (chars.length <= max) return chars.join('');
+  const head = chars.slice(0, max - 1).join('');
+  const space = head.lastIndexOf(' ');
+  return `${space > max / 2 ? head.slice(0, space) : head}\u2026`;
 }
 
 /** 0.2 → "0.2×" */

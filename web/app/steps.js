@@ -9,8 +9,10 @@
 //   titleFor      (optional) trace => the panel's title when it depends on the trace
 //   view          (section, ctx) => {update(trace, v)}: the step's view; it touches
 //                 the DOM only when called, so this module imports in Node
-//   figure        (trace, h) => {matrix, title, caption, kind, mask, cols}: what the
-//                 export draws for head h (cols: 'tokens' or a number of dimensions)
+//   figure        (trace, h) => {matrix, title, caption, kind, mask, zeros, cols}: what the
+//                 export draws for head h (cols: 'tokens' or a number of dimensions;
+//                 mask: cells blocked, value −∞; zeros: cells the mask made exactly 0;
+//                 range: the colour range when the page gives one)
 
 import { figureTitle } from './notation.js';
 import { createEmbeddingsStep } from './views/step-embeddings.js';
@@ -25,6 +27,13 @@ import { createWeightedStep } from './views/step-weighted.js';
 import { createHeadsStep } from './views/step-heads.js';
 import { createConcatStep } from './views/step-concat.js';
 import { createOutputStep } from './views/step-output.js';
+
+/** The largest |x| (1 when all are 0): the scaled map's colour range is the unscaled scores', as on the page. */
+const maxAbs = (data) => {
+  let r = 0;
+  for (const x of data) r = Math.max(r, Math.abs(x));
+  return r || 1;
+};
 
 /** The figure of a step: its matrix and the title the page shows above it (notation.js). */
 const fig = (id, t, h, matrix, rest) => ({ matrix, title: figureTitle(id, t, h), ...rest });
@@ -63,7 +72,7 @@ export const STEP_REGISTRY = Object.freeze([
     id: 'scaled', short: 'Scale', title: 'Scaling by 1/\u221ad_k',
     titleFor: (t) => (t.config.scale ? 'Scaling by 1/\u221ad_k' : 'Scaling by 1/\u221ad_k: switched off, S\u2032 = S'),
     view: createScaledStep,
-    figure: (t, h) => fig('scaled', t, h, t.heads[h].scaled, { caption: t.config.scale ? `S divided by \u221ad_k = \u221a${t.config.dHead}; rows: queries, columns: keys` : 'scaling is off, so these are the raw scores S; rows: queries, columns: keys', kind: 'diverging', cols: 'tokens' }),
+    figure: (t, h) => fig('scaled', t, h, t.heads[h].scaled, { caption: t.config.scale ? `S divided by \u221ad_k = \u221a${t.config.dHead}; rows: queries, columns: keys` : 'scaling is off, so these are the raw scores S; rows: queries, columns: keys', kind: 'diverging', range: maxAbs(t.heads[h].scores.data), cols: 'tokens' }),
   },
   {
     id: 'masked', short: 'Mask', title: 'Masking',
@@ -73,7 +82,7 @@ export const STEP_REGISTRY = Object.freeze([
   {
     id: 'softmax', short: 'Softmax', title: 'Softmax: scores become weights',
     view: createSoftmaxStep,
-    figure: (t, h) => fig('softmax', t, h, t.heads[h].weights, { caption: 'rows: queries, columns: keys; each row sums to 1', kind: 'sequential', cols: 'tokens' }),
+    figure: (t, h) => fig('softmax', t, h, t.heads[h].weights, { caption: 'rows: queries, columns: keys; each row sums to 1', kind: 'sequential', zeros: t.mask, cols: 'tokens' }),
   },
   {
     id: 'weighted', short: '\u00d7 V', title: 'Weighted sum of the values',
@@ -83,7 +92,7 @@ export const STEP_REGISTRY = Object.freeze([
   {
     id: 'heads', short: 'Heads', title: 'All heads side by side',
     view: createHeadsStep,
-    figure: (t, h) => fig('heads', t, h, t.heads[h].weights, { caption: 'rows: queries, columns: keys; each row sums to 1', kind: 'sequential', cols: 'tokens' }),
+    figure: (t, h) => fig('heads', t, h, t.heads[h].weights, { caption: 'rows: queries, columns: keys; each row sums to 1', kind: 'sequential', zeros: t.mask, cols: 'tokens' }),
   },
   {
     id: 'concat', short: 'Concat', title: 'Concatenating the heads',

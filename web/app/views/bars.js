@@ -3,9 +3,9 @@
 // Rows are built once per length and then only updated.
 
 import { el, clear } from './dom.js';
-import { formatValue, formatExact, tokenLabel } from '../format.js';
+import { formatValue, tokenLabel, DIGITS as D } from '../format.js';
 
-const DIGITS = 3; // significant digits of scores and weights (format.js: formatValue)
+const DIGITS = D.cell; // significant digits of scores and weights (format.js: formatValue, DIGITS)
 
 const MAX_ROWS = 512;
 
@@ -75,15 +75,15 @@ export function createRowBars(parent) {
         const wText = formatValue(w, DIGITS);
         widest = Math.max(widest, sText.length, wText.length);
         r.score.textContent = sText;
-        r.score.title = allowed ? formatExact(s) : 'masked';
+        r.score.title = allowed ? formatValue(s, D.exact) : 'masked';
         r.fill.style.width = `${(w * 100).toFixed(2)}%`;
         r.w.textContent = wText;
-        r.w.title = formatExact(w);
+        r.w.title = formatValue(w, D.exact);
       }
       // a digit is 1ch (tabular figures); the minus sign is a little wider
       figure.style.setProperty('--bars-num-w', `${Math.max(4, widest) + 1.2}ch`);
       sumS.textContent = allowedCount ? formatValue(sumSc, DIGITS) : '\u2014';
-      sumEl.textContent = sumW.toFixed(6);
+      sumEl.textContent = formatValue(sumW, D.exact);
       sumEl.dataset.value = String(sumW);
     },
   };

@@ -1,5 +1,6 @@
 // A matrix as a heatmap on <canvas>: any size (T up to 2048), token labels on
-// rows and columns (cut with an ellipsis, never overlapping), the numbers in
+// rows and columns (whole, never cut: the gutter grows, the font shrinks,
+// a very long token wraps on two lines; never overlapping), the numbers in
 // the cells when there is room, and every cell reachable by hover, tap or the
 // arrow keys, which show its exact value and provenance in the shared tooltip.
 // The selected row is also written to the DOM (a visually hidden list with
@@ -18,7 +19,7 @@
 //
 // The pieces live in ./heatmap/: layout (sizes), colors (value → colour image),
 // draw (cells, numbers, labels, selection), legend, readout (the DOM row),
-// interaction (hover, tap, keys), text (label fitting), memo (cache keys).
+// interaction (hover, tap, keys), text (label fitting: whole, shrunk or on two lines), memo (cache keys).
 // Every cache belongs to one heatmap instance; nothing is kept at module level.
 
 import { el } from './dom.js';
@@ -29,12 +30,14 @@ import { createLegend } from './heatmap/legend.js';
 import { createReadout } from './heatmap/readout.js';
 import { attachInteraction, scrollCellIntoView } from './heatmap/interaction.js';
 import { createScrollCues } from './heatmap/scrollcue.js';
-import { createMeasurer, createTextFitter, fitText } from './heatmap/text.js';
+import { createMeasurer, createLabelFitter, fitLabel } from './heatmap/text.js';
 import { createDeps } from './heatmap/memo.js';
 
-// label fitting, for views that draw text the same way
-export { fitText, createTextFitter };
+// label fitting, for views that draw labels the same way
+export { fitLabel, createLabelFitter };
 
+/** Drawn labels are listed in the canvas's data-row-labels / data-col-labels (JSON, for tests) up to this many. */
+const MAX_LISTED_LABELS = 512;
 const MAX_CANVAS_PIXELS = 24e6; // device pixels; above this the canvas is drawn at 1× (memory)
 const NUM_FONT_CW = 38; // numbers are measured in the 10.5 px font of cells narrower than 46 px (46 px cells have room for 11 px)
 
@@ -53,7 +56,7 @@ export function createHeatmap(parent, { id, tooltip, describe, onCellClick, comp
 
   // ---- what this instance owns ---------------------------------------------------
   const measure = createMeasurer();
-  const fit = createTextFitter();
+  const labelFit = createLabelFitter(); // this map's cached text.js fitLabel
   const image = document.createElement('canvas'); // one pixel per cell
   const imageDeps = createDeps();
   const labelCanvas = document.createElement('canvas'); // the label gutters, redrawn when their inputs change
@@ -100,7 +103,7 @@ export function createHeatmap(parent, { id, tooltip, describe, onCellClick, comp
     const width = (getWidth ? getWidth() : figure.parentElement?.clientWidth) || 600;
     const win = figure.ownerDocument.defaultView;
     const maxH = Math.round(0.72 * (win.innerHeight || 900)); // .hm-scroll's max-height: 72vh
-    return computeLayout(m, { measure, compact, width, share: shareNow, rowTexts, maxH, numberW: widestNumber });
+    return computeLayout(m, { measure, compact, width, share: shareNow, rowTexts, maxH, numberW: widestNumber, fit: labelFit });
   }
 
   /** Thumbnails taller than MAX_ASPECT × their width scroll; the selected cell stays in view when the selection moves. */
@@ -148,7 +151,14 @@ export function createHeatmap(parent, { id, tooltip, describe, onCellClick, comp
       const lctx = labelCanvas.getContext('2d');
       lctx.setTransform(dpr, 0, 0, dpr, 0, 0);
       lctx.clearRect(0, 0, W, H);
-      drawLabels(lctx, L, m, rowTexts, fit);
+      const drawn = drawLabels(lctx, L, m, rowTexts, labelFit);
+      // what the gutters show, for tests: the label texts (lines joined by \n), their fonts and room
+      // (data-row-labels: [[index, font px, line, …], …]; data-label-w, data-head-h: the gutters' sizes)
+      const list = (items, key) => (items.length <= MAX_LISTED_LABELS ? JSON.stringify(items.map((d) => [d[key], d.px, ...d.lines])) : '');
+      Object.assign(canvas.dataset, {
+        rowLabels: list(drawn.rows, 'i'), colLabels: list(drawn.cols, 'j'), labelW: String(L.labelW), headH: String(L.headH),
+        labelFont: L.family, colMode: L.colMode,
+      });
     }
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     const sx = Math.round(x0 * dpr);
@@ -197,6 +207,10 @@ export function createHeatmap(parent, { id, tooltip, describe, onCellClick, comp
     },
     set hidden(value) {
       figure.hidden = value;
+    },
+    /** The colour scale the reader picked (one of SCALES: auto, fixed, row), for the export. */
+    get scaleChoice() {
+      return scaleChoice;
     },
   };
 }

@@ -5,13 +5,15 @@
 // blur) it shows the selected query and its TOP_K keys by weight, and says so.
 
 import { el, svgEl, clear } from './dom.js';
-import { createMeasurer, createTextFitter } from './heatmap/text.js';
+import { createMeasurer, createLabelFitter } from './heatmap/text.js';
 import { formatValue, tokenLabel } from '../format.js';
 
 const MAX_TOKENS = 64;
 const ROW_H = 22;
 export const TOP_K = 12;
 const DIGITS = 2; // significant digits of the weights (format.js: formatValue)
+/** The width of the band the lines cross: 30% of the view, 20% on a phone (the labels need the room), at least 64 px. */
+const midWidth = (width) => Math.max(64, Math.round(width * (width < 480 ? 0.2 : 0.3)));
 
 export function createLinesView(parent, { onSelectQuery, getWidth = null }) {
   const shape = el('span', 'hm-shape', { text: 'thickness = weight' });
@@ -21,10 +23,21 @@ export function createLinesView(parent, { onSelectQuery, getWidth = null }) {
   const figure = el('figure', 'lines-view', { testid: 'lines-view' }, caption, msg, holder);
   parent.append(figure);
   const measurer = createMeasurer(); // this view's own: no module-level state
-  const fitText = createTextFitter(2000);
-  const measure = (font) => {
-    measurer.font = font;
-    return measurer;
+  const fitLabel = createLabelFitter(2000);
+  /**
+   * A token label as tspans, whole (issue #16): in 12 px, or shrunk down to 9 px,
+   * or on two lines (a row holds two at 9 px) to fit maxW (heatmap/text.js fitLabel);
+   * only a token too long for two such lines is cut, with "…" (its aria-label is whole).
+   * lead: tspans before the label on its first line; x: where a second line starts.
+   */
+  const labelSpans = (family, text, maxW, x, lead = []) => {
+    const { px, lines } = fitLabel(measurer, text, { family, basePx: 12, minPx: 9, maxW, twoLines: true, hardMaxW: maxW });
+    const size = px !== 12 ? { 'font-size': px } : {};
+    if (lines.length === 1) return [...lead, svgEl('tspan', size, lines[0])];
+    const lh = Math.ceil(px * 1.2);
+    const first = [...lead, svgEl('tspan', size, lines[0])];
+    first[0].setAttribute('dy', String(-lh / 2));
+    return [...first, svgEl('tspan', { ...size, x, dy: lh }, lines[1])];
   };
   let skeleton = null; // {labels, width, font, svg, lines[], keyTexts[], weights[], queries[], geometry}
   let last = null;
@@ -32,8 +45,7 @@ export function createLinesView(parent, { onSelectQuery, getWidth = null }) {
   function build(labels, width, font) {
     clear(holder);
     const T = labels.length;
-    const c = measure(`12px ${font}`);
-    const mid = Math.max(70, Math.round(width * 0.3));
+    const mid = midWidth(width);
     const side = Math.floor((width - mid) / 2);
     const numW = 34;
     const top = 22;
@@ -56,15 +68,17 @@ export function createLinesView(parent, { onSelectQuery, getWidth = null }) {
       lines.push(line);
       const w = svgEl('tspan', { class: 'lines-w', dx: 6 });
       const text = svgEl('text', { x: side + mid + 8, y: yOf(j), 'dominant-baseline': 'central', class: 'lines-key' });
-      text.append(svgEl('tspan', {}, fitText(c, tokenLabel(labels[j], 24), side - numW - 12)), w);
+      text.append(...labelSpans(font, tokenLabel(labels[j]), side - numW - 12, side + mid + 8), w);
       svg.append(text);
       keyTexts.push(text);
       weights.push(w);
     }
     for (let i = 0; i < T; i++) {
-      const g = svgEl('g', { class: 'lines-q', role: 'button', tabindex: 0, 'aria-pressed': 'false', 'aria-label': `Query ${i}: ${tokenLabel(labels[i], 24)}` });
+      const g = svgEl('g', { class: 'lines-q', role: 'button', tabindex: 0, 'aria-pressed': 'false', 'aria-label': `Query ${i}: ${tokenLabel(labels[i])}` });
       g.append(svgEl('rect', { x: 0, y: top + i * ROW_H + 1, width: side - 2, height: ROW_H - 2, rx: 4, class: 'lines-hit' }));
-      g.append(svgEl('text', { x: side - 8, y: yOf(i), 'text-anchor': 'end', 'dominant-baseline': 'central' }, fitText(c, tokenLabel(labels[i], 24), side - 14)));
+      const qText = svgEl('text', { x: side - 8, y: yOf(i), 'text-anchor': 'end', 'dominant-baseline': 'central' });
+      qText.append(...labelSpans(font, tokenLabel(labels[i]), side - 14, side - 8));
+      g.append(qText);
       g.addEventListener('click', () => onSelectQuery(i));
       g.addEventListener('keydown', (e) => {
         if (e.key === 'Enter' || e.key === ' ') {
@@ -102,14 +116,13 @@ export function createLinesView(parent, { onSelectQuery, getWidth = null }) {
       ? `${T} tokens: the ${keys.length} keys with the largest weights for query ${q} (${formatValue(share * 100, 2)}% of its weight). The heatmap shows all ${T}.`
       : `${T} tokens: query ${q} may look at no key (every key is masked).`;
     shape.textContent = `top ${TOP_K} of ${T} keys \u00b7 thickness = weight \u00f7 the largest`;
-    const c = measure(`12px ${palette.font}`);
-    const mid = Math.max(70, Math.round(width * 0.3));
+    const mid = midWidth(width);
     const side = Math.floor((width - mid) / 2);
     const top = 22;
     const n = Math.max(1, keys.length);
     const height = top + n * ROW_H + 4;
     const yOf = (r) => top + r * ROW_H + ROW_H / 2;
-    const svg = svgEl('svg', { viewBox: `0 0 ${width} ${height}`, width, height, class: 'lines-svg', role: 'group', 'aria-label': `Head ${head + 1}: the ${keys.length} keys ${tokenLabel(labels[q], 24)} attends to most` });
+    const svg = svgEl('svg', { viewBox: `0 0 ${width} ${height}`, width, height, class: 'lines-svg', role: 'group', 'aria-label': `Head ${head + 1}: the ${keys.length} keys ${tokenLabel(labels[q])} attends to most` });
     svg.append(
       svgEl('text', { x: side - 8, y: 12, 'text-anchor': 'end', class: 'lines-head' }, 'query'),
       svgEl('text', { x: side + mid + 8, y: 12, class: 'lines-head' }, 'key \u00b7 weight'),
@@ -124,10 +137,12 @@ export function createLinesView(parent, { onSelectQuery, getWidth = null }) {
       wText.dataset.testid = `cell-lines-${q}-${j}`;
       wText.dataset.value = String(w);
       const text = svgEl('text', { x: side + mid + 8, y: yOf(r), 'dominant-baseline': 'central', class: 'lines-key' });
-      text.append(svgEl('tspan', { class: 'lines-pos' }, `${j} `), svgEl('tspan', {}, fitText(c, tokenLabel(labels[j], 24), side - 70)), wText);
+      text.append(...labelSpans(palette.font, tokenLabel(labels[j]), side - 70, side + mid + 8, [svgEl('tspan', { class: 'lines-pos' }, `${j} `)]), wText);
       svg.append(text);
     });
-    svg.append(svgEl('text', { x: side - 8, y: qy, 'text-anchor': 'end', 'dominant-baseline': 'central', class: 'lines-q-only' }, fitText(c, `${q} ${tokenLabel(labels[q], 24)}`, side - 14)));
+    const qText = svgEl('text', { x: side - 8, y: qy, 'text-anchor': 'end', 'dominant-baseline': 'central', class: 'lines-q-only' });
+    qText.append(...labelSpans(palette.font, `${q} ${tokenLabel(labels[q])}`, side - 14, side - 8));
+    svg.append(qText);
     holder.replaceChildren(svg);
     skeleton = null;
   }
@@ -151,7 +166,7 @@ export function createLinesView(parent, { onSelectQuery, getWidth = null }) {
       if (last && last.data === weights.data && last.q === q && last.mask === mask) return;
       last = { data: weights.data, q, mask };
       const { lines, keyTexts, weights: wTexts, queries, svg, yOf } = skeleton;
-      svg.setAttribute('aria-label', `Attention of head ${head + 1} from ${tokenLabel(labels[q], 24)} to every key`);
+      svg.setAttribute('aria-label', `Attention of head ${head + 1} from ${tokenLabel(labels[q])} to every key`);
       for (let j = 0; j < T; j++) {
         const w = weights.data[q * T + j];
         const allowed = !mask || mask.data[q * T + j];

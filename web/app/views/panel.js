@@ -76,6 +76,10 @@ export function createStepPanel(root, ctx, steps) {
       status.setAttribute('role', kind === 'error' ? 'alert' : 'status');
       body.hidden = true;
     },
+    /** The colour-scale choice of the current step's main weight map ('fixed' when it has none). */
+    figureScale() {
+      return (current && viewFor(current).figureScale?.()) || 'fixed';
+    },
     update(trace, v) {
       const step = v.state.step;
       setHeader(step, trace);

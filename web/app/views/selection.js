@@ -2,7 +2,7 @@
 // step views show.
 
 import { el, field, setOptions, setValue } from './dom.js';
-import { tokenLabel } from '../format.js';
+import { tokenLabel, excerpt } from '../format.js';
 
 export function createSelection(root, { onChange }) {
   const query = el('select', 'control control-query');
@@ -20,7 +20,7 @@ export function createSelection(root, { onChange }) {
 
   function showPadNote(trace, v) {
     const real = trace.realTokens ?? trace.tokens.length;
-    const sentence = `\u201c${tokenLabel(trace.sentence ?? '', 40)}\u201d`;
+    const sentence = `\u201c${excerpt(trace.sentence ?? '', 40)}\u201d`;
     let text = '';
     if (v.q >= real) {
       text = `Query ${v.q} is [PAD]: padding that makes ${sentence} as long as the longest sentence of the batch. Its row is computed like any other (a padding mask hides [PAD] keys, not queries), but nothing reads it: a model ignores what comes out at [PAD] positions.`;

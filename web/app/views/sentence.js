@@ -3,7 +3,7 @@
 
 import { el, field, clear, setOptions, setValue, uniqueId } from './dom.js';
 import { MAX_SENTENCE_CHARS, MAX_BATCH, MAX_BATCH_CHARS, computedSentences, splitLines } from '../state.js';
-import { tokenLabel } from '../format.js';
+import { tokenLabel, excerpt } from '../format.js';
 
 const MAX_CHIPS = 300;
 
@@ -176,7 +176,7 @@ export function createSentenceView(root, { onSentence, onBatchText, onBatch, onS
       if (!batch) box.fitIfChanged();
       batchField.hidden = !batch;
       shownField.hidden = !batch;
-      setOptions(shown, computedSentences(state).map((s, i) => ({ value: i, text: `${i + 1}: ${tokenLabel(s, 24)}` })));
+      setOptions(shown, computedSentences(state).map((s, i) => ({ value: i, text: `${i + 1}: ${excerpt(s, 24)}` })));
       setValue(shown, state.shown);
       if (trace) {
         renderChips(trace, v.q);

@@ -7,7 +7,7 @@ import { createStepFrame, tok, at, row, col, clampIndex, operator } from './comm
 import { createHeatmap } from './heatmap.js';
 import { productTerms } from './formula.js';
 import { el, clear } from './dom.js';
-import { formatNumber, quoted, tokenLabel } from '../format.js';
+import { formatValue, DIGITS, quoted, tokenLabel } from '../format.js';
 import { topTokens } from '../model-trace.js';
 import { figureTitle } from '../notation.js';
 
@@ -31,7 +31,7 @@ function createPrediction(parent) {
         const li = el('li', 'prediction-item', { testid: 'prediction-item', dataset: { token: it.text, p: String(it.p) } },
           el('bdi', 'prediction-word', { text: tokenLabel(it.text, 18) }),
           el('span', 'prediction-bar', {}, fill),
-          el('span', 'prediction-p num', { text: formatNumber(it.p, 3) }));
+          el('span', 'prediction-p num', { text: formatValue(it.p, DIGITS.cell) }));
         list.append(li);
       }
       foot.textContent = note;

@@ -2,7 +2,7 @@
 
 import { createStepFrame, at, clampIndex } from './common.js';
 import { createHeatmap } from './heatmap.js';
-import { formatNumber } from '../format.js';
+import { formatValue, DIGITS } from '../format.js';
 import { figureTitle } from '../notation.js';
 
 function sinusoid(pos, j, C) {
@@ -24,7 +24,7 @@ export function createPositionalStep(root, ctx) {
       let provenance = 'No positional encoding: zero.';
       if (kind === 'sinusoidal') {
         const s = sinusoid(i, j, C);
-        provenance = `= ${s.fn}(${i} / 10000^(${s.twoI}/${C})) = ${s.fn}(${formatNumber(s.angle)})`;
+        provenance = `= ${s.fn}(${i} / 10000^(${s.twoI}/${C})) = ${s.fn}(${formatValue(s.angle, DIGITS.formula)})`;
       } else if (kind === 'learned') {
         provenance = trace.model ? `= L[${i}, ${j}]: row ${i} of the learned position table.` : `= L[${i}, ${j}]: row ${i} of a seeded table with one row per position.`;
       }

@@ -2,7 +2,7 @@
 
 import { createStepFrame, tok, at, row, clampIndex } from './common.js';
 import { createHeatmap } from './heatmap.js';
-import { formatNumber } from '../format.js';
+import { formatValue, DIGITS } from '../format.js';
 import { el } from './dom.js';
 import { figureTitle } from '../notation.js';
 
@@ -42,7 +42,7 @@ export function createScaledStep(root, ctx) {
       if (tr.config.scale) {
         f.explain(
           `A dot product of d_k-wide vectors grows with d_k: its spread is about \u221ad_k times that of one product. Big scores push softmax to all-or-nothing, where learning stalls.`,
-          `Dividing by \u221ad_k = \u221a${D} = ${formatNumber(Math.sqrt(D))} keeps the scores in a comfortable range, whatever the head width.`,
+          `Dividing by \u221ad_k = \u221a${D} = ${formatValue(Math.sqrt(D), DIGITS.formula)} keeps the scores in a comfortable range, whatever the head width.`,
         );
         f.formula.set([
           [`S\u2032[${v.q}, ${k}] = S[${v.q}, ${k}] / \u221ad_k = `, { n: s }, ` / \u221a${D} = `, { n: s }, ' / ', { n: Math.sqrt(D) }, ' = ', { result: s2 }],
@@ -56,7 +56,7 @@ export function createScaledStep(root, ctx) {
       }
       const before = spread(row(h.scores, v.q));
       const after = spread(row(h.scaled, v.q));
-      statLine.textContent = `Spread (standard deviation) of row ${v.q}: ${formatNumber(before, 2)} before, ${formatNumber(after, 2)} after.`;
+      statLine.textContent = `Spread (standard deviation) of row ${v.q}: ${formatValue(before, DIGITS.cell)} before, ${formatValue(after, DIGITS.cell)} after.`;
       const common = { rowLabels: v.labels, colLabels: v.labels, kind: 'diverging', palette: v.palette, selRow: v.q, selCol: k };
       // one colour range for both, so the shrink is visible
       let range = 0;

@@ -5,7 +5,7 @@ import { createStepFrame, tok, at, row, clampIndex } from './common.js';
 import { createHeatmap } from './heatmap.js';
 import { productTerms } from './formula.js';
 import { el, clear } from './dom.js';
-import { formatNumber, formatExact, subscript, quoted } from '../format.js';
+import { formatValue, DIGITS, subscript, quoted } from '../format.js';
 import { lutIndex, lutCss } from '../palette.js';
 import { headSup, figureTitle } from '../notation.js';
 
@@ -43,17 +43,17 @@ function createProducts(parent) {
         bar.append(fill);
         list.append(el('div', visible ? 'products-row' : 'products-row is-pending', { attrs: { role: 'listitem' } },
           el('span', 'products-d', { text: `d=${d}` }),
-          el('span', 'num', { text: formatNumber(qs[d], 3) }),
+          el('span', 'num', { text: formatValue(qs[d], DIGITS.formula) }),
           el('span', 'products-op', { text: '\u00d7' }),
-          el('span', 'num', { text: formatNumber(ks[d], 3) }),
+          el('span', 'num', { text: formatValue(ks[d], DIGITS.formula) }),
           el('span', 'products-op', { text: '=' }),
-          el('span', 'num products-p', { text: visible ? formatNumber(p, 3) : '\u2026', title: visible ? formatExact(p) : '' }),
+          el('span', 'num products-p', { text: visible ? formatValue(p, DIGITS.formula) : '\u2026', title: visible ? formatValue(p, DIGITS.exact) : '' }),
           bar));
       }
       if (D > MAX_PRODUCTS) list.append(el('p', 'figure-note', { text: `\u2026 and ${D - MAX_PRODUCTS} more dimensions.` }));
       total.replaceChildren(
         el('span', null, { text: complete ? 'Sum = score ' : `Running sum after ${shown} of ${D}: ` }),
-        el('output', 'num result', { text: formatNumber(complete ? score : sum, 3), title: formatExact(complete ? score : sum) }),
+        el('output', 'num result', { text: formatValue(complete ? score : sum, DIGITS.formula), title: formatValue(complete ? score : sum, DIGITS.exact) }),
       );
     },
   };

@@ -24,6 +24,8 @@ export function createSoftmaxStep(root, ctx) {
   const lines = createLinesView(r2, { onSelectQuery: (i) => ctx.select({ query: i }), getWidth: ctx.width });
 
   return {
+    /** The colour scale of the step's weight map, as the reader set it (the export draws the same). */
+    figureScale: () => hm.scaleChoice,
     update(tr, v) {
       modelNote.update(tr);
       trace = tr;

@@ -2,7 +2,7 @@
 // where it came from. One per playground, shared by every heatmap.
 
 import { el } from './dom.js';
-import { formatExact } from '../format.js';
+import { formatValue, DIGITS } from '../format.js';
 
 export function createTooltip(parent) {
   const name = el('div', 'tip-name');
@@ -31,7 +31,7 @@ export function createTooltip(parent) {
     show(source, x, y, info) {
       owner = source;
       name.textContent = info.name;
-      value.textContent = formatExact(info.value);
+      value.textContent = formatValue(info.value, DIGITS.exact); // 7 digits: a float32's full precision
       value.dataset.value = String(info.value);
       prov.textContent = info.provenance ?? '';
       prov.hidden = !info.provenance;

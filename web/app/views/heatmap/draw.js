@@ -4,6 +4,7 @@
 
 import { formatValue } from '../../format.js';
 import { lutOf, cellIndex, isBlocked } from './colors.js';
+import { labelLineH } from './layout.js';
 
 /** Significant digits of the numbers printed in cells, when the cells are wide enough (else 2: layout.js). */
 export const CELL_DIGITS = 3;
@@ -103,23 +104,34 @@ export function drawNumbers(ctx, L, m, scale) {
   }
 }
 
+/** Lines of text centred on (x, y) along the baseline direction, lineH apart. */
+function fillLines(ctx, lines, x, y, lineH) {
+  const top = y - ((lines.length - 1) * lineH) / 2;
+  lines.forEach((line, k) => ctx.fillText(line, x, top + k * lineH));
+}
+
+/** Row labels, whole (fit(ctx, text, L.rowFit): font size and lines). Returns the drawn labels [{i, px, lines}]. */
 function drawRowLabels(ctx, L, m, rowTexts, fit) {
   const pal = m.palette;
   const { rows, ch, y0, labelW } = L;
-  if (labelW <= 4) return;
+  const drawn = [];
+  if (labelW <= 4) return drawn;
   ctx.textAlign = 'right';
   const sel = m.selRow != null && m.selRow < rows ? m.selRow : -1;
   for (let i = 0; i < rows; i++) {
     const selected = i === sel;
     if (!selected && (i % L.rowStep !== 0 || (sel >= 0 && Math.abs(i - sel) < L.rowStep))) continue;
-    ctx.font = `${selected ? '600 ' : ''}${L.font}`;
+    const { px, lines } = fit(ctx, rowTexts[i] ?? String(i), L.rowFit);
+    ctx.font = `${selected ? '600 ' : ''}${px}px ${L.family}`;
     ctx.fillStyle = selected ? pal.text : pal.muted;
-    ctx.fillText(fit(ctx, rowTexts[i] ?? String(i), labelW - 8), labelW - 6, y0 + i * ch + ch / 2);
+    fillLines(ctx, lines, labelW - 6, y0 + i * ch + ch / 2, labelLineH(px));
+    drawn.push({ i, px, lines });
   }
+  return drawn;
 }
 
-/** Column bands: which head a column belongs to. */
-function drawBands(ctx, L, m, fit) {
+/** Column bands: which head a column belongs to (the name when it fits whole, else the head's number). */
+function drawBands(ctx, L, m) {
   if (!m.colBands) return;
   const pal = m.palette;
   const { cols, cw, x0, headH, bandH } = L;
@@ -132,18 +144,20 @@ function drawBands(ctx, L, m, fit) {
   }
   const bw = size * cw;
   for (let b = 0; b * size < cols; b++) {
-    const text = fit(ctx, names[b], bw - 4);
+    const text = [names[b], String(b + 1)].find((t) => ctx.measureText(t).width <= bw - 4);
     if (!text) continue;
     ctx.fillStyle = pal.bandText;
     ctx.fillText(text, x0 + b * bw + bw / 2, headH + (bandH - 3) / 2 + 0.5);
   }
 }
 
+/** Column labels, whole: across, or rotated (fit(ctx, text, L.colFit): size and lines). Returns the drawn labels [{j, px, lines}]. */
 function drawColumnLabels(ctx, L, m, fit) {
   const pal = m.palette;
   const { cols, cw, x0, headH } = L;
-  const style = (selected) => {
-    ctx.font = `${selected ? '600 ' : ''}${L.font}`;
+  const drawn = [];
+  const style = (selected, px = L.fontPx) => {
+    ctx.font = `${selected ? '600 ' : ''}${px}px ${L.family}`;
     ctx.fillStyle = selected ? pal.text : pal.muted;
   };
   ctx.font = L.font;
@@ -151,7 +165,8 @@ function drawColumnLabels(ctx, L, m, fit) {
     ctx.textAlign = 'center';
     for (let j = 0; j < cols; j++) {
       style(j === m.selCol);
-      ctx.fillText(fit(ctx, L.colTexts[j], cw - 4), x0 + j * cw + cw / 2, headH / 2);
+      ctx.fillText(L.colTexts[j], x0 + j * cw + cw / 2, headH / 2);
+      drawn.push({ j, px: L.fontPx, lines: [L.colTexts[j]] });
     }
   } else if (L.colMode === 'vertical') {
     ctx.textAlign = 'left';
@@ -162,9 +177,11 @@ function drawColumnLabels(ctx, L, m, fit) {
       ctx.save();
       ctx.translate(x0 + j * cw + cw / 2, headH - 4);
       ctx.rotate(-Math.PI / 2);
-      style(selected);
-      ctx.fillText(fit(ctx, L.colTexts[j], headH - 8), 0, 0);
+      const { px, lines } = fit(ctx, L.colTexts[j], L.colFit);
+      style(selected, px);
+      fillLines(ctx, lines, 0, 0, labelLineH(px));
       ctx.restore();
+      drawn.push({ j, px, lines });
     }
   } else if (L.colMode === 'index') {
     ctx.textAlign = 'center';
@@ -173,14 +190,20 @@ function drawColumnLabels(ctx, L, m, fit) {
       ctx.fillText(String(j), x0 + j * cw + cw / 2, headH / 2);
     }
   }
+  return drawn;
 }
 
-/** Row labels, column bands and column labels (the gutters left of and above the cells). */
+/**
+ * Row labels, column bands and column labels (the gutters left of and above the
+ * cells). fit(ctx, text, opts): a label's font size and lines (text.js fitLabel).
+ * Returns what was drawn: {rows: [{i, px, lines}], cols: [{j, px, lines}]}.
+ */
 export function drawLabels(ctx, L, m, rowTexts, fit) {
   ctx.textBaseline = 'middle';
-  drawRowLabels(ctx, L, m, rowTexts, fit);
-  drawBands(ctx, L, m, fit);
-  drawColumnLabels(ctx, L, m, fit);
+  const rows = drawRowLabels(ctx, L, m, rowTexts, fit);
+  drawBands(ctx, L, m);
+  const cols = drawColumnLabels(ctx, L, m, fit);
+  return { rows, cols };
 }
 
 /** The selected row (solid), column (dashed) and cell (haloed). */

@@ -1,8 +1,9 @@
 // The selected row in the DOM: a visually hidden list, one item per cell with
-// its exact value in data-value, for screen readers and tests.
+// its exact value in data-value, for screen readers and tests. The text reads
+// like the tooltip: the whole token and formatValue(v, DIGITS.exact).
 
 import { el } from '../dom.js';
-import { formatExact, tokenLabel } from '../../format.js';
+import { formatValue, tokenText, DIGITS } from '../../format.js';
 import { createDeps } from './memo.js';
 
 const MAX_ITEMS = 2048;
@@ -29,9 +30,9 @@ export function createReadout(id) {
       for (let j = 0; j < n; j++) {
         const blocked = m.mask && !m.mask[row * cols + j];
         const v = blocked ? -Infinity : data[row * cols + j];
-        const colName = m.colLabels ? tokenLabel(m.colLabels[j], 24) : `dimension ${j}`;
+        const colName = m.colLabels ? tokenText(m.colLabels[j]) : `dimension ${j}`;
         const li = items[j];
-        li.textContent = `${colName}: ${formatExact(v)}`;
+        li.textContent = `${colName}: ${formatValue(v, DIGITS.exact)}`;
         li.dataset.testid = `cell-${id}-${row}-${j}`;
         li.dataset.value = String(v);
       }
