@@ -2,6 +2,8 @@
 // written with the proper minus (U+2212, also in exponents), never a hyphen-minus,
 // and no element holding a number or a token label is narrower than its text.
 
+import { NOTATION } from '../../web/app/notation.js';
+
 /**
  * Problems inside the element matching `root`: [{text, why}], empty when all is well.
  * Looks at rendered text nodes (not hidden, not form controls) that contain a digit.
@@ -55,14 +57,12 @@ export async function notationLegend(page) {
   return { summary: await legend.locator('summary').textContent(), text: await legend.textContent() };
 }
 
-/** What every Notation legend must state (the playground's rule). */
-export const NOTATION_ITEMS = [
-  /tokens.*counted from 0.*q\u2087 is row 7 of Q, S\[7, 1\]/s,
-  /heads.*counted from 1.*Q\u207d\u00b9\u207e/s,
-  /T tokens, C = d_model \(the model width\), H heads, d_k = C\/H per head/,
-  /W_Q, W_K, W_V, W_O/,
-  /S = Q\u00b7K\u1d40 scores, S\u2032 = S\/\u221ad_k \(or S when scaling is off\) after scaling and masking, A = softmax\(S\u2032\) weights/,
-];
+/** What every Notation legend must state: each item of the one list (web/app/notation.js), symbol then meaning. */
+export const NOTATION_ITEMS = NOTATION.map(([symbol, meaning]) => new RegExp(`${escapeRegExp(symbol)}\\s*${escapeRegExp(meaning)}`));
+
+function escapeRegExp(text) {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
 
 /**
  * Problems of the token labels drawn on the heatmap canvases inside `root`

@@ -5,18 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { formatValue, valueWidth, parseValue, MINUS, formatPercent, formatTick, headMark, superscript, tokenText, tokenLabel, quoted, excerpt, DIGITS } from '../../web/app/format.js';
+import { prng as rng } from './helpers.mjs'; // seeded, so a failure names a reproducible value
 
-/** A small seeded generator (mulberry32), so a failure names a reproducible value. */
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Values spread over every magnitude a float32 or a double can hold, both signs, float32-rounded half the time. */
 function randomValues(n, seed) {

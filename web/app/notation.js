@@ -17,8 +17,8 @@ export function headSup(n) {
 export const NOTATION = Object.freeze([
   ['T, C, H', 'tokens in the sentence, the model width (d_model), heads'],
   ['d_k', 'the width of one head: d_k = C/H'],
-  ['q\u2087, S[7, 1]', 'subscripts and first indices are tokens, counted from 0 like the rows: q\u2087 is row 7 of Q (the token chips and the Query picker number them the same way)'],
-  [`Q${headSup(1)}`, 'a superscript in parentheses is the head, counted from 1 like the Head picker: the queries of head 1'],
+  ['q\u2087, S[7, 1]', 'subscripts and first indices are tokens, counted from 0 like the rows: q\u2087 is row 7 of Q'],
+  [`Q${headSup(1)}`, 'a superscript in parentheses is the head, counted from 1 (Head 1 is the first head): the queries of head 1'],
   ['W_Q, W_K, W_V, W_O', 'the learned (or seeded) projection matrices; W_O mixes the heads at the end'],
   ['S, S\u2032, A', 'scores Q\u00b7K\u1d40, scores after scaling (S\u2032 = S/\u221ad_k, or S when scaling is off) and masking, weights softmax(S\u2032)'],
 ]);

@@ -8,7 +8,7 @@
 import { el } from './views/dom.js';
 import { createController } from './controller.js';
 import { figureToSvg, figureToPng, download } from './export.js';
-import { NOTATION } from './notation.js';
+import { createNotation } from './views/notation.js';
 
 /**
  * "Save PNG", "Save SVG" and "Copy link" under the step panel. linkFor(state)
@@ -59,13 +59,6 @@ function createExportBar(bar, controller, { linkFor = null, linkStatus = null } 
     say(linkStatus ? await linkStatus(url, copied).catch(() => text) : text);
   });
   bar.append(png, svg, link, status, linkBox);
-}
-
-/** The "Notation" legend: collapsed, one line until opened. */
-function createNotation() {
-  const list = el('dl', 'notation-list');
-  for (const [symbol, meaning] of NOTATION) list.append(el('dt', null, { text: symbol }), el('dd', null, { text: meaning }));
-  return el('details', 'notation', { testid: 'notation' }, el('summary', null, { text: 'Notation' }), list);
 }
 
 function card(className, title) {

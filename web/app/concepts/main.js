@@ -13,6 +13,7 @@ import { el } from '../views/dom.js';
 import { createTooltip } from '../views/tooltip.js';
 import { createThemeToggle } from '../views/theme.js';
 import { createMessages } from '../views/messages.js';
+import { createNotation } from '../views/notation.js';
 import { readPalette } from '../palette.js';
 import { DEMOS, parseConceptHash, serializeConceptHash, normalizeDemoState, defaultDemoState } from './state.js';
 import { DEMO_META } from './meta.js';
@@ -86,6 +87,7 @@ function scheduleUrl() {
 
 // ---- theme and palette --------------------------------------------------------------
 let palette = null;
+doc.getElementById('cx-notation')?.append(createNotation());
 const themeToggle = createThemeToggle(doc.getElementById('cx-theme'), {
   onChange(next) {
     theme = next;

@@ -13,6 +13,7 @@ import { el } from '../views/dom.js';
 import { createTooltip } from '../views/tooltip.js';
 import { createThemeToggle } from '../views/theme.js';
 import { createMessages } from '../views/messages.js';
+import { createNotation } from '../views/notation.js';
 import { readPalette } from '../palette.js';
 import { formatValue, formatPercent } from '../format.js';
 import { headName } from './grid.js';
@@ -30,6 +31,7 @@ import { storeModel } from './storage.js';
 import { SAMPLE_TEXT } from './sample-text.js';
 
 const doc = document;
+doc.getElementById('tr-notation')?.append(createNotation());
 const lab = doc.getElementById('lab');
 const tooltip = createTooltip(doc.getElementById('tr-tips'));
 const MAX_FILE_BYTES = 64 * 1024 * 1024;

@@ -18,7 +18,8 @@ function num(cls, x, digits, wrap = (t) => t) {
   return el('span', cls, { text: wrap(formatValue(x, digits)), title: formatValue(x, DIGITS.exact) });
 }
 
-export function createFormula(parent, { testid = 'formula' } = {}) {
+/** `digits`: the significant digits of its numbers where a part does not say (FORMULA_DIGITS unless told). */
+export function createFormula(parent, { testid = 'formula', digits = FORMULA_DIGITS } = {}) {
   const box = el('div', 'formula', { testid });
   parent.append(box);
   return {
@@ -32,21 +33,21 @@ export function createFormula(parent, { testid = 'formula' } = {}) {
           continue;
         }
         const row = el('p', 'formula-line');
-        for (const part of line) row.append(renderPart(part));
+        for (const part of line) row.append(renderPart(part, digits));
         box.append(row);
       }
     },
   };
 }
 
-function renderPart(part) {
+function renderPart(part, defaultDigits) {
   if (typeof part === 'string') return document.createTextNode(part);
   if (part.result !== undefined) {
-    const out = el('output', 'num result', { text: formatValue(part.result, part.digits ?? FORMULA_DIGITS), title: formatValue(part.result, DIGITS.exact), testid: part.testid ?? 'formula-result' });
+    const out = el('output', 'num result', { text: formatValue(part.result, part.digits ?? defaultDigits), title: formatValue(part.result, DIGITS.exact), testid: part.testid ?? 'formula-result' });
     out.dataset.value = String(part.result);
     return out;
   }
-  const digits = part.digits ?? FORMULA_DIGITS;
+  const digits = part.digits ?? defaultDigits;
   if (part.n !== undefined) return num('num', part.n, digits);
   // a factor: parenthesised when negative, "(−0.4000)"
   if (part.f !== undefined) return num('num', part.f, digits, (t) => (t.startsWith('\u2212') ? `(${t})` : t));

@@ -5,7 +5,10 @@
 
 import { el } from '../../views/dom.js';
 import { createHeatmap } from '../../views/heatmap.js';
-import { createFormula, productTerms } from '../formula.js';
+import { createFormula, productTerms } from '../../views/formula.js';
+
+/** The concept lab writes its formulas with 3 significant digits, like its metrics and bars. */
+const DIGITS = 3;
 import { headMark, formatValue } from '../../format.js';
 import {
   createDemoFrame, createMetric, createVerdict, createNote, textField, selectField, seedField,
@@ -52,7 +55,7 @@ export function createQkvView(root, { onState, tooltip }) {
   }
 
   const card2 = f.card('Where the selected entry comes from');
-  const formula = createFormula(card2, { testid: 'qkv-formula' });
+  const formula = createFormula(card2, { testid: 'qkv-formula', digits: DIGITS });
   const verdict = createVerdict(card2);
   const mEntry = createMetric(verdict, { label: 'the entry, computed by the engine', testid: 'qkv-entry' });
   const mDot = createMetric(verdict, { label: 'the dot product above, added up here', testid: 'qkv-dot' });
@@ -71,7 +74,7 @@ export function createQkvView(root, { onState, tooltip }) {
     onCellClick: (_, col) => onState({ head: Math.floor(col / D()), d: col % D() }),
     describe: (r, col) => ({ name: `W[${r}, ${col}]`, provenance: `column ${col} belongs to head ${Math.floor(col / D()) + 1} (its column ${col % D()}); seeded random weights` }),
   });
-  const same = createFormula(card2, { testid: 'qkv-same' });
+  const same = createFormula(card2, { testid: 'qkv-same', digits: DIGITS });
 
   function drawControls(s, m) {
     inS.set(s.s);
@@ -108,7 +111,7 @@ export function createQkvView(root, { onState, tooltip }) {
     const M = NAMES[s.m];
     const word = q(m.trace.tokens[i].text);
     formula.set([
-      [`${M}${headMark(head)}[${i}, ${d}] = \u03a3_c X\u2032[${i}, c] \u00b7 W_${M}[c, ${col}] = `, ...productTerms(x, e.column, { max: C }), ' = ', { result: e.sum, testid: 'qkv-formula-result' }],
+      [`${M}${headMark(head)}[${i}, ${d}] = \u03a3_c X\u2032[${i}, c] \u00b7 W_${M}[c, ${col}] = `, ...productTerms(x, e.column, { max: C, digits: DIGITS }), ' = ', { result: e.sum, testid: 'qkv-formula-result' }],
       { caption: `Row ${i} of X\u2032 (${word}) times column ${col} of W_${M} (head ${head + 1}, its column ${d}), ${C} products added.` },
     ]);
     mEntry.set(e.engine, { text: formatValue(e.engine, 6) });
@@ -129,7 +132,7 @@ export function createQkvView(root, { onState, tooltip }) {
       colBands: { size: m.D, colors: pal.headColors, names: m.trace.heads.map((_, k) => `head ${k + 1}`) },
     });
     same.set([
-      ...m.others.map((o) => [`${NAMES[o.m]}${headMark(head)}[${i}, ${d}] = X\u2032[${i}] \u00b7 W_${NAMES[o.m]}[:, ${col}] = `, ...productTerms(x, o.column, { max: 3 }), ' = ', { n: o.sum }, { muted: ` (engine: ${formatValue(o.engine, 3)})` }]),
+      ...m.others.map((o) => [`${NAMES[o.m]}${headMark(head)}[${i}, ${d}] = X\u2032[${i}] \u00b7 W_${NAMES[o.m]}[:, ${col}] = `, ...productTerms(x, o.column, { max: 3, digits: DIGITS }), ' = ', { n: o.sum }, { muted: ` (engine: ${formatValue(o.engine, 3)})` }]),
       { caption: `The same row X\u2032[${i}] gives the ${WHAT[m.others[0].m]} and the ${WHAT[m.others[1].m]} too: only the weight column changes. The three are not separate inputs. (Difference between the entry above and its dot product: ${formatDiff(e.diff)}.)` },
     ]);
   }

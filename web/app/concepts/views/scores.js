@@ -4,7 +4,10 @@
 
 import { el } from '../../views/dom.js';
 import { createHeatmap } from '../../views/heatmap.js';
-import { createFormula } from '../formula.js';
+import { createFormula } from '../../views/formula.js';
+
+/** The concept lab writes its formulas with 3 significant digits, like its metrics and bars. */
+const DIGITS = 3;
 import { headMark, formatValue } from '../../format.js';
 import {
   createDemoFrame, createMetric, createVerdict, createNote, textField, selectField, checkField, seedField, tokenChips,
@@ -41,7 +44,7 @@ export function createScoresView(root, { onState, tooltip }) {
   const barsRaw = createBars(row, { caption: 'Raw scores S = q\u00b7k', testid: 'scores-raw', signed: true, valueHeader: 'S' });
   const barsScaled = createBars(row, { caption: 'Scaled S\u2032', testid: 'scores-scaled', signed: true, valueHeader: 'S\u2032' });
   const barsW = createBars(row, { caption: 'Weights A = softmax(S\u2032)', testid: 'scores-weights', valueHeader: 'A' });
-  const formula = createFormula(card1, { testid: 'scores-formula' });
+  const formula = createFormula(card1, { testid: 'scores-formula', digits: DIGITS });
 
   const card2 = f.card('Every row of every head');
   const verdict2 = createVerdict(card2);
