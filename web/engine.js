@@ -10,7 +10,7 @@
 //
 // See engine.d.ts for every type.
 
-import { trainingApi, Trainer, TASKS, codedError } from './trainer.js';
+import { trainingApi, Trainer, TASKS, codedError, addCharOffsets } from './trainer.js';
 import { ENGINE_CONSTANTS } from './generated/engine_constants.js';
 
 export { Trainer, TASKS };
@@ -291,24 +291,6 @@ function unwrap(result) {
     throw codedError(ErrorType, errorCode, errorMessage);
   }
   return result;
-}
-
-/** Adds UTF-16 offsets (startChar, endChar) to tokens that carry UTF-8 byte offsets. */
-function addCharOffsets(tokens, sentence) {
-  // byte offset → UTF-16 index, walking the sentence once
-  const byteToChar = new Map([[0, 0]]);
-  let bytes = 0;
-  for (let i = 0; i < sentence.length; i++) {
-    const code = sentence.codePointAt(i);
-    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
-    if (code > 0xffff) i++;
-    byteToChar.set(bytes, i + 1);
-  }
-  for (const t of tokens) {
-    t.startChar = byteToChar.get(t.start) ?? sentence.length;
-    t.endChar = byteToChar.get(t.end) ?? sentence.length;
-  }
-  return tokens;
 }
 
 function finishTrace(trace, sentence) {
