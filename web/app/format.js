@@ -123,6 +123,14 @@ export function formatTick(v) {
   return sci ?? formatValue(v, 3);
 }
 
+/** The spacing of about `count` axis ticks over `span`: 1, 2, 2.5 or 5 times a power of ten. */
+export function niceStep(span, count) {
+  const raw = span / Math.max(1, count);
+  const p = 10 ** Math.floor(Math.log10(raw));
+  for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= raw) return m * p;
+  return 10 * p;
+}
+
 /** Token text shown whole (never cut): control characters made visible. */
 export function tokenText(text) {
   // eslint-disable-next-line no-control-regex

@@ -7,21 +7,12 @@
 //   chart.update({ series: [{name, className, points: [[x, y]], active}], refs, marker, xDomain });
 
 import { el, svgEl } from '../views/dom.js';
-import { formatTick } from '../format.js';
+import { formatTick, niceStep } from '../format.js';
 
 const W = 420;
 const H = 270;
 const M = { left: 58, right: 16, top: 14, bottom: 46 };
 
-/** Tick labels by the page's rule (formatTick): "0", "0.5", "−1", "2000", "1e−4". */
-const tickText = formatTick;
-
-function niceStep(span, count) {
-  const raw = span / Math.max(1, count);
-  const p = 10 ** Math.floor(Math.log10(raw));
-  for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= raw) return m * p;
-  return 10 * p;
-}
 
 export function createLineChart(parent, { title, xLabel, yLabel, yLog = false, xLog = true, testid, description }) {
   const svg = svgEl('svg', { viewBox: `0 0 ${W} ${H}`, class: 'cx-chart-svg', role: 'img', 'aria-label': `${title}. ${description ?? ''}` });
@@ -75,7 +66,7 @@ export function createLineChart(parent, { title, xLabel, yLabel, yLog = false, x
       for (const t of ticks) {
         const y = py(t);
         grid.append(svgEl('line', { x1: M.left, x2: W - M.right, y1: y, y2: y }));
-        grid.append(svgEl('text', { x: M.left - 7, y: y + 4, 'text-anchor': 'end', class: 'cx-tick' }, tickText(t)));
+        grid.append(svgEl('text', { x: M.left - 7, y: y + 4, 'text-anchor': 'end', class: 'cx-tick' }, formatTick(t)));
       }
       // x ticks: powers of two on a log axis, round steps on a linear one
       const xTicks = [];

@@ -11,19 +11,10 @@
 //   chart.update({ series: [{name, className, points: [[x, y]], dashed}], xMax, log, yDomain, marker });
 
 import { el, svgEl } from '../views/dom.js';
-import { formatTick } from '../format.js';
+import { formatTick, niceStep } from '../format.js';
 
 const M = { left: 46, right: 12, top: 10, bottom: 34 };
 
-/** Tick labels by the page's rule (formatTick): "0", "0.5", "2000", "1e−3". */
-const tickText = formatTick;
-
-function niceStep(span, count) {
-  const raw = span / Math.max(1, count);
-  const p = 10 ** Math.floor(Math.log10(raw));
-  for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= raw) return m * p;
-  return 10 * p;
-}
 
 /** The smallest of 1, 1.5, 2, 3, 4, 5, 6, 8, 10 × 10^k at or above x. */
 export function niceCeil(x) {
@@ -53,12 +44,12 @@ export function createChart(parent, { title, yLabel, testid, description = '', w
     for (const t of yTicks) {
       const y = py(t);
       axes.append(svgEl('line', { x1: M.left, x2: W - M.right, y1: y, y2: y, class: 'tr-gridline' }));
-      axes.append(svgEl('text', { x: M.left - 6, y: y + 4, 'text-anchor': 'end', class: 'tr-tick' }, tickText(t)));
+      axes.append(svgEl('text', { x: M.left - 6, y: y + 4, 'text-anchor': 'end', class: 'tr-tick' }, formatTick(t)));
     }
     for (const v of xTicks) {
       const x = px(v);
       axes.append(svgEl('line', { x1: x, x2: x, y1: H - M.bottom, y2: H - M.bottom + 4, class: 'tr-tickmark' }));
-      axes.append(svgEl('text', { x, y: H - M.bottom + 16, 'text-anchor': 'middle', class: 'tr-tick' }, tickText(v)));
+      axes.append(svgEl('text', { x, y: H - M.bottom + 16, 'text-anchor': 'middle', class: 'tr-tick' }, formatTick(v)));
     }
     axes.append(svgEl('line', { x1: M.left, x2: W - M.right, y1: H - M.bottom, y2: H - M.bottom, class: 'tr-axis' }));
     axes.append(svgEl('line', { x1: M.left, x2: M.left, y1: M.top, y2: H - M.bottom, class: 'tr-axis' }));
