@@ -365,6 +365,8 @@ export interface ModelTrace {
   config: ModelConfig;
   tokens: Token[];
   length: number;
+  /** 1: a sequence the task's generator makes; 0: not (outside its grammar); -1: the task has no grammar, or the model no task */
+  grammar: 1 | 0 | -1;
   embeddings: Matrix;
   positional: Matrix;
   mask: Matrix<Uint8Array>;

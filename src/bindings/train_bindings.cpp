@@ -465,6 +465,8 @@ val trainer_trace_js(int handle, const val& options) {
         for (const Token& tok : s.tokens) tokens.call<void>("push", js::token_to_js(tok));
         o.set("tokens", tokens);
         o.set("length", tr.length);
+        // 1: a sequence the task's generator makes, 0: not, -1: no task or no grammar to check
+        o.set("grammar", t.has_task() ? t.task().grammar(s.ids, s.length) : -1);
         set_matrices(o, {{"embeddings", tr.embeddings}, {"positional", tr.positional}});
         o.set("mask", js::mask_to_js(tr.mask));
         val layers = val::array();

@@ -798,6 +798,20 @@ public:
         return sentence_example("The animal didn't cross the street because it was too tired.", "animal");
     }
 
+    /// 1 when the sentence is one the generator makes: one of the four
+    /// templates word for word, an animate noun at {N}, an obstacle at {O},
+    /// one of its verbs at {V}, a negation at {X} and an adjective at {A} that
+    /// fits the animal or that obstacle (held-out tuples count: the grammar
+    /// makes them, training never showed them). Else 0.
+    int grammar(const std::vector<std::int32_t>& ids, int length) const override {
+        check_sequence(ids, length);
+        std::vector<std::string> words;
+        for (int p = 0; p < length; ++p) words.push_back(vocab_.text(ids[static_cast<std::size_t>(p)]));
+        for (const std::string& t : kTemplates)
+            if (matches_template(t, words)) return 1;
+        return 0;
+    }
+
 private:
     struct Tuple {
         int templ, noun, obstacle, adjective;
@@ -841,6 +855,52 @@ private:
         for (int p = 0; p < length; ++p)
             if (ids[p] == id("it")) targets[p] = antecedent;
         return length;
+    }
+
+    /// Word by word against one template; {X} may be two words ("did not").
+    static bool matches_template(const std::string& templ, const std::vector<std::string>& words) {
+        std::vector<std::string> slots;
+        for (std::size_t at = 0; at < templ.size();) {
+            const std::size_t end = std::min(templ.find(' ', at), templ.size());
+            slots.push_back(templ.substr(at, end - at));
+            at = end + 1;
+        }
+        auto in = [](const std::vector<std::string>& set, const std::string& w) { return std::find(set.begin(), set.end(), w) != set.end(); };
+        const Obstacle* obstacle = nullptr;
+        std::string verb, adjective;
+        std::size_t w = 0;
+        for (const std::string& slot : slots) {
+            if (slot == "{X}") {
+                // one word ("didn't") or two ("did not")
+                std::size_t used = 0;
+                for (const std::string& x : kNegations) {
+                    const std::size_t n = x.find(' ') == std::string::npos ? 1 : 2;
+                    if (w + n > words.size()) continue;
+                    if ((n == 1 ? words[w] : words[w] + " " + words[w + 1]) == x) used = n;
+                }
+                if (!used) return false;
+                w += used;
+                continue;
+            }
+            if (w >= words.size()) return false;
+            const std::string& word = words[w++];
+            if (slot == "{N}") {
+                if (!in(kAnimates, word)) return false;
+            } else if (slot == "{O}") {
+                obstacle = nullptr;
+                for (const Obstacle& o : kObstacles)
+                    if (o.noun == word) obstacle = &o;
+                if (!obstacle) return false;
+            } else if (slot == "{V}") {
+                verb = word;
+            } else if (slot == "{A}") {
+                adjective = word;
+            } else if (slot != word) {
+                return false;
+            }
+        }
+        if (w != words.size() || !obstacle) return false;
+        return in(obstacle->verbs, verb) && (in(kAnimateAdjectives, adjective) || in(obstacle->adjectives, adjective));
     }
 
     std::vector<Tuple> tuples_[2][2];  ///< [train, heldout][animate meant, obstacle meant]

@@ -108,6 +108,15 @@ public:
     virtual std::vector<AnswerKey> answer_keys(const std::vector<std::int32_t>& ids, int length) const = 0;
     /// A fixed, representative sequence (the same for every seed).
     virtual Example probe() const = 0;
+    /// Whether the first `length` ids are a sequence this task's generator can
+    /// make: 1 yes, 0 no, -1 when the task has no grammar to check against
+    /// (the default; e.g. text, where any word order is allowed). The
+    /// playground says "outside its grammar" at the answer when it is 0.
+    virtual int grammar(const std::vector<std::int32_t>& ids, int length) const {
+        (void)ids;
+        (void)length;
+        return -1;
+    }
 };
 
 /// Throws attn::Error for bad options (length out of the task's range, an

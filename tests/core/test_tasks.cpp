@@ -748,3 +748,32 @@ TEST_CASE("text: a corpus above the sentence byte limit is read whole, in pieces
     const attn::Batch b = task->sample(4, 1, 0, attn::Split::heldout);
     for (std::int32_t id : b.ids) CHECK(id >= 2);  // no [UNK]: no word was cut in two
 }
+
+TEST_CASE("tasks: coreference grammar accepts the generator's sentences and rejects others", "[tasks]") {
+    const auto task = attn::make_task(attn::TaskKind::coreference);
+    const attn::Vocabulary& v = task->vocabulary();
+    auto grammar = [&](const char* s) {
+        const auto ids = v.encode(s);
+        return task->grammar(ids, static_cast<int>(ids.size()));
+    };
+    // every template, a one-word and a two-word negation, either noun meant
+    CHECK(grammar("The animal didn't cross the street because it was too tired.") == 1);
+    CHECK(grammar("The dog did not climb the wall because it was too high.") == 1);
+    CHECK(grammar("The river stopped the horse because it was too deep.") == 1);
+    CHECK(grammar("The cat looked at the fence but it was too sharp to jump.") == 1);
+    CHECK(grammar("The hill was in front of the boy and it was too steep to climb.") == 1);
+    // the issue's sentences: unknown words, and known words in an order the grammar never makes
+    CHECK(grammar("The trophy didn't fit in the suitcase because it was too big.") == 0);
+    CHECK(grammar("The cat chased the dog because it was hungry.") == 0);
+    CHECK(grammar("The dog didn't cross the cat because it was too tired.") == 0);    // an animal as the obstacle
+    CHECK(grammar("The dog didn't climb the river because it was too deep.") == 0);   // not this obstacle's verb
+    CHECK(grammar("The dog didn't cross the road because it was too deep.") == 0);    // not this obstacle's adjective
+    CHECK(grammar("The dog didn't cross the road because it was too tired") == 0);    // no full stop
+    CHECK(grammar("The dog didn't cross the road because it was too tired. .") == 0); // a word too many
+    // a length shorter than the ids reads only that prefix
+    const auto ids = v.encode("The animal didn't cross the street because it was too tired. the");
+    CHECK(task->grammar(ids, 12) == 1);
+    CHECK(task->grammar(ids, 13) == 0);
+    // tasks without a grammar say so
+    CHECK(attn::make_task(attn::TaskKind::copy)->grammar({2, 3}, 2) == -1);
+}
