@@ -190,7 +190,7 @@ export async function waitHash(page, param, value) {
 export async function waitFigureInView(page, step) {
   await page.waitForFunction((s) => {
     const card = document.querySelector('.card-stepper');
-    const fig = document.querySelector(`section[data-step="${s}"] .figures > .figure-row`);
+    const fig = document.querySelector(`section[data-step="${s}"] .figures > .figure-row:not([hidden])`);
     if (!card || !fig) return false;
     const c = card.getBoundingClientRect();
     const r = fig.getBoundingClientRect();

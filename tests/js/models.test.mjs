@@ -237,3 +237,39 @@ test('the coreference training command of the README reproduces the committed he
   committed.dispose();
   again.dispose();
 });
+
+test('sentence fit: the engine\'s grammar and the [UNK] share say when a sentence is outside what a model learned', () => {
+  const fitOf = (name, text) => {
+    const trainer = engine.loadTrainer(bytesOf(name));
+    try {
+      const tr = trainer.trace({ text });
+      const entry = { name, trainer, tensors: readSafetensors(bytesOf(name)).tensors, task: name === 'coreference' ? 'coreference' : 'text', about: '' };
+      return { grammar: tr.grammar, fit: layerTrace(tr, 1, entry).model.fit };
+    } finally {
+      trainer.dispose();
+    }
+  };
+  // the coreference grammar makes the default sentence: inside, every word known
+  let r = fitOf('coreference', 'The animal didn\'t cross the street because it was too tired.');
+  assert.equal(r.grammar, 1);
+  assert.equal(r.fit.outside, false);
+  assert.equal(r.fit.known, 12);
+  // the issue's trophy sentence: 4 of 13 words unknown, not its grammar, an answer that is not in the sentence
+  r = fitOf('coreference', 'The trophy didn\'t fit in the suitcase because it was too big.');
+  assert.equal(r.grammar, 0);
+  assert.equal(r.fit.outside, true);
+  assert.equal(r.fit.length - r.fit.known, 4);
+  assert.deepEqual([...r.fit.reasons].sort(), ['answer', 'grammar', 'unknown']);
+  assert.ok(r.fit.measures.some((m) => /4 of 13 words are unknown/.test(m)), r.fit.measures.join(' | '));
+  assert.equal(r.fit.suggest, 'language');
+  // known words in a shape it never saw
+  r = fitOf('coreference', 'The dog didn\'t cross the cat because it was too tired.');
+  assert.equal(r.grammar, 0);
+  assert.ok(r.fit.outside);
+  // the language model has no grammar to check (-1): only its [UNK] share
+  r = fitOf('language', 'I went to the bank to deposit money');
+  assert.equal(r.grammar, -1);
+  assert.equal(r.fit.grammar, -1);
+  assert.equal(r.fit.suggest, null);
+  assert.ok(!r.fit.reasons.includes('grammar'));
+});

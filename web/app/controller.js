@@ -24,7 +24,7 @@ import { createStepPanel } from './views/panel.js';
 import { createMessages } from './views/messages.js';
 import { createModelCache, ModelNotFound, modelLabel, SHIPPED_MODELS } from './models.js';
 import { describeError } from './errors.js';
-import { applyPatch, blockedCells, toggleCell, clampToTrace, queryOffPadding } from './rules.js';
+import { applyPatch, blockedCells, toggleCell, clampToTrace, queryOffPadding, followQuery, queryText } from './rules.js';
 import { runRandom, runTrained as traceTrained, sliceLayer } from './runs.js';
 import { createLabels } from './labels.js';
 import { bindStepKeys } from './keyboard.js';
@@ -98,7 +98,7 @@ function panelStatus({ fatal, engine, modelError, state, modelLoaded, trace, run
   return null;
 }
 
-export function createController(layout, { initialState = {}, notices = [], controls = null, onStateChange = null, keyboardTarget = null, loadEngine = createEngine, fetchShipped = defaultFetchShipped, loadLab = null, freshStart = false } = {}) {
+export function createController(layout, { initialState = {}, notices = [], controls = null, onStateChange = null, keyboardTarget = null, loadEngine = createEngine, fetchShipped = defaultFetchShipped, loadLab = null, freshStart = false, freshStep = null } = {}) {
   let state = normalizeState(initialState);
   const models = createModelCache({ fetchShipped, loadLab });
   let modelError = null; // {model, title, text} when the picked model could not be loaded
@@ -109,6 +109,8 @@ export function createController(layout, { initialState = {}, notices = [], cont
   let runError = null;
   let runCount = 0;
   let queryMoved = null; // {from, to} when batch mode moved the query off a [PAD] token
+  let queryWord = null; // the word the query is meant to be on (rules.js followQuery), kept across edits
+  let pendingFollow = null; // {word, query, last}: a new sentence waits for its trace to place the query
   let messagesExtra = notices.length
     ? [{ id: 'url', kind: 'notice', title: 'Some settings in the link could not be used,', text: 'so defaults were used for them:', details: notices, dismissible: true }]
     : [];
@@ -128,6 +130,12 @@ export function createController(layout, { initialState = {}, notices = [], cont
     width: () => panelWidth.width() || layout.panel.clientWidth,
     select: (patch) => set(patch),
     toggleMask,
+    /** The guided tour: step 1, playing (Pause, ← → and Next work as always). */
+    tour: () => {
+      set({ step: STEPS[0] });
+      if (!clock.playing) clock.play();
+      follow();
+    },
   };
   const follow = createFollower(win, { panel: layout.panel, stepper: layout.stepper, reveal: (o) => views.panel.reveal(o) });
   const views = createViews(layout, stepCtx, {
@@ -177,13 +185,20 @@ export function createController(layout, { initialState = {}, notices = [], cont
     if (changed.includes('theme')) appearance.apply(state.theme);
     if (changed.includes('speed')) clock.setSpeed(state.speed);
     if (changed.includes('step')) clock.restartStep();
+    if (changed.includes('sentence') && patch.sentence !== undefined && patch.query === undefined) {
+      // the query follows its word into the new sentence (placed once the new trace is there)
+      const tr = currentTrace();
+      pendingFollow = { word: queryWord ?? (tr ? queryText(tr, prev.query) : null), query: prev.query, last: tr ? prev.query >= tr.tokens.length - 1 : false };
+    }
     const compute = changed.filter((k) => COMPUTE_FIELDS.includes(k));
     const customOnly = compute.length === 1 && compute[0] === 'customMask' && state.mask !== 'custom';
     if (compute.length && !customOnly) run();
     else if (changed.includes('shown') && result?.traces) result = { ...result, trace: result.traces[Math.min(state.shown, result.traces.length - 1)] };
     else if (changed.includes('layer') && result?.modelTrace) result = sliceLayer(result, state.layer);
+    placeQuery();
     clampSelection();
     if (changed.includes('query')) queryMoved = null;
+    if (patch.query !== undefined || changed.includes('model')) queryWord = null;
     if (patch.query === undefined && (changed.includes('shown') || changed.includes('batch') || changed.includes('sentences'))) {
       const off = queryOffPadding(state, currentTrace());
       state = off.state;
@@ -223,6 +238,17 @@ export function createController(layout, { initialState = {}, notices = [], cont
 
   function clampSelection() {
     state = clampToTrace(state, currentTrace());
+    const tr = currentTrace();
+    if (tr && !pendingFollow && queryWord === null) queryWord = queryText(tr, state.query);
+  }
+
+  /** A new sentence's trace is on screen: put the query on its word, else on the model's natural query. */
+  function placeQuery() {
+    const tr = currentTrace();
+    if (!pendingFollow || !tr) return;
+    const q = followQuery(tr, pendingFollow);
+    pendingFollow = null;
+    if (q !== state.query) state = { ...state, query: q };
   }
 
   function persist() {
@@ -239,15 +265,24 @@ export function createController(layout, { initialState = {}, notices = [], cont
         modelError = null;
         if (state.model !== name) return;
         if (!opened) {
-          // a fresh page opens where the model's learned pattern is
-          opened = true;
+          // a fresh page opens where the model's learned pattern is (the page: on the heads step)
           const f = SHIPPED_MODELS[name]?.featured;
-          if (f) state = normalizeState({ ...state, layer: f.layer, head: f.head });
+          if (f) state = normalizeState({ ...state, layer: f.layer, head: f.head, ...(freshStep ? { step: freshStep } : {}) });
         }
+        const fresh = !opened;
+        if (fresh) opened = true;
         run();
+        placeQuery();
         clampSelection();
         persist();
         render();
+        // a fresh page shows its first figure when it starts low on the screen (a phone: below the sentence)
+        if (fresh && freshStep) {
+          win.requestAnimationFrame(() => {
+            const fig = layout.panel.querySelector('section:not([hidden]) .figures > .figure-row:not([hidden])');
+            if (fig && fig.getBoundingClientRect().top > win.innerHeight * 0.7) follow();
+          });
+        }
       }, (e) => {
         if (state.model !== name) return;
         modelError = modelLoadError(e, name, state.from);

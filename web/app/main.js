@@ -33,6 +33,9 @@ const playground = mountPlayground(root, {
   // a model trained in the lab ("Open in playground"): its checkpoint in this origin's IndexedDB
   loadLab: (key) => loadModel(key),
   freshStart: Boolean(empty),
+  // …on the heads step, where the meaning is (the tour from step 1 is a button there)
+  freshStep: 'heads',
+  trainHref: 'train.html',
   onStateChange(s) {
     mirrorTheme(s.theme);
     pending = s;

@@ -34,7 +34,7 @@ function gainBias(tensors, prefix) {
  * entry: a loaded model (models.js: {name, trainer, tensors, task, about}).
  * antecedent: the task's antecedent key (T×T matrix) for coreference models, or null.
  */
-export function layerTrace(modelTrace, layer, entry, { antecedent = null } = {}) {
+export function layerTrace(modelTrace, layer, entry, { antecedent = null, featured = null } = {}) {
   const c = modelTrace.config;
   const L = modelTrace.layers.length;
   const l = Math.max(0, Math.min(L - 1, layer));
@@ -80,6 +80,7 @@ export function layerTrace(modelTrace, layer, entry, { antecedent = null } = {})
       vocab: c.vocab,
       context: c.context,
       unknown: tokens.filter((t) => t.unknown).map((t) => t.typed),
+      fit: sentenceFit(modelTrace, tokens, entry),
       ln1: c.layernorm ? gainBias(entry.tensors, `layers.${l}.ln1`) : null,
       lnFinal: c.layernorm ? gainBias(entry.tensors, 'final_ln') : null,
     },
@@ -87,7 +88,81 @@ export function layerTrace(modelTrace, layer, entry, { antecedent = null } = {})
   const keys = standardKeys(tokens.map((t) => t.id), c.causal);
   if (antecedent) keys.antecedent = keyRows(antecedent);
   trace.headPatterns = headPatterns(lt.heads, keys);
+  // every layer at once, for the model view: its heads and their pattern names
+  trace.model.layerHeads = modelTrace.layers.map((x, i) => ({ heads: x.heads, patterns: i === l ? trace.headPatterns : headPatterns(x.heads, keys) }));
+  trace.model.featured = featured;
   return trace;
+}
+
+/** "1 of 9 words is", "4 of 13 words are" */
+function ofWords(n, total) {
+  return `${n} of ${total} word${total === 1 ? '' : 's'} ${n === 1 ? 'is' : 'are'}`;
+}
+
+/** More than this share of [UNK] words puts a sentence outside what a model learned. */
+export const UNKNOWN_SHARE_LIMIT = 0.2;
+
+/**
+ * How far a sentence is from what a trained model learned, from three
+ * measures: the share of its words the model does not know ([UNK]), whether
+ * the task's grammar makes it (the engine's Task::grammar: the coreference
+ * generator's four sentence shapes; -1 when a model has no grammar, as the
+ * language model), and for coreference whether its answer at "it" is a word
+ * of the sentence at all. Longer than the model's context is an error before
+ * this (too_long_for_model).
+ * Returns {outside, measures: [plain lines], known, length, context, grammar, suggest}.
+ */
+export function sentenceFit(modelTrace, tokens, entry) {
+  const T = modelTrace.length ?? tokens.length;
+  const real = tokens.slice(0, T);
+  const unknown = real.filter((t) => t.unknown);
+  const context = modelTrace.config.context;
+  const grammar = modelTrace.grammar ?? -1;
+  const measures = [];
+  const reasons = [];
+  const share = T ? unknown.length / T : 0;
+  if (unknown.length) {
+    const line = `${ofWords(unknown.length, T)} unknown to it (it reads them as [UNK]): ${unknown.map((t) => `\u201c${t.typed}\u201d`).join(', ')}.`;
+    measures.push(line);
+    if (share > UNKNOWN_SHARE_LIMIT) reasons.push('unknown');
+  } else {
+    measures.push(`It knows all ${T} word${T === 1 ? '' : 's'}.`);
+  }
+  measures.push(`${T} of the ${context} positions it was trained on.`);
+  if (grammar === 0) {
+    measures.push('Not one of the sentence shapes it was trained on.');
+    reasons.push('grammar');
+  } else if (grammar === 1) {
+    measures.push('One of the sentence shapes it was trained on.');
+  }
+  if (entry.task === 'coreference') {
+    const it = real.findIndex((t) => t.text === 'it');
+    if (it < 0) {
+      measures.push('There is no \u201cit\u201d: the model was trained to answer only at \u201cit\u201d.');
+      reasons.push('no-it');
+    } else if (modelTrace.probabilities) {
+      const V = modelTrace.probabilities.cols;
+      const row = modelTrace.probabilities.data.subarray(it * V, (it + 1) * V);
+      let best = 0;
+      for (let j = 1; j < V; j++) if (row[j] > row[best]) best = j;
+      const word = entry.trainer.vocabulary[best] ?? String(best);
+      if (!real.some((t) => t.id === best)) {
+        measures.push(`Its answer at \u201cit\u201d, \u201c${word}\u201d, is not a word of this sentence.`);
+        reasons.push('answer');
+      }
+    }
+  }
+  return {
+    outside: reasons.length > 0,
+    reasons,
+    measures,
+    known: T - unknown.length,
+    length: T,
+    context,
+    grammar,
+    // the model that fits everyday sentences better (none yet for the language model itself)
+    suggest: entry.task === 'coreference' ? 'language' : null,
+  };
 }
 
 /** Head pattern scores for a random-weights trace (its real tokens only). */

@@ -12,7 +12,9 @@
 //                   the task's own answer key
 // score = mean over the scored rows of the weight the row puts on its key's
 // positions: 1 = all weight where the pattern says. A pattern that scores no
-// row of this sentence is left out (null), not 0.
+// row of this sentence is left out (null), not 0. A pattern read off repeats
+// (same-word, induction) needs MIN_REPEAT_ROWS scored rows to name a head: one
+// repeated "the" is one row, too little evidence (the head is "thin" on it).
 //
 // Pure functions: no DOM, no engine.
 
@@ -20,6 +22,15 @@ export const PATTERN_NAMES = Object.freeze(['previous-token', 'first-token', 'sa
 
 /** Best score at or above this names the head; below it the head has "no clear pattern". */
 export const NAME_THRESHOLD = 0.5;
+
+/** Scored rows a repeat pattern needs on a sentence before it may name a head. */
+export const MIN_REPEAT_ROWS = 2;
+const REPEAT_PATTERNS = new Set(['same-word', 'induction']);
+
+/** The rows a key scores (its non-null rows). */
+export function scoredRows(rows) {
+  return rows.reduce((n, r) => n + (r ? 1 : 0), 0);
+}
 
 /** The standard keys for token ids (length T) as lists of key positions per row (null = not scored). */
 export function standardKeys(ids, causal) {
@@ -68,19 +79,30 @@ export function patternScore(weights, rows) {
 }
 
 /**
- * Every head of one layer against every pattern: [{scores: {name: score|null}, best: {name, score}|null}].
- * heads: [{weights}]; keys: standardKeys(...) plus an optional antecedent key (rows).
+ * Every head of one layer against every pattern:
+ * [{scores: {name: score|null}, rows: {name: scored rows}, best: {name, score, rows}|null, thin}].
+ * best is the highest score among the patterns with enough evidence; thin is
+ * the highest repeat pattern that scored higher but on too few rows
+ * ({name, score, rows}, or null). heads: [{weights}]; keys: standardKeys(...)
+ * plus an optional antecedent key (rows).
  */
 export function headPatterns(heads, keys) {
   return heads.map((h) => {
     const scores = {};
+    const rows = {};
     let best = null;
+    let thin = null;
     for (const name of PATTERN_NAMES) {
       if (!keys[name]) continue;
       const s = patternScore(h.weights, keys[name]);
       scores[name] = s;
-      if (s !== null && (!best || s > best.score)) best = { name, score: s };
+      rows[name] = scoredRows(keys[name]);
+      if (s === null) continue;
+      const enough = !REPEAT_PATTERNS.has(name) || rows[name] >= MIN_REPEAT_ROWS;
+      if (enough && (!best || s > best.score)) best = { name, score: s, rows: rows[name] };
+      if (!enough && (!thin || s > thin.score)) thin = { name, score: s, rows: rows[name] };
     }
-    return { scores, best };
+    if (thin && best && thin.score <= best.score) thin = null;
+    return { scores, rows, best, thin };
   });
 }

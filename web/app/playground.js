@@ -87,7 +87,9 @@ export function mountPlayground(root, options = {}) {
   const brand = el('div', 'ap-brand', {},
     el('h1', 'ap-title', { text: 'Attention Playground' }),
     el('p', 'ap-tagline', { text: 'How a transformer\u2019s multi-head self-attention turns a sentence into context-aware vectors, step by step, with the real numbers.' }),
-    el('a', 'ap-link', { href: options.conceptsHref ?? 'concepts.html', text: 'Concepts: seven ideas, live \u2192', testid: 'concepts-link' }));
+    el('p', 'ap-links', {},
+      el('a', 'ap-link', { href: options.conceptsHref ?? 'concepts.html', text: 'Concepts: seven ideas, live \u2192', testid: 'concepts-link' }),
+      ...(options.trainHref ? [el('a', 'ap-link', { href: options.trainHref, text: 'Training lab: train a small transformer and watch its heads learn \u2192', testid: 'train-link' })] : [])));
   const theme = el('div', 'ap-theme');
   const header = el('header', 'ap-header', {}, brand, theme);
   const messages = el('div', 'ap-messages');

@@ -87,3 +87,41 @@ export function queryOffPadding(state, tr) {
   if (state.query < real || real < 1) return { state, moved: null };
   return { state: { ...state, query: real - 1 }, moved: { from: state.query, to: real - 1 } };
 }
+
+/** The word at token i of a trace, as typed (lower-cased), or null. */
+export function queryText(tr, i) {
+  const t = tr?.tokens[i];
+  return t ? String(t.typed ?? t.text).toLowerCase() : null;
+}
+
+/**
+ * The model's own query on a trace: coreference answers at "it" (its first
+ * one), a next-word model at the last token; random weights keep the index
+ * (inside the sentence).
+ */
+export function naturalQuery(tr, query) {
+  const T = tr.realTokens ?? tr.tokens.length;
+  if (tr.model?.task === 'coreference') {
+    const it = tr.tokens.findIndex((t, i) => i < T && t.text === 'it');
+    if (it >= 0) return it;
+  }
+  if (tr.model?.causal) return T - 1;
+  return Math.max(0, Math.min(T - 1, query));
+}
+
+/**
+ * Where the query goes in a new sentence: on the same word (its token text)
+ * when it is still there, the occurrence nearest the old position; else the
+ * model's natural query. A query that was on the last token of a next-word
+ * model stays on the last token (it follows the typing). follow: {word, query, last}.
+ */
+export function followQuery(tr, { word, query, last }) {
+  const T = tr.realTokens ?? tr.tokens.length;
+  if (last && tr.model?.causal) return T - 1;
+  let best = -1;
+  for (let i = 0; i < T; i++) {
+    if (queryText(tr, i) !== word) continue;
+    if (best < 0 || Math.abs(i - query) < Math.abs(best - query)) best = i;
+  }
+  return best >= 0 ? best : naturalQuery(tr, query);
+}

@@ -5,6 +5,7 @@
 import { computedSentences } from './state.js';
 import { layerTrace, randomHeadPatterns } from './model-trace.js';
 import { customMaskMatrix } from './rules.js';
+import { SHIPPED_MODELS } from './models.js';
 
 /** Random weights: {traces (batch mode, else null), trace (the one shown)}. */
 export function runRandom(engine, state) {
@@ -41,5 +42,5 @@ export function runTrained(entry, sentence) {
 
 /** The result with `trace` set to the given layer of its trained model's trace, as the steps read it. */
 export function sliceLayer(r, layer) {
-  return { ...r, trace: layerTrace(r.modelTrace, layer, r.entry, { antecedent: r.antecedent }) };
+  return { ...r, trace: layerTrace(r.modelTrace, layer, r.entry, { antecedent: r.antecedent, featured: SHIPPED_MODELS[r.entry.name]?.featured ?? null }) };
 }

@@ -61,6 +61,48 @@ export function createModelNote(frame) {
   };
 }
 
+export const OUTSIDE_TITLE = 'This sentence is outside what this model learned: its answer is a guess.';
+
+/**
+ * How far the sentence is from what a trained model learned (trace.model.fit,
+ * model-trace.js), where its answer and its heads are read: the measures in
+ * plain words, and when it is outside, that the answer is a guess and which
+ * model fits better (onPickModel(name) switches to it). Hidden for random weights.
+ */
+export function createFitNote(frame, { onPickModel = null, parent = null } = {}) {
+  const title = el('p', 'fit-title');
+  const list = el('ul', 'fit-measures');
+  const pick = el('button', 'btn btn-small fit-pick', { type: 'button', testid: 'fit-pick' });
+  const later = el('span', 'fit-later');
+  const suggest = el('p', 'fit-suggest', {}, pick, later);
+  const n = el('div', 'fit-note', { testid: 'fit-note', attrs: { role: 'note' } }, title, list, suggest);
+  let target = null;
+  pick.addEventListener('click', () => { if (target) onPickModel?.(target); });
+  if (parent) parent.append(n);
+  else frame.root.insertBefore(n, frame.root.querySelector('.step-explain') ?? frame.root.firstChild);
+  let last;
+  return {
+    update(trace) {
+      const fit = trace.model?.fit ?? null;
+      const key = fit ? JSON.stringify([fit.outside, fit.measures, fit.suggest]) : '';
+      if (key === last) return;
+      last = key;
+      n.hidden = !fit;
+      if (!fit) return;
+      n.classList.toggle('is-outside', fit.outside);
+      n.dataset.outside = fit.outside ? '1' : '0';
+      title.textContent = fit.outside ? OUTSIDE_TITLE : 'How close this sentence is to what the model learned:';
+      list.replaceChildren(...fit.measures.map((m) => el('li', null, { text: m })));
+      target = fit.outside && fit.suggest && onPickModel ? fit.suggest : null;
+      suggest.hidden = !target;
+      if (target) {
+        pick.textContent = 'Try the language model \u2192';
+        later.textContent = ' It was trained on everyday sentences, so it fits yours better. (A real pretrained model will come later.)';
+      }
+    },
+  };
+}
+
 /** "layer 2 of 2" for a trained model's trace, '' for random weights. */
 export function layerName(trace) {
   return trace.model && trace.model.layers > 1 ? `, layer ${trace.model.layer + 1}` : '';

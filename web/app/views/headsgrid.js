@@ -8,11 +8,31 @@ import { formatValue, quoted } from '../format.js';
 import { resolveScale, paintImage, READABLE } from './heatmap/colors.js';
 import { NAME_THRESHOLD } from '../patterns.js';
 
-/** "antecedent 0.93", or "no clear pattern (best: first-token 0.31)". */
+/**
+ * "antecedent 0.93", or "no clear pattern (best: first-token 0.31)"; a repeat
+ * pattern scored on too few rows adds "induction: not enough repeats on this
+ * sentence (1 row)" instead of naming the head (patterns.js MIN_REPEAT_ROWS).
+ */
 export function patternText(p) {
-  if (!p?.best) return 'no pattern applies';
+  const thin = p?.thin ? `${p.thin.name}: not enough repeats on this sentence (${p.thin.rows} row${p.thin.rows === 1 ? '' : 's'})` : '';
+  if (!p?.best) return thin ? `no clear pattern (${thin})` : 'no pattern applies';
   const s = `${p.best.name} ${formatValue(p.best.score, 2)}`;
-  return p.best.score >= NAME_THRESHOLD ? s : `no clear pattern (best: ${s})`;
+  if (p.best.score >= NAME_THRESHOLD) return s;
+  return `no clear pattern (best: ${s}${thin ? `; ${thin}` : ''})`;
+}
+
+/** The spread of row q of a weight matrix: its largest weight minus its smallest allowed one. */
+export function rowSpread(w, q, mask = null) {
+  const T = w.cols;
+  let hi = -Infinity;
+  let lo = Infinity;
+  for (let j = 0; j < T; j++) {
+    if (mask && !mask.data[q * T + j]) continue;
+    const x = w.data[q * T + j];
+    if (x > hi) hi = x;
+    if (x < lo) lo = x;
+  }
+  return hi >= lo ? hi - lo : 0;
 }
 
 const MAX_HEADS = 32;
@@ -34,10 +54,11 @@ export function createHeadsGrid(parent, { onSelectHead }) {
       const name = el('span', 'head-name', { text: `Head ${h + 1}` });
       const pattern = el('span', 'head-pattern', { testid: 'head-pattern' });
       const top = el('span', 'head-top');
-      const button = el('button', 'head-card', { type: 'button', attrs: { 'aria-label': `Head ${h + 1}` }, dataset: { head: String(h) } }, canvas, name, pattern, top);
+      const spread = el('span', 'head-spread', { testid: 'head-spread' });
+      const button = el('button', 'head-card', { type: 'button', attrs: { 'aria-label': `Head ${h + 1}` }, dataset: { head: String(h) } }, canvas, name, pattern, top, spread);
       button.addEventListener('click', () => onSelectHead(h));
       grid.append(button);
-      cards.push({ button, canvas, top, name, pattern });
+      cards.push({ button, canvas, top, spread, name, pattern });
     }
   }
 
@@ -76,7 +97,7 @@ export function createHeadsGrid(parent, { onSelectHead }) {
       const typical = scales.map((x) => x.typical).sort((a, b) => a - b)[scales.length >> 1] ?? 1;
       const relative = typical < READABLE;
       scaleNote.textContent = relative
-        ? `scale: row max (auto: rows nearly uniform, typical max ${formatValue(typical, 3)})`
+        ? `scale: row max (auto: rows nearly uniform, typical max ${formatValue(typical, 3)}; each row is stretched to its own max, so read its spread: max \u2212 min)`
         : 'scale: 0\u20131 (auto)';
       scaleNote.dataset.scale = relative ? 'row' : 'fixed';
       cards.forEach((card, h) => {
@@ -91,7 +112,9 @@ export function createHeadsGrid(parent, { onSelectHead }) {
         drawMap(card.canvas, models[h], scale, q, palette, size);
         let best = 0;
         for (let j = 1; j < T; j++) if (w.data[q * T + j] > w.data[q * T + best]) best = j;
+        // the row's spread, printed beside it: a row-max colour scale makes a flat row look strong
         card.top.textContent = `${quoted(trace.tokens[q].text, 10)} \u2192 ${quoted(trace.tokens[best].text, 10)} ${formatValue(w.data[q * T + best], 2)}`;
+        card.spread.textContent = `row spread ${formatValue(rowSpread(w, q, trace.mask), 2)}`;
         card.button.setAttribute('aria-pressed', h === head ? 'true' : 'false');
       });
       grid.dataset.more = H > MAX_HEADS ? `+${H - MAX_HEADS} more heads not shown` : '';

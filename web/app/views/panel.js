@@ -5,6 +5,9 @@
 
 import { el } from './dom.js';
 
+/** Steps whose numbers belong to no layer (the model's input). */
+const BEFORE_LAYERS = new Set(['embeddings', 'positional']);
+
 /**
  * How far to scroll (px, 0 = not at all) so that a figure with bounding box r
  * shows between y = top and y = bottom: a figure that fits is in view when it
@@ -46,7 +49,9 @@ export function createStepPanel(root, ctx, steps) {
 
   function setHeader(step, trace) {
     const n = steps.indexOf(byId.get(step)) + 1;
-    counter.textContent = `Step ${n} of ${steps.length}${trace?.model && trace.model.layers > 1 ? ` \u00b7 layer ${trace.model.layer + 1} of ${trace.model.layers}` : ''}`;
+    // the embeddings and positions come before every layer: no layer for them
+    const layered = trace?.model && trace.model.layers > 1 && !BEFORE_LAYERS.has(step);
+    counter.textContent = `Step ${n} of ${steps.length}${layered ? ` \u00b7 layer ${trace.model.layer + 1} of ${trace.model.layers}` : ''}`;
     const info = byId.get(step);
     title.textContent = trace && info.titleFor ? info.titleFor(trace) : info.title;
     root.dataset.step = step;
@@ -61,7 +66,7 @@ export function createStepPanel(root, ctx, steps) {
      */
     reveal({ top = 0, smooth = true } = {}) {
       const section = sections.get(current);
-      const fig = section?.querySelector('.figures > .figure-row') ?? section?.querySelector('.figures');
+      const fig = section?.querySelector('.figures > .figure-row:not([hidden])') ?? section?.querySelector('.figures');
       if (!fig || body.hidden) return false;
       const off = figureOffset(fig.getBoundingClientRect(), top + 8, fig.ownerDocument.defaultView.innerHeight - 8);
       if (!off) return false;

@@ -3,7 +3,7 @@
 // last layer, the model's answer: the top 5 of its softmax over the vocabulary
 // (the next word, for a language model).
 
-import { createStepFrame, tok, at, row, col, clampIndex, operator } from './common.js';
+import { createStepFrame, tok, at, row, col, clampIndex, operator, createFitNote } from './common.js';
 import { createHeatmap } from './heatmap.js';
 import { productTerms } from './formula.js';
 import { el, clear } from './dom.js';
@@ -12,18 +12,18 @@ import { topTokens } from '../model-trace.js';
 import { figureTitle } from '../notation.js';
 
 /** The top-5 list: a word, a bar and its probability per row. */
-function createPrediction(parent) {
+function createPrediction(parent, { testid = 'prediction', shapeText = 'top 5, probabilities' } = {}) {
   const title = el('span', 'hm-title');
   const shape = el('span', 'hm-shape');
   const list = el('ol', 'prediction-list');
   const foot = el('p', 'figure-note');
-  const figure = el('figure', 'prediction', { testid: 'prediction' }, el('figcaption', 'hm-caption', {}, title, shape), list, foot);
+  const figure = el('figure', 'prediction', { testid }, el('figcaption', 'hm-caption', {}, title, shape), list, foot);
   parent.append(figure);
   return {
     element: figure,
     update({ heading, note, items }) {
       title.textContent = heading;
-      shape.textContent = 'top 5, probabilities';
+      shape.textContent = shapeText;
       clear(list);
       for (const it of items) {
         const fill = el('span', 'prediction-fill');
@@ -65,9 +65,12 @@ export function createOutputStep(root, ctx) {
   const hmR = createHeatmap(blockRow, { id: 'block-residual', compact: true, share: 0.3, tooltip: ctx.tooltip, getWidth: ctx.width, onCellClick: select, describe: (i, j) => ({ name: `r[${i}, ${j}]  ${tok(trace, i)}`, provenance: `= x[${i}, ${j}] + Y[${i}, ${j}]: the residual stream plus what attention found` }) });
   const hmM = createHeatmap(blockRow, { id: 'block-mlp', compact: true, share: 0.3, tooltip: ctx.tooltip, getWidth: ctx.width, onCellClick: select, describe: (i, j) => ({ name: `MLP[${i}, ${j}]  ${tok(trace, i)}`, provenance: 'GELU(LayerNorm(r)\u00b7W_in + b_in)\u00b7W_out + b_out: each token on its own, no mixing between tokens' }) });
   const hmB = createHeatmap(blockRow, { id: 'block-out', compact: true, share: 0.3, tooltip: ctx.tooltip, getWidth: ctx.width, onCellClick: select, describe: (i, j) => ({ name: `out[${i}, ${j}]  ${tok(trace, i)}`, provenance: trace.model?.mlp ? `= r[${i}, ${j}] + MLP[${i}, ${j}]` : `= r[${i}, ${j}] (no MLP)` }) });
+  const fitNote = createFitNote(f, { parent: block, onPickModel: (model) => ctx.select({ model }) });
   const predRow = el('div', 'figure-row');
   block.append(predRow);
   const prediction = createPrediction(predRow);
+  // when [UNK] is among the top 5: the best words the model can name
+  const realWords = createPrediction(predRow, { testid: 'prediction-real', shapeText: 'top 5 without [UNK], probabilities' });
   const nextNote = el('p', 'figure-note', { testid: 'next-layer-note' });
   block.append(nextNote);
 
@@ -88,6 +91,8 @@ export function createOutputStep(root, ctx) {
     if (b.mlpOutput) lines.push([`out[${v.q}, ${j}] = r[${v.q}, ${j}] + MLP[${v.q}, ${j}] = `, { n: at(b.residual, v.q, j) }, ' + ', { f: at(b.mlpOutput, v.q, j) }, ' = ', { n: at(b.out, v.q, j) }]);
     // the prediction, after the last layer
     prediction.element.hidden = !tr.final;
+    realWords.element.hidden = true;
+    fitNote.update(tr);
     nextNote.hidden = Boolean(tr.final);
     nextNote.textContent = tr.final ? '' : `The model\u2019s ${m.causal ? 'next-word prediction' : 'answer'} comes after its last layer: pick layer ${m.layers} to see it.`;
     if (tr.final) {
@@ -99,7 +104,17 @@ export function createOutputStep(root, ctx) {
         foot = `What the model expects after the first ${v.q + 1} token${v.q ? 's' : ''}: it sees none of the later ones (causal mask).`;
       } else {
         heading = `The model\u2019s answer at ${tok(tr, v.q)}`;
-        if (m.task === 'coreference') foot = tr.tokens[v.q].text === 'it' ? 'Trained to name the noun \u201cit\u201d stands for.' : `The model was trained to answer only at \u201cit\u201d; at ${tok(tr, v.q)} this output means nothing.`;
+        if (m.task === 'coreference') foot = tr.tokens[v.q].text === 'it' ? `Trained to name the noun \u201cit\u201d stands for${m.fit?.outside ? '; this sentence is outside what it learned, so this answer is a guess' : ''}.` : `The model was trained to answer only at \u201cit\u201d; at ${tok(tr, v.q)} this output means nothing.`;
+      }
+      const unk = items.find((it) => it.text === '[UNK]');
+      if (unk) {
+        const first = items[0] === unk;
+        foot = `${foot ? `${foot} ` : ''}[UNK] stands for every word outside its vocabulary of ${(m.vocab - 2).toLocaleString('en-US')} words: ${formatValue(unk.p, DIGITS.cell)} says the model expects a word it does not know, not which one.${first ? ' The best words it knows are beside it.' : ''}`;
+        if (first) {
+          const real = topTokens(tr.final.probabilities, v.q, m.vocabulary, 7).filter((it) => it.text !== '[UNK]' && it.text !== '[PAD]').slice(0, 5);
+          realWords.element.hidden = false;
+          realWords.update({ heading: 'The words it knows', note: '', items: real });
+        }
       }
       prediction.update({ heading, note: foot, items });
       const best = items[0];

@@ -1,7 +1,7 @@
 // Step 8: softmax per row. Shows the weights, the selected row as bars that
 // sum to one, and the lines view.
 
-import { createStepFrame, tok, at, clampIndex, createModelNote } from './common.js';
+import { createStepFrame, tok, at, clampIndex, createModelNote, createFitNote } from './common.js';
 import { createHeatmap } from './heatmap.js';
 import { createRowBars } from './bars.js';
 import { createLinesView } from './lines.js';
@@ -10,6 +10,7 @@ import { figureTitle } from '../notation.js';
 export function createSoftmaxStep(root, ctx) {
   const f = createStepFrame(root, 'softmax');
   const modelNote = createModelNote(f);
+  const fitNote = createFitNote(f, { onPickModel: (model) => ctx.select({ model }) });
   let trace = null;
   const r = f.row();
   const hm = createHeatmap(r, {
@@ -28,6 +29,7 @@ export function createSoftmaxStep(root, ctx) {
     figureScale: () => hm.scaleChoice,
     update(tr, v) {
       modelNote.update(tr);
+      fitNote.update(tr);
       trace = tr;
       const h = tr.heads[v.head];
       const T = v.T;
