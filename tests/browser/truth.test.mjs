@@ -187,3 +187,21 @@ test('the training lab link is in the playground\'s header, beside the concepts 
   assert.equal(await page.locator('.ap-header [data-testid="train-link"]').count(), 1);
   assert.deepEqual(errors, []);
 });
+
+test('phone: "scroll →" on the projections step sits below the column numbers, not over them', async () => {
+  const { page, errors } = await h.open('#model=coreference&step=projections', { model: null, viewport: PHONE });
+  await waitStep(page, 'projections');
+  const cue = page.locator('.hm-cue-right:not([hidden])').first();
+  await cue.waitFor();
+  const { text, box } = await cue.evaluate((el) => {
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    const t = range.getBoundingClientRect();
+    const b = el.parentElement.querySelector('.hm-scroll').getBoundingClientRect();
+    return { text: { top: t.top, bottom: t.bottom }, box: { top: b.top, bottom: b.bottom } };
+  });
+  // the column numbers are the scroll box's first 20 px (12 px font + 8)
+  assert.ok(text.top >= box.top + 24, `the cue's words (top ${text.top}) clear the column numbers (box top ${box.top})`);
+  assert.ok(text.bottom <= box.bottom, 'inside the map');
+  assert.deepEqual(errors, []);
+});
