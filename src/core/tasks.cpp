@@ -867,6 +867,7 @@ private:
         }
         auto in = [](const std::vector<std::string>& set, const std::string& w) { return std::find(set.begin(), set.end(), w) != set.end(); };
         const Obstacle* obstacle = nullptr;
+        bool has_verb = false;  // "the {O} stopped the {N} ..." has none
         std::string verb, adjective;
         std::size_t w = 0;
         for (const std::string& slot : slots) {
@@ -892,6 +893,7 @@ private:
                     if (o.noun == word) obstacle = &o;
                 if (!obstacle) return false;
             } else if (slot == "{V}") {
+                has_verb = true;
                 verb = word;
             } else if (slot == "{A}") {
                 adjective = word;
@@ -900,7 +902,7 @@ private:
             }
         }
         if (w != words.size() || !obstacle) return false;
-        return in(obstacle->verbs, verb) && (in(kAnimateAdjectives, adjective) || in(obstacle->adjectives, adjective));
+        return (!has_verb || in(obstacle->verbs, verb)) && (in(kAnimateAdjectives, adjective) || in(obstacle->adjectives, adjective));
     }
 
     std::vector<Tuple> tuples_[2][2];  ///< [train, heldout][animate meant, obstacle meant]

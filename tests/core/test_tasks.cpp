@@ -777,3 +777,16 @@ TEST_CASE("tasks: coreference grammar accepts the generator's sentences and reje
     // tasks without a grammar say so
     CHECK(attn::make_task(attn::TaskKind::copy)->grammar({2, 3}, 2) == -1);
 }
+
+TEST_CASE("tasks: every sentence the coreference generator makes is in its grammar", "[tasks]") {
+    const auto task = attn::make_task(attn::TaskKind::coreference);
+    for (const attn::Split split : {attn::Split::train, attn::Split::heldout}) {
+        const attn::Batch b = task->sample(64, 7, 3, split);
+        for (int i = 0; i < b.batch; ++i) {
+            const std::size_t T = static_cast<std::size_t>(b.length);
+            const std::vector<std::int32_t> ids(b.ids.begin() + static_cast<std::ptrdiff_t>(i * T),
+                                                b.ids.begin() + static_cast<std::ptrdiff_t>((i + 1) * T));
+            CHECK(task->grammar(ids, b.lengths[static_cast<std::size_t>(i)]) == 1);
+        }
+    }
+}
