@@ -43,9 +43,17 @@ for (const [viewport, name] of [[DESKTOP, 'desktop'], [PHONE, 'phone']]) {
     assert.match(await page.getByTestId('step-counter').textContent(), /^Step 10 of 12 \u00b7 layer 2 of 2$/);
     const start = await page.getByTestId('start-here').textContent();
     assert.match(start, /^Start here: in \u2605 L2 H1 \(antecedent\), the row of \u201cit\u201d puts (0\.9\d\d|1\.00) of its weight on \u201canimal\u201d/);
-    // the model view is on screen without scrolling: the learner sees a figure first
-    const mv = await page.getByTestId('model-view').boundingBox();
-    assert.ok(mv && mv.y < viewport.height, `${name}: the model view starts above the fold (y = ${mv?.y})`);
+    // the model view comes on screen by itself (a phone scrolls to it): the learner sees a figure first
+    await page.waitForFunction(() => {
+      const r = document.querySelector('[data-testid="model-view"]').getBoundingClientRect();
+      return r.top >= 0 && r.top < innerHeight - 100;
+    }, null, { timeout: 10000 });
+    // the line that says what to look at is on screen too
+    await page.waitForFunction(() => {
+      const r = document.querySelector('[data-testid="start-here"]').getBoundingClientRect();
+      const stepper = document.querySelector('.card-stepper').getBoundingClientRect();
+      return r.top >= Math.max(0, stepper.bottom) - 2 && r.bottom <= innerHeight;
+    }, null, { timeout: 10000 });
     assert.equal(await page.getByTestId('fit-note').getAttribute('data-outside'), '0');
     // the tour starts at step 1 and plays; embeddings belong to no layer
     await page.getByTestId('tour-start').click();
@@ -80,8 +88,7 @@ for (const [viewport, name] of [[DESKTOP, 'desktop'], [PHONE, 'phone']]) {
     const answerNote = page.locator('section[data-step="output"] [data-testid="fit-note"]');
     assert.equal(await answerNote.getAttribute('data-outside'), '1');
     assert.match(await page.getByTestId('prediction').textContent(), /this sentence is outside what it learned, so this answer is a guess/);
-    await page.getByTestId('prediction').scrollIntoViewIfNeeded();
-    await page.screenshot({ path: join(artifactDir('truth'), `${name}-trophy-output.png`) });
+    await page.getByTestId('block').screenshot({ path: join(artifactDir('truth'), `${name}-trophy-output.png`) });
     // the cat sentence: the query moves to its "it"
     await typeSentence(page, CAT);
     assert.equal(await queryValue(page), '6');
@@ -116,8 +123,7 @@ for (const [viewport, name] of [[DESKTOP, 'desktop'], [PHONE, 'phone']]) {
     const words = await real.evaluateAll((els) => els.map((e) => e.dataset.token));
     assert.equal(words.length, 5);
     assert.ok(!words.includes('[UNK]') && !words.includes('[PAD]'), words.join(' '));
-    await page.getByTestId('prediction').scrollIntoViewIfNeeded();
-    await page.screenshot({ path: join(artifactDir('truth'), `${name}-language-output.png`) });
+    await page.getByTestId('block').screenshot({ path: join(artifactDir('truth'), `${name}-language-output.png`) });
     // a sentence whose top guess is a real word shows no second list
     await typeSentence(page, 'she was able to buy a car . she was able to buy');
     assert.notEqual(await page.getByTestId('prediction-item').first().getAttribute('data-token'), '[UNK]');

@@ -254,6 +254,12 @@ test('sentence fit: the engine\'s grammar and the [UNK] share say when a sentenc
   assert.equal(r.grammar, 1);
   assert.equal(r.fit.outside, false);
   assert.equal(r.fit.known, 12);
+  // every one of the four shapes, "stopped" (no verb slot) included
+  for (const text of ['The river stopped the horse because it was too deep.', 'The hill was in front of the boy and it was too steep to climb.']) {
+    r = fitOf('coreference', text);
+    assert.equal(r.grammar, 1, text);
+    assert.equal(r.fit.outside, false, text);
+  }
   // the issue's trophy sentence: 4 of 13 words unknown, not its grammar, an answer that is not in the sentence
   r = fitOf('coreference', 'The trophy didn\'t fit in the suitcase because it was too big.');
   assert.equal(r.grammar, 0);
