@@ -11,7 +11,7 @@
 //   mv.update({ trace, layers: trace.model.layerHeads, layer, head, q, palette, width });
 
 import { el, clear } from './dom.js';
-import { tokenLabel } from '../format.js';
+import { tokenLabel, quoted } from '../format.js';
 import { paintImage } from './heatmap/colors.js';
 import { patternText } from './headsgrid.js';
 
@@ -83,7 +83,7 @@ export function createModelView(parent, { onOpen }) {
       const { cols, size } = modelViewLayout(width, H);
       const labels = trace.tokens.map((t) => tokenLabel(t.text));
       caption.lastChild.textContent = `${L} layer${L === 1 ? '' : 's'} \u00d7 ${H} heads, weights A on one scale 0\u20131; rows: queries (the tokens on the left), columns: keys`;
-      lead.textContent = `Each map is one head on your sentence; the outlined row is ${tokenLabel(trace.tokens[q]?.text ?? '')}.${featured ? ' \u2605 marks the head this model is shown with.' : ''} Click a map to open that head in the steps.`;
+      lead.textContent = `Each map is one head on your sentence; the outlined row is the query, ${quoted(trace.tokens[q]?.text ?? '')}.${featured ? ' \u2605 marks the head this model is shown with.' : ''} Click a map to open that head in the steps.`;
       clear(grid);
       grid.style.gridTemplateColumns = `max-content repeat(${cols}, ${size}px)`;
       for (let l = 0; l < L; l++) {
