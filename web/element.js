@@ -269,6 +269,8 @@ export class AttentionPlayground extends HTMLElement {
   }
 
   disconnectedCallback() {
+    // the playground in place goes with the element (its close handler frees it)
+    this._shadow.querySelector('dialog.ap-full')?.close();
     // keep the state, so moving the element in the DOM does not reset it
     if (this._pg) {
       this._state = this._pg.getState();

@@ -150,6 +150,11 @@ test('one copied file on a phone: the missing language model is named in text th
   await page.locator('#plain').getByTestId('close-playground').click();
   await page.waitForFunction(() => !document.getElementById('plain').shadowRoot.querySelector('dialog'));
   assert.equal(await page.evaluate(() => document.getElementById('plain').getState().step), 'softmax', 'the figure is as the teacher set it');
+  // opened again, then the element leaves the page: the playground in place goes with it
+  await page.locator('#plain').getByTestId('open-playground').click();
+  await page.waitForFunction(() => document.getElementById('plain').shadowRoot.querySelector('dialog.ap-full')?.open);
+  await page.evaluate(() => { window.removed = document.getElementById('plain'); window.removed.remove(); });
+  await page.waitForFunction(() => !window.removed.shadowRoot.querySelector('dialog'));
   // the one failed request is the missing model's script
   assert.deepEqual(errors, ['Failed to load resource: the server responded with a status of 404 (File not found)']);
   await page.close();
