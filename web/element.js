@@ -18,6 +18,8 @@
 //   (PLAYGROUND_URL=… ./build_wasm.sh), else index.html beside this script, which
 //   is right in web/ and dist/site/ and wrong for a lone copied file or node_modules;
 //   "Copy link" checks a same-origin playground and says when none is there).
+// Under every figure, "Open in the full playground": a link when the playground's
+// place is known (playgroundThere), else the whole playground in place, in a dialog.
 // Events (bubbling, composed): "attention-change" on every state change and
 // "attention-step" when the step changes, each with detail {state}.
 // Methods: play(), pause(), goToStep(name), getState(), ready(), exportSvg(),
@@ -53,21 +55,50 @@ const LAYOUT_ATTRIBUTES = Object.freeze(['controls', 'view', 'playground-url']);
 /** Without a `model` attribute an element shows random weights (the page opens on a trained model). */
 const ELEMENT_MODEL = 'random';
 
+/** The global that build_wasm.sh's model scripts (generated/models/NAME.js) fill: {name: base64}. */
+const MODEL_SCRIPTS = '__attentionPlaygroundModels';
+const modelLoads = new Map();
+
 /**
- * The shipped checkpoints: carried inside the bundle (the coreference model),
- * else fetched from generated/models/ next to this file (the language model,
- * and every model when unbundled).
+ * A shipped model that is not inside this file, from its script beside it,
+ * generated/models/NAME.js (build_wasm.sh writes one per model). A <script> loads
+ * from wherever this file came from, another origin (no CORS needed) or file://,
+ * where fetch() of the .safetensors would be refused. One load per page.
  */
-function fetchShipped(name, file) {
+function loadModelScript(name) {
+  const url = new URL(`generated/models/${name}.js`, baseUrl).href;
+  if (!modelLoads.has(url)) {
+    modelLoads.set(url, new Promise((resolve, reject) => {
+      const script = document.createElement('script');
+      script.src = url;
+      script.async = true;
+      script.onload = () => {
+        script.remove();
+        const text = globalThis[MODEL_SCRIPTS]?.[name];
+        if (typeof text !== 'string') {
+          reject(new Error(`${url} loaded but holds no ${name} model (was it made by build_wasm.sh?)`));
+          return;
+        }
+        delete globalThis[MODEL_SCRIPTS][name];
+        resolve(Uint8Array.from(atob(text), (c) => c.charCodeAt(0)));
+      };
+      script.onerror = () => {
+        script.remove();
+        modelLoads.delete(url);
+        reject(new Error(`the ${name} model is a second file, ${url}, which could not be loaded. `
+          + `Copy generated/models/${name}.js (from dist/site/ or the npm package) so that it sits at that address, next to attention-playground.js`));
+      };
+      document.head.append(script);
+    }));
+  }
+  // each caller gets its own copy of the bytes
+  return modelLoads.get(url).then((bytes) => bytes.slice());
+}
+
+/** The shipped checkpoints: inside the bundle (the coreference model), else from their scripts. */
+function fetchShipped(name) {
   const inside = builtinModels?.[name];
-  if (inside) return Promise.resolve(inside());
-  const url = new URL(`generated/models/${file}`, baseUrl).href;
-  return fetch(url).then((r) => {
-    if (!r.ok) throw new Error(`the ${name} model is a second file, ${url}, which could not be loaded (HTTP ${r.status})`);
-    return r.arrayBuffer();
-  }, () => {
-    throw new Error(`the ${name} model is a second file, ${url}, which could not be loaded (put it next to attention-playground.js, and serve the page over http)`);
-  }).then((b) => new Uint8Array(b));
+  return inside ? Promise.resolve(inside()) : loadModelScript(name);
 }
 
 /**
@@ -115,6 +146,19 @@ function probePlayground(url) {
       () => 'unknown'));
   }
   return probes.get(url);
+}
+
+/**
+ * Is the playground where links lead, without asking the network? A URL the page
+ * or the build named: yes. The default, index.html beside this file: yes when the
+ * file came from another site (the playground's own, which serves it with the
+ * site); not on the page's own origin or from disk, where a lone copied file is
+ * the common case (the full playground then opens in place).
+ */
+function playgroundThere({ url, source }) {
+  if (source !== 'script') return true;
+  const target = new URL(url);
+  return /^https?:$/.test(target.protocol) && target.origin !== window.location.origin;
 }
 
 /** What "Copy link" says, once it knows whether the playground is where the link leads. */
@@ -225,6 +269,8 @@ export class AttentionPlayground extends HTMLElement {
   }
 
   disconnectedCallback() {
+    // the playground in place goes with the element (its close handler frees it)
+    this._shadow.querySelector('dialog.ap-full')?.close();
     // keep the state, so moving the element in the DOM does not reset it
     if (this._pg) {
       this._state = this._pg.getState();
@@ -332,6 +378,86 @@ export class AttentionPlayground extends HTMLElement {
       linkStatus: (url, copied) => this._linkStatus(copied),
       conceptsHref: new URL('concepts.html', this._playground().url).href,
     });
+    this._addOpenBar();
+  }
+
+  /**
+   * "Open in the full playground", always shown: a link to the playground (new
+   * tab) when it is known to be there, else the full playground in place, in a
+   * dialog over the page (this file holds all of it), so that it works by default
+   * for one copied file too.
+   */
+  _addOpenBar() {
+    const bar = document.createElement('p');
+    bar.className = 'ap-open';
+    this._mount.querySelector('.ap')?.append(bar);
+    this._openBar = bar;
+    const there = playgroundThere(this._playground());
+    bar.dataset.mode = there ? 'link' : 'inplace';
+    if (there) {
+      const a = document.createElement('a');
+      a.className = 'ap-link';
+      a.target = '_blank';
+      a.rel = 'noopener';
+      a.textContent = 'Open in the full playground \u2197';
+      a.dataset.testid = 'open-playground';
+      bar.append(a);
+      this._updateOpenLink();
+    } else {
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.className = 'btn btn-small';
+      b.textContent = 'Open in the full playground';
+      b.dataset.testid = 'open-playground';
+      b.addEventListener('click', () => this._openInPlace());
+      bar.append(b);
+    }
+  }
+
+  _updateOpenLink() {
+    const a = this._openBar?.querySelector('a');
+    if (a && this._pg) a.href = this._linkFor(this._pg.getState());
+  }
+
+  /** The whole playground (every control, the full view) in a modal dialog, in this element's state. */
+  _openInPlace() {
+    const dialog = document.createElement('dialog');
+    dialog.className = 'ap-full';
+    dialog.setAttribute('aria-label', 'Attention Playground');
+    const close = document.createElement('button');
+    close.type = 'button';
+    close.className = 'btn ap-full-close';
+    close.textContent = 'Close';
+    close.dataset.testid = 'close-playground';
+    const mount = document.createElement('div');
+    mount.className = 'ap-host';
+    dialog.append(mount);
+    this._shadow.append(dialog);
+    const pg = mountPlayground(mount, {
+      initialState: this._pg ? this._pg.getState() : this._initialState(),
+      controls: null,
+      view: 'full',
+      keyboardTarget: mount,
+      loadEngine: sharedEngine,
+      fetchShipped,
+      linkFor: (state) => this._linkFor(state),
+      linkStatus: (url, copied) => this._linkStatus(copied),
+      conceptsHref: new URL('concepts.html', this._playground().url).href,
+    });
+    // inside the playground's root, so that it has its colours and theme
+    const bar = document.createElement('div');
+    bar.className = 'ap-full-bar';
+    bar.append(close);
+    mount.querySelector('.ap')?.prepend(bar);
+    // in place means the playground's pages are not known to be here: no link to the concept lab
+    mount.querySelector('[data-testid="concepts-link"]')?.remove();
+    close.addEventListener('click', () => dialog.close());
+    dialog.addEventListener('close', () => {
+      pg.destroy();
+      dialog.remove();
+    });
+    dialog.showModal();
+    close.focus();
   }
 
   /** {url, source}: source 'attribute', 'build' or 'script' (index.html beside this file). */
@@ -365,6 +491,7 @@ export class AttentionPlayground extends HTMLElement {
   }
 
   _changed(state) {
+    this._updateOpenLink();
     const detail = { state: { ...state } };
     this.dispatchEvent(new CustomEvent('attention-change', { detail, bubbles: true, composed: true }));
     if (state.step !== this._lastStep) {

@@ -498,7 +498,8 @@ test('embed.html ignores playground-url in its hash (its links open the playgrou
   const page = await h.context.newPage();
   await page.goto(`${h.url}embed.html#sentence=Dogs%20chase%20cats&playground-url=https%3A%2F%2Fevil.example%2F&controls=export`);
   await page.waitForFunction(() => document.querySelector('attention-playground')?.shadowRoot?.querySelector('[data-testid="panel"]')?.dataset.rendered, null, { timeout: 20000 });
-  assert.equal(await page.evaluate(() => document.querySelector('attention-playground').hasAttribute('playground-url')), false);
+  // its own playground-url is the playground beside it, never the hash's
+  assert.equal(await page.evaluate(() => document.querySelector('attention-playground').getAttribute('playground-url')), 'index.html');
   assert.ok((await page.evaluate(() => document.querySelector('attention-playground').link())).startsWith(`${h.url}index.html#`));
   await page.close();
 });

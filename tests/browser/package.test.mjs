@@ -49,14 +49,14 @@ test('a blank page using the packed element from node_modules shows the attentio
     }])));
     assert.ok(seen.random.tokens.join(' ').includes('Dogs'), `token chips: ${seen.random.tokens.join(' | ')}`);
     // both shipped models load from node_modules: coreference from inside the file,
-    // language from generated/models/language.safetensors beside it
+    // language from its script beside it, generated/models/language.js
     for (const name of ['coreference', 'language']) {
       assert.equal(seen[name].error, null, `${name}: ${seen[name].error}`);
       assert.equal(seen[name].model, name);
       assert.ok(seen[name].tokens.length > 3, `${name} tokens: ${seen[name].tokens.join(' | ')}`);
     }
-    const modelRequests = requests.filter((u) => /\.safetensors$/.test(u));
-    assert.deepEqual(modelRequests, [`${server.url}node_modules/attention-playground/generated/models/language.safetensors`]);
+    const modelRequests = requests.filter((u) => /generated\/models\//.test(u));
+    assert.deepEqual(modelRequests, [`${server.url}node_modules/attention-playground/generated/models/language.js`]);
     assert.deepEqual(errors, []);
     assert.deepEqual(foreign, []);
   } finally {

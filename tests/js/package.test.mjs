@@ -1,10 +1,12 @@
 // The npm package ./build_wasm.sh --dist packs (dist/attention-playground-*.tgz):
-// it installs with `npm install ./file.tgz` into an empty project and works from
-// node_modules: the engine computes and trains, the types and the element are there.
+// it installs with `npm install ./file.tgz` into a project made by `npm init -y`
+// (a CommonJS project) and works from node_modules: the engine computes and
+// trains, the README's Node snippet runs as written, the types, the element, the
+// shipped models and the licences are there.
 
-import { test } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,12 +15,26 @@ import { REPO_ROOT } from './helpers.mjs';
 const dist = path.join(REPO_ROOT, 'dist');
 const tarball = existsSync(dist) ? readdirSync(dist).find((f) => /^attention-playground-.*\.tgz$/.test(f)) : undefined;
 
-test('the packed tarball installs into an empty project and its engine runs and trains from node_modules', () => {
+/** The fenced ```js block of the README that starts with `// use.mjs`, verbatim. */
+function readmeSnippet() {
+  const readme = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
+  const m = readme.match(/```js\n(\/\/ use\.mjs[\s\S]*?)```/);
+  assert.ok(m, 'the README has a ```js block starting with // use.mjs');
+  return m[1];
+}
+
+let project;
+let installed;
+before(() => {
   assert.ok(tarball, 'dist/attention-playground-*.tgz is missing: run ./build_wasm.sh --dist');
-  const project = mkdtempSync(path.join(tmpdir(), 'ap-pkg-'));
-  writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+  // one project for every test here, made the way a newcomer makes one
+  project = mkdtempSync(path.join(tmpdir(), 'ap-pkg-'));
+  execFileSync('npm', ['init', '-y'], { cwd: project, stdio: 'pipe' });
   execFileSync('npm', ['install', '--no-audit', '--no-fund', '--offline', '--loglevel=error', path.join(dist, tarball)], { cwd: project, stdio: 'pipe' });
-  const installed = path.join(project, 'node_modules', 'attention-playground');
+  installed = path.join(project, 'node_modules', 'attention-playground');
+});
+
+test('the packed tarball installs into an empty project and its engine runs and trains from node_modules', () => {
   const pkg = JSON.parse(readFileSync(path.join(installed, 'package.json'), 'utf8'));
   for (const file of ['attention-playground.js', 'engine.js', 'trainer.js', 'engine.d.ts', 'generated/attention_core.wasm', 'generated/attention_core.node.cjs']) {
     assert.ok(existsSync(path.join(installed, file)), `${file} is in the package`);
@@ -42,4 +58,34 @@ test('the packed tarball installs into an empty project and its engine runs and 
   const out = JSON.parse(execFileSync('node', ['use.mjs'], { cwd: project, encoding: 'utf8' }));
   assert.deepEqual(out.tokens, ['The', 'cat', 'sat', '.']);
   assert.ok(out.accuracy >= 0.99, `accuracy ${out.accuracy}`);
+});
+
+test('the README\u2019s Node snippet, verbatim, runs in an `npm init -y` project: it computes and opens the shipped language model', () => {
+  const consumer = JSON.parse(readFileSync(path.join(project, 'package.json'), 'utf8'));
+  assert.notEqual(consumer.type, 'module', 'npm init -y makes a CommonJS project (the case the README covers)');
+  const snippet = readmeSnippet();
+  writeFileSync(path.join(project, 'readme-use.mjs'), snippet);
+  const r = spawnSync('node', ['readme-use.mjs'], { cwd: project, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  const [tokens, guesses] = r.stdout.trim().split('\n');
+  assert.equal(tokens, "[ 'The', 'cat', 'sat', '.' ]");
+  // the shipped language model's guesses, one per word; after "on" it says "the"
+  assert.equal(guesses.split(', ').length, 5, guesses);
+  assert.match(guesses, /^the → .*, on → the, the → /);
+  // what the README warns of: the same lines in a .js file of this project do not load
+  writeFileSync(path.join(project, 'readme-use.js'), snippet);
+  const js = spawnSync('node', ['readme-use.js'], { cwd: project, encoding: 'utf8' });
+  assert.notEqual(js.status, 0);
+  assert.match(js.stderr, /Cannot use import statement outside a module/);
+});
+
+test('the project is MIT-licensed: LICENSE at the top, "license": "MIT" and LICENSE in the package, WordNet\u2019s licence beside its data', () => {
+  const licence = readFileSync(path.join(REPO_ROOT, 'LICENSE'), 'utf8');
+  assert.match(licence, /^MIT License\n/);
+  assert.match(licence, /Copyright \(c\) 2026 the Attention Playground authors/);
+  const pkg = JSON.parse(readFileSync(path.join(installed, 'package.json'), 'utf8'));
+  assert.equal(pkg.license, 'MIT');
+  assert.equal(readFileSync(path.join(installed, 'LICENSE'), 'utf8'), licence);
+  assert.ok(existsSync(path.join(REPO_ROOT, 'models', 'WORDNET-LICENSE')), 'models/WORDNET-LICENSE beside models/wordnet-examples.txt');
+  assert.match(readFileSync(path.join(installed, 'generated', 'models', 'WORDNET-LICENSE'), 'utf8'), /WordNet/);
 });
