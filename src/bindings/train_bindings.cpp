@@ -82,7 +82,7 @@ TrainConfig train_config_from_js(const val& s) {
     c.task = parse_task(string_field(s, "task"));
     c.task_options.length = int_field(s, "length", 0, 4096);
     c.task_options.corpus = string_field(s, "corpus");
-    c.task_options.max_vocab = int_field(s, "maxVocab", 2, kMaxModelVocab);
+    c.task_options.max_vocab = int_field(s, "maxVocab", 2, kMaxTextVocab);
     ModelConfig& m = c.model;
     m.layers = int_field(s, "layers", 1, kMaxModelLayers);
     m.d_model = int_field(s, "dModel", 1, kMaxModelDModel);

@@ -7,11 +7,30 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <fstream>
+#include <functional>
 #include <limits>
 #include <string>
+#include <typeinfo>
 #include <vector>
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ATTN_TEST_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define ATTN_TEST_ASAN 1
+#endif
+#ifdef ATTN_TEST_ASAN
+#include <sanitizer/allocator_interface.h>
+#else
+#include <malloc.h>
+#endif
 
 using Catch::Matchers::Contains;
 using attn::TaskKind;
@@ -34,7 +53,133 @@ double best_score(const std::vector<attn::HeadScore>& scores, int layer, const s
     return best;
 }
 
+/// The attn::Error f throws; FAIL when it throws nothing or something else (std::bad_alloc, …).
+attn::Error error_of(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const attn::Error& e) {
+        return e;
+    } catch (const std::exception& e) {
+        FAIL("threw " << typeid(e).name() << " (" << e.what() << "), not attn::Error");
+    }
+    FAIL("nothing was thrown");
+    return attn::Error("unreachable");
+}
+
+/// The most memory the process held above its level at the start while f
+/// ran, in bytes. Natively the peak resident set (VmHWM, reset through
+/// /proc/self/clear_refs after malloc_trim returned freed memory): an
+/// allocation counts once it is written, and every buffer of the model is.
+/// Under AddressSanitizer (whose shadow memory and quarantine would inflate
+/// the resident set) the peak of the live heap bytes, from its allocator hooks.
+#ifdef ATTN_TEST_ASAN
+std::int64_t live_bytes = 0, peak_bytes = 0;
+extern "C" void count_malloc(const volatile void*, std::size_t size) {
+    live_bytes += static_cast<std::int64_t>(size);
+    peak_bytes = std::max(peak_bytes, live_bytes);
+}
+extern "C" void count_free(const volatile void* p) {
+    live_bytes -= static_cast<std::int64_t>(__sanitizer_get_allocated_size(const_cast<const void*>(p)));
+}
+std::int64_t peak_memory_of(const std::function<void()>& f) {
+    static const int installed = __sanitizer_install_malloc_and_free_hooks(count_malloc, count_free);
+    REQUIRE(installed != 0);
+    live_bytes = peak_bytes = 0;
+    f();
+    return peak_bytes;
+}
+#else
+std::int64_t status_kb(const char* field) {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line))
+        if (line.rfind(field, 0) == 0) return std::stoll(line.substr(std::strlen(field)));
+    FAIL("/proc/self/status has no " << field);
+    return 0;
+}
+std::int64_t peak_memory_of(const std::function<void()>& f) {
+    malloc_trim(0);
+    {
+        std::ofstream clear("/proc/self/clear_refs");
+        clear << "5";  // resets VmHWM to the current resident set
+        REQUIRE(clear.good());
+    }
+    const std::int64_t before = status_kb("VmRSS:");
+    REQUIRE(status_kb("VmHWM:") <= before + 64);  // the reset took
+    f();
+    return (status_kb("VmHWM:") - before) * 1024;
+}
+#endif
+
 }  // namespace
+
+TEST_CASE("trainer: settings whose step needs more memory than the limit are refused up front (too_large)", "[trainer][memory]") {
+    // the lab's link train.html#task=induction&n=256&L=1&H=64&C=64&bs=1024: 1024·64·256² = 2³² attention
+    // weights, 16 GiB, which wrapped to 0 in wasm's 32-bit size_t and ended in std::bad_alloc natively
+    attn::TrainConfig cfg = recipe(TaskKind::induction);
+    cfg.task_options.length = 256;
+    cfg.model.layers = 1;
+    cfg.model.heads = 64;
+    cfg.model.d_model = 64;
+    cfg.batch = 1024;
+    const attn::Error e = error_of([&] { attn::Trainer t(cfg); });
+    CHECK(e.code() == attn::Error::Code::too_large);
+    CHECK_THAT(e.what(), Contains("batch 1024 × 64 heads × 256² tokens") && Contains("17.2 GB of attention weights") &&
+                             Contains("the limit") && Contains("lower batch, heads, length or layers"));
+    // a small batch with fewer heads is well within the limit, and it trains
+    cfg.batch = 2;
+    cfg.model.heads = 4;
+    attn::Trainer small(cfg);
+    CHECK(std::isfinite(small.step().loss));
+}
+
+TEST_CASE("trainer: the memory estimate is at least what a step allocates", "[trainer][memory]") {
+    struct Case {
+        TaskKind task;
+        int length, layers, heads, d_model, mlp, batch;
+        bool layernorm;
+    };
+    // attention-heavy, activation-heavy (an MLP), and wide with LayerNorm
+    const Case cases[] = {{TaskKind::induction, 64, 2, 8, 32, 0, 256, false},
+                          {TaskKind::sort, 32, 2, 2, 64, 256, 512, true},
+                          {TaskKind::previous_token, 128, 1, 4, 128, 128, 64, true}};
+    for (const Case& k : cases) {
+        attn::TrainConfig cfg = recipe(k.task);
+        cfg.task_options.length = k.length;
+        cfg.model.layers = k.layers;
+        cfg.model.heads = k.heads;
+        cfg.model.d_model = k.d_model;
+        cfg.model.mlp = k.mlp;
+        cfg.model.layernorm = k.layernorm;
+        cfg.batch = k.batch;
+        const std::int64_t used = peak_memory_of([&] {
+            attn::Trainer t(cfg);
+            t.step();
+        });
+        attn::Trainer t(cfg);
+        const attn::ModelConfig& m = t.model().config();
+        const std::int64_t T = t.task().context(), B = k.batch, C = k.d_model, H = k.heads, F = k.mlp, V = m.vocab,
+                           L = k.layers;
+        const std::int64_t P = static_cast<std::int64_t>(t.model().params().size());
+        INFO("task " << attn::task_name(k.task) << " T=" << T << " B=" << B << " V=" << V << ": " << used
+                     << " bytes used");
+        // the formula of training_memory(), written out here: weights, gradients, AdamW (m, v and the
+        // update's copy of p, m, v); kept activations; attention; backward's buffers and packed operands
+        const std::int64_t N = B * T, widest = std::max({C, V, F});
+        const std::int64_t kept = L * (N * C * (F > 0 ? 8 : 7) + 2 * N * F + 4 * N) + 2 * N * C + 2 * N * V + 6 * N + B;
+        const std::int64_t operand = std::max({(N + 8) * (widest + 8), (C + 8) * (widest + 8), (F + 8) * (C + 8),
+                                               (T + 8) * (T + 8), (V + 8) * (C + 8)});
+        const std::int64_t scratch = 10 * N * C + N * F + std::max({V * C, C * F, C * C, N * C}) + 3 * T * T + T * C +
+                                     T * (C / H) + 2 * operand;
+        const std::int64_t expected = 4 * (P * 7 + kept + L * B * H * T * T + scratch);
+        const attn::TrainingMemory est = attn::training_memory(m, k.batch, static_cast<int>(T));
+        CHECK(est.total() == expected);
+        CHECK(est.attention == 4 * L * B * H * T * T);
+        CHECK(est.parameters == 4 * P);
+        CHECK(est.total() >= used);
+        CHECK(used > est.attention / 2);  // the measure sees the step's big buffers
+    }
+}
 
 TEST_CASE("adamw: one update equals the hand-computed AdamW step", "[trainer]") {
     // Two parameters: a 1×1 matrix (decayed) and a 1-vector (not decayed).
@@ -129,6 +274,26 @@ TEST_CASE("trainer: a non-finite loss stops training, names the step and keeps t
     CHECK_THROWS_WITH(t.step(), Contains("step 3") && Contains("not finite") && Contains("learning rate"));
     CHECK(t.steps_done() == 2);
     CHECK(t.model().params().flat() == before);
+}
+
+TEST_CASE("trainer: an update that would take a weight past ±1e6 stops training and keeps the weights", "[trainer]") {
+    // the bound probe and trace accept (kMaxAbsValue, bounds.hpp): a model training produced can always be shown
+    attn::TrainConfig cfg = recipe(TaskKind::reverse);
+    cfg.optimizer.lr = 10.0f;  // the largest rate: AdamW's first step moves a weight by about 10
+    attn::Trainer t(cfg);
+    t.step();
+    auto embed = t.model().params().view("embed");
+    for (Eigen::Index i = 0; i < embed.size(); ++i) embed.data()[i] = i % 2 ? 999999.0f : -999999.0f;
+    const std::vector<float> before = t.model().params().flat();
+    const attn::Error e = error_of([&] { t.step(); });
+    CHECK(e.code() == attn::Error::Code::not_finite);
+    CHECK_THAT(e.what(), Contains("step 2") && Contains("outside the range -1e+06 to 1e+06") &&
+                             Contains("learning rate 10") && Contains("weights after step 1 are kept"));
+    CHECK(t.steps_done() == 1);
+    CHECK(t.model().params().flat() == before);
+    // the kept model is one the rest of the engine accepts
+    const attn::Example probe = t.task().probe();
+    CHECK_NOTHROW(attn::trace_model(t.model().config(), t.model().params(), probe.ids, probe.length));
 }
 
 TEST_CASE("trainer: a checkpoint round trip is bit-exact and keeps the task, settings and step", "[trainer]") {
