@@ -313,6 +313,33 @@ std::string format_bytes(std::int64_t bytes) {
     return buf;
 }
 
+namespace {
+
+/// Why m is refused: the largest part named with the settings that make it, the limit, what to lower.
+std::string refusal(const TrainingMemory& m, const ModelConfig& c, int batch, int length) {
+    const std::string limit = "; the limit for training is " + format_bytes(kMaxTrainingBytes) + " in all";
+    std::string what;
+    const std::int64_t model_bytes = m.parameters + m.gradients + m.optimizer;
+    if (m.attention >= m.activations + m.scratch && m.attention >= model_bytes)
+        what = "batch " + std::to_string(batch) + " × " + std::to_string(c.heads) + " heads × " +
+               std::to_string(length) + "² tokens × " + std::to_string(c.layers) + (c.layers == 1 ? " layer" : " layers") +
+               " needs " + format_bytes(m.attention) + " of attention weights (" + format_bytes(m.total()) +
+               " for the whole step)" + limit + " — lower batch, heads, length or layers";
+    else if (m.activations + m.scratch >= model_bytes)
+        what = "batch " + std::to_string(batch) + " × " + std::to_string(length) + " tokens × " +
+               std::to_string(c.layers) + (c.layers == 1 ? " layer" : " layers") + " of width " +
+               std::to_string(std::max({c.d_model, c.vocab, c.mlp})) + " needs " +
+               format_bytes(m.activations + m.scratch) + " of activations (" + format_bytes(m.total()) +
+               " for the whole step)" + limit + " — lower batch, length, layers, d_model, mlp or the vocabulary";
+    else
+        what = "a model of " + std::to_string(m.parameters / 4) + " parameters needs " + format_bytes(model_bytes) +
+               " for its weights, gradients and AdamW state (" + format_bytes(m.total()) + " for the whole step)" +
+               limit + " — lower d_model, layers, mlp or the vocabulary";
+    return what;
+}
+
+}  // namespace
+
 TrainingMemory training_memory(const ModelConfig& c, int batch, int length) {
     validate_model_config(c);
     if (batch < 1) throw Error("a batch needs at least 1 sequence, got " + std::to_string(batch));
@@ -346,31 +373,13 @@ TrainingMemory training_memory(const ModelConfig& c, int batch, int length) {
     m.scratch = mul(mul(mul(N, C), 10) + mul(N, F) + largest_weight + mul(TT, 3) + mul(T, C) + mul(T, D) +
                         mul(operand, 2),
                     kFloat);
+    if (!m.fits()) m.refusal = refusal(m, c, batch, length);
     return m;
 }
 
 void check_training_memory(const ModelConfig& c, int batch, int length) {
     const TrainingMemory m = training_memory(c, batch, length);
-    if (m.total() <= kMaxTrainingBytes) return;
-    const std::string limit = "; the limit for training is " + format_bytes(kMaxTrainingBytes) + " in all";
-    std::string what;
-    const std::int64_t model_bytes = m.parameters + m.gradients + m.optimizer;
-    if (m.attention >= m.activations + m.scratch && m.attention >= model_bytes)
-        what = "batch " + std::to_string(batch) + " × " + std::to_string(c.heads) + " heads × " +
-               std::to_string(length) + "² tokens × " + std::to_string(c.layers) + (c.layers == 1 ? " layer" : " layers") +
-               " needs " + format_bytes(m.attention) + " of attention weights (" + format_bytes(m.total()) +
-               " for the whole step)" + limit + " — lower batch, heads, length or layers";
-    else if (m.activations + m.scratch >= model_bytes)
-        what = "batch " + std::to_string(batch) + " × " + std::to_string(length) + " tokens × " +
-               std::to_string(c.layers) + (c.layers == 1 ? " layer" : " layers") + " of width " +
-               std::to_string(std::max({c.d_model, c.vocab, c.mlp})) + " needs " +
-               format_bytes(m.activations + m.scratch) + " of activations (" + format_bytes(m.total()) +
-               " for the whole step)" + limit + " — lower batch, length, layers, d_model, mlp or the vocabulary";
-    else
-        what = "a model of " + std::to_string(m.parameters / 4) + " parameters needs " + format_bytes(model_bytes) +
-               " for its weights, gradients and AdamW state (" + format_bytes(m.total()) + " for the whole step)" +
-               limit + " — lower d_model, layers, mlp or the vocabulary";
-    throw Error(Error::Code::too_large, what);
+    if (!m.fits()) throw Error(Error::Code::too_large, m.refusal);
 }
 
 // ---- the fast model --------------------------------------------------------------------

@@ -124,6 +124,10 @@ struct TrainingMemory {
     std::int64_t total() const {
         return parameters + gradients + optimizer + activations + attention + scratch;
     }
+    bool fits() const { return total() <= kMaxTrainingBytes; }
+    /// Empty when it fits; else the too_large message: the largest part with
+    /// the settings that make it, the limit and which settings to lower.
+    std::string refusal;
 };
 TrainingMemory training_memory(const ModelConfig& config, int batch, int length);
 

@@ -392,3 +392,92 @@ TEST_CASE("learning: two layers learn induction with a layer-1 induction head, o
     attn::Trainer one(one_layer);
     CHECK(train(one, steps).accuracy < 0.5);
 }
+
+TEST_CASE("trainer: random settings inside the documented ranges train or fail with a coded error, never crash", "[trainer][memory]") {
+    // README: L ≤ 12, C ≤ 512 (H divides C), F ≤ 2048, V ≤ 50,000, context ≤ 512, batch ≤ 4096, and each
+    // task's length range. Sizes are drawn log-uniformly so that small and huge settings both come up.
+    std::mt19937 rng(2026);
+    auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    auto log_uniform = [&](int lo, int hi) {
+        const double x = std::uniform_real_distribution<double>(std::log(lo), std::log(hi + 1.0))(rng);
+        return std::min(hi, static_cast<int>(std::exp(x)));
+    };
+    auto coin = [&](double p = 0.5) { return std::bernoulli_distribution(p)(rng); };
+    struct Range {
+        TaskKind task;
+        int lo, hi;
+    };
+    const Range ranges[] = {{TaskKind::copy, 2, 64},        {TaskKind::reverse, 2, 64},    {TaskKind::sort, 2, 64},
+                            {TaskKind::previous_token, 2, 256}, {TaskKind::induction, 8, 256}, {TaskKind::recall, 1, 8},
+                            {TaskKind::brackets, 4, 128},   {TaskKind::coreference, 0, 128}, {TaskKind::text, 4, 256}};
+    std::string corpus;  // 3,000 words of 40 kinds for the text task
+    for (int i = 0; i < 3000; ++i) corpus += std::string(1, static_cast<char>('a' + (i * 7) % 20)) + std::string(1, static_cast<char>('a' + i % 2)) + " ";
+    int trained = 0, refused = 0, invalid = 0;
+    for (int trial = 0; trial < 120; ++trial) {
+        const Range& r = ranges[static_cast<std::size_t>(uniform(0, 8))];
+        attn::TrainConfig cfg = recipe(r.task);
+        cfg.task_options.length = coin(0.3) ? 0 : r.task == TaskKind::coreference ? 128 : log_uniform(r.lo, r.hi);
+        if (r.task == TaskKind::brackets) cfg.task_options.length &= ~1;  // even, or 0 = the default
+        if (r.task == TaskKind::text) {
+            cfg.task_options.corpus = corpus;
+            cfg.task_options.max_vocab = log_uniform(2, attn::kMaxTextVocab);
+        }
+        attn::ModelConfig& m = cfg.model;
+        m.layers = uniform(1, 12);
+        m.d_model = log_uniform(1, 512);
+        m.heads = coin(0.1) ? uniform(1, m.d_model) : 1;  // sometimes not a divisor: a coded error
+        if (m.heads == 1)
+            for (int h = log_uniform(1, m.d_model); h >= 1; --h)
+                if (m.d_model % h == 0) {
+                    m.heads = h;
+                    break;
+                }
+        m.mlp = coin() ? 0 : log_uniform(1, 2048);
+        m.context = coin(0.8) ? 0 : log_uniform(1, 512);
+        m.layernorm = coin();
+        m.positional = static_cast<attn::Positional>(uniform(0, 2));
+        m.scale = coin(0.8);
+        m.tied = coin(0.3);
+        cfg.batch = log_uniform(1, 4096);
+        cfg.optimizer.lr = static_cast<float>(std::pow(10.0, std::uniform_real_distribution<double>(-4, 1)(rng)));
+        cfg.optimizer.clip = coin() ? 0.0f : 1.0f;
+        INFO("trial " << trial << ": " << attn::task_name(r.task) << " length " << cfg.task_options.length << " L "
+                      << m.layers << " C " << m.d_model << " H " << m.heads << " F " << m.mlp << " context " << m.context
+                      << " batch " << cfg.batch);
+        attn::TrainingMemory need;
+        try {
+            need = attn::training_memory(cfg);
+        } catch (const attn::Error& e) {  // settings wrong in another way: the constructor says the same
+            CHECK(e.code() != attn::Error::Code::internal);
+            CHECK(error_of([&] { attn::Trainer t(cfg); }).code() == e.code());
+            ++invalid;
+            continue;
+        }
+        if (!need.fits()) {
+            const attn::Error e = error_of([&] { attn::Trainer t(cfg); });
+            CHECK(e.code() == attn::Error::Code::too_large);
+            CHECK_THAT(e.what(), Contains("needs") && Contains("the limit") && Contains("lower"));
+            ++refused;
+            continue;
+        }
+        try {
+            attn::Trainer t(cfg);
+            // one step when it is cheap (the multiply-adds of a forward and backward, about 3× the forward's)
+            const double N = static_cast<double>(cfg.batch) * t.task().context(), C = m.d_model,
+                         T = t.task().context();
+            const double flops = 6 * N * (m.layers * (4 * C * C + 2 * T * C + 2 * C * m.mlp) + C * t.model().config().vocab);
+            if (flops > 3e8) continue;
+            try {
+                t.step();
+                ++trained;
+            } catch (const attn::Error& e) {
+                CHECK(e.code() == attn::Error::Code::not_finite);  // a rate too high: the coded stop
+            }
+        } catch (const std::exception& e) {
+            FAIL("settings within the estimate's limit threw " << typeid(e).name() << ": " << e.what());
+        }
+    }
+    WARN(trained << " trained, " << refused << " refused as too large, " << invalid << " invalid");
+    CHECK(trained >= 20);
+    CHECK(refused >= 5);
+}
