@@ -5,7 +5,8 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHarness } from './harness.mjs';
+import { join } from 'node:path';
+import { startHarness, artifactDir } from './harness.mjs';
 import { labState, waitIdle, openLab, trainTo } from './train-helpers.mjs';
 
 let h;
@@ -29,12 +30,13 @@ test('a link whose step needs 17 GB shows the sizes and the settings to lower, a
   const line = await memoryLine(page);
   assert.equal(line.fits, 'false');
   assert.equal(line.bytes > 4 * 1024 * 64 * 256 * 256, true);
-  assert.match(line.text, /Training would need about 17\.\d GB of memory; the lab can use 805 MB\./);
+  assert.match(line.text, /^Training would need about 1\d\.\d GB of memory; the lab can use 805 MB\.$/);
   assert.equal(await page.getByTestId('play').isDisabled(), true);
   assert.equal(await page.getByTestId('step').isDisabled(), true);
   const s = await labState(page);
   assert.equal(s.state, 'ready', 'the engine is alive');
   assert.equal(s.step, '0', 'nothing trained');
+  await page.screenshot({ path: join(artifactDir('train'), 'memory-too-large.png') });
   // the same page goes on working: the task defaults build and train
   await page.getByTestId('defaults').click();
   await page.waitForFunction(() => !document.querySelector('[data-testid="message-error"]') && !document.querySelector('[data-testid="play"]').disabled);
@@ -51,5 +53,6 @@ test('small settings show their memory before ▶, in megabytes', async () => {
   assert.match(line.text, /^Training needs about \d+(\.\d+)? MB of memory\.$/);
   assert.equal(await page.getByTestId('play').isDisabled(), false);
   assert.equal((await labState(page)).step, '0');
+  await page.screenshot({ path: join(artifactDir('train'), 'memory-fits.png') });
   assert.deepEqual(errors, []);
 });

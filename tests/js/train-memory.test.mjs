@@ -205,6 +205,8 @@ test('attn train refuses settings above the memory limit with exit code 2 and th
     assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
     assert.match(r.stderr, message, args.join(' '));
   }
-  const ok = cliRun(['train', '--task', 'induction', '--length', '256', '--layers', '1', '--heads', '64', '--d-model', '64', '--batch', '2', '--steps', '1']);
+  // the first case with 2 sequences, 4 heads and 32 tokens: well within the limit
+  const ok = cliRun(['train', '--task', 'induction', '--length', '32', '--layers', '1', '--heads', '4', '--d-model', '64', '--batch', '2', '--steps', '1']);
   assert.equal(ok.status, 0, ok.stderr);
+  assert.match(ok.stdout, /trained 1 steps/);
 });
