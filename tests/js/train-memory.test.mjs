@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createEngine, ERROR_CODES, TASKS } from '../../web/engine.js';
 import { ENGINE_CONSTANTS } from '../../web/generated/engine_constants.js';
-import { cliRun, prng } from './helpers.mjs';
+import { cliRun, prng, setTensorValues } from './helpers.mjs';
 
 const engine = await createEngine();
 
@@ -86,21 +86,10 @@ test('the uniform-attention probe puts exactly 1/n on each of the n keys a row m
   }
 });
 
-/** .safetensors bytes with one tensor's floats set to ±value, alternating. */
-function setAlternating(bytes, name, value) {
-  const out = new Uint8Array(bytes);
-  const view = new DataView(out.buffer);
-  const n = Number(view.getBigUint64(0, true));
-  const header = JSON.parse(new TextDecoder().decode(out.subarray(8, 8 + n)));
-  const [begin, end] = header[name].data_offsets;
-  for (let i = 8 + n + begin, k = 0; i < 8 + n + end; i += 4, k++) view.setFloat32(i, k % 2 ? value : -value, true);
-  return out;
-}
-
 test('training stops before a weight leaves ±1e6, the range probe accepts, and keeps the weights', () => {
   const t = engine.createTrainer({ task: 'reverse', lr: 10 });
   t.step(1);
-  const near = engine.loadTrainer(setAlternating(t.save(), 'embed', 999999));
+  const near = engine.loadTrainer(setTensorValues(t.save(), 'embed', (k) => (k % 2 ? 999999 : -999999)));
   const before = near.save();
   assert.throws(() => near.step(), (e) => {
     assert.ok(e instanceof RangeError);
