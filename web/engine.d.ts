@@ -128,7 +128,7 @@ export type ErrorCode =
   | 'bad_text'           // text that is not valid UTF-8 / Unicode
   | 'empty_text'         // a sentence with no tokens
   | 'too_many_tokens'    // more tokens, bytes of text or sentences than the engine takes
-  | 'too_large'          // sizes whose memory is above a limit (model width, trace size)
+  | 'too_large'          // sizes whose memory is above a limit (model width, trace size, training memory)
   | 'out_of_memory'      // the allocation failed
   | 'too_long_for_model' // more tokens than a trained model's context
   | 'unknown_word'       // a word outside a trained model's vocabulary

@@ -457,7 +457,9 @@ void validate_batch(const ModelConfig& c, const Batch& batch) {
 
 LossResult Model::forward(const Batch& batch, const ForwardOptions& options) {
     validate_batch(config_, batch);
-    check_training_memory(config_, batch.batch, batch.length);  // before anything is allocated
+    // before anything is allocated; from here on every buffer holds fewer than 2²⁸ floats
+    // (kMaxTrainingBytes / 4), so each index within one (N·C, N·V, B·H·T²) fits an int
+    check_training_memory(config_, batch.batch, batch.length);
     const int B = batch.batch, T = batch.length, C = config_.d_model, H = config_.heads, D = C / H, V = config_.vocab;
     const int N = B * T;
     batch_ = B;
