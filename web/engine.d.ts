@@ -128,7 +128,7 @@ export type ErrorCode =
   | 'bad_text'           // text that is not valid UTF-8 / Unicode
   | 'empty_text'         // a sentence with no tokens
   | 'too_many_tokens'    // more tokens, bytes of text or sentences than the engine takes
-  | 'too_large'          // sizes whose memory is above a limit (model width, trace size)
+  | 'too_large'          // sizes whose memory is above a limit (model width, trace size, training memory)
   | 'out_of_memory'      // the allocation failed
   | 'too_long_for_model' // more tokens than a trained model's context
   | 'unknown_word'       // a word outside a trained model's vocabulary
@@ -244,8 +244,11 @@ export declare class Engine {
   dispose(): void;
   /** The training tasks, their sentences, recipes and examples. */
   tasks(): readonly TaskInfo[];
-  /** A new model, AdamW state and task, initialised from the seed. */
+  /** A new model, AdamW state and task, initialised from the seed. Settings whose steps need more
+   * memory than TrainingMemory.limitBytes are a RangeError with code 'too_large'. */
   createTrainer(settings?: TrainSettings): Trainer;
+  /** What createTrainer(settings) and its steps would need in memory; allocates nothing. */
+  estimateTrainingMemory(settings?: TrainSettings): TrainingMemory;
   /** A model from the bytes of a .safetensors checkpoint (RangeError/TypeError naming the problem
    * for a bad file). A text model needs its corpus to go on training. */
   loadTrainer(bytes: Uint8Array, options?: { corpus?: string }): Trainer;
@@ -262,7 +265,7 @@ export interface TrainSettings {
   length?: number;
   /** task 'text': the training text (UTF-8, at most 8,000,000 characters). */
   corpus?: string;
-  /** task 'text': words kept (the rest become [UNK]). */
+  /** task 'text': words kept (the rest become [UNK]); 2 to 49,998 ([PAD] and [UNK] fill the model's 50,000). */
   maxVocab?: number;
   layers?: number;
   dModel?: number;
@@ -286,6 +289,29 @@ export interface TrainSettings {
   warmup?: number;
   batch?: number;
   seed?: number;
+}
+
+/** The memory a trainer and one step's forward and backward need, in bytes (the C++ training_memory). */
+export interface TrainingMemory {
+  bytes: number;
+  /** The most a trainer may use (768 MiB: the wasm module grows to 1 GiB at most). */
+  limitBytes: number;
+  fits: boolean;
+  parts: {
+    /** the weights */
+    parameters: number;
+    gradients: number;
+    /** AdamW's moments and the copy an update keeps */
+    optimizer: number;
+    /** what the forward keeps for the backward, without the attention weights */
+    activations: number;
+    /** the softmax weights: layers × batch × heads × length² */
+    attention: number;
+    /** the backward's buffers and the products' packed operands */
+    scratch: number;
+  };
+  /** Why createTrainer would refuse the settings (the too_large message), or null when they fit. */
+  message: string | null;
 }
 
 export interface TaskInfo {

@@ -356,6 +356,12 @@ export class Engine {
     return this._training.createTrainer(settings);
   }
 
+  /** What createTrainer(settings) and its steps would need in memory: {bytes, limitBytes, fits,
+   * parts, message}; allocates nothing (trainer.js). */
+  estimateTrainingMemory(settings = {}) {
+    return this._training.estimateTrainingMemory(settings);
+  }
+
   /** A model from .safetensors bytes; a text model needs {corpus} to go on training. */
   loadTrainer(bytes, options = {}) {
     return this._training.loadTrainer(bytes, options);

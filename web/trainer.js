@@ -68,7 +68,7 @@ export function normalizeTrainSettings(settings, tasks) {
     task,
     length: int(s.length, 'length', 0, 4096),
     corpus,
-    maxVocab: int(s.maxVocab, 'maxVocab', 2, 50000),
+    maxVocab: int(s.maxVocab, 'maxVocab', 2, ENGINE_CONSTANTS.maxTextVocab),
     layers: int(s.layers, 'layers', 1, 64),
     dModel: int(s.dModel, 'dModel', 1, 4096),
     heads: int(s.heads, 'heads', 1, 4096),
@@ -271,6 +271,12 @@ export function trainingApi(module, unwrap) {
     createTrainer(settings = {}) {
       const s = normalizeTrainSettings(settings, taskList());
       return new Trainer(module, unwrap, unwrap(module.trainerCreate(s)));
+    },
+    /** What createTrainer(settings) and its steps need in memory, before anything is allocated:
+     * {bytes, limitBytes, fits, parts, message} (message: the too_large error createTrainer throws, or null). */
+    estimateTrainingMemory(settings = {}) {
+      const s = normalizeTrainSettings(settings, taskList());
+      return unwrap(module.trainingMemory(s));
     },
     loadTrainer(bytes, { corpus = '' } = {}) {
       if (!(bytes instanceof Uint8Array)) throw codedError(TypeError, 'bad_input', `a checkpoint must be a Uint8Array of the file's bytes, got ${typeName(bytes)}`);

@@ -218,6 +218,8 @@ val build_info() {
     o.set("maxTraceScoreFloats", static_cast<double>(kMaxTraceScoreFloats));
     o.set("maxAbsValue", static_cast<double>(kMaxAbsValue));
     o.set("maxSide", 1 << 16);
+    o.set("maxTextVocab", kMaxTextVocab);                            // trainer.js: maxVocab
+    o.set("maxTrainingBytes", static_cast<double>(kMaxTrainingBytes));  // trainer.js: estimateTrainingMemory
     const Config c;
     val d = val::object();
     d.set("sentence", std::string(kDefaultSentence));

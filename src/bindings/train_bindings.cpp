@@ -82,7 +82,7 @@ TrainConfig train_config_from_js(const val& s) {
     c.task = parse_task(string_field(s, "task"));
     c.task_options.length = int_field(s, "length", 0, 4096);
     c.task_options.corpus = string_field(s, "corpus");
-    c.task_options.max_vocab = int_field(s, "maxVocab", 2, kMaxModelVocab);
+    c.task_options.max_vocab = int_field(s, "maxVocab", 2, kMaxTextVocab);
     ModelConfig& m = c.model;
     m.layers = int_field(s, "layers", 1, kMaxModelLayers);
     m.d_model = int_field(s, "dModel", 1, kMaxModelDModel);
@@ -266,6 +266,30 @@ val trainer_create_js(const val& settings) {
         const Trainer& ref = *t;
         const int handle = register_trainer(std::move(t));
         return describe_trainer(handle, ref);
+    });
+}
+
+/// {bytes, limitBytes, fits, parts: {parameters, gradients, optimizer, activations, attention, scratch},
+/// message}: what createTrainer(settings) and its steps need (core training_memory); message is the
+/// too_large error createTrainer would throw, or null when the settings fit.
+val training_memory_js(const val& settings) {
+    return guarded([&] {
+        const TrainConfig config = train_config_from_js(settings);
+        const TrainingMemory m = training_memory(config);
+        val parts = val::object();
+        parts.set("parameters", static_cast<double>(m.parameters));
+        parts.set("gradients", static_cast<double>(m.gradients));
+        parts.set("optimizer", static_cast<double>(m.optimizer));
+        parts.set("activations", static_cast<double>(m.activations));
+        parts.set("attention", static_cast<double>(m.attention));
+        parts.set("scratch", static_cast<double>(m.scratch));
+        val o = val::object();
+        o.set("bytes", static_cast<double>(m.total()));
+        o.set("limitBytes", static_cast<double>(kMaxTrainingBytes));
+        o.set("parts", parts);
+        o.set("fits", m.fits());
+        o.set("message", m.fits() ? val::null() : val(m.refusal));
+        return o;
     });
 }
 
@@ -515,6 +539,7 @@ val trainer_info_js(int handle) {
 EMSCRIPTEN_BINDINGS(attention_training) {
     emscripten::function("trainTasks", &train_tasks_js);
     emscripten::function("trainerCreate", &trainer_create_js);
+    emscripten::function("trainingMemory", &training_memory_js);
     emscripten::function("trainerLoad", &trainer_load_js);
     emscripten::function("trainerDispose", &trainer_dispose_js);
     emscripten::function("trainerInfo", &trainer_info_js);

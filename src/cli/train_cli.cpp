@@ -127,7 +127,7 @@ Options parse(const std::string& command, const std::vector<std::string>& args) 
         if (a == "--task") value();
         else if (a == "--length") o.train.task_options.length = static_cast<int>(whole(a, value(), 0, 4096));
         else if (a == "--corpus") o.train.task_options.corpus = read_file(value());
-        else if (a == "--max-vocab") o.train.task_options.max_vocab = static_cast<int>(whole(a, value(), 2, kMaxModelVocab));
+        else if (a == "--max-vocab") o.train.task_options.max_vocab = static_cast<int>(whole(a, value(), 2, kMaxTextVocab));
         else if (a == "--layers") m.layers = static_cast<int>(whole(a, value(), 1, kMaxModelLayers));
         else if (a == "--heads") m.heads = static_cast<int>(whole(a, value(), 1, kMaxModelDModel));
         else if (a == "--d-model") m.d_model = static_cast<int>(whole(a, value(), 1, kMaxModelDModel));
@@ -325,7 +325,7 @@ int baseline(const std::vector<std::string>& args) {
         if (i + 1 >= args.size()) throw Usage{a.rfind("--", 0) == 0 ? a + " needs a value" : "unexpected argument \"" + a + "\""};
         const std::string v = args[++i];
         if (a == "--corpus") { corpus = read_file(v); have_corpus = true; }
-        else if (a == "--max-vocab") max_vocab = static_cast<int>(whole(a, v, 2, kMaxModelVocab));
+        else if (a == "--max-vocab") max_vocab = static_cast<int>(whole(a, v, 2, kMaxTextVocab));
         else if (a == "--length") length = static_cast<int>(whole(a, v, 0, 4096));
         else if (a == "--model") model_path = v;
         else throw Usage{"unknown argument \"" + a + "\" for attn baseline"};

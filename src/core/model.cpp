@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <string>
 
@@ -94,6 +95,62 @@ float gelu_grad(float x) {
     const double cdf = 0.5 * (1.0 + std::erf(x * kInvSqrt2));
     const double pdf = kInvSqrt2Pi * std::exp(-0.5 * static_cast<double>(x) * x);
     return static_cast<float>(cdf + x * pdf);
+}
+
+/// What attention_row() found in a row: the largest scaled score over the
+/// allowed keys and the softmax's denominator Σ_j exp(s_j·scale − max) (in
+/// double; 0 under uniform attention, which computes no exponentials).
+struct RowWeights {
+    float max = 0;
+    double sum = 0;
+};
+
+/// The attention weights of one query row over its allowed keys 0 … end−1
+/// (end ≥ 1) from its unscaled scores: the softmax of scores·scale (pass 1:
+/// max; pass 2: exp, sum in double; pass 3: normalise), or exactly 1/end on
+/// each under uniform attention (ForwardOptions::uniform_attention). Keys from
+/// `end` on are not written. The one per-row rule of Model::forward and
+/// trace_model.
+RowWeights attention_row(const float* scores, float scale, int end, bool uniform, float* weights) {
+    RowWeights out;
+    out.max = scores[0] * scale;
+    for (int j = 1; j < end; ++j) out.max = std::max(out.max, scores[j] * scale);
+    if (uniform) {
+        for (int j = 0; j < end; ++j) weights[j] = 1.0f / static_cast<float>(end);
+        return out;
+    }
+    for (int j = 0; j < end; ++j) {
+        weights[j] = std::exp(scores[j] * scale - out.max);
+        out.sum += weights[j];
+    }
+    const float inv = static_cast<float>(1.0 / out.sum);
+    for (int j = 0; j < end; ++j) weights[j] *= inv;
+    return out;
+}
+
+/// Replaces the softmax of every head of `trace` by uniform attention over the
+/// keys `mask` allows (a prefix of each row: padding and causal masks), and
+/// recomputes each head's output, the concatenation and its product with W_O.
+/// Under uniform attention row_max is 0 and row_sum the number of allowed keys
+/// n (the softmax of n equal scores: weights = exp(0)/n).
+void make_uniform(MultiHeadTrace& trace, const MaskMatrix& mask, const Matrix& w_output) {
+    const Eigen::Index T = mask.rows();
+    const int H = static_cast<int>(trace.heads.size());
+    const Eigen::Index D = H > 0 ? trace.concat.cols() / H : 0;
+    for (int h = 0; h < H; ++h) {
+        HeadTrace& ht = trace.heads[static_cast<std::size_t>(h)];
+        ht.weights.setZero(T, T);
+        for (Eigen::Index i = 0; i < T; ++i) {
+            int end = 0;
+            while (end < T && mask(i, end)) ++end;
+            ht.row_max(i) = 0.0f;
+            ht.row_sum(i) = static_cast<float>(end);
+            if (end > 0) attention_row(ht.scores.data() + i * T, 1.0f, end, true, ht.weights.data() + i * T);
+        }
+        gemm(ht.weights, ht.value, ht.output);  // (T, T)·(T, D)
+        trace.concat.middleCols(h * D, D) = ht.output;
+    }
+    gemm(trace.concat, w_output, trace.output);  // (T, C)
 }
 
 void add_row_vector(Matrix& m, const float* v) {
@@ -221,6 +278,110 @@ void init_parameters(const ModelConfig& config, std::uint32_t seed, Parameters& 
     }
 }
 
+// ---- memory ---------------------------------------------------------------------------
+
+namespace {
+
+/// a·b in 64 bits; throws too_large instead of wrapping (the validated
+/// limits keep every product of the estimate far below 2⁶³: this is the
+/// guarantee, not the expected path).
+std::int64_t mul(std::int64_t a, std::int64_t b) {
+    std::int64_t out = 0;
+    if (__builtin_mul_overflow(a, b, &out))
+        throw Error(Error::Code::too_large, "a training size overflows 64 bits (" + std::to_string(a) + " × " +
+                                                std::to_string(b) + ")");
+    return out;
+}
+
+std::int64_t parameter_count(const ModelConfig& c) {
+    std::int64_t n = 0;
+    for (const ParamInfo& p : parameter_layout(c)) n += mul(p.rows, p.cols);
+    return n;
+}
+
+}  // namespace
+
+std::string format_bytes(std::int64_t bytes) {
+    char buf[48];
+    const double b = static_cast<double>(bytes);
+    if (b >= 1e9)
+        std::snprintf(buf, sizeof buf, "%.1f GB", b / 1e9);
+    else if (b >= 1e6)
+        std::snprintf(buf, sizeof buf, "%.0f MB", b / 1e6);
+    else
+        std::snprintf(buf, sizeof buf, "%.0f kB", std::max(1.0, b / 1e3));
+    return buf;
+}
+
+namespace {
+
+/// Why m is refused: the largest part named with the settings that make it, the limit, what to lower.
+std::string refusal(const TrainingMemory& m, const ModelConfig& c, int batch, int length) {
+    const std::string limit = "; the limit for training is " + format_bytes(kMaxTrainingBytes) + " in all";
+    std::string what;
+    const std::int64_t model_bytes = m.parameters + m.gradients + m.optimizer;
+    if (m.attention >= m.activations + m.scratch && m.attention >= model_bytes)
+        what = "batch " + std::to_string(batch) + " × " + std::to_string(c.heads) + " heads × " +
+               std::to_string(length) + "² tokens × " + std::to_string(c.layers) + (c.layers == 1 ? " layer" : " layers") +
+               " needs " + format_bytes(m.attention) + " of attention weights (" + format_bytes(m.total()) +
+               " for the whole step)" + limit + " — lower batch, heads, length or layers";
+    else if (m.activations + m.scratch >= model_bytes)
+        what = "batch " + std::to_string(batch) + " × " + std::to_string(length) + " tokens × " +
+               std::to_string(c.layers) + (c.layers == 1 ? " layer" : " layers") + " of width " +
+               std::to_string(std::max({c.d_model, c.vocab, c.mlp})) + " needs " +
+               format_bytes(m.activations + m.scratch) + " of activations (" + format_bytes(m.total()) +
+               " for the whole step)" + limit + " — lower batch, length, layers, d_model, mlp or the vocabulary";
+    else
+        what = "a model of " + std::to_string(m.parameters / 4) + " parameters needs " + format_bytes(model_bytes) +
+               " for its weights, gradients and AdamW state (" + format_bytes(m.total()) + " for the whole step)" +
+               limit + " — lower d_model, layers, mlp or the vocabulary";
+    return what;
+}
+
+}  // namespace
+
+TrainingMemory training_memory(const ModelConfig& c, int batch, int length) {
+    validate_model_config(c);
+    if (batch < 1) throw Error("a batch needs at least 1 sequence, got " + std::to_string(batch));
+    if (length < 1) throw Error("a sequence needs at least 1 token, got " + std::to_string(length));
+    constexpr std::int64_t kFloat = sizeof(float);  // ids and targets are int32: the same 4 bytes
+    const std::int64_t B = batch, T = length, C = c.d_model, H = c.heads, D = C / H, F = c.mlp, V = c.vocab,
+                       L = c.layers, P = parameter_count(c);
+    const std::int64_t N = mul(B, T), TT = mul(T, T);
+    const bool mlp = F > 0;
+    TrainingMemory m;
+    m.parameters = mul(P, kFloat);
+    m.gradients = mul(P, kFloat);
+    m.optimizer = mul(mul(P, 5), kFloat);
+    // per layer: input, normed, q, k, v, concat, mid (+ m with an MLP): N×C each;
+    // pre, act: N×F; LayerNorm means and rstds: N each. After the layers:
+    // x_final, normed_final (N×C), logits and their gradient (N×V), final
+    // LayerNorm statistics (2N); ids and targets, the batch's and the model's
+    // copies (4N) and the lengths (B).
+    const std::int64_t per_layer = mul(N, C) * (mlp ? 8 : 7) + mul(mul(N, F), 2) + mul(N, 4);
+    m.activations = mul(mul(per_layer, L) + mul(mul(N, C), 2) + mul(mul(N, V), 2) + mul(N, 6) + B, kFloat);
+    m.attention = mul(mul(mul(mul(L, B), H), TT), kFloat);
+    // forward: x and tmp (N×C), the sinusoids (T×C), scores (T×T), a head's output (T×D);
+    // backward: dx, its LayerNorm copy, dconcat, dq, dk, dv, da, dm (N×C), dact (N×F),
+    // tmp (the largest weight gradient or N×C), dp and ds (T×T); the gemm
+    // workspace: both operands of a product packed, rows and columns padded
+    // (kernels.hpp: tiles of 4 rows, panels of 8 columns; 8 is a bound of both).
+    const std::int64_t widest = std::max({C, V, F});
+    const std::int64_t operand = std::max({mul(N + 8, widest + 8), mul(C + 8, widest + 8), mul(F + 8, C + 8),
+                                           mul(T + 8, T + 8), mul(V + 8, C + 8)});
+    const std::int64_t largest_weight = std::max({mul(V, C), mul(C, F), mul(C, C), mul(N, C)});
+    m.scratch = mul(mul(mul(N, C), 10) + mul(N, F) + largest_weight + mul(TT, 3) + mul(T, C) + mul(T, D) +
+                        mul(operand, 2),
+                    kFloat);
+    if (!m.fits()) m.refusal = refusal(m, c, batch, length);
+    return m;
+}
+
+void check_training_memory(const ModelConfig& c, int batch, int length) {
+    const TrainingMemory m = training_memory(c, batch, length);
+    if (!m.fits()) throw Error(Error::Code::too_large, m.refusal);
+}
+
 // ---- the fast model --------------------------------------------------------------------
 
 struct Model::LayerCache {
@@ -251,10 +412,10 @@ Eigen::Map<const Matrix> Model::attention(int b, int layer, int head) const {
         throw Error("attention(" + std::to_string(b) + ", " + std::to_string(layer) + ", " + std::to_string(head) +
                     ") is outside the last forward's " + std::to_string(batch_) + " sequences, " +
                     std::to_string(config_.layers) + " layers, " + std::to_string(config_.heads) + " heads");
-    const std::size_t tt = static_cast<std::size_t>(length_) * length_;
-    const std::size_t block = static_cast<std::size_t>(b) * config_.heads + head;
-    return Eigen::Map<const Matrix>(layers_[static_cast<std::size_t>(layer)]->weights.data() + block * tt, length_,
-                                    length_);
+    const std::int64_t tt = std::int64_t{length_} * length_;
+    const std::int64_t block = std::int64_t{b} * config_.heads + head;
+    return Eigen::Map<const Matrix>(
+        layers_[static_cast<std::size_t>(layer)]->weights.data() + static_cast<std::size_t>(block * tt), length_, length_);
 }
 
 namespace {
@@ -264,8 +425,8 @@ void validate_batch(const ModelConfig& c, const Batch& batch) {
     if (batch.length < 1 || batch.length > c.context)
         throw Error("sequence length " + std::to_string(batch.length) + " is outside 1 … the model's context " +
                     std::to_string(c.context));
-    const std::size_t n = static_cast<std::size_t>(batch.batch) * batch.length;
-    if (batch.ids.size() != n || batch.targets.size() != n)
+    const std::int64_t n = std::int64_t{batch.batch} * batch.length;
+    if (static_cast<std::int64_t>(batch.ids.size()) != n || static_cast<std::int64_t>(batch.targets.size()) != n)
         throw Error("a batch of " + std::to_string(batch.batch) + "×" + std::to_string(batch.length) + " needs " +
                     std::to_string(n) + " ids and targets, got " + std::to_string(batch.ids.size()) + " and " +
                     std::to_string(batch.targets.size()));
@@ -296,6 +457,9 @@ void validate_batch(const ModelConfig& c, const Batch& batch) {
 
 LossResult Model::forward(const Batch& batch, const ForwardOptions& options) {
     validate_batch(config_, batch);
+    // before anything is allocated; from here on every buffer holds fewer than 2²⁸ floats
+    // (kMaxTrainingBytes / 4), so each index within one (N·C, N·V, B·H·T²) fits an int
+    check_training_memory(config_, batch.batch, batch.length);
     const int B = batch.batch, T = batch.length, C = config_.d_model, H = config_.heads, D = C / H, V = config_.vocab;
     const int N = B * T;
     batch_ = B;
@@ -336,13 +500,13 @@ LossResult Model::forward(const Batch& batch, const ForwardOptions& options) {
         gemm(c.normed, params_.view(layer_name(l, "w_query")), c.q);  // (N, C)·(C, C)
         gemm(c.normed, params_.view(layer_name(l, "w_key")), c.k);
         gemm(c.normed, params_.view(layer_name(l, "w_value")), c.v);
-        c.weights.assign(static_cast<std::size_t>(B) * H * T * T, 0.0f);
+        c.weights.assign(static_cast<std::size_t>(std::int64_t{B} * H * T * T), 0.0f);  // fits: checked above
         c.concat.setZero(N, C);
         for (int b = 0; b < B; ++b) {
             const int len = lengths_[static_cast<std::size_t>(b)];
             for (int h = 0; h < H; ++h) {
                 const bool enabled = options.head_on(l, h);
-                float* w = c.weights.data() + (static_cast<std::size_t>(b) * H + h) * T * T;
+                float* w = c.weights.data() + static_cast<std::size_t>((std::int64_t{b} * H + h) * T * T);
                 const auto q = c.q.block(b * T, h * D, T, D), k = c.k.block(b * T, h * D, T, D);
                 gemm_bt(q, k, scores);  // (T, D)·(D, T)
                 // pass 1: max over the allowed keys j < end(i); pass 2: exp, sum in
@@ -352,20 +516,9 @@ LossResult Model::forward(const Batch& batch, const ForwardOptions& options) {
                     float* wi = w + static_cast<std::size_t>(i) * T;
                     const float* si = scores.data() + static_cast<std::ptrdiff_t>(i) * T;
                     if (end <= 0) continue;
-                    if (options.uniform_attention) {
-                        for (int j = 0; j < end; ++j) wi[j] = 1.0f / static_cast<float>(end);
-                    }
-                    float mx = si[0] * scale;
-                    for (int j = 1; j < end; ++j) mx = std::max(mx, si[j] * scale);
-                    double sum = 0;
-                    if (!options.uniform_attention) {
-                        for (int j = 0; j < end; ++j) {
-                            wi[j] = std::exp(si[j] * scale - mx);
-                            sum += wi[j];
-                        }
-                        const float inv = static_cast<float>(1.0 / sum);
-                        for (int j = 0; j < end; ++j) wi[j] *= inv;
-                    }
+                    const RowWeights row = attention_row(si, scale, end, options.uniform_attention, wi);
+                    const float mx = row.max;
+                    const double sum = row.sum;
                     if (i < len) {  // statistics over the real queries
                         // entropy without a log per entry: log p_j = (s_j − max) − log Z,
                         // so H = log Z − Σ_j p_j·(s_j − max)
@@ -524,7 +677,7 @@ void Model::backward(Parameters& grads, AttentionStats* stats) {
                     dv_bh.setZero();
                     continue;
                 }
-                const float* w = c.weights.data() + (static_cast<std::size_t>(b) * H + h) * T * T;
+                const float* w = c.weights.data() + static_cast<std::size_t>((std::int64_t{b} * H + h) * T * T);
                 const Eigen::Map<const Matrix> weights(w, T, T);
                 const auto d_out = dconcat.block(b * T, h * D, T, D);
                 gemm_at(weights, d_out, tmp);  // dV = Pᵀ·dO: (T, T)·(T, D)
@@ -628,6 +781,7 @@ ModelTrace trace_model(const ModelConfig& config, const Parameters& params, cons
         w.w_value = params.view(layer_name(l, "w_value"));
         w.w_output = params.view(layer_name(l, "w_output"));
         lt.attention = multi_head_attention(lt.normed, w, config.heads, out.mask, config.scale);
+        if (options.uniform_attention) make_uniform(lt.attention, out.mask, w.w_output);
         if (l < static_cast<int>(options.head_enabled.size())) {
             const int D = C / config.heads;
             bool any = false;

@@ -100,6 +100,45 @@ private:
 ///   biases 0, LayerNorm gains 1.
 void init_parameters(const ModelConfig& config, std::uint32_t seed, Parameters& params);
 
+/// The most memory a trainer may use: the weights, gradients and AdamW state
+/// plus everything one step's forward and backward allocate. The wasm module
+/// can grow to 1 GiB (-sMAXIMUM_MEMORY, CMakeLists.txt), and the tab also
+/// needs the module's code, stack, the task's data (a text corpus of up to
+/// 8 M characters) and room for the allocator; 768 MiB leaves a quarter for
+/// those. Natively the same rule applies, so that a setting that trains with
+/// the CLI also trains in the browser.
+inline constexpr std::int64_t kMaxTrainingBytes = std::int64_t{768} << 20;
+
+/// What training `config` on batches of `batch` sequences of `length` tokens
+/// needs, in bytes (4 a float or id), by part. Computed in 64 bits from the
+/// validated config: it cannot wrap. An upper bound of what Model::forward,
+/// Model::backward and the AdamW step allocate (tested against the process's
+/// peak memory).
+struct TrainingMemory {
+    std::int64_t parameters = 0;   ///< the weights: P floats
+    std::int64_t gradients = 0;    ///< P floats
+    std::int64_t optimizer = 0;    ///< AdamW's moments m, v (2P) and the copy of weights and moments an update keeps (3P)
+    std::int64_t activations = 0;  ///< what forward keeps for backward, without the attention weights
+    std::int64_t attention = 0;    ///< the softmax weights forward keeps: L·B·H·T² floats
+    std::int64_t scratch = 0;      ///< backward's gradients of the activations, and the products' packed operands
+    std::int64_t total() const {
+        return parameters + gradients + optimizer + activations + attention + scratch;
+    }
+    bool fits() const { return total() <= kMaxTrainingBytes; }
+    /// Empty when it fits; else the too_large message: the largest part with
+    /// the settings that make it, the limit and which settings to lower.
+    std::string refusal;
+};
+TrainingMemory training_memory(const ModelConfig& config, int batch, int length);
+
+/// Throws attn::Error (too_large) naming the size, the limit and the settings
+/// to lower when training_memory(config, batch, length) is above
+/// kMaxTrainingBytes. Everything that allocates for training calls it first.
+void check_training_memory(const ModelConfig& config, int batch, int length);
+
+/// "17.2 GB", "42 MB", "512 kB": bytes in decimal units, for messages.
+std::string format_bytes(std::int64_t bytes);
+
 /// Which heads contribute (ablation) and how attention is computed at
 /// evaluation; training uses the defaults.
 struct ForwardOptions {
@@ -111,7 +150,9 @@ struct ForwardOptions {
         const std::vector<bool>& heads = head_enabled[static_cast<std::size_t>(layer)];
         return head < 0 || static_cast<std::size_t>(head) >= heads.size() || heads[static_cast<std::size_t>(head)];
     }
-    /// Replace every head's softmax by the uniform average over its allowed keys.
+    /// Replace every head's softmax by the uniform average over its allowed keys
+    /// (1/n on each of the n; in Model::forward and trace_model alike, whose
+    /// row_max is then 0 and row_sum n).
     bool uniform_attention = false;
     /// -1: the model's own mask; 0: force no causal mask; 1: force causal.
     int causal_override = -1;

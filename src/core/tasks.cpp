@@ -977,7 +977,12 @@ private:
 
 std::unique_ptr<Task> make_text_task(const TaskOptions& options) {
     const int T = length_option("text", options, 32, 4, 256);
-    check_option("text", "max_vocab", options.max_vocab, 2, 50000);
+    if (options.max_vocab > kMaxTextVocab)
+        throw Error("text: option max_vocab = " + std::to_string(options.max_vocab) + " is above " +
+                    std::to_string(kMaxTextVocab) + ": a model's vocabulary holds at most " +
+                    std::to_string(kMaxModelVocab) + " tokens and [PAD] and [UNK] take " +
+                    std::to_string(kTextReservedTokens) + " of them; lower max_vocab");
+    check_option("text", "max_vocab", options.max_vocab, 2, kMaxTextVocab);
     if (options.corpus.empty()) throw Error("text: option corpus is empty; give the text to learn from");
     TokenizeOptions lower;
     lower.lowercase = true;
@@ -1014,7 +1019,7 @@ std::unique_ptr<Task> make_text_task(const TaskOptions& options) {
         return counts[static_cast<std::size_t>(a)] > counts[static_cast<std::size_t>(b)];
     });
     const std::size_t kept = std::min(rank.size(), static_cast<std::size_t>(options.max_vocab));
-    std::vector<std::string> vocabulary = {kPadText, "[UNK]"};
+    std::vector<std::string> vocabulary = {kPadText, "[UNK]"};  // the kTextReservedTokens
     const std::int32_t unknown = 1;  // "[UNK]", second in the vocabulary
     std::vector<std::int32_t> id_of_word(order.size(), unknown);
     for (std::size_t r = 0; r < kept; ++r) {

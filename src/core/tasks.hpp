@@ -11,6 +11,7 @@
 // coreference, from a disjoint part of that space).
 
 #include "batch.hpp"
+#include "model.hpp"
 #include "types.hpp"
 
 #include <cstdint>
@@ -74,11 +75,17 @@ double answer_key_score(const Eigen::Ref<const Matrix>& weights, const Matrix& k
 /// same-token to earlier positions.
 std::vector<AnswerKey> standard_keys(const std::vector<std::int32_t>& ids, int length, bool causal);
 
+/// Tokens a text task's vocabulary has besides the corpus's words: [PAD] and [UNK].
+inline constexpr int kTextReservedTokens = 2;
+/// The largest max_vocab of a text task: the model's vocabulary limit less the
+/// reserved tokens, so that every accepted max_vocab gives a model that fits.
+inline constexpr int kMaxTextVocab = kMaxModelVocab - kTextReservedTokens;
+
 /// Settings a task takes (each task documents which it reads).
 struct TaskOptions {
     int length = 0;        ///< task-specific sequence size; 0 = the task's default
     std::string corpus;    ///< text: the training text (UTF-8)
-    int max_vocab = 2000;  ///< text: most frequent words kept, the rest [UNK]
+    int max_vocab = 2000;  ///< text: most frequent words kept (2 … kMaxTextVocab), the rest [UNK]
 };
 
 /// A sequence for display: the probe the training lab shows.

@@ -122,6 +122,16 @@ std::string step_failure(int step, const char* what, float lr) {
     return o.str();
 }
 
+std::string step_out_of_range(int step, float lr) {
+    std::ostringstream o;
+    o << "step " << step << ": an updated weight is outside the range -" << kMaxAbsValue << " to " << kMaxAbsValue
+      << " that the engine accepts (" << kBoundReason << "); the learning rate " << lr
+      << " is probably too high (or the gradients exploded: try gradient clipping). Training stopped; the weights "
+         "after step "
+      << step - 1 << " are kept.";
+    return o.str();
+}
+
 }  // namespace
 
 ModelConfig model_config_from_json(const std::string& json) {
@@ -291,13 +301,25 @@ void fit_model_to_task(ModelConfig& model, const Task& task) {
                     std::to_string(task.context()) + " tokens)");
 }
 
+void check_batch_size(int batch) {
+    if (batch < 1 || batch > 4096) throw Error("batch must be from 1 to 4096, got " + std::to_string(batch));
+}
+
 }  // namespace
 
+TrainingMemory training_memory(const TrainConfig& config) {
+    check_batch_size(config.batch);
+    const std::unique_ptr<Task> task = make_task(config.task, config.task_options);
+    ModelConfig model = config.model;
+    fit_model_to_task(model, *task);
+    return training_memory(model, config.batch, task->context());
+}
+
 Trainer::Trainer(const TrainConfig& config) : config_(config) {
-    if (config_.batch < 1 || config_.batch > 4096)
-        throw Error("batch must be from 1 to 4096, got " + std::to_string(config_.batch));
+    check_batch_size(config_.batch);
     task_ = make_task(config_.task, config_.task_options);
     fit_model_to_task(config_.model, *task_);
+    check_training_memory(config_.model, config_.batch, task_->context());  // before the model is allocated
     vocabulary_ = task_->vocabulary().tokens();
     model_ = std::make_unique<Model>(config_.model);
     init_parameters(config_.model, config_.seed, model_->params());
@@ -373,11 +395,16 @@ StepResult Trainer::checked_update(const LossResult& r) {
     // keep the last finite state so a step that overflows leaves nothing poisoned
     const std::vector<float> p = model_->params().flat(), m = optimizer_->m(), v = optimizer_->v();
     out.grad_norm = optimizer_->update(model_->params(), grads_, next);
-    if (!all_finite(model_->params().flat())) {
+    // every weight within ±kMaxAbsValue, the bound the rest of the engine (trace_model, probe, checkpoints'
+    // readers) accepts (bounds.hpp): a model training produced can always be shown
+    const std::vector<float>& updated = model_->params().flat();
+    if (!all_within_bound(updated.data(), updated.size())) {
+        const bool finite = all_finite(updated.data(), updated.size());
         model_->params().flat() = p;
         optimizer_->m() = m;
         optimizer_->v() = v;
-        throw Error(Error::Code::not_finite, step_failure(next, "an updated weight", config_.optimizer.lr));
+        throw Error(Error::Code::not_finite, finite ? step_out_of_range(next, config_.optimizer.lr)
+                                                    : step_failure(next, "an updated weight", config_.optimizer.lr));
     }
     step_ = next;
     out.step = step_;

@@ -71,9 +71,17 @@ struct HeadScore {
     std::vector<std::pair<std::string, double>> scores;  ///< key name → score
 };
 
+/// What Trainer(config) and its steps need in memory (training_memory() of
+/// the model fitted to the task, the batch and the task's sequence length).
+/// Validates the batch size, the task options and the model config as the
+/// constructor does (attn::Error); the constructor refuses settings whose
+/// total is above kMaxTrainingBytes (too_large).
+TrainingMemory training_memory(const TrainConfig& config);
+
 class Trainer {
 public:
-    /// Validates everything (config, task options) and initialises the model from the seed.
+    /// Validates everything (config, task options, the memory a step needs:
+    /// check_training_memory, too_large) and initialises the model from the seed.
     explicit Trainer(const TrainConfig& config);
     /// From a checkpoint: the model, task and training settings come from its
     /// metadata; the optimizer state starts fresh. A text model needs its
@@ -91,8 +99,10 @@ public:
     int steps_done() const { return step_; }
 
     /// One optimizer step on the task's batch for (seed, steps_done).
-    /// A non-finite loss or gradient throws attn::Error naming the step and
-    /// the likely cause, and leaves the weights of the last finite step.
+    /// A non-finite loss or gradient, or an update that would take a weight
+    /// outside ±kMaxAbsValue (bounds.hpp, what probe and trace accept), throws
+    /// attn::Error (not_finite) naming the step and the learning rate, and
+    /// leaves the weights of the step before.
     StepResult step();
     /// One step on a given batch (benchmarks, own data).
     StepResult step_on(const Batch& batch);

@@ -37,7 +37,7 @@ inline constexpr std::int64_t kMaxTraceScoreFloats = 3LL * 8 * 512 * 512 * 4;  /
     X(bad_text)         /* text that is not valid UTF-8 / Unicode */                                    \
     X(empty_text)       /* a sentence with no tokens */                                                 \
     X(too_many_tokens)  /* more tokens (or bytes of text, or sentences) than the engine takes */        \
-    X(too_large)        /* sizes whose memory is above a limit (model width, trace size) */             \
+    X(too_large)        /* sizes whose memory is above a limit (model width, trace size, training) */   \
     X(out_of_memory)    /* the allocation failed */                                                     \
     X(too_long_for_model) /* more tokens than a trained model's context */                              \
     X(unknown_word)     /* a word outside a trained model's vocabulary */                               \

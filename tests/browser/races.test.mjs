@@ -100,10 +100,15 @@ test('context: the pronoun looks at “animal” when tired and at “street” 
   const look = await page.evaluate(() => ({
     tired: document.querySelector('[data-testid="race-context-answer-tired"]').dataset.value,
     wide: document.querySelector('[data-testid="race-context-answer-wide"]').dataset.value,
+    averageTired: document.querySelector('[data-testid="race-context-average-tired"]').dataset.value,
+    averageWide: document.querySelector('[data-testid="race-context-average-wide"]').dataset.value,
     heads: [...document.querySelectorAll('[data-testid^="race-context-head-"]')].map((r) => [...r.querySelectorAll('td')].map((td) => Number(td.dataset.value))),
   }));
   assert.equal(look.tired, 'animal');
   assert.equal(look.wide, 'street');
+  // the "plain average" answers are the model's under uniform attention (trace_model honours it; before, the
+  // probe ignored it and showed the attention model's answers here): it does not name both nouns
+  assert.ok(!(look.averageTired === 'animal' && look.averageWide === 'street'), JSON.stringify(look));
   // some head looks at "animal" for "tired" and at "street" for "wide"
   assert.ok(look.heads.some(([tiredAnimal, , , wideStreet]) => tiredAnimal > 0.5 && wideStreet > 0.5), JSON.stringify(look.heads));
   RESULTS.context.heads = look.heads;

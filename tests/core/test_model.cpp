@@ -425,20 +425,46 @@ TEST_CASE("model: uniform attention equals the mean of the allowed values", "[mo
     CHECK(g.view("layers.0.w_key").cwiseAbs().maxCoeff() == 0.0f);
 }
 
-TEST_CASE("model: the per-layer trace equals the batched forward", "[model]") {
+/// Every ForwardOptions field, alone and together: the defaults, uniform
+/// attention, each causal override, one ablated head (layer 0, head 0), and
+/// all of them at once.
+std::vector<std::pair<std::string, attn::ForwardOptions>> every_forward_option(const ModelConfig& c) {
+    std::vector<std::pair<std::string, attn::ForwardOptions>> out;
+    out.emplace_back("defaults", attn::ForwardOptions{});
+    attn::ForwardOptions uniform;
+    uniform.uniform_attention = true;
+    out.emplace_back("uniform attention", uniform);
+    for (int causal : {0, 1}) {
+        attn::ForwardOptions o;
+        o.causal_override = causal;
+        out.emplace_back("causal override " + std::to_string(causal), o);
+    }
+    attn::ForwardOptions ablate;
+    ablate.head_enabled.assign(static_cast<std::size_t>(c.layers), std::vector<bool>(static_cast<std::size_t>(c.heads), true));
+    ablate.head_enabled[0][0] = false;
+    out.emplace_back("head 0 of layer 0 ablated", ablate);
+    attn::ForwardOptions all = ablate;
+    all.uniform_attention = true;
+    all.causal_override = c.causal ? 0 : 1;
+    out.emplace_back("uniform, ablated and the other mask", all);
+    return out;
+}
+
+TEST_CASE("model: the per-layer trace equals the batched forward under every forward option", "[model]") {
     std::mt19937 rng(12);
     for (int trial = 0; trial < 30; ++trial) {
         const ModelConfig c = random_config(rng);
         Batch b = random_batch(rng, c, true);
         attn::Model m(c);
         m.params() = random_params(rng, c);
-        m.forward(b);
+        for (const auto& [option, options] : every_forward_option(c)) {
+        m.forward(b, options);
         for (int s = 0; s < b.batch; ++s) {
             const int len = b.real_length(s);
             if (len == 0) continue;
             const std::vector<std::int32_t> ids(b.ids.begin() + s * b.length, b.ids.begin() + (s + 1) * b.length);
-            const attn::ModelTrace tr = attn::trace_model(c, m.params(), ids, len);
-            INFO(describe(c));
+            const attn::ModelTrace tr = attn::trace_model(c, m.params(), ids, len, options);
+            INFO(describe(c) << ", " << option);
             REQUIRE(tr.layers.size() == static_cast<std::size_t>(c.layers));
             for (int l = 0; l < c.layers; ++l)
                 for (int h = 0; h < c.heads; ++h) {
@@ -449,6 +475,30 @@ TEST_CASE("model: the per-layer trace equals the batched forward", "[model]") {
             CHECK((tr.logits - batched).cwiseAbs().maxCoeff() < 1e-4f * std::max(1.0f, batched.cwiseAbs().maxCoeff()));
             for (int t = 0; t < b.length; ++t) CHECK(tr.probabilities.row(t).sum() == Approx(1.0).epsilon(1e-5));
         }
+        }
+    }
+}
+
+TEST_CASE("model: the uniform-attention trace puts exactly 1/n on each of the n keys a row may see", "[model]") {
+    std::mt19937 rng(13);
+    for (int trial = 0; trial < 20; ++trial) {
+        const ModelConfig c = random_config(rng);
+        const attn::Parameters p = random_params(rng, c);
+        const int T = std::uniform_int_distribution<int>(1, c.context)(rng);
+        const int len = std::uniform_int_distribution<int>(1, T)(rng);
+        std::vector<std::int32_t> ids(static_cast<std::size_t>(T));
+        for (std::int32_t& id : ids) id = std::uniform_int_distribution<int>(0, c.vocab - 1)(rng);
+        attn::ForwardOptions uniform;
+        uniform.uniform_attention = true;
+        const attn::ModelTrace tr = attn::trace_model(c, p, ids, len, uniform);
+        INFO(describe(c) << " T=" << T << " length=" << len);
+        for (const attn::LayerTrace& lt : tr.layers)
+            for (const attn::HeadTrace& ht : lt.attention.heads)
+                for (int i = 0; i < T; ++i) {
+                    const int n = c.causal ? std::min(i + 1, len) : len;  // keys 0 … n−1: real, and not later under the causal mask
+                    for (int j = 0; j < T; ++j) CHECK(ht.weights(i, j) == (j < n ? 1.0f / static_cast<float>(n) : 0.0f));
+                    CHECK(ht.row_sum(i) == static_cast<float>(n));
+                }
     }
 }
 
@@ -475,4 +525,55 @@ TEST_CASE("model: initialisation is seeded, per tensor, and documented in scale"
     CHECK(a.view("layers.0.mlp.b_in").cwiseAbs().maxCoeff() == 0.0f);
     // W_Q and W_K of one layer come from different streams
     CHECK(a.view("layers.0.w_query") != a.view("layers.0.w_key"));
+}
+
+TEST_CASE("model: training sizes are computed in 64 bits; near 2³² they are refused, not wrapped", "[model][memory]") {
+    ModelConfig c;
+    c.vocab = 16;
+    c.context = 256;
+    c.layers = 1;
+    c.d_model = 64;
+    c.heads = 64;
+    // B·H·T² = 1024·64·256² = 2³² floats and 1023·64·256² just below: both would wrap (or nearly) a 32-bit
+    // size_t once times 4 bytes; the estimate keeps every bit
+    for (const std::int64_t batch : {std::int64_t{1024}, std::int64_t{1023}}) {
+        const attn::TrainingMemory m = attn::training_memory(c, static_cast<int>(batch), 256);
+        CHECK(m.attention == batch * 64 * 256 * 256 * 4);
+        CHECK(m.total() > (std::int64_t{1} << 32));
+        REQUIRE_THROWS_MATCHES(attn::check_training_memory(c, static_cast<int>(batch), 256), attn::Error,
+                               Catch::Matchers::Predicate<attn::Error>(
+                                   [](const attn::Error& e) { return e.code() == attn::Error::Code::too_large; },
+                                   "is too_large"));
+    }
+    // Model::forward checks before it allocates: a 1024×256 batch is refused with the sizes named
+    attn::Model model(c);
+    Batch b;
+    b.batch = 1024;
+    b.length = 256;
+    b.ids.assign(static_cast<std::size_t>(b.batch) * b.length, 1);
+    b.targets.assign(b.ids.size(), 2);
+    try {
+        model.forward(b);
+        FAIL("forward allocated 16 GiB of attention weights");
+    } catch (const attn::Error& e) {
+        CHECK(e.code() == attn::Error::Code::too_large);
+        CHECK_THAT(e.what(), Contains("17.2 GB of attention weights"));
+    }
+    // a batch that fits runs
+    b.batch = 1;
+    b.ids.resize(256);
+    b.targets.resize(256);
+    CHECK(std::isfinite(model.forward(b).loss));
+    // the limit itself: the largest batch that fits passes, one more sequence is refused
+    int fits = 1;
+    while (attn::training_memory(c, fits + 1, 256).total() <= attn::kMaxTrainingBytes) ++fits;
+    CHECK_NOTHROW(attn::check_training_memory(c, fits, 256));
+    CHECK_THROWS_AS(attn::check_training_memory(c, fits + 1, 256), attn::Error);
+}
+
+TEST_CASE("model: format_bytes names sizes in decimal units", "[model][memory]") {
+    CHECK(attn::format_bytes(std::int64_t{17179869184}) == "17.2 GB");
+    CHECK(attn::format_bytes(42000000) == "42 MB");
+    CHECK(attn::format_bytes(512000) == "512 kB");
+    CHECK(attn::format_bytes(attn::kMaxTrainingBytes) == "805 MB");
 }

@@ -5,6 +5,7 @@
 // hand-worked examples; and a clear error for every bad option.
 
 #include "core/tasks.hpp"
+#include "core/trainer.hpp"
 #include "core/tokenizer.hpp"
 #include "core/types.hpp"
 
@@ -12,6 +13,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <iterator>
 #include <map>
 #include <memory>
@@ -706,7 +708,7 @@ TEST_CASE("tasks: bad options give an error naming the option and its range", "[
     CHECK_THAT(error_of(attn::TaskKind::text, text), Contains("corpus") && Contains("UTF-8"));
     text.corpus = text_corpus();
     text.max_vocab = 1;
-    CHECK_THAT(error_of(attn::TaskKind::text, text), Contains("max_vocab") && Contains("2..50000"));
+    CHECK_THAT(error_of(attn::TaskKind::text, text), Contains("max_vocab") && Contains("2..49998"));  // 50000 less [PAD], [UNK]
     text.max_vocab = 50001;
     CHECK_THAT(error_of(attn::TaskKind::text, text), Contains("max_vocab"));
     text.max_vocab = 2000;
@@ -788,5 +790,35 @@ TEST_CASE("tasks: every sentence the coreference generator makes is in its gramm
                                                 b.ids.begin() + static_cast<std::ptrdiff_t>((i + 1) * T));
             CHECK(task->grammar(ids, b.lengths[static_cast<std::size_t>(i)]) == 1);
         }
+    }
+}
+
+TEST_CASE("text: max_vocab takes exactly the values whose vocabulary fits a model", "[tasks]") {
+    // 50,000 distinct words (four letters each), each once: every max_vocab keeps that many
+    std::string corpus;
+    for (int w = 0; w < 50000; ++w) {
+        for (int i = 0, v = w; i < 4; ++i, v /= 26) corpus += static_cast<char>('a' + v % 26);
+        corpus += ' ';
+    }
+    attn::TaskOptions o;
+    o.corpus = corpus;
+    o.length = 4;
+    o.max_vocab = attn::kMaxTextVocab;  // the largest accepted: [PAD], [UNK] and 49,998 words
+    REQUIRE(attn::kMaxTextVocab == attn::kMaxModelVocab - 2);
+    const auto task = attn::make_task(attn::TaskKind::text, o);
+    CHECK(task->vocabulary().size() == attn::kMaxModelVocab);
+    attn::TrainConfig cfg;
+    cfg.task = attn::TaskKind::text;
+    cfg.task_options = o;
+    cfg.model.d_model = 4;
+    cfg.model.heads = 1;
+    cfg.batch = 2;
+    attn::Trainer trainer(cfg);  // the model of that vocabulary is valid and trains
+    CHECK(trainer.model().config().vocab == attn::kMaxModelVocab);
+    CHECK(std::isfinite(trainer.step().loss));
+    for (int above : {attn::kMaxTextVocab + 1, attn::kMaxTextVocab + 2}) {  // 49,999 and 50,000 were accepted, then failed
+        o.max_vocab = above;
+        CHECK_THAT(error_of(attn::TaskKind::text, o),
+                   Contains("max_vocab = " + std::to_string(above)) && Contains("[PAD] and [UNK]") && Contains("lower max_vocab"));
     }
 }

@@ -2,7 +2,7 @@
 // API of web/engine.d.ts used as a caller would, so the declarations cannot
 // drift into something that does not compile, and misuse stays an error.
 
-import { createEngine, at, DEFAULT_SETTINGS, TASKS, type Engine, type Trace, type Trainer, type TaskInfo, type ModelTrace } from '../../web/engine.js';
+import { createEngine, at, DEFAULT_SETTINGS, TASKS, type Engine, type Trace, type Trainer, type TaskInfo, type ModelTrace, type TrainingMemory } from '../../web/engine.js';
 
 async function main(): Promise<void> {
   const engine: Engine = await createEngine();
@@ -18,6 +18,9 @@ async function main(): Promise<void> {
   const tasks: readonly TaskInfo[] = engine.tasks();
   const name: (typeof TASKS)[number] = tasks[0].name;
   const trainer: Trainer = engine.createTrainer({ task: 'induction', layers: 2, heads: 2, dModel: 32, layernorm: false, lr: 1e-2, clip: 1 });
+  const memory: TrainingMemory = engine.estimateTrainingMemory({ task: 'induction', batch: 1024 });
+  const fits: boolean = memory.fits && memory.bytes <= memory.limitBytes && memory.parts.attention >= 0;
+  const refusal: string | null = memory.message;
   const report = trainer.step(10);
   const loss: number = report.loss + report.scoreGradNorm + report.rowEntropy;
   const evaluation = trainer.evaluate({ samples: 64, ablate: [[1, 0]], causal: true });
@@ -41,7 +44,7 @@ async function main(): Promise<void> {
   // @ts-expect-error: checkpoints are bytes
   engine.loadTrainer('model.safetensors');
 
-  console.log(w, batch.length, rows, entropy.length, v, name, loss, evaluation.accuracy, score, out.length, steps, DEFAULT_SETTINGS.dModel);
+  console.log(fits, refusal, w, batch.length, rows, entropy.length, v, name, loss, evaluation.accuracy, score, out.length, steps, DEFAULT_SETTINGS.dModel);
 }
 
 void main();

@@ -93,6 +93,14 @@ export function excerpt(text, max = 60) {
   return `${space > max / 2 ? head.slice(0, space) : head}\u2026`;
 }
 
+/**
+ * A size in bytes in decimal units by THE rule: formatValue of the megabytes
+ * below 1 GB, of the gigabytes from there (42e6 → "42.0 MB", 1.72e10 → "17.2 GB").
+ */
+export function formatBytes(bytes, digits = 3) {
+  return bytes >= 1e9 ? `${formatValue(bytes / 1e9, digits)} GB` : `${formatValue(bytes / 1e6, digits)} MB`;
+}
+
 /** 0.2 → "0.2×" */
 export function formatSpeed(speed) {
   return `${speed}\u00d7`;

@@ -15,7 +15,7 @@ import { createThemeToggle } from '../views/theme.js';
 import { createMessages } from '../views/messages.js';
 import { createNotation } from '../views/notation.js';
 import { readPalette } from '../palette.js';
-import { formatValue, formatPercent } from '../format.js';
+import { formatValue, formatPercent, formatBytes } from '../format.js';
 import { headName } from './grid.js';
 import {
   parseTrainHash, serializeTrainState, defaultTrainState, normalizeTrainState, trainerSettings,
@@ -62,6 +62,8 @@ let packed = ''; // the corpus packed for the link
 let gen = 0;
 let model = null; // the last 'model' message
 let modelError = null;
+/** engine.estimateTrainingMemory of the settings shown (the worker's 'memory' message), or null. */
+let memory = null;
 let catchUp = null; // target step while a link retrains
 let scrub = null; // step of the snapshot shown, null = live
 const run = {
@@ -111,6 +113,7 @@ function fatal(text) {
 function init(target = 0) {
   gen += 1;
   modelError = null;
+  memory = null;
   clearNotice('settings');
   clearNotice('train');
   catchUp = target > 0 ? target : null;
@@ -219,11 +222,23 @@ function handle(m) {
       if (m.purpose === 'download') download(m.bytes, m);
       else if (m.purpose === 'playground') toPlayground(m.bytes, m);
       break;
+    case 'memory':
+      if (m.gen !== gen) return;
+      memory = m.memory;
+      render();
+      break;
     case 'error':
       onWorkerError(m);
       break;
     default:
   }
+}
+
+/** The memory line under the transport: the estimate of engine.estimateTrainingMemory, before ▶. */
+function memoryText(m) {
+  if (!m) return '';
+  if (m.fits) return `Training needs about ${formatBytes(m.bytes)} of memory.`;
+  return `Training would need about ${formatBytes(m.bytes)} of memory; the lab can use ${formatBytes(m.limitBytes)}.`;
 }
 
 function onWorkerError(m) {
@@ -389,10 +404,11 @@ function buildPage() {
   const progressText = el('span', 'tr-progress-text', { testid: 'catchup-text' });
   const progressBox = el('div', 'tr-progress-box', { hidden: true, attrs: { role: 'status' } }, progress, progressText);
   const metrics = el('p', 'tr-metrics', { testid: 'metrics', attrs: { 'aria-live': 'off' } });
+  const memoryNote = el('p', 'field-hint tr-memory', { testid: 'memory' });
   const transport = el('section', 'card tr-transport', { attrs: { 'aria-label': 'Training' } },
     el('div', 'tr-row tr-buttons', {}, play, stepBtn, reset),
     el('div', 'tr-row tr-counts', {}, el('span', 'tr-counter-label', { text: 'step' }), counter, speed),
-    progressBox, metrics);
+    progressBox, metrics, memoryNote);
   play.addEventListener('click', togglePlay);
   stepBtn.addEventListener('click', () => {
     if (run.running || modelError) return;
@@ -490,7 +506,7 @@ function buildPage() {
   right.append(curves, predCard, files);
   app.append(side, center, right);
   gridCard.append(el('p', 'tr-empty', { text: 'No model yet: these settings could not build one. Change a setting or press \u201cTask defaults\u201d.' }));
-  ui = { app, play, stepBtn, reset, counter, speed, progressBox, progress, progressText, metrics, keySelect, keyView, ablation, restore, logBox, downloadBtn, playground };
+  ui = { app, play, stepBtn, reset, counter, speed, memoryNote, progressBox, progress, progressText, metrics, keySelect, keyView, ablation, restore, logBox, downloadBtn, playground };
 }
 
 function togglePlay() {
@@ -604,6 +620,9 @@ function draw() {
   ui.metrics.textContent = h
     ? `Held-out accuracy ${pct(h.accuracy)}, loss ${formatValue(h.loss, 3)} (${h.samples} sequences${run.final ? ', after the pause' : ', live'})${run.trainAcc.last ? ` \u00b7 training batch ${pct(run.trainAcc.last[1])}` : ''}`
     : modelError ? 'No model: the settings above could not build one.' : 'Press \u25b6 to train.';
+  ui.memoryNote.textContent = memoryText(memory);
+  ui.memoryNote.dataset.bytes = memory ? String(memory.bytes) : '';
+  ui.memoryNote.dataset.fits = memory ? String(memory.fits) : '';
   ui.app.classList.toggle('tr-no-model', !model);
   ui.downloadBtn.disabled = !model;
   ui.playground.disabled = !model;

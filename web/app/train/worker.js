@@ -13,6 +13,8 @@
 //   {type: 'save', purpose}                → {type: 'saved', purpose, bytes, step}
 // Worker → page:
 //   {type: 'ready', tasks}                 the engine started (tasks: engine.tasks())
+//   {type: 'memory', gen, memory}          before each 'init' builds its model: engine.estimateTrainingMemory
+//                                          ({bytes, limitBytes, fits, parts, message}), null for settings it cannot read
 //   {type: 'model', gen, settings, config, vocabulary, parameterCount, hasTask, step, probe, keys, cap, name?}
 //   {type: 'progress', gen, step, target, running, stepsPerSecond, train: [[step, loss, accuracy]],
 //                      heldout?: {step, loss, accuracy, samples}, ablation?, live, snapshots, cap}
@@ -281,6 +283,15 @@ function play(newTarget = null) {
 
 // ---- messages ------------------------------------------------------------------------
 
+/** What the settings need in memory, or null when they are wrong in another way (createTrainer then says how). */
+function memoryEstimate(settings) {
+  try {
+    return engine.estimateTrainingMemory(settings);
+  } catch {
+    return null;
+  }
+}
+
 function replaceTrainer(make, where, name) {
   running = false;
   loopId += 1;
@@ -312,6 +323,7 @@ self.onmessage = (event) => {
   switch (m.type) {
     case 'init':
       gen = m.gen;
+      post({ type: 'memory', gen, memory: memoryEstimate(m.settings) });
       if (replaceTrainer(() => engine.createTrainer(m.settings), 'settings')) {
         if (m.target > 0) play(m.target);
         else sendPaused();
