@@ -917,6 +917,9 @@ std::unique_ptr<Task> make_text_task(const TaskOptions& options) {
     const int T = length_option("text", options, 32, 4, 256);
     check_option("text", "max_vocab", options.max_vocab, 2, 50000);
     if (options.corpus.empty()) throw Error("text: option corpus is empty; give the text to learn from");
+    if (options.corpus.size() > kMaxCorpusBytes)
+        throw Error(Error::Code::too_many_tokens, "text: option corpus has " + std::to_string(options.corpus.size()) +
+                    " bytes, above the limit of " + std::to_string(kMaxCorpusBytes) + " bytes");
     TokenizeOptions lower;
     lower.lowercase = true;
     std::vector<Token> tokens;

@@ -74,6 +74,11 @@ double answer_key_score(const Eigen::Ref<const Matrix>& weights, const Matrix& k
 /// same-token to earlier positions.
 std::vector<AnswerKey> standard_keys(const std::vector<std::int32_t>& ids, int length, bool causal);
 
+/// The longest text corpus (bytes of UTF-8) the text task takes: 3 bytes for
+/// each of the 8,000,000 UTF-16 units web/trainer.js accepts (no JS string
+/// it takes is refused here). The CLI reads at most this much of --corpus.
+inline constexpr std::size_t kMaxCorpusBytes = 24000000;
+
 /// Settings a task takes (each task documents which it reads).
 struct TaskOptions {
     int length = 0;        ///< task-specific sequence size; 0 = the task's default
