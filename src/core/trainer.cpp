@@ -594,11 +594,15 @@ std::string Trainer::save() const {
     }
     file.metadata["format"] = kFormat;
     file.metadata["config"] = model_config_json(config_.model);
-    std::ostringstream task;
-    task << "{\"name\":\"" << task_name(config_.task) << "\",\"length\":" << config_.task_options.length;
-    if (config_.task == TaskKind::text) task << ",\"max_vocab\":" << config_.task_options.max_vocab;
-    task << "}";
-    file.metadata["task"] = task.str();
+    // a model loaded from a checkpoint without a task has none to write (a
+    // text model loaded without its corpus still names its task)
+    if (task_ || config_.task == TaskKind::text) {
+        std::ostringstream task;
+        task << "{\"name\":\"" << task_name(config_.task) << "\",\"length\":" << config_.task_options.length;
+        if (config_.task == TaskKind::text) task << ",\"max_vocab\":" << config_.task_options.max_vocab;
+        task << "}";
+        file.metadata["task"] = task.str();
+    }
     std::string vocab = "[";
     for (std::size_t i = 0; i < vocabulary_.size(); ++i) vocab += (i ? "," : "") + json_quote(vocabulary_[i]);
     file.metadata["vocabulary"] = vocab + "]";

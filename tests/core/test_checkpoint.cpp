@@ -155,6 +155,21 @@ TEST_CASE("checkpoint: a vocabulary missing or of another size than config.vocab
     CHECK(bare->vocabulary()[39] == "t39");
 }
 
+TEST_CASE("checkpoint: a model without a task saves without one, and loads again (found by fuzz_checkpoint)", "[checkpoint]") {
+    attn::ModelConfig config;
+    config.vocab = 10;
+    config.d_model = 4;
+    config.heads = 1;
+    const auto bare = attn::Trainer::from_checkpoint(attn::write_safetensors(model_checkpoint(config)));
+    REQUIRE_FALSE(bare->has_task());
+    const std::string saved = bare->save();
+    CHECK(attn::read_safetensors(saved).metadata.count("task") == 0);
+    const auto again = attn::Trainer::from_checkpoint(saved);  // it used to come back as a reverse model, refused
+    CHECK_FALSE(again->has_task());
+    CHECK(again->save() == saved);
+    CHECK(again->model().params().flat() == bare->model().params().flat());
+}
+
 TEST_CASE("checkpoint: a task whose sequences are longer than the config's context is refused", "[checkpoint]") {
     attn::SafeTensors file = reverse_checkpoint();
     attn::ModelConfig config = attn::load_checkpoint(attn::write_safetensors(file)).config;
