@@ -4,9 +4,11 @@
 // through (settings::…, check_setting, validate_train_config).
 //
 // This file replaces the global operator new of core_tests with one that can
-// record the largest single allocation (LargestAllocation below): a test can
-// then assert that a loader refused a file before allocating the model it
-// claims. Off, it costs one relaxed atomic load per allocation.
+// record the largest single allocation (LargestAllocation below; under
+// AddressSanitizer, whose allocator owns operator new, its malloc hook does
+// the same): a test can then assert that a loader refused a file before
+// allocating the model it claims. Off, it costs one relaxed atomic load per
+// allocation.
 
 #include "core/safetensors.hpp"
 #include "core/trainer.hpp"
@@ -23,12 +25,30 @@
 #include <string>
 #include <vector>
 
+#if defined(__SANITIZE_ADDRESS__)
+#define ATTN_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ATTN_TEST_ASAN 1
+#endif
+#endif
+#ifdef ATTN_TEST_ASAN
+#include <sanitizer/allocator_interface.h>
+#endif
+
 namespace {
 
 std::atomic<bool> g_track{false};
 std::atomic<std::size_t> g_largest{0};
 
-/// While alive, records the largest block operator new hands out.
+void record_allocation(std::size_t n) {
+    if (!g_track.load(std::memory_order_relaxed)) return;
+    std::size_t seen = g_largest.load(std::memory_order_relaxed);
+    while (n > seen && !g_largest.compare_exchange_weak(seen, n, std::memory_order_relaxed)) {
+    }
+}
+
+/// While alive, records the largest block allocated.
 struct LargestAllocation {
     LargestAllocation() {
         g_largest = 0;
@@ -40,16 +60,20 @@ struct LargestAllocation {
 
 }  // namespace
 
+#ifdef ATTN_TEST_ASAN
+// Under AddressSanitizer its allocator owns operator new: watch it through its hooks.
+namespace {
+void on_malloc(const volatile void*, std::size_t n) { record_allocation(n); }
+void on_free(const volatile void*) {}
+const int hooks_installed = __sanitizer_install_malloc_and_free_hooks(on_malloc, on_free);
+}  // namespace
+#else
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"  // malloc'd by the operator new above
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"  // malloc'd by the operator new below
 #endif
 void* operator new(std::size_t n) {
-    if (g_track.load(std::memory_order_relaxed)) {
-        std::size_t seen = g_largest.load(std::memory_order_relaxed);
-        while (n > seen && !g_largest.compare_exchange_weak(seen, n, std::memory_order_relaxed)) {
-        }
-    }
+    record_allocation(n);
     if (void* p = std::malloc(n ? n : 1)) return p;
     throw std::bad_alloc();
 }
@@ -57,6 +81,7 @@ void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
 #endif
 
 using Catch::Matchers::Contains;
@@ -231,7 +256,9 @@ TEST_CASE("checkpoint: train and task metadata outside the settings' ranges are 
         {with_metadata(good, "task", "{\"name\":7}"), "checkpoint metadata task.name must be a string"},
         {with_metadata(good, "task", "{\"name\":\"text\",\"max_vocab\":1}"), "checkpoint metadata task.max_vocab 1 is outside 2…50000"},
     };
-    for (const auto& [bytes, message] : cases) {
+    for (const auto& c : cases) {
+        const std::string& bytes = c.first;  // (a structured binding cannot be captured in C++17)
+        const std::string& message = c.second;
         CAPTURE(message);
         CHECK(code_of([&] { attn::Trainer::from_checkpoint(bytes); }) == Error::Code::bad_checkpoint);
         CHECK_THROWS_WITH(attn::Trainer::from_checkpoint(bytes), Contains(message));
