@@ -48,7 +48,7 @@ cmake --build build-asan -j"$(nproc)" --target core_tests -- --no-print-director
 echo "== Catch2 under ASan + UBSan"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   build-asan/core_tests
-echo "== fuzzers (tokenizer, trace, CLI parser), 20 s each"
+echo "== fuzzers (tokenizer, trace, CLI parser, checkpoint loader), 20 s each"
 ATTN_FUZZ_BUILD=build-asan tests/fuzz/run.sh 20
 
 # ---- 3. WebAssembly module and its Node tests ---------------------------------------------

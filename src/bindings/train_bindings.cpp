@@ -65,6 +65,9 @@ int int_field(const val& o, const char* key, double lo, double hi) {
     return static_cast<int>(d);
 }
 
+/// A whole number in the range of its setting (trainer.hpp's table, the one definition).
+int int_field(const val& o, const char* key, const SettingRange& r) { return int_field(o, key, r.lo, r.hi); }
+
 bool bool_field(const val& o, const char* key) {
     const val v = o[key];
     if (!v.isTrue() && !v.isFalse()) throw Error(std::string("settings.") + key + " must be true or false", Error::Kind::type);
@@ -80,9 +83,9 @@ std::string string_field(const val& o, const char* key) {
 TrainConfig train_config_from_js(const val& s) {
     TrainConfig c;
     c.task = parse_task(string_field(s, "task"));
-    c.task_options.length = int_field(s, "length", 0, 4096);
+    c.task_options.length = int_field(s, "length", settings::length);
     c.task_options.corpus = string_field(s, "corpus");
-    c.task_options.max_vocab = int_field(s, "maxVocab", 2, kMaxTextVocab);
+    c.task_options.max_vocab = int_field(s, "maxVocab", settings::max_vocab);
     ModelConfig& m = c.model;
     m.layers = int_field(s, "layers", 1, kMaxModelLayers);
     m.d_model = int_field(s, "dModel", 1, kMaxModelDModel);
@@ -100,9 +103,10 @@ TrainConfig train_config_from_js(const val& s) {
     o.beta2 = static_cast<float>(number_field(s, "beta2"));
     o.weight_decay = static_cast<float>(number_field(s, "weightDecay"));
     o.clip = static_cast<float>(number_field(s, "clip"));
-    o.warmup = int_field(s, "warmup", 0, 1000000);
-    c.batch = int_field(s, "batch", 1, 4096);
-    c.seed = static_cast<std::uint32_t>(int_field(s, "seed", 0, 4294967295.0));
+    o.warmup = int_field(s, "warmup", settings::warmup);  // the real-valued ones: Trainer's validate_train_config
+    c.batch = int_field(s, "batch", settings::batch);
+    // above INT_MAX: not through int_field's int
+    c.seed = static_cast<std::uint32_t>(check_setting(settings::seed, number_field(s, "seed"), "settings."));
     return c;
 }
 

@@ -1,5 +1,8 @@
 #include "args.hpp"
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -86,28 +89,40 @@ Options parse_args(const std::vector<std::string>& args) {
     return o;
 }
 
-std::string read_sentence_file(const std::string& path) {
+std::string read_input_file(const std::string& flag, const std::string& path, std::uint64_t limit) {
     const bool from_stdin = path == "-";
+    const std::string who = flag + " \"" + path + "\"";
+    const auto too_long = [&] {
+        return UsageError{who + " has more than " + std::to_string(limit) + " bytes, above the limit of " +
+                          std::to_string(limit) + " bytes"};
+    };
     std::FILE* f = from_stdin ? stdin : std::fopen(path.c_str(), "rb");
-    if (!f) throw UsageError{"cannot read --sentence-file \"" + path + "\": " + std::strerror(errno)};
+    if (!f) throw UsageError{"cannot read " + who + ": " + std::strerror(errno)};
+    struct stat st {};
+    if (!from_stdin && fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
+        static_cast<std::uint64_t>(st.st_size) > limit) {
+        std::fclose(f);
+        throw too_long();
+    }
     std::string text;
     char buf[16384];
     bool failed = false;
-    while (text.size() <= kMaxSentenceBytes) {  // one byte past the limit is enough to know
-        const std::size_t n = std::fread(buf, 1, sizeof buf, f);
+    while (text.size() <= limit) {  // one byte past the limit is enough to know
+        const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(sizeof buf, limit + 1 - text.size()));
+        const std::size_t n = std::fread(buf, 1, want, f);
         text.append(buf, n);
-        if (n < sizeof buf) {
+        if (n < want) {
             failed = std::ferror(f) != 0;
             break;
         }
     }
     const int error = errno;
     if (!from_stdin) std::fclose(f);
-    if (failed) throw UsageError{"cannot read --sentence-file \"" + path + "\": " + std::strerror(error)};
-    if (text.size() > kMaxSentenceBytes)
-        throw UsageError{"--sentence-file \"" + path + "\" has more than " + std::to_string(kMaxSentenceBytes) +
-                         " bytes, above the limit of " + std::to_string(kMaxSentenceBytes) + " bytes"};
+    if (failed) throw UsageError{"cannot read " + who + ": " + std::strerror(error)};
+    if (text.size() > limit) throw too_long();
     return text;
 }
+
+std::string read_sentence_file(const std::string& path) { return read_input_file("--sentence-file", path, kMaxSentenceBytes); }
 
 }  // namespace attn::cli

@@ -9,6 +9,7 @@
 
 #include "core/trace.hpp"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,10 +35,16 @@ struct Options {
 /// positional / mask name) naming the argument. Stops at --help.
 Options parse_args(const std::vector<std::string>& args);
 
+/// The bytes of the file a flag names (PATH, "-" for stdin), at most `limit`
+/// of them: a regular file above it is refused by its size before reading,
+/// anything else (a pipe, /dev/zero) after reading limit + 1 bytes. A longer
+/// file, or one that cannot be read, is a UsageError naming the flag, the
+/// path and the limit. Every file the CLI reads goes through here.
+std::string read_input_file(const std::string& flag, const std::string& path, std::uint64_t limit);
+
 /// The bytes of PATH ("-": stdin), exactly as stored (whitespace, a final
-/// newline included, separates tokens as anywhere). Reads at most
-/// kMaxSentenceBytes + 1 bytes: a longer file is a UsageError naming the
-/// limit, and so is a file that cannot be read.
+/// newline included, separates tokens as anywhere): read_input_file with
+/// the limit kMaxSentenceBytes.
 std::string read_sentence_file(const std::string& path);
 
 }  // namespace attn::cli

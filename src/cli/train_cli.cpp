@@ -7,20 +7,22 @@
 
 #include "train_cli.hpp"
 
+#include "args.hpp"
+
 #include "core/model_json.hpp"
 #include "core/json_value.hpp"
 #include "core/ngram.hpp"
 #include "core/trainer.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <iostream>
-#include <iterator>
+#include <cstring>
 #include <set>
 #include <sstream>
 #include <string>
@@ -70,14 +72,16 @@ double real(const std::string& flag, const std::string& v, double lo, double hi)
     return x;
 }
 
-std::string read_file(const std::string& path) {
-    if (path == "-") return std::string(std::istreambuf_iterator<char>(std::cin), {});
-    std::ifstream f(path, std::ios::binary);
-    if (!f) throw Usage{"cannot read \"" + path + "\""};
-    return std::string(std::istreambuf_iterator<char>(f), {});
+/// The range of a setting, from the one table (trainer.hpp), as whole() and real() take it.
+long long whole(const std::string& flag, const std::string& v, const SettingRange& r) {
+    return whole(flag, v, static_cast<long long>(r.lo), static_cast<long long>(r.hi));
 }
+double real(const std::string& flag, const std::string& v, const SettingRange& r) { return real(flag, v, r.lo, r.hi); }
 
-struct Options {
+std::string read_corpus(const std::string& path) { return read_input_file("--corpus", path, kMaxCorpusBytes); }
+std::string read_model(const std::string& path) { return read_input_file("--model", path, max_checkpoint_bytes()); }
+
+struct CommandOptions {
     TrainConfig train;
     int steps = 0;
     bool steps_given = false;
@@ -90,8 +94,8 @@ struct Options {
 };
 
 /// Parses the flags of `command`; every flag at most once.
-Options parse(const std::string& command, const std::vector<std::string>& args) {
-    Options o;
+CommandOptions parse(const std::string& command, const std::vector<std::string>& args) {
+    CommandOptions o;
     std::set<std::string> seen;
     // the task comes first: its recipe gives every default
     TaskKind task = TaskKind::reverse;
@@ -119,15 +123,15 @@ Options parse(const std::string& command, const std::vector<std::string>& args) 
         if (command == "run") {
             if (a == "--model") o.model_path = value();
             else if (a == "--sentence") { o.sentence = value(); o.have_sentence = true; }
-            else if (a == "--sentence-file") { o.sentence = read_file(value()); o.have_sentence = true; }
+            else if (a == "--sentence-file") { o.sentence = read_sentence_file(value()); o.have_sentence = true; }
             else if (a == "--format") o.format = value();
             else throw Usage{"unknown argument \"" + a + "\" for attn run"};
             continue;
         }
         if (a == "--task") value();
-        else if (a == "--length") o.train.task_options.length = static_cast<int>(whole(a, value(), 0, 4096));
-        else if (a == "--corpus") o.train.task_options.corpus = read_file(value());
-        else if (a == "--max-vocab") o.train.task_options.max_vocab = static_cast<int>(whole(a, value(), 2, kMaxTextVocab));
+        else if (a == "--length") o.train.task_options.length = static_cast<int>(whole(a, value(), settings::length));
+        else if (a == "--corpus") o.train.task_options.corpus = read_corpus(value());
+        else if (a == "--max-vocab") o.train.task_options.max_vocab = static_cast<int>(whole(a, value(), settings::max_vocab));
         else if (a == "--layers") m.layers = static_cast<int>(whole(a, value(), 1, kMaxModelLayers));
         else if (a == "--heads") m.heads = static_cast<int>(whole(a, value(), 1, kMaxModelDModel));
         else if (a == "--d-model") m.d_model = static_cast<int>(whole(a, value(), 1, kMaxModelDModel));
@@ -151,13 +155,13 @@ Options parse(const std::string& command, const std::vector<std::string>& args) 
             if (seen.count(a == "--tied" ? "--no-tied" : "--tied")) throw Usage{"--tied and --no-tied contradict"};
             m.tied = a == "--tied";
         }
-        else if (a == "--batch") o.train.batch = static_cast<int>(whole(a, value(), 1, 4096));
-        else if (a == "--lr") opt.lr = static_cast<float>(real(a, value(), 1e-8, 10));
-        else if (a == "--warmup") opt.warmup = static_cast<int>(whole(a, value(), 0, 1000000));
-        else if (a == "--clip") opt.clip = static_cast<float>(real(a, value(), 0, 1e6));
-        else if (a == "--weight-decay") opt.weight_decay = static_cast<float>(real(a, value(), 0, 1));
+        else if (a == "--batch") o.train.batch = static_cast<int>(whole(a, value(), settings::batch));
+        else if (a == "--lr") opt.lr = static_cast<float>(real(a, value(), settings::lr));
+        else if (a == "--warmup") opt.warmup = static_cast<int>(whole(a, value(), settings::warmup));
+        else if (a == "--clip") opt.clip = static_cast<float>(real(a, value(), settings::clip));
+        else if (a == "--weight-decay") opt.weight_decay = static_cast<float>(real(a, value(), settings::weight_decay));
         else if (a == "--steps") { o.steps = static_cast<int>(whole(a, value(), 0, 10000000)); o.steps_given = true; }
-        else if (a == "--seed") o.train.seed = static_cast<std::uint32_t>(whole(a, value(), 0, 4294967295LL));
+        else if (a == "--seed") o.train.seed = static_cast<std::uint32_t>(whole(a, value(), settings::seed));
         else if (a == "--eval-samples") o.eval_samples = static_cast<int>(whole(a, value(), 1, 100000));
         else if (a == "--eval-every" && command == "train") o.eval_every = static_cast<int>(whole(a, value(), 0, 10000000));
         else if (a == "--out" && command == "train") o.out = value();
@@ -184,8 +188,43 @@ std::string describe(const TrainConfig& t) {
     return o.str();
 }
 
-int train(const Options& o) {
+/// --out, opened before training: a path that cannot be written is refused
+/// before the steps are spent. Opened for appending, so an existing file is
+/// kept as it is until the checkpoint replaces it; a file this run created is
+/// removed again when training stops with an error (a run killed by a signal
+/// can leave it behind, empty: then it names the run that did not finish).
+class OutputFile {
+public:
+    explicit OutputFile(const std::string& path) : path_(path) {
+        if (path.empty()) return;
+        struct stat st {};
+        created_ = stat(path.c_str(), &st) != 0;
+        f_ = std::fopen(path.c_str(), "ab");
+        if (!f_) throw UsageError{"cannot write --out \"" + path + "\": " + std::strerror(errno)};
+    }
+    OutputFile(const OutputFile&) = delete;
+    OutputFile& operator=(const OutputFile&) = delete;
+    ~OutputFile() {
+        if (!f_) return;
+        std::fclose(f_);
+        if (created_ && !written_) std::remove(path_.c_str());
+    }
+    void write(const std::string& bytes) {
+        if (std::fflush(f_) != 0 || ftruncate(fileno(f_), 0) != 0 ||
+            std::fwrite(bytes.data(), 1, bytes.size(), f_) != bytes.size() || std::fflush(f_) != 0)
+            throw UsageError{"cannot write --out \"" + path_ + "\": " + std::strerror(errno)};
+        written_ = true;
+    }
+
+private:
+    std::string path_;
+    std::FILE* f_ = nullptr;
+    bool created_ = false, written_ = false;
+};
+
+int train(const CommandOptions& o) {
     Trainer trainer(o.train);
+    OutputFile out(o.out);
     const bool tty = isatty(fileno(stderr));
     std::fprintf(stderr, "%s; %zu parameters, %d steps\n", describe(trainer.config()).c_str(),
                  trainer.model().params().size(), o.steps);
@@ -232,15 +271,13 @@ int train(const Options& o) {
     }
     if (!o.out.empty()) {
         const std::string bytes = trainer.save();
-        std::ofstream f(o.out, std::ios::binary);
-        if (!f.write(bytes.data(), static_cast<std::streamsize>(bytes.size())))
-            throw Usage{"cannot write \"" + o.out + "\""};
+        out.write(bytes);
         std::printf("wrote %s (%zu bytes)\n", o.out.c_str(), bytes.size());
     }
     return 0;
 }
 
-int grad(const Options& o) {
+int grad(const CommandOptions& o) {
     Trainer trainer(o.train);
     for (int s = 0; s < o.steps; ++s) trainer.step();
     // one fresh batch: the next training batch
@@ -282,14 +319,10 @@ void print_run_table(const ModelConfig& c, const std::vector<std::string>& vocab
     }
 }
 
-int run(const Options& o) {
+int run(const CommandOptions& o) {
     if (o.model_path.empty()) throw Usage{"--model is required"};
     if (!o.have_sentence) throw Usage{"--sentence or --sentence-file is required"};
-    std::ifstream f(o.model_path, std::ios::binary);
-    if (!f) throw Usage{"cannot read \"" + o.model_path + "\""};
-    const std::string bytes(std::istreambuf_iterator<char>(f), {});
-    const Checkpoint cp = load_checkpoint(bytes);
-    if (cp.vocabulary.empty()) throw Error("the checkpoint has no vocabulary in its metadata, so text cannot be encoded");
+    const Checkpoint cp = load_checkpoint(read_model(o.model_path));
     const std::vector<Token> tokens = tokenize_for_model(cp.vocabulary, o.sentence);
     if (tokens.empty()) throw Error("the sentence has no tokens");
     if (static_cast<int>(tokens.size()) > cp.config.context)
@@ -324,9 +357,9 @@ int baseline(const std::vector<std::string>& args) {
         }
         if (i + 1 >= args.size()) throw Usage{a.rfind("--", 0) == 0 ? a + " needs a value" : "unexpected argument \"" + a + "\""};
         const std::string v = args[++i];
-        if (a == "--corpus") { corpus = read_file(v); have_corpus = true; }
-        else if (a == "--max-vocab") max_vocab = static_cast<int>(whole(a, v, 2, kMaxTextVocab));
-        else if (a == "--length") length = static_cast<int>(whole(a, v, 0, 4096));
+        if (a == "--corpus") { corpus = read_corpus(v); have_corpus = true; }
+        else if (a == "--max-vocab") max_vocab = static_cast<int>(whole(a, v, settings::max_vocab));
+        else if (a == "--length") length = static_cast<int>(whole(a, v, settings::length));
         else if (a == "--model") model_path = v;
         else throw Usage{"unknown argument \"" + a + "\" for attn baseline"};
     }
@@ -334,7 +367,7 @@ int baseline(const std::vector<std::string>& args) {
     if (model_vocabulary && model_path.empty()) throw Usage{"--model-vocabulary needs --model"};
     Checkpoint cp;
     if (!model_path.empty()) {
-        cp = load_checkpoint(read_file(model_path));
+        cp = load_checkpoint(read_model(model_path));
         const auto task = cp.metadata.find("task");
         // the model's own max_vocab unless given
         if (task != cp.metadata.end() && !seen.count("--max-vocab")) {
@@ -379,7 +412,7 @@ int training_main(int argc, char** argv) {
     const std::string command = argv[1];
     try {
         if (command == "baseline") return baseline(std::vector<std::string>(argv + 2, argv + argc));
-        const Options o = parse(command, std::vector<std::string>(argv + 2, argv + argc));
+        const CommandOptions o = parse(command, std::vector<std::string>(argv + 2, argv + argc));
         if (command == "train") return train(o);
         if (command == "grad") return grad(o);
         return run(o);
@@ -389,6 +422,9 @@ int training_main(int argc, char** argv) {
             return 0;
         }
         std::fprintf(stderr, "attn %s: %s\n%s", command.c_str(), e.message.c_str(), kTrainUsage);
+        return 2;
+    } catch (const UsageError& e) {  // a file the flags name (args.hpp: read_input_file)
+        std::fprintf(stderr, "attn %s: %s\n", command.c_str(), e.message.c_str());
         return 2;
     } catch (const Error& e) {
         std::fprintf(stderr, "attn %s: %s\n", command.c_str(), e.what());

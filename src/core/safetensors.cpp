@@ -178,7 +178,7 @@ std::string write_safetensors(const SafeTensors& file) {
     return out;
 }
 
-SafeTensors read_safetensors(const std::string& bytes) {
+SafeTensorsIndex read_safetensors_index(const std::string& bytes) {
     if (bytes.size() < 8)
         fail("file has " + std::to_string(bytes.size()) + " bytes, fewer than the 8 of the header size");
     const std::uint64_t header_size = get_u64(bytes);
@@ -200,12 +200,12 @@ SafeTensors read_safetensors(const std::string& bytes) {
 
     struct Entry {
         std::size_t order;  // position in the header, the tie-break for empty tensors
-        std::uint64_t begin, end;
-        Tensor tensor;
+        TensorEntry tensor;
     };
     std::vector<Entry> entries;
     std::set<std::string> names;
-    SafeTensors result;
+    SafeTensorsIndex result;
+    result.data_start = 8 + static_cast<std::size_t>(header_size);
     const std::uint64_t data_size = bytes.size() - 8 - header_size;
 
     for (const auto& [name, value] : root.object) {
@@ -264,13 +264,13 @@ SafeTensors read_safetensors(const std::string& bytes) {
         if (begin > end)
             fail(who + " has data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
                  "] with begin after end");
-        entry.begin = static_cast<std::uint64_t>(begin);
-        entry.end = static_cast<std::uint64_t>(end);
-        if (entry.end - entry.begin != 4 * count)
-            fail(who + " has " + std::to_string(entry.end - entry.begin) + " bytes of data_offsets but its shape needs " +
+        entry.tensor.begin = static_cast<std::uint64_t>(begin);
+        entry.tensor.end = static_cast<std::uint64_t>(end);
+        if (entry.tensor.end - entry.tensor.begin != 4 * count)
+            fail(who + " has " + std::to_string(entry.tensor.end - entry.tensor.begin) + " bytes of data_offsets but its shape needs " +
                  std::to_string(4 * count) + " (4 per F32 element)");
-        if (entry.end > data_size)
-            fail(who + " has data_offsets ending at " + std::to_string(entry.end) + ", past the end of the data (" +
+        if (entry.tensor.end > data_size)
+            fail(who + " has data_offsets ending at " + std::to_string(entry.tensor.end) + ", past the end of the data (" +
                  std::to_string(data_size) + " bytes)");
         entries.push_back(std::move(entry));
     }
@@ -278,29 +278,48 @@ SafeTensors read_safetensors(const std::string& bytes) {
     // The tensors must tile the data exactly: sorted by offset, each begins
     // where the previous one ended, and the last ends at the end of the file.
     std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
-        if (a.begin != b.begin) return a.begin < b.begin;
-        if (a.end != b.end) return a.end < b.end;
+        if (a.tensor.begin != b.tensor.begin) return a.tensor.begin < b.tensor.begin;
+        if (a.tensor.end != b.tensor.end) return a.tensor.end < b.tensor.end;
         return a.order < b.order;
     });
     std::uint64_t at = 0;
     for (const Entry& e : entries) {
-        if (e.begin < at) fail("tensor " + quoted(e.tensor.name) + " overlaps the tensor before it in the data");
-        if (e.begin > at)
-            fail("tensor " + quoted(e.tensor.name) + " begins at " + std::to_string(e.begin) + ", leaving a gap after byte " +
+        if (e.tensor.begin < at) fail("tensor " + quoted(e.tensor.name) + " overlaps the tensor before it in the data");
+        if (e.tensor.begin > at)
+            fail("tensor " + quoted(e.tensor.name) + " begins at " + std::to_string(e.tensor.begin) + ", leaving a gap after byte " +
                  std::to_string(at));
-        at = e.end;
+        at = e.tensor.end;
     }
     if (at != data_size)
         fail("the tensors end at byte " + std::to_string(at) + " of the data but the file has " +
              std::to_string(data_size) + " bytes of data");
 
-    const unsigned char* data = reinterpret_cast<const unsigned char*>(bytes.data()) + 8 + header_size;
-    for (Entry& e : entries) {
+    for (Entry& e : entries) result.tensors.push_back(std::move(e.tensor));
+    return result;
+}
+
+const TensorEntry* SafeTensorsIndex::find(const std::string& name) const {
+    for (const TensorEntry& t : tensors)
+        if (t.name == name) return &t;
+    return nullptr;
+}
+
+float tensor_float(const std::string& bytes, const SafeTensorsIndex& index, const TensorEntry& entry, std::size_t i) {
+    return get_f32(reinterpret_cast<const unsigned char*>(bytes.data()) + index.data_start + entry.begin + 4 * i);
+}
+
+SafeTensors read_safetensors(const std::string& bytes) {
+    const SafeTensorsIndex index = read_safetensors_index(bytes);
+    SafeTensors result;
+    result.metadata = index.metadata;
+    for (const TensorEntry& e : index.tensors) {
+        Tensor t;
+        t.name = e.name;
+        t.shape = e.shape;
         const std::size_t n = static_cast<std::size_t>((e.end - e.begin) / 4);
-        e.tensor.data.resize(n);
-        const unsigned char* p = data + e.begin;
-        for (std::size_t i = 0; i < n; ++i) e.tensor.data[i] = get_f32(p + 4 * i);
-        result.tensors.push_back(std::move(e.tensor));
+        t.data.resize(n);
+        for (std::size_t i = 0; i < n; ++i) t.data[i] = tensor_float(bytes, index, e, i);
+        result.tensors.push_back(std::move(t));
     }
     return result;
 }

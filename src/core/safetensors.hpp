@@ -30,6 +30,27 @@ struct SafeTensors {
     const Tensor* find(const std::string& name) const;
 };
 
+/// Where one tensor's bytes are, as its header entry says (validated).
+struct TensorEntry {
+    std::string name;
+    std::vector<std::int64_t> shape;
+    std::uint64_t begin = 0, end = 0;  ///< byte offsets relative to data_start, end - begin = 4·product(shape)
+};
+
+/// A file's header, validated, without reading a float: what a loader checks
+/// against what it expects before allocating anything the size of the data.
+struct SafeTensorsIndex {
+    std::vector<TensorEntry> tensors;             ///< in data order (the order read_safetensors returns)
+    std::map<std::string, std::string> metadata;  ///< "__metadata__"
+    std::size_t data_start = 0;                   ///< 8 + header size
+    /// The entry called `name`, or nullptr.
+    const TensorEntry* find(const std::string& name) const;
+};
+
+/// The F32 at index i of an entry's data (i < product(shape)); the bytes
+/// are those read_safetensors_index validated.
+float tensor_float(const std::string& bytes, const SafeTensorsIndex& index, const TensorEntry& entry, std::size_t i);
+
 /// The file's bytes. Throws attn::Error for a tensor whose data size does not
 /// match its shape, duplicate or empty names, or a name "__metadata__".
 std::string write_safetensors(const SafeTensors& file);
@@ -41,5 +62,9 @@ std::string write_safetensors(const SafeTensors& file);
 /// shape, overlap, leave gaps or point past the end, duplicate names, and
 /// metadata values that are not strings. Never reads out of bounds.
 SafeTensors read_safetensors(const std::string& bytes);
+
+/// The header of a file, with every check of read_safetensors (the same
+/// errors), and no tensor data copied: the tensors stay in `bytes`.
+SafeTensorsIndex read_safetensors_index(const std::string& bytes);
 
 }  // namespace attn

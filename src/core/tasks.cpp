@@ -984,6 +984,9 @@ std::unique_ptr<Task> make_text_task(const TaskOptions& options) {
                     std::to_string(kTextReservedTokens) + " of them; lower max_vocab");
     check_option("text", "max_vocab", options.max_vocab, 2, kMaxTextVocab);
     if (options.corpus.empty()) throw Error("text: option corpus is empty; give the text to learn from");
+    if (options.corpus.size() > kMaxCorpusBytes)
+        throw Error(Error::Code::too_many_tokens, "text: option corpus has " + std::to_string(options.corpus.size()) +
+                    " bytes, above the limit of " + std::to_string(kMaxCorpusBytes) + " bytes");
     TokenizeOptions lower;
     lower.lowercase = true;
     std::vector<Token> tokens;

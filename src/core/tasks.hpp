@@ -80,6 +80,10 @@ inline constexpr int kTextReservedTokens = 2;
 /// The largest max_vocab of a text task: the model's vocabulary limit less the
 /// reserved tokens, so that every accepted max_vocab gives a model that fits.
 inline constexpr int kMaxTextVocab = kMaxModelVocab - kTextReservedTokens;
+/// The longest text corpus (bytes of UTF-8) the text task takes: 3 bytes for
+/// each of the 8,000,000 UTF-16 units web/trainer.js accepts (no JS string
+/// it takes is refused here). The CLI reads at most this much of --corpus.
+inline constexpr std::size_t kMaxCorpusBytes = 24000000;
 
 /// Settings a task takes (each task documents which it reads).
 struct TaskOptions {

@@ -8,26 +8,65 @@
 #include "safetensors.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <limits>
+#include <set>
 #include <sstream>
 #include <unordered_map>
 
 namespace attn {
 
+// ---- settings: the one range check -----------------------------------------------------
+
+namespace {
+
+/// A bound, or a whole setting: all its digits. A real-valued setting: the
+/// float it is stored as, to 6 digits (the same text whether it came as a
+/// double from JSON or as the float of a TrainConfig).
+std::string setting_text(double v, bool as_float = false) {
+    char buf[40];
+    if (as_float) std::snprintf(buf, sizeof buf, "%g", static_cast<double>(static_cast<float>(v)));
+    else std::snprintf(buf, sizeof buf, "%.10g", v);
+    return buf;
+}
+
+void validate_optimizer(const OptimizerConfig& o, const std::string& where = "", Error::Code code = Error::Code::bad_input) {
+    check_setting(settings::lr, o.lr, where, code);
+    check_setting(settings::beta1, o.beta1, where, code);
+    check_setting(settings::beta2, o.beta2, where, code);
+    check_setting(settings::eps, o.eps, where, code);
+    check_setting(settings::weight_decay, o.weight_decay, where, code);
+    check_setting(settings::clip, o.clip, where, code);
+    check_setting(settings::warmup, o.warmup, where, code);
+}
+
+}  // namespace
+
+double check_setting(const SettingRange& r, double value, const std::string& where, Error::Code code) {
+    // real-valued settings are stored as float: compare as floats, so that the
+    // float nearest a bound (1e-8f < 1e-8) is inside and 1e300 (inf) is not
+    const bool inside = r.whole ? value >= r.lo && value <= r.hi
+                                : static_cast<float>(value) >= static_cast<float>(r.lo) &&
+                                      static_cast<float>(value) <= static_cast<float>(r.hi);
+    const std::string range = setting_text(r.lo) + "…" + setting_text(r.hi) + " (" + r.label + ")";
+    const std::string text = setting_text(value, !r.whole);
+    if (!inside) throw Error(code, where + r.name + " " + text + " is outside " + range);
+    if (r.whole && value != std::floor(value)) throw Error(code, where + r.name + " " + text + " is not a whole number in " + range);
+    return value;
+}
+
+void validate_train_config(const TrainConfig& c, const std::string& where, Error::Code code) {
+    validate_optimizer(c.optimizer, where, code);
+    check_setting(settings::batch, c.batch, where, code);
+    check_setting(settings::seed, c.seed, where, code);
+    check_setting(settings::length, c.task_options.length, where, code);
+    check_setting(settings::max_vocab, c.task_options.max_vocab, where, code);
+}
+
 // ---- AdamW ---------------------------------------------------------------------------
 
 AdamW::AdamW(const OptimizerConfig& config, std::size_t size) : config_(config), m_(size, 0.0f), v_(size, 0.0f) {
-    if (!(config.lr > 0.0f) || !std::isfinite(config.lr) || config.lr > 10.0f)
-        throw Error("learning rate must be in (0, 10], got " + std::to_string(config.lr));
-    if (!(config.beta1 >= 0.0f && config.beta1 < 1.0f) || !(config.beta2 >= 0.0f && config.beta2 < 1.0f))
-        throw Error("AdamW betas must be in [0, 1)");
-    if (!(config.eps > 0.0f)) throw Error("AdamW eps must be positive");
-    if (!(config.weight_decay >= 0.0f && config.weight_decay <= 1.0f))
-        throw Error("weight decay must be in [0, 1], got " + std::to_string(config.weight_decay));
-    if (!(config.clip >= 0.0f) || !std::isfinite(config.clip))
-        throw Error("gradient clipping must be 0 (off) or positive, got " + std::to_string(config.clip));
-    if (config.warmup < 0 || config.warmup > 1000000)
-        throw Error("warm-up must be from 0 to 1000000 steps, got " + std::to_string(config.warmup));
+    validate_optimizer(config);
 }
 
 double AdamW::update(Parameters& params, const Parameters& grads, int step) {
@@ -85,13 +124,6 @@ bool json_bool(const JsonValue& obj, const char* key, bool fallback) {
     if (!v) return fallback;
     if (!v->is(JsonValue::Type::boolean)) throw Error(std::string("model config: \"") + key + "\" must be true or false");
     return v->boolean;
-}
-
-double json_number(const JsonValue& obj, const char* key, double fallback) {
-    const JsonValue* v = obj.get(key);
-    if (!v) return fallback;
-    if (!v->is(JsonValue::Type::number)) throw Error(std::string("\"") + key + "\" must be a number");
-    return v->number;
 }
 
 std::string json_text(const JsonValue& obj, const char* key, const std::string& fallback) {
@@ -239,8 +271,39 @@ std::vector<Token> tokenize_for_model(const std::vector<std::string>& vocabulary
 
 // ---- checkpoints --------------------------------------------------------------------------
 
+namespace {
+
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+    return out + "]";
+}
+
+/// The checkpoint's "vocabulary": a JSON list of exactly `vocab` strings (the
+/// model's ids 0 … vocab − 1 name these tokens; a shorter list would leave ids
+/// without a name, a longer one names ids the model cannot produce).
+std::vector<std::string> checkpoint_vocabulary(const std::map<std::string, std::string>& metadata, int vocab) {
+    const auto it = metadata.find("vocabulary");
+    if (it == metadata.end())
+        throw Error(Error::Code::bad_checkpoint, "checkpoint metadata has no \"vocabulary\" (a JSON list of the config's " +
+                    std::to_string(vocab) + " token strings, id order)");
+    const JsonValue list = parse_json(it->second, checkpoint_json());
+    if (!list.is(JsonValue::Type::array)) throw Error(Error::Code::bad_checkpoint, "checkpoint vocabulary must be a JSON list of strings");
+    std::vector<std::string> out;
+    for (const JsonValue& t : list.array) {
+        if (!t.is(JsonValue::Type::string)) throw Error(Error::Code::bad_checkpoint, "checkpoint vocabulary must be a JSON list of strings");
+        out.push_back(t.string);
+    }
+    if (static_cast<std::int64_t>(out.size()) != vocab)
+        throw Error(Error::Code::bad_checkpoint, "checkpoint vocabulary has " + std::to_string(out.size()) +
+                    " tokens but the config says vocab " + std::to_string(vocab));
+    return out;
+}
+
+}  // namespace
+
 Checkpoint load_checkpoint(const std::string& bytes) {
-    const SafeTensors file = read_safetensors(bytes);
+    const SafeTensorsIndex file = read_safetensors_index(bytes);
     Checkpoint out;
     out.metadata = file.metadata;
     const auto config = file.metadata.find("config");
@@ -251,42 +314,53 @@ Checkpoint load_checkpoint(const std::string& bytes) {
     } catch (const Error& e) {
         throw Error(Error::Code::bad_checkpoint, e.what(), e.kind());  // a checkpoint's config is the checkpoint's fault
     }
-    const auto vocab = file.metadata.find("vocabulary");
-    if (vocab != file.metadata.end()) {
-        const JsonValue list = parse_json(vocab->second, checkpoint_json());
-        if (!list.is(JsonValue::Type::array)) throw Error(Error::Code::bad_checkpoint, "checkpoint vocabulary must be a JSON list of strings");
-        for (const JsonValue& t : list.array) {
-            if (!t.is(JsonValue::Type::string)) throw Error(Error::Code::bad_checkpoint, "checkpoint vocabulary must be a JSON list of strings");
-            out.vocabulary.push_back(t.string);
-        }
-        if (static_cast<int>(out.vocabulary.size()) != out.config.vocab)
-            throw Error(Error::Code::bad_checkpoint, "checkpoint vocabulary has " + std::to_string(out.vocabulary.size()) +
-                        " tokens but the config says vocab " + std::to_string(out.config.vocab));
-    }
-    out.params = Parameters(out.config);
-    for (const ParamInfo& p : out.params.layout()) {
-        const Tensor* t = file.find(p.name);
+    out.vocabulary = checkpoint_vocabulary(file.metadata, out.config.vocab);
+    // The header against the config first: a small file whose config claims a
+    // large model is refused before the model's buffer exists.
+    const std::vector<ParamInfo> layout = parameter_layout(out.config);
+    for (const ParamInfo& p : layout) {
+        const TensorEntry* t = file.find(p.name);
         if (!t) throw Error(Error::Code::bad_checkpoint, "checkpoint is missing tensor \"" + p.name + "\"");
         const std::vector<std::int64_t> want = p.vector ? std::vector<std::int64_t>{p.cols}
                                                         : std::vector<std::int64_t>{p.rows, p.cols};
-        if (t->shape != want) {
-            std::string got;
-            for (std::size_t i = 0; i < t->shape.size(); ++i) got += (i ? ", " : "") + std::to_string(t->shape[i]);
-            std::string expected;
-            for (std::size_t i = 0; i < want.size(); ++i) expected += (i ? ", " : "") + std::to_string(want[i]);
-            throw Error(Error::Code::bad_checkpoint, "checkpoint tensor \"" + p.name + "\" has shape [" + got + "], the config needs [" + expected +
-                        "]");
-        }
-        for (std::size_t i = 0; i < t->data.size(); ++i)
-            if (!std::isfinite(t->data[i]))
+        if (t->shape != want)
+            throw Error(Error::Code::bad_checkpoint, "checkpoint tensor \"" + p.name + "\" has shape " + shape_text(t->shape) +
+                        ", the config needs " + shape_text(want));
+    }
+    std::set<std::string> names;
+    for (const ParamInfo& p : layout) names.insert(p.name);
+    for (const TensorEntry& t : file.tensors) {
+        if (!names.count(t.name))
+            throw Error(Error::Code::bad_checkpoint, "checkpoint has tensor \"" + t.name + "\", which this model config does not use");
+    }
+    out.params = Parameters(out.config);
+    for (const ParamInfo& p : layout) {
+        const TensorEntry& t = *file.find(p.name);
+        float* to = out.params.flat().data() + p.offset;
+        for (std::size_t i = 0; i < p.size(); ++i) {
+            to[i] = tensor_float(bytes, file, t, i);
+            if (!std::isfinite(to[i]))
                 throw Error(Error::Code::bad_checkpoint, "checkpoint tensor \"" + p.name + "\" holds NaN or infinity (entry " + std::to_string(i) +
                             ")");
-        std::copy(t->data.begin(), t->data.end(), out.params.flat().begin() + static_cast<std::ptrdiff_t>(p.offset));
+        }
     }
-    for (const Tensor& t : file.tensors)
-        if (!out.params.has(t.name))
-            throw Error(Error::Code::bad_checkpoint, "checkpoint has tensor \"" + t.name + "\", which this model config does not use");
     return out;
+}
+
+std::uint64_t max_checkpoint_bytes() {
+    ModelConfig largest;  // every size at its limit, every optional tensor present
+    largest.vocab = kMaxModelVocab;
+    largest.context = kMaxModelContext;
+    largest.layers = kMaxModelLayers;
+    largest.d_model = kMaxModelDModel;
+    largest.heads = 1;
+    largest.mlp = kMaxModelMlp;
+    largest.layernorm = true;
+    largest.positional = Positional::learned;
+    largest.tied = false;
+    std::uint64_t floats = 0;
+    for (const ParamInfo& p : parameter_layout(largest)) floats += p.size();
+    return 8 + kMaxSafetensorsHeader + 4 * floats;
 }
 
 // ---- the trainer ------------------------------------------------------------------------------
@@ -301,14 +375,10 @@ void fit_model_to_task(ModelConfig& model, const Task& task) {
                     std::to_string(task.context()) + " tokens)");
 }
 
-void check_batch_size(int batch) {
-    if (batch < 1 || batch > 4096) throw Error("batch must be from 1 to 4096, got " + std::to_string(batch));
-}
-
 }  // namespace
 
 TrainingMemory training_memory(const TrainConfig& config) {
-    check_batch_size(config.batch);
+    validate_train_config(config);
     const std::unique_ptr<Task> task = make_task(config.task, config.task_options);
     ModelConfig model = config.model;
     fit_model_to_task(model, *task);
@@ -316,7 +386,7 @@ TrainingMemory training_memory(const TrainConfig& config) {
 }
 
 Trainer::Trainer(const TrainConfig& config) : config_(config) {
-    check_batch_size(config_.batch);
+    validate_train_config(config_);
     task_ = make_task(config_.task, config_.task_options);
     fit_model_to_task(config_.model, *task_);
     check_training_memory(config_.model, config_.batch, task_->context());  // before the model is allocated
@@ -333,47 +403,101 @@ const Task& Trainer::task() const {
     return *task_;
 }
 
+namespace {
+
+/// A checkpoint's JSON metadata object `group` ("train", "task"), or an empty object when absent.
+JsonValue checkpoint_group(const std::map<std::string, std::string>& metadata, const char* group) {
+    const auto it = metadata.find(group);
+    if (it == metadata.end()) return JsonValue{};
+    JsonValue v = parse_json(it->second, checkpoint_json());
+    if (!v.is(JsonValue::Type::object))
+        throw Error(Error::Code::bad_checkpoint, std::string("checkpoint metadata ") + group + " must be a JSON object");
+    return v;
+}
+
+/// The setting `range.name` of a metadata group, checked against its range
+/// (the same check as every other path), or `fallback` when absent.
+double checkpoint_setting(const JsonValue& group, const char* group_name, const SettingRange& range, double fallback) {
+    const std::string where = std::string("checkpoint metadata ") + group_name + ".";
+    const JsonValue* v = group.get(range.name);
+    if (!v) return fallback;
+    if (!v->is(JsonValue::Type::number)) throw Error(Error::Code::bad_checkpoint, where + range.name + " must be a number");
+    return check_setting(range, v->number, where, Error::Code::bad_checkpoint);
+}
+
+/// The checkpoint's "step": decimal digits, 0 … kMaxTrainingSteps (0 when absent).
+int checkpoint_step(const std::map<std::string, std::string>& metadata) {
+    const auto it = metadata.find("step");
+    if (it == metadata.end()) return 0;
+    const std::string& s = it->second;
+    bool digits = !s.empty() && s.size() <= 10;
+    for (const char ch : s) digits = digits && ch >= '0' && ch <= '9';
+    const long long n = digits ? std::stoll(s) : -1;
+    if (n < 0 || n > kMaxTrainingSteps)
+        throw Error(Error::Code::bad_checkpoint, "checkpoint metadata step \"" + s.substr(0, 32) + "\" is not a step count from 0 to " +
+                    std::to_string(kMaxTrainingSteps));
+    return static_cast<int>(n);
+}
+
+}  // namespace
+
 std::unique_ptr<Trainer> Trainer::from_checkpoint(const std::string& bytes, const std::string& corpus) {
     Checkpoint cp = load_checkpoint(bytes);
     std::unique_ptr<Trainer> t(new Trainer());
     TrainConfig& tc = t->config_;
     tc.model = cp.config;
-    const auto task = cp.metadata.find("task");
-    if (task != cp.metadata.end()) {
-        const JsonValue v = parse_json(task->second, checkpoint_json());
-        tc.task = parse_task(json_text(v, "name", "reverse"));
-        tc.task_options.length = json_int(v, "length", 0);
-        tc.task_options.max_vocab = json_int(v, "max_vocab", tc.task_options.max_vocab);
+    const bool have_task = cp.metadata.count("task") > 0;
+    const JsonValue task = checkpoint_group(cp.metadata, "task");
+    if (const JsonValue* name = task.get("name")) {
+        if (!name->is(JsonValue::Type::string))
+            throw Error(Error::Code::bad_checkpoint, "checkpoint metadata task.name must be a string");
+        try {
+            tc.task = parse_task(name->string);
+        } catch (const Error& e) {
+            throw Error(Error::Code::bad_checkpoint, std::string("checkpoint metadata task.name: ") + e.what());
+        }
     }
-    const auto train = cp.metadata.find("train");
-    if (train != cp.metadata.end()) {
-        const JsonValue v = parse_json(train->second, checkpoint_json());
-        tc.batch = json_int(v, "batch", tc.batch);
-        tc.seed = static_cast<std::uint32_t>(json_number(v, "seed", tc.seed));
-        tc.optimizer.lr = static_cast<float>(json_number(v, "lr", tc.optimizer.lr));
-        tc.optimizer.beta1 = static_cast<float>(json_number(v, "beta1", tc.optimizer.beta1));
-        tc.optimizer.beta2 = static_cast<float>(json_number(v, "beta2", tc.optimizer.beta2));
-        tc.optimizer.eps = static_cast<float>(json_number(v, "eps", tc.optimizer.eps));
-        tc.optimizer.weight_decay = static_cast<float>(json_number(v, "weight_decay", tc.optimizer.weight_decay));
-        tc.optimizer.clip = static_cast<float>(json_number(v, "clip", tc.optimizer.clip));
-        tc.optimizer.warmup = json_int(v, "warmup", tc.optimizer.warmup);
-    }
-    if (task != cp.metadata.end() && (tc.task != TaskKind::text || !corpus.empty())) {
-        if (tc.task == TaskKind::text) tc.task_options.corpus = corpus;
-        t->task_ = make_task(tc.task, tc.task_options);
-        if (t->task_->vocabulary().tokens() != cp.vocabulary && !cp.vocabulary.empty())
+    TaskOptions& to = tc.task_options;
+    to.length = static_cast<int>(checkpoint_setting(task, "task", settings::length, 0));
+    to.max_vocab = static_cast<int>(checkpoint_setting(task, "task", settings::max_vocab, to.max_vocab));
+    const JsonValue train = checkpoint_group(cp.metadata, "train");
+    OptimizerConfig& o = tc.optimizer;
+    tc.batch = static_cast<int>(checkpoint_setting(train, "train", settings::batch, tc.batch));
+    tc.seed = static_cast<std::uint32_t>(checkpoint_setting(train, "train", settings::seed, tc.seed));
+    o.lr = static_cast<float>(checkpoint_setting(train, "train", settings::lr, o.lr));
+    o.beta1 = static_cast<float>(checkpoint_setting(train, "train", settings::beta1, o.beta1));
+    o.beta2 = static_cast<float>(checkpoint_setting(train, "train", settings::beta2, o.beta2));
+    o.eps = static_cast<float>(checkpoint_setting(train, "train", settings::eps, o.eps));
+    o.weight_decay = static_cast<float>(checkpoint_setting(train, "train", settings::weight_decay, o.weight_decay));
+    o.clip = static_cast<float>(checkpoint_setting(train, "train", settings::clip, o.clip));
+    o.warmup = static_cast<int>(checkpoint_setting(train, "train", settings::warmup, o.warmup));
+    validate_train_config(tc, "checkpoint metadata: ", Error::Code::bad_checkpoint);
+    if (have_task && (tc.task != TaskKind::text || !corpus.empty())) {
+        if (tc.task == TaskKind::text) {
+            to.corpus = corpus;
+            t->task_ = make_task(tc.task, to);  // errors here are the corpus's (the options were checked above)
+        } else {
+            try {
+                t->task_ = make_task(tc.task, to);
+            } catch (const Error& e) {
+                throw Error(Error::Code::bad_checkpoint, std::string("checkpoint metadata task: ") + e.what());
+            }
+        }
+        if (t->task_->vocabulary().tokens() != cp.vocabulary)
             throw Error(Error::Code::bad_checkpoint, std::string("the checkpoint's vocabulary differs from the ") + task_name(tc.task) +
                         " task's (a different corpus or task version)");
-        tc.task_options.corpus.clear();
+        if (t->task_->context() > cp.config.context)
+            throw Error(Error::Code::bad_checkpoint, std::string("checkpoint metadata task: the ") + task_name(tc.task) + " task's sequences have " +
+                        std::to_string(t->task_->context()) + " tokens, more than the config's context " +
+                        std::to_string(cp.config.context));
+        to.corpus.clear();
     }
     t->vocabulary_ = cp.vocabulary;
-    if (t->vocabulary_.empty() && t->task_) t->vocabulary_ = t->task_->vocabulary().tokens();
     t->model_ = std::make_unique<Model>(cp.config);
     t->model_->params() = std::move(cp.params);
     t->grads_ = Parameters(cp.config);
     t->optimizer_ = std::make_unique<AdamW>(tc.optimizer, t->model_->params().size());
-    const auto step = cp.metadata.find("step");
-    if (step != cp.metadata.end()) t->step_ = std::max(0, std::atoi(step->second.c_str()));
+    t->step_ = checkpoint_step(cp.metadata);
     return t;
 }
 
@@ -382,7 +506,12 @@ StepResult Trainer::step() {
     return step_on(batch);
 }
 
-StepResult Trainer::step_on(const Batch& batch) { return checked_update(model_->forward(batch)); }
+StepResult Trainer::step_on(const Batch& batch) {
+    if (step_ >= kMaxTrainingSteps)
+        throw Error(Error::Code::bad_state, "this trainer has done " + std::to_string(step_) +
+                    " steps, the most a trainer counts: its step counter (and the batch it picks) cannot go further");
+    return checked_update(model_->forward(batch));
+}
 
 StepResult Trainer::checked_update(const LossResult& r) {
     const int next = step_ + 1;
@@ -489,11 +618,15 @@ std::string Trainer::save() const {
     }
     file.metadata["format"] = kFormat;
     file.metadata["config"] = model_config_json(config_.model);
-    std::ostringstream task;
-    task << "{\"name\":\"" << task_name(config_.task) << "\",\"length\":" << config_.task_options.length;
-    if (config_.task == TaskKind::text) task << ",\"max_vocab\":" << config_.task_options.max_vocab;
-    task << "}";
-    file.metadata["task"] = task.str();
+    // a model loaded from a checkpoint without a task has none to write (a
+    // text model loaded without its corpus still names its task)
+    if (task_ || config_.task == TaskKind::text) {
+        std::ostringstream task;
+        task << "{\"name\":\"" << task_name(config_.task) << "\",\"length\":" << config_.task_options.length;
+        if (config_.task == TaskKind::text) task << ",\"max_vocab\":" << config_.task_options.max_vocab;
+        task << "}";
+        file.metadata["task"] = task.str();
+    }
     std::string vocab = "[";
     for (std::size_t i = 0; i < vocabulary_.size(); ++i) vocab += (i ? "," : "") + json_quote(vocabulary_[i]);
     file.metadata["vocabulary"] = vocab + "]";

@@ -41,6 +41,39 @@ private:
     std::vector<float> m_, v_;
 };
 
+/// The accepted range of one training setting. The table below is the one
+/// definition: Trainer (validate_train_config), the CLI's flags, the JS
+/// settings (train_bindings.cpp) and a checkpoint's metadata all check these.
+struct SettingRange {
+    const char* name;   ///< the key in a checkpoint's metadata ("batch", "weight_decay", …)
+    const char* label;  ///< what it is, for messages
+    double lo, hi;      ///< inclusive
+    bool whole;         ///< integers only; the others are compared as the floats they are stored in
+};
+namespace settings {
+inline constexpr SettingRange lr{"lr", "the learning rate", 1e-8, 10, false};
+inline constexpr SettingRange beta1{"beta1", "AdamW's first-moment decay", 0, 0.999999, false};
+inline constexpr SettingRange beta2{"beta2", "AdamW's second-moment decay", 0, 0.999999, false};
+inline constexpr SettingRange eps{"eps", "AdamW's epsilon", 1e-12, 1, false};
+inline constexpr SettingRange weight_decay{"weight_decay", "the decoupled weight decay", 0, 1, false};
+inline constexpr SettingRange clip{"clip", "the gradient-norm clip, 0 = off", 0, 1e6, false};
+inline constexpr SettingRange warmup{"warmup", "the learning-rate warm-up in steps", 0, 1000000, true};
+inline constexpr SettingRange batch{"batch", "the sequences per step", 1, 4096, true};
+inline constexpr SettingRange seed{"seed", "the seed", 0, 4294967295.0, true};
+inline constexpr SettingRange length{"length", "the task's sequence size, 0 = its default", 0, 4096, true};
+inline constexpr SettingRange max_vocab{"max_vocab", "the words a text model keeps", 2, kMaxTextVocab, true};
+}  // namespace settings
+
+/// `value` when it is inside `range` (and whole, if the range says so);
+/// otherwise throws attn::Error(code, "<where><name> <value> is outside lo…hi (<label>)").
+/// NaN and infinities are outside every range.
+double check_setting(const SettingRange& range, double value, const std::string& where = "",
+                     Error::Code code = Error::Code::bad_input);
+
+/// The most steps a trainer counts (a checkpoint's "step" included); one more
+/// step is refused (bad_state) rather than letting the counter overflow.
+inline constexpr int kMaxTrainingSteps = 1000000000;
+
 struct TrainConfig {
     TaskKind task = TaskKind::reverse;
     TaskOptions task_options;
@@ -49,6 +82,12 @@ struct TrainConfig {
     int batch = 32;
     std::uint32_t seed = 1;
 };
+
+/// Throws attn::Error naming the setting and its range (settings::…) for
+/// every optimizer, batch, seed and task setting outside its range; the model
+/// config is validate_model_config's, the task's own ranges make_task's.
+void validate_train_config(const TrainConfig& config, const std::string& where = "",
+                           Error::Code code = Error::Code::bad_input);
 
 /// What one step reports.
 struct StepResult {
@@ -143,8 +182,10 @@ Recipe default_recipe(TaskKind task);
 /// vocabulary's size). Offsets are those of the original text.
 std::vector<Token> tokenize_for_model(const std::vector<std::string>& vocabulary, const std::string& text);
 
-/// The model and metadata of a checkpoint, validated: every tensor present
-/// with its shape, nothing extra, every value finite. Throws attn::Error.
+/// The model and metadata of a checkpoint, validated: a vocabulary of exactly
+/// config.vocab tokens, every tensor present with its shape, nothing extra
+/// (all checked on the header, before the parameters are allocated), every
+/// value finite. Throws attn::Error (bad_checkpoint).
 struct Checkpoint {
     ModelConfig config;
     Parameters params;
@@ -152,6 +193,11 @@ struct Checkpoint {
     std::vector<std::string> vocabulary;
 };
 Checkpoint load_checkpoint(const std::string& bytes);
+
+/// The largest checkpoint file a model within the limits (model.hpp) can have:
+/// 8 bytes, the largest header, 4 bytes per parameter of the largest config.
+/// Readers of files (the CLI) refuse longer ones before reading them whole.
+std::uint64_t max_checkpoint_bytes();
 
 /// Parses model_config_json's output (missing keys keep their defaults);
 /// throws attn::Error for bad values.

@@ -1,11 +1,13 @@
 #pragma once
-// Catch2 v2 matcher for REQUIRE_THROWS_MATCHES on attn::Error: the message
-// contains a substring (Catch's own Contains matches strings, not exceptions).
+// Catch2 v2 helpers for attn::Error: a matcher for REQUIRE_THROWS_MATCHES (the
+// message contains a substring; Catch's own Contains matches strings, not
+// exceptions) and code_of / message_of, the code and message a call throws.
 
 #include "core/types.hpp"
 
 #include <catch2/catch.hpp>
 
+#include <functional>
 #include <string>
 #include <utility>
 
@@ -22,5 +24,27 @@ public:
 private:
     std::string needle_;
 };
+
+/// The code of the attn::Error `f` throws (a test failure when it throws none).
+inline attn::Error::Code code_of(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const attn::Error& e) {
+        return e.code();
+    }
+    FAIL("nothing was thrown");
+    return attn::Error::Code::internal;
+}
+
+/// The message of the attn::Error `f` throws (a test failure when it throws none).
+inline std::string message_of(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const attn::Error& e) {
+        return e.what();
+    }
+    FAIL("nothing was thrown");
+    return "";
+}
 
 }  // namespace testing

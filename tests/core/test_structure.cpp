@@ -15,6 +15,7 @@
 #include "core/trainer.hpp"
 #include "core/types.hpp"
 #include "core/weights.hpp"
+#include "matchers.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -35,15 +36,7 @@ attn::Matrix random_matrix(int rows, int cols, unsigned seed, float scale = 1.0f
     return m;
 }
 
-attn::Error::Code code_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const attn::Error& e) {
-        return e.code();
-    }
-    FAIL("nothing was thrown");
-    return attn::Error::Code::internal;
-}
+using testing::code_of;
 
 bool same(const attn::Weights& a, const attn::Weights& b) {
     return a.w_query == b.w_query && a.w_key == b.w_key && a.w_value == b.w_value && a.w_output == b.w_output;

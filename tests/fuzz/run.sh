@@ -2,8 +2,8 @@
 # Builds the libFuzzer harnesses of tests/fuzz (clang; ASan + UBSan, the core
 # instrumented for coverage) and runs each one for SECONDS.
 #
-#   tests/fuzz/run.sh [SECONDS] [NAME...]    NAME: tokenizer trace cli (default: all three)
-#   tests/fuzz/run.sh 20                     what tests/run_all.sh runs (about 1 minute)
+#   tests/fuzz/run.sh [SECONDS] [NAME...]    NAME: tokenizer trace cli checkpoint (default: all four)
+#   tests/fuzz/run.sh 20                     what tests/run_all.sh runs (about 1.5 minutes)
 #   tests/fuzz/run.sh 3600 trace             a longer hunt, by hand
 #
 # Build directory: $ATTN_FUZZ_BUILD (default build-fuzz). Inputs that reach new
@@ -17,7 +17,7 @@ cd "$(dirname "$0")/../.."
 seconds=${1:-60}
 [ $# -gt 0 ] && shift
 names=("$@")
-[ ${#names[@]} -gt 0 ] || names=(tokenizer trace cli)
+[ ${#names[@]} -gt 0 ] || names=(tokenizer trace cli checkpoint)
 build=${ATTN_FUZZ_BUILD:-build-fuzz}
 
 mkdir -p "$build"
@@ -39,7 +39,8 @@ for n in "${names[@]}"; do
     tokenizer) opts=(-max_len=4096) ;;
     trace) opts=(-max_len=8192) ;;
     cli) opts=(-max_len=1024 -dict=tests/fuzz/cli.dict) ;;
-    *) echo "run.sh: unknown fuzzer $n (tokenizer, trace, cli)" >&2; exit 2 ;;
+    checkpoint) opts=(-max_len=16384 -dict=tests/fuzz/checkpoint.dict) ;;
+    *) echo "run.sh: unknown fuzzer $n (tokenizer, trace, cli, checkpoint)" >&2; exit 2 ;;
   esac
   echo "== fuzz_$n for ${seconds} s"
   if ! "$build/tests/fuzz/fuzz_$n" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 "${opts[@]}" \
