@@ -98,7 +98,15 @@ function resetRun() {
 // ---- the worker ---------------------------------------------------------------------------
 const workerUrl = new URL('./worker.js', import.meta.url);
 const worker = new Worker(workerUrl, { type: 'module' });
-worker.onerror = (e) => fatal(`the training worker failed to start (${e.message || 'no details'})`);
+worker.onerror = (e) => {
+  // before 'ready' the worker could not start; later an uncaught error (the worker wraps every
+  // handler, so this is a backstop) is one more error the lab recovers from
+  if (!tasks) fatal(`the training worker failed to start (${e.message || 'no details'})`);
+  else {
+    e.preventDefault();
+    onWorkerError({ where: 'worker', message: e.message || 'an unexpected error', running: false });
+  }
+};
 worker.onmessage = (e) => handle(e.data);
 const send = (msg, transfer) => worker.postMessage(msg, transfer ?? []);
 
@@ -226,38 +234,54 @@ function handle(m) {
   }
 }
 
+/** Every error reply leaves the lab usable: the transport shows the worker's real state
+ * (training has stopped unless it says otherwise) and a message says what happened and
+ * what to change. */
 function onWorkerError(m) {
+  if (m.where === 'engine') {
+    fatal(m.message);
+    return;
+  }
+  if (m.where === 'load') {
+    // refused: the worker kept the model it had (and its generation)
+    if (m.requestGen === gen) gen = m.gen;
+    notify('file', 'error', 'That file could not be loaded as a model:', `${m.message}. The model you had is unchanged.`, { dismissible: true });
+    lab.dataset.fileError = '1';
+    render();
+    return;
+  }
+  if (m.gen !== undefined && m.gen !== gen) return;
+  if (!m.running) {
+    run.running = false;
+    catchUp = null;
+  }
+  if (model && Number.isInteger(m.step)) run.step = m.step;
   switch (m.where) {
-    case 'engine':
-      fatal(m.message);
-      break;
     case 'settings':
-      if (m.gen !== gen) return;
       modelError = m.message;
-      catchUp = null;
       model = null; // the settings shown have no model: nothing may show or act on the previous one
       resetRun();
       notify('settings', 'error', 'These settings cannot train:', `${m.message}. Change a setting or press \u201cTask defaults\u201d.`, { dismissible: true });
-      render();
-      break;
-    case 'load':
-      notify('file', 'error', 'That file could not be loaded as a model:', `${m.message}. The model you had is unchanged.`, { dismissible: true });
-      lab.dataset.fileError = '1';
-      render();
       break;
     case 'train':
-      catchUp = null;
-      notify('train', 'error', 'Training stopped:', `${m.message}. A lower learning rate usually helps.`, { dismissible: true });
-      render();
+      notify('train', 'error', `Training stopped at step ${run.step.toLocaleString('en')}:`, `${m.message}. A lower learning rate usually helps; \u21ba Reset starts again from step 0.`, { dismissible: true });
+      break;
+    case 'ablate':
+      notify('worker', 'error', 'Those heads could not be ablated:', `${m.message}. All heads stay as they were.`, { dismissible: true });
+      break;
+    case 'save':
+      notify('worker', 'error', 'The model could not be saved:', `${m.message}. Train on, or press \u21ba Reset, and try again.`, { dismissible: true });
       break;
     default:
-      notify('worker', 'error', 'The training worker reported a problem:', m.message, { dismissible: true });
+      notify('worker', 'error', 'The training worker reported a problem:', `${m.message}. The lab goes on from where it was; \u21ba Reset starts again from step 0.`, { dismissible: true });
   }
+  render();
 }
 
 // ---- loading a checkpoint -----------------------------------------------------------------------
 function adoptLoaded(m) {
   const s = m.settings;
+  catchUp = null;
   const next = defaultTrainState(s.task, tasks);
   for (const name of Object.keys(MODEL_FIELDS)) if (s[name] !== undefined) next[name] = s[name];
   // a text model trains on with the text the lab had open (engine.loadTrainer's corpus)
@@ -269,7 +293,9 @@ function adoptLoaded(m) {
   next.logScale = state.logScale;
   state = normalizeTrainState(next);
   setCorpus(state.corpus).then(() => scheduleUrl());
-  notify('file', 'notice', `Loaded \u201c${m.name}\u201d:`, `a ${taskTitle(s.task).toLowerCase()} model at step ${m.step}. ${noText ? 'The file does not carry the text it was trained on, so it can be probed but not trained on, and a link cannot retrain it: open its text with \u201cYour own text\u201d first, then load the file again.' : 'The link of this page retrains it from its seed; that gives these exact weights when the file was trained here with these settings (training is deterministic).'} Training on from here uses a fresh optimizer state.`, { dismissible: true });
+  const why = m.textProblem ? `It does not fit the text the lab had open (${m.textProblem}), so it is shown on that text but cannot be trained on, and a link cannot retrain it.` : 'The file does not carry the text it was trained on, so it can be probed but not trained on, and a link cannot retrain it: open its text with \u201cYour own text\u201d first, then load the file again.';
+  const kind = s.task === 'text' ? 'word-level text' : taskTitle(s.task).toLowerCase();
+  notify('file', 'notice', `Loaded \u201c${m.name}\u201d:`, `a ${kind} model at step ${m.step}. ${noText ? why : 'The link of this page retrains it from its seed; that gives these exact weights when the file was trained here with these settings (training is deterministic). Training on from here uses a fresh optimizer state.'}`, { dismissible: true });
   delete lab.dataset.fileError;
 }
 
@@ -283,8 +309,8 @@ async function loadModelFile(file) {
   try {
     const bytes = await readFile(file);
     gen += 1;
-    catchUp = null;
-    send({ type: 'load', gen, bytes: bytes.buffer, name: file.name, corpus: state.task === 'text' ? state.corpus : '' }, [bytes.buffer]);
+    const text = state.task === 'text' ? state.corpus : '';
+    send({ type: 'load', gen, bytes: bytes.buffer, name: file.name, corpus: text, probeText: text || SAMPLE_TEXT }, [bytes.buffer]);
   } catch (e) {
     notify('file', 'error', 'That file could not be loaded as a model:', `${e.message}. The model you had is unchanged.`, { dismissible: true });
     lab.dataset.fileError = '1';
@@ -603,7 +629,8 @@ function draw() {
   const h = run.heldout;
   ui.metrics.textContent = h
     ? `Held-out accuracy ${pct(h.accuracy)}, loss ${formatValue(h.loss, 3)} (${h.samples} sequences${run.final ? ', after the pause' : ', live'})${run.trainAcc.last ? ` \u00b7 training batch ${pct(run.trainAcc.last[1])}` : ''}`
-    : modelError ? 'No model: the settings above could not build one.' : 'Press \u25b6 to train.';
+    : modelError ? 'No model: the settings above could not build one.'
+      : model?.hasTask === false ? 'Shown on the probe above; training it needs the text it was trained on.' : 'Press \u25b6 to train.';
   ui.app.classList.toggle('tr-no-model', !model);
   ui.downloadBtn.disabled = !model;
   ui.playground.disabled = !model;
@@ -645,9 +672,12 @@ function draw() {
   // ablation
   if (state.ablate.length) {
     const names = state.ablate.map(([l, hh]) => headName(l, hh)).join(', ');
-    ui.ablation.textContent = run.ablation && h
-      ? `Held-out accuracy with all heads ${pct(h.accuracy)}; with ${names} ablated ${pct(run.ablation.accuracy)} (${run.ablation.samples} sequences).`
-      : `Evaluating without ${names}\u2026`;
+    if (model.hasTask === false) ui.ablation.textContent = `${names} ablated: comparing held-out accuracy needs the text this model was trained on.`;
+    else {
+      ui.ablation.textContent = run.ablation && h
+        ? `Held-out accuracy with all heads ${pct(h.accuracy)}; with ${names} ablated ${pct(run.ablation.accuracy)} (${run.ablation.samples} sequences).`
+        : `Evaluating without ${names}\u2026`;
+    }
   } else ui.ablation.textContent = 'All heads active.';
   ui.restore.hidden = !state.ablate.length;
 

@@ -1,0 +1,153 @@
+// The training lab recovers from every worker error and every file it cannot
+// train: a text model or a checkpoint without its task, a request that fails in
+// the worker while paused or while training. After each, the lab says what
+// happened, its controls work, and the session goes on. Tests wait on the page's
+// state (data-* hooks of <main id="lab">), never on time.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { startHarness, artifactDir } from './harness.mjs';
+import { labState, waitIdle, openLab, trainTo, gridDigests } from './train-helpers.mjs';
+import { createEngine } from '../../web/engine.js';
+
+let h;
+let engine;
+before(async () => {
+  h = await startHarness();
+  engine = await createEngine();
+});
+after(async () => { await h?.close(); });
+
+/** Runs in the page before its scripts: keeps the lab's worker where the test can post to it. */
+function keepWorker() {
+  const Base = window.Worker;
+  window.Worker = class extends Base {
+    constructor(...args) {
+      super(...args);
+      window.labWorker = this;
+    }
+  };
+}
+
+/** Writes bytes to a file under tests/artifacts/train-recover/ and returns its path. */
+function file(name, bytes) {
+  const path = join(artifactDir('train-recover'), name);
+  writeFileSync(path, bytes);
+  return path;
+}
+
+/** .safetensors bytes with one __metadata__ entry removed (the header rewritten). */
+function withoutMetadata(bytes, key) {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const n = Number(view.getBigUint64(0, true));
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
+  delete header.__metadata__[key];
+  const text = new TextEncoder().encode(JSON.stringify(header));
+  const out = new Uint8Array(8 + text.length + bytes.length - 8 - n);
+  new DataView(out.buffer).setBigUint64(0, BigInt(text.length), true);
+  out.set(text, 8);
+  out.set(bytes.subarray(8 + n), 8 + text.length);
+  return out;
+}
+
+async function upload(page, path) {
+  const gen = Number((await labState(page)).gen);
+  await page.getByTestId('model-file').setInputFiles(path);
+  return gen;
+}
+
+const controlsUsable = (page) => page.evaluate(() => ({
+  state: document.getElementById('lab').dataset.state,
+  running: document.getElementById('lab').dataset.running,
+  play: !document.querySelector('[data-testid="play"]').disabled,
+  step: !document.querySelector('[data-testid="step"]').disabled,
+  playText: document.querySelector('[data-testid="play"]').textContent,
+}));
+
+test('a text model uploaded to a lab on another task opens with the text task\'s views, and the lab keeps working', async () => {
+  const corpus = 'the moon rises over the hill . the sun sets behind the hill . '.repeat(40);
+  const lm = engine.createTrainer({ task: 'text', corpus, length: 8, maxVocab: 20, layers: 1, heads: 2, dModel: 16 });
+  lm.step(5);
+  const path = file('text-model.safetensors', lm.save());
+  lm.dispose();
+
+  const { page, errors } = await openLab(h, '#task=reverse');
+  await trainTo(page, 10);
+  const gen = await upload(page, path);
+  await page.waitForFunction((g) => Number(document.getElementById('lab').dataset.gen) > g && document.getElementById('lab').dataset.final === '1', gen);
+  const s = await labState(page);
+  assert.equal(s.state, 'ready', 'the lab did not die');
+  assert.equal(s.step, '5');
+  assert.equal(await page.getByTestId('task-text').isChecked(), true, 'shown as a text model');
+  const keys = await page.getByTestId('key-select').evaluate((sel) => [...sel.options].map((o) => o.value));
+  assert.ok(keys.includes('previous-token') && keys.includes('induction'), `the text task's answer keys: ${keys}`);
+  assert.equal(Object.keys(await gridDigests(page)).length, 2, 'both heads drawn');
+  const words = await page.evaluate(() => [...document.querySelectorAll('[data-testid="task-example"] .tr-tok')].map((t) => t.textContent));
+  assert.ok(words.length > 0, 'the probe sequence is shown');
+  assert.match(await page.getByTestId('message-notice').textContent(), /Loaded .text-model\.safetensors.*probed but not trained/s);
+  assert.equal(await page.getByTestId('play').isDisabled(), true, 'it cannot train without its text');
+  assert.equal(await page.locator('[data-testid="message-error"]').count(), 0);
+
+  // and the lab goes on: another task trains
+  await page.locator('label[for="tr-task-reverse"]').click();
+  await waitIdle(page);
+  await trainTo(page, 5);
+  assert.deepEqual(errors, []);
+});
+
+test('a checkpoint without a task is refused in one line, and the previous session stays intact', async () => {
+  const t = engine.createTrainer({ task: 'copy' });
+  t.step(3);
+  const path = file('no-task.safetensors', withoutMetadata(t.save(), 'task'));
+  t.dispose();
+
+  const { page, errors } = await openLab(h, '#task=reverse');
+  await trainTo(page, 15);
+  const before = { step: (await labState(page)).step, digests: await gridDigests(page), hash: await page.evaluate(() => location.hash) };
+  await upload(page, path);
+  await page.waitForFunction(() => document.getElementById('lab').dataset.fileError === '1');
+  const msg = await page.getByTestId('message-error').textContent();
+  assert.match(msg, /could not be loaded as a model:.*names no task.*The model you had is unchanged/s);
+  assert.equal((await labState(page)).state, 'ready');
+  assert.equal((await labState(page)).step, before.step);
+  assert.deepEqual(await gridDigests(page), before.digests, 'the model shown is the one trained before');
+  assert.equal(await page.evaluate(() => location.hash), before.hash);
+  await trainTo(page, Number(before.step) + 5);
+  assert.deepEqual(errors, []);
+});
+
+test('a request that fails in the worker while paused gives a message beside the model, and every control still works', async () => {
+  const { page, errors } = await openLab(h, '#task=reverse', { init: keepWorker });
+  await trainTo(page, 10);
+  await page.evaluate(() => window.labWorker.postMessage({ type: 'ablate', heads: [[99, 0]] }));
+  await page.waitForFunction(() => document.querySelector('[data-testid="message-error"]'));
+  assert.match(await page.getByTestId('message-error').textContent(), /could not be ablated:.*99-0.*not in this model/s);
+  assert.deepEqual(await controlsUsable(page), { state: 'ready', running: '0', play: true, step: true, playText: '\u25b6 Play' });
+  const step = Number((await labState(page)).step);
+  await page.getByTestId('step').click();
+  await page.waitForFunction((x) => Number(document.getElementById('lab').dataset.step) === x + 1 && document.getElementById('lab').dataset.final === '1', step);
+  // the heads the page asks for are still ablated correctly
+  await page.getByTestId('ablate-0-0').click();
+  await page.waitForFunction(() => document.getElementById('lab').dataset.ablated !== '');
+  assert.deepEqual(errors, []);
+});
+
+test('a request that fails in the worker while training leaves the lab in control: it pauses and steps again', async () => {
+  const { page, errors } = await openLab(h, '#task=reverse', { init: keepWorker });
+  await page.getByTestId('play').click();
+  await page.waitForFunction(() => Number(document.getElementById('lab').dataset.step) >= 20);
+  await page.evaluate(() => window.labWorker.postMessage({ type: 'ablate', heads: [[99, 0]] }));
+  await page.waitForFunction(() => document.querySelector('[data-testid="message-error"]'));
+  const at = Number((await labState(page)).step);
+  // training goes on past the failed request, and pause stops it
+  await page.waitForFunction((x) => Number(document.getElementById('lab').dataset.step) > x, at);
+  await page.getByTestId('play').click();
+  await waitIdle(page, 60000);
+  assert.deepEqual(await controlsUsable(page), { state: 'ready', running: '0', play: true, step: true, playText: '\u25b6 Play' });
+  const step = Number((await labState(page)).step);
+  await page.getByTestId('step').click();
+  await page.waitForFunction((x) => Number(document.getElementById('lab').dataset.step) === x + 1 && document.getElementById('lab').dataset.final === '1', step);
+  assert.deepEqual(errors, []);
+});
