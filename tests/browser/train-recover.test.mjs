@@ -8,6 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
+import zlib from 'node:zlib';
 import { startHarness, artifactDir } from './harness.mjs';
 import { labState, waitIdle, openLab, trainTo, gridDigests } from './train-helpers.mjs';
 import { createEngine } from '../../web/engine.js';
@@ -149,5 +150,41 @@ test('a request that fails in the worker while training leaves the lab in contro
   const step = Number((await labState(page)).step);
   await page.getByTestId('step').click();
   await page.waitForFunction((x) => Number(document.getElementById('lab').dataset.step) === x + 1 && document.getElementById('lab').dataset.final === '1', step);
+  assert.deepEqual(errors, []);
+});
+
+test('a link whose text is a deflate bomb: the page stays responsive, says so beside the text field, and keeps the link\'s other settings', async () => {
+  // 128 MB of one letter deflated to about 130 KB: before the cap, the page inflated all of it
+  const bomb = `z${zlib.deflateRawSync(Buffer.alloc(128 << 20, 0x61), { level: 9 }).toString('base64url')}`;
+  const { page, errors } = await h.open(`train.html#task=text&L=1&H=4&seed=5&text=${bomb}`, { wait: false, model: null });
+  await page.waitForFunction(() => {
+    const p = document.querySelector('[data-testid="corpus-problem"]');
+    return p && !p.hidden && p.getBoundingClientRect().height > 0;
+  });
+  const problem = await page.getByTestId('corpus-problem').textContent();
+  assert.match(problem, /This link\u2019s text is damaged or too long, so the sample text is shown instead/);
+  // beside the text field: in the same box, right under it
+  const box = await page.evaluate(() => {
+    const area = document.querySelector('[data-testid="corpus"]').getBoundingClientRect();
+    const p = document.querySelector('[data-testid="corpus-problem"]').getBoundingClientRect();
+    return { gap: Math.max(p.top - area.bottom, area.top - p.bottom), same: document.querySelector('[data-testid="corpus-box"]').contains(document.querySelector('[data-testid="corpus-problem"]')) };
+  });
+  assert.ok(box.same && box.gap >= 0 && box.gap < 72, `the message sits next to the text field (only its label between) (${JSON.stringify(box)})`);
+  assert.equal(await page.getByTestId('corpus').getAttribute('aria-invalid'), 'true');
+  await waitIdle(page);
+  assert.equal(await page.getByTestId('layers').inputValue(), '1');
+  assert.equal(await page.getByTestId('heads').inputValue(), '4');
+  assert.equal(await page.getByTestId('seed').inputValue(), '5');
+  assert.ok((await page.getByTestId('corpus').inputValue()).length > 100, 'the sample text is in the field');
+  await page.screenshot({ path: join(artifactDir('train-recover'), 'bomb-link.png') });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.getByTestId('corpus-problem').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(artifactDir('train-recover'), 'bomb-link-phone.png') });
+  await page.setViewportSize({ width: 1280, height: 900 });
+  // the lab works, and applying a text clears the message
+  await trainTo(page, 3);
+  await page.getByTestId('corpus').fill('the moon rises over the hill . the sun sets behind the hill . '.repeat(40));
+  await page.getByTestId('corpus-apply').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="corpus-problem"]').hidden && document.getElementById('lab').dataset.final === '1' && /[&#]text=z/.test(location.hash));
   assert.deepEqual(errors, []);
 });

@@ -64,6 +64,7 @@ let model = null; // the last 'model' message
 let modelError = null;
 let catchUp = null; // target step while a link retrains
 let scrub = null; // step of the snapshot shown, null = live
+let corpusProblem = null; // why the link's text was not used (shown beside the text field), or null
 const run = {
   step: 0,
   running: false,
@@ -147,6 +148,19 @@ function scheduleUrl(delay = 60) {
   if (urlTimer) return;
   lab.dataset.urlPending = '1';
   urlTimer = setTimeout(writeUrl, delay);
+}
+
+/** The text a link carries, or the sample text with a sentence beside the text field
+ * when the link's text cannot be used (damaged, or longer than the lab takes). */
+async function linkCorpus(textParam) {
+  corpusProblem = null;
+  if (!textParam) return SAMPLE_TEXT;
+  try {
+    return await unpackText(textParam);
+  } catch (e) {
+    corpusProblem = `${e.message.charAt(0).toUpperCase()}${e.message.slice(1)}, so the sample text is shown instead. The link's other settings are used; paste your text and press \u201cTrain on this text\u201d.`;
+    return SAMPLE_TEXT;
+  }
 }
 
 async function setCorpus(text) {
@@ -292,6 +306,7 @@ function adoptLoaded(m) {
   next.keyView = state.keyView;
   next.logScale = state.logScale;
   state = normalizeTrainState(next);
+  corpusProblem = null;
   setCorpus(state.corpus).then(() => scheduleUrl());
   const why = m.textProblem ? `It does not fit the text the lab had open (${m.textProblem}), so it is shown on that text but cannot be trained on, and a link cannot retrain it.` : 'The file does not carry the text it was trained on, so it can be probed but not trained on, and a link cannot retrain it: open its text with \u201cYour own text\u201d first, then load the file again.';
   const kind = s.task === 'text' ? 'word-level text' : taskTitle(s.task).toLowerCase();
@@ -338,6 +353,7 @@ async function loadTextFile(file) {
 }
 
 async function applyCorpus(text) {
+  corpusProblem = null;
   const next = { ...state, task: 'text' };
   if (state.task !== 'text') Object.assign(next, taskDefaults(tasks.find((t) => t.name === 'text')));
   state = normalizeTrainState({ ...next, corpus: text, step: 0, ablate: [] });
@@ -551,6 +567,7 @@ function changeSettings(patch) {
 
 function changeTask(name, force = false) {
   if (name === state.task && !force) return;
+  corpusProblem = null;
   const corpus = name === 'text' ? (state.corpus || SAMPLE_TEXT) : '';
   const next = defaultTrainState(name, tasks, corpus);
   next.theme = state.theme;
@@ -605,11 +622,11 @@ function draw() {
   lab.dataset.ablated = run.ablation ? String(run.ablation.accuracy) : '';
   lab.dataset.ablationStep = run.ablation ? String(run.ablation.step) : '';
 
-  const sk = JSON.stringify({ ...state, corpus: state.corpus.length, step: 0, gen: model?.gen });
+  const sk = JSON.stringify({ ...state, corpus: state.corpus.length, step: 0, gen: model?.gen, corpusProblem });
   if (sk !== settingsKey || state.corpus !== settingsCorpus) {
     settingsKey = sk;
     settingsCorpus = state.corpus;
-    settingsView.update(state, tasks, { model });
+    settingsView.update(state, tasks, { model, corpusProblem });
   }
   // transport
   ui.play.textContent = run.running || busy ? '\u275a\u275a Pause' : '\u25b6 Play';
@@ -735,14 +752,7 @@ async function start(list) {
     notify('url', 'notice', 'Some settings in the link could not be used,', 'so defaults were used for them:', { details: parsed.problems, dismissible: true });
   }
   if (state.task === 'text') {
-    let text = SAMPLE_TEXT;
-    if (parsed.textParam) {
-      try {
-        text = await unpackText(parsed.textParam);
-      } catch (e) {
-        notify('text', 'error', 'The link\u2019s text could not be used:', `${e.message}; the sample text is used instead.`, { dismissible: true });
-      }
-    }
+    const text = await linkCorpus(parsed.textParam);
     state.corpus = text;
     await setCorpus(text);
   }
@@ -803,11 +813,10 @@ window.addEventListener('hashchange', async () => {
   const before = state;
   state = parsed.state;
   if (state.task === 'text') {
-    let text = SAMPLE_TEXT;
-    if (parsed.textParam) text = await unpackText(parsed.textParam).catch(() => SAMPLE_TEXT);
+    const text = await linkCorpus(parsed.textParam);
     state.corpus = text;
     await setCorpus(text);
-  }
+  } else corpusProblem = null;
   if (parsed.problems.length) notify('url', 'notice', 'Some settings in the link could not be used,', 'so defaults were used for them:', { details: parsed.problems, dismissible: true });
   applyTheme();
   if (modelChanged(before, state) || state.step !== run.step) init(state.step);
