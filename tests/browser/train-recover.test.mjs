@@ -188,3 +188,35 @@ test('a link whose text is a deflate bomb: the page stays responsive, says so be
   await page.waitForFunction(() => document.querySelector('[data-testid="corpus-problem"]').hidden && document.getElementById('lab').dataset.final === '1' && /[&#]text=z/.test(location.hash));
   assert.deepEqual(errors, []);
 });
+
+test('training that carries a weight out of the range the lab can show stops with a message, and every control works after it', async () => {
+  // w_key just inside ±1e6 with lr 10: the first updates carry it out (the engine stops there,
+  // or the probe refuses the weights); before, the lab stayed "running" with Step +1 disabled
+  const base = engine.createTrainer({ task: 'reverse', lr: 10, weightDecay: 0 });
+  const bytes = new Uint8Array(base.save());
+  base.dispose();
+  const view = new DataView(bytes.buffer);
+  const n = Number(view.getBigUint64(0, true));
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
+  const [begin, end] = header['layers.0.w_key'].data_offsets;
+  for (let i = 8 + n + begin; i < 8 + n + end; i += 4) view.setFloat32(i, 1e6 - 5, true);
+  const path = file('edge.safetensors', bytes);
+
+  const { page, errors } = await openLab(h, '#task=reverse');
+  const gen = await upload(page, path);
+  await page.waitForFunction((g) => Number(document.getElementById('lab').dataset.gen) > g && document.getElementById('lab').dataset.final === '1', gen);
+  await page.getByTestId('play').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="message-error"]'));
+  assert.match(await page.getByTestId('message-error').textContent(), /Training stopped at step \d+:.*lower learning rate/s);
+  await page.waitForFunction(() => document.getElementById('lab').dataset.running === '0');
+  assert.deepEqual(await controlsUsable(page), { state: 'ready', running: '0', play: true, step: true, playText: '\u25b6 Play' });
+  const shown = Number(await page.getByTestId('step-count').getAttribute('data-value'));
+  assert.equal(Number((await labState(page)).step), shown);
+  // Reset starts a fresh model of these settings, which trains
+  await page.getByTestId('reset').click();
+  await waitIdle(page);
+  assert.equal((await labState(page)).step, '0');
+  await page.getByTestId('step').click();
+  await page.waitForFunction(() => document.getElementById('lab').dataset.step === '1' && document.getElementById('lab').dataset.final === '1');
+  assert.deepEqual(errors, []);
+});
