@@ -12,6 +12,7 @@ import zlib from 'node:zlib';
 import { startHarness, artifactDir } from './harness.mjs';
 import { labState, waitIdle, openLab, trainTo, gridDigests } from './train-helpers.mjs';
 import { createEngine } from '../../web/engine.js';
+import { poisonedReverse, withoutMetadata } from '../js/checkpoints.mjs';
 
 let h;
 let engine;
@@ -37,20 +38,6 @@ function file(name, bytes) {
   const path = join(artifactDir('train-recover'), name);
   writeFileSync(path, bytes);
   return path;
-}
-
-/** .safetensors bytes with one __metadata__ entry removed (the header rewritten). */
-function withoutMetadata(bytes, key) {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const n = Number(view.getBigUint64(0, true));
-  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
-  delete header.__metadata__[key];
-  const text = new TextEncoder().encode(JSON.stringify(header));
-  const out = new Uint8Array(8 + text.length + bytes.length - 8 - n);
-  new DataView(out.buffer).setBigUint64(0, BigInt(text.length), true);
-  out.set(text, 8);
-  out.set(bytes.subarray(8 + n), 8 + text.length);
-  return out;
 }
 
 async function upload(page, path) {
@@ -192,14 +179,7 @@ test('a link whose text is a deflate bomb: the page stays responsive, says so be
 test('training that carries a weight out of the range the lab can show stops with a message, and every control works after it', async () => {
   // w_key just inside ±1e6 with lr 10: the first updates carry it out (the engine stops there,
   // or the probe refuses the weights); before, the lab stayed "running" with Step +1 disabled
-  const base = engine.createTrainer({ task: 'reverse', lr: 10, weightDecay: 0 });
-  const bytes = new Uint8Array(base.save());
-  base.dispose();
-  const view = new DataView(bytes.buffer);
-  const n = Number(view.getBigUint64(0, true));
-  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
-  const [begin, end] = header['layers.0.w_key'].data_offsets;
-  for (let i = 8 + n + begin; i < 8 + n + end; i += 4) view.setFloat32(i, 1e6 - 5, true);
+  const bytes = poisonedReverse(engine, 1e6 - 5);
   const path = file('edge.safetensors', bytes);
 
   const { page, errors } = await openLab(h, '#task=reverse');

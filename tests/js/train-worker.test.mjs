@@ -7,6 +7,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Worker } from 'node:worker_threads';
 import { createEngine } from '../../web/engine.js';
+import { poisonedReverse, withoutMetadata } from './checkpoints.mjs';
 
 const WORKER_URL = new URL('../../web/app/train/worker.js', import.meta.url).href;
 // the page's side of a dedicated worker: self.postMessage out, self.onmessage in
@@ -92,14 +93,7 @@ test('training that leaves the weights the lab can show stops with an error repl
   // w_key just inside ±1e6 (the range probe and trace accept) with lr 10: the first updates
   // carry it out; the engine stops there (or the probe refuses the weights): either way
   // the reply says where training stopped and the worker is not left "running"
-  const base = engine.createTrainer({ task: 'reverse', lr: 10, weightDecay: 0 });
-  const bytes = new Uint8Array(base.save());
-  base.dispose();
-  const view = new DataView(bytes.buffer);
-  const n = Number(view.getBigUint64(0, true));
-  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
-  const [begin, end] = header['layers.0.w_key'].data_offsets;
-  for (let i = 8 + n + begin; i < 8 + n + end; i += 4) view.setFloat32(i, 1e6 - 5, true);
+  const bytes = poisonedReverse(engine, 1e6 - 5);
   gen += 1;
   const loaded = next((r) => (r.type === 'paused' || r.type === 'error') && (r.gen === gen || r.requestGen === gen));
   send({ type: 'load', gen, bytes: bytes.buffer, name: 'edge.safetensors', corpus: '', probeText: '' }, [bytes.buffer]);
@@ -156,14 +150,7 @@ test('a text model without its text is shown on the probe text; a file naming no
   const t = engine.createTrainer({ task: 'copy' });
   const raw = t.save();
   t.dispose();
-  const k = Number(new DataView(raw.buffer).getBigUint64(0, true));
-  const head = JSON.parse(new TextDecoder().decode(raw.subarray(8, 8 + k)));
-  delete head.__metadata__.task;
-  const text = new TextEncoder().encode(JSON.stringify(head));
-  const file = new Uint8Array(8 + text.length + raw.length - 8 - k);
-  new DataView(file.buffer).setBigUint64(0, BigInt(text.length), true);
-  file.set(text, 8);
-  file.set(raw.subarray(8 + k), 8 + text.length);
+  const file = withoutMetadata(raw, 'task');
   const kept = gen;
   gen += 1;
   const refused = next((r) => r.type === 'error');

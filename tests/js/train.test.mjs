@@ -9,20 +9,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createEngine, TASKS } from '../../web/engine.js';
 import { cliRun } from './helpers.mjs';
+import { setTensor } from './checkpoints.mjs';
 
 const engine = await createEngine();
 const tmp = mkdtempSync(path.join(tmpdir(), 'attn-train-'));
-
-/** Overwrites every float of one tensor inside .safetensors bytes. */
-function setTensor(bytes, name, value) {
-  const out = new Uint8Array(bytes);
-  const view = new DataView(out.buffer);
-  const n = Number(view.getBigUint64(0, true));
-  const header = JSON.parse(new TextDecoder().decode(out.subarray(8, 8 + n)));
-  const [begin, end] = header[name].data_offsets;
-  for (let i = 8 + n + begin; i < 8 + n + end; i += 4) view.setFloat32(i, value, true);
-  return out;
-}
 
 test('tasks() lists every task with its sentence, pattern, recipe and an example', () => {
   const tasks = engine.tasks();

@@ -6,19 +6,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createEngine } from '../../web/engine.js';
+import { poisonedReverse } from './checkpoints.mjs';
 
 const engine = await createEngine();
-
-/** Overwrites every float of one tensor inside .safetensors bytes. */
-function setTensor(bytes, name, value) {
-  const out = new Uint8Array(bytes);
-  const view = new DataView(out.buffer);
-  const n = Number(view.getBigUint64(0, true));
-  const header = JSON.parse(new TextDecoder().decode(out.subarray(8, 8 + n)));
-  const [begin, end] = header[name].data_offsets;
-  for (let i = 8 + n + begin; i < 8 + n + end; i += 4) view.setFloat32(i, value, true);
-  return out;
-}
 
 /** The step the engine itself records (the checkpoint's "step"), read back through a fresh trainer. */
 function engineStep(trainer) {
@@ -35,13 +25,10 @@ function engineStep(trainer) {
  * then w_key just inside the bound stops when an update (lr 10) crosses it.
  */
 function stopsPartWay(run) {
-  const base = engine.createTrainer({ task: 'reverse', lr: 10, weightDecay: 0 });
-  const bytes = base.save();
-  base.dispose();
   for (const value of [1e36, 1e6 - 25]) {
     let t;
     try {
-      t = engine.loadTrainer(setTensor(bytes, 'layers.0.w_key', value));
+      t = engine.loadTrainer(poisonedReverse(engine, value));
     } catch {
       continue;
     }
