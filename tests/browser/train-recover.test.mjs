@@ -76,6 +76,10 @@ test('a text model uploaded to a lab on another task opens with the text task\'s
   assert.ok(words.length > 0, 'the probe sequence is shown');
   assert.match(await page.getByTestId('message-notice').textContent(), /Loaded .text-model\.safetensors.*probed but not trained/s);
   assert.equal(await page.getByTestId('play').isDisabled(), true, 'it cannot train without its text');
+  // the file's learning rate (a float32) is shown and linked as the lab writes it, not as 0.003000000026…
+  const lr = await page.getByTestId('lr').inputValue();
+  assert.equal(lr, String(Number(Number(lr).toPrecision(6))), `learning rate shown as ${lr}`);
+  await page.waitForFunction((x) => new URLSearchParams(location.hash.slice(1)).get('lr') === x, lr);
   assert.equal(await page.locator('[data-testid="message-error"]').count(), 0);
 
   // and the lab goes on: another task trains

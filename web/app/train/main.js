@@ -298,6 +298,7 @@ function adoptLoaded(m) {
   catchUp = null;
   const next = defaultTrainState(s.task, tasks);
   for (const name of Object.keys(MODEL_FIELDS)) if (s[name] !== undefined) next[name] = s[name];
+  next.lr = Number(next.lr.toPrecision(6)); // the engine reports float32 values (0.003000000026…), as taskDefaults rounds them
   // a text model trains on with the text the lab had open (engine.loadTrainer's corpus)
   next.corpus = s.task === 'text' && m.hasTask && state.task === 'text' ? state.corpus : '';
   const noText = s.task === 'text' && !next.corpus;
@@ -647,7 +648,7 @@ function draw() {
   ui.metrics.textContent = h
     ? `Held-out accuracy ${pct(h.accuracy)}, loss ${formatValue(h.loss, 3)} (${h.samples} sequences${run.final ? ', after the pause' : ', live'})${run.trainAcc.last ? ` \u00b7 training batch ${pct(run.trainAcc.last[1])}` : ''}`
     : modelError ? 'No model: the settings above could not build one.'
-      : model?.hasTask === false ? 'Shown on the probe above; training it needs the text it was trained on.' : 'Press \u25b6 to train.';
+      : model?.hasTask === false ? 'This model is shown on the probe; training it needs the text it was trained on.' : 'Press \u25b6 to train.';
   ui.app.classList.toggle('tr-no-model', !model);
   ui.downloadBtn.disabled = !model;
   ui.playground.disabled = !model;
