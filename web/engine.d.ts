@@ -411,9 +411,11 @@ export declare class Trainer {
   readonly parameterCount: number;
   /** false for a text model loaded without its corpus */
   readonly hasTask: boolean;
+  /** the engine's step, also after a call that stopped part-way */
   readonly stepCount: number;
   /** n optimizer steps; a non-finite loss or gradient throws RangeError naming the step, weights kept. */
   step(n?: number): StepReport;
+  /** rows of equal length (pad and give lengths); a ragged batch throws RangeError code bad_shape */
   stepBatch(batch: { ids: number[][] | Int32Array; targets: number[][] | Int32Array; batch?: number; length?: number; lengths?: number[] | null }, n?: number): StepReport;
   evaluate(options?: ForwardOptions & { samples?: number }): { loss: number; accuracy: number; targets: number };
   headScores(samples?: number, options?: ForwardOptions): { layer: number; head: number; scores: Record<string, number> }[];

@@ -10,7 +10,8 @@
 //
 // See engine.d.ts for every type.
 
-import { trainingApi, Trainer, TASKS, codedError, addCharOffsets } from './trainer.js';
+import { trainingApi, Trainer, TASKS, addCharOffsets } from './trainer.js';
+import { codedError, typeName, checkInteger, checkBoolean, checkChoice, checkText } from './validate.js';
 import { ENGINE_CONSTANTS } from './generated/engine_constants.js';
 
 export { Trainer, TASKS };
@@ -99,54 +100,9 @@ export function simdSupported() {
 
 // ---- validation -----------------------------------------------------------
 
-function typeName(v) {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'an array';
-  return typeof v;
-}
-
-/** A string of valid Unicode of at most MAX_SENTENCE_BYTES UTF-8 bytes, checked
- * in JS before anything is copied into wasm memory (which never shrinks). */
+/** A sentence: valid Unicode of at most MAX_SENTENCE_BYTES UTF-8 bytes (validate.js's checkText). */
 function checkSentence(sentence, what = 'sentence') {
-  if (typeof sentence !== 'string') throw codedError(TypeError, 'bad_input', `${what} must be a string, got ${typeName(sentence)}`);
-  let bytes = 0;
-  for (let i = 0; i < sentence.length; i++) {
-    const c = sentence.charCodeAt(i);
-    if (c < 0x80) {
-      bytes += 1;
-    } else if (c < 0x800) {
-      bytes += 2;
-    } else if (c >= 0xd800 && c <= 0xdbff) {
-      const next = sentence.charCodeAt(i + 1);
-      if (!(next >= 0xdc00 && next <= 0xdfff)) throw codedError(TypeError, 'bad_text', `${what} has an unpaired UTF-16 surrogate at index ${i}, which is not valid Unicode`);
-      bytes += 4;
-      i++;
-    } else if (c >= 0xdc00 && c <= 0xdfff) {
-      throw codedError(TypeError, 'bad_text', `${what} has an unpaired UTF-16 surrogate at index ${i}, which is not valid Unicode`);
-    } else {
-      bytes += 3;
-    }
-  }
-  if (bytes > MAX_SENTENCE_BYTES) throw codedError(RangeError, 'too_many_tokens', `${what} is ${bytes} bytes of UTF-8, above the limit of ${MAX_SENTENCE_BYTES} bytes`);
-  return sentence;
-}
-
-function checkInteger(value, name, min, max) {
-  if (typeof value !== 'number') throw codedError(TypeError, 'bad_input', `${name} must be a number, got ${typeName(value)}`);
-  if (!Number.isInteger(value)) throw codedError(RangeError, 'bad_input', `${name} must be a whole number, got ${value}`);
-  if (value < min || value > max) throw codedError(RangeError, 'bad_input', `${name} ${value} is outside the range ${min} to ${max}`);
-  return value;
-}
-
-function checkBoolean(value, name) {
-  if (typeof value !== 'boolean') throw codedError(TypeError, 'bad_input', `${name} must be true or false, got ${typeName(value)}`);
-  return value;
-}
-
-function checkChoice(value, name, choices, code = 'bad_input') {
-  if (typeof value !== 'string') throw codedError(TypeError, code, `${name} must be a string, got ${typeName(value)}`);
-  if (!choices.includes(value)) throw codedError(RangeError, code, `${name} "${value}" is not one of ${choices.join(', ')}`);
-  return value;
+  return checkText(sentence, what, { maxBytes: MAX_SENTENCE_BYTES });
 }
 
 const INT32_MAX = 2147483647;

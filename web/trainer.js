@@ -7,49 +7,15 @@
 // See engine.d.ts for every type.
 
 import { ENGINE_CONSTANTS } from './generated/engine_constants.js';
-
-/** An error of class Type with err.code = code (one of the C++ attn::Error::Code
- * names, ENGINE_CONSTANTS.errorCodes): what every JS-side check of the engine throws. */
-export function codedError(Type, code, message) {
-  const error = new Type(message);
-  error.code = code;
-  return error;
-}
+import { codedError, typeName, checkInteger as int, checkNumber as num, checkBoolean as bool, checkChoice as choice, checkText } from './validate.js';
 
 /** The training tasks, in the C++'s TaskKind order (engine.info.tasks). */
 export const TASKS = ENGINE_CONSTANTS.tasks;
 
 const POSITIONALS = ENGINE_CONSTANTS.positionals;
-
-function typeName(v) {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'an array';
-  return typeof v;
-}
-
-function int(value, name, min, max) {
-  if (typeof value !== 'number') throw codedError(TypeError, 'bad_input', `${name} must be a number, got ${typeName(value)}`);
-  if (!Number.isInteger(value)) throw codedError(RangeError, 'bad_input', `${name} must be a whole number, got ${value}`);
-  if (value < min || value > max) throw codedError(RangeError, 'bad_input', `${name} ${value} is outside the range ${min} to ${max}`);
-  return value;
-}
-
-function num(value, name, min, max) {
-  if (typeof value !== 'number') throw codedError(TypeError, 'bad_input', `${name} must be a number, got ${typeName(value)}`);
-  if (!Number.isFinite(value) || value < min || value > max) throw codedError(RangeError, 'bad_input', `${name} ${value} is outside the range ${min} to ${max}`);
-  return value;
-}
-
-function bool(value, name) {
-  if (typeof value !== 'boolean') throw codedError(TypeError, 'bad_input', `${name} must be true or false, got ${typeName(value)}`);
-  return value;
-}
-
-function choice(value, name, choices) {
-  if (typeof value !== 'string') throw codedError(TypeError, 'bad_input', `${name} must be a string, got ${typeName(value)}`);
-  if (!choices.includes(value)) throw codedError(RangeError, 'bad_input', `${name} "${value}" is not one of ${choices.join(', ')}`);
-  return value;
-}
+/** Longest corpus and probe/trace text, in UTF-16 code units. */
+const MAX_CORPUS_CHARS = 8_000_000;
+const MAX_SEQUENCE_CHARS = 100_000;
 
 /** Every setting read once into a fresh object of primitives (getters and
  * proxies are read exactly once), defaults from the task's recipe. */
@@ -60,10 +26,7 @@ export function normalizeTrainSettings(settings, tasks) {
   const task = choice(given.task ?? 'reverse', 'task', TASKS);
   const info = tasks.find((t) => t.name === task);
   const s = { ...info.defaults, corpus: '', ...given, task };
-  const corpus = s.corpus;
-  if (typeof corpus !== 'string') throw codedError(TypeError, 'bad_input', `corpus must be a string, got ${typeName(corpus)}`);
-  if (corpus.length > 8_000_000) throw codedError(RangeError, 'too_many_tokens', `corpus has ${corpus.length} characters; at most 8,000,000 are accepted`);
-  if (/[\uD800-\uDFFF]/.test(corpus.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, ''))) throw codedError(TypeError, 'bad_text', 'corpus has an unpaired UTF-16 surrogate, which is not valid Unicode');
+  const corpus = checkText(s.corpus, 'corpus', { maxChars: MAX_CORPUS_CHARS });
   return {
     task,
     length: int(s.length, 'length', 0, 4096),
@@ -122,25 +85,48 @@ function toIds(ids, name) {
 function sequenceOptions(options = {}) {
   if (options === null || typeof options !== 'object') throw codedError(TypeError, 'bad_input', `options must be an object, got ${typeName(options)}`);
   const out = forwardOptions(options);
-  if (options.ids != null) out.ids = Array.from(toIds(options.ids, 'ids'));
-  else if (options.text != null) {
-    if (typeof options.text !== 'string') throw codedError(TypeError, 'bad_input', `text must be a string, got ${typeName(options.text)}`);
-    if (options.text.length > 100000) throw codedError(RangeError, 'too_many_tokens', 'text is longer than 100,000 characters');
-    out.text = options.text;
-  }
+  const { ids, text } = options; // read once
+  if (ids != null) out.ids = Array.from(toIds(ids, 'ids'));
+  else if (text != null) out.text = checkText(text, 'text', { maxChars: MAX_SEQUENCE_CHARS });
   return out;
 }
+
+/** Rows of token ids ([[id, …], …]), each row read once, into {rows, length, flat}.
+ * Every row must be as long as the first: a ragged batch is refused (bad_shape,
+ * naming the row and the lengths), never re-cut into rows of another length. */
+function flatRows(value, name) {
+  const list = Array.from(value);
+  const lengths = list.map((row) => (Array.isArray(row) ? row.length : -1));
+  const notRow = lengths.indexOf(-1);
+  if (notRow >= 0) throw codedError(TypeError, 'bad_input', `${name} row ${notRow} is ${typeName(list[notRow])}, not an array of token ids`);
+  const ragged = lengths.findIndex((n) => n !== lengths[0]);
+  if (ragged >= 0) {
+    throw codedError(RangeError, 'bad_shape', `${name} row ${ragged} has ${lengths[ragged]} tokens but row 0 has ${lengths[0]} (row lengths ${lengths.join(', ')}): every row of a batch must be equally long; pad the short rows and give their real lengths in lengths`);
+  }
+  const flat = [];
+  list.forEach((row, i) => {
+    for (let j = 0; j < lengths[i]; j++) flat.push(row[j]);
+  });
+  return { rows: list.length, length: lengths[0] ?? 0, flat: toIds(flat, name) };
+}
+
+const isRows = (v) => Array.isArray(v) && Array.isArray(v[0]);
 
 /** {ids, targets} as arrays of rows or flat (with batch and length). */
 function toBatch(batch) {
   if (batch === null || typeof batch !== 'object') throw codedError(TypeError, 'bad_input', `batch must be an object {ids, targets, lengths?}, got ${typeName(batch)}`);
   const { ids, targets, lengths } = batch;
   let rows, length, flatIds, flatTargets;
-  if (Array.isArray(ids) && Array.isArray(ids[0])) {
-    rows = ids.length;
-    length = ids[0].length;
-    flatIds = toIds(ids.flat(), 'ids');
-    flatTargets = toIds(Array.isArray(targets) ? targets.flat() : targets, 'targets');
+  if (isRows(ids)) {
+    const x = flatRows(ids, 'ids');
+    rows = x.rows;
+    length = x.length;
+    flatIds = x.flat;
+    if (isRows(targets)) {
+      const y = flatRows(targets, 'targets');
+      if (y.rows !== rows || y.length !== length) throw codedError(RangeError, 'bad_shape', `targets are ${y.rows} rows of ${y.length} but ids are ${rows} rows of ${length}`);
+      flatTargets = y.flat;
+    } else flatTargets = toIds(targets, 'targets');
   } else {
     rows = int(batch.batch, 'batch.batch', 1, 4096);
     length = int(batch.length, 'batch.length', 1, 4096);
@@ -188,17 +174,29 @@ export class Trainer {
   /** n optimizer steps on the task's batches (the batch of step k is fixed by the seed). */
   step(n = 1) {
     int(n, 'n', 1, 1000000);
-    const r = this._unwrap(this._m.trainerStep(this._live(), n));
-    this._steps = r.step;
-    return r;
+    return this._stepping((handle) => this._m.trainerStep(handle, n));
   }
 
   /** n optimizer steps on one given batch. */
   stepBatch(batch, n = 1) {
     int(n, 'n', 1, 1000000);
-    const r = this._unwrap(this._m.trainerStepBatch(this._live(), toBatch(batch), n));
-    this._steps = r.step;
-    return r;
+    const b = toBatch(batch);
+    return this._stepping((handle) => this._m.trainerStepBatch(handle, b, n));
+  }
+
+  /** Runs a stepping call; afterwards stepCount is the engine's step, also when the
+   * call stopped part-way (a non-finite value at step k keeps the k − 1 steps before it). */
+  _stepping(call) {
+    const handle = this._live();
+    let report;
+    try {
+      report = this._unwrap(call(handle));
+    } catch (error) {
+      this._steps = this._unwrap(this._m.trainerInfo(handle)).stepCount;
+      throw error;
+    }
+    this._steps = report.step;
+    return report;
   }
 
   /** Held-out loss and accuracy (the same held-out set every call). */
@@ -280,7 +278,7 @@ export function trainingApi(module, unwrap) {
     },
     loadTrainer(bytes, { corpus = '' } = {}) {
       if (!(bytes instanceof Uint8Array)) throw codedError(TypeError, 'bad_input', `a checkpoint must be a Uint8Array of the file's bytes, got ${typeName(bytes)}`);
-      if (typeof corpus !== 'string') throw codedError(TypeError, 'bad_input', `corpus must be a string, got ${typeName(corpus)}`);
+      checkText(corpus, 'corpus', { maxChars: MAX_CORPUS_CHARS });
       return new Trainer(module, unwrap, unwrap(module.trainerLoad(bytes, corpus)));
     },
   };

@@ -139,13 +139,3 @@ export function identityRows(n) {
   return Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => (i === j ? 1 : 0)));
 }
 
-/** .safetensors bytes (a copy) with every float of one tensor set to valueAt(k), k = 0, 1, … in order. */
-export function setTensorValues(bytes, name, valueAt) {
-  const out = new Uint8Array(bytes);
-  const view = new DataView(out.buffer);
-  const n = Number(view.getBigUint64(0, true));
-  const header = JSON.parse(new TextDecoder().decode(out.subarray(8, 8 + n)));
-  const [begin, end] = header[name].data_offsets;
-  for (let i = 8 + n + begin, k = 0; i < 8 + n + end; i += 4, k++) view.setFloat32(i, valueAt(k), true);
-  return out;
-}

@@ -7,7 +7,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createEngine, ERROR_CODES, TASKS } from '../../web/engine.js';
 import { ENGINE_CONSTANTS } from '../../web/generated/engine_constants.js';
-import { cliRun, prng, setTensorValues } from './helpers.mjs';
+import { cliRun, prng } from './helpers.mjs';
+import { setTensorValues } from './checkpoints.mjs';
 
 const engine = await createEngine();
 

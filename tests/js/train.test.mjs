@@ -8,13 +8,11 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createEngine, TASKS } from '../../web/engine.js';
-import { cliRun, setTensorValues } from './helpers.mjs';
+import { cliRun } from './helpers.mjs';
+import { setTensor } from './checkpoints.mjs';
 
 const engine = await createEngine();
 const tmp = mkdtempSync(path.join(tmpdir(), 'attn-train-'));
-
-/** Overwrites every float of one tensor inside .safetensors bytes. */
-const setTensor = (bytes, name, value) => setTensorValues(bytes, name, () => value);
 
 test('tasks() lists every task with its sentence, pattern, recipe and an example', () => {
   const tasks = engine.tasks();

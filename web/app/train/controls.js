@@ -69,7 +69,10 @@ export function createSettingsView(root, { onChange, onTask, onDefaults, onCorpu
   textArea.addEventListener('input', () => {
     textCount.textContent = `${textArea.value.length.toLocaleString('en')} characters (up to ${MAX_CORPUS.toLocaleString('en')}); paste text, drop a .txt file here, or open one.`;
   });
+  // why the link's text could not be used, beside the field it would have filled
+  const textProblem = el('p', 'tr-corpus-problem', { testid: 'corpus-problem', hidden: true, attrs: { role: 'alert' } });
   const textBox = el('div', 'tr-corpus-box', { testid: 'corpus-box' },
+    textProblem,
     field('Your text (the model learns to predict its next word)', textArea),
     textCount,
     el('div', 'tr-row', {}, textApply, textFileBtn, textFile));
@@ -155,8 +158,9 @@ export function createSettingsView(root, { onChange, onTask, onDefaults, onCorpu
   }
 
   return {
-    /** state: the lab state; tasks: engine.tasks(); model: {probe with targetTokens, parameterCount} or null */
-    update(state, tasks, { model = null, disabled = false } = {}) {
+    /** state: the lab state; tasks: engine.tasks(); model: {probe with targetTokens, parameterCount} or null;
+     * corpusProblem: a sentence on why the link's text was not used, or null */
+    update(state, tasks, { model = null, disabled = false, corpusProblem = null } = {}) {
       buildPicker(tasks, state.task);
       for (const input of picker.querySelectorAll('input')) input.checked = input.value === state.task;
       const info = tasks.find((t) => t.name === state.task);
@@ -164,6 +168,10 @@ export function createSettingsView(root, { onChange, onTask, onDefaults, onCorpu
       pattern.textContent = info ? `A head that solves it: ${info.pattern}` : '';
       showExample(info, model?.probe && model.settings?.task === state.task ? model.probe : null);
       textBox.hidden = state.task !== 'text';
+      textProblem.hidden = !corpusProblem;
+      textProblem.textContent = corpusProblem ?? '';
+      if (corpusProblem) textArea.setAttribute('aria-invalid', 'true');
+      else textArea.removeAttribute('aria-invalid');
       if (state.task === 'text' && corpusShown !== state.corpus) {
         corpusShown = state.corpus;
         textArea.value = state.corpus;

@@ -66,6 +66,7 @@ let modelError = null;
 let memory = null;
 let catchUp = null; // target step while a link retrains
 let scrub = null; // step of the snapshot shown, null = live
+let corpusProblem = null; // why the link's text was not used (shown beside the text field), or null
 const run = {
   step: 0,
   running: false,
@@ -100,7 +101,15 @@ function resetRun() {
 // ---- the worker ---------------------------------------------------------------------------
 const workerUrl = new URL('./worker.js', import.meta.url);
 const worker = new Worker(workerUrl, { type: 'module' });
-worker.onerror = (e) => fatal(`the training worker failed to start (${e.message || 'no details'})`);
+worker.onerror = (e) => {
+  // before 'ready' the worker could not start; later an uncaught error (the worker wraps every
+  // handler, so this is a backstop) is one more error the lab recovers from
+  if (!tasks) fatal(`the training worker failed to start (${e.message || 'no details'})`);
+  else {
+    e.preventDefault();
+    onWorkerError({ where: 'worker', message: e.message || 'an unexpected error', running: false });
+  }
+};
 worker.onmessage = (e) => handle(e.data);
 const send = (msg, transfer) => worker.postMessage(msg, transfer ?? []);
 
@@ -142,6 +151,19 @@ function scheduleUrl(delay = 60) {
   if (urlTimer) return;
   lab.dataset.urlPending = '1';
   urlTimer = setTimeout(writeUrl, delay);
+}
+
+/** The text a link carries, or the sample text with a sentence beside the text field
+ * when the link's text cannot be used (damaged, or longer than the lab takes). */
+async function linkCorpus(textParam) {
+  corpusProblem = null;
+  if (!textParam) return SAMPLE_TEXT;
+  try {
+    return await unpackText(textParam);
+  } catch (e) {
+    corpusProblem = `${e.message.charAt(0).toUpperCase()}${e.message.slice(1)}, so the sample text is shown instead. The link's other settings are used; paste your text and press \u201cTrain on this text\u201d.`;
+    return SAMPLE_TEXT;
+  }
 }
 
 async function setCorpus(text) {
@@ -241,40 +263,57 @@ function memoryText(m) {
   return `Training would need about ${formatBytes(m.bytes)} of memory; the lab can use ${formatBytes(m.limitBytes)}.`;
 }
 
+/** Every error reply leaves the lab usable: the transport shows the worker's real state
+ * (training has stopped unless it says otherwise) and a message says what happened and
+ * what to change. */
 function onWorkerError(m) {
+  if (m.where === 'engine') {
+    fatal(m.message);
+    return;
+  }
+  if (m.where === 'load') {
+    // refused: the worker kept the model it had (and its generation)
+    if (m.requestGen === gen) gen = m.gen;
+    notify('file', 'error', 'That file could not be loaded as a model:', `${m.message}. The model you had is unchanged.`, { dismissible: true });
+    lab.dataset.fileError = '1';
+    render();
+    return;
+  }
+  if (m.gen !== undefined && m.gen !== gen) return;
+  if (!m.running) {
+    run.running = false;
+    catchUp = null;
+  }
+  if (model && Number.isInteger(m.step)) run.step = m.step;
   switch (m.where) {
-    case 'engine':
-      fatal(m.message);
-      break;
     case 'settings':
-      if (m.gen !== gen) return;
       modelError = m.message;
-      catchUp = null;
       model = null; // the settings shown have no model: nothing may show or act on the previous one
       resetRun();
       notify('settings', 'error', 'These settings cannot train:', `${m.message}. Change a setting or press \u201cTask defaults\u201d.`, { dismissible: true });
-      render();
-      break;
-    case 'load':
-      notify('file', 'error', 'That file could not be loaded as a model:', `${m.message}. The model you had is unchanged.`, { dismissible: true });
-      lab.dataset.fileError = '1';
-      render();
       break;
     case 'train':
-      catchUp = null;
-      notify('train', 'error', 'Training stopped:', `${m.message}. A lower learning rate usually helps.`, { dismissible: true });
-      render();
+      notify('train', 'error', `Training stopped at step ${run.step.toLocaleString('en')}:`, `${m.message}. A lower learning rate usually helps; \u21ba Reset starts again from step 0.`, { dismissible: true });
+      break;
+    case 'ablate':
+      notify('worker', 'error', 'Those heads could not be ablated:', `${m.message}. All heads stay as they were.`, { dismissible: true });
+      break;
+    case 'save':
+      notify('worker', 'error', 'The model could not be saved:', `${m.message}. Train on, or press \u21ba Reset, and try again.`, { dismissible: true });
       break;
     default:
-      notify('worker', 'error', 'The training worker reported a problem:', m.message, { dismissible: true });
+      notify('worker', 'error', 'The training worker reported a problem:', `${m.message}. The lab goes on from where it was; \u21ba Reset starts again from step 0.`, { dismissible: true });
   }
+  render();
 }
 
 // ---- loading a checkpoint -----------------------------------------------------------------------
 function adoptLoaded(m) {
   const s = m.settings;
+  catchUp = null;
   const next = defaultTrainState(s.task, tasks);
   for (const name of Object.keys(MODEL_FIELDS)) if (s[name] !== undefined) next[name] = s[name];
+  next.lr = Number(next.lr.toPrecision(6)); // the engine reports float32 values (0.003000000026…), as taskDefaults rounds them
   // a text model trains on with the text the lab had open (engine.loadTrainer's corpus)
   next.corpus = s.task === 'text' && m.hasTask && state.task === 'text' ? state.corpus : '';
   const noText = s.task === 'text' && !next.corpus;
@@ -283,8 +322,11 @@ function adoptLoaded(m) {
   next.keyView = state.keyView;
   next.logScale = state.logScale;
   state = normalizeTrainState(next);
+  corpusProblem = null;
   setCorpus(state.corpus).then(() => scheduleUrl());
-  notify('file', 'notice', `Loaded \u201c${m.name}\u201d:`, `a ${taskTitle(s.task).toLowerCase()} model at step ${m.step}. ${noText ? 'The file does not carry the text it was trained on, so it can be probed but not trained on, and a link cannot retrain it: open its text with \u201cYour own text\u201d first, then load the file again.' : 'The link of this page retrains it from its seed; that gives these exact weights when the file was trained here with these settings (training is deterministic).'} Training on from here uses a fresh optimizer state.`, { dismissible: true });
+  const why = m.textProblem ? `It does not fit the text the lab had open (${m.textProblem}), so it is shown on that text but cannot be trained on, and a link cannot retrain it.` : 'The file does not carry the text it was trained on, so it can be probed but not trained on, and a link cannot retrain it: open its text with \u201cYour own text\u201d first, then load the file again.';
+  const kind = s.task === 'text' ? 'word-level text' : taskTitle(s.task).toLowerCase();
+  notify('file', 'notice', `Loaded \u201c${m.name}\u201d:`, `a ${kind} model at step ${m.step}. ${noText ? why : 'The link of this page retrains it from its seed; that gives these exact weights when the file was trained here with these settings (training is deterministic). Training on from here uses a fresh optimizer state.'}`, { dismissible: true });
   delete lab.dataset.fileError;
 }
 
@@ -298,8 +340,8 @@ async function loadModelFile(file) {
   try {
     const bytes = await readFile(file);
     gen += 1;
-    catchUp = null;
-    send({ type: 'load', gen, bytes: bytes.buffer, name: file.name, corpus: state.task === 'text' ? state.corpus : '' }, [bytes.buffer]);
+    const text = state.task === 'text' ? state.corpus : '';
+    send({ type: 'load', gen, bytes: bytes.buffer, name: file.name, corpus: text, probeText: text || SAMPLE_TEXT }, [bytes.buffer]);
   } catch (e) {
     notify('file', 'error', 'That file could not be loaded as a model:', `${e.message}. The model you had is unchanged.`, { dismissible: true });
     lab.dataset.fileError = '1';
@@ -327,6 +369,7 @@ async function loadTextFile(file) {
 }
 
 async function applyCorpus(text) {
+  corpusProblem = null;
   const next = { ...state, task: 'text' };
   if (state.task !== 'text') Object.assign(next, taskDefaults(tasks.find((t) => t.name === 'text')));
   state = normalizeTrainState({ ...next, corpus: text, step: 0, ablate: [] });
@@ -541,6 +584,7 @@ function changeSettings(patch) {
 
 function changeTask(name, force = false) {
   if (name === state.task && !force) return;
+  corpusProblem = null;
   const corpus = name === 'text' ? (state.corpus || SAMPLE_TEXT) : '';
   const next = defaultTrainState(name, tasks, corpus);
   next.theme = state.theme;
@@ -595,11 +639,11 @@ function draw() {
   lab.dataset.ablated = run.ablation ? String(run.ablation.accuracy) : '';
   lab.dataset.ablationStep = run.ablation ? String(run.ablation.step) : '';
 
-  const sk = JSON.stringify({ ...state, corpus: state.corpus.length, step: 0, gen: model?.gen });
+  const sk = JSON.stringify({ ...state, corpus: state.corpus.length, step: 0, gen: model?.gen, corpusProblem });
   if (sk !== settingsKey || state.corpus !== settingsCorpus) {
     settingsKey = sk;
     settingsCorpus = state.corpus;
-    settingsView.update(state, tasks, { model });
+    settingsView.update(state, tasks, { model, corpusProblem });
   }
   // transport
   ui.play.textContent = run.running || busy ? '\u275a\u275a Pause' : '\u25b6 Play';
@@ -619,7 +663,8 @@ function draw() {
   const h = run.heldout;
   ui.metrics.textContent = h
     ? `Held-out accuracy ${pct(h.accuracy)}, loss ${formatValue(h.loss, 3)} (${h.samples} sequences${run.final ? ', after the pause' : ', live'})${run.trainAcc.last ? ` \u00b7 training batch ${pct(run.trainAcc.last[1])}` : ''}`
-    : modelError ? 'No model: the settings above could not build one.' : 'Press \u25b6 to train.';
+    : modelError ? 'No model: the settings above could not build one.'
+      : model?.hasTask === false ? 'This model is shown on the probe; training it needs the text it was trained on.' : 'Press \u25b6 to train.';
   ui.memoryNote.textContent = memoryText(memory);
   ui.memoryNote.dataset.bytes = memory ? String(memory.bytes) : '';
   ui.memoryNote.dataset.fits = memory ? String(memory.fits) : '';
@@ -664,9 +709,12 @@ function draw() {
   // ablation
   if (state.ablate.length) {
     const names = state.ablate.map(([l, hh]) => headName(l, hh)).join(', ');
-    ui.ablation.textContent = run.ablation && h
-      ? `Held-out accuracy with all heads ${pct(h.accuracy)}; with ${names} ablated ${pct(run.ablation.accuracy)} (${run.ablation.samples} sequences).`
-      : `Evaluating without ${names}\u2026`;
+    if (model.hasTask === false) ui.ablation.textContent = `${names} ablated: comparing held-out accuracy needs the text this model was trained on.`;
+    else {
+      ui.ablation.textContent = run.ablation && h
+        ? `Held-out accuracy with all heads ${pct(h.accuracy)}; with ${names} ablated ${pct(run.ablation.accuracy)} (${run.ablation.samples} sequences).`
+        : `Evaluating without ${names}\u2026`;
+    }
   } else ui.ablation.textContent = 'All heads active.';
   ui.restore.hidden = !state.ablate.length;
 
@@ -724,14 +772,7 @@ async function start(list) {
     notify('url', 'notice', 'Some settings in the link could not be used,', 'so defaults were used for them:', { details: parsed.problems, dismissible: true });
   }
   if (state.task === 'text') {
-    let text = SAMPLE_TEXT;
-    if (parsed.textParam) {
-      try {
-        text = await unpackText(parsed.textParam);
-      } catch (e) {
-        notify('text', 'error', 'The link\u2019s text could not be used:', `${e.message}; the sample text is used instead.`, { dismissible: true });
-      }
-    }
+    const text = await linkCorpus(parsed.textParam);
     state.corpus = text;
     await setCorpus(text);
   }
@@ -792,11 +833,10 @@ window.addEventListener('hashchange', async () => {
   const before = state;
   state = parsed.state;
   if (state.task === 'text') {
-    let text = SAMPLE_TEXT;
-    if (parsed.textParam) text = await unpackText(parsed.textParam).catch(() => SAMPLE_TEXT);
+    const text = await linkCorpus(parsed.textParam);
     state.corpus = text;
     await setCorpus(text);
-  }
+  } else corpusProblem = null;
   if (parsed.problems.length) notify('url', 'notice', 'Some settings in the link could not be used,', 'so defaults were used for them:', { details: parsed.problems, dismissible: true });
   applyTheme();
   if (modelChanged(before, state) || state.step !== run.step) init(state.step);

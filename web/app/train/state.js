@@ -279,18 +279,63 @@ export async function packText(text) {
   return `u${toBase64Url(bytes)}`;
 }
 
-/** The inverse of packText; throws an Error with a sentence when the text is damaged. */
+/** What the lab says when a link's text cannot be used (unpackText's error message). */
+export const LINK_TEXT_PROBLEM = 'this link\u2019s text is damaged or too long';
+/** Most UTF-8 bytes a link's text may take: MAX_CORPUS UTF-16 code units are at most 3 bytes each. */
+export const MAX_CORPUS_BYTES = 3 * MAX_CORPUS;
+/** Compressed bytes fed to the inflater at a time: one piece inflates to at most about 1 MB. */
+const INFLATE_PIECE = 1024;
+
+/** deflate-raw bytes inflated by stream, chunk by chunk; once more than cap bytes have come
+ * out, the stream is cancelled and this throws (a link that inflates to gigabytes stops here). */
+async function inflateCapped(bytes, cap) {
+  const stream = new DecompressionStream('deflate-raw');
+  const writer = stream.writable.getWriter();
+  const reader = stream.readable.getReader();
+  // fed in small pieces, each after the inflater took the last (write() waits on its backpressure)
+  const feeding = (async () => {
+    for (let i = 0; i < bytes.length; i += INFLATE_PIECE) await writer.write(bytes.subarray(i, i + INFLATE_PIECE));
+    await writer.close();
+  })();
+  feeding.catch(() => {}); // a cancelled or damaged stream rejects the pending write; the reader reports it
+  const chunks = [];
+  let total = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.length;
+      if (total > cap) throw new Error(`more than ${cap} bytes`);
+      chunks.push(value);
+    }
+  } catch (e) {
+    await reader.cancel().catch(() => {});
+    throw e;
+  }
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}
+
+/** The inverse of packText. Throws an Error (message LINK_TEXT_PROBLEM) when the text is
+ * damaged, is not UTF-8, or is longer than MAX_CORPUS: never a cut or empty text in silence. */
 export async function unpackText(packed) {
+  let text;
   try {
     const kind = packed[0];
     const bytes = fromBase64Url(packed.slice(1));
     let raw;
-    if (kind === 'z') raw = await pipe(bytes, new DecompressionStream('deflate-raw'));
-    else if (kind === 'u') raw = bytes;
-    else throw new Error('unknown packing');
-    const text = new TextDecoder('utf-8', { fatal: true }).decode(raw);
-    return text.length > MAX_CORPUS ? text.slice(0, MAX_CORPUS) : text;
+    if (kind === 'z') raw = await inflateCapped(bytes, MAX_CORPUS_BYTES);
+    else if (kind === 'u' && bytes.length <= MAX_CORPUS_BYTES) raw = bytes;
+    else throw new Error('unknown packing or too long');
+    text = new TextDecoder('utf-8', { fatal: true }).decode(raw);
   } catch {
-    throw new Error('the own text in the link is damaged (it may have been cut when the link was copied)');
+    text = null;
   }
+  if (text === null || text.length > MAX_CORPUS) throw new Error(LINK_TEXT_PROBLEM);
+  return text;
 }
