@@ -4,7 +4,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatValue, valueWidth, parseValue, MINUS, formatPercent, formatTick, headMark, superscript, tokenText, tokenLabel, quoted, excerpt, DIGITS } from '../../web/app/format.js';
+import { formatValue, valueWidth, parseValue, MINUS, formatPercent, formatTick, formatBytes, headMark, superscript, tokenText, tokenLabel, quoted, excerpt, DIGITS } from '../../web/app/format.js';
 import { prng as rng } from './helpers.mjs'; // seeded, so a failure names a reproducible value
 
 
@@ -114,4 +114,13 @@ test('token labels are never cut: tokenLabel and quoted keep the whole token; ex
   assert.ok(cut.endsWith('\u2026') && Array.from(cut).length <= 24, cut);
   assert.ok(long.startsWith(cut.slice(0, -1)), 'a prefix of the sentence');
   assert.ok(!/\s\u2026$/.test(cut) && long[cut.length - 1] === ' ', `cut at a word boundary: "${cut}"`);
+});
+
+test('formatBytes: decimal megabytes below 1 GB, gigabytes from there, by formatValue', () => {
+  assert.equal(formatBytes(42e6), '42.0 MB');
+  assert.equal(formatBytes(768 * 2 ** 20), '805 MB');
+  assert.equal(formatBytes(2 ** 34), '17.2 GB');
+  assert.equal(formatBytes(1.5e5), '0.150 MB');
+  assert.equal(formatBytes(999.4e6), '999 MB');
+  assert.equal(formatBytes(999.6e6), '1.00 GB'); // rounds to 1000 MB: said in GB, never "1.00e3 MB"
 });

@@ -98,7 +98,9 @@ export function excerpt(text, max = 60) {
  * below 1 GB, of the gigabytes from there (42e6 → "42.0 MB", 1.72e10 → "17.2 GB").
  */
 export function formatBytes(bytes, digits = 3) {
-  return bytes >= 1e9 ? `${formatValue(bytes / 1e9, digits)} GB` : `${formatValue(bytes / 1e6, digits)} MB`;
+  const mb = bytes / 1e6;
+  // gigabytes once the megabytes round to 1000 or more (999.6 MB → "1.00 GB", never "1.00e3 MB")
+  return Number(mb.toPrecision(digits)) >= 1000 ? `${formatValue(bytes / 1e9, digits)} GB` : `${formatValue(mb, digits)} MB`;
 }
 
 /** 0.2 → "0.2×" */
