@@ -4,11 +4,15 @@
 //
 //   node bench/run.mjs [--sizes 16,64,4/128,256,8] [--budget 1.5] [--rounds 5]
 //                      [--skip js,scalar,...] [--out bench/results/latest.json]
+//                      [--baseline path/to/attention_core.node.cjs]
 //
 // Implementations (labels used in the table and JSON):
 //   ours-simd      this project's fast path, wasm SIMD128 (engine.forward)
 //   ours-scalar    the same fast path, scalar wasm build
 //   ours-eigen     the Eigen reference path, wasm SIMD128 build (engine.forwardReference)
+//   ours-base      with --baseline: the fast path of another build of the Node module
+//                  (e.g. a copy of web/generated/attention_core.node.cjs made before a
+//                  change), so a before/after comparison comes from one interleaved run
 //   native         the fast path natively, x86-64 baseline (SSE2), spawned (build/bench/attn_bench)
 //   native-sse42   the same code with -msse4.2 (build/bench/attn_bench_sse42)
 //   ort            onnxruntime-web (wasm backend, numThreads = 1), fastest of three graph forms
@@ -39,11 +43,12 @@ const opt = (name, fallback) => {
   const i = args.indexOf(`--${name}`);
   return i >= 0 ? args[i + 1] : fallback;
 };
-const SIZES = opt('sizes', '16,64,4/128,256,8/512,512,8/2048,512,8').split('/').map((s) => s.split(',').map(Number));
+const SIZES = opt('sizes', '16,64,4/128,256,8/512,512,8/2048,512,8/128,768,12/1024,768,12/512,1024,16').split('/').map((s) => s.split(',').map(Number));
 const BUDGET_MS = 1000 * Number(opt('budget', '1.5'));  // timed time per implementation per case
 const ROUNDS = Number(opt('rounds', '5'));
 const SKIP = new Set(opt('skip', '').split(',').filter(Boolean));
 const OUT = path.resolve(opt('out', path.join(BENCH, 'results', 'latest.json')));
+const BASELINE = opt('baseline', null);
 const NATIVE_DIR = path.resolve(opt('native-dir', path.join(ROOT, 'build', 'bench')));
 const TOLERANCE = 1e-4;
 
@@ -125,6 +130,7 @@ if (!SKIP.has('ours-scalar')) {
   if (fs.existsSync(SCALAR_MODULE)) impls.push(engineImpl('ours-scalar', 'this project, scalar wasm (fast path)', await ourEngine(SCALAR_MODULE), 'forward'));
   else console.error('bench: no scalar build (./build_wasm.sh --scalar); skipping ours-scalar');
 }
+if (BASELINE) impls.push(engineImpl('ours-base', `this project, wasm SIMD128 (fast path), baseline build ${path.basename(path.dirname(path.resolve(BASELINE)))}/${path.basename(BASELINE)}`, await ourEngine(path.resolve(BASELINE)), 'forward'));
 if (!SKIP.has('ours-eigen')) impls.push(engineImpl('ours-eigen', 'this project, Eigen reference path, wasm SIMD128', await ourEngine(SIMD_MODULE), 'forwardReference'));
 
 // native: one process per round, inputs through a file
@@ -410,6 +416,9 @@ ratioRow('ours-simd / ort', 'ours-simd', 'ort');
 ratioRow('ours-simd / tfjs', 'ours-simd', 'tfjs');
 ratioRow('ours-simd / native-sse42', 'ours-simd', 'native-sse42');
 ratioRow('ours-simd / native', 'ours-simd', 'native');
+ratioRow('ours-simd / ours-base', 'ours-simd', 'ours-base');
+ratioRow('ours-base / ort', 'ours-base', 'ort');
+ratioRow('ours-base / tfjs', 'ours-base', 'tfjs');
 ratioRow('ours-simd / ours-eigen', 'ours-simd', 'ours-eigen');
 ratioRow('ours-simd / ours-scalar', 'ours-simd', 'ours-scalar');
 ratioRow('ours-simd / js', 'ours-simd', 'js');
@@ -418,6 +427,9 @@ const cpuRatios = [];
 ratioRow('ours-simd / ort', 'ours-simd', 'ort', 'cpu_median_ms', cpuRatios);
 ratioRow('ours-simd / tfjs', 'ours-simd', 'tfjs', 'cpu_median_ms', cpuRatios);
 ratioRow('ours-simd / native-sse42', 'ours-simd', 'native-sse42', 'cpu_median_ms', cpuRatios);
+ratioRow('ours-simd / ours-base', 'ours-simd', 'ours-base', 'cpu_median_ms', cpuRatios);
+ratioRow('ours-base / ort', 'ours-base', 'ort', 'cpu_median_ms', cpuRatios);
+ratioRow('ours-base / tfjs', 'ours-base', 'tfjs', 'cpu_median_ms', cpuRatios);
 if (cpuRatios.length) lines.push('', 'The same ratios in CPU time:', '', head.replace('implementation', 'ratio (CPU time)'), sep, ...cpuRatios);
 const causalVsNone = SIZES.map(([t, c, h]) => {
   const a = cell('ours-simd', { t, c, h, mask: 'causal' }), b = cell('ours-simd', { t, c, h, mask: 'none' });

@@ -3,7 +3,7 @@
 # implementation of multi-head attention side by side in one interleaved run,
 # prints the table and writes bench/results/latest.json (git-ignored).
 #
-#   bench/run.sh                      the full run (sizes (16,64,4) … (2048,512,8), about 6 minutes)
+#   bench/run.sh                      the full run (sizes (16,64,4) … (2048,512,8), (128,768,12), (1024,768,12), (512,1024,16); about 12 minutes)
 #   bench/run.sh --sizes 16,64,4/128,256,8 --budget 0.5     a quick one
 #   (options are passed to bench/run.mjs; see its header)
 #

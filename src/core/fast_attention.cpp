@@ -207,14 +207,16 @@ MaskSpec MaskSpec::from_kind(MaskKind kind, int real_tokens) {
 const char* FastAttention::backend() { return ATTN_SIMD_BACKEND; }
 
 std::size_t FastAttention::workspace_bytes() const {
-    return sizeof(float) * (w_qkv_.capacity() + w_out_.capacity() + row_tiles_.capacity() + qkv_.capacity() +
+    return sizeof(float) * (w_qkv_.capacity() + w_out_.capacity() + w_source_.capacity() + row_tiles_.capacity() +
+                            qkv_.capacity() +
                             concat_.capacity() + keys_.capacity() + values_.capacity() + scores_.capacity() +
                             query_tiles_.capacity() + inv_sum_.capacity()) +
            sizeof(int) * key_end_.capacity();
 }
 
 void FastAttention::release() {
-    for (auto* b : {&w_qkv_, &w_out_, &row_tiles_, &qkv_, &concat_, &keys_, &values_, &scores_, &query_tiles_,
+    packed_c_ = 0;
+    for (auto* b : {&w_qkv_, &w_out_, &w_source_, &row_tiles_, &qkv_, &concat_, &keys_, &values_, &scores_, &query_tiles_,
                     &inv_sum_})
         kernels::release(*b);
     kernels::release(key_end_);
@@ -244,12 +246,24 @@ FastAttention::WeightPanels FastAttention::pack_weights(const Weights& w, int c)
     WeightPanels wp{{w.w_query.data(), w.w_key.data(), w.w_value.data()}, w.w_output.data(), nullptr, nullptr, c,
                     c <= 64 && c % kNR == 0};
     if (!wp.in_place) {
-        float* w_qkv = grow(w_qkv_, static_cast<std::size_t>(panel_count(3 * c)) * c * kNR);
-        float* w_out = grow(w_out_, static_cast<std::size_t>(panel_count(c)) * c * kNR);
-        kernels::pack_panels(c, 3 * c, c, [&](int j) { return wp.parts[j / c] + j % c; }, w_qkv);
-        kernels::pack_panels(c, c, c, [&](int j) { return w.w_output.data() + j; }, w_out);
-        wp.qkv_packed = w_qkv;
-        wp.out_packed = w_out;
+        const std::size_t cc = static_cast<std::size_t>(c) * c;
+        const Matrix* parts[4] = {&w.w_query, &w.w_key, &w.w_value, &w.w_output};
+        // the panels are a copy of the weights, so equal bits pack to equal panels
+        bool same = packed_c_ == c && w_source_.size() == 4 * cc;
+        for (int i = 0; i < 4 && same; ++i) same = kernels::same_bits(parts[i]->data(), w_source_.data() + i * cc, cc);
+        if (!same) {
+            packed_c_ = 0;  // until the panels and their source are both written
+            float* w_qkv = grow(w_qkv_, static_cast<std::size_t>(panel_count(3 * c)) * c * kNR);
+            float* w_out = grow(w_out_, static_cast<std::size_t>(panel_count(c)) * c * kNR);
+            kernels::pack_panels(c, 3 * c, c, [&](int j) { return wp.parts[j / c] + j % c; }, w_qkv);
+            kernels::pack_panels(c, c, c, [&](int j) { return w.w_output.data() + j; }, w_out);
+            float* source = grow(w_source_, 4 * cc);
+            w_source_.resize(4 * cc);
+            for (int i = 0; i < 4; ++i) std::copy(parts[i]->data(), parts[i]->data() + cc, source + i * cc);
+            packed_c_ = c;
+        }
+        wp.qkv_packed = w_qkv_.data();
+        wp.out_packed = w_out_.data();
     }
     return wp;
 }

@@ -11,7 +11,10 @@
 //   - keys a causal or padding mask hides are skipped, not computed: a causal
 //     mask does half the score work;
 //   - one block of scores (64 rows × T) instead of T×T, and every buffer is
-//     kept for the next call, so repeated calls allocate nothing.
+//     kept for the next call, so repeated calls allocate nothing;
+//   - the weights' packed panels are kept too, with a copy of the weights they
+//     were packed from: a call with bit-identical weights (the usual case: a
+//     model's weights do not change between calls) compares instead of packing.
 // The kernels are wasm SIMD128 intrinsics in WebAssembly and the same code over
 // SSE2 natively (simd.hpp).
 
@@ -74,6 +77,8 @@ private:
 
     std::vector<float> w_qkv_;    // [W_Q | W_K | W_V] packed, ceil(3C/8) panels of C×8
     std::vector<float> w_out_;    // W_O packed, ceil(C/8) panels of C×8
+    std::vector<float> w_source_; // the weights w_qkv_, w_out_ hold: W_Q, W_K, W_V, W_O (4·C²), empty if none
+    int packed_c_ = 0;            // their C
     std::vector<float> row_tiles_;    // x, later concat, as row tiles (T/4, C, 4)
     std::vector<float> qkv_;          // (T, 3C): Q, K, V side by side
     std::vector<float> concat_;       // (T, C): the heads' outputs

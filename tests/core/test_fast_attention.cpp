@@ -16,6 +16,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -342,4 +343,61 @@ TEST_CASE("fast_attention: x or weights not finite or beyond 1e6 throw naming th
     const attn::Matrix y = attn::fast_multi_head_output(x, w, 2, attn::MaskSpec::none(), false);
     REQUIRE(y.allFinite());
     CHECK(relative_error(y, attn::multi_head_output(x, w, 2, attn::build_mask(attn::MaskKind::none, 9, 9), false)) <= 1e-5);
+}
+
+TEST_CASE("fast_attention: matches the Eigen reference at the model widths C = 768 and 1024", "[fast_attention]") {
+    // the widths of BERT-base / GPT-2 small (12 heads of 64) and of (512, 1024, 16),
+    // at odd T and T across a row block, every range mask
+    std::mt19937 rng(768);
+    attn::FastAttention fa;
+    attn::Matrix y;
+    struct Size { int t, heads, d; };
+    for (const Size s : {Size{37, 12, 64}, Size{1, 12, 64}, Size{70, 16, 64}, Size{5, 8, 96}}) {
+        for (const attn::MaskKind kind : {attn::MaskKind::none, attn::MaskKind::causal, attn::MaskKind::padding}) {
+            Case k = random_case(rng, s.t, s.heads, s.d);
+            k.kind = kind;
+            k.real = (s.t + 1) / 2;
+            k.mask = attn::build_mask(kind, s.t, k.real);
+            fa.forward(k.x, k.w, k.heads, k.spec(), k.scale, y);
+            const double err = relative_error(y, attn::multi_head_output(k.x, k.w, k.heads, k.mask, k.scale));
+            INFO(k.describe() << ", relative error " << err);
+            REQUIRE(err <= 1e-5);
+        }
+    }
+}
+
+TEST_CASE("fast_attention: kept weight panels follow every change of the weights", "[fast_attention]") {
+    // The workspace keeps the packed weights and reuses them while the weights'
+    // bits are unchanged; any change, even of one bit in the last entry, must
+    // repack: each result is the one of a fresh workspace.
+    std::mt19937 rng(25);
+    attn::FastAttention kept;
+    attn::Matrix y;
+    for (const int c : {96, 72}) {  // past the in-place width (64), two widths in turn
+        Case k = random_case(rng, 9, 4, c / 4);
+        auto fresh = [&] { return attn::fast_multi_head_output(k.x, k.w, k.heads, k.spec(), k.scale); };
+        kept.forward(k.x, k.w, k.heads, k.spec(), k.scale, y);
+        REQUIRE(y == fresh());
+        kept.forward(k.x, k.w, k.heads, k.spec(), k.scale, y);  // the same weights: panels reused
+        REQUIRE(y == fresh());
+        for (attn::Matrix* m : {&k.w.w_query, &k.w.w_key, &k.w.w_value, &k.w.w_output}) {
+            float& last = m->data()[m->size() - 1];
+            std::uint32_t bits;
+            std::memcpy(&bits, &last, 4);
+            bits ^= 1u << 20;  // a change of the mantissa
+            std::memcpy(&last, &bits, 4);
+            kept.forward(k.x, k.w, k.heads, k.spec(), k.scale, y);
+            const attn::Matrix want = fresh();
+            REQUIRE(y == want);
+            REQUIRE(relative_error(y, attn::multi_head_output(k.x, k.w, k.heads, k.mask, k.scale)) <= 1e-5);
+        }
+        k.w.w_output.row(3).setZero();  // a whole row at once
+        kept.forward(k.x, k.w, k.heads, k.spec(), k.scale, y);
+        REQUIRE(y == fresh());
+    }
+    kept.release();
+    REQUIRE(kept.workspace_bytes() == 0);
+    const Case k = random_case(rng, 9, 4, 24);
+    kept.forward(k.x, k.w, k.heads, k.spec(), k.scale, y);  // after release: packs again
+    REQUIRE(y == attn::fast_multi_head_output(k.x, k.w, k.heads, k.spec(), k.scale));
 }

@@ -2,6 +2,7 @@
 // many shapes, including 1×1 and odd inner dimensions.
 
 #include "core/gemm.hpp"
+#include "core/kernels.hpp"
 #include "core/types.hpp"
 #include "reference.hpp"
 
@@ -142,4 +143,100 @@ TEST_CASE("PackedLhs: several products of one packed operand equal gemm exactly"
     REQUIRE(c.rows() == 3);
     REQUIRE(c.cols() == 2);
     CHECK((c.array() == 0.0f).all());
+}
+
+namespace {
+
+/// c(i, j) by the documented rule, written out: s = 0, then s = s + a(i, k)·b(k, j)
+/// for k = 0, 1, … in float, each product rounded before its addition (the
+/// build has no FMA contraction). The kernels must give exactly these bits.
+attn::Matrix in_order_product(const attn::Matrix& a, const attn::Matrix& b) {
+    attn::Matrix c(a.rows(), b.cols());
+    for (Eigen::Index i = 0; i < a.rows(); ++i)
+        for (Eigen::Index j = 0; j < b.cols(); ++j) {
+            float s = 0.0f;
+            for (Eigen::Index k = 0; k < a.cols(); ++k) {
+                const float p = a(i, k) * b(k, j);
+                s = s + p;
+            }
+            c(i, j) = s;
+        }
+    return c;
+}
+
+}  // namespace
+
+TEST_CASE("gemm: bit-identical to the in-order float sum at C = 768 and 1024 and at every tile edge", "[gemm]") {
+    // m around the row tile (4) and past gemm's chunk of row tiles (64 at k = 768,
+    // 48 at k = 1024); n around the panel (8); k the model widths and odd ones
+    std::mt19937 rng(768);
+    struct Shape { int m, k, n; };
+    std::vector<Shape> shapes = {{1, 768, 1},   {3, 768, 7},    {4, 768, 8},   {5, 768, 9},    {257, 768, 17},
+                                 {259, 1024, 24}, {193, 1024, 15}, {7, 769, 31},  {65, 1023, 40}, {2, 2049, 3}};
+    for (int i = 0; i < 12; ++i)
+        shapes.push_back({std::uniform_int_distribution<int>(1, 300)(rng), std::uniform_int_distribution<int>(700, 1100)(rng),
+                          std::uniform_int_distribution<int>(1, 33)(rng)});
+    for (const Shape s : shapes) {
+        INFO("m=" << s.m << " k=" << s.k << " n=" << s.n);
+        const attn::Matrix a = ref::random_matrix(rng, s.m, s.k, -2, 2);
+        const attn::Matrix b = ref::random_matrix(rng, s.k, s.n, -2, 2);
+        const attn::Matrix want = in_order_product(a, b);
+        attn::Matrix c;
+        attn::gemm(a, b, c);
+        CHECK(c == want);
+        attn::gemm_bt(a, attn::Matrix(b.transpose()), c);
+        CHECK(c == want);
+        attn::gemm_at(attn::Matrix(a.transpose()), b, c);
+        CHECK(c == want);
+        attn::PackedLhs(a).times(b, c);
+        CHECK(c == want);
+        CHECK(worst_relative(c, a * b, a, b) <= 1e-5);
+    }
+}
+
+TEST_CASE("pack_row_tiles: the obvious interleaving copy for every row count, width and row stride", "[gemm]") {
+    std::mt19937 rng(3);
+    for (int rows = 0; rows <= 13; ++rows)
+        for (int cols = 0; cols <= 13; ++cols) {
+            const int ld = cols + std::uniform_int_distribution<int>(0, 3)(rng);
+            std::vector<float> src(static_cast<std::size_t>(std::max(rows, 1)) * std::max(ld, 1));
+            for (float& v : src) v = std::uniform_real_distribution<float>(-1, 1)(rng);
+            const int tiles = attn::kernels::tile_count(rows);
+            std::vector<float> got(static_cast<std::size_t>(tiles) * cols * 4, 42.0f), want(got.size());
+            for (int t = 0; t < tiles; ++t)
+                for (int k = 0; k < cols; ++k)
+                    for (int i = 0; i < 4; ++i) {
+                        const int row = 4 * t + i;
+                        want[(static_cast<std::size_t>(t) * cols + k) * 4 + i] = row < rows ? src[row * ld + k] : 0.0f;
+                    }
+            attn::kernels::pack_row_tiles(rows, cols, src.data(), ld, got.data());
+            INFO("rows=" << rows << " cols=" << cols << " ld=" << ld);
+            CHECK(got == want);
+        }
+}
+
+TEST_CASE("pack_panels: the obvious column copy for every width, depth and column layout", "[gemm]") {
+    // columns of a row-major matrix (stride ld, contiguous groups of 8 included) and
+    // columns that are contiguous rows (ld = 1, the packing of a transpose)
+    std::mt19937 rng(4);
+    for (int rows = 0; rows <= 11; ++rows)
+        for (int n = 0; n <= 19; ++n)
+            for (const bool transposed : {false, true}) {
+                const int ld = transposed ? 1 : n + std::uniform_int_distribution<int>(0, 2)(rng);
+                const int row_len = rows + std::uniform_int_distribution<int>(0, 2)(rng);  // transposed: stride of a column
+                std::vector<float> src(static_cast<std::size_t>(std::max(1, transposed ? n * row_len : rows * ld)));
+                for (float& v : src) v = std::uniform_real_distribution<float>(-1, 1)(rng);
+                auto column = [&](int j) { return src.data() + (transposed ? j * row_len : j); };
+                const int panels = attn::kernels::panel_count(n);
+                std::vector<float> got(static_cast<std::size_t>(panels) * rows * 8, 42.0f), want(got.size());
+                for (int p = 0; p < panels; ++p)
+                    for (int k = 0; k < rows; ++k)
+                        for (int j = 0; j < 8; ++j) {
+                            const int col = 8 * p + j;
+                            want[(static_cast<std::size_t>(p) * rows + k) * 8 + j] = col < n ? column(col)[k * ld] : 0.0f;
+                        }
+                attn::kernels::pack_panels(rows, n, ld, column, got.data());
+                INFO("rows=" << rows << " n=" << n << " ld=" << ld << " transposed=" << transposed);
+                CHECK(got == want);
+            }
 }

@@ -89,6 +89,36 @@ test('forward equals forwardReference across row blocks and key panels (T = 65, 
   }
 });
 
+test('forward equals forwardReference at the model widths C = 768 (12 heads) and 1024 (16 heads), odd T', () => {
+  const rand = prng(768);
+  for (const [t, heads, d] of [[37, 12, 64], [5, 16, 64]]) checkAgainstReference(engine, randomCase(rand, t, heads, d));
+});
+
+test('the kept weight panels follow a change of one weight: each result equals a fresh engine\'s', async () => {
+  const rand = prng(25);
+  const k = randomCase(rand, 9, 4, 24);
+  const fresh = await createEngine();
+  try {
+    const run = (eng) => eng.forward({ x: k.x, weights: k.weights, heads: k.heads, mask: k.mask, scale: k.scale }).data;
+    assert.deepEqual(run(engine), run(fresh));
+    assert.deepEqual(run(engine), run(fresh));  // the same weights again: panels reused
+    for (const name of ['wQuery', 'wKey', 'wValue', 'wOutput']) {
+      const w = k.weights[name].data;
+      w[w.length - 1] = Math.fround(w[w.length - 1] * 1.5 + 1e-3);
+      const kept = run(engine);
+      const fresh2 = await createEngine();
+      try {
+        assert.deepEqual(kept, run(fresh2), name);
+      } finally {
+        fresh2.dispose();
+      }
+      checkAgainstReference(engine, k);
+    }
+  } finally {
+    fresh.dispose();
+  }
+});
+
 test('a causal matrix and the string "causal" give the same output bit for bit', () => {
   const rand = prng(3);
   const k = randomCase(rand, 29, 4, 6);
