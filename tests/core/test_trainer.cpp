@@ -105,7 +105,7 @@ std::int64_t peak_memory_of(const std::function<void()>& f) {
         REQUIRE(clear.good());
     }
     const std::int64_t before = status_kb("VmRSS:");
-    REQUIRE(status_kb("VmHWM:") <= before + 64);  // the reset took
+    REQUIRE(status_kb("VmHWM:") <= before + 1024);  // the reset took (1 MB of slack: reading /proc itself touches pages)
     f();
     return (status_kb("VmHWM:") - before) * 1024;
 }
