@@ -1,65 +1,151 @@
 #!/usr/bin/env bash
 # The one test command: installs what is missing, builds everything and runs
 # every test suite. Exit code non-zero when anything fails or no test ran.
-#   tests/run_all.sh
+#   tests/run_all.sh           everything (what CI runs, .ci/run)
+#   tests/run_all.sh --quick   the edit loop: native build + ctest, the wasm build, the Node
+#                              tests, and a Chromium smoke test of every page
+#                              (tests/browser/smoke.test.mjs); no sanitizer build, no fuzzers,
+#                              not the full browser suite
 # As root it installs Debian 12's packages itself; otherwise it prints the
-# apt-get command and stops.
+# apt-get command and stops. It ends with the wall time of each stage.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
 
+quick=0
+for arg in "$@"; do
+  case "$arg" in
+    --quick) quick=1 ;;
+    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    *) echo "run_all.sh: unknown argument $arg (--quick)" >&2; exit 2 ;;
+  esac
+done
+jobs=$(nproc)
+
+# ---- stages and their wall times ---------------------------------------------------
+stage_names=()
+stage_secs=()
+stage_name=""
+stage_t0=$(date +%s)
+run_t0=$stage_t0
+end_stage() {
+  [ -n "$stage_name" ] || return 0
+  stage_names+=("$stage_name")
+  stage_secs+=($(($(date +%s) - stage_t0)))
+  stage_name=""
+}
+stage() {  # stage NAME: ends the previous stage, prints "== NAME"
+  end_stage
+  stage_name=$1
+  stage_t0=$(date +%s)
+  echo "== $1"
+}
+report_times() {
+  end_stage
+  echo "== wall time per stage (s)"
+  for i in "${!stage_names[@]}"; do printf '%6d  %s\n' "${stage_secs[$i]}" "${stage_names[$i]}"; done
+  printf '%6d  total\n' $(($(date +%s) - run_t0))
+}
+on_exit() {
+  local status=$? failed=$stage_name
+  [ "$status" = 0 ] || [ -z "$failed" ] || echo "run_all.sh: FAILED (exit $status) in stage: $failed, after $(($(date +%s) - run_t0)) s" >&2
+}
+trap on_exit EXIT
+
+# every Catch2 test must be exactly one ctest test: catch_discover_tests silently
+# drops test cases whose names hold '[' or ']' (CMake reads them as list brackets)
+# and splits names at ';' into tests that match nothing.
+# (Catch2 v2 exits with the number of test cases listed, hence the "|| true".)
+check_test_count() {  # $1 build dir
+  local in_binary in_ctest
+  in_binary=$( ("$1/core_tests" --list-test-names-only || true) | grep -c .)
+  in_ctest=$(ctest --test-dir "$1" -N | sed -n 's/^Total Tests: //p')
+  if [ "$in_binary" != "$in_ctest" ]; then
+    echo "ctest runs $in_ctest of the $in_binary Catch2 test cases in $1: a test name has '[', ']' or ';'" >&2
+    exit 1
+  fi
+}
+
+# ctest of a build dir, $jobs at a time. The training tests ("learning: …", the longest
+# by far, and listed last) run in one ctest beside another that runs all the others, so
+# the longest does not start last on a fresh machine (ctest orders by the costs it
+# recorded on earlier runs, and has none there).
+run_ctest() {  # $1 build dir
+  local slow='^learning: ' n status=0 pid
+  n=$(ctest --test-dir "$1" -N -R "$slow" | sed -n 's/^Total Tests: //p')
+  if [ "${n:-0}" = 0 ] || [ "$jobs" -lt 2 ]; then
+    ctest --test-dir "$1" --no-tests=error --output-on-failure -j"$jobs"
+    return
+  fi
+  ctest --test-dir "$1" --no-tests=error --output-on-failure -R "$slow" >"$1/ctest-learning.log" 2>&1 &
+  pid=$!
+  ctest --test-dir "$1" --no-tests=error --output-on-failure -E "$slow" -j"$((jobs - 1))" || status=1
+  wait "$pid" || status=1
+  cat "$1/ctest-learning.log"
+  return "$status"
+}
+
 # ---- 1. what the machine needs ----------------------------------------------------
-ATTN_DEPS_FOR=run_all.sh .ci/install-deps.sh native wasm fuzz browser node
+stage "install what is missing (apt), npm ci (tests/)"
+if [ "$quick" = 1 ]; then
+  ATTN_DEPS_FOR=run_all.sh .ci/install-deps.sh native wasm browser node
+else
+  ATTN_DEPS_FOR=run_all.sh .ci/install-deps.sh native wasm fuzz browser node
+fi
 node_major=$(node -p 'process.versions.node.split(".")[0]')
 if [ "$node_major" -lt 20 ]; then
   echo "Node $node_major found; the browser tests (playwright-core) need Node 20 or later." >&2
   exit 1
 fi
-echo "== npm ci (tests/)"
 (cd tests && npm ci --no-audit --no-fund --loglevel=error)
 
 # ---- 2. native: core, CLI, Catch2 tests ---------------------------------------------
-echo "== native build"
+stage "native build"
 mkdir -p build
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=ON >build/configure.log 2>&1 || { cat build/configure.log; exit 1; }
-cmake --build build -j"$(nproc)" -- --no-print-directory
-echo "== ctest (Catch2)"
-ctest --test-dir build --no-tests=error --output-on-failure -j"$(nproc)"
-# catch_discover_tests silently drops test cases whose names hold '[' or ']'
-# (CMake reads them as list brackets) and splits names at ';' into tests that
-# match nothing: every Catch2 test must be exactly one ctest test.
-# (Catch2 v2 exits with the number of test cases listed, hence the "|| true".)
-in_binary=$( (build/core_tests --list-test-names-only || true) | grep -c .)
-in_ctest=$(ctest --test-dir build -N | sed -n 's/^Total Tests: //p')
-if [ "$in_binary" != "$in_ctest" ]; then
-  echo "ctest runs $in_ctest of the $in_binary Catch2 test cases: a test name has '[', ']' or ';'" >&2
-  exit 1
-fi
+cmake --build build -j"$jobs" -- --no-print-directory
+stage "ctest (Catch2)"
+run_ctest build
+check_test_count build
 
 # ---- 2b. the same Catch2 suite under AddressSanitizer + UndefinedBehaviorSanitizer, ----------
 # and a short run of each libFuzzer harness (tests/fuzz), from one clang build:
-# ATTN_FUZZ=ON implies ATTN_SANITIZE=ON and adds the fuzzers.
-echo "== sanitizer build (clang, ASan + UBSan, with the fuzzers)"
-mkdir -p build-asan
-cmake -S . -B build-asan -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTN_FUZZ=ON \
-  -DBUILD_TESTING=ON >build-asan/configure.log 2>&1 || { cat build-asan/configure.log; exit 1; }
-cmake --build build-asan -j"$(nproc)" --target core_tests -- --no-print-directory >build-asan/build.log 2>&1 \
-  || { cat build-asan/build.log; exit 1; }
-echo "== Catch2 under ASan + UBSan"
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-  build-asan/core_tests
-echo "== fuzzers (tokenizer, trace, CLI parser, checkpoint loader), 20 s each"
-ATTN_FUZZ_BUILD=build-asan tests/fuzz/run.sh 20
+# ATTN_FUZZ=ON implies ATTN_SANITIZE=ON and adds the fuzzers. CMake rebuilds only
+# what changed since the last run in build-asan/ (nothing, when the sources are the same).
+if [ "$quick" = 0 ]; then
+  stage "sanitizer build (clang, ASan + UBSan, with the fuzzers)"
+  mkdir -p build-asan
+  cmake -S . -B build-asan -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTN_FUZZ=ON \
+    -DBUILD_TESTING=ON >build-asan/configure.log 2>&1 || { cat build-asan/configure.log; exit 1; }
+  cmake --build build-asan -j"$jobs" --target core_tests -- --no-print-directory >build-asan/build.log 2>&1 \
+    || { cat build-asan/build.log; exit 1; }
+  stage "Catch2 under ASan + UBSan (ctest, $jobs at a time)"
+  # one process per test case, as natively: the long training tests run beside the rest
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 run_ctest build-asan
+  check_test_count build-asan
+  stage "fuzzers (every tests/fuzz/fuzz_*.cpp), 20 s each, $jobs at a time"
+  ATTN_FUZZ_BUILD=build-asan tests/fuzz/run.sh 20
+fi
 
 # ---- 3. WebAssembly module and its Node tests ---------------------------------------------
-echo "== wasm build (SIMD, the scalar flavour the fast-path tests compare, and dist/: site + npm package)"
+# (--quick too: the Node tests compare the two flavours, and dist/ is only packaging;
+# after a change to web/ alone, both wasm builds have nothing to do)
+stage "wasm build (SIMD, the scalar flavour the fast-path tests compare, and dist/: site + npm package)"
 ./build_wasm.sh --scalar --dist
-echo "== node tests (engine API, CLI)"
+stage "node tests (engine API, CLI)"
 ATTN_CLI="$root/build/attn" node --test tests/js/
 
 # ---- 4. browser tests (Chromium via playwright-core) ---------------------------------------
-if compgen -G "tests/browser/*.test.mjs" >/dev/null; then
-  echo "== browser tests (chromium)"
+if [ "$quick" = 1 ]; then
+  stage "browser smoke test (chromium): every page"
+  node --test --test-concurrency=1 tests/browser/smoke.test.mjs
+elif compgen -G "tests/browser/*.test.mjs" >/dev/null; then
+  stage "browser tests (chromium)"
   node --test --test-concurrency=1 tests/browser/
 fi
-echo "== all test suites passed"
+report_times
+if [ "$quick" = 1 ]; then
+  echo "== quick test suites passed (tests/run_all.sh without --quick runs everything)"
+else
+  echo "== all test suites passed"
+fi

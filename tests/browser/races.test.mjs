@@ -52,8 +52,14 @@ test('order: reversing 12 digits, no positions stays near set-guessing (< 0.3), 
   await page.close();
 });
 
+// The scale and context races run to their shortest finish line (150 of 150/300/600 steps): with
+// their seeds every claim below already holds there, with margin (measured: scale: scaled 100%,
+// unscaled 31%, entropy 0.15 vs 0.85, variance 297 vs 4.0; context: 100% vs 12.5%, some head on
+// "animal" 0.73 and on "street" 0.98). Order (its verdict reads 100% only from 300 steps), masks
+// (the masked copy passes 90% only after step 400) and heads (2 heads at 83% at step 400) need
+// their default finish lines.
 test('scale: with d_k = 64 the unscaled head saturates, its score gradient is several times smaller, and it stalls', async () => {
-  const { page, errors, numbers: n } = await finish('scale');
+  const { page, errors, numbers: n } = await finish('scale', '&rsteps=150');
   assert.ok(n['acc-0'] > 0.95, `scaled: ${n['acc-0']}`);
   assert.ok(n['acc-1'] < 0.5, `not scaled: ${n['acc-1']}`);
   assert.ok(n['grad-1'] < n['grad-0'] / 3, `score gradient over steps 1–100: ${n['grad-1']} vs ${n['grad-0']}`);
@@ -94,7 +100,7 @@ test('heads: the two-letter task: 1 head stays far behind, 2 heads learn it and 
 });
 
 test('context: the pronoun looks at “animal” when tired and at “street” when wide; the plain average fails on held-out sentences', async () => {
-  const { page, errors, numbers: n } = await finish('context');
+  const { page, errors, numbers: n } = await finish('context', '&rsteps=150');
   assert.ok(n['acc-0'] > 0.95, `with attention: ${n['acc-0']}`);
   assert.ok(n['acc-1'] < 0.3, `attention replaced by the plain average: ${n['acc-1']}`);
   const look = await page.evaluate(() => ({
@@ -119,7 +125,7 @@ test('context: the pronoun looks at “animal” when tired and at “street” 
 // ---- pause, links, switching --------------------------------------------------------
 
 test('pause stops the worker; the paused link replays to the same step with exactly the same numbers; resume finishes', async () => {
-  const { page, errors } = await openRace(h, 'order', '&rrun=1&rsteps=600');
+  const { page, errors } = await openRace(h, 'order', '&rrun=1&rsteps=300');
   await page.waitForFunction(() => Number(document.querySelector('[data-testid="race-order"]').dataset.step) >= 60, null, { timeout: 120000 });
   await page.getByTestId('race-order').getByTestId('race-play').click();
   await waitRace(page, 'order', ['paused']);
@@ -149,8 +155,8 @@ test('pause stops the worker; the paused link replays to the same step with exac
   // resume runs on to the finish line
   await again.getByTestId('race-order').getByTestId('race-play').click();
   await waitRace(again, 'order', ['done'], 200000);
-  assert.equal((await raceState(again, 'order')).step, '600');
-  assert.equal((await hashParams(again)).get('rat'), '600');
+  assert.equal((await raceState(again, 'order')).step, '300');
+  assert.equal((await hashParams(again)).get('rat'), '300');
   // reset goes back to an empty race
   await again.getByTestId('race-order').getByTestId('race-reset').click();
   await waitRace(again, 'order', ['idle']);
@@ -234,19 +240,29 @@ test('races run under the strict Content-Security-Policy, worker included', asyn
   await page.close();
 });
 
-for (const scheme of ['light', 'dark']) {
-  test(`phone (390 px, ${scheme}) and desktop ${scheme}: every race card fits without sideways scroll`, async () => {
-    for (const [demo, at] of [['order', 300], ['scale', 100], ['masks', 100], ['heads', 200], ['context', 100]]) {
-      for (const viewport of [PHONE, { width: 1280, height: 900 }]) {
-        if (viewport !== PHONE && scheme === 'light') continue; // the desktop light shots come from the races above
-        const { page, errors } = await openRace(h, demo, `&rat=${at}`, { viewport, colorScheme: scheme });
-        await waitRace(page, demo, ['paused', 'done'], 200000);
-        const w = await pageScrollWidth(page);
-        assert.ok(w <= viewport.width, `${demo}: scrollWidth ${w} > ${viewport.width}`);
-        await page.getByTestId(`race-${demo}`).screenshot({ path: join(artifactDir('races'), `${demo}-${viewport === PHONE ? 'phone' : 'desktop'}-${scheme}.png`) });
-        assert.deepEqual(errors, [], demo);
-        await page.close();
+/** Resolves after the page has drawn two more frames (a resize's ResizeObserver → rAF redraw included). */
+const nextFrames = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+
+test('phone (390 px) light and dark, desktop dark: every race card fits without sideways scroll', async () => {
+  for (const [demo, at] of [['order', 300], ['scale', 100], ['masks', 100], ['heads', 200], ['context', 100]]) {
+    // one replay per demo, shown three ways: on the phone in light, the same page after the system
+    // scheme turned dark, then widened to the desktop (the desktop light shots come from the races above)
+    const { page, errors } = await openRace(h, demo, `&rat=${at}`, { viewport: PHONE, colorScheme: 'light' });
+    await waitRace(page, demo, ['paused', 'done'], 200000);
+    for (const [scheme, viewport] of [['light', PHONE], ['dark', PHONE], ['dark', { width: 1280, height: 900 }]]) {
+      if (scheme === 'dark' && viewport === PHONE) {
+        await page.emulateMedia({ colorScheme: 'dark' });
+        await nextFrames(page);
+      } else if (viewport !== PHONE) {
+        await page.setViewportSize(viewport);
+        await page.waitForFunction((wd) => innerWidth === wd, viewport.width);
+        await nextFrames(page);
       }
+      const w = await pageScrollWidth(page);
+      assert.ok(w <= viewport.width, `${demo} ${scheme}: scrollWidth ${w} > ${viewport.width}`);
+      await page.getByTestId(`race-${demo}`).screenshot({ path: join(artifactDir('races'), `${demo}-${viewport === PHONE ? 'phone' : 'desktop'}-${scheme}.png`) });
+      assert.deepEqual(errors, [], `${demo} ${scheme}`);
     }
-  });
-}
+    await page.close();
+  }
+});

@@ -12,16 +12,22 @@ import { labState, waitIdle, openLab, trainTo, gridDigests, headScores, allHeadS
 import { numberProblems, notationLegend, NOTATION_ITEMS } from './number-check.mjs';
 
 const PHONE = { width: 390, height: 844 };
-const REVERSE_STEPS = 400;
-// The recipe of training.md (attention-only induction: no layernorm) forms the heads by about step 700.
+// The recipe's 300 steps (default_recipe): with the default seed the lab's model is at 100%
+// held-out accuracy (1024 sequences) with anti-diagonal heads of 0.98 from step 250 on (measured).
+const REVERSE_STEPS = 300;
+// The recipe of training.md (attention-only induction: no layernorm), trained for the recipe's 600 steps
+// (default_recipe): with the default seed 2 layers are at 98% held-out accuracy from step 500 on, both
+// second-layer heads score 0.97 on induction, and 1 layer stays near 14% through step 1100 (measured).
 const INDUCTION = '#task=induction&ln=0';
-const INDUCTION_STEPS = 1000;
+const INDUCTION_STEPS = 600;
 
 let h;
 before(async () => { h = await startHarness(); });
 after(async () => { await h?.close(); });
 
 const lab = (hash = '') => hash;
+/** Resolves after the page has drawn two more frames (its redraw after a change of scheme or size included). */
+const nextFrames = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 
 test('reverse, trained from the page, reaches 99% held-out accuracy with an anti-diagonal head', async () => {
   const { page, errors } = await openLab(h, lab('#task=reverse'));
@@ -70,8 +76,11 @@ test('a copied link retrains to the same step and shows exactly the same grid nu
   const held = (await labState(page)).heldout;
 
   const copy = await h.open(`train.html${lab(hash)}`, { wait: false, model: null });
-  await copy.page.waitForFunction(() => document.getElementById('lab').dataset.catching === '1', null, { timeout: 20000 }).catch(() => {});
-  await waitIdle(copy.page);
+  // idle at the link's step: caught up and evaluated (not a 20 s wait when the catching flag was missed)
+  await copy.page.waitForFunction((st) => {
+    const d = document.getElementById('lab')?.dataset;
+    return d && d.state === 'ready' && d.running === '0' && d.catching === '0' && d.final === '1' && d.step === st;
+  }, step, { timeout: 120000 });
   assert.equal((await labState(copy.page)).step, step);
   assert.deepEqual(await gridDigests(copy.page), digests, 'every head map is bit-identical');
   assert.equal(await hoverWeight(copy.page, 0, 0, 2, 5), weight);
@@ -251,13 +260,20 @@ test('the lab runs under the strict Content-Security-Policy, worker included', a
 });
 
 test('phone (390 px), light and dark: no sideways scroll; keyboard alone can train and ablate', async () => {
-  for (const scheme of ['light', 'dark']) {
-    const { page, errors } = await openLab(h, lab('#task=induction'), { viewport: PHONE, colorScheme: scheme });
+  {
+    // trained once; dark is the same page after the system scheme turned dark
+    const { page, errors } = await openLab(h, lab('#task=induction'), { viewport: PHONE, colorScheme: 'light' });
     await trainTo(page, 100);
-    const w = await pageScrollWidth(page);
-    assert.ok(w <= PHONE.width, `${scheme}: scrollWidth ${w}`);
-    await page.screenshot({ path: join(artifactDir('train'), `phone-induction-${scheme}.png`), fullPage: true });
-    assert.deepEqual(errors, []);
+    for (const scheme of ['light', 'dark']) {
+      if (scheme === 'dark') {
+        await page.emulateMedia({ colorScheme: 'dark' });
+        await nextFrames(page);
+      }
+      const w = await pageScrollWidth(page);
+      assert.ok(w <= PHONE.width, `${scheme}: scrollWidth ${w}`);
+      await page.screenshot({ path: join(artifactDir('train'), `phone-induction-${scheme}.png`), fullPage: true });
+      assert.deepEqual(errors, [], scheme);
+    }
     await page.close();
   }
   for (const task of ['text', 'coreference', 'brackets']) {
@@ -375,14 +391,20 @@ test('screenshots: every task trained, desktop light and dark', async () => {
   assert.ok(tasks.length >= 9, `tasks: ${tasks}`);
   const dir = artifactDir('train');
   for (const task of tasks) {
-    for (const scheme of task === 'reverse' || task === 'induction' ? ['light', 'dark'] : ['light']) {
-      const { page, errors } = await openLab(h, lab(`#task=${task}&step=${SHOT_STEPS[task] ?? 200}`), { colorScheme: scheme, timeout: 240000 });
+    // one catch-up per task: the dark shot is the same trained page after the system scheme turned dark
+    const schemes = task === 'reverse' || task === 'induction' ? ['light', 'dark'] : ['light'];
+    const { page, errors } = await openLab(h, lab(`#task=${task}&step=${SHOT_STEPS[task] ?? 200}`), { colorScheme: schemes[0], timeout: 240000 });
+    for (const scheme of schemes) {
+      if (scheme !== schemes[0]) {
+        await page.emulateMedia({ colorScheme: scheme });
+        await nextFrames(page);
+      }
       const s = await labState(page);
       assert.ok(Number(s.heldout) >= 0, `${task}: a held-out accuracy`);
       await page.screenshot({ path: join(dir, `task-${task}-${scheme}.png`), fullPage: true });
-      assert.deepEqual(errors, [], task);
-      await page.close();
+      assert.deepEqual(errors, [], `${task} ${scheme}`);
     }
+    await page.close();
   }
 });
 

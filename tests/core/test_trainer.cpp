@@ -380,7 +380,11 @@ TEST_CASE("learning: reverse without positions stays near chance (attention sees
 
 TEST_CASE("learning: two layers learn induction with a layer-1 induction head, one layer does not", "[trainer][learning]") {
     attn::Trainer two(recipe(TaskKind::induction));
-    const int steps = attn::default_recipe(TaskKind::induction).steps;
+    // 500 of the recipe's 600 steps: with seed 1 the heads have formed by then (held-out 97%, the
+    // layer-1 induction head 0.96, the previous-token head 0.78; measured), and the one-layer model
+    // is at 13% however long it trains; the sanitizer build runs this test too, at many times the cost
+    const int steps = 500;
+    REQUIRE(steps <= attn::default_recipe(TaskKind::induction).steps);
     const attn::EvalResult e2 = train(two, steps);
     CHECK(e2.accuracy >= 0.9);
     const auto scores = two.head_scores(128);

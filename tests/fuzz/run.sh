@@ -1,24 +1,33 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses of tests/fuzz (clang; ASan + UBSan, the core
-# instrumented for coverage) and runs each one for SECONDS.
+# instrumented for coverage) and runs each one for SECONDS, up to JOBS at once.
 #
-#   tests/fuzz/run.sh [SECONDS] [NAME...]    NAME: tokenizer trace cli checkpoint (default: all four)
-#   tests/fuzz/run.sh 20                     what tests/run_all.sh runs (about 1.5 minutes)
+#   tests/fuzz/run.sh [SECONDS] [NAME...]    NAME: a harness tests/fuzz/fuzz_NAME.cpp (default: every one)
+#   tests/fuzz/run.sh 20                     what tests/run_all.sh runs (20 s each, two at a time on 2 cores)
 #   tests/fuzz/run.sh 3600 trace             a longer hunt, by hand
 #
-# Build directory: $ATTN_FUZZ_BUILD (default build-fuzz). Inputs that reach new
-# code are kept in BUILD/fuzz-corpus/NAME (the committed seeds in
-# tests/fuzz/corpus/NAME are only read); a crash or a broken invariant stops
-# the run, saves the input as BUILD/fuzz-artifacts/NAME-crash-… and exits 1
-# with the command that reproduces it.
+# Build directory: $ATTN_FUZZ_BUILD (default build-fuzz). Harnesses run side by
+# side, $ATTN_FUZZ_JOBS at a time (default: the number of cores), each on one core
+# for SECONDS. Inputs that reach new code are kept in BUILD/fuzz-corpus/NAME (the
+# committed seeds in tests/fuzz/corpus/NAME, when there are any, are only read); a
+# crash or a broken invariant saves the input as BUILD/fuzz-artifacts/NAME-crash-…,
+# and the run exits 1 with the command that reproduces it. Options per harness:
+# -max_len (default 4096) below, and tests/fuzz/NAME.dict as -dict= when it exists.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 seconds=${1:-60}
 [ $# -gt 0 ] && shift
 names=("$@")
-[ ${#names[@]} -gt 0 ] || names=(tokenizer trace cli checkpoint)
+if [ ${#names[@]} -eq 0 ]; then
+  for f in tests/fuzz/fuzz_*.cpp; do n=${f#tests/fuzz/fuzz_}; names+=("${n%.cpp}"); done
+fi
+[ ${#names[@]} -gt 0 ] || { echo "run.sh: no harness tests/fuzz/fuzz_*.cpp" >&2; exit 1; }
+for n in "${names[@]}"; do
+  [ -f "tests/fuzz/fuzz_$n.cpp" ] || { echo "run.sh: unknown fuzzer $n (no tests/fuzz/fuzz_$n.cpp)" >&2; exit 2; }
+done
 build=${ATTN_FUZZ_BUILD:-build-fuzz}
+jobs=${ATTN_FUZZ_JOBS:-$(nproc)}
 
 mkdir -p "$build"
 cmake -S . -B "$build" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTN_FUZZ=ON \
@@ -30,28 +39,45 @@ cmake --build "$build" -j"$(nproc)" --target "${targets[@]}" -- --no-print-direc
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+artifacts="$build/fuzz-artifacts"
+mkdir -p "$artifacts"
+
+# one harness: its log in BUILD/fuzz-NAME.log, its exit status in BUILD/fuzz-NAME.status
+run_one() {
+  local n=$1 corpus="$build/fuzz-corpus/$1" opts=(-max_len=4096) seeds=()
+  case "$n" in
+    trace) opts=(-max_len=8192) ;;
+    cli) opts=(-max_len=1024) ;;
+    checkpoint) opts=(-max_len=16384) ;;
+  esac
+  [ -f "tests/fuzz/$n.dict" ] && opts+=(-dict="tests/fuzz/$n.dict")
+  [ -d "tests/fuzz/corpus/$n" ] && seeds=("tests/fuzz/corpus/$n")
+  mkdir -p "$corpus"
+  local status=0
+  "$build/tests/fuzz/fuzz_$n" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 "${opts[@]}" \
+    -artifact_prefix="$artifacts/$n-" -print_final_stats=1 "$corpus" "${seeds[@]}" >"$build/fuzz-$n.log" 2>&1 || status=$?
+  echo "$status" >"$build/fuzz-$n.status"
+}
+
+echo "== fuzz ${names[*]}: ${seconds} s each, $jobs at a time"
+running=0
+for n in "${names[@]}"; do
+  rm -f "$build/fuzz-$n.status"
+  if [ "$running" -ge "$jobs" ]; then wait -n || true; running=$((running - 1)); fi
+  run_one "$n" &
+  running=$((running + 1))
+done
+wait || true
+
 status=0
 for n in "${names[@]}"; do
-  corpus="$build/fuzz-corpus/$n"
-  artifacts="$build/fuzz-artifacts"
-  mkdir -p "$corpus" "$artifacts"
-  case "$n" in
-    tokenizer) opts=(-max_len=4096) ;;
-    trace) opts=(-max_len=8192) ;;
-    cli) opts=(-max_len=1024 -dict=tests/fuzz/cli.dict) ;;
-    checkpoint) opts=(-max_len=16384 -dict=tests/fuzz/checkpoint.dict) ;;
-    *) echo "run.sh: unknown fuzzer $n (tokenizer, trace, cli, checkpoint)" >&2; exit 2 ;;
-  esac
-  echo "== fuzz_$n for ${seconds} s"
-  if ! "$build/tests/fuzz/fuzz_$n" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 "${opts[@]}" \
-      -artifact_prefix="$artifacts/$n-" -print_final_stats=1 "$corpus" "tests/fuzz/corpus/$n" \
-      >"$build/fuzz-$n.log" 2>&1; then
+  s=$(cat "$build/fuzz-$n.status" 2>/dev/null || echo missing)
+  if [ "$s" != 0 ]; then
     tail -n 60 "$build/fuzz-$n.log" >&2
-    echo "run.sh: fuzz_$n failed; reproduce with: $build/tests/fuzz/fuzz_$n $(ls -t "$artifacts/$n-"* 2>/dev/null | head -n 1)" >&2
+    echo "run.sh: fuzz_$n failed (exit $s); reproduce with: $build/tests/fuzz/fuzz_$n $(ls -t "$artifacts/$n-"* 2>/dev/null | head -n 1)" >&2
     status=1
     continue
   fi
-  grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb" "$build/fuzz-$n.log" | tr '\n' ' '
-  echo "(corpus: $(ls "$corpus" | wc -l) inputs)"
+  echo "fuzz_$n: $(grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb" "$build/fuzz-$n.log" | tr -s ' ' | tr '\n' ' ')(corpus: $(ls "$build/fuzz-corpus/$n" | wc -l) inputs)"
 done
 exit "$status"
