@@ -7,11 +7,11 @@ export function labState(page) {
   return page.evaluate(() => ({ ...document.getElementById('lab').dataset }));
 }
 
-/** Waits until the lab has started and its model reported the final evaluation of a pause. */
+/** Waits until the lab has started, its model reported the final evaluation of a pause, and the URL holds it. */
 export async function waitIdle(page, timeout = 120000) {
   await page.waitForFunction(() => {
     const d = document.getElementById('lab')?.dataset;
-    return d && d.state === 'ready' && d.running === '0' && d.catching === '0' && d.final === '1';
+    return d && d.state === 'ready' && d.running === '0' && d.catching === '0' && d.final === '1' && !d.urlPending;
   }, null, { timeout });
 }
 
