@@ -527,7 +527,7 @@ TEST_CASE("model: initialisation is seeded, per tensor, and documented in scale"
     CHECK(a.view("layers.0.w_query") != a.view("layers.0.w_key"));
 }
 
-TEST_CASE("model: training sizes are computed in 64 bits; near 2³² they are refused, not wrapped", "[model][memory]") {
+TEST_CASE("model: training sizes are computed in 64 bits, and near 2³² they are refused, not wrapped", "[model][memory]") {
     ModelConfig c;
     c.vocab = 16;
     c.context = 256;
