@@ -23,8 +23,14 @@ export async function openLab(h, hash = '', options = {}) {
   return opened;
 }
 
-/** Presses play, waits until the step count reaches n, pauses, waits for the final evaluation. */
+/** Turns "Stop at" off, presses play, waits until the step count reaches n, pauses, waits for the final evaluation. */
 export async function trainTo(page, n, timeout = 120000) {
+  // to step n exactly as asked: the lab's own "Stop at" rule (a plateau by default) is turned off
+  const stopAt = page.getByTestId('stop-at');
+  if (await stopAt.count() && await stopAt.inputValue() !== 'off') {
+    await stopAt.selectOption('off');
+    await waitIdle(page, timeout);
+  }
   await page.getByTestId('play').click();
   await page.waitForFunction((x) => Number(document.getElementById('lab').dataset.step) >= x, n, { timeout });
   await page.getByTestId('play').click();

@@ -29,6 +29,7 @@ import { createPredictionsView } from './predictions.js';
 import { createTimelineView } from './timeline-view.js';
 import { storeModel } from './storage.js';
 import { SAMPLE_TEXT } from './sample-text.js';
+import { stopReason } from './stop.js';
 
 const doc = document;
 doc.getElementById('tr-notation')?.append(createNotation());
@@ -67,6 +68,10 @@ let memory = null;
 let catchUp = null; // target step while a link retrains
 let scrub = null; // step of the snapshot shown, null = live
 let corpusProblem = null; // why the link's text was not used (shown beside the text field), or null
+/** Live held-out checks since ▶ ({step, accuracy, loss}) for the "Stop at" rule; stopping: a stop was asked for. */
+let checks = [];
+let stopping = false;
+let stopNote = ''; // "Stopped at step 412: …" after the rule stopped training
 const run = {
   step: 0,
   running: false,
@@ -96,6 +101,9 @@ function resetRun() {
   for (const s of [run.trainLoss, run.trainAcc, run.heldLoss, run.heldAcc]) s.clear();
   run.timeline.clear();
   scrub = null;
+  checks = [];
+  stopping = false;
+  stopNote = '';
 }
 
 // ---- the worker ---------------------------------------------------------------------------
@@ -215,7 +223,17 @@ function handle(m) {
       if (m.ablation !== undefined) run.ablation = m.ablation;
       run.stepsPerSecond = m.type === 'progress' ? m.stepsPerSecond : run.stepsPerSecond;
       run.running = m.type === 'progress' && m.running;
+      if (m.type === 'progress' && m.heldout && m.running && catchUp == null && !stopping) {
+        checks.push({ step: m.heldout.step, accuracy: m.heldout.accuracy, loss: m.heldout.loss });
+        const why = stopReason(checks, state.stopAt);
+        if (why) {
+          stopping = why;
+          pause();
+        }
+      }
       if (m.type === 'paused') {
+        if (stopping) stopNote = `Stopped at step ${m.step.toLocaleString('en')}: ${stopping}.`;
+        stopping = false;
         run.headScores = m.headScores;
         run.final = true;
         catchUp = null; // reached, or paused by the learner while catching up
@@ -321,6 +339,7 @@ function adoptLoaded(m) {
   next.theme = state.theme;
   next.keyView = state.keyView;
   next.logScale = state.logScale;
+  next.stopAt = state.stopAt;
   state = normalizeTrainState(next);
   corpusProblem = null;
   setCorpus(state.corpus).then(() => scheduleUrl());
@@ -448,10 +467,19 @@ function buildPage() {
   const progressBox = el('div', 'tr-progress-box', { hidden: true, attrs: { role: 'status' } }, progress, progressText);
   const metrics = el('p', 'tr-metrics', { testid: 'metrics', attrs: { 'aria-live': 'off' } });
   const memoryNote = el('p', 'field-hint tr-memory', { testid: 'memory' });
+  const stopAt = el('select', 'control', { testid: 'stop-at', id: 'tr-stop-at' });
+  for (const [v, t] of [['plateau', 'at a plateau or 100%'], ['goal', 'at 100% held-out accuracy'], ['off', 'never']]) stopAt.append(el('option', null, { value: v, text: t }));
+  stopAt.addEventListener('change', () => {
+    state.stopAt = stopAt.value;
+    scheduleUrl();
+    render();
+  });
+  const stopNoteEl = el('p', 'tr-stop-note', { testid: 'stop-note', attrs: { role: 'status' } });
   const transport = el('section', 'card tr-transport', { attrs: { 'aria-label': 'Training' } },
     el('div', 'tr-row tr-buttons', {}, play, stepBtn, reset),
     el('div', 'tr-row tr-counts', {}, el('span', 'tr-counter-label', { text: 'step' }), counter, speed),
-    progressBox, metrics, memoryNote);
+    el('div', 'tr-row tr-stop', {}, el('label', 'field-label', { text: 'Stop', htmlFor: 'tr-stop-at' }), stopAt),
+    stopNoteEl, progressBox, metrics, memoryNote);
   play.addEventListener('click', togglePlay);
   stepBtn.addEventListener('click', () => {
     if (run.running || modelError) return;
@@ -459,6 +487,7 @@ function buildPage() {
     send({ type: 'step', n: 1 });
   });
   reset.addEventListener('click', () => {
+    stopNote = '';
     state.step = 0;
     scheduleUrl();
     init(0);
@@ -549,7 +578,7 @@ function buildPage() {
   right.append(curves, predCard, files);
   app.append(side, center, right);
   gridCard.append(el('p', 'tr-empty', { text: 'No model yet: these settings could not build one. Change a setting or press \u201cTask defaults\u201d.' }));
-  ui = { app, play, stepBtn, reset, counter, speed, memoryNote, progressBox, progress, progressText, metrics, keySelect, keyView, ablation, restore, logBox, downloadBtn, playground };
+  ui = { app, play, stepBtn, reset, counter, speed, stopAt, stopNote: stopNoteEl, memoryNote, progressBox, progress, progressText, metrics, keySelect, keyView, ablation, restore, logBox, downloadBtn, playground };
 }
 
 function togglePlay() {
@@ -558,6 +587,9 @@ function togglePlay() {
   else {
     scrub = null;
     run.running = true;
+    checks = [];
+    stopping = false;
+    stopNote = '';
     send({ type: 'play' });
     render();
   }
@@ -590,6 +622,7 @@ function changeTask(name, force = false) {
   next.theme = state.theme;
   next.keyView = state.keyView;
   next.logScale = state.logScale;
+  next.stopAt = state.stopAt;
   state = normalizeTrainState({ ...next, corpus });
   state.corpus = corpus;
   setCorpus(corpus).then(() => scheduleUrl());
@@ -654,6 +687,10 @@ function draw() {
   ui.counter.textContent = run.step.toLocaleString('en');
   ui.counter.dataset.value = String(run.step);
   ui.speed.textContent = run.running && run.stepsPerSecond > 0 ? `${Math.round(run.stepsPerSecond).toLocaleString('en')} steps/s` : '';
+  ui.stopAt.value = state.stopAt;
+  ui.stopNote.textContent = stopNote;
+  ui.stopNote.hidden = !stopNote;
+  lab.dataset.stopped = stopNote ? '1' : '0';
   ui.progressBox.hidden = !busy;
   if (busy) {
     ui.progress.max = catchUp;

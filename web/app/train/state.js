@@ -22,6 +22,8 @@ export const WIDTH_CHOICES = Object.freeze([8, 12, 16, 24, 32, 48, 64, 96, 128])
 export const LR_CHOICES = Object.freeze([1e-4, 3e-4, 5e-4, 1e-3, 2e-3, 3e-3, 5e-3, 1e-2, 2e-2, 3e-2]);
 export const BATCH_CHOICES = Object.freeze([1, 2, 4, 8, 16, 32, 64, 128, 256]);
 export const KEY_VIEWS = Object.freeze(['overlay', 'beside', 'off']);
+/** When free training stops by itself (stop.js): at a plateau (the default), at 100% held-out accuracy, never. */
+export const STOP_CHOICES = Object.freeze(['plateau', 'goal', 'off']);
 export const MAX_STEPS = 1000000;
 /** Longest own text (UTF-16 code units): about 100 KB; the link carries it compressed. */
 export const MAX_CORPUS = 100000;
@@ -54,6 +56,7 @@ export const VIEW_FIELDS = Object.freeze({
   ablate: { param: 'ab', kind: 'heads', default: Object.freeze([]), label: 'ablated heads', when: (s) => s.ablate.length > 0 },
   key: { param: 'key', kind: 'name', default: '', label: 'answer key', when: (s) => s.key !== '' },
   keyView: { param: 'kv', kind: 'choice', choices: KEY_VIEWS, default: 'overlay', label: 'answer key view', when: (s) => s.keyView !== 'overlay' },
+  stopAt: { param: 'stop', kind: 'choice', choices: STOP_CHOICES, default: 'plateau', label: 'stop at', when: (s) => s.stopAt !== 'plateau' },
   logScale: { param: 'log', kind: 'bool', default: true, label: 'log-scale loss', when: (s) => !s.logScale },
   theme: { param: 'theme', kind: 'choice', choices: THEMES, default: 'system', label: 'theme', when: (s) => s.theme !== 'system' },
 });

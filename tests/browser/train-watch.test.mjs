@@ -1,0 +1,38 @@
+// The training lab's watchability (issue #24 item 6) in Chromium: training stops by
+// itself at a plateau or a goal and says why. Waits on the page's state, never on time.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { startHarness, artifactDir } from './harness.mjs';
+import { labState, waitIdle, openLab } from './train-helpers.mjs';
+
+let h;
+before(async () => { h = await startHarness(); });
+after(async () => { await h?.close(); });
+
+test('reverse stops by itself once held-out accuracy is 100%, says at which step and why, and the link keeps that step', async () => {
+  const { page, errors } = await openLab(h, '#task=reverse');
+  assert.equal(await page.getByTestId('stop-at').inputValue(), 'plateau', 'on by default');
+  assert.equal(await page.getByTestId('stop-note').isHidden(), true);
+  await page.getByTestId('play').click();
+  await page.waitForFunction(() => document.getElementById('lab').dataset.stopped === '1');
+  await waitIdle(page);
+  const s = await labState(page);
+  const note = await page.getByTestId('stop-note').textContent();
+  assert.equal(note, `Stopped at step ${Number(s.step).toLocaleString('en')}: held-out accuracy 100% for the last 5 checks.`);
+  assert.equal(Number(s.heldout), 1, 'the bigger evaluation after the stop agrees');
+  const hash = await page.evaluate(() => location.hash);
+  assert.match(hash, new RegExp(`step=${s.step}(&|$)`));
+  assert.doesNotMatch(hash, /stop=/, 'the default is not written');
+  await page.screenshot({ path: join(artifactDir('train'), 'stopped.png') });
+  // ▶ again clears the note; "never" goes into the link
+  await page.getByTestId('stop-at').selectOption('off');
+  await page.waitForFunction(() => /[#&]stop=off(&|$)/.test(location.hash));
+  await page.getByTestId('play').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="stop-note"]').hidden);
+  await page.getByTestId('play').click();
+  await waitIdle(page);
+  assert.equal((await labState(page)).stopped, '0');
+  assert.deepEqual(errors, []);
+});

@@ -1,0 +1,42 @@
+// The training lab's "Stop at" rule (web/app/train/stop.js) and its URL key
+// (stop=, state.js): a link without it stops at a plateau, as before the key existed.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { stopReason, GOAL_CHECKS, PLATEAU_CHECKS } from '../../web/app/train/stop.js';
+import { parseTrainHash, serializeTrainState } from '../../web/app/train/state.js';
+
+const TASKS = [{ name: 'reverse', defaults: {} }, { name: 'text', defaults: {} }];
+const checks = (accs, loss = (i) => 1) => accs.map((a, i) => ({ step: 10 * i, accuracy: a, loss: loss(i) }));
+
+test('stop rule: 100% held-out accuracy for the last 5 checks stops at a plateau and at the goal, never when off', () => {
+  const at100 = checks([0.2, 0.6, ...Array(GOAL_CHECKS).fill(1)]);
+  assert.equal(stopReason(at100, 'plateau'), 'held-out accuracy 100% for the last 5 checks');
+  assert.equal(stopReason(at100, 'goal'), 'held-out accuracy 100% for the last 5 checks');
+  assert.equal(stopReason(at100, 'off'), null);
+  assert.equal(stopReason(checks([0.2, 1, 1, 1, 1, 0.99]), 'plateau'), null, 'one check below 100% restarts the count');
+});
+
+test('stop rule: a plateau is no new best accuracy or loss for the last 30 checks; the goal rule waits for 100%', () => {
+  const flat = checks(Array(PLATEAU_CHECKS + 5).fill(0.5), (i) => (i < 5 ? 2 - 0.1 * i : 1.6));
+  assert.match(stopReason(flat, 'plateau'), /not improved for the last 30 checks/);
+  assert.equal(stopReason(flat, 'goal'), null);
+  const stillLearning = checks(Array(PLATEAU_CHECKS + 5).fill(0.5), (i) => 2 - 0.01 * i);
+  assert.equal(stopReason(stillLearning, 'plateau'), null, 'a falling loss is progress');
+  assert.equal(stopReason(checks(Array(PLATEAU_CHECKS).fill(0.5)), 'plateau'), null, 'too few checks to tell');
+});
+
+test('stop= in the link: default plateau is not written; goal and off round-trip; a bad value is reported', () => {
+  const old = parseTrainHash('#task=reverse&L=1&step=300', TASKS);
+  assert.equal(old.state.stopAt, 'plateau');
+  assert.deepEqual(old.problems, []);
+  assert.doesNotMatch(serializeTrainState(old.state), /stop=/);
+  for (const v of ['goal', 'off']) {
+    const p = parseTrainHash(`#task=reverse&stop=${v}`, TASKS);
+    assert.equal(p.state.stopAt, v);
+    assert.match(serializeTrainState(p.state), new RegExp(`stop=${v}`));
+  }
+  const bad = parseTrainHash('#task=reverse&stop=soon', TASKS);
+  assert.equal(bad.state.stopAt, 'plateau');
+  assert.match(bad.problems.join(' '), /stop at .*soon/);
+});
