@@ -36,3 +36,27 @@ test('reverse stops by itself once held-out accuracy is 100%, says at which step
   assert.equal((await labState(page)).stopped, '0');
   assert.deepEqual(errors, []);
 });
+
+// 84 words: too few for the text task's default size 32 (321 words), enough for size 8 (81)
+const SHORT_TEXT = Array.from({ length: 84 }, (_, i) => ['the', 'cat', 'sat', 'on', 'a', 'mat', 'and', 'then', 'it', 'slept', 'there', 'all', 'day'][i % 13]).join(' ');
+
+test('own text too short: said beside the text field in the form\u2019s words, the centre says why, and the fix button trains', async () => {
+  const { page, errors } = await openLab(h, '#task=text');
+  await page.getByTestId('corpus').fill(SHORT_TEXT);
+  await page.getByTestId('corpus-apply').click();
+  await page.getByTestId('corpus-short').waitFor();
+  assert.equal(await page.getByTestId('corpus-short-text').textContent(),
+    'Task size 32 (the default) needs at least 321 words; this text has 84: paste more text or choose a smaller task size.');
+  assert.equal(await page.getByTestId('corpus-short-fix').textContent(), 'Use task size 8');
+  assert.equal(await page.locator('[data-testid="message-error"]').count(), 0, 'no error at the top of the page');
+  assert.match(await page.getByTestId('no-model').textContent(), /too short for this task size/);
+  assert.equal(await page.getByTestId('no-model').isVisible(), true);
+  await page.getByTestId('corpus-short').screenshot({ path: join(artifactDir('train'), 'text-short.png') });
+  await page.getByTestId('corpus-short-fix').click();
+  await waitIdle(page);
+  await page.waitForFunction(() => /[#&]n=8(&|$)/.test(location.hash));
+  assert.equal(await page.getByTestId('corpus-short').isHidden(), true);
+  assert.equal(await page.getByTestId('length').inputValue(), '8');
+  assert.equal(await page.getByTestId('play').isDisabled(), false, 'a model of size 8 trains on the text');
+  assert.deepEqual(errors, []);
+});

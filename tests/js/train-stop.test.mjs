@@ -40,3 +40,12 @@ test('stop= in the link: default plateau is not written; goal and off round-trip
   assert.equal(bad.state.stopAt, 'plateau');
   assert.match(bad.problems.join(' '), /stop at .*soon/);
 });
+
+test('minimumWords mirrors TextTask::minimum_words: a window of T + 1 words in both the 90% and the 10% split', async () => {
+  const { minimumWords } = await import('../../web/app/train/state.js');
+  // by hand: T = 7 needs 8 words after floor(0.9 n): 71 (63 + 8); T = 8: 81 (72 + 9); T = 9: 91 (81 + 10)
+  assert.equal(minimumWords(7), 71);
+  assert.equal(minimumWords(8), 81);
+  assert.equal(minimumWords(9), 91);
+  assert.equal(minimumWords(32), 321, 'the engine\u2019s own message for an 84-word text says 321');
+});

@@ -71,10 +71,19 @@ export function createSettingsView(root, { onChange, onTask, onDefaults, onCorpu
   });
   // why the link's text could not be used, beside the field it would have filled
   const textProblem = el('p', 'tr-corpus-problem', { testid: 'corpus-problem', hidden: true, attrs: { role: 'alert' } });
+  // the text is too short for the task size: said here, in the form's words, with the fix
+  const shortText = el('span', null, { testid: 'corpus-short-text' });
+  const shortFix = el('button', 'btn', { type: 'button', testid: 'corpus-short-fix' });
+  const shortBox = el('div', 'tr-corpus-problem tr-corpus-short', { testid: 'corpus-short', hidden: true, attrs: { role: 'alert' } }, shortText, ' ', shortFix);
+  let fixSize = 0;
+  shortFix.addEventListener('click', () => {
+    if (fixSize > 0) onChange({ length: fixSize });
+  });
   const textBox = el('div', 'tr-corpus-box', { testid: 'corpus-box' },
     textProblem,
     field('Your text (the model learns to predict its next word)', textArea),
     textCount,
+    shortBox,
     el('div', 'tr-row', {}, textApply, textFileBtn, textFile));
   taskCard.append(textBox);
 
@@ -159,8 +168,9 @@ export function createSettingsView(root, { onChange, onTask, onDefaults, onCorpu
 
   return {
     /** state: the lab state; tasks: engine.tasks(); model: {probe with targetTokens, parameterCount} or null;
-     * corpusProblem: a sentence on why the link's text was not used, or null */
-    update(state, tasks, { model = null, disabled = false, corpusProblem = null } = {}) {
+     * corpusProblem: a sentence on why the link's text was not used, or null;
+     * textShort: {text, fit} when the text is too short for the task size (fit: the largest size that fits, 0 = none) */
+    update(state, tasks, { model = null, disabled = false, corpusProblem = null, textShort = null } = {}) {
       buildPicker(tasks, state.task);
       for (const input of picker.querySelectorAll('input')) input.checked = input.value === state.task;
       const info = tasks.find((t) => t.name === state.task);
@@ -170,7 +180,12 @@ export function createSettingsView(root, { onChange, onTask, onDefaults, onCorpu
       textBox.hidden = state.task !== 'text';
       textProblem.hidden = !corpusProblem;
       textProblem.textContent = corpusProblem ?? '';
-      if (corpusProblem) textArea.setAttribute('aria-invalid', 'true');
+      shortBox.hidden = !textShort;
+      shortText.textContent = textShort?.text ?? '';
+      fixSize = textShort?.fit ?? 0;
+      shortFix.hidden = !(fixSize > 0);
+      shortFix.textContent = `Use task size ${fixSize}`;
+      if (corpusProblem || textShort) textArea.setAttribute('aria-invalid', 'true');
       else textArea.removeAttribute('aria-invalid');
       if (state.task === 'text' && corpusShown !== state.corpus) {
         corpusShown = state.corpus;

@@ -19,7 +19,7 @@ import { formatValue, formatPercent, formatBytes } from '../format.js';
 import { headName } from './grid.js';
 import {
   parseTrainHash, serializeTrainState, defaultTrainState, normalizeTrainState, trainerSettings,
-  modelChanged, packText, unpackText, taskDefaults, canonicalHeads, MODEL_FIELDS, MAX_CORPUS,
+  modelChanged, packText, unpackText, taskDefaults, canonicalHeads, minimumWords, MODEL_FIELDS, MAX_CORPUS,
 } from './state.js';
 import { createTimeline, createSeries, snapshotInterval } from './timeline.js';
 import { createSettingsView, taskTitle } from './controls.js';
@@ -68,6 +68,8 @@ let memory = null;
 let catchUp = null; // target step while a link retrains
 let scrub = null; // step of the snapshot shown, null = live
 let corpusProblem = null; // why the link's text was not used (shown beside the text field), or null
+/** The text is too short for the task size: {text, fit} (shown beside the text field), or null. */
+let textShort = null;
 /** Live held-out checks since ▶ ({step, accuracy, loss}) for the "Stop at" rule; stopping: a stop was asked for. */
 let checks = [];
 let stopping = false;
@@ -130,6 +132,7 @@ function fatal(text) {
 function init(target = 0) {
   gen += 1;
   modelError = null;
+  textShort = null;
   memory = null;
   clearNotice('settings');
   clearNotice('train');
@@ -281,6 +284,19 @@ function memoryText(m) {
   return `Training would need about ${formatBytes(m.bytes)} of memory; the lab can use ${formatBytes(m.limitBytes)}.`;
 }
 
+/** The engine's "corpus has 84 words; length 32 needs at least 321" in the form's words, with the
+ * largest task size the text fits (0 when none), or null for any other message. */
+function shortTextProblem(message, isDefault) {
+  const m = /corpus has (\d+) words; length (\d+) needs at least (\d+)/.exec(message);
+  if (!m) return null;
+  const [words, T, needed] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  let fit = T - 1;
+  while (fit >= 1 && minimumWords(fit) > words) fit -= 1;
+  const size = `Task size ${T}${isDefault ? ' (the default)' : ''}`;
+  const text = `${size} needs at least ${needed.toLocaleString('en')} words; this text has ${words.toLocaleString('en')}: ${fit >= 1 ? 'paste more text or choose a smaller task size.' : 'paste more text.'}`;
+  return { text, fit: Math.max(0, fit) };
+}
+
 /** Every error reply leaves the lab usable: the transport shows the worker's real state
  * (training has stopped unless it says otherwise) and a message says what happened and
  * what to change. */
@@ -308,6 +324,8 @@ function onWorkerError(m) {
       modelError = m.message;
       model = null; // the settings shown have no model: nothing may show or act on the previous one
       resetRun();
+      textShort = state.task === 'text' ? shortTextProblem(m.message, state.length === 0) : null;
+      if (textShort) break; // said beside the text field, with its fix
       notify('settings', 'error', 'These settings cannot train:', `${m.message}. Change a setting or press \u201cTask defaults\u201d.`, { dismissible: true });
       break;
     case 'train':
@@ -577,8 +595,9 @@ function buildPage() {
     el('p', 'field-hint', { text: 'Open in playground shows all twelve steps with this model\u2019s real weights. Drop a .safetensors file anywhere on the page to load it, or a .txt file to train on its text.' }));
   right.append(curves, predCard, files);
   app.append(side, center, right);
-  gridCard.append(el('p', 'tr-empty', { text: 'No model yet: these settings could not build one. Change a setting or press \u201cTask defaults\u201d.' }));
-  ui = { app, play, stepBtn, reset, counter, speed, stopAt, stopNote: stopNoteEl, memoryNote, progressBox, progress, progressText, metrics, keySelect, keyView, ablation, restore, logBox, downloadBtn, playground };
+  const empty = el('p', 'tr-empty', { testid: 'no-model' });
+  gridCard.append(empty);
+  ui = { app, empty, play, stepBtn, reset, counter, speed, stopAt, stopNote: stopNoteEl, memoryNote, progressBox, progress, progressText, metrics, keySelect, keyView, ablation, restore, logBox, downloadBtn, playground };
 }
 
 function togglePlay() {
@@ -672,11 +691,11 @@ function draw() {
   lab.dataset.ablated = run.ablation ? String(run.ablation.accuracy) : '';
   lab.dataset.ablationStep = run.ablation ? String(run.ablation.step) : '';
 
-  const sk = JSON.stringify({ ...state, corpus: state.corpus.length, step: 0, gen: model?.gen, corpusProblem });
+  const sk = JSON.stringify({ ...state, corpus: state.corpus.length, step: 0, gen: model?.gen, corpusProblem, textShort });
   if (sk !== settingsKey || state.corpus !== settingsCorpus) {
     settingsKey = sk;
     settingsCorpus = state.corpus;
-    settingsView.update(state, tasks, { model, corpusProblem });
+    settingsView.update(state, tasks, { model, corpusProblem, textShort });
   }
   // transport
   ui.play.textContent = run.running || busy ? '\u275a\u275a Pause' : '\u25b6 Play';
@@ -706,6 +725,7 @@ function draw() {
   ui.memoryNote.dataset.bytes = memory ? String(memory.bytes) : '';
   ui.memoryNote.dataset.fits = memory ? String(memory.fits) : '';
   ui.app.classList.toggle('tr-no-model', !model);
+  ui.empty.textContent = textShort ? 'No model yet: the text is too short for this task size (see beside the text field).' : 'No model yet: these settings could not build one. Change a setting or press \u201cTask defaults\u201d.';
   ui.downloadBtn.disabled = !model;
   ui.playground.disabled = !model;
   ui.restore.hidden = !state.ablate.length;

@@ -76,6 +76,14 @@ export function trainerSettings(state, taskInfo = null) {
   return out;
 }
 
+/** Words a text task of size T needs (TextTask::minimum_words in src/core/tasks.cpp: a window of
+ * T + 1 words in both the first 90% and the held-out last 10%). */
+export function minimumWords(T) {
+  let n = T + 1;
+  while (Math.floor((n * 9) / 10) < T + 1 || n - Math.floor((n * 9) / 10) < T + 1) n += 1;
+  return n;
+}
+
 /** Keys of the model that a change of them needs a new trainer (all model fields and the corpus). */
 export const MODEL_KEYS = Object.freeze(['task', 'corpus', ...Object.keys(MODEL_FIELDS)]);
 
