@@ -60,3 +60,26 @@ test('own text too short: said beside the text field in the form\u2019s words, t
   assert.equal(await page.getByTestId('play').isDisabled(), false, 'a model of size 8 trains on the text');
   assert.deepEqual(errors, []);
 });
+
+test('overfitting: a word model on 200 random words says so beside the metrics once held-out loss rises while training loss falls', async () => {
+  const words = ['the', 'cat', 'sat', 'on', 'a', 'mat', 'and', 'then', 'it', 'slept', 'there', 'all', 'day', 'while', 'dog', 'ran', 'far', 'away'];
+  let x = 7;
+  const text = Array.from({ length: 200 }, () => {
+    x = (x * 1103515245 + 12345) % 2147483648;
+    return words[x % words.length];
+  }).join(' ');
+  const { page, errors } = await openLab(h, '#task=text&n=8&stop=off');
+  await page.getByTestId('corpus').fill(text);
+  await page.getByTestId('corpus-apply').click();
+  await waitIdle(page);
+  assert.equal(await page.getByTestId('overfit').isHidden(), true, 'not before training');
+  await page.getByTestId('play').click();
+  await page.getByTestId('overfit').waitFor();
+  assert.match(await page.getByTestId('overfit').textContent(), /^Overfitting: held-out loss rose [\d.]+ \u2192 [\d.]+ over the last 5 checks while training loss fell [\d.]+ \u2192 [\d.]+\.$/);
+  await page.getByTestId('play').click();
+  await waitIdle(page);
+  await page.getByTestId('reset').click();
+  await waitIdle(page);
+  assert.equal(await page.getByTestId('overfit').isHidden(), true, 'a reset starts a new run');
+  assert.deepEqual(errors, []);
+});

@@ -49,3 +49,14 @@ test('minimumWords mirrors TextTask::minimum_words: a window of T + 1 words in b
   assert.equal(minimumWords(9), 91);
   assert.equal(minimumWords(32), 321, 'the engine\u2019s own message for an 84-word text says 321');
 });
+
+test('overfitting: held-out loss rising while training loss falls over the last 5 checks, and only then', async () => {
+  const { overfitNote } = await import('../../web/app/train/stop.js');
+  const h = (held, train) => held.map((x, i) => ({ step: 10 * i, held: x, train: train[i] }));
+  const note = overfitNote(h([1, 0.9, 1.0, 1.1, 1.2, 1.3], [1, 0.8, 0.6, 0.5, 0.4, 0.3]));
+  assert.equal(note, 'Overfitting: held-out loss rose 0.90 \u2192 1.3 over the last 5 checks while training loss fell 0.80 \u2192 0.30.');
+  assert.equal(overfitNote(h([1, 0.9, 0.8, 0.7, 0.6], [1, 0.8, 0.6, 0.5, 0.4])), null, 'both falling: learning');
+  assert.equal(overfitNote(h([1, 1.1, 1.2, 1.3, 1.4], [1, 1.1, 1.2, 1.3, 1.4])), null, 'both rising: diverging, not overfitting');
+  assert.equal(overfitNote(h([1, 1.2, 1.0, 1.3, 1.1], [1, 0.8, 0.6, 0.5, 0.4])), null, 'held-out loss only noisy');
+  assert.equal(overfitNote(h([1, 1.1, 1.2, 1.3], [1, 0.8, 0.6, 0.5])), null, 'too few checks');
+});

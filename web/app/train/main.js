@@ -29,7 +29,7 @@ import { createPredictionsView } from './predictions.js';
 import { createTimelineView } from './timeline-view.js';
 import { storeModel } from './storage.js';
 import { SAMPLE_TEXT } from './sample-text.js';
-import { stopReason } from './stop.js';
+import { stopReason, overfitNote } from './stop.js';
 
 const doc = document;
 doc.getElementById('tr-notation')?.append(createNotation());
@@ -74,6 +74,9 @@ let textShort = null;
 let checks = [];
 let stopping = false;
 let stopNote = ''; // "Stopped at step 412: …" after the rule stopped training
+/** Live checks {step, held, train} (held-out loss, mean training-batch loss since the check before) for the overfitting line. */
+let lossHistory = [];
+let overfit = null;
 const run = {
   step: 0,
   running: false,
@@ -106,6 +109,8 @@ function resetRun() {
   checks = [];
   stopping = false;
   stopNote = '';
+  lossHistory = [];
+  overfit = null;
 }
 
 // ---- the worker ---------------------------------------------------------------------------
@@ -226,6 +231,15 @@ function handle(m) {
       if (m.ablation !== undefined) run.ablation = m.ablation;
       run.stepsPerSecond = m.type === 'progress' ? m.stepsPerSecond : run.stepsPerSecond;
       run.running = m.type === 'progress' && m.running;
+      if (m.type === 'progress' && m.heldout) {
+        const losses = m.train.map((t) => t[1]).filter(Number.isFinite);
+        const train = losses.length ? losses.reduce((a, b) => a + b, 0) / losses.length : run.trainLoss.last?.[1];
+        if (Number.isFinite(train)) {
+          lossHistory.push({ step: m.heldout.step, held: m.heldout.loss, train });
+          if (lossHistory.length > 50) lossHistory.shift();
+          overfit = overfitNote(lossHistory);
+        }
+      }
       if (m.type === 'progress' && m.heldout && m.running && catchUp == null && !stopping) {
         checks.push({ step: m.heldout.step, accuracy: m.heldout.accuracy, loss: m.heldout.loss });
         const why = stopReason(checks, state.stopAt);
@@ -485,6 +499,7 @@ function buildPage() {
   const progressBox = el('div', 'tr-progress-box', { hidden: true, attrs: { role: 'status' } }, progress, progressText);
   const metrics = el('p', 'tr-metrics', { testid: 'metrics', attrs: { 'aria-live': 'off' } });
   const memoryNote = el('p', 'field-hint tr-memory', { testid: 'memory' });
+  const overfitEl = el('p', 'tr-overfit', { testid: 'overfit', hidden: true });
   const stopAt = el('select', 'control', { testid: 'stop-at', id: 'tr-stop-at' });
   for (const [v, t] of [['plateau', 'at a plateau or 100%'], ['goal', 'at 100% held-out accuracy'], ['off', 'never']]) stopAt.append(el('option', null, { value: v, text: t }));
   stopAt.addEventListener('change', () => {
@@ -497,7 +512,7 @@ function buildPage() {
     el('div', 'tr-row tr-buttons', {}, play, stepBtn, reset),
     el('div', 'tr-row tr-counts', {}, el('span', 'tr-counter-label', { text: 'step' }), counter, speed),
     el('div', 'tr-row tr-stop', {}, el('label', 'field-label', { text: 'Stop', htmlFor: 'tr-stop-at' }), stopAt),
-    stopNoteEl, progressBox, metrics, memoryNote);
+    stopNoteEl, progressBox, metrics, overfitEl, memoryNote);
   play.addEventListener('click', togglePlay);
   stepBtn.addEventListener('click', () => {
     if (run.running || modelError) return;
@@ -597,7 +612,7 @@ function buildPage() {
   app.append(side, center, right);
   const empty = el('p', 'tr-empty', { testid: 'no-model' });
   gridCard.append(empty);
-  ui = { app, empty, play, stepBtn, reset, counter, speed, stopAt, stopNote: stopNoteEl, memoryNote, progressBox, progress, progressText, metrics, keySelect, keyView, ablation, restore, logBox, downloadBtn, playground };
+  ui = { app, empty, play, stepBtn, reset, counter, speed, stopAt, stopNote: stopNoteEl, overfit: overfitEl, memoryNote, progressBox, progress, progressText, metrics, keySelect, keyView, ablation, restore, logBox, downloadBtn, playground };
 }
 
 function togglePlay() {
@@ -721,6 +736,8 @@ function draw() {
     ? `Held-out accuracy ${pct(h.accuracy)}, loss ${formatValue(h.loss, 3)} (${h.samples} sequences${run.final ? ', after the pause' : ', live'})${run.trainAcc.last ? ` \u00b7 training batch ${pct(run.trainAcc.last[1])}` : ''}`
     : modelError ? 'No model: the settings above could not build one.'
       : model?.hasTask === false ? 'This model is shown on the probe; training it needs the text it was trained on.' : 'Press \u25b6 to train.';
+  ui.overfit.textContent = overfit ?? '';
+  ui.overfit.hidden = !overfit || !model;
   ui.memoryNote.textContent = memoryText(memory);
   ui.memoryNote.dataset.bytes = memory ? String(memory.bytes) : '';
   ui.memoryNote.dataset.fits = memory ? String(memory.fits) : '';

@@ -30,3 +30,22 @@ export function stopReason(checks, rule) {
   if (accUp || lossDown) return null;
   return `held-out accuracy and loss have not improved for the last ${PLATEAU_CHECKS} checks`;
 }
+
+/** Held-out checks the overfitting line looks back over. */
+export const OVERFIT_CHECKS = 5;
+
+/** The overfitting line over the last checks ({step, held, train}: held-out loss, mean training-batch
+ * loss since the check before), or null: held-out loss rose (by 5%, at most one dip) while training loss fell (by 5%). */
+export function overfitNote(history) {
+  if (!Array.isArray(history) || history.length < OVERFIT_CHECKS) return null;
+  const w = history.slice(-OVERFIT_CHECKS);
+  const first = w[0];
+  const last = w[w.length - 1];
+  let dips = 0;
+  for (let i = 1; i < w.length; i++) if (w[i].held < w[i - 1].held) dips += 1;
+  const heldUp = last.held > first.held * 1.05 && dips <= 1;
+  const trainDown = last.train < first.train * 0.95;
+  if (!heldUp || !trainDown) return null;
+  const f = (x) => x.toPrecision(2);
+  return `Overfitting: held-out loss rose ${f(first.held)} \u2192 ${f(last.held)} over the last ${OVERFIT_CHECKS} checks while training loss fell ${f(first.train)} \u2192 ${f(last.train)}.`;
+}
