@@ -83,3 +83,28 @@ test('overfitting: a word model on 200 random words says so beside the metrics o
   assert.equal(await page.getByTestId('overfit').isHidden(), true, 'a reset starts a new run');
   assert.deepEqual(errors, []);
 });
+
+test('speed "watchable": training moves a few steps per report (the maps change each frame); the choice is in the link', async () => {
+  const { page, errors } = await openLab(h, '#task=reverse&stop=off');
+  assert.equal(await page.getByTestId('speed').inputValue(), 'full');
+  await page.getByTestId('speed').selectOption('watch');
+  await page.waitForFunction(() => /[#&]speed=watch(&|$)/.test(location.hash));
+  // every step count the page shows, from the first report on
+  await page.evaluate(() => {
+    window.seenSteps = [];
+    new MutationObserver(() => window.seenSteps.push(Number(document.getElementById('lab').dataset.step)))
+      .observe(document.getElementById('lab'), { attributes: true, attributeFilter: ['data-step'] });
+  });
+  await page.getByTestId('play').click();
+  await page.waitForFunction(() => window.seenSteps.length >= 12);
+  await page.getByTestId('play').click();
+  await waitIdle(page);
+  const seen = await page.evaluate(() => window.seenSteps);
+  const gaps = seen.slice(1).map((x, i) => x - seen[i]);
+  assert.ok(gaps.every((g) => g >= 0 && g <= 3), `at most 3 steps between reports: ${seen.join(' ')}`);
+  // a link with speed=watch opens watchable
+  const again = await openLab(h, '#task=reverse&speed=watch');
+  assert.equal(await again.page.getByTestId('speed').inputValue(), 'watch');
+  assert.deepEqual(errors, []);
+  assert.deepEqual(again.errors, []);
+});

@@ -60,3 +60,11 @@ test('overfitting: held-out loss rising while training loss falls over the last 
   assert.equal(overfitNote(h([1, 1.2, 1.0, 1.3, 1.1], [1, 0.8, 0.6, 0.5, 0.4])), null, 'held-out loss only noisy');
   assert.equal(overfitNote(h([1, 1.1, 1.2, 1.3], [1, 0.8, 0.6, 0.5])), null, 'too few checks');
 });
+
+test('speed= in the link: full speed is the default and not written; watch round-trips', () => {
+  assert.equal(parseTrainHash('#task=reverse', TASKS).state.speed, 'full');
+  assert.doesNotMatch(serializeTrainState(parseTrainHash('#task=reverse', TASKS).state), /speed=/);
+  const p = parseTrainHash('#task=reverse&speed=watch', TASKS);
+  assert.equal(p.state.speed, 'watch');
+  assert.match(serializeTrainState(p.state), /speed=watch/);
+});

@@ -19,7 +19,7 @@ import { formatValue, formatPercent, formatBytes } from '../format.js';
 import { headName } from './grid.js';
 import {
   parseTrainHash, serializeTrainState, defaultTrainState, normalizeTrainState, trainerSettings,
-  modelChanged, packText, unpackText, taskDefaults, canonicalHeads, minimumWords, MODEL_FIELDS, MAX_CORPUS,
+  modelChanged, packText, unpackText, taskDefaults, canonicalHeads, minimumWords, MODEL_FIELDS, MAX_CORPUS, WATCH_STEPS_PER_SECOND,
 } from './state.js';
 import { createTimeline, createSeries, snapshotInterval } from './timeline.js';
 import { createSettingsView, taskTitle } from './controls.js';
@@ -372,6 +372,7 @@ function adoptLoaded(m) {
   next.keyView = state.keyView;
   next.logScale = state.logScale;
   next.stopAt = state.stopAt;
+  next.speed = state.speed;
   state = normalizeTrainState(next);
   corpusProblem = null;
   setCorpus(state.corpus).then(() => scheduleUrl());
@@ -507,10 +508,19 @@ function buildPage() {
     scheduleUrl();
     render();
   });
+  const speedSel = el('select', 'control', { testid: 'speed', id: 'tr-speed-choice' });
+  for (const [v, t] of [['full', 'full speed'], ['watch', `watchable (${WATCH_STEPS_PER_SECOND} steps/s)`]]) speedSel.append(el('option', null, { value: v, text: t }));
+  speedSel.addEventListener('change', () => {
+    state.speed = speedSel.value;
+    sendPace();
+    scheduleUrl();
+    render();
+  });
   const stopNoteEl = el('p', 'tr-stop-note', { testid: 'stop-note', attrs: { role: 'status' } });
   const transport = el('section', 'card tr-transport', { attrs: { 'aria-label': 'Training' } },
     el('div', 'tr-row tr-buttons', {}, play, stepBtn, reset),
     el('div', 'tr-row tr-counts', {}, el('span', 'tr-counter-label', { text: 'step' }), counter, speed),
+    el('div', 'tr-row tr-stop', {}, el('label', 'field-label', { text: 'Speed', htmlFor: 'tr-speed-choice' }), speedSel),
     el('div', 'tr-row tr-stop', {}, el('label', 'field-label', { text: 'Stop', htmlFor: 'tr-stop-at' }), stopAt),
     stopNoteEl, progressBox, metrics, overfitEl, memoryNote);
   play.addEventListener('click', togglePlay);
@@ -612,7 +622,7 @@ function buildPage() {
   app.append(side, center, right);
   const empty = el('p', 'tr-empty', { testid: 'no-model' });
   gridCard.append(empty);
-  ui = { app, empty, play, stepBtn, reset, counter, speed, stopAt, stopNote: stopNoteEl, overfit: overfitEl, memoryNote, progressBox, progress, progressText, metrics, keySelect, keyView, ablation, restore, logBox, downloadBtn, playground };
+  ui = { app, empty, play, stepBtn, reset, counter, speed, stopAt, speedSel, stopNote: stopNoteEl, overfit: overfitEl, memoryNote, progressBox, progress, progressText, metrics, keySelect, keyView, ablation, restore, logBox, downloadBtn, playground };
 }
 
 function togglePlay() {
@@ -627,6 +637,11 @@ function togglePlay() {
     send({ type: 'play' });
     render();
   }
+}
+
+/** The worker's pace for free training: the speed choice of the state. */
+function sendPace() {
+  send({ type: 'pace', stepsPerSecond: state.speed === 'watch' ? WATCH_STEPS_PER_SECOND : 0 });
 }
 
 function pause() {
@@ -657,6 +672,7 @@ function changeTask(name, force = false) {
   next.keyView = state.keyView;
   next.logScale = state.logScale;
   next.stopAt = state.stopAt;
+  next.speed = state.speed;
   state = normalizeTrainState({ ...next, corpus });
   state.corpus = corpus;
   setCorpus(corpus).then(() => scheduleUrl());
@@ -722,6 +738,7 @@ function draw() {
   ui.counter.dataset.value = String(run.step);
   ui.speed.textContent = run.running && run.stepsPerSecond > 0 ? `${Math.round(run.stepsPerSecond).toLocaleString('en')} steps/s` : '';
   ui.stopAt.value = state.stopAt;
+  ui.speedSel.value = state.speed;
   ui.stopNote.textContent = stopNote;
   ui.stopNote.hidden = !stopNote;
   lab.dataset.stopped = stopNote ? '1' : '0';
@@ -853,6 +870,7 @@ async function start(list) {
   applyTheme();
   buildPage();
   lab.dataset.state = 'ready';
+  sendPace();
   init(state.step);
   if (!parsed.empty) scheduleUrl();
 }
@@ -913,6 +931,7 @@ window.addEventListener('hashchange', async () => {
   } else corpusProblem = null;
   if (parsed.problems.length) notify('url', 'notice', 'Some settings in the link could not be used,', 'so defaults were used for them:', { details: parsed.problems, dismissible: true });
   applyTheme();
+  sendPace();
   if (modelChanged(before, state) || state.step !== run.step) init(state.step);
   else {
     send({ type: 'ablate', heads: state.ablate });

@@ -24,6 +24,9 @@ export const BATCH_CHOICES = Object.freeze([1, 2, 4, 8, 16, 32, 64, 128, 256]);
 export const KEY_VIEWS = Object.freeze(['overlay', 'beside', 'off']);
 /** When free training stops by itself (stop.js): at a plateau (the default), at 100% held-out accuracy, never. */
 export const STOP_CHOICES = Object.freeze(['plateau', 'goal', 'off']);
+/** Training speed: as fast as it goes, or watchable (WATCH_STEPS_PER_SECOND, a few steps a frame). */
+export const SPEED_CHOICES = Object.freeze(['full', 'watch']);
+export const WATCH_STEPS_PER_SECOND = 30;
 export const MAX_STEPS = 1000000;
 /** Longest own text (UTF-16 code units): about 100 KB; the link carries it compressed. */
 export const MAX_CORPUS = 100000;
@@ -57,6 +60,7 @@ export const VIEW_FIELDS = Object.freeze({
   key: { param: 'key', kind: 'name', default: '', label: 'answer key', when: (s) => s.key !== '' },
   keyView: { param: 'kv', kind: 'choice', choices: KEY_VIEWS, default: 'overlay', label: 'answer key view', when: (s) => s.keyView !== 'overlay' },
   stopAt: { param: 'stop', kind: 'choice', choices: STOP_CHOICES, default: 'plateau', label: 'stop at', when: (s) => s.stopAt !== 'plateau' },
+  speed: { param: 'speed', kind: 'choice', choices: SPEED_CHOICES, default: 'full', label: 'speed', when: (s) => s.speed !== 'full' },
   logScale: { param: 'log', kind: 'bool', default: true, label: 'log-scale loss', when: (s) => !s.logScale },
   theme: { param: 'theme', kind: 'choice', choices: THEMES, default: 'system', label: 'theme', when: (s) => s.theme !== 'system' },
 });

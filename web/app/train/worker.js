@@ -11,6 +11,8 @@
 //                                          probeText: what a text model without its text is probed on)
 //   {type: 'play', target?}  {type: 'pause'}  {type: 'step', n}
 //   {type: 'ablate', heads: [[layer, head]]}  heads whose output the evaluations and predictions zero
+//   {type: 'pace', stepsPerSecond}         free training (no target) at about that many steps/s, at most
+//                                          WATCH_CHUNK steps a report (0: full speed; a link's catch-up is always full speed)
 //   {type: 'save', purpose}                → {type: 'saved', purpose, bytes, step}
 // Worker → page:
 //   {type: 'ready', tasks}                 the engine started (tasks: engine.tasks())
@@ -47,6 +49,8 @@ const LIVE_SAMPLES = 64;
 const EVAL_SHARE = 6;
 const FINAL_SAMPLES = 1024;
 const SCORE_SAMPLES = 256;
+/** Most steps between two reports when the pace is set ("watchable"): the maps change a little each frame. */
+const WATCH_CHUNK = 3;
 
 let engine = null;
 let trainer = null;
@@ -60,6 +64,9 @@ let cap = 200;
 let perStepMs = 1;
 let loopId = 0;
 let rate = [];
+/** Steps per second of free training; 0 = full speed. */
+let pace = 0;
+let paceStart = null; // [time, step] the pace counts from
 
 const post = (msg, transfer = []) => self.postMessage(msg, transfer);
 const errorText = (e) => String(e?.message ?? e);
@@ -277,15 +284,28 @@ async function loop() {
     let lastTick = performance.now();
     let lastTickStep = trainer.stepCount;
     rate = [[lastTick, trainer.stepCount]];
+    paceStart = null;
     while (running && id === loopId) {
       if (target != null && trainer.stepCount >= target) break;
-      const want = Math.max(1, Math.min(5000, Math.round(CHUNK_MS / Math.max(perStepMs, 1e-3))));
+      let want = Math.max(1, Math.min(5000, Math.round(CHUNK_MS / Math.max(perStepMs, 1e-3))));
+      const paced = pace > 0 && target == null;
+      if (paced) {
+        // watchable: the steps due at `pace` steps/s since the pace started, WATCH_CHUNK at most, then a report
+        const t = performance.now();
+        if (!paceStart) paceStart = [t, trainer.stepCount];
+        const due = Math.floor(((t - paceStart[0]) * pace) / 1000) - (trainer.stepCount - paceStart[1]);
+        if (due <= 0) {
+          await new Promise((resolve) => setTimeout(resolve, 1000 / pace));
+          continue;
+        }
+        want = Math.min(due, WATCH_CHUNK);
+      } else paceStart = null;
       chunk(want);
       const now = performance.now();
       noteRate(now, trainer.stepCount);
       // early in a run the curves change fastest: report at least every EARLY_EVERY steps there
       const s = trainer.stepCount;
-      if (now - lastTick >= TICK_MS || (s < EARLY_STEPS && s - lastTickStep >= EARLY_EVERY)) {
+      if (paced || now - lastTick >= TICK_MS || (s < EARLY_STEPS && s - lastTickStep >= EARLY_EVERY)) {
         lastTick = now;
         lastTickStep = s;
         sendProgress();
@@ -433,6 +453,11 @@ const handlers = {
   },
   pause() {
     running = false;
+  },
+  pace(m) {
+    const r = Number(m.stepsPerSecond);
+    pace = Number.isFinite(r) && r > 0 ? Math.min(r, 1000) : 0;
+    paceStart = null;
   },
   step(m) {
     if (!trainer || running) return;
