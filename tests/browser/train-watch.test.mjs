@@ -108,3 +108,21 @@ test('speed "watchable": training moves a few steps per report (the maps change 
   assert.deepEqual(errors, []);
   assert.deepEqual(again.errors, []);
 });
+
+test('a 2-layer model shows both layers\u2019 maps on the first screen at 1280\u00d7900 (layers side by side); the phone stacks them without sideways scroll', async () => {
+  const { page, errors } = await openLab(h, '#task=induction&L=2&ln=0', { viewport: { width: 1280, height: 900 } });
+  const maps = await page.evaluate(() => [...document.querySelectorAll('[data-testid^="head-"] canvas')].map((c) => c.getBoundingClientRect().bottom));
+  assert.equal(maps.length, 4);
+  assert.ok(maps.every((b) => b <= 900), `map bottoms ${maps.map(Math.round).join(', ')}`);
+  await page.screenshot({ path: join(artifactDir('train'), 'two-layers-desktop.png') });
+  const phone = await openLab(h, '#task=induction&L=2&ln=0', { viewport: { width: 390, height: 844 } });
+  const r = await phone.page.evaluate(() => ({
+    scroll: document.documentElement.scrollWidth,
+    tops: [...document.querySelectorAll('[data-testid^="head-"] canvas')].map((c) => c.getBoundingClientRect().top),
+  }));
+  assert.ok(r.scroll <= 390, `scrollWidth ${r.scroll}`);
+  assert.ok(r.tops[2] > r.tops[0], 'layer 2 below layer 1 on the phone');
+  await phone.page.screenshot({ path: join(artifactDir('train'), 'two-layers-phone.png'), fullPage: true });
+  assert.deepEqual(errors, []);
+  assert.deepEqual(phone.errors, []);
+});

@@ -29,6 +29,9 @@ export function digest(array) {
 const LABEL_FONT = 11;
 /** Narrowest map (CSS px) before the grid wraps a layer's heads onto more rows. */
 const MIN_MAP = 210;
+/** Smallest map of a model with more layers, its layers side by side (so layer 2, where induction forms, is on the first screen). */
+const MIN_SIDE_MAP = 112;
+const LAYER_GAP = 16;
 
 /** Layout of one map of T×T cells in a square of `size` CSS pixels. */
 // Token labels are drawn whole: the gutter grows with the longest token (up to
@@ -285,17 +288,22 @@ export function createGridView(root, { tooltip, onToggleHead }) {
     });
   }
 
-  /** {size, cols}: maps per row so that none is narrower than MIN_MAP (when the width allows it). */
+  /** {size, cols, side}: maps per row so that none is narrower than MIN_MAP (when the width allows it);
+   * side: a model of 2 or more layers shows its layers side by side when every map stays at least MIN_SIDE_MAP. */
   function mapSize(m) {
     const width = grid.clientWidth || 600;
     const n = m.heads + (m.keyView === 'beside' ? 1 : 0);
     const gap = 12;
+    if (m.layers > 1) {
+      const size = Math.floor((width - LAYER_GAP * (m.layers - 1) - gap * (m.layers * (n - 1))) / (m.layers * n));
+      if (size >= MIN_SIDE_MAP) return { size: Math.min(size, 340), cols: n, side: true };
+    }
     const fit = (cols) => Math.floor((width - gap * (cols - 1)) / cols);
     // beside: the key map belongs next to its heads, so the maps may be smaller before a row wraps
     const min = m.keyView === 'beside' ? MIN_MAP * 0.72 : MIN_MAP;
     let cols = n;
     while (cols > 1 && fit(cols) < min) cols -= 1;
-    return { size: Math.max(96, Math.min(fit(cols), 340)), cols };
+    return { size: Math.max(96, Math.min(fit(cols), 340)), cols, side: false };
   }
 
   return {
@@ -307,7 +315,8 @@ export function createGridView(root, { tooltip, onToggleHead }) {
         shapeKey = key;
         build(m);
       }
-      const { size, cols } = mapSize(m);
+      const { size, cols, side } = mapSize(m);
+      grid.classList.toggle('is-side', side);
       grid.style.setProperty('--tr-cols', String(cols));
       grid.style.setProperty('--tr-map', `${size}px`);
       const answer = m.keys.find((x) => x.name === m.keyName) ?? null;

@@ -501,15 +501,15 @@ function buildPage() {
   const metrics = el('p', 'tr-metrics', { testid: 'metrics', attrs: { 'aria-live': 'off' } });
   const memoryNote = el('p', 'field-hint tr-memory', { testid: 'memory' });
   const overfitEl = el('p', 'tr-overfit', { testid: 'overfit', hidden: true });
-  const stopAt = el('select', 'control', { testid: 'stop-at', id: 'tr-stop-at' });
-  for (const [v, t] of [['plateau', 'at a plateau or 100%'], ['goal', 'at 100% held-out accuracy'], ['off', 'never']]) stopAt.append(el('option', null, { value: v, text: t }));
+  const stopAt = el('select', 'control', { testid: 'stop-at', id: 'tr-stop-at', title: 'At a plateau: when held-out accuracy is 100% for 5 checks, or neither it nor the loss improved for 30.' });
+  for (const [v, t] of [['plateau', 'at a plateau'], ['goal', 'at 100% held-out'], ['off', 'never']]) stopAt.append(el('option', null, { value: v, text: t }));
   stopAt.addEventListener('change', () => {
     state.stopAt = stopAt.value;
     scheduleUrl();
     render();
   });
-  const speedSel = el('select', 'control', { testid: 'speed', id: 'tr-speed-choice' });
-  for (const [v, t] of [['full', 'full speed'], ['watch', `watchable (${WATCH_STEPS_PER_SECOND} steps/s)`]]) speedSel.append(el('option', null, { value: v, text: t }));
+  const speedSel = el('select', 'control', { testid: 'speed', id: 'tr-speed-choice', title: `Watchable: about ${WATCH_STEPS_PER_SECOND} training steps a second, so the maps change in front of you.` });
+  for (const [v, t] of [['full', 'full'], ['watch', `watchable, ${WATCH_STEPS_PER_SECOND}/s`]]) speedSel.append(el('option', null, { value: v, text: t }));
   speedSel.addEventListener('change', () => {
     state.speed = speedSel.value;
     sendPace();
@@ -520,8 +520,9 @@ function buildPage() {
   const transport = el('section', 'card tr-transport', { attrs: { 'aria-label': 'Training' } },
     el('div', 'tr-row tr-buttons', {}, play, stepBtn, reset),
     el('div', 'tr-row tr-counts', {}, el('span', 'tr-counter-label', { text: 'step' }), counter, speed),
-    el('div', 'tr-row tr-stop', {}, el('label', 'field-label', { text: 'Speed', htmlFor: 'tr-speed-choice' }), speedSel),
-    el('div', 'tr-row tr-stop', {}, el('label', 'field-label', { text: 'Stop', htmlFor: 'tr-stop-at' }), stopAt),
+    el('div', 'tr-row tr-pace', {},
+      el('div', 'tr-row tr-stop', {}, el('label', 'field-label', { text: 'Speed', htmlFor: 'tr-speed-choice' }), speedSel),
+      el('div', 'tr-row tr-stop', {}, el('label', 'field-label', { text: 'Stop', htmlFor: 'tr-stop-at' }), stopAt)),
     stopNoteEl, progressBox, metrics, overfitEl, memoryNote);
   play.addEventListener('click', togglePlay);
   stepBtn.addEventListener('click', () => {
