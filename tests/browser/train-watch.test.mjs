@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { startHarness, artifactDir } from './harness.mjs';
-import { labState, waitIdle, openLab } from './train-helpers.mjs';
+import { labState, waitIdle, openLab, gridDigests } from './train-helpers.mjs';
 
 let h;
 before(async () => { h = await startHarness(); });
@@ -125,4 +125,32 @@ test('a 2-layer model shows both layers\u2019 maps on the first screen at 1280\u
   await phone.page.screenshot({ path: join(artifactDir('train'), 'two-layers-phone.png'), fullPage: true });
   assert.deepEqual(errors, []);
   assert.deepEqual(phone.errors, []);
+});
+
+test('Back from "Open in playground" restores the session from the stored checkpoint instead of retraining from step 0', async () => {
+  const { page, errors } = await openLab(h, '#task=reverse&stop=off&seed=11');
+  await page.getByTestId('play').click();
+  await page.waitForFunction(() => Number(document.getElementById('lab').dataset.step) >= 30);
+  await page.getByTestId('play').click();
+  await waitIdle(page);
+  const before = await labState(page);
+  const digests = await gridDigests(page);
+  await Promise.all([page.waitForURL(/index\.html#/), page.getByTestId('open-playground').click()]);
+  await page.goBack();
+  await page.waitForFunction(() => document.getElementById('lab')?.dataset.restored !== undefined);
+  await waitIdle(page);
+  const after = await labState(page);
+  assert.equal(after.restored, before.step, 'restored at the step it left');
+  assert.equal(after.step, before.step);
+  assert.deepEqual(await gridDigests(page), digests, 'the same weights');
+  assert.match(await page.getByTestId('message-notice').first().textContent(), new RegExp(`Back at step ${Number(before.step).toLocaleString('en')}:.*nothing was retrained`, 's'));
+  // the same link in a new tab restores too; a link at another step retrains as before
+  const tab = await openLab(h, `#${new URL(page.url()).hash.slice(1)}`);
+  assert.equal((await labState(tab.page)).restored, before.step);
+  const other = await openLab(h, '#task=reverse&stop=off&seed=11&step=7');
+  assert.equal((await labState(other.page)).restored, undefined);
+  assert.equal((await labState(other.page)).step, '7');
+  assert.deepEqual(errors, []);
+  assert.deepEqual(tab.errors, []);
+  assert.deepEqual(other.errors, []);
 });

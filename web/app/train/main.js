@@ -27,7 +27,7 @@ import { createGridView } from './grid.js';
 import { createChart } from './chart.js';
 import { createPredictionsView } from './predictions.js';
 import { createTimelineView } from './timeline-view.js';
-import { storeModel } from './storage.js';
+import { storeModel, findModelByLink } from './storage.js';
 import { SAMPLE_TEXT } from './sample-text.js';
 import { stopReason, overfitNote } from './stop.js';
 
@@ -70,6 +70,8 @@ let scrub = null; // step of the snapshot shown, null = live
 let corpusProblem = null; // why the link's text was not used (shown beside the text field), or null
 /** The text is too short for the task size: {text, fit} (shown beside the text field), or null. */
 let textShort = null;
+/** Generation of the 'load' that restores the session from this browser's copy (Back from the playground), or 0. */
+let restoreGen = 0;
 /** Live held-out checks since ▶ ({step, accuracy, loss}) for the "Stop at" rule; stopping: a stop was asked for. */
 let checks = [];
 let stopping = false;
@@ -141,6 +143,8 @@ function init(target = 0) {
   memory = null;
   clearNotice('settings');
   clearNotice('train');
+  clearNotice('restore');
+  delete lab.dataset.restored;
   catchUp = target > 0 ? target : null;
   send({ type: 'init', gen, settings: trainerSettings(state, tasks.find((t) => t.name === state.task)), target });
   if (state.ablate.length) send({ type: 'ablate', heads: state.ablate });
@@ -208,7 +212,8 @@ function handle(m) {
       run.cap = m.cap;
       run.step = m.step;
       run.live = m.live;
-      if (m.name) adoptLoaded(m);
+      if (m.gen === restoreGen) adoptRestored(m);
+      else if (m.name) adoptLoaded(m);
       if (!model.keys.some((k) => k.name === state.key)) state.key = '';
       render();
       break;
@@ -319,6 +324,12 @@ function onWorkerError(m) {
     fatal(m.message);
     return;
   }
+  if (m.where === 'load' && restoreGen && m.requestGen === restoreGen) {
+    // this browser's copy could not be used: the link retrains, as without a copy
+    restoreGen = 0;
+    init(state.step);
+    return;
+  }
   if (m.where === 'load') {
     // refused: the worker kept the model it had (and its generation)
     if (m.requestGen === gen) gen = m.gen;
@@ -358,6 +369,30 @@ function onWorkerError(m) {
 }
 
 // ---- loading a checkpoint -----------------------------------------------------------------------
+/** The session back from the checkpoint "Open in playground" stored for this very link (state is the link's). */
+function adoptRestored(m) {
+  catchUp = null;
+  lab.dataset.restored = String(m.step);
+  notify('restore', 'notice', `Back at step ${m.step.toLocaleString('en')}:`, 'the model is the copy this browser kept when you opened the playground, so nothing was retrained. The curves and the timeline start here, and training on uses a fresh optimizer state; \u21ba Reset starts again from step 0.', { dismissible: true });
+}
+
+/** Restores the link's session from this browser's stored copy when there is one; else retrains to the link's step. */
+async function openSession() {
+  const record = state.step > 0 ? await findModelByLink(trainLink(state.step)) : null;
+  if (!record || record.step !== state.step) {
+    init(state.step);
+    return;
+  }
+  gen += 1;
+  restoreGen = gen;
+  modelError = null;
+  const bytes = new Uint8Array(record.bytes);
+  const text = state.task === 'text' ? state.corpus : '';
+  send({ type: 'load', gen, bytes: bytes.buffer, name: 'this browser\u2019s copy', corpus: text, probeText: text || SAMPLE_TEXT }, [bytes.buffer]);
+  if (state.ablate.length) send({ type: 'ablate', heads: state.ablate });
+  render();
+}
+
 function adoptLoaded(m) {
   const s = m.settings;
   catchUp = null;
@@ -454,6 +489,10 @@ function trainLink(step) {
 async function toPlayground(bytes, m) {
   try {
     const key = await storeModel(bytes, { settings: m.settings, step: m.step, trainLink: trainLink(m.step) });
+    // the lab's own URL holds this step before it leaves, so Back finds the copy just stored
+    state.step = m.step;
+    if (urlTimer) clearTimeout(urlTimer);
+    writeUrl();
     const params = new URLSearchParams();
     params.set('model', `lab:${key}`);
     params.set('from', trainLink(m.step));
@@ -872,7 +911,7 @@ async function start(list) {
   buildPage();
   lab.dataset.state = 'ready';
   sendPace();
-  init(state.step);
+  await openSession();
   if (!parsed.empty) scheduleUrl();
 }
 

@@ -84,3 +84,27 @@ export async function loadModel(key) {
     db.close();
   }
 }
+
+/** The newest record stored for a lab link (trainLink: the hash that retrains it), or null;
+ * null too when this browser has no storage (the lab then retrains from the link). */
+export async function findModelByLink(trainLink) {
+  let db;
+  try {
+    db = await open();
+  } catch {
+    return null;
+  }
+  try {
+    const tx = db.transaction(STORE, 'readonly');
+    const req = tx.objectStore(STORE).getAll();
+    const all = await new Promise((resolve, reject) => {
+      req.onsuccess = () => resolve(req.result ?? []);
+      req.onerror = () => reject(req.error);
+    });
+    return all.filter((r) => r.trainLink === trainLink).sort((x, y) => y.savedAt - x.savedAt)[0] ?? null;
+  } catch {
+    return null;
+  } finally {
+    db.close();
+  }
+}
