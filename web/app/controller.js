@@ -10,7 +10,10 @@
 // scrolling that keeps a step's figure in view.
 
 import { createEngine } from '../engine.js';
-import { normalizeState, changedFields, COMPUTE_FIELDS, STEPS, splitLines, isTrainedModel, isLabModel } from './state.js';
+import {
+  normalizeState, changedFields, COMPUTE_FIELDS, STEPS, splitLines, isTrainedModel, isLabModel, computedSentences,
+  WIDTHS, HEAD_CHOICES, POSITIONALS, MASKS, MODELS, SPEEDS, MAX_SENTENCE_CHARS, MAX_BATCH, MAX_BATCH_CHARS,
+} from './state.js';
 import { STEP_REGISTRY } from './steps.js';
 import { createAnimation } from './animation.js';
 import { createTooltip } from './views/tooltip.js';
@@ -43,11 +46,17 @@ function defaultFetchShipped(name, file) {
   }).then((b) => new Uint8Array(b));
 }
 
+// What the views offer and accept, from the state's tables (views import no state).
+const CONTROL_CHOICES = Object.freeze({ widths: WIDTHS, heads: HEAD_CHOICES, positionals: POSITIONALS, masks: MASKS, models: MODELS, isTrainedModel, modelLabel });
+const SENTENCE_LIMITS = Object.freeze({ maxChars: MAX_SENTENCE_CHARS, maxBatch: MAX_BATCH, maxBatchChars: MAX_BATCH_CHARS });
+
 /** The playground's views, each wired to the controller's actions. */
 function createViews(layout, stepCtx, { set, go, follow, togglePlay, controls, onBatchText, labModel, onDismiss }) {
   return {
     theme: createThemeToggle(layout.theme, { onChange: (theme) => set({ theme }) }),
     sentence: createSentenceView(layout.sentence, {
+      limits: SENTENCE_LIMITS,
+      computedSentences,
       onSentence: (sentence) => set({ sentence }),
       onBatchText,
       onBatch: (batch) => set({ batch }),
@@ -55,9 +64,10 @@ function createViews(layout, stepCtx, { set, go, follow, togglePlay, controls, o
       onSelectQuery: (query) => set({ query }),
       visible: controls,
     }),
-    controls: createControls(layout.controls, { onChange: (patch) => set(patch), visible: controls, labModel }),
+    controls: createControls(layout.controls, { choices: CONTROL_CHOICES, onChange: (patch) => set(patch), visible: controls, labModel }),
     stepper: createStepper(layout.stepper, {
       steps: STEP_REGISTRY,
+      speeds: SPEEDS,
       onStep: (step) => {
         set({ step });
         follow();

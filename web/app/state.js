@@ -12,7 +12,7 @@
 // through engine.js, which reads them from generated/engine_constants.js: known
 // before the wasm has loaded, so a link is parsed against the engine's own limits.
 import { POSITIONALS, MASKS, DEFAULT_SETTINGS, MAX_TOKENS, MAX_D_MODEL } from '../engine.js';
-import { cutText } from './text.js';
+import { cutText, splitLines } from './text.js';
 import { STEPS } from './steps.js';
 import { encodeCells, decodeCells } from './mask-cells.js';
 
@@ -20,7 +20,7 @@ export const WIDTHS = Object.freeze([4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192,
 export const HEAD_CHOICES = Object.freeze([1, 2, 3, 4, 6, 8, 12, 16, 32]);
 export const SPEEDS = Object.freeze([0.25, 0.5, 1, 2, 4]);
 export const THEMES = Object.freeze(['system', 'light', 'dark']);
-export { POSITIONALS, MASKS, STEPS };
+export { POSITIONALS, MASKS, STEPS, splitLines };
 
 /** The model picker: two trained models shipped with the page, and seeded random weights
  * (the only one the width, heads, seed, positional, mask and scale controls act on). A model
@@ -159,11 +159,6 @@ function parseField(f, raw) {
     default:
       return { error: 'unknown kind' };
   }
-}
-
-/** The non-empty lines of a batch text, trimmed. */
-export function splitLines(text) {
-  return String(text).split('\n').map((x) => x.trim()).filter(Boolean);
 }
 
 /** The batch sentences the engine runs: the first MAX_BATCH. */

@@ -6,7 +6,7 @@
 import { el, field, setOptions, setValue, uniqueId } from '../views/dom.js';
 import { formatValue, tokenText } from '../format.js';
 import { DEMO_META } from './meta.js';
-import { MAX_TEXT } from './state.js';
+import { MAX_TEXT } from './limits.js';
 
 // ---- numbers -----------------------------------------------------------------------
 
@@ -173,6 +173,11 @@ export function linesField(parent, label, { onInput, testid, hint, maxLength }) 
       if (now.join('\n') !== lines.join('\n')) input.value = lines.join('\n');
     },
   };
+}
+
+/** Options of a head picker: "1 of 4", … */
+export function headOptions(H) {
+  return Array.from({ length: H }, (_, x) => ({ value: x, text: `${x + 1} of ${H}` }));
 }
 
 /** A <select>; options [{value, text}] may change later. */

@@ -56,11 +56,6 @@ export function uniformAttentionWeights(trace) {
   return { wQuery: { rows: C, cols: C, data: new Float32Array(C * C) }, wKey: trace.wKey, wValue: trace.wValue, wOutput: trace.wOutput };
 }
 
-/** Options of a head picker: "1 of 4", … */
-export function headOptions(H) {
-  return Array.from({ length: H }, (_, x) => ({ value: x, text: `${x + 1} of ${H}` }));
-}
-
 /** When clamping changed an index of the state, write the clamped value back (after this render). */
 export function writeBack(onState, state, fixed) {
   if (Object.keys(fixed).some((k) => fixed[k] !== state[k])) queueMicrotask(() => onState(fixed));

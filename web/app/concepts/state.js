@@ -9,17 +9,12 @@
 import { parseScalarField, splitLines, THEMES, POSITIONALS } from '../state.js';
 import { cutText } from '../text.js';
 import { RACES, raceOfDemo } from './races.js';
+import { DK_VALUES, MAX_TEXT, MAX_LINES, MAX_LINES_TEXT } from './limits.js';
 
 export { THEMES, POSITIONALS };
 
 export const DEMOS = Object.freeze(['context', 'qkv', 'scores', 'scale', 'heads', 'order', 'masks']);
-/** d_k values of the scale demo's slider and charts (log-spaced, 2 … 512). */
-export const DK_VALUES = Object.freeze([2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512]);
-export const MAX_TEXT = 300;
-/** The masks demo computes the first MAX_LINES batch lines; more are kept (in the box and the link). */
-export const MAX_LINES = 6;
-/** All batch text together, in UTF-16 units (the box's maxLength). */
-export const MAX_LINES_TEXT = 4 * MAX_LINES * MAX_TEXT;
+export { DK_VALUES, MAX_TEXT, MAX_LINES, MAX_LINES_TEXT };
 const SEED = { kind: 'int', min: 0, max: 4294967295, default: 42, label: 'seed' };
 const INDEX = (def, label) => ({ kind: 'int', min: 0, max: 255, default: def, label });
 

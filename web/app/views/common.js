@@ -4,7 +4,6 @@
 import { el } from './dom.js';
 import { createFormula } from './formula.js';
 import { quoted } from '../format.js';
-import { at } from '../../engine.js';
 
 /**
  * The frame of one step: a short explanation next to the numbers, the formula
@@ -136,7 +135,10 @@ export function col(matrix, j) {
   return out;
 }
 
-export { at };
+/** Element (i, j) of a {rows, cols, data} matrix. */
+export function at(matrix, i, j) {
+  return matrix.data[i * matrix.cols + j];
+}
 
 /** Columns h·D … (h+1)·D−1 of a C×C weight matrix, as a C×D matrix (cached). */
 const sliceCache = new WeakMap();

@@ -2,10 +2,10 @@
 // settings of random weights: width, heads, seed, positional encoding, mask,
 // scale. A trained model fixes them all: they show its values, disabled, with
 // the reason. Each control has a visible label; changes go out through onChange(patch).
+// What the pickers offer comes in as `choices` (from the state's tables, through the
+// controller): {widths, heads, positionals, masks, models, isTrainedModel, modelLabel}.
 
 import { el, field, setOptions, setValue, uniqueId } from './dom.js';
-import { WIDTHS, HEAD_CHOICES, POSITIONALS, MASKS, MODELS, isTrainedModel } from '../state.js';
-import { modelLabel } from '../models.js';
 
 const POSITIONAL_TEXT = { none: 'none', sinusoidal: 'sinusoidal', learned: 'learned' };
 const MASK_TEXT = { none: 'none', causal: 'causal', padding: 'padding', 'causal+padding': 'causal + padding', custom: 'custom (click cells)' };
@@ -32,9 +32,9 @@ function createSeedInput(onSeed) {
   return seed;
 }
 
-/** The head choices for a width: divisors of it from HEAD_CHOICES, plus the current count. */
-function headOptions(state) {
-  const hs = HEAD_CHOICES.filter((h) => h <= state.dModel && state.dModel % h === 0);
+/** The head choices for a width: divisors of it from the offered head counts, plus the current count. */
+function headOptions(state, headChoices) {
+  const hs = headChoices.filter((h) => h <= state.dModel && state.dModel % h === 0);
   if (!hs.includes(state.heads)) hs.push(state.heads);
   hs.sort((a, b) => a - b);
   return hs.map((h) => ({ value: h, text: `${h}  (d_k = ${state.dModel / h})` }));
@@ -61,7 +61,8 @@ function createMaskNote(toBatchMode, { canBatch }) {
   };
 }
 
-export function createControls(root, { onChange, visible = null, labModel = () => null }) {
+export function createControls(root, { onChange, choices, visible = null, labModel = () => null }) {
+  const { widths: WIDTHS, heads: HEAD_CHOICES, positionals: POSITIONALS, masks: MASKS, models: MODELS, isTrainedModel, modelLabel } = choices;
   const model = el('select', 'control', { testid: 'model-picker' });
   const modelAbout = el('p', 'model-about', { testid: 'model-about' });
   const fixedNote = el('p', 'field-hint model-fixed', { testid: 'model-fixed', hidden: true });
@@ -144,7 +145,7 @@ export function createControls(root, { onChange, visible = null, labModel = () =
       maskNote.update(state, fields.mask.hidden);
       const widths = WIDTHS.includes(state.dModel) ? WIDTHS : [...WIDTHS, state.dModel].sort((a, b) => a - b);
       setOptions(width, widths.map((c) => ({ value: c, text: String(c) })));
-      setOptions(heads, headOptions(state));
+      setOptions(heads, headOptions(state, HEAD_CHOICES));
       setValue(width, state.dModel);
       setValue(heads, state.heads);
       if (seed.getRootNode().activeElement !== seed) setValue(seed, state.seed);

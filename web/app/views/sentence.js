@@ -1,9 +1,11 @@
 // The sentence box and its tokens as chips (text + id), and batch mode:
 // several sentences, one per line, padded to the longest with [PAD].
+// The limits come in from the state's tables (through the controller):
+// {maxChars, maxBatch, maxBatchChars}, and computedSentences(state), the lines the engine runs.
 
 import { el, field, clear, setOptions, setValue, uniqueId } from './dom.js';
-import { MAX_SENTENCE_CHARS, MAX_BATCH, MAX_BATCH_CHARS, computedSentences, splitLines } from '../state.js';
 import { tokenLabel, excerpt } from '../format.js';
+import { splitLines } from '../text.js';
 
 const MAX_CHIPS = 300;
 
@@ -43,10 +45,10 @@ function createChips(chips, onSelectQuery) {
 }
 
 /** How many batch lines there are and which are computed. */
-function batchStatusText(n) {
-  if (n <= MAX_BATCH) return `${n} of at most ${MAX_BATCH} sentences computed.`;
-  const extra = n === MAX_BATCH + 1 ? `Line ${MAX_BATCH + 1} is` : `Lines ${MAX_BATCH + 1}\u2013${n} are`;
-  return `${n} sentences: the first ${MAX_BATCH} are computed. ${extra} kept here and in the link, not computed.`;
+function batchStatusText(n, max) {
+  if (n <= max) return `${n} of at most ${max} sentences computed.`;
+  const extra = n === max + 1 ? `Line ${max + 1} is` : `Lines ${max + 1}\u2013${n} are`;
+  return `${n} sentences: the first ${max} are computed. ${extra} kept here and in the link, not computed.`;
 }
 
 /** "12 tokens (3 of them [PAD]), T = 12. …" */
@@ -69,8 +71,8 @@ function unknownText(trace) {
  * pause, Enter or leaving the box at once; Enter adds no line, and a pasted line
  * break becomes a space, as in a one-line box. Returns {input, fit()}.
  */
-function createSentenceBox(onSentence) {
-  const input = el('textarea', 'control control-sentence', { rows: 1, maxLength: MAX_SENTENCE_CHARS, spellcheck: false, autocomplete: 'off', dir: 'auto', testid: 'sentence' });
+function createSentenceBox(onSentence, maxChars) {
+  const input = el('textarea', 'control control-sentence', { rows: 1, maxLength: maxChars, spellcheck: false, autocomplete: 'off', dir: 'auto', testid: 'sentence' });
   let timer = 0;
   const sendNow = () => {
     clearTimeout(timer);
@@ -119,12 +121,13 @@ function createSentenceBox(onSentence) {
   };
 }
 
-export function createSentenceView(root, { onSentence, onBatchText, onBatch, onShown, onSelectQuery, visible = null }) {
-  const box = createSentenceBox(onSentence);
+export function createSentenceView(root, { limits, computedSentences, onSentence, onBatchText, onBatch, onShown, onSelectQuery, visible = null }) {
+  const { maxBatch, maxBatchChars } = limits;
+  const box = createSentenceBox(onSentence, limits.maxChars);
   const { input } = box;
   const sentenceField = field('Sentence', input, { className: 'field field-wide' });
-  const textarea = el('textarea', 'control control-batch', { rows: 4, spellcheck: false, dir: 'auto', maxLength: MAX_BATCH_CHARS, testid: 'batch-sentences' });
-  const batchField = field('Batch sentences', textarea, { className: 'field field-wide', hint: `One sentence per line; the first ${MAX_BATCH} are computed. Shorter ones are padded with [PAD].` });
+  const textarea = el('textarea', 'control control-batch', { rows: 4, spellcheck: false, dir: 'auto', maxLength: maxBatchChars, testid: 'batch-sentences' });
+  const batchField = field('Batch sentences', textarea, { className: 'field field-wide', hint: `One sentence per line; the first ${maxBatch} are computed. Shorter ones are padded with [PAD].` });
   // how many lines there are and which are computed: said as soon as a line is typed, not after
   const batchStatus = el('p', 'field-hint batch-status', { testid: 'batch-status', attrs: { 'aria-live': 'polite' } });
   batchField.append(batchStatus);
@@ -153,8 +156,8 @@ export function createSentenceView(root, { onSentence, onBatchText, onBatch, onS
   shown.addEventListener('change', () => onShown(Number(shown.value)));
 
   function showBatchStatus(n) {
-    batchStatus.classList.toggle('is-over', n > MAX_BATCH);
-    batchStatus.textContent = batchStatusText(n);
+    batchStatus.classList.toggle('is-over', n > maxBatch);
+    batchStatus.textContent = batchStatusText(n, maxBatch);
   }
   const renderChips = createChips(chips, onSelectQuery);
 

@@ -1,12 +1,12 @@
 // The step list and the transport: Previous step, Play/Pause, Next step,
 // Speed, and a bar showing how far the current step has played. `steps` is
-// the registry (steps.js): each entry's id, short label and title.
+// the registry (steps.js): each entry's id, short label and title; `speeds` the
+// speed choices (the state's SPEEDS).
 
 import { el, field, setValue } from './dom.js';
-import { SPEEDS } from '../state.js';
 import { formatSpeed } from '../format.js';
 
-export function createStepper(root, { steps, onStep, onPrev, onNext, onTogglePlay, onSpeed }) {
+export function createStepper(root, { steps, speeds, onStep, onPrev, onNext, onTogglePlay, onSpeed }) {
   const ids = steps.map((s) => s.id);
   const list = el('ol', 'steps');
   const buttons = new Map();
@@ -30,7 +30,7 @@ export function createStepper(root, { steps, onStep, onPrev, onNext, onTogglePla
   play.append(playIcon, ' ', playText);
   const next = el('button', 'btn', { type: 'button', testid: 'next' }, 'Next step ', el('span', 'icon', { text: '\u25b6', attrs: { 'aria-hidden': 'true' } }));
   const speed = el('select', 'control');
-  for (const s of SPEEDS) speed.append(el('option', null, { value: String(s), text: formatSpeed(s) }));
+  for (const s of speeds) speed.append(el('option', null, { value: String(s), text: formatSpeed(s) }));
   prev.addEventListener('click', onPrev);
   next.addEventListener('click', onNext);
   play.addEventListener('click', onTogglePlay);

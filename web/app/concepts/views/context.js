@@ -7,10 +7,9 @@ import { createHeatmap } from '../../views/heatmap.js';
 import { headMark, formatValue } from '../../format.js';
 import {
   createDemoFrame, createMetric, createVerdict, createNote, textField, selectField, seedField, tokenChips,
-  stackRows, labelsOf, q, formatDiff,
+  stackRows, labelsOf, q, formatDiff, headOptions,
 } from '../common.js';
 import { createBars } from '../bars.js';
-import { headOptions } from '../controller.js';
 import { PE_OPTIONS } from './options.js';
 
 export function createContextView(root, { onState, tooltip }) {

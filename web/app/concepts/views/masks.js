@@ -8,11 +8,10 @@ import { createHeatmap } from '../../views/heatmap.js';
 import { headMark, formatValue, tokenText } from '../../format.js';
 import {
   createDemoFrame, createMetric, createVerdict, createNote, textField, linesField, selectField, checkField, seedField,
-  createTable, labelsOf, q, formatDiff,
+  createTable, labelsOf, q, formatDiff, headOptions,
 } from '../common.js';
 import { createBars } from '../bars.js';
-import { headOptions } from '../controller.js';
-import { MAX_LINES, MAX_LINES_TEXT } from '../state.js';
+import { MAX_LINES, MAX_LINES_TEXT } from '../limits.js';
 
 export function createMasksView(root, { onState, tooltip }) {
   const f = createDemoFrame(root, 'masks', {

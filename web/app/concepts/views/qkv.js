@@ -12,9 +12,8 @@ const DIGITS = 3;
 import { headMark, formatValue } from '../../format.js';
 import {
   createDemoFrame, createMetric, createVerdict, createNote, textField, selectField, seedField,
-  labelsOf, q, formatDiff,
+  labelsOf, q, formatDiff, headOptions,
 } from '../common.js';
-import { headOptions } from '../controller.js';
 import { PE_OPTIONS } from './options.js';
 
 const NAMES = { q: 'Q', k: 'K', v: 'V' };

@@ -7,7 +7,7 @@ import {
   createDemoFrame, createMetric, createVerdict, createNote, selectField, checkField, seedField, createTable,
 } from '../common.js';
 import { createLineChart } from '../chart.js';
-import { DK_VALUES } from '../state.js';
+import { DK_VALUES } from '../limits.js';
 import { formatValue } from '../../format.js';
 
 /** Every number of this demo: three significant digits by the page's rule. */

@@ -11,10 +11,9 @@ const DIGITS = 3;
 import { headMark, formatValue } from '../../format.js';
 import {
   createDemoFrame, createMetric, createVerdict, createNote, textField, selectField, checkField, seedField, tokenChips,
-  labelsOf, q, formatSum,
+  labelsOf, q, formatSum, headOptions,
 } from '../common.js';
 import { createBars } from '../bars.js';
-import { headOptions } from '../controller.js';
 
 export function createScoresView(root, { onState, tooltip }) {
   const f = createDemoFrame(root, 'scores', {

@@ -1,0 +1,164 @@
+// ARCHITECTURE.md's table of who may call whom, checked on the import statements of
+// the web code (read as text: nothing is loaded, no wasm needed). A failure names the
+// file, the import and, when the forbidden module is reached through others, the chain.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync, existsSync, statSync } from 'node:fs';
+import { join, relative, dirname, resolve, basename, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const WEB = join(ROOT, 'web');
+
+/** A path relative to the repository, with forward slashes. */
+const rel = (abs) => relative(ROOT, abs).split(sep).join('/');
+
+/** Every .js file under dir (web/generated is built, not written: left out). */
+function jsFiles(dir) {
+  const out = [];
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) {
+      if (rel(p) !== 'web/generated' && name !== 'node_modules') out.push(...jsFiles(p));
+    } else if (name.endsWith('.js')) out.push(p);
+  }
+  return out;
+}
+
+/** The source without comments (strings stay: an import's specifier is one). */
+function stripComments(src) {
+  return src.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"\\])\/\/.*$/gm, '$1');
+}
+
+/** The specifiers a module imports: static imports, re-exports and import('…') with a literal. */
+export function importsOf(src) {
+  const code = stripComments(src);
+  const specs = [];
+  for (const re of [
+    /(?:^|[;\n}])\s*(?:import|export)\s[^'"`;]*?\sfrom\s*['"]([^'"]+)['"]/g,
+    /(?:^|[;\n}])\s*import\s*['"]([^'"]+)['"]/g,
+    /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g,
+  ]) for (const m of code.matchAll(re)) specs.push(m[1]);
+  return specs;
+}
+
+/** Whether a module's own code touches the DOM (document, window, elements, frames). */
+function touchesDom(src) {
+  return /\b(document|window|customElements)\s*\.|\bHTMLElement\b|\brequestAnimationFrame\s*\(/.test(stripComments(src));
+}
+
+const FILES = jsFiles(WEB);
+const SOURCE = new Map(FILES.map((f) => [rel(f), readFileSync(f, 'utf8')]));
+
+/** Module → [{spec, target}] for its relative imports that resolve to a file of web/. */
+const GRAPH = new Map([...SOURCE].map(([file, src]) => [file, importsOf(src)
+  .filter((spec) => spec.startsWith('.'))
+  .map((spec) => ({ spec, target: rel(resolve(ROOT, dirname(file), spec)) }))
+  .filter(({ target }) => SOURCE.has(target))]));
+
+// ---- the layers of ARCHITECTURE.md's table --------------------------------------------
+
+const isView = (f) => /^web\/app\/(concepts\/)?views\//.test(f);
+const isEngine = (f) => f === 'web/engine.js' || f === 'web/trainer.js';
+const isState = (f) => f.startsWith('web/app/') && basename(f) === 'state.js';
+const isWorker = (f) => /worker\.js$/.test(f);
+const isWorkerClient = (f) => /(^|-)client\.js$/.test(basename(f));
+/** Controllers: the playground's, each concept demo's (concepts/<idea>.js beside views/<idea>.js), their shared helpers, the pages' wiring. */
+const isController = (f) => f === 'web/app/controller.js' || f === 'web/app/concepts/controller.js' || basename(f) === 'main.js'
+  || (/^web\/app\/concepts\/[^/]+\.js$/.test(f) && SOURCE.has(f.replace('concepts/', 'concepts/views/')) && basename(f) !== 'common.js');
+const isDomModule = (f) => isView(f) || touchesDom(SOURCE.get(f));
+
+/** The first chain of imports from file to a module that is forbidden, or null: [{file, spec, target}…]. */
+function forbiddenChain(file, forbidden, { direct = false } = {}) {
+  const seen = new Set([file]);
+  const walk = (f, path) => {
+    for (const edge of GRAPH.get(f) ?? []) {
+      const step = [...path, { file: f, ...edge }];
+      if (forbidden(edge.target)) return step;
+      if (!direct && !seen.has(edge.target)) {
+        seen.add(edge.target);
+        const found = walk(edge.target, step);
+        if (found) return found;
+      }
+    }
+    return null;
+  };
+  return walk(file, []);
+}
+
+/** Every violation of a rule over some files, as lines "file: import 'spec' → … reaches target (why)". */
+function violations(files, forbidden, why, opts) {
+  const out = [];
+  for (const f of files) {
+    const chain = forbiddenChain(f, forbidden, opts);
+    if (!chain) continue;
+    const [first] = chain;
+    const through = chain.slice(1).map((s) => ` → ${s.file}`).join('');
+    out.push(`${f}: import '${first.spec}'${through} reaches ${chain.at(-1).target} (${why})`);
+  }
+  return out;
+}
+
+const VIEWS = [...SOURCE.keys()].filter(isView);
+const WORKERS = [...SOURCE.keys()].filter(isWorker);
+const ENGINES = [...SOURCE.keys()].filter(isEngine);
+
+// ---- the parser and the classification, on known cases --------------------------------
+
+test('importsOf reads static imports, re-exports, side-effect and dynamic imports, not commented ones', () => {
+  const src = [
+    "import { a } from './a.js';",
+    "import {\n  b,\n  c,\n} from '../b.js';",
+    "import * as d from \"./d.js\";",
+    "import './side.js';",
+    "export { e } from './e.js';",
+    "export * from './f.js';",
+    "const g = await import('./g.js');",
+    "// import { h } from './h.js';",
+    "/* import { i } from './i.js'; */",
+    "const url = 'https://example.org/x'; // a comment",
+  ].join('\n');
+  assert.deepEqual(importsOf(src).sort(), ['../b.js', './a.js', './d.js', './e.js', './f.js', './g.js', './side.js'].sort());
+});
+
+test('the layers are found: views, the engine modules, both workers, the controllers', () => {
+  assert.ok(VIEWS.includes('web/app/views/heatmap.js') && VIEWS.includes('web/app/concepts/views/masks.js'));
+  assert.ok(VIEWS.length >= 30, `only ${VIEWS.length} views found`);
+  assert.deepEqual(ENGINES.sort(), ['web/engine.js', 'web/trainer.js']);
+  assert.ok(WORKERS.includes('web/app/train/worker.js') && WORKERS.includes('web/app/concepts/race-worker.js'));
+  for (const c of ['web/app/controller.js', 'web/app/concepts/masks.js', 'web/app/concepts/controller.js', 'web/app/train/main.js']) assert.ok(isController(c), c);
+  for (const c of ['web/app/concepts/common.js', 'web/app/concepts/races.js', 'web/app/format.js']) assert.ok(!isController(c), c);
+  assert.ok(isDomModule('web/app/views/dom.js') && !isDomModule('web/engine.js'));
+});
+
+test('a forbidden import is reported with its file, its import and the chain that reaches it', () => {
+  // web/app/main.js → state.js is allowed (main.js wires the page), and a real edge of the graph
+  const chain = forbiddenChain('web/app/main.js', isState);
+  assert.ok(chain, 'main.js imports state.js');
+  assert.equal(chain[0].file, 'web/app/main.js');
+  assert.equal(chain.at(-1).target, 'web/app/state.js');
+});
+
+// ---- the rules --------------------------------------------------------------------------
+
+test('views import neither the engine nor a state, controller or worker, not even through another module', () => {
+  const bad = [
+    ...violations(VIEWS, isEngine, 'views never call the engine'),
+    ...violations(VIEWS, isState, 'views are given the state\'s values, they never import the state'),
+    ...violations(VIEWS, isController, 'views never call their controller'),
+    ...violations(VIEWS, (f) => isWorker(f) || isWorkerClient(f), 'views never talk to a worker'),
+  ];
+  assert.deepEqual(bad, []);
+});
+
+test('workers never import a DOM module (a view, or a module that touches document/window)', () => {
+  assert.deepEqual(violations(WORKERS, isDomModule, 'a worker has no DOM'), []);
+  for (const w of WORKERS) assert.ok(!touchesDom(SOURCE.get(w)), `${w} touches the DOM`);
+});
+
+test('engine.js and trainer.js never touch the DOM, in their own code or in what they import', () => {
+  assert.deepEqual(violations(ENGINES, isDomModule, 'the engine modules have no DOM'), []);
+  for (const e of ENGINES) assert.ok(!touchesDom(SOURCE.get(e)), `${e} touches the DOM`);
+  assert.ok(existsSync(join(WEB, 'engine.js')));
+});
