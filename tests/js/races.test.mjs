@@ -2,14 +2,13 @@
 // seeds 1–5: the same pure computation the race worker runs for a link with
 // that seed, to its finish line. Its claim holds at every seed (two heads ahead
 // of one, by a wide margin), and the spread the page prints (RACES.heads.spread,
-// through race-text.js) is exactly what these runs measure.
+// through the race's text) is exactly what these runs measure.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { RACES } from '../../web/app/concepts/races.js';
-import { RACE_TEXT, spreadText } from '../../web/app/concepts/race-text.js';
+import { RACES, spreadText } from '../../web/app/concepts/races.js';
 import { formatValue } from '../../web/app/format.js';
 
 /** The finish line of `race` at every seed, the seeds spread over the cores: [{seed, arms}] by seed. */
@@ -45,7 +44,7 @@ test('heads race, seeds 1–5: 2 heads finish at least 90% and 20 points ahead o
     assert.equal(shown(low), shown(Math.min(...acc)), `arm ${arm}: lowest of ${acc}`);
     assert.equal(shown(high), shown(Math.max(...acc)), `arm ${arm}: highest of ${acc}`);
   });
-  assert.ok(RACE_TEXT.heads.condition(def.variant.default).includes(spreadText('heads')));
+  assert.ok(RACES.heads.text.condition(def.variant.default).includes(spreadText('heads')));
 });
 
 test('masks race: the page states the spread of its claim over race seeds 1–5 (measured by tests/js/race-seeds.mjs masks: too slow to rerun here)', () => {
@@ -53,5 +52,5 @@ test('masks race: the page states the spread of its claim over race seeds 1–5 
   assert.equal(def.spread.steps, def.steps, 'the spread is of the race as its link runs it');
   assert.equal(def.spread.measure, 'causal', 'the claim is about predicting without the future');
   assert.deepEqual(def.spread.seeds, [1, 5]);
-  assert.ok(RACE_TEXT.masks.condition().includes(spreadText('masks')), RACE_TEXT.masks.condition());
+  assert.ok(RACES.masks.text.condition().includes(spreadText('masks')), RACES.masks.text.condition());
 });

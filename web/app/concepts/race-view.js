@@ -15,21 +15,13 @@
 
 import { el, uniqueId } from '../views/dom.js';
 import { createHeatmap } from '../views/heatmap.js';
-import { formatValue, formatPercent, tokenText } from '../format.js';
+import { formatValue, tokenText } from '../format.js';
 import { createLineChart } from './chart.js';
 import { createNote, createTable } from './common.js';
-import { RACES, ROW, raceKey, variantOf, armLabel, smoothed, thin, meanOver, recentMean, COREFERENCE_SENTENCES, DIFF_PROBE } from './races.js';
-import { RACE_TEXT } from './race-text.js';
+import { RACES, raceKey, variantOf, armLabel, COREFERENCE_SENTENCES } from './races.js';
+import { fmt, pct, lastEval } from './race-parts.js';
 import { raceClient } from './race-client.js';
 
-const CHANCE = { scale: 0.1, order: 0.1, masks: 1 / 26, heads: 1 / 8, context: null };
-
-/** Every number of the races: formatValue with `digits` significant digits (3 unless told). */
-function fmt(x, digits = 3) {
-  if (x === null || x === undefined || !Number.isFinite(x)) return '\u2014';
-  return formatValue(x, digits);
-}
-const pct = (x) => formatPercent(x, 3);
 const seconds = (ms) => `${formatValue(ms / 1000, 3)} s`;
 
 let generation = 0;
@@ -40,141 +32,21 @@ function freshHistory(key, arms) {
   return { key, gen: generation, rows: Array.from({ length: arms }, () => []), evals: [], live: null, final: null, step: 0, elapsed: 0, stepMs: 0, running: false, until: 0, mode: 'idle', pausing: null, error: null };
 }
 
-/** The held-out numbers of the latest evaluation at or before the step (or the final one). */
-function lastEval(h) {
-  return h.evals[h.evals.length - 1] ?? null;
+/** The arms' names and colours for the table's functions (race-parts.js): ctx.label(i, 'short'). */
+function armsContext(race, v) {
+  return { arms: RACES[race].arms, label: (i, form = 'label') => armLabel(race, i, v, form) };
 }
 
-// ---- what each race shows ----------------------------------------------------------------
-
-/** Rows of the results table: {id, label, value(h, arm) → number, format, arms?: [i…]}. */
-function resultRows(race) {
-  const finalOr = (h, arm, field) => (h.final ? h.final.arms[arm][field] : lastEval(h)?.arms[arm]?.[field]);
-  const accuracyLabel = (h) => (h.final ? `held-out accuracy (${h.final.samples} sequences, at the finish)` : 'held-out accuracy (latest check)');
-  switch (race) {
-    case 'scale':
-      return [
-        { id: 'acc', label: accuracyLabel, value: (h, a) => finalOr(h, a, 'accuracy'), format: pct },
-        { id: 'loss', label: () => 'training loss (mean of the last 25 steps)', value: (h, a) => recentMean(h.rows[a], ROW.loss, 25) },
-        { id: 'grad', label: () => 'gradient reaching the scores, mean over steps 1\u2013100', value: (h, a) => meanOver(h.rows[a], ROW.scoreGradNorm, 0, 100) },
-        { id: 'entropy', label: () => 'row entropy in nats (mean of the last 25 steps)', value: (h, a) => recentMean(h.rows[a], ROW.rowEntropy, 25) },
-        { id: 'variance', label: () => 'variance of the scores (mean of the last 25 steps)', value: (h, a) => recentMean(h.rows[a], ROW.scoreVariance, 25) },
-      ];
-    case 'order':
-      return [
-        { id: 'acc', label: accuracyLabel, value: (h, a) => finalOr(h, a, 'accuracy'), format: pct },
-        { id: 'loss', label: () => 'training loss (mean of the last 25 steps)', value: (h, a) => recentMean(h.rows[a], ROW.loss, 25) },
-        {
-          id: 'anti',
-          label: (h) => (h.final ? 'best head on the anti-diagonal (256 held-out sequences)' : 'best head on the anti-diagonal (the example below)'),
-          value: (h, a) => (h.final ? h.final.arms[a].antiDiagonal : h.live?.arms?.[a] ? Math.max(...h.live.arms[a].maps.map((m) => m.scores['anti-diagonal'] ?? 0)) : NaN),
-        },
-      ];
-    case 'masks':
-      return [
-        { id: 'loss', label: () => 'training loss (mean of the last 25 steps)', value: (h, a) => recentMean(h.rows[a], ROW.loss, 25) },
-        { id: 'future', label: (h) => `held-out accuracy as trained${h.final ? ` (${h.final.samples} sequences)` : ''}`, value: (h, a) => finalOr(h, a, 'accuracy'), format: pct },
-        { id: 'causal', label: (h) => `held-out accuracy predicting without the future${h.final ? ` (${h.final.samples} sequences)` : ''}`, value: (h, a) => finalOr(h, a, 'causal'), format: pct },
-        { id: 'peek', label: () => 'weight on the next letter (the answer), best head, example below', value: (h, a) => (h.live?.arms?.[a] ? Math.max(...h.live.arms[a].peek) : NaN) },
-      ];
-    case 'heads':
-      return [
-        {
-          id: 'acc',
-          label: (h) => (h.final ? `accuracy on ${h.final.samples} new sequences (at the finish)` : 'accuracy on new batches (mean of the last 25 steps)'),
-          value: (h, a) => (h.final ? h.final.arms[a].accuracy : recentMean(h.rows[a], ROW.accuracy, 25)),
-          format: pct,
-        },
-        { id: 'loss', label: () => 'training loss (mean of the last 25 steps)', value: (h, a) => recentMean(h.rows[a], ROW.loss, 25) },
-        { id: 'cover', label: () => 'coverage: best head\u2019s weight on each of the two letters (1 = both fully seen)', value: (h, a) => (h.final ? h.final.arms[a].cover : NaN) },
-      ];
-    case 'context':
-      return [
-        { id: 'acc', label: accuracyLabel, value: (h, a) => finalOr(h, a, 'accuracy'), format: pct },
-      ];
-    default:
-      return [];
-  }
-}
-
-/** The charts: {id, title, yLabel, yLog, series(h, variant) → [...], yDomain, refs}. */
-function chartsOf(race) {
-  const arms = RACES[race].arms;
-  const perArm = (h, v, field, w = 10) => h.rows.map((rows, i) => ({
-    name: armLabel(race, i, v, 'short'), className: arms[i].className, points: thin(smoothed(rows, field, w)), active: true, noDots: true,
-  }));
-  const evalSeries = (h, v, field, { arm = null, dashed = false, suffix = '' } = {}) => arms.map((a, i) => ({ a, i }))
-    .filter(({ i }) => arm === null || arm === i)
-    .map(({ a, i }) => ({
-      name: `${armLabel(race, i, v, 'short')}${suffix}`,
-      className: a.className,
-      points: h.evals.filter((e) => Number.isFinite(e.arms[i]?.[field])).map((e) => [e.step, e.arms[i][field]]),
-      active: !dashed,
-      dashed,
-    }));
-  const chance = CHANCE[race] ? [{ y: CHANCE[race], label: `chance ${race === 'masks' ? '1/26' : race === 'heads' ? '1/8' : '1/10'}` }] : [];
-  const loss = { id: 'loss', title: 'Training loss (mean over 10 steps)', yLabel: 'cross-entropy', series: (h, v) => perArm(h, v, ROW.loss) };
-  const heldout = { id: 'accuracy', title: 'Held-out accuracy', yLabel: 'accuracy', yDomain: [0, 1], refs: chance, series: (h, v) => evalSeries(h, v, 'accuracy') };
-  switch (race) {
-    case 'scale':
-      return [
-        loss,
-        heldout,
-        { id: 'variance', title: 'Variance of the scores S', yLabel: 'variance (log)', yLog: true, series: (h, v) => perArm(h, v, ROW.scoreVariance, 5) },
-        { id: 'entropy', title: 'Row entropy of the softmax', yLabel: 'nats', series: (h, v) => perArm(h, v, ROW.rowEntropy, 5) },
-        { id: 'grad', title: 'Gradient reaching the scores, \u2016\u2202loss/\u2202S\u2016', yLabel: 'norm (log)', yLog: true, series: (h, v) => perArm(h, v, ROW.scoreGradNorm) },
-      ];
-    case 'masks':
-      return [
-        loss,
-        {
-          id: 'accuracy',
-          title: 'Held-out accuracy, without the future (solid) and as trained (dashed)',
-          yLabel: 'accuracy',
-          yDomain: [0, 1],
-          refs: chance,
-          series: (h, v) => [...evalSeries(h, v, 'accuracy', { arm: 1, dashed: true, suffix: ', seeing the future' }), ...evalSeries(h, v, 'causal', { suffix: ', without the future' })],
-        },
-      ];
-    case 'heads':
-      return [
-        loss,
-        { id: 'accuracy', title: 'Accuracy on each new batch (mean over 25 steps)', yLabel: 'accuracy', yDomain: [0, 1], refs: chance, series: (h, v) => perArm(h, v, ROW.accuracy, 25) },
-      ];
-    case 'context':
-      return [
-        { id: 'loss', title: 'Training loss (mean over 10 steps)', yLabel: 'cross-entropy', series: (h) => [{ name: 'training loss', className: arms[0].className, points: thin(smoothed(h.rows[0], ROW.loss)), active: true, noDots: true }] },
-        heldout,
-      ];
-    default:
-      return [loss, heldout];
-  }
-}
-
-/** Columns of the numbers-behind-the-curves table (per arm): {header, value(h, e, arm)}. */
-function checkpointColumns(race) {
-  const win = (field) => (h, e, a) => meanOver(h.rows[a] ?? [], field, e.step - RACES[race].evalEvery, e.step);
-  const loss = { header: 'loss', value: win(ROW.loss) };
-  const acc = { header: 'held-out', value: (h, e, a) => e.arms[a]?.accuracy, format: pct };
-  switch (race) {
-    case 'scale':
-      return [loss, acc, { header: 'variance', value: win(ROW.scoreVariance) }, { header: 'entropy', value: win(ROW.rowEntropy) }, { header: '\u2016\u2202S\u2016', value: win(ROW.scoreGradNorm) }];
-    case 'masks':
-      return [loss, { header: 'as trained', value: (h, e, a) => e.arms[a]?.accuracy, format: pct }, { header: 'no future', value: (h, e, a) => e.arms[a]?.causal, format: pct }];
-    case 'heads':
-      return [loss, { header: 'batch acc.', value: win(ROW.accuracy), format: pct }];
-    case 'context':
-      return [{ header: 'held-out', value: (h, e, a) => e.arms[a]?.accuracy, format: pct }];
-    default:
-      return [loss, acc];
-  }
+/** A chart's chance line: the race's chance level, when the chart shows accuracy. */
+function chanceRefs(def, chart) {
+  return chart.chance && def.chance ? [{ y: def.chance.value, label: `chance ${def.chance.label}` }] : [];
 }
 
 // ---- the view ---------------------------------------------------------------------------------
 
 export function createRace(frame, race, { onState, tooltip, palette }) {
   const def = RACES[race];
-  const text = RACE_TEXT[race];
+  const { text } = def;
   const variantField = def.variant ?? null;
   const card = frame.card(def.title, 'cx-race');
   card.dataset.testid = `race-${race}`;
@@ -229,7 +101,7 @@ export function createRace(frame, race, { onState, tooltip, palette }) {
   // charts
   const chartBox = el('div', 'cx-charts cx-race-charts');
   card.append(chartBox);
-  const charts = chartsOf(race).map((c) => ({ ...c, view: createLineChart(chartBox, { title: c.title, xLabel: 'training step', yLabel: c.yLabel, yLog: Boolean(c.yLog), xLog: false, testid: `race-${race}-chart-${c.id}`, description: c.title }) }));
+  const charts = def.charts.map((c) => ({ ...c, view: createLineChart(chartBox, { title: c.title, xLabel: 'training step', yLabel: c.yLabel, yLog: Boolean(c.yLog), xLog: false, testid: `race-${race}-chart-${c.id}`, description: c.title }) }));
 
   // attention maps
   const mapsTitle = el('h4', 'cx-race-subtitle');
@@ -241,7 +113,7 @@ export function createRace(frame, race, { onState, tooltip, palette }) {
   let sentenceTable = null;
   let sentenceNote = null;
   let headTable = null;
-  if (race === 'context') {
+  if (def.maps === 'sentences') {
     sentenceMaps = COREFERENCE_SENTENCES.map((sentence) => {
       const box = el('div', 'cx-race-arm');
       mapsRow.append(box);
@@ -265,14 +137,14 @@ export function createRace(frame, race, { onState, tooltip, palette }) {
       mapsRow.append(box);
       armBoxes.push({ title, grid, maps: [], box });
     }
-    if (race === 'heads') headTable = createTable(card, { caption: 'Each head\u2019s mean weight on the two letters it needs (256 new sequences, at the finish)', headers: ['head', 'previous letter', 'letter two back'], testid: 'race-heads-keys', className: 'cx-race-heads' });
+    if (def.headKeys) headTable = createTable(card, { caption: 'Each head\u2019s mean weight on the two letters it needs (256 new sequences, at the finish)', headers: ['head', 'previous letter', 'letter two back'], testid: 'race-heads-keys', className: 'cx-race-heads' });
   }
 
   // the numbers behind the curves
   const details = el('details', 'cx-details cx-race-details');
   details.append(el('summary', null, { text: 'The numbers behind the curves, at every check' }));
   card.append(details);
-  const cols = checkpointColumns(race);
+  const cols = def.checks;
   const checkTable = createTable(details, { caption: 'Loss is the mean over the steps since the previous check', headers: ['step'], testid: `race-${race}-checks` });
   let checkHeadersFor = null;
 
@@ -438,8 +310,8 @@ export function createRace(frame, race, { onState, tooltip, palette }) {
 
   /** The context race: where “it” looks in each head, in both sentences, and what the model answers. */
   function drawCoreference(pal) {
-    mapsTitle.textContent = 'Where \u201cit\u201d looks, head by head';
-    mapsNote.set('Each row is one head: the weights of the word \u201cit\u201d over the sentence. Left the sentence ends \u201ctired\u201d, right \u201cwide\u201d. Only the last word differs.');
+    mapsTitle.textContent = def.mapsTitle;
+    mapsNote.set(def.mapsNote());
     const look = h.final?.sentences ?? h.live?.sentences;
     sentenceMaps.forEach((m, i) => {
       m.hm.hidden = !look;
@@ -489,15 +361,9 @@ export function createRace(frame, race, { onState, tooltip, palette }) {
   /** The other races: every head's map of the probe, for each arm. */
   function drawArmMaps(pal) {
     const v = variantNow();
-    mapsTitle.textContent = 'Attention maps of both models on the same example';
+    mapsTitle.textContent = def.mapsTitle;
+    mapsNote.set(def.mapsNote(v));
     const live = h.live;
-    const note = {
-      scale: 'The recall example \u201ce 0 b 4 a 4 g 4 ? g\u201d (answer 4): rows are queries, columns keys, darker = more weight. The unscaled maps turn into single dots early: saturated rows.',
-      order: 'One 12-digit example: rows are output positions, columns input positions. With positions, the heads draw the anti-diagonal between them; without, they cannot.',
-      masks: 'One held-out example, every head of both layers: rows are positions, columns the positions they look at. The unmasked model draws a line just right of the diagonal: it reads the next letter, the answer itself.',
-      heads: `The example \u201c${diffLetters(DIFF_PROBE.ids)}\u201d: rows are positions (from the third on, each has an answer), columns the letters they look at. The previous letter is the cell left of the diagonal, the letter two back the one left of that.`,
-    }[race];
-    mapsNote.set(note);
     armBoxes.forEach((a, i) => {
       a.title.textContent = armLabel(race, i, v);
       const arm = live?.arms?.[i];
@@ -534,7 +400,7 @@ export function createRace(frame, race, { onState, tooltip, palette }) {
   }
 
   function drawMaps(pal) {
-    if (race === 'context') drawCoreference(pal);
+    if (def.maps === 'sentences') drawCoreference(pal);
     else drawArmMaps(pal);
   }
 
@@ -570,6 +436,7 @@ export function createRace(frame, race, { onState, tooltip, palette }) {
   function render() {
     if (!state) return;
     const v = variantNow();
+    const ctx = armsContext(race, v);
     const finish = state.rsteps;
     renderStatus();
     setup.set(text.setup(v));
@@ -586,20 +453,20 @@ export function createRace(frame, race, { onState, tooltip, palette }) {
       thead.dataset.key = heads.join('|');
       thead.replaceChildren(...heads.map((x) => el('th', null, { text: x, attrs: { scope: 'col' } })));
     }
-    results.set(resultRows(race).map((r) => ({
+    results.set(def.results.map((r) => ({
       testid: `race-${race}-${r.id}`,
       cells: [r.label(h), ...def.arms.map((_, i) => {
         const x = def.single && r.id !== 'acc' ? NaN : r.value(h, i);
         return { text: (r.format ?? fmt)(x), value: x, testid: `race-${race}-${r.id}-${i}` };
       })],
     })));
-    verdict.set(verdictText(h, v));
+    verdict.set(verdictText(h, v, ctx));
 
     // charts
     for (const c of charts) {
-      const series = c.series(h, v);
+      const series = c.series(h, v, ctx);
       const empty = !series.some((x) => x.points.some(([, y]) => Number.isFinite(y) && (!c.yLog || y > 0)));
-      c.view.update({ series, refs: c.refs ?? [], xDomain: [0, finish], yDomain: c.yDomain ?? (empty ? (c.yLog ? [1e-3, 1] : [0, 1]) : null) });
+      c.view.update({ series, refs: chanceRefs(def, c), xDomain: [0, finish], yDomain: c.yDomain ?? (empty ? (c.yLog ? [1e-3, 1] : [0, 1]) : null) });
     }
     drawMaps(palette());
 
@@ -629,34 +496,15 @@ export function createRace(frame, race, { onState, tooltip, palette }) {
       : h.evals.filter((e) => e.step > 0);
     checkTable.set(evalRows.map((e) => ({
       cells: [String(e.step), ...armsShown.flatMap((i) => colsNow.map((c) => {
-        const x = c.value(h, e, i);
+        const x = c.value(h, e, i, def.evalEvery);
         return { text: (c.format ?? fmt)(x), value: x };
       }))],
     })));
   }
 
-  function verdictText(hist, v) {
+  function verdictText(hist, v, ctx) {
     if (hist.mode !== 'done' || !hist.final) return hist.step > 0 ? 'The verdict comes at the finish line, from a bigger held-out check.' : '';
-    const f = hist.final.arms;
-    const a0 = armLabel(race, 0, v, 'short');
-    const a1 = armLabel(race, 1, v, 'short');
-    switch (race) {
-      case 'scale': {
-        const g0 = meanOver(hist.rows[0], ROW.scoreGradNorm, 0, 100);
-        const g1 = meanOver(hist.rows[1], ROW.scoreGradNorm, 0, 100);
-        return `At the finish: ${a0} ${pct(f[0].accuracy)}, ${a1} ${pct(f[1].accuracy)} held-out. Over the first 100 steps the gradient reaching the unscaled scores was ${fmt(g0 / g1)}\u00d7 smaller on average.`;
-      }
-      case 'order':
-        return `At the finish: ${a1} positions ${pct(f[1].accuracy)}, no positions ${pct(f[0].accuracy)} held-out.`;
-      case 'masks':
-        return `Without the mask the training loss fell to ${fmt(recentMean(hist.rows[1], ROW.loss, 25))}, yet predicting without the future it is right ${pct(f[1].causal)} of the time (chance: ${pct(1 / 26)}). With the mask: ${pct(f[0].causal)}.`;
-      case 'heads':
-        return `At the finish: ${a1} ${pct(f[1].accuracy)}, ${a0} ${pct(f[0].accuracy)} on new sequences.`;
-      case 'context':
-        return `At the finish: ${pct(f[0].accuracy)} with its attention, ${pct(f[1].accuracy)} with the same weights averaging.`;
-      default:
-        return '';
-    }
+    return def.verdict?.(hist, v, ctx) ?? '';
   }
 
   return {
@@ -684,12 +532,6 @@ export function createRace(frame, race, { onState, tooltip, palette }) {
       }
     },
   };
-}
-
-const LETTERS = 'abcdefghijklmnop';
-/** "c f a …" for ids of the difference task. */
-function diffLetters(ids) {
-  return ids.map((x) => LETTERS[x - 1]).join(' ');
 }
 
 /** A map's title: "layer 2, head 1", "layer 1" (one head per layer) or "head 2" (one layer). */
