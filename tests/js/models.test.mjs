@@ -17,7 +17,8 @@ import path from 'node:path';
 import { createEngine } from '../../web/engine.js';
 import { standardKeys, keyRows, patternScore, headPatterns } from '../../web/app/patterns.js';
 import { layerTrace, topTokens } from '../../web/app/model-trace.js';
-import { readSafetensors, aboutText, SHIPPED_MODELS } from '../../web/app/models.js';
+import { aboutText, SHIPPED_MODELS } from '../../web/app/models.js';
+import { readSafetensors } from '../../web/app/safetensors.js';
 import { cliRun, REPO_ROOT } from './helpers.mjs';
 
 const MODELS = path.join(REPO_ROOT, 'models');

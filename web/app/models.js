@@ -7,11 +7,13 @@
 //   const entry = await cache.load(engine, 'coreference');   // {name, trainer, info, tensors, about}
 //   cache.get('coreference')                                 // the same entry once loaded, else null
 //
-// A checkpoint is read twice: by the engine (trainer.js, for every number the
-// steps show) and here, for the LayerNorm gains and biases the formulas quote
+// A checkpoint is read by the engine (engine.loadTrainer: the C++ reader gives
+// every number the steps show, the task and the settings); safetensors.js then
+// takes from the same bytes only the LayerNorm gains and biases the formulas quote
 // (the trace carries the activations, not these parameters).
 
 import { isLabModel } from './state.js';
+import { readSafetensors } from './safetensors.js';
 
 /** The shipped models: what they were trained on (one line) and the head to open on. */
 export const SHIPPED_MODELS = Object.freeze({
@@ -48,29 +50,6 @@ export class ModelNotFound extends Error {
     this.name = 'ModelNotFound';
     this.model = name;
   }
-}
-
-// ---- safetensors (the F32 tensors and the metadata) ------------------------------
-
-/** {tensors: {name: {shape, data: Float32Array}}, metadata} of a checkpoint's bytes. */
-export function readSafetensors(bytes) {
-  if (!(bytes instanceof Uint8Array) || bytes.length < 8) throw new RangeError('not a safetensors file: fewer than 8 bytes');
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const n = Number(view.getBigUint64(0, true));
-  if (n > bytes.length - 8 || n > (1 << 20)) throw new RangeError('not a safetensors file: its header length is too large');
-  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
-  const base = 8 + n;
-  const tensors = {};
-  for (const [name, t] of Object.entries(header)) {
-    if (name === '__metadata__') continue;
-    if (t.dtype !== 'F32') throw new RangeError(`tensor ${name} is ${t.dtype}, not F32`);
-    const [begin, end] = t.data_offsets;
-    const data = new Float32Array((end - begin) / 4);
-    const dv = new DataView(bytes.buffer, bytes.byteOffset + base + begin, end - begin);
-    for (let i = 0; i < data.length; i++) data[i] = dv.getFloat32(i * 4, true);
-    tensors[name] = { shape: t.shape, data };
-  }
-  return { tensors, metadata: header.__metadata__ ?? {} };
 }
 
 // ---- what a model is, in one line --------------------------------------------------
@@ -123,16 +102,20 @@ export function createModelCache({ fetchShipped, loadLab }) {
   return {
     /** The loaded entry, or null while it is not loaded (yet). */
     get: (name) => entries.get(name) ?? null,
-    /** Loads (once) and returns {name, trainer, tensors, metadata, task, about, record}. */
+    /** Loads (once) and returns {name, trainer, tensors, task, about, record}. */
     load(engine, name) {
       if (entries.has(name)) return Promise.resolve(entries.get(name));
       if (!pending.has(name)) {
         const p = bytesOf(name).then(({ bytes, record }) => {
           const trainer = engine.loadTrainer(bytes);
-          const { tensors, metadata } = readSafetensors(bytes);
-          let task = null;
-          try { task = JSON.parse(metadata.task ?? 'null')?.name ?? null; } catch { task = null; }
-          const entry = Object.freeze({ name, trainer, tensors, metadata, task, record, about: aboutText(name, trainer, record) });
+          let tensors;
+          try {
+            ({ tensors } = readSafetensors(bytes));
+          } catch (e) {
+            trainer.dispose();
+            throw e;
+          }
+          const entry = Object.freeze({ name, trainer, tensors, task: trainer.settings?.task ?? null, record, about: aboutText(name, trainer, record) });
           entries.set(name, entry);
           pending.delete(name);
           return entry;
