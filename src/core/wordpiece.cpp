@@ -189,11 +189,6 @@ bool read_flag(const JsonValue* object, const char* key, bool fallback, const st
     return v->boolean;
 }
 
-bool has_flag(const JsonValue* object, const char* key) {
-    const JsonValue* v = object ? object->get(key) : nullptr;
-    return v && v->is(JsonValue::Type::boolean);
-}
-
 // The options from tokenizer_config.json (when given) over `o`.
 void apply_tokenizer_config(const std::string& config_json, WordPieceOptions& o) {
     if (config_json.empty()) return;
@@ -201,7 +196,7 @@ void apply_tokenizer_config(const std::string& config_json, WordPieceOptions& o)
     const JsonValue config = parse_tokenizer_json(config_json, file);
     if (!config.is(JsonValue::Type::object)) bad_tokenizer_file(file, "the file is not a JSON object");
     // strip_accents null or absent: as do_lower_case (transformers' BasicTokenizer)
-    if (has_flag(&config, "do_lower_case")) {
+    if (const JsonValue* given = config.get("do_lower_case"); given && !given->is(JsonValue::Type::null)) {
         o.lowercase = read_flag(&config, "do_lower_case", o.lowercase, file);
         o.strip_accents = o.lowercase;
     }
