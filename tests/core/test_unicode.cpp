@@ -63,7 +63,7 @@ TEST_CASE("unicode: lower case and canonical decomposition") {
     CHECK(nfd(U'a') == U"a");
 }
 
-TEST_CASE("unicode: code points with byte offsets; invalid UTF-8 replaced or refused") {
+TEST_CASE("unicode: code points with byte offsets, invalid UTF-8 replaced or refused") {
     const auto cps = code_points("a\xC3\xA9\xE7\x8C\xAB\xF0\x9F\x98\x80");
     REQUIRE(cps.size() == 4);
     CHECK(cps[1].value == 0xE9);

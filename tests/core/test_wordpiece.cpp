@@ -91,7 +91,7 @@ TEST_CASE("wordpiece: lower-casing decomposes and drops accents (Héllo → hell
     CHECK(spans(*tok, "\xED\x95\x9C") == Spans{{-1, -1}, {0, 3}, {0, 3}, {0, 3}, {-1, -1}});
 }
 
-TEST_CASE("wordpiece: greedy longest match with ## continuations; no spelling or over 100 characters is [UNK]") {
+TEST_CASE("wordpiece: greedy longest match with ## continuations, a word no pieces spell or over 100 characters is [UNK]") {
     const auto tok = bert();
     CHECK(ids(*tok, "unaffable") == Ids{CLS, 7, 8, 9, SEP});
     CHECK(spans(*tok, "unaffable") == Spans{{-1, -1}, {0, 2}, {2, 5}, {5, 9}, {-1, -1}});
@@ -128,7 +128,7 @@ TEST_CASE("wordpiece: cleaning drops NUL, U+FFFD and control characters, whitesp
     CHECK(ids(*tok, "hello\xE2\x80\xA8world") == Ids{CLS, 5, 6, SEP});  // U+2028 splits
 }
 
-TEST_CASE("wordpiece: [MASK] written in the text stays one token; [mask] is lower-cased text") {
+TEST_CASE("wordpiece: [MASK] written in the text stays one token, [mask] is lower-cased text") {
     const auto tok = bert();
     CHECK(tok->mask_id() == MASK);
     CHECK(ids(*tok, "hello [MASK] world") == Ids{CLS, 5, MASK, 6, SEP});
@@ -158,7 +158,7 @@ TEST_CASE("wordpiece: tokenizer.json gives the same tokens as vocab.txt") {
     CHECK(a->piece(8) == "##aff");
 }
 
-TEST_CASE("wordpiece: bad files are bad_checkpoint errors naming the file; bad text bad_text") {
+TEST_CASE("wordpiece: bad files are bad_checkpoint errors naming the file, bad text is bad_text") {
     const auto fails = [](const std::function<void()>& f, const std::string& needle) {
         INFO(needle);
         CHECK(code_of(f) == attn::Error::Code::bad_checkpoint);
