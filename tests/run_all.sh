@@ -85,6 +85,44 @@ run_ctest() {  # $1 build dir
   return "$status"
 }
 
+# node --test over test files, $jobs files at a time, in the order given (node's own runner
+# takes files in alphabetical order, so a long file could start last and run alone); each
+# file's output is printed whole when it ends, and kept in tests/artifacts/logs/SUITE/.
+# Fails when a file fails or runs no test; ends with each file's wall time.
+run_test_files() {  # $1 suite name, then the files (the longest first)
+  local suite=$1 dir="tests/artifacts/logs/$1" running=0 f n s status=0
+  shift
+  mkdir -p "$dir"
+  rm -f "$dir"/*.log "$dir"/*.status "$dir"/*.secs
+  for f in "$@"; do
+    if [ "$running" -ge "$jobs" ]; then wait -n || true; running=$((running - 1)); fi
+    (
+      n=$(basename "$f" .test.mjs) s=0 t0=$(date +%s)
+      node --test --test-concurrency=1 "$f" >"$dir/$n.log" 2>&1 || s=$?
+      echo $(($(date +%s) - t0)) >"$dir/$n.secs"
+      echo "$s" >"$dir/$n.status"
+      flock "$dir/.print" cat "$dir/$n.log"
+    ) &
+    running=$((running + 1))
+  done
+  wait || true
+  echo "== $suite: wall time per file (s), $jobs files at a time"
+  for f in "$@"; do
+    n=$(basename "$f" .test.mjs)
+    s=$(cat "$dir/$n.status" 2>/dev/null || echo missing)
+    printf '%6s  %s\n' "$(cat "$dir/$n.secs" 2>/dev/null || echo -)" "$f"
+    if [ "$s" != 0 ]; then
+      echo "run_all.sh: $f failed (exit $s); its log: $dir/$n.log" >&2
+      status=1
+    elif ! awk '/^# Subtest: / && !/\.test\.mjs$/ { found = 1 } END { exit !found }' "$dir/$n.log"; then
+      # (node reports a file without tests as one test named by the file's path)
+      echo "run_all.sh: $f ran no test; its log: $dir/$n.log" >&2
+      status=1
+    fi
+  done
+  return "$status"
+}
+
 # ---- 1. what the machine needs ----------------------------------------------------
 stage "install what is missing (apt), npm ci (tests/)"
 if [ "$quick" = 1 ]; then
@@ -132,16 +170,25 @@ fi
 # after a change to web/ alone, both wasm builds have nothing to do)
 stage "wasm build (SIMD, the scalar flavour the fast-path tests compare, and dist/: site + npm package)"
 ./build_wasm.sh --scalar --dist
-stage "node tests (engine API, CLI)"
-ATTN_CLI="$root/build/attn" node --test tests/js/
+stage "node tests (engine API, CLI), $jobs files at a time"
+ATTN_CLI="$root/build/attn" node --test --test-concurrency="$jobs" tests/js/
 
 # ---- 4. browser tests (Chromium via playwright-core) ---------------------------------------
 if [ "$quick" = 1 ]; then
   stage "browser smoke test (chromium): every page"
   node --test --test-concurrency=1 tests/browser/smoke.test.mjs
 elif compgen -G "tests/browser/*.test.mjs" >/dev/null; then
-  stage "browser tests (chromium)"
-  node --test --test-concurrency=1 tests/browser/
+  # each file drives its own Chromium (own profile) and its own server (a free port), and
+  # writes its own tests/artifacts/ folder: $jobs files at a time, the longest first
+  stage "browser tests (chromium), $jobs files at a time"
+  browser_files=()
+  for n in train races security steps; do
+    [ -f "tests/browser/$n.test.mjs" ] && browser_files+=("tests/browser/$n.test.mjs")
+  done
+  for f in tests/browser/*.test.mjs; do
+    [[ " ${browser_files[*]} " == *" $f "* ]] || browser_files+=("$f")
+  done
+  run_test_files browser "${browser_files[@]}"
 fi
 report_times
 if [ "$quick" = 1 ]; then
