@@ -181,7 +181,7 @@ ATTN_CLI="$root/build/attn" node --test --test-concurrency="$jobs" tests/js/
 # ---- 4. browser tests (Chromium via playwright-core) ---------------------------------------
 if [ "$quick" = 1 ]; then
   stage "browser smoke test (chromium): every page"
-  node --test --test-concurrency=1 tests/browser/smoke.test.mjs
+  run_test_files browser tests/browser/smoke.test.mjs
 elif compgen -G "tests/browser/*.test.mjs" >/dev/null; then
   # each file drives its own Chromium (own profile) and its own server (a free port), and
   # writes its own tests/artifacts/ folder: $jobs files at a time, the longest first

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { writeFileSync, readFileSync } from 'node:fs';
 import { startHarness, artifactDir, pageScrollWidth, waitReady, hoverCell } from './harness.mjs';
-import { labState, waitIdle, openLab, trainTo, gridDigests, headScores, allHeadScores, predictions, hoverWeight } from './train-helpers.mjs';
+import { labState, waitIdle, openLab, trainTo, gridDigests, headScores, allHeadScores, predictions, hoverWeight, TRAIN_TIMEOUT } from './train-helpers.mjs';
 import { numberProblems, notationLegend, NOTATION_ITEMS } from './number-check.mjs';
 
 const PHONE = { width: 390, height: 844 };
@@ -84,7 +84,7 @@ test('a copied link retrains to the same step and shows exactly the same grid nu
   await copy.page.waitForFunction((st) => {
     const d = document.getElementById('lab')?.dataset;
     return d && d.state === 'ready' && d.running === '0' && d.catching === '0' && d.final === '1' && d.step === st;
-  }, step, { timeout: 120000 });
+  }, step, { timeout: TRAIN_TIMEOUT });
   assert.equal((await labState(copy.page)).step, step);
   assert.deepEqual(await gridDigests(copy.page), digests, 'every head map is bit-identical');
   assert.equal(await hoverWeight(copy.page, 0, 0, 2, 5), weight);
