@@ -69,7 +69,9 @@ check_test_count() {  # $1 build dir
 # ctest of a build dir, $jobs at a time. The training tests ("learning: …", the longest
 # by far, and listed last) run in one ctest beside another that runs all the others, so
 # the longest does not start last on a fresh machine (ctest orders by the costs it
-# recorded on earlier runs, and has none there).
+# recorded on earlier runs, and has none there). The others run $jobs at a time too:
+# while the training tests run, the cores are shared three ways, and none idles until
+# one of the two ctests is done.
 run_ctest() {  # $1 build dir
   local slow='^learning: ' n status=0 pid
   n=$(ctest --test-dir "$1" -N -R "$slow" | sed -n 's/^Total Tests: //p')
@@ -79,9 +81,47 @@ run_ctest() {  # $1 build dir
   fi
   ctest --test-dir "$1" --no-tests=error --output-on-failure -R "$slow" >"$1/ctest-learning.log" 2>&1 &
   pid=$!
-  ctest --test-dir "$1" --no-tests=error --output-on-failure -E "$slow" -j"$((jobs - 1))" || status=1
+  ctest --test-dir "$1" --no-tests=error --output-on-failure -E "$slow" -j"$jobs" || status=1
   wait "$pid" || status=1
   cat "$1/ctest-learning.log"
+  return "$status"
+}
+
+# node --test over test files, $jobs files at a time, in the order given (node's own runner
+# takes files in alphabetical order, so a long file could start last and run alone); each
+# file's output is printed whole when it ends, and kept in tests/artifacts/logs/SUITE/.
+# Fails when a file fails or runs no test; ends with each file's wall time.
+run_test_files() {  # $1 suite name, then the files (the longest first)
+  local suite=$1 dir="tests/artifacts/logs/$1" running=0 f n s status=0
+  shift
+  mkdir -p "$dir"
+  rm -f "$dir"/*.log "$dir"/*.status "$dir"/*.secs
+  for f in "$@"; do
+    if [ "$running" -ge "$jobs" ]; then wait -n || true; running=$((running - 1)); fi
+    (
+      n=$(basename "$f" .test.mjs) s=0 t0=$(date +%s)
+      node --test --test-concurrency=1 "$f" >"$dir/$n.log" 2>&1 || s=$?
+      echo $(($(date +%s) - t0)) >"$dir/$n.secs"
+      echo "$s" >"$dir/$n.status"
+      flock "$dir/.print" cat "$dir/$n.log"
+    ) &
+    running=$((running + 1))
+  done
+  wait || true
+  echo "== $suite: wall time per file (s), $jobs files at a time"
+  for f in "$@"; do
+    n=$(basename "$f" .test.mjs)
+    s=$(cat "$dir/$n.status" 2>/dev/null || echo missing)
+    printf '%6s  %s\n' "$(cat "$dir/$n.secs" 2>/dev/null || echo -)" "$f"
+    if [ "$s" != 0 ]; then
+      echo "run_all.sh: $f failed (exit $s); its log: $dir/$n.log" >&2
+      status=1
+    elif ! awk '/^# Subtest: / && !/\.test\.mjs$/ { found = 1 } END { exit !found }' "$dir/$n.log"; then
+      # (node reports a file without tests as one test named by the file's path)
+      echo "run_all.sh: $f ran no test; its log: $dir/$n.log" >&2
+      status=1
+    fi
+  done
   return "$status"
 }
 
@@ -115,7 +155,10 @@ check_test_count build
 if [ "$quick" = 0 ]; then
   stage "sanitizer build (clang, ASan + UBSan, with the fuzzers)"
   mkdir -p build-asan
+  # (line tables only: the sanitizers' reports name every frame's file and line, and clang
+  # compiles about a third faster than with full debug information)
   cmake -S . -B build-asan -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTN_FUZZ=ON \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only -DNDEBUG" \
     -DBUILD_TESTING=ON >build-asan/configure.log 2>&1 || { cat build-asan/configure.log; exit 1; }
   cmake --build build-asan -j"$jobs" --target core_tests -- --no-print-directory >build-asan/build.log 2>&1 \
     || { cat build-asan/build.log; exit 1; }
@@ -132,16 +175,25 @@ fi
 # after a change to web/ alone, both wasm builds have nothing to do)
 stage "wasm build (SIMD, the scalar flavour the fast-path tests compare, and dist/: site + npm package)"
 ./build_wasm.sh --scalar --dist
-stage "node tests (engine API, CLI)"
-ATTN_CLI="$root/build/attn" node --test tests/js/
+stage "node tests (engine API, CLI), $jobs files at a time"
+ATTN_CLI="$root/build/attn" node --test --test-concurrency="$jobs" tests/js/
 
 # ---- 4. browser tests (Chromium via playwright-core) ---------------------------------------
 if [ "$quick" = 1 ]; then
   stage "browser smoke test (chromium): every page"
-  node --test --test-concurrency=1 tests/browser/smoke.test.mjs
+  run_test_files browser tests/browser/smoke.test.mjs
 elif compgen -G "tests/browser/*.test.mjs" >/dev/null; then
-  stage "browser tests (chromium)"
-  node --test --test-concurrency=1 tests/browser/
+  # each file drives its own Chromium (own profile) and its own server (a free port), and
+  # writes its own tests/artifacts/ folder: $jobs files at a time, the longest first
+  stage "browser tests (chromium), $jobs files at a time"
+  browser_files=()
+  for n in train races security steps; do
+    [ -f "tests/browser/$n.test.mjs" ] && browser_files+=("tests/browser/$n.test.mjs")
+  done
+  for f in tests/browser/*.test.mjs; do
+    [[ " ${browser_files[*]} " == *" $f "* ]] || browser_files+=("$f")
+  done
+  run_test_files browser "${browser_files[@]}"
 fi
 report_times
 if [ "$quick" = 1 ]; then

@@ -20,7 +20,7 @@ export async function waitRace(page, demo, states, timeout = 60000) {
     const c = document.querySelector(`[data-testid="race-${d}"]`);
     if (c?.dataset.state === 'error') throw new Error(`race ${d}: ${c.querySelector('.cx-race-status').textContent}`);
     return c && s.includes(c.dataset.state);
-  }, [demo, states], { timeout, polling: 250 });
+  }, [demo, states], { timeout });
 }
 
 /** The results table as {"acc-0": x, "acc-1": y, …} (exact values from data-value). */

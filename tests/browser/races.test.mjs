@@ -16,6 +16,8 @@ import { openRace, raceState, raceNumbers, waitRace, checkValues, hashParams } f
 const PHONE = { width: 390, height: 844 };
 const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'";
 const RESULTS = {};
+/** The page of each race finished above, kept open for the phone test: {demo: {page, errors}}. */
+const FINISHED = {};
 
 let h;
 before(async () => { h = await startHarness(); });
@@ -37,6 +39,7 @@ async function finish(demo, extra = '') {
   const p = await hashParams(page);
   assert.equal(p.get('rrun'), '0');
   assert.equal(p.get('rat'), state.steps);
+  FINISHED[demo] = { page, errors };
   return { page, errors, state, numbers };
 }
 
@@ -49,7 +52,6 @@ test('order: reversing 12 digits, no positions stays near set-guessing (< 0.3), 
   assert.ok(n['anti-1'] > 0.5 && n['anti-0'] < 0.2, `anti-diagonal: ${n['anti-1']} vs ${n['anti-0']}`);
   assert.match(await page.locator('.cx-race-verdict').textContent(), /sinusoidal positions 100%/);
   assert.deepEqual(errors, []);
-  await page.close();
 });
 
 // The scale and context races run to their shortest finish line (150 of 150/300/600 steps): with
@@ -66,7 +68,6 @@ test('scale: with d_k = 64 the unscaled head saturates, its score gradient is se
   assert.ok(n['entropy-1'] < n['entropy-0'] / 4, `row entropy: ${n['entropy-1']} vs ${n['entropy-0']}`);
   assert.ok(n['variance-1'] > 10 * n['variance-0'], `score variance: ${n['variance-1']} vs ${n['variance-0']}`);
   assert.deepEqual(errors, []);
-  await page.close();
 });
 
 test('masks: the unmasked model drives its training loss below 0.1 by peeking, yet predicting without the future it is at chance', async () => {
@@ -78,7 +79,6 @@ test('masks: the unmasked model drives its training loss below 0.1 by peeking, y
   assert.equal(n['peek-0'], 0, 'the masked model puts exactly 0 on the next letter');
   assert.ok(n['peek-1'] > 0.5, `the unmasked model looks at the next letter: ${n['peek-1']}`);
   assert.deepEqual(errors, []);
-  await page.close();
 });
 
 test('heads: the two-letter task: 1 head stays far behind, 2 heads learn it and split the letters between them', async () => {
@@ -96,7 +96,6 @@ test('heads: the two-letter task: 1 head stays far behind, 2 heads learn it and 
   assert.ok(lean[0] * lean[1] < 0, `head leanings ${lean}`);
   RESULTS.heads.lean = lean;
   assert.deepEqual(errors, []);
-  await page.close();
 });
 
 test('context: the pronoun looks at “animal” when tired and at “street” when wide; the plain average fails on held-out sentences', async () => {
@@ -119,7 +118,6 @@ test('context: the pronoun looks at “animal” when tired and at “street” 
   assert.ok(look.heads.some(([tiredAnimal, , , wideStreet]) => tiredAnimal > 0.5 && wideStreet > 0.5), JSON.stringify(look.heads));
   RESULTS.context.heads = look.heads;
   assert.deepEqual(errors, []);
-  await page.close();
 });
 
 // ---- pause, links, switching --------------------------------------------------------
@@ -244,20 +242,17 @@ test('races run under the strict Content-Security-Policy, worker included', asyn
 const nextFrames = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 
 test('phone (390 px) light and dark, desktop dark: every race card fits without sideways scroll', async () => {
-  for (const [demo, at] of [['order', 300], ['scale', 100], ['masks', 100], ['heads', 200], ['context', 100]]) {
-    // one replay per demo, shown three ways: on the phone in light, the same page after the system
-    // scheme turned dark, then widened to the desktop (the desktop light shots come from the races above)
-    const { page, errors } = await openRace(h, demo, `&rat=${at}`, { viewport: PHONE, colorScheme: 'light' });
-    await waitRace(page, demo, ['paused', 'done'], 200000);
+  for (const demo of ['order', 'scale', 'masks', 'heads', 'context']) {
+    // the page of the race finished above (no second run), shown three ways: narrowed to the phone in
+    // light, then the system scheme turned dark, then widened to the desktop (its desktop light shot is above)
+    assert.ok(FINISHED[demo], `the ${demo} race finished above`);
+    const { page, errors } = FINISHED[demo];
+    await page.bringToFront(); // (a tab behind the newest one draws about one frame a second)
     for (const [scheme, viewport] of [['light', PHONE], ['dark', PHONE], ['dark', { width: 1280, height: 900 }]]) {
-      if (scheme === 'dark' && viewport === PHONE) {
-        await page.emulateMedia({ colorScheme: 'dark' });
-        await nextFrames(page);
-      } else if (viewport !== PHONE) {
-        await page.setViewportSize(viewport);
-        await page.waitForFunction((wd) => innerWidth === wd, viewport.width);
-        await nextFrames(page);
-      }
+      if (scheme === 'dark' && viewport === PHONE) await page.emulateMedia({ colorScheme: 'dark' });
+      else await page.setViewportSize(viewport);
+      await page.waitForFunction((wd) => innerWidth === wd, viewport.width);
+      await nextFrames(page);
       const w = await pageScrollWidth(page);
       assert.ok(w <= viewport.width, `${demo} ${scheme}: scrollWidth ${w} > ${viewport.width}`);
       await page.getByTestId(`race-${demo}`).screenshot({ path: join(artifactDir('races'), `${demo}-${viewport === PHONE ? 'phone' : 'desktop'}-${scheme}.png`) });

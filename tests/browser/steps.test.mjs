@@ -150,9 +150,18 @@ test('Play fills the score row cell by cell and then advances to the next step',
 
 test('Play at the last step starts again from the first', async () => {
   const { page } = await h.open('#step=output&speed=4');
+  // every step the panel draws, as it draws it: at this speed play may be past the first step
+  // before a poll of the page sees it (a wait for the panel to show it timed out under load)
+  await page.evaluate(() => {
+    const panel = document.querySelector('[data-testid="panel"]');
+    window.__drawn = [];
+    new MutationObserver(() => window.__drawn.push(panel.dataset.rendered)).observe(panel, { attributes: true, attributeFilter: ['data-rendered'] });
+  });
   await page.getByRole('button', { name: 'Play' }).click();
-  await waitStep(page, 'embeddings');
+  await page.waitForFunction(() => window.__drawn.some((s) => s !== 'output'), null, { timeout: 10000 });
   await page.getByRole('button', { name: 'Pause' }).click();
+  const drawn = await page.evaluate(() => window.__drawn);
+  assert.equal(drawn.find((s) => s !== 'output'), 'embeddings', `steps drawn after Play: ${drawn}`);
 });
 
 // Old notation: a head as a subscript (Q₁, O₂), dₖ, Wₒ, and D for the head width.

@@ -2,13 +2,17 @@
 // train from the page, and read its numbers from the test hooks of
 // <main id="lab"> (see web/app/train/main.js) and the grid's canvases.
 
+/** How long a wait for training may take: generous, since the machine may be busy (run_all.sh runs
+ *  two browser files at a time; a 600-step run took over 120 s at a load average of 40). */
+export const TRAIN_TIMEOUT = 300000;
+
 /** The lab's test hooks: {state, step, running, catching, final, heldout, ablated, ...}. */
 export function labState(page) {
   return page.evaluate(() => ({ ...document.getElementById('lab').dataset }));
 }
 
 /** Waits until the lab has started, its model reported the final evaluation of a pause, and the URL holds it. */
-export async function waitIdle(page, timeout = 120000) {
+export async function waitIdle(page, timeout = TRAIN_TIMEOUT) {
   await page.waitForFunction(() => {
     const d = document.getElementById('lab')?.dataset;
     return d && d.state === 'ready' && d.running === '0' && d.catching === '0' && d.final === '1' && !d.urlPending;
@@ -19,12 +23,12 @@ export async function waitIdle(page, timeout = 120000) {
 export async function openLab(h, hash = '', options = {}) {
   // model: null: open the path exactly as given (the harness may otherwise prefix the hash with model=)
   const opened = await h.open(`train.html${hash}`, { ...options, wait: false, model: null });
-  await waitIdle(opened.page, options.timeout ?? 120000);
+  await waitIdle(opened.page, options.timeout ?? TRAIN_TIMEOUT);
   return opened;
 }
 
 /** Turns "Stop at" off, presses play, waits until the step count reaches n, pauses, waits for the final evaluation. */
-export async function trainTo(page, n, timeout = 120000) {
+export async function trainTo(page, n, timeout = TRAIN_TIMEOUT) {
   // to step n exactly as asked: the lab's own "Stop at" rule (a plateau by default) is turned off
   const stopAt = page.getByTestId('stop-at');
   if (await stopAt.count() && await stopAt.inputValue() !== 'off') {

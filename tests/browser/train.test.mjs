@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { writeFileSync, readFileSync } from 'node:fs';
 import { startHarness, artifactDir, pageScrollWidth, waitReady, hoverCell } from './harness.mjs';
-import { labState, waitIdle, openLab, trainTo, gridDigests, headScores, allHeadScores, predictions, hoverWeight } from './train-helpers.mjs';
+import { labState, waitIdle, openLab, trainTo, gridDigests, headScores, allHeadScores, predictions, hoverWeight, TRAIN_TIMEOUT } from './train-helpers.mjs';
 import { numberProblems, notationLegend, NOTATION_ITEMS } from './number-check.mjs';
 
 const PHONE = { width: 390, height: 844 };
@@ -20,6 +20,9 @@ const REVERSE_STEPS = 300;
 // second-layer heads score 0.97 on induction, and 1 layer stays near 14% through step 1100 (measured).
 const INDUCTION = '#task=induction&ln=0';
 const INDUCTION_STEPS = 600;
+
+/** Pages trained above that a later test reuses instead of training again: {task: {page, errors, steps}}. */
+const TRAINED = {};
 
 let h;
 before(async () => { h = await startHarness(); });
@@ -43,6 +46,7 @@ test('reverse, trained from the page, reaches 99% held-out accuracy with an anti
   assert.ok(preds.filter((p) => p.correct !== undefined).every((p) => p.correct === '1'), 'every probe target is predicted');
   assert.deepEqual(errors, []);
   await page.screenshot({ path: join(artifactDir('train'), 'reverse.png'), fullPage: true });
+  TRAINED.reverse = { page, errors, steps: REVERSE_STEPS };
 });
 
 test('pause really stops the worker: the step count holds and the next single step is exactly one more', async () => {
@@ -80,7 +84,7 @@ test('a copied link retrains to the same step and shows exactly the same grid nu
   await copy.page.waitForFunction((st) => {
     const d = document.getElementById('lab')?.dataset;
     return d && d.state === 'ready' && d.running === '0' && d.catching === '0' && d.final === '1' && d.step === st;
-  }, step, { timeout: 120000 });
+  }, step, { timeout: TRAIN_TIMEOUT });
   assert.equal((await labState(copy.page)).step, step);
   assert.deepEqual(await gridDigests(copy.page), digests, 'every head map is bit-identical');
   assert.equal(await hoverWeight(copy.page, 0, 0, 2, 5), weight);
@@ -393,7 +397,11 @@ test('screenshots: every task trained, desktop light and dark', async () => {
   for (const task of tasks) {
     // one catch-up per task: the dark shot is the same trained page after the system scheme turned dark
     const schemes = task === 'reverse' || task === 'induction' ? ['light', 'dark'] : ['light'];
-    const { page, errors } = await openLab(h, lab(`#task=${task}&step=${SHOT_STEPS[task] ?? 200}`), { colorScheme: schemes[0], timeout: 240000 });
+    const steps = SHOT_STEPS[task] ?? 200;
+    // reverse was trained to its shot's steps from the page above, with the default settings: that page
+    let { page, errors } = TRAINED[task]?.steps === steps ? TRAINED[task] : {};
+    if (page) await page.bringToFront(); // (a tab behind the newest one draws about one frame a second)
+    else ({ page, errors } = await openLab(h, lab(`#task=${task}&step=${steps}`), { colorScheme: schemes[0], timeout: 240000 }));
     for (const scheme of schemes) {
       if (scheme !== schemes[0]) {
         await page.emulateMedia({ colorScheme: scheme });
