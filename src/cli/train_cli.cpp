@@ -46,9 +46,7 @@ std::string train_usage() {
             for (std::size_t i = 0; i < row.values.size(); ++i) f += (i ? "|" : "") + row.values[i];
         } else f += " N";
         f += "]";
-        if (model.size() + f.size() > 100) {
-            model += "\n                 ";
-        }
+        if (model.size() - model.rfind('\n') + f.size() > 100) model += "\n                 ";
         model += f;
     }
     std::string tasks;

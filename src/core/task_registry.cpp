@@ -67,7 +67,7 @@ std::vector<TaskInfo> make_registry() {
          "Predict the next word of a text you give, one word at a time (the most frequent words are kept, the rest "
          "become [UNK]).",
          "There is no single answer; heads often look at the previous word, at the first word, or at what followed an "
-         "earlier copy of the current word.",
+         "earlier copy of this word.",
          true, 32, 4, 256, "", make_text_task, text},
     };
 }

@@ -21,22 +21,19 @@ using attn::SettingType;
 
 namespace {
 
-bool accepted_by_validate(const ModelConfig& c) {
+/// Whether `check` (validate_model_config or the schema's check) takes the config.
+bool takes(void (*check)(const ModelConfig&), const ModelConfig& c) {
     try {
-        attn::validate_model_config(c);
+        check(c);
         return true;
     } catch (const attn::Error&) {
         return false;
     }
 }
 
+bool accepted_by_validate(const ModelConfig& c) { return takes(attn::validate_model_config, c); }
 bool accepted_by_schema(const ModelConfig& c) {
-    try {
-        attn::check_model_config(c);
-        return true;
-    } catch (const attn::Error&) {
-        return false;
-    }
+    return takes([](const ModelConfig& x) { attn::check_model_config(x); }, c);
 }
 
 /// A config where `row` may take any value of its range without breaking the
