@@ -82,6 +82,11 @@ export interface HeadTrace {
   output: Matrix;
 }
 
+/** One head's scores against the standard patterns on the sentence (the core's head_patterns):
+ * previous-token, first-token, same-token, induction (and a trained model's task keys, e.g.
+ * antecedent); score null when the pattern scores no row; rows: the rows it scores. */
+export type HeadPatterns = Record<string, { score: number | null; rows: number }>;
+
 export interface Trace {
   config: {
     dModel: number; heads: number; dHead: number; seed: number; positional: Positional;
@@ -103,6 +108,8 @@ export interface Trace {
   /** T×T, 1 = may attend. */
   mask: Matrix<Uint8Array>;
   heads: HeadTrace[];
+  /** Per head (same order): its pattern scores, computed by the engine. */
+  patterns: HeadPatterns[];
   /** Heads' outputs side by side: T×C */
   concat: Matrix;
   /** Y = concat·W_O: T×C */
@@ -161,6 +168,14 @@ export interface EngineConstants {
   errorCodes: readonly ErrorCode[];
   /** The training tasks (TASKS). */
   tasks: readonly TaskName[];
+  /** The task registry (src/core/task_registry.hpp): title and size range of each task. */
+  taskTable: readonly { name: TaskName; title: string; causal: boolean; length: { default: number; lo: number; hi: number; rule: string } }[];
+  /** createTrainer's settings (model_schema.hpp's rows, then settings:: of trainer.hpp): the
+   * checkpoint key, JS key ('' = not a JS setting), attn train's flag, range and type. */
+  trainSettings: readonly {
+    name: string; js: string; flag: string; label: string; type: 'whole' | 'real' | 'boolean' | 'choice';
+    lo: number; hi: number; values: readonly string[]; model: boolean;
+  }[];
   /** The fast path's inputs in the order of its raw-heap offset table. */
   fastInputs: readonly ('x' | 'wQuery' | 'wKey' | 'wValue' | 'wOutput')[];
 }
@@ -176,6 +191,9 @@ export interface EngineStats {
   fastBufferBytes: number;
   /** The module's product workspace, bounded (at most 4 MiB kept between calls). */
   gemmWorkspaceBytes: number;
+  /** Module-wide, shared by every engine: the live trainers (each freed by its dispose()) and their weights. */
+  liveTrainers: number;
+  trainerParameterBytes: number;
 }
 
 export declare const DEFAULT_SETTINGS: Readonly<Required<Settings>>;
@@ -355,6 +373,8 @@ export interface TrainingMemory {
 
 export interface TaskInfo {
   name: TaskName;
+  /** The page's title ("Previous token"). */
+  title: string;
   description: string;
   pattern: string;
   causal: boolean;
@@ -416,6 +436,8 @@ export interface ModelLayerTrace {
   input: Matrix; normed: Matrix;
   wQuery: Matrix; wKey: Matrix; wValue: Matrix; wOutput: Matrix;
   heads: HeadTrace[];
+  /** Per head (same order): its pattern scores, computed by the engine. */
+  patterns: HeadPatterns[];
   concat: Matrix;
   /** concat·W_O */
   attentionOutput: Matrix;

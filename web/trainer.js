@@ -11,11 +11,27 @@ import { codedError, typeName, checkInteger as int, checkNumber as num, checkBoo
 
 /** The training tasks, in the C++'s TaskKind order (engine.info.tasks). */
 export const TASKS = ENGINE_CONSTANTS.tasks;
+/** The task registry's rows (task_registry.hpp): {name, title, causal, length: {default, lo, hi, rule}}. */
+export const TASK_TABLE = ENGINE_CONSTANTS.taskTable;
 
-const POSITIONALS = ENGINE_CONSTANTS.positionals;
+/** createTrainer's settings, each a row of the C++'s tables (model_schema.hpp's and
+ * settings:: in trainer.hpp, through buildInfo().trainSettings): {name, js, flag, label,
+ * type: whole | real | boolean | choice, lo, hi, values, model}. */
+export const TRAIN_SETTINGS = ENGINE_CONSTANTS.trainSettings.filter((row) => row.js !== '');
+
 /** Longest corpus and probe/trace text, in UTF-16 code units. */
 const MAX_CORPUS_CHARS = 8_000_000;
 const MAX_SEQUENCE_CHARS = 100_000;
+
+/** One setting checked by its row: a primitive of its type, inside its range. */
+function checkSetting(row, value) {
+  switch (row.type) {
+    case 'whole': return int(value, row.js, row.lo, row.hi);
+    case 'real': return num(value, row.js, row.lo, row.hi);
+    case 'boolean': return bool(value, row.js);
+    default: return choice(value, row.js, row.values);
+  }
+}
 
 /** Every setting read once into a fresh object of primitives (getters and
  * proxies are read exactly once), defaults from the task's recipe. */
@@ -26,31 +42,9 @@ export function normalizeTrainSettings(settings, tasks) {
   const task = choice(given.task ?? 'reverse', 'task', TASKS);
   const info = tasks.find((t) => t.name === task);
   const s = { ...info.defaults, corpus: '', ...given, task };
-  const corpus = checkText(s.corpus, 'corpus', { maxChars: MAX_CORPUS_CHARS });
-  return {
-    task,
-    length: int(s.length, 'length', 0, 4096),
-    corpus,
-    maxVocab: int(s.maxVocab, 'maxVocab', 2, ENGINE_CONSTANTS.maxTextVocab),
-    layers: int(s.layers, 'layers', 1, 64),
-    dModel: int(s.dModel, 'dModel', 1, 4096),
-    heads: int(s.heads, 'heads', 1, 4096),
-    mlp: int(s.mlp, 'mlp', 0, 1 << 16),
-    context: int(s.context, 'context', 0, 1 << 16),
-    layernorm: bool(s.layernorm, 'layernorm'),
-    positional: choice(s.positional, 'positional', POSITIONALS),
-    causal: bool(s.causal, 'causal'),
-    scale: bool(s.scale, 'scale'),
-    tied: bool(s.tied, 'tied'),
-    lr: num(s.lr, 'lr', 1e-8, 10),
-    beta1: num(s.beta1, 'beta1', 0, 0.999999),
-    beta2: num(s.beta2, 'beta2', 0, 0.999999),
-    weightDecay: num(s.weightDecay, 'weightDecay', 0, 1),
-    clip: num(s.clip, 'clip', 0, 1e6),
-    warmup: int(s.warmup, 'warmup', 0, 1000000),
-    batch: int(s.batch, 'batch', 1, 4096),
-    seed: int(s.seed, 'seed', 0, 4294967295),
-  };
+  const out = { task, corpus: checkText(s.corpus, 'corpus', { maxChars: MAX_CORPUS_CHARS }) };
+  for (const row of TRAIN_SETTINGS) out[row.js] = checkSetting(row, s[row.js]);
+  return out;
 }
 
 /** [[layer, head], …] read once into plain integers. */

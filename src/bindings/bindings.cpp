@@ -7,12 +7,15 @@
 
 #include "convert.hpp"
 #include "guarded.hpp"
+#include "trainers.hpp"
 #include "core/analysis.hpp"
 #include "core/bounds.hpp"
 #include "core/fast_attention.hpp"
 #include "core/gemm.hpp"
 #include "core/positional.hpp"
-#include "core/tasks.hpp"
+#include "core/model_schema.hpp"
+#include "core/task_registry.hpp"
+#include "core/trainer.hpp"
 
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
@@ -31,6 +34,20 @@ namespace {
 using emscripten::val;
 using namespace attn;
 using attn::js::guarded;
+
+/// A trace for JS with each head's pattern scores (patterns[h], the
+/// core's head_patterns over the sentence's real tokens; same-token and
+/// induction look only back under a causal mask): the page names heads by them.
+val with_patterns(const Trace& tr) {
+    val out = js::trace_to_js(tr);
+    std::vector<std::int32_t> ids;
+    for (const Token& t : tr.tokens) ids.push_back(t.id);
+    std::vector<const Matrix*> weights;
+    for (const HeadTrace& h : tr.heads) weights.push_back(&h.weights);
+    const bool causal = tr.config.mask == MaskKind::causal || tr.config.mask == MaskKind::causal_padding;
+    js::set_head_patterns(out, head_patterns(weights, ids, tr.real_tokens, causal));
+    return out;
+}
 
 val tokenize_js(const std::string& sentence, bool lowercase) {
     return guarded([&] {
@@ -106,7 +123,7 @@ constexpr int kFastInputCount = 5;
 class EngineState {
 public:
     val run_trace(const std::string& sentence, const val& settings) {
-        return guarded([&] { return js::trace_to_js(run(sentence, js::config_from_js(settings), &weights_cache_)); });
+        return guarded([&] { return with_patterns(run(sentence, js::config_from_js(settings), &weights_cache_)); });
     }
 
     val run_batch(const val& sentences, const val& settings) {
@@ -114,7 +131,7 @@ public:
             const std::vector<std::string> list = emscripten::vecFromJSArray<std::string>(sentences);
             val out = val::array();
             for (const Trace& tr : attn::run_batch(list, js::config_from_js(settings), &weights_cache_))
-                out.call<void>("push", js::trace_to_js(tr));
+                out.call<void>("push", with_patterns(tr));
             return out;
         });
     }
@@ -180,6 +197,10 @@ public:
                                                             weights_.w_output.size());
         o.set("fastBufferBytes", static_cast<double>(floats * sizeof(float)));
         o.set("gemmWorkspaceBytes", static_cast<double>(gemm_workspace_bytes()));
+        // module-wide, shared by every Engine: the trainer handle registry (trainers.hpp)
+        const js::TrainerRegistryStats trainers = js::trainer_registry_stats();
+        o.set("liveTrainers", static_cast<double>(trainers.trainers));
+        o.set("trainerParameterBytes", static_cast<double>(trainers.parameter_bytes));
         return o;
     }
 
@@ -203,6 +224,63 @@ val names_of(const T& items, Name name) {
 /// JS can read them before the wasm has loaded): limits, defaults, the mask
 /// and positional kinds in enum order, the error codes, the fast path's
 /// input layout.
+/// One setting's row for JS: {name (the checkpoint key), js, flag, label, type, lo, hi}.
+val setting_to_js(const SettingRange& r, const char* type) {
+    val o = val::object();
+    o.set("name", std::string(r.name));
+    o.set("js", std::string(r.js));
+    o.set("flag", std::string(r.flag));
+    o.set("label", std::string(r.label));
+    o.set("type", std::string(type));
+    o.set("lo", r.lo);
+    o.set("hi", r.hi);
+    return o;
+}
+
+/// buildInfo().trainSettings: the model's settable rows (model_schema.hpp; the
+/// range a training setting takes, 0 = the task's where it means that; values:
+/// a choice's names, or a boolean's false and true name on the CLI), then the
+/// training settings (settings:: in trainer.hpp). web/trainer.js checks
+/// createTrainer's settings with these rows.
+val train_settings_js() {
+    val out = val::array();
+    for (const ModelSetting& row : model_settings()) {
+        if (!row.settable) continue;
+        val o = setting_to_js(training_range(row), setting_type_name(row.type));
+        val values = val::array();
+        for (const std::string& v : row.values) values.call<void>("push", v);
+        o.set("values", values);
+        o.set("model", true);
+        out.call<void>("push", o);
+    }
+    for (const SettingRange* r : settings::kTrainSettings) {
+        val o = setting_to_js(*r, r->whole ? "whole" : "real");
+        o.set("values", val::array());
+        o.set("model", false);
+        out.call<void>("push", o);
+    }
+    return out;
+}
+
+/// buildInfo().taskTable: the task registry's rows {name, title, causal, length: {default, lo, hi, rule}}.
+val task_table_js() {
+    val out = val::array();
+    for (const TaskInfo& t : task_registry()) {
+        val o = val::object();
+        o.set("name", std::string(t.name));
+        o.set("title", std::string(t.title));
+        o.set("causal", t.causal);
+        val length = val::object();
+        length.set("default", t.length_default);
+        length.set("lo", t.length_lo);
+        length.set("hi", t.length_hi);
+        length.set("rule", std::string(t.length_rule));
+        o.set("length", length);
+        out.call<void>("push", o);
+    }
+    return out;
+}
+
 val build_info() {
     val o = val::object();
 #ifdef __wasm_simd128__
@@ -237,6 +315,8 @@ val build_info() {
     o.set("positionals", names_of(kPositionals, positional_name));
     o.set("errorCodes", names_of(kErrorCodes, error_code_name));
     o.set("tasks", names_of(all_tasks(), task_name));  // TASKS in trainer.js
+    o.set("taskTable", task_table_js());                // the task registry (task_registry.hpp)
+    o.set("trainSettings", train_settings_js());        // the settings createTrainer checks (trainer.js)
     o.set("fastInputs", names_of(kFastInputs, [](const char* n) { return n; }));
     return o;
 }

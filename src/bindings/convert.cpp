@@ -145,6 +145,23 @@ val trace_to_js(const Trace& tr) {
     return w.fill([&] { trace_fields::trace(w, tr); });
 }
 
+val pattern_scores_to_js(const std::vector<PatternScore>& scores) {
+    val o = val::object();
+    for (const PatternScore& p : scores) {
+        val x = val::object();
+        x.set("score", p.rows > 0 ? val(p.score) : val::null());
+        x.set("rows", p.rows);
+        o.set(p.name, x);
+    }
+    return o;
+}
+
+void set_head_patterns(val& o, const std::vector<std::vector<PatternScore>>& patterns) {
+    val out = val::array();
+    for (const std::vector<PatternScore>& head : patterns) out.call<void>("push", pattern_scores_to_js(head));
+    o.set("patterns", out);
+}
+
 Weights weights_from_js(const val& w) {
     return Weights{matrix_from_js(w["wQuery"], "weights.wQuery"), matrix_from_js(w["wKey"], "weights.wKey"),
                    matrix_from_js(w["wValue"], "weights.wValue"), matrix_from_js(w["wOutput"], "weights.wOutput")};

@@ -2,6 +2,7 @@
 // Adapters between the core's Eigen types and JS values. Only the binding
 // layer includes Emscripten headers; the core never does.
 
+#include "core/tasks.hpp"
 #include "core/trace.hpp"
 
 #include <emscripten/val.h>
@@ -31,6 +32,10 @@ emscripten::val head_trace_to_js(const HeadTrace& head);
 emscripten::val token_to_js(const Token& token);
 /// The trace: core/trace_fields.hpp's table with camelCase names.
 emscripten::val trace_to_js(const Trace& trace);
+/// {name: {score, rows}} of one head's pattern scores (score null when no row is scored).
+emscripten::val pattern_scores_to_js(const std::vector<PatternScore>& scores);
+/// o.patterns = [per head: {name: {score, rows}}], beside o.heads (the core's head_patterns).
+void set_head_patterns(emscripten::val& o, const std::vector<std::vector<PatternScore>>& patterns);
 /// The settings object the JS wrapper normalised (every field present);
 /// without weights, run() takes the seeded ones from the caller's cache.
 Config config_from_js(const emscripten::val& settings);

@@ -1,12 +1,16 @@
 // Embind glue for the training engine (core/trainer.hpp), guarded like
 // bindings.cpp. A Trainer lives in this file's registry under an integer
-// handle that web/engine.js's Trainer object holds; `trainerDispose` frees it.
-// The registry is the only state here, and its owner is explicit: the JS
-// object that created the handle (engine.js also registers a
+// handle that web/trainer.js's Trainer object holds; `trainerDispose` frees it.
+// The registry is the only state here, module-wide beside the gemm workspace
+// (trainers.hpp; engine.stats() reports it), and each entry's owner is
+// explicit: the JS object that created the handle (trainer.js also registers a
 // FinalizationRegistry backstop). Everything returned is a copy.
 
 #include "convert.hpp"
 #include "guarded.hpp"
+#include "trainers.hpp"
+#include "core/model_schema.hpp"
+#include "core/task_registry.hpp"
 #include "core/trainer.hpp"
 
 #include <emscripten/bind.h>
@@ -40,6 +44,19 @@ std::map<int, std::unique_ptr<Trainer>>& registry() {
 }
 int next_handle = 1;
 
+}  // namespace
+
+attn::js::TrainerRegistryStats attn::js::trainer_registry_stats() {
+    TrainerRegistryStats out;
+    for (const auto& entry : registry()) {
+        ++out.trainers;
+        out.parameter_bytes += entry.second->model().params().size() * sizeof(float);
+    }
+    return out;
+}
+
+namespace {
+
 Trainer& trainer_of(int handle) {
     const auto it = registry().find(handle);
     if (it == registry().end())
@@ -57,16 +74,10 @@ double number_field(const val& o, const char* key) {
     return d;
 }
 
-int int_field(const val& o, const char* key, double lo, double hi) {
-    const double d = number_field(o, key);
-    if (d != std::floor(d) || d < lo || d > hi)
-        throw Error(std::string("settings.") + key + " must be a whole number from " + std::to_string(static_cast<long long>(lo)) +
-                    " to " + std::to_string(static_cast<long long>(hi)) + ", got " + std::to_string(d));
-    return static_cast<int>(d);
+/// A number in the range of its setting (settings.hpp's rows, the one definition).
+double setting_field(const val& o, const SettingRange& r) {
+    return check_setting(r, number_field(o, r.js), "settings.");
 }
-
-/// A whole number in the range of its setting (trainer.hpp's table, the one definition).
-int int_field(const val& o, const char* key, const SettingRange& r) { return int_field(o, key, r.lo, r.hi); }
 
 bool bool_field(const val& o, const char* key) {
     const val v = o[key];
@@ -80,33 +91,46 @@ std::string string_field(const val& o, const char* key) {
     return v.as<std::string>();
 }
 
+/// Every model setting JS sets (model_schema.hpp's rows with a JS key and a flag), read by its row.
+void model_settings_from_js(const val& s, ModelConfig& m) {
+    for (const ModelSetting& row : model_settings()) {
+        if (!row.settable) continue;
+        const char* key = row.range.js;
+        switch (row.type) {
+            case SettingType::whole:
+            case SettingType::real: row.set(m, setting_field(s, training_range(row))); break;
+            case SettingType::boolean: row.set(m, bool_field(s, key) ? 1 : 0); break;
+            case SettingType::choice: row.set(m, model_setting_choice(row, string_field(s, key), "settings.")); break;
+        }
+    }
+}
+
+/// o[row.js] = the row's value (a number, a boolean or a choice's name).
+void set_model_setting(val& o, const ModelSetting& row, const ModelConfig& m) {
+    const double v = row.get(m);
+    switch (row.type) {
+        case SettingType::boolean: o.set(row.range.js, v != 0); break;
+        case SettingType::choice: o.set(row.range.js, model_setting_text(row, v)); break;
+        default: o.set(row.range.js, v); break;
+    }
+}
+
 TrainConfig train_config_from_js(const val& s) {
     TrainConfig c;
     c.task = parse_task(string_field(s, "task"));
-    c.task_options.length = int_field(s, "length", settings::length);
+    c.task_options.length = static_cast<int>(setting_field(s, settings::length));
     c.task_options.corpus = string_field(s, "corpus");
-    c.task_options.max_vocab = int_field(s, "maxVocab", settings::max_vocab);
-    ModelConfig& m = c.model;
-    m.layers = int_field(s, "layers", 1, kMaxModelLayers);
-    m.d_model = int_field(s, "dModel", 1, kMaxModelDModel);
-    m.heads = int_field(s, "heads", 1, kMaxModelDModel);
-    m.mlp = int_field(s, "mlp", 0, kMaxModelMlp);
-    m.context = int_field(s, "context", 0, kMaxModelContext);
-    m.layernorm = bool_field(s, "layernorm");
-    m.positional = parse_positional(string_field(s, "positional"));
-    m.causal = bool_field(s, "causal");
-    m.scale = bool_field(s, "scale");
-    m.tied = bool_field(s, "tied");
+    c.task_options.max_vocab = static_cast<int>(setting_field(s, settings::max_vocab));
+    model_settings_from_js(s, c.model);
     OptimizerConfig& o = c.optimizer;
-    o.lr = static_cast<float>(number_field(s, "lr"));
+    o.lr = static_cast<float>(number_field(s, "lr"));  // the real-valued ones: Trainer's validate_train_config
     o.beta1 = static_cast<float>(number_field(s, "beta1"));
     o.beta2 = static_cast<float>(number_field(s, "beta2"));
     o.weight_decay = static_cast<float>(number_field(s, "weightDecay"));
     o.clip = static_cast<float>(number_field(s, "clip"));
-    o.warmup = int_field(s, "warmup", settings::warmup);  // the real-valued ones: Trainer's validate_train_config
-    c.batch = int_field(s, "batch", settings::batch);
-    // above INT_MAX: not through int_field's int
-    c.seed = static_cast<std::uint32_t>(check_setting(settings::seed, number_field(s, "seed"), "settings."));
+    o.warmup = static_cast<int>(setting_field(s, settings::warmup));
+    c.batch = static_cast<int>(setting_field(s, settings::batch));
+    c.seed = static_cast<std::uint32_t>(setting_field(s, settings::seed));
     return c;
 }
 
@@ -115,16 +139,8 @@ val settings_to_js(const TrainConfig& c) {
     s.set("task", std::string(task_name(c.task)));
     s.set("length", c.task_options.length);
     s.set("maxVocab", c.task_options.max_vocab);
-    s.set("layers", c.model.layers);
-    s.set("dModel", c.model.d_model);
-    s.set("heads", c.model.heads);
-    s.set("mlp", c.model.mlp);
-    s.set("context", c.model.context);
-    s.set("layernorm", c.model.layernorm);
-    s.set("positional", std::string(positional_name(c.model.positional)));
-    s.set("causal", c.model.causal);
-    s.set("scale", c.model.scale);
-    s.set("tied", c.model.tied);
+    for (const ModelSetting& row : model_settings())
+        if (row.settable) set_model_setting(s, row, c.model);
     s.set("lr", c.optimizer.lr);
     s.set("beta1", c.optimizer.beta1);
     s.set("beta2", c.optimizer.beta2);
@@ -136,19 +152,10 @@ val settings_to_js(const TrainConfig& c) {
     return s;
 }
 
+/// Trainer.config: every row of the model schema, by its JS key.
 val model_config_to_js(const ModelConfig& m) {
     val o = val::object();
-    o.set("vocab", m.vocab);
-    o.set("context", m.context);
-    o.set("layers", m.layers);
-    o.set("dModel", m.d_model);
-    o.set("heads", m.heads);
-    o.set("mlp", m.mlp);
-    o.set("layernorm", m.layernorm);
-    o.set("positional", std::string(positional_name(m.positional)));
-    o.set("causal", m.causal);
-    o.set("scale", m.scale);
-    o.set("tied", m.tied);
+    for (const ModelSetting& row : model_settings()) set_model_setting(o, row, m);
     return o;
 }
 
@@ -218,34 +225,30 @@ std::string bytes_from_js(const val& bytes) {
 
 // ---- exported functions -------------------------------------------------------------------
 
+/// engine.tasks(): every row of the task registry with its recipe (as
+/// createTrainer's settings), and, for the tasks that need nothing more than
+/// their size, the vocabulary and the probe made by the task itself. The text
+/// task needs a corpus: its vocabulary and example are empty.
 val train_tasks_js() {
     return guarded([&] {
         val out = val::array();
-        for (TaskKind kind : all_tasks()) {
-            const Recipe r = default_recipe(kind);
+        for (const TaskInfo& info : task_registry()) {
+            const Recipe r = default_recipe(info.kind);
             val o = val::object();
-            o.set("name", std::string(task_name(kind)));
+            o.set("name", std::string(info.name));
+            o.set("title", std::string(info.title));
             o.set("defaults", settings_to_js(r.config));
             o.set("steps", r.steps);
-            if (kind == TaskKind::text) {
-                o.set("description", std::string("Next-word prediction on a text you give (word level, the most frequent words kept, the rest [UNK])."));
-                o.set("pattern", std::string("Heads that look at the previous word, at the first word, and back to what followed an earlier copy of the current word."));
-                o.set("causal", true);
-                o.set("context", 32);
-                o.set("vocabulary", val::array());
-                val ex = val::object();
-                ex.set("tokens", val::array());
-                ex.set("targets", val::array());
-                o.set("example", ex);
-            } else {
-                const std::unique_ptr<Task> task = make_task(kind);
-                o.set("description", task->description());
-                o.set("pattern", task->pattern());
-                o.set("causal", task->causal());
-                o.set("context", task->context());
-                o.set("vocabulary", strings_to_js(task->vocabulary().tokens()));
+            o.set("description", std::string(info.description));
+            o.set("pattern", std::string(info.pattern));
+            o.set("causal", info.causal);
+            val tokens = val::array(), targets = val::array(), vocabulary = val::array();
+            int context = info.length_default;
+            if (info.kind != TaskKind::text) {
+                const std::unique_ptr<Task> task = make_task(info.kind);
+                context = task->context();
+                vocabulary = strings_to_js(task->vocabulary().tokens());
                 const Example e = task->probe();
-                val tokens = val::array(), targets = val::array();
                 for (std::size_t i = 0; i < e.ids.size() && static_cast<int>(i) < e.length; ++i) {
                     tokens.call<void>("push", task->vocabulary().text(e.ids[i]));
                     if (e.targets[i] >= 0)
@@ -253,11 +256,13 @@ val train_tasks_js() {
                     else
                         targets.call<void>("push", val::null());
                 }
-                val ex = val::object();
-                ex.set("tokens", tokens);
-                ex.set("targets", targets);
-                o.set("example", ex);
             }
+            o.set("context", context);
+            o.set("vocabulary", vocabulary);
+            val ex = val::object();
+            ex.set("tokens", tokens);
+            ex.set("targets", targets);
+            o.set("example", ex);
             out.call<void>("push", o);
         }
         return out;
@@ -487,6 +492,7 @@ val trainer_trace_js(int handle, const val& options) {
         const ModelConfig& m = t.model().config();
         const Sequence s = sequence_from_js(t, options);
         const ModelTrace tr = trace_model(m, t.model().params(), s.ids, s.length, forward_options_from_js(options, m));
+        const std::vector<AnswerKey> task_keys = t.has_task() ? t.task().answer_keys(s.ids, s.length) : std::vector<AnswerKey>{};
         val o = val::object();
         o.set("config", model_config_to_js(m));
         val tokens = val::array();
@@ -510,8 +516,14 @@ val trainer_trace_js(int handle, const val& options) {
                               {"wValue", params.view(prefix + "w_value")},
                               {"wOutput", params.view(prefix + "w_output")}});
             val heads = val::array();
-            for (const HeadTrace& ht : lt.attention.heads) heads.call<void>("push", js::head_trace_to_js(ht));
+            std::vector<const Matrix*> weights;
+            for (const HeadTrace& ht : lt.attention.heads) {
+                heads.call<void>("push", js::head_trace_to_js(ht));
+                weights.push_back(&ht.weights);
+            }
+            // the heads' pattern scores (the page names heads by them), with the task's own keys (antecedent)
             lo.set("heads", heads);
+            js::set_head_patterns(lo, head_patterns(weights, s.ids, s.length, m.causal, task_keys));
             set_matrices(lo, {{"concat", lt.attention.concat},
                               {"attentionOutput", lt.attention.output},
                               {"residual", lt.residual}});

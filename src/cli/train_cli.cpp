@@ -12,6 +12,8 @@
 #include "core/model_json.hpp"
 #include "core/json_value.hpp"
 #include "core/ngram.hpp"
+#include "core/model_schema.hpp"
+#include "core/task_registry.hpp"
 #include "core/trainer.hpp"
 
 #include <sys/stat.h>
@@ -31,18 +33,34 @@
 namespace attn::cli {
 namespace {
 
-const char* kTrainUsage =
-    "usage: attn train --task TASK [--length N] [--corpus FILE] [--max-vocab N]\n"
-    "                  [--layers L] [--heads H] [--d-model C] [--mlp F] [--context T]\n"
-    "                  [--positional none|sinusoidal|learned] [--mask causal|none] [--[no-]scale]\n"
-    "                  [--[no-]layernorm] [--[no-]tied] [--batch B] [--lr LR] [--warmup N] [--clip X]\n"
-    "                  [--weight-decay X] [--steps N] [--seed S] [--eval-samples N] [--eval-every N]\n"
-    "                  [--out FILE]\n"
-    "       attn grad  [the same flags] [--steps N] --format json\n"
-    "       attn run   --model FILE (--sentence \"TEXT\" | --sentence-file PATH|-) [--format json|table]\n"
-    "       attn baseline --corpus FILE [--max-vocab N] [--length T] [--model FILE [--model-vocabulary]]\n"
-    "TASK: copy, reverse, sort, previous-token, induction, recall, brackets, coreference, text (needs --corpus).\n"
-    "Defaults are the task's recipe (attn train --task T --steps 0 prints them).\n";
+/// The usage text: the model's flags and the task list from their tables
+/// (model_schema.hpp, the task registry).
+std::string train_usage() {
+    std::string model = "                 ";
+    for (const ModelSetting& row : model_settings()) {
+        if (!row.settable || !*row.range.flag) continue;
+        std::string f = std::string(" [") + row.range.flag;
+        if (row.type == SettingType::boolean && row.values.empty()) f = std::string(" [--[no-]") + (row.range.flag + 2);
+        else if (!row.values.empty()) {
+            f += " ";
+            for (std::size_t i = 0; i < row.values.size(); ++i) f += (i ? "|" : "") + row.values[i];
+        } else f += " N";
+        f += "]";
+        if (model.size() - model.rfind('\n') + f.size() > 100) model += "\n                 ";
+        model += f;
+    }
+    std::string tasks;
+    for (const TaskInfo& t : task_registry()) tasks += (tasks.empty() ? "" : ", ") + std::string(t.name);
+    return "usage: attn train --task TASK [--length N] [--corpus FILE] [--max-vocab N]\n" + model +
+           "\n                  [--batch B] [--lr LR] [--warmup N] [--clip X]\n"
+           "                  [--weight-decay X] [--steps N] [--seed S] [--eval-samples N] [--eval-every N]\n"
+           "                  [--out FILE]\n"
+           "       attn grad  [the same flags] [--steps N] --format json\n"
+           "       attn run   --model FILE (--sentence \"TEXT\" | --sentence-file PATH|-) [--format json|table]\n"
+           "       attn baseline --corpus FILE [--max-vocab N] [--length T] [--model FILE [--model-vocabulary]]\n"
+           "TASK: " + tasks + " (text needs --corpus).\n"
+           "Defaults are the task's recipe (attn train --task T --steps 0 prints them).\n";
+}
 
 struct Usage {
     std::string message;
@@ -81,6 +99,40 @@ double real(const std::string& flag, const std::string& v, const SettingRange& r
 std::string read_corpus(const std::string& path) { return read_input_file("--corpus", path, kMaxCorpusBytes); }
 std::string read_model(const std::string& path) { return read_input_file("--model", path, max_checkpoint_bytes()); }
 
+/// The model's flag `a` (model_schema.hpp's rows): its value read by its row
+/// into `m`. A boolean row's flag --X sets it, --no-X clears it; one given
+/// with values (--mask none|causal) takes one of them. False when `a` is no
+/// model flag.
+template <typename Value>
+bool model_flag(const std::string& a, const Value& value, const std::set<std::string>& seen, ModelConfig& m) {
+    for (const ModelSetting& row : model_settings()) {
+        if (!row.settable || !*row.range.flag) continue;
+        const std::string flag = row.range.flag, no = "--no-" + flag.substr(2);
+        if (row.type == SettingType::boolean && row.values.empty()) {
+            if (a != flag && a != no) continue;
+            if (seen.count(a == flag ? no : flag)) throw Usage{flag + " and " + no + " contradict"};
+            row.set(m, a == flag ? 1 : 0);
+            return true;
+        }
+        if (a != flag) continue;
+        const std::string v = value();
+        if (row.values.empty()) {
+            row.set(m, static_cast<double>(whole(a, v, training_range(row))));
+            return true;
+        }
+        std::string names;
+        for (std::size_t i = 0; i < row.values.size(); ++i) {
+            if (row.values[i] == v) {
+                row.set(m, static_cast<double>(i));
+                return true;
+            }
+            names += (i ? (i + 1 == row.values.size() ? " or " : ", ") : "") + row.values[i];
+        }
+        throw Usage{a + " expects " + names + ", got \"" + v + "\""};
+    }
+    return false;
+}
+
 struct CommandOptions {
     TrainConfig train;
     int steps = 0;
@@ -108,7 +160,6 @@ CommandOptions parse(const std::string& command, const std::vector<std::string>&
     const Recipe recipe = default_recipe(task);
     o.train = recipe.config;
     o.steps = recipe.steps;
-    bool mask_given = false;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         if (a == "--help" || a == "-h") throw Usage{""};
@@ -129,46 +180,23 @@ CommandOptions parse(const std::string& command, const std::vector<std::string>&
             continue;
         }
         if (a == "--task") value();
-        else if (a == "--length") o.train.task_options.length = static_cast<int>(whole(a, value(), settings::length));
+        else if (a == settings::length.flag) o.train.task_options.length = static_cast<int>(whole(a, value(), settings::length));
         else if (a == "--corpus") o.train.task_options.corpus = read_corpus(value());
-        else if (a == "--max-vocab") o.train.task_options.max_vocab = static_cast<int>(whole(a, value(), settings::max_vocab));
-        else if (a == "--layers") m.layers = static_cast<int>(whole(a, value(), 1, kMaxModelLayers));
-        else if (a == "--heads") m.heads = static_cast<int>(whole(a, value(), 1, kMaxModelDModel));
-        else if (a == "--d-model") m.d_model = static_cast<int>(whole(a, value(), 1, kMaxModelDModel));
-        else if (a == "--mlp") m.mlp = static_cast<int>(whole(a, value(), 0, kMaxModelMlp));
-        else if (a == "--context") m.context = static_cast<int>(whole(a, value(), 1, kMaxModelContext));
-        else if (a == "--positional") m.positional = parse_positional(value());
-        else if (a == "--mask") {
-            const std::string v = value();
-            if (v != "causal" && v != "none") throw Usage{"--mask expects causal or none, got \"" + v + "\""};
-            m.causal = v == "causal";
-            mask_given = true;
-        }
-        else if (a == "--no-scale" || a == "--scale") {
-            if (seen.count(a == "--scale" ? "--no-scale" : "--scale")) throw Usage{"--scale and --no-scale contradict"};
-            m.scale = a == "--scale";
-        } else if (a == "--no-layernorm" || a == "--layernorm") {
-            if (seen.count(a == "--layernorm" ? "--no-layernorm" : "--layernorm"))
-                throw Usage{"--layernorm and --no-layernorm contradict"};
-            m.layernorm = a == "--layernorm";
-        } else if (a == "--tied" || a == "--no-tied") {
-            if (seen.count(a == "--tied" ? "--no-tied" : "--tied")) throw Usage{"--tied and --no-tied contradict"};
-            m.tied = a == "--tied";
-        }
-        else if (a == "--batch") o.train.batch = static_cast<int>(whole(a, value(), settings::batch));
-        else if (a == "--lr") opt.lr = static_cast<float>(real(a, value(), settings::lr));
-        else if (a == "--warmup") opt.warmup = static_cast<int>(whole(a, value(), settings::warmup));
-        else if (a == "--clip") opt.clip = static_cast<float>(real(a, value(), settings::clip));
-        else if (a == "--weight-decay") opt.weight_decay = static_cast<float>(real(a, value(), settings::weight_decay));
+        else if (a == settings::max_vocab.flag) o.train.task_options.max_vocab = static_cast<int>(whole(a, value(), settings::max_vocab));
+        else if (model_flag(a, value, seen, m)) continue;
+        else if (a == settings::batch.flag) o.train.batch = static_cast<int>(whole(a, value(), settings::batch));
+        else if (a == settings::lr.flag) opt.lr = static_cast<float>(real(a, value(), settings::lr));
+        else if (a == settings::warmup.flag) opt.warmup = static_cast<int>(whole(a, value(), settings::warmup));
+        else if (a == settings::clip.flag) opt.clip = static_cast<float>(real(a, value(), settings::clip));
+        else if (a == settings::weight_decay.flag) opt.weight_decay = static_cast<float>(real(a, value(), settings::weight_decay));
         else if (a == "--steps") { o.steps = static_cast<int>(whole(a, value(), 0, 10000000)); o.steps_given = true; }
-        else if (a == "--seed") o.train.seed = static_cast<std::uint32_t>(whole(a, value(), settings::seed));
+        else if (a == settings::seed.flag) o.train.seed = static_cast<std::uint32_t>(whole(a, value(), settings::seed));
         else if (a == "--eval-samples") o.eval_samples = static_cast<int>(whole(a, value(), 1, 100000));
         else if (a == "--eval-every" && command == "train") o.eval_every = static_cast<int>(whole(a, value(), 0, 10000000));
         else if (a == "--out" && command == "train") o.out = value();
         else if (a == "--format" && command == "grad") o.format = value();
         else throw Usage{"unknown argument \"" + a + "\" for attn " + command};
     }
-    (void)mask_given;
     if (command != "run" && !have_task) throw Usage{"--task is required"};
     if (command == "grad" && !o.steps_given) o.steps = 0;
     if (o.format != "json" && !(command == "run" && o.format == "table"))
@@ -358,8 +386,8 @@ int baseline(const std::vector<std::string>& args) {
         if (i + 1 >= args.size()) throw Usage{a.rfind("--", 0) == 0 ? a + " needs a value" : "unexpected argument \"" + a + "\""};
         const std::string v = args[++i];
         if (a == "--corpus") { corpus = read_corpus(v); have_corpus = true; }
-        else if (a == "--max-vocab") max_vocab = static_cast<int>(whole(a, v, settings::max_vocab));
-        else if (a == "--length") length = static_cast<int>(whole(a, v, settings::length));
+        else if (a == settings::max_vocab.flag) max_vocab = static_cast<int>(whole(a, v, settings::max_vocab));
+        else if (a == settings::length.flag) length = static_cast<int>(whole(a, v, settings::length));
         else if (a == "--model") model_path = v;
         else throw Usage{"unknown argument \"" + a + "\" for attn baseline"};
     }
@@ -418,10 +446,10 @@ int training_main(int argc, char** argv) {
         return run(o);
     } catch (const Usage& e) {
         if (e.message.empty()) {
-            std::fputs(kTrainUsage, stdout);
+            std::fputs(train_usage().c_str(), stdout);
             return 0;
         }
-        std::fprintf(stderr, "attn %s: %s\n%s", command.c_str(), e.message.c_str(), kTrainUsage);
+        std::fprintf(stderr, "attn %s: %s\n%s", command.c_str(), e.message.c_str(), train_usage().c_str());
         return 2;
     } catch (const UsageError& e) {  // a file the flags name (args.hpp: read_input_file)
         std::fprintf(stderr, "attn %s: %s\n", command.c_str(), e.message.c_str());

@@ -2,7 +2,7 @@
 // N-gram baselines for the text task, and a model's held-out perplexity on the
 // same words, so the three numbers are comparable.
 //
-// Same data as the text task (tasks.cpp): the corpus tokenized by the project
+// Same data as the text task (tasks_text.cpp): the corpus tokenized by the project
 // tokenizer, lower-cased; the task's vocabulary ([PAD], [UNK], the max_vocab
 // most frequent words of the whole corpus; the rest [UNK]); the first 90% of
 // the words train, the last 10% held out (words [E, N), E = N·9/10).

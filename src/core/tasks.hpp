@@ -44,11 +44,12 @@ private:
 
 enum class TaskKind { copy, reverse, sort, previous_token, induction, recall, brackets, coreference, text };
 
-/// "copy" | "reverse" | "sort" | "previous-token" | "induction" | "recall" |
-/// "brackets" | "coreference" | "text"; throws attn::Error listing them.
+/// The registry's names (task_registry.hpp): "copy" | "reverse" | "sort" |
+/// "previous-token" | "induction" | "recall" | "brackets" | "coreference" |
+/// "text"; throws attn::Error listing them.
 TaskKind parse_task(const std::string& name);
 const char* task_name(TaskKind kind);
-/// Every task in the order above.
+/// Every task in the registry's order (TaskKind's).
 const std::vector<TaskKind>& all_tasks();
 
 enum class Split { train, heldout };
@@ -67,10 +68,27 @@ struct AnswerKey {
 /// says; 0 when no row is scored.
 double answer_key_score(const Eigen::Ref<const Matrix>& weights, const Matrix& key);
 
+/// A head's score against one key and its evidence: the query rows the key
+/// scores (0: the key scores no row of this sequence, and there is no score).
+struct PatternScore {
+    std::string name;
+    double score = 0;  ///< answer_key_score; meaningless when rows == 0
+    int rows = 0;
+};
+/// One head's weights (T×T) against each key, in the keys' order.
+std::vector<PatternScore> pattern_scores(const Eigen::Ref<const Matrix>& weights, const std::vector<AnswerKey>& keys);
+
+/// The head patterns the pages name heads by (web/app/patterns.js shows these
+/// numbers): standard_keys(ids, length, causal) plus `extra` keys (a task's
+/// own, e.g. coreference's "antecedent"), scored for each head's weights.
+std::vector<std::vector<PatternScore>> head_patterns(const std::vector<const Matrix*>& heads,
+                                                     const std::vector<std::int32_t>& ids, int length, bool causal,
+                                                     const std::vector<AnswerKey>& extra = {});
+
 /// Generic patterns over any sequence of `length` (ids.size() >= length), used
 /// to name heads of any model: previous-token (sub-diagonal; row 0 unscored),
 /// first-token (column 0), same-token (earlier or other positions with the
-/// same id; rows with none unscored), induction (position after an earlier
+/// same token id; rows with none unscored), induction (position after an earlier
 /// occurrence of the current token; rows with none unscored). `causal` limits
 /// same-token to earlier positions.
 std::vector<AnswerKey> standard_keys(const std::vector<std::int32_t>& ids, int length, bool causal);
@@ -103,16 +121,16 @@ class Task {
 public:
     virtual ~Task() = default;
     virtual TaskKind kind() const = 0;
-    /// One sentence: what the task is.
-    virtual std::string description() const = 0;
-    /// One sentence: the attention pattern a head that solves it should have.
-    virtual std::string pattern() const = 0;
+    /// One sentence: what the task is (its row of the registry, task_registry.hpp).
+    std::string description() const;
+    /// One sentence: the attention pattern a head that solves it should have (the registry's).
+    std::string pattern() const;
     virtual const Vocabulary& vocabulary() const = 0;
     /// The sequence length T every batch has (the model's context must be >= it).
     virtual int context() const = 0;
     /// True when the task is next-token prediction and needs a causal mask to
-    /// be honest (copy, previous-token, induction, recall, text).
-    virtual bool causal() const = 0;
+    /// be honest (copy, previous-token, induction, recall, brackets, text; the registry's).
+    bool causal() const;
     /// B sequences for (seed, index), deterministic.
     virtual Batch sample(int batch, std::uint64_t seed, std::uint64_t index, Split split) const = 0;
     /// The task's answer keys for one sequence (its primary key first).
@@ -130,8 +148,9 @@ public:
     }
 };
 
-/// Throws attn::Error for bad options (length out of the task's range, an
-/// empty corpus for text, ...), naming the option and the allowed range.
+/// The registry's factory (task_registry.hpp). Throws attn::Error for bad
+/// options (length out of the task's range, an empty corpus for text, ...),
+/// naming the option and the allowed range.
 std::unique_ptr<Task> make_task(TaskKind kind, const TaskOptions& options = {});
 
 }  // namespace attn

@@ -1,5 +1,6 @@
 #include "tokenizer.hpp"
 
+#include "hash.hpp"
 #include "types.hpp"
 
 #include <string>
@@ -202,15 +203,6 @@ std::vector<CodePoint> decode_with_offsets(std::string_view s) {
     return out;
 }
 
-std::uint32_t fnv1a(std::string_view text) {
-    std::uint32_t h = 2166136261u;
-    for (unsigned char b : text) {
-        h ^= b;
-        h *= 16777619u;
-    }
-    return h;
-}
-
 }  // namespace
 
 std::vector<char32_t> decode_utf8(std::string_view text) {
@@ -220,7 +212,7 @@ std::vector<char32_t> decode_utf8(std::string_view text) {
 }
 
 std::int32_t token_id(std::string_view text) {
-    return static_cast<std::int32_t>(fnv1a(text) % static_cast<std::uint32_t>(kVocabSize - 2)) + 2;
+    return static_cast<std::int32_t>(fnv1a32(text) % static_cast<std::uint32_t>(kVocabSize - 2)) + 2;
 }
 
 Token pad_token(std::size_t at) { return Token{kPadText, kPadId, at, at}; }

@@ -6,6 +6,7 @@
 #include "json_value.hpp"
 #include "kernels.hpp"
 #include "safetensors.hpp"
+#include "task_registry.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -20,16 +21,6 @@ namespace attn {
 
 namespace {
 
-/// A bound, or a whole setting: all its digits. A real-valued setting: the
-/// float it is stored as, to 6 digits (the same text whether it came as a
-/// double from JSON or as the float of a TrainConfig).
-std::string setting_text(double v, bool as_float = false) {
-    char buf[40];
-    if (as_float) std::snprintf(buf, sizeof buf, "%g", static_cast<double>(static_cast<float>(v)));
-    else std::snprintf(buf, sizeof buf, "%.10g", v);
-    return buf;
-}
-
 void validate_optimizer(const OptimizerConfig& o, const std::string& where = "", Error::Code code = Error::Code::bad_input) {
     check_setting(settings::lr, o.lr, where, code);
     check_setting(settings::beta1, o.beta1, where, code);
@@ -41,19 +32,6 @@ void validate_optimizer(const OptimizerConfig& o, const std::string& where = "",
 }
 
 }  // namespace
-
-double check_setting(const SettingRange& r, double value, const std::string& where, Error::Code code) {
-    // real-valued settings are stored as float: compare as floats, so that the
-    // float nearest a bound (1e-8f < 1e-8) is inside and 1e300 (inf) is not
-    const bool inside = r.whole ? value >= r.lo && value <= r.hi
-                                : static_cast<float>(value) >= static_cast<float>(r.lo) &&
-                                      static_cast<float>(value) <= static_cast<float>(r.hi);
-    const std::string range = setting_text(r.lo) + "…" + setting_text(r.hi) + " (" + r.label + ")";
-    const std::string text = setting_text(value, !r.whole);
-    if (!inside) throw Error(code, where + r.name + " " + text + " is outside " + range);
-    if (r.whole && value != std::floor(value)) throw Error(code, where + r.name + " " + text + " is not a whole number in " + range);
-    return value;
-}
 
 void validate_train_config(const TrainConfig& c, const std::string& where, Error::Code code) {
     validate_optimizer(c.optimizer, where, code);
@@ -97,41 +75,9 @@ double AdamW::update(Parameters& params, const Parameters& grads, int step) {
     return norm;
 }
 
-// ---- config JSON ------------------------------------------------------------------------
-
-std::string model_config_json(const ModelConfig& c) {
-    std::ostringstream o;
-    o << "{\"vocab\":" << c.vocab << ",\"context\":" << c.context << ",\"layers\":" << c.layers
-      << ",\"d_model\":" << c.d_model << ",\"heads\":" << c.heads << ",\"mlp\":" << c.mlp
-      << ",\"layernorm\":" << (c.layernorm ? "true" : "false") << ",\"positional\":\""
-      << positional_name(c.positional) << "\",\"causal\":" << (c.causal ? "true" : "false")
-      << ",\"scale\":" << (c.scale ? "true" : "false") << ",\"tied\":" << (c.tied ? "true" : "false") << "}";
-    return o.str();
-}
+// ---- checkpoint metadata ----------------------------------------------------------------
 
 namespace {
-
-int json_int(const JsonValue& obj, const char* key, int fallback) {
-    const JsonValue* v = obj.get(key);
-    if (!v) return fallback;
-    if (!v->is(JsonValue::Type::number) || v->number != std::floor(v->number) || std::fabs(v->number) > 1e9)
-        throw Error(std::string("model config: \"") + key + "\" must be a whole number");
-    return static_cast<int>(v->number);
-}
-
-bool json_bool(const JsonValue& obj, const char* key, bool fallback) {
-    const JsonValue* v = obj.get(key);
-    if (!v) return fallback;
-    if (!v->is(JsonValue::Type::boolean)) throw Error(std::string("model config: \"") + key + "\" must be true or false");
-    return v->boolean;
-}
-
-std::string json_text(const JsonValue& obj, const char* key, const std::string& fallback) {
-    const JsonValue* v = obj.get(key);
-    if (!v) return fallback;
-    if (!v->is(JsonValue::Type::string)) throw Error(std::string("\"") + key + "\" must be a string");
-    return v->string;
-}
 
 const char* kFormat = "attention-playground-model/1";
 
@@ -166,84 +112,27 @@ std::string step_out_of_range(int step, float lr) {
 
 }  // namespace
 
-ModelConfig model_config_from_json(const std::string& json) {
-    const JsonValue v = parse_json(json);
-    if (!v.is(JsonValue::Type::object)) throw Error("model config must be a JSON object");
-    ModelConfig c;
-    c.vocab = json_int(v, "vocab", c.vocab);
-    c.context = json_int(v, "context", c.context);
-    c.layers = json_int(v, "layers", c.layers);
-    c.d_model = json_int(v, "d_model", c.d_model);
-    c.heads = json_int(v, "heads", c.heads);
-    c.mlp = json_int(v, "mlp", c.mlp);
-    c.layernorm = json_bool(v, "layernorm", c.layernorm);
-    c.positional = parse_positional(json_text(v, "positional", positional_name(c.positional)));
-    c.causal = json_bool(v, "causal", c.causal);
-    c.scale = json_bool(v, "scale", c.scale);
-    c.tied = json_bool(v, "tied", c.tied);
-    validate_model_config(c);
-    return c;
-}
-
 // ---- recipes -------------------------------------------------------------------------------
 
 Recipe default_recipe(TaskKind task) {
+    const TaskInfo& info = task_info(task);
+    const TaskRecipe& t = info.recipe;
     Recipe r;
     TrainConfig& c = r.config;
     c.task = task;
-    c.model.layers = 1;
-    c.model.d_model = 32;
-    c.model.heads = 2;
-    c.model.mlp = 0;
-    c.model.layernorm = true;
+    c.model.layers = t.layers;
+    c.model.d_model = t.d_model;
+    c.model.heads = t.heads;
+    c.model.mlp = t.mlp;
+    c.model.layernorm = t.layernorm;
     c.model.positional = Positional::learned;
     c.model.context = 0;  // the task's
-    c.optimizer.lr = 3e-3f;
+    c.model.causal = info.causal;  // the task's natural mask (a text corpus is next-word prediction: causal)
+    c.optimizer.lr = t.lr;
     c.optimizer.clip = 1.0f;  // global-norm clipping: keeps lr 1e-2 stable after a phase change (measured)
-    c.batch = 64;
+    c.batch = t.batch;
     c.seed = 1;
-    switch (task) {
-        case TaskKind::reverse:
-        case TaskKind::copy:
-        case TaskKind::previous_token:
-            r.steps = 300;
-            break;
-        case TaskKind::sort:  // 99.6% held-out at step 250 (measured)
-            c.model.layers = 2;
-            c.model.mlp = 64;
-            r.steps = 500;
-            break;
-        case TaskKind::induction:
-            // attention-only and without LayerNorm: with pre-LN the same model
-            // stayed on its plateau for 1,500 steps at this rate; with the clip,
-            // seeds 1–3 pass 95% held-out accuracy by step 500 (measured)
-            c.model.layers = 2;
-            c.model.layernorm = false;
-            c.optimizer.lr = 1e-2f;
-            r.steps = 600;
-            break;
-        case TaskKind::recall:  // 100% held-out at step 250, layer-1 heads 0.97 on the key (measured)
-        case TaskKind::brackets:
-            c.model.layers = 2;
-            c.model.mlp = 64;
-            r.steps = 500;
-            break;
-        case TaskKind::coreference:
-            c.model.layers = 2;
-            c.model.mlp = 64;
-            r.steps = 800;
-            break;
-        case TaskKind::text:
-            c.model.layers = 2;
-            c.model.d_model = 64;
-            c.model.heads = 4;
-            c.model.mlp = 128;
-            c.batch = 32;
-            r.steps = 2000;
-            break;
-    }
-    // the task's natural mask (a text corpus is next-word prediction: causal)
-    c.model.causal = task == TaskKind::text ? true : make_task(task)->causal();
+    r.steps = t.steps;
     return r;
 }
 

@@ -4,6 +4,8 @@
 // (seed, k)), evaluation on held-out samples, and checkpoints.
 
 #include "model.hpp"
+#include "model_schema.hpp"
+#include "settings.hpp"
 #include "tasks.hpp"
 #include "tokenizer.hpp"
 
@@ -41,34 +43,27 @@ private:
     std::vector<float> m_, v_;
 };
 
-/// The accepted range of one training setting. The table below is the one
-/// definition: Trainer (validate_train_config), the CLI's flags, the JS
-/// settings (train_bindings.cpp) and a checkpoint's metadata all check these.
-struct SettingRange {
-    const char* name;   ///< the key in a checkpoint's metadata ("batch", "weight_decay", …)
-    const char* label;  ///< what it is, for messages
-    double lo, hi;      ///< inclusive
-    bool whole;         ///< integers only; the others are compared as the floats they are stored in
-};
+/// The ranges of the training settings: the one definition (rows of
+/// settings.hpp's SettingRange, as the model's in model_schema.hpp). Trainer
+/// (validate_train_config), the CLI's flags, the JS settings (train_bindings.cpp,
+/// web/trainer.js through buildInfo) and a checkpoint's metadata all check these.
 namespace settings {
-inline constexpr SettingRange lr{"lr", "the learning rate", 1e-8, 10, false};
-inline constexpr SettingRange beta1{"beta1", "AdamW's first-moment decay", 0, 0.999999, false};
-inline constexpr SettingRange beta2{"beta2", "AdamW's second-moment decay", 0, 0.999999, false};
-inline constexpr SettingRange eps{"eps", "AdamW's epsilon", 1e-12, 1, false};
-inline constexpr SettingRange weight_decay{"weight_decay", "the decoupled weight decay", 0, 1, false};
-inline constexpr SettingRange clip{"clip", "the gradient-norm clip, 0 = off", 0, 1e6, false};
-inline constexpr SettingRange warmup{"warmup", "the learning-rate warm-up in steps", 0, 1000000, true};
-inline constexpr SettingRange batch{"batch", "the sequences per step", 1, 4096, true};
-inline constexpr SettingRange seed{"seed", "the seed", 0, 4294967295.0, true};
-inline constexpr SettingRange length{"length", "the task's sequence size, 0 = its default", 0, 4096, true};
-inline constexpr SettingRange max_vocab{"max_vocab", "the words a text model keeps", 2, kMaxTextVocab, true};
+//                             checkpoint key  label                                   lo     hi            whole  JS key  attn train flag
+inline constexpr SettingRange length{"length", "the task's sequence size, 0 = its default", 0, 4096, true, "length", "--length"};
+inline constexpr SettingRange max_vocab{"max_vocab", "the words a text model keeps", 2, kMaxTextVocab, true, "maxVocab", "--max-vocab"};
+inline constexpr SettingRange lr{"lr", "the learning rate", 1e-8, 10, false, "lr", "--lr"};
+inline constexpr SettingRange beta1{"beta1", "AdamW's first-moment decay", 0, 0.999999, false, "beta1", ""};
+inline constexpr SettingRange beta2{"beta2", "AdamW's second-moment decay", 0, 0.999999, false, "beta2", ""};
+inline constexpr SettingRange eps{"eps", "AdamW's epsilon", 1e-12, 1, false, "", ""};
+inline constexpr SettingRange weight_decay{"weight_decay", "the decoupled weight decay", 0, 1, false, "weightDecay", "--weight-decay"};
+inline constexpr SettingRange clip{"clip", "the gradient-norm clip, 0 = off", 0, 1e6, false, "clip", "--clip"};
+inline constexpr SettingRange warmup{"warmup", "the learning-rate warm-up in steps", 0, 1000000, true, "warmup", "--warmup"};
+inline constexpr SettingRange batch{"batch", "the sequences per step", 1, 4096, true, "batch", "--batch"};
+inline constexpr SettingRange seed{"seed", "the seed", 0, 4294967295.0, true, "seed", "--seed"};
+/// Every row above, in this order (buildInfo's trainSettings after the model's).
+inline constexpr const SettingRange* kTrainSettings[] = {&length, &max_vocab, &lr, &beta1, &beta2, &eps,
+                                                         &weight_decay, &clip, &warmup, &batch, &seed};
 }  // namespace settings
-
-/// `value` when it is inside `range` (and whole, if the range says so);
-/// otherwise throws attn::Error(code, "<where><name> <value> is outside lo…hi (<label>)").
-/// NaN and infinities are outside every range.
-double check_setting(const SettingRange& range, double value, const std::string& where = "",
-                     Error::Code code = Error::Code::bad_input);
 
 /// The most steps a trainer counts (a checkpoint's "step" included); one more
 /// step is refused (bad_state) rather than letting the counter overflow.
@@ -199,12 +194,6 @@ Checkpoint load_checkpoint(const std::string& bytes);
 /// Readers of files (the CLI) refuse longer ones before reading them whole.
 std::uint64_t max_checkpoint_bytes();
 
-/// Parses model_config_json's output (missing keys keep their defaults);
-/// throws attn::Error for bad values.
-ModelConfig model_config_from_json(const std::string& json);
-
-/// JSON of a model config, with the checkpoint's key names
-/// {vocab, context, layers, d_model, heads, mlp, layernorm, positional, causal, scale, tied}.
-std::string model_config_json(const ModelConfig& config);
+/// model_config_json, model_config_from_json: model_schema.hpp.
 
 }  // namespace attn

@@ -1,6 +1,6 @@
 // The trained models shipped in models/: they load in wasm and give the same
 // traces as the native CLI (attn run); the playground's head naming
-// (web/app/patterns.js) scores heads exactly as the core's answer keys; the
+// (web/app/patterns.js) shows the engine's pattern scores, the core's answer keys; the
 // layer adapter (web/app/model-trace.js) hands each step the right matrices;
 // attn baseline prints the n-gram baselines and the model's perplexity.
 //
@@ -15,7 +15,7 @@ import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createEngine } from '../../web/engine.js';
-import { standardKeys, keyRows, patternScore, headPatterns } from '../../web/app/patterns.js';
+import { headPatterns } from '../../web/app/patterns.js';
 import { layerTrace, topTokens } from '../../web/app/model-trace.js';
 import { aboutText, SHIPPED_MODELS } from '../../web/app/models.js';
 import { readSafetensors } from '../../web/app/safetensors.js';
@@ -108,45 +108,42 @@ test('coreference in wasm: the featured head looks from "it" at "animal" (tired)
   trainer.dispose();
 });
 
-test('the page\'s pattern scores equal the core\'s answer-key scores (language model, probe)', () => {
+test('the trace\'s head pattern scores are the core\'s answer-key scores of the probe (language model)', () => {
   const trainer = engine.loadTrainer(bytesOf('language'));
   const text = SENTENCES.language[0];
   const probe = trainer.probe({ text });
-  const keys = standardKeys(Array.from(probe.ids).slice(0, probe.length), true);
-  const names = { 'previous-token': 'previous-token', 'first-token': 'first-token', 'same-token': 'same-word', induction: 'induction' };
+  const tr = trainer.trace({ text });
   let compared = 0;
-  probe.layers.forEach((layer) => layer.heads.forEach((h) => {
-    for (const [core, page] of Object.entries(names)) {
-      if (h.scores[core] === undefined) continue;
-      const mine = patternScore(h.weights, keys[page]);
-      assert.ok(Math.abs((mine ?? 0) - h.scores[core]) < 1e-6, `${core}: page ${mine}, core ${h.scores[core]}`);
+  probe.layers.forEach((layer, l) => layer.heads.forEach((h, k) => {
+    for (const name of ['previous-token', 'first-token', 'same-token', 'induction']) {
+      if (h.scores[name] === undefined) continue;
+      const p = tr.layers[l].patterns[k][name];
+      assert.ok(Math.abs((p.score ?? 0) - h.scores[name]) < 1e-6, `${name}: trace ${p.score}, probe ${h.scores[name]}`);
       compared += 1;
     }
   }));
   assert.ok(compared >= 8);
+  // the page names heads from those numbers, without recomputing them
+  const named = headPatterns(tr.layers[1].patterns);
+  named.forEach((n, k) => assert.equal(n.scores.induction, tr.layers[1].patterns[k].induction.score));
   trainer.dispose();
 });
 
-test('the coreference antecedent key names the featured head; patterns score hand-made weights', () => {
-  // hand-made: 3 tokens, a head that always looks one back
-  const weights = { rows: 3, cols: 3, data: new Float32Array([1, 0, 0, 1, 0, 0, 0, 1, 0]) };
-  const keys = standardKeys([5, 6, 5], true);
-  assert.equal(patternScore(weights, keys['previous-token']), 1);
-  assert.equal(patternScore(weights, keys['first-token']), 2 / 3);
-  assert.equal(patternScore(weights, keys.induction), 1); // token 2 = token 0, followed by position 1
-  assert.equal(patternScore(weights, keys['same-word']), 0); // row 2 puts nothing on position 0
-  assert.equal(patternScore(weights, standardKeys([1, 2, 3], true).induction), null);
+test('the coreference antecedent key names the featured head (the engine\'s scores)', () => {
+  // hand-made weights: tests/core/test_answer_keys.cpp
   const trainer = engine.loadTrainer(bytesOf('coreference'));
   const text = 'The animal didn\'t cross the street because it was too wide.';
   const antecedent = trainer.probe({ text }).keys.find((k) => k.name === 'antecedent').key;
   const tr = trainer.trace({ text });
   const { layer, head } = SHIPPED_MODELS.coreference.featured;
   const entry = { name: 'coreference', trainer, tensors: readSafetensors(bytesOf('coreference')).tensors, task: 'coreference', about: '' };
-  const view = layerTrace(tr, layer, entry, { antecedent });
-  assert.deepEqual(keyRows(antecedent)[7], [5]);
+  const view = layerTrace(tr, layer, entry);
+  // the antecedent key: "it" (7) → "street" (5), one scored row
+  assert.deepEqual(Array.from(antecedent.data.subarray(7 * antecedent.cols, 8 * antecedent.cols)).map((x, j) => (x ? j : -1)).filter((j) => j >= 0), [5]);
+  assert.equal(tr.layers[layer].patterns[head].antecedent.rows, 1);
   assert.equal(view.headPatterns[head].best.name, 'antecedent');
   assert.ok(view.headPatterns[head].best.score > 0.9);
-  assert.deepEqual(headPatterns(view.heads, { antecedent: keyRows(antecedent) })[head].best.name, 'antecedent');
+  assert.deepEqual(headPatterns(tr.layers[layer].patterns)[head].best.name, 'antecedent');
   trainer.dispose();
 });
 

@@ -4,33 +4,28 @@
 // sentence (model-trace.js sentenceFit).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { standardKeys, headPatterns, MIN_REPEAT_ROWS } from '../../web/app/patterns.js';
+import { headPatterns, MIN_REPEAT_ROWS } from '../../web/app/patterns.js';
 import { patternText, rowSpread } from '../../web/app/views/headsgrid.js';
 import { followQuery, naturalQuery } from '../../web/app/rules.js';
 
-/** T×T weights where row i puts all its weight on key target(i). */
-function oneHot(T, target) {
-  const data = new Float32Array(T * T);
-  for (let i = 0; i < T; i++) data[i * T + target(i)] = 1;
-  return { rows: T, cols: T, data };
+/** A head's pattern scores as the engine gives them ({name: [score, rows]} → {name: {score, rows}}). The
+ * numbers are the core's for these hand-made heads (tests/core/test_answer_keys.cpp computes them from the weights). */
+function head(patterns) {
+  return Object.fromEntries(Object.entries(patterns).map(([name, [score, rows]]) => [name, { score, rows }]));
 }
 
 test('patterns: one repeat is not enough to name an induction head ("not enough repeats")', () => {
-  // "the cat chased the dog": the only repeat is "the" (ids 1 … 1)
-  const ids = [1, 2, 3, 1, 4];
-  const keys = standardKeys(ids, true);
+  // "the cat chased the dog": the only repeat is "the" (ids 1 … 1);
   // a head whose row 3 looks at position 1 (after the first "the") and the rest at 0
-  const w = oneHot(5, (i) => (i === 3 ? 1 : 0));
-  const [p] = headPatterns([{ weights: w }], keys);
+  const [p] = headPatterns([head({ 'previous-token': [0.25, 4], 'first-token': [0.8, 5], 'same-token': [0, 1], induction: [1, 1] })]);
   assert.equal(p.rows.induction, 1);
   assert.ok(p.rows.induction < MIN_REPEAT_ROWS);
   assert.equal(p.scores.induction, 1);
   assert.notEqual(p.best.name, 'induction');
   assert.equal(p.best.name, 'first-token');
   assert.match(patternText(p), /^first-token 0\.80$/);
-  // a head that is only induction on that one row: no name, and the reason
-  const w2 = oneHot(5, (i) => (i === 3 ? 1 : i));
-  const [p2] = headPatterns([{ weights: w2 }], keys);
+  // a head that is only induction on that one row (row i → i, row 3 → 1): no name, and the reason
+  const [p2] = headPatterns([head({ 'previous-token': [0, 4], 'first-token': [0.2, 5], 'same-token': [0, 1], induction: [1, 1] })]);
   assert.equal(p2.thin.name, 'induction');
   assert.match(patternText(p2), /not enough repeats on this sentence \(1 row\)/);
   assert.doesNotMatch(patternText(p2), /^induction/);
@@ -38,10 +33,7 @@ test('patterns: one repeat is not enough to name an induction head ("not enough 
 
 test('patterns: two repeats name an induction head', () => {
   // "a b c a b": rows 3 and 4 repeat; row 3 → 1, row 4 → 2
-  const ids = [1, 2, 3, 1, 2];
-  const keys = standardKeys(ids, true);
-  const w = oneHot(5, (i) => (i >= 3 ? i - 2 : 0));
-  const [p] = headPatterns([{ weights: w }], keys);
+  const [p] = headPatterns([head({ 'previous-token': [0.25, 4], 'first-token': [0.6, 5], 'same-token': [0, 2], induction: [1, 2] })]);
   assert.equal(p.rows.induction, 2);
   assert.equal(p.best.name, 'induction');
   assert.equal(p.thin, null);

@@ -12,7 +12,7 @@
 //
 // Pure: no DOM, no engine.
 
-import { standardKeys, keyRows, headPatterns } from './patterns.js';
+import { headPatterns } from './patterns.js';
 
 /** The token texts as the model reads them: its vocabulary entry ([UNK] for unknown words). */
 function modelTokens(trace, vocabulary) {
@@ -32,9 +32,10 @@ function gainBias(tensors, prefix) {
 /**
  * One layer of a trained model's trace as a playground trace.
  * entry: a loaded model (models.js: {name, trainer, tensors, task, about}).
- * antecedent: the task's antecedent key (T×T matrix) for coreference models, or null.
+ * Head names come from the engine's pattern scores (layers[l].patterns; a
+ * coreference model's include its task's antecedent key).
  */
-export function layerTrace(modelTrace, layer, entry, { antecedent = null, featured = null } = {}) {
+export function layerTrace(modelTrace, layer, entry, { featured = null } = {}) {
   const c = modelTrace.config;
   const L = modelTrace.layers.length;
   const l = Math.max(0, Math.min(L - 1, layer));
@@ -85,11 +86,9 @@ export function layerTrace(modelTrace, layer, entry, { antecedent = null, featur
       lnFinal: c.layernorm ? gainBias(entry.tensors, 'final_ln') : null,
     },
   };
-  const keys = standardKeys(tokens.map((t) => t.id), c.causal);
-  if (antecedent) keys.antecedent = keyRows(antecedent);
-  trace.headPatterns = headPatterns(lt.heads, keys);
+  trace.headPatterns = headPatterns(lt.patterns);
   // every layer at once, for the model view: its heads and their pattern names
-  trace.model.layerHeads = modelTrace.layers.map((x, i) => ({ heads: x.heads, patterns: i === l ? trace.headPatterns : headPatterns(x.heads, keys) }));
+  trace.model.layerHeads = modelTrace.layers.map((x, i) => ({ heads: x.heads, patterns: i === l ? trace.headPatterns : headPatterns(x.patterns) }));
   trace.model.featured = featured;
   return trace;
 }
@@ -165,11 +164,9 @@ export function sentenceFit(modelTrace, tokens, entry) {
   };
 }
 
-/** Head pattern scores for a random-weights trace (its real tokens only). */
+/** Head names for a random-weights trace, from the engine's pattern scores (its real tokens only). */
 export function randomHeadPatterns(trace) {
-  const ids = trace.tokens.slice(0, trace.realTokens ?? trace.tokens.length).map((t) => t.id);
-  const causal = trace.config.mask === 'causal' || trace.config.mask === 'causal+padding';
-  return headPatterns(trace.heads, standardKeys(ids, causal));
+  return headPatterns(trace.patterns);
 }
 
 /** The k most likely tokens of row i of a probabilities matrix: [{id, text, p}]. */

@@ -26,21 +26,14 @@ export function runRandom(engine, state) {
   return result;
 }
 
-/** A trained model's result for the sentence: its whole trace, and the antecedent a coreference model finds. */
+/** A trained model's result for the sentence: its whole trace (its heads' pattern scores, the
+ * antecedent of a coreference model included, come with it from the engine). */
 export function runTrained(entry, sentence) {
   const modelTrace = entry.trainer.trace({ text: sentence });
-  let antecedent = null;
-  if (entry.task === 'coreference') {
-    try {
-      antecedent = entry.trainer.probe({ text: sentence }).keys.find((k) => k.name === 'antecedent')?.key ?? null;
-    } catch {
-      antecedent = null;
-    }
-  }
-  return { traces: null, trace: null, modelTrace, entry, antecedent };
+  return { traces: null, trace: null, modelTrace, entry };
 }
 
 /** The result with `trace` set to the given layer of its trained model's trace, as the steps read it. */
 export function sliceLayer(r, layer) {
-  return { ...r, trace: layerTrace(r.modelTrace, layer, r.entry, { antecedent: r.antecedent, featured: SHIPPED_MODELS[r.entry.name]?.featured ?? null }) };
+  return { ...r, trace: layerTrace(r.modelTrace, layer, r.entry, { featured: SHIPPED_MODELS[r.entry.name]?.featured ?? null }) };
 }

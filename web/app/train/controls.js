@@ -8,23 +8,9 @@
 
 import { el, field, setOptions, setValue, clear } from '../views/dom.js';
 import { tokenText } from '../format.js';
-import { LAYER_CHOICES, HEAD_CHOICES, WIDTH_CHOICES, LR_CHOICES, BATCH_CHOICES, POSITIONALS, MAX_CORPUS } from './state.js';
+import { LAYER_CHOICES, HEAD_CHOICES, WIDTH_CHOICES, LR_CHOICES, BATCH_CHOICES, POSITIONALS, MAX_CORPUS, taskTitle } from './state.js';
 
-const TASK_TITLES = {
-  copy: 'Copy',
-  reverse: 'Reverse',
-  sort: 'Sort',
-  'previous-token': 'Previous token',
-  induction: 'Induction',
-  recall: 'Recall',
-  brackets: 'Brackets',
-  coreference: 'Coreference',
-  text: 'Your own text',
-};
-
-export function taskTitle(name) {
-  return TASK_TITLES[name] ?? name;
-}
+export { taskTitle };
 
 function withValue(choices, value) {
   return choices.includes(value) ? choices : [...choices, value].sort((a, b) => a - b);

@@ -12,10 +12,23 @@
 // parameter `text`; main.js packs and unpacks it (CompressionStream is async).
 
 import { parseScalarField, THEMES, POSITIONALS, fitHeads } from '../state.js';
+import { ENGINE_CONSTANTS } from '../../generated/engine_constants.js';
 
 export { THEMES, POSITIONALS };
 
-export const TASKS = Object.freeze(['copy', 'reverse', 'sort', 'previous-token', 'induction', 'recall', 'brackets', 'coreference', 'text']);
+/** The tasks, in the engine's order (the task registry, src/core/task_registry.hpp). */
+export const TASKS = ENGINE_CONSTANTS.tasks;
+const TASK_TITLES = Object.fromEntries(ENGINE_CONSTANTS.taskTable.map((t) => [t.name, t.title]));
+/** The page's title of a task ("Previous token"), from the registry. */
+export function taskTitle(name) {
+  return TASK_TITLES[name] ?? name;
+}
+
+/** {min, max} of a setting: the engine's range (buildInfo().trainSettings), the one definition. */
+const ENGINE_RANGES = Object.fromEntries(ENGINE_CONSTANTS.trainSettings.map((row) => [row.js, { min: row.lo, max: row.hi }]));
+export function engineRange(name) {
+  return ENGINE_RANGES[name];
+}
 export const LAYER_CHOICES = Object.freeze([1, 2, 3, 4, 6]);
 export const HEAD_CHOICES = Object.freeze([1, 2, 3, 4, 6, 8]);
 export const WIDTH_CHOICES = Object.freeze([8, 12, 16, 24, 32, 48, 64, 96, 128]);
@@ -38,19 +51,19 @@ export const DEFAULT_TASK = 'reverse';
  * Kinds: int {min, max}, choice {choices}, bool, number {min, max} (a float).
  */
 export const MODEL_FIELDS = Object.freeze({
-  length: { param: 'n', kind: 'int', min: 0, max: 512, label: 'task size' },
-  maxVocab: { param: 'vocab', kind: 'int', min: 16, max: 20000, label: 'words kept', when: (s) => s.task === 'text' },
-  layers: { param: 'L', kind: 'int', min: 1, max: 12, label: 'layers' },
-  heads: { param: 'H', kind: 'int', min: 1, max: 64, label: 'heads' },
-  dModel: { param: 'C', kind: 'int', min: 1, max: 512, label: 'd_model' },
-  mlp: { param: 'mlp', kind: 'int', min: 0, max: 2048, label: 'MLP width' },
+  length: { param: 'n', kind: 'int', ...engineRange('length'), label: 'task size' },
+  maxVocab: { param: 'vocab', kind: 'int', ...engineRange('maxVocab'), label: 'words kept', when: (s) => s.task === 'text' },
+  layers: { param: 'L', kind: 'int', ...engineRange('layers'), label: 'layers' },
+  heads: { param: 'H', kind: 'int', ...engineRange('heads'), label: 'heads' },
+  dModel: { param: 'C', kind: 'int', ...engineRange('dModel'), label: 'd_model' },
+  mlp: { param: 'mlp', kind: 'int', ...engineRange('mlp'), label: 'MLP width' },
   layernorm: { param: 'ln', kind: 'bool', label: 'layernorm' },
   positional: { param: 'pe', kind: 'choice', choices: POSITIONALS, label: 'positional encoding' },
   causal: { param: 'causal', kind: 'bool', label: 'causal mask' },
   scale: { param: 'scale', kind: 'bool', label: 'scale' },
-  lr: { param: 'lr', kind: 'number', min: 1e-6, max: 1, label: 'learning rate' },
-  batch: { param: 'bs', kind: 'int', min: 1, max: 1024, label: 'batch size' },
-  seed: { param: 'seed', kind: 'int', min: 0, max: 4294967295, label: 'seed' },
+  lr: { param: 'lr', kind: 'number', ...engineRange('lr'), label: 'learning rate' },
+  batch: { param: 'bs', kind: 'int', ...engineRange('batch'), label: 'batch size' },
+  seed: { param: 'seed', kind: 'int', ...engineRange('seed'), label: 'seed' },
 });
 
 /** View fields: not part of the model; their defaults are fixed. */
@@ -80,7 +93,7 @@ export function trainerSettings(state, taskInfo = null) {
   return out;
 }
 
-/** Words a text task of size T needs (TextTask::minimum_words in src/core/tasks.cpp: a window of
+/** Words a text task of size T needs (TextTask::minimum_words in src/core/tasks_text.cpp: a window of
  * T + 1 words in both the first 90% and the held-out last 10%). */
 export function minimumWords(T) {
   let n = T + 1;

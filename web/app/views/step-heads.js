@@ -61,8 +61,8 @@ export function createHeadsStep(root, ctx) {
       f.explain(
         `Steps 4 to 9 ran ${v.H === 1 ? 'once, for the single head' : `${v.H} times in parallel, once per head, each with its own slice of W_Q, W_K and W_V`}. Different heads can attend to different things: compare their patterns.`,
         tr.model
-          ? `Each head is named by the pattern it matches best on this sentence: previous-token (each word looks at the one before), first-token, same-word, induction (a word looks at what followed its earlier copy)${tr.model.task === 'coreference' ? ', antecedent (the pronoun looks at the noun it means)' : ''}. The score is the share of its weight where the pattern says: 1 = all of it. Same-word and induction need at least two repeats on the sentence to name a head. Click a head to look at it in every step.`
-          : 'Each head is scored against the same patterns (previous-token, first-token, same-word, induction); with random weights a high score is luck. Click a head to look at it in every step.',
+          ? `Each head is named by the pattern it matches best on this sentence: previous-token (each word looks at the one before), first-token, same-token (a word looks at other copies of itself), induction (a word looks at what followed its earlier copy)${tr.model.task === 'coreference' ? ', antecedent (the pronoun looks at the noun it means)' : ''}. The score is the share of its weight where the pattern says: 1 = all of it. Same-token and induction need at least two repeats on the sentence to name a head. Click a head to look at it in every step.`
+          : 'Each head is scored against the same patterns (previous-token, first-token, same-token, induction); with random weights a high score is luck. Click a head to look at it in every step.',
       );
       const lineParts = [`Column ${d} of each head\u2019s output for ${tok(tr, v.q)}: `];
       tr.heads.slice(0, 16).forEach((h, i) => {

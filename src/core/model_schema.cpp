@@ -1,0 +1,166 @@
+#include "model_schema.hpp"
+
+#include "json_value.hpp"
+
+#include <cmath>
+#include <sstream>
+
+namespace attn {
+
+namespace {
+
+template <int ModelConfig::*M>
+ModelSetting whole_row(SettingRange range, bool zero_is_task = false) {
+    ModelSetting s;
+    s.range = range;
+    s.type = SettingType::whole;
+    s.get = [](const ModelConfig& c) { return static_cast<double>(c.*M); };
+    s.set = [](ModelConfig& c, double v) { c.*M = static_cast<int>(v); };
+    s.zero_is_task = zero_is_task;
+    return s;
+}
+
+template <bool ModelConfig::*M>
+ModelSetting boolean_row(SettingRange range, std::vector<std::string> values = {}) {
+    ModelSetting s;
+    s.range = range;
+    s.range.lo = 0;
+    s.range.hi = 1;
+    s.range.whole = true;
+    s.type = SettingType::boolean;
+    s.get = [](const ModelConfig& c) { return c.*M ? 1.0 : 0.0; };
+    s.set = [](ModelConfig& c, double v) { c.*M = v != 0; };
+    s.values = std::move(values);
+    return s;
+}
+
+std::vector<ModelSetting> make_rows() {
+    std::vector<ModelSetting> rows;
+    //                      member / key  label                                           lo  hi                whole  JS key      flag
+    rows.push_back(whole_row<&ModelConfig::vocab>({"vocab", "the vocabulary's size", 2, kMaxModelVocab, true, "vocab", ""}));
+    rows.back().settable = false;  // the task's
+    rows.push_back(whole_row<&ModelConfig::context>(
+        {"context", "the longest sequence, 0 = the task's", 1, kMaxModelContext, true, "context", "--context"}, true));
+    rows.push_back(whole_row<&ModelConfig::layers>({"layers", "the layers", 1, kMaxModelLayers, true, "layers", "--layers"}));
+    rows.push_back(whole_row<&ModelConfig::d_model>({"d_model", "the model width C", 1, kMaxModelDModel, true, "dModel", "--d-model"}));
+    rows.push_back(whole_row<&ModelConfig::heads>({"heads", "the heads, dividing d_model", 1, kMaxModelDModel, true, "heads", "--heads"}));
+    rows.push_back(whole_row<&ModelConfig::mlp>({"mlp", "the MLP width, 0 = attention only", 0, kMaxModelMlp, true, "mlp", "--mlp"}));
+    rows.push_back(boolean_row<&ModelConfig::layernorm>({"layernorm", "LayerNorm before each block and at the end", 0, 1, true, "layernorm", "--layernorm"}));
+    {
+        ModelSetting s;
+        s.range = {"positional", "the positional encoding", 0, 0, true, "positional", "--positional"};
+        s.type = SettingType::choice;
+        for (Positional p : kPositionals) s.values.push_back(positional_name(p));
+        s.range.hi = static_cast<double>(s.values.size() - 1);
+        s.get = [](const ModelConfig& c) { return static_cast<double>(c.positional); };
+        s.set = [](ModelConfig& c, double v) { c.positional = kPositionals[static_cast<int>(v)]; };
+        rows.push_back(std::move(s));
+    }
+    rows.push_back(boolean_row<&ModelConfig::causal>({"causal", "the causal mask in every layer", 0, 1, true, "causal", "--mask"}, {"none", "causal"}));
+    rows.push_back(boolean_row<&ModelConfig::scale>({"scale", "scores times 1/sqrt(D)", 0, 1, true, "scale", "--scale"}));
+    rows.push_back(boolean_row<&ModelConfig::tied>({"tied", "the unembedding tied to the embedding", 0, 1, true, "tied", "--tied"}));
+    return rows;
+}
+
+}  // namespace
+
+const char* setting_type_name(SettingType type) {
+    switch (type) {
+        case SettingType::whole: return "whole";
+        case SettingType::real: return "real";
+        case SettingType::boolean: return "boolean";
+        case SettingType::choice: return "choice";
+    }
+    return "?";
+}
+
+const std::vector<ModelSetting>& model_settings() {
+    static const std::vector<ModelSetting> rows = make_rows();
+    return rows;
+}
+
+const ModelSetting& model_setting(const std::string& name) {
+    for (const ModelSetting& s : model_settings())
+        if (name == s.name()) return s;
+    throw Error("unknown model setting \"" + name + "\"");
+}
+
+SettingRange training_range(const ModelSetting& s) {
+    SettingRange r = s.range;
+    if (s.zero_is_task) r.lo = 0;
+    return r;
+}
+
+std::string model_setting_text(const ModelSetting& s, double value) {
+    switch (s.type) {
+        case SettingType::boolean: return value != 0 ? "true" : "false";
+        case SettingType::choice: return s.values.at(static_cast<std::size_t>(value));
+        default: {
+            std::ostringstream o;
+            o.precision(9);
+            o << value;
+            return o.str();
+        }
+    }
+}
+
+double model_setting_choice(const ModelSetting& s, const std::string& name, const std::string& where, Error::Code code) {
+    std::string names;
+    for (std::size_t i = 0; i < s.values.size(); ++i) {
+        if (s.values[i] == name) return static_cast<double>(i);
+        names += (i ? ", " : "") + s.values[i];
+    }
+    throw Error(code, where + s.name() + " \"" + name + "\" is not one of " + names);
+}
+
+void check_model_config(const ModelConfig& c, const std::string& where, Error::Code code) {
+    for (const ModelSetting& s : model_settings()) check_setting(s.range, s.get(c), where, code);
+    if (c.heads > c.d_model)
+        throw Error(code, where + "heads " + std::to_string(c.heads) + " is more than d_model " + std::to_string(c.d_model));
+    if (c.d_model % c.heads != 0)
+        throw Error(code, where + "d_model " + std::to_string(c.d_model) + " is not divisible by " + std::to_string(c.heads) + " heads");
+}
+
+std::string model_config_json(const ModelConfig& c) {
+    std::string o = "{";
+    for (const ModelSetting& s : model_settings()) {
+        if (o.size() > 1) o += ",";
+        const std::string text = model_setting_text(s, s.get(c));
+        o += std::string("\"") + s.name() + "\":" + (s.type == SettingType::choice ? "\"" + text + "\"" : text);
+    }
+    return o + "}";
+}
+
+ModelConfig model_config_from_json(const std::string& json) {
+    const JsonValue v = parse_json(json);
+    if (!v.is(JsonValue::Type::object)) throw Error("model config must be a JSON object");
+    ModelConfig c;
+    for (const ModelSetting& s : model_settings()) {
+        const JsonValue* x = v.get(s.name());
+        if (!x) continue;
+        const std::string key = std::string("model config: \"") + s.name() + "\"";
+        switch (s.type) {
+            case SettingType::whole:
+                if (!x->is(JsonValue::Type::number) || x->number != std::floor(x->number) || std::fabs(x->number) > 1e9)
+                    throw Error(key + " must be a whole number");
+                s.set(c, x->number);
+                break;
+            case SettingType::real:
+                if (!x->is(JsonValue::Type::number) || !std::isfinite(x->number)) throw Error(key + " must be a number");
+                s.set(c, x->number);
+                break;
+            case SettingType::boolean:
+                if (!x->is(JsonValue::Type::boolean)) throw Error(key + " must be true or false");
+                s.set(c, x->boolean ? 1 : 0);
+                break;
+            case SettingType::choice:
+                if (!x->is(JsonValue::Type::string)) throw Error(key + " must be a string");
+                s.set(c, model_setting_choice(s, x->string, "model config: "));
+                break;
+        }
+    }
+    validate_model_config(c);
+    return c;
+}
+
+}  // namespace attn
