@@ -581,7 +581,7 @@ EvalResult Trainer::evaluate(int samples, const ForwardOptions& options) {
     for (int done = 0, index = 0; done < samples; ++index) {
         const int b = std::min(config_.batch, samples - done);
         const LossResult r =
-            model_->forward(t.sample(b, config_.seed, static_cast<std::uint64_t>(index), Split::heldout), options);
+            model_->run(t.sample(b, config_.seed, static_cast<std::uint64_t>(index), Split::heldout), options);
         loss_sum += r.loss * r.targets;
         out.targets += r.targets;
         correct += r.correct;

@@ -9,6 +9,7 @@
 #include "core/model.hpp"
 #include "core/multi_head.hpp"
 #include "core/trainer.hpp"
+#include "model_test_util.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -24,41 +25,14 @@ using attn::ModelConfig;
 
 namespace {
 
-ModelConfig random_config(std::mt19937& rng, bool options) {
-    ModelConfig c;
-    auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-    auto coin = [&]() { return std::bernoulli_distribution(0.5)(rng); };
-    c.vocab = pick(3, 9);
-    c.context = pick(2, 7);
-    c.layers = pick(1, 3);
-    c.heads = pick(1, 3);
-    c.d_model = c.heads * pick(2, 3);
-    c.mlp = coin() ? 0 : pick(1, 6);
-    c.layernorm = coin();
-    if (c.layernorm && c.d_model < 4) c.d_model = c.heads * (4 / c.heads + (4 % c.heads != 0));
-    c.positional = static_cast<attn::Positional>(pick(0, 2));
-    c.causal = coin();
-    c.scale = coin();
-    c.tied = coin();
-    if (options) {
-        c.attn_bias = coin();
-        c.activation = coin() ? attn::Activation::gelu_tanh : attn::Activation::gelu_erf;
-        c.norm = c.layernorm && coin() ? attn::Norm::post : attn::Norm::pre;
-        c.token_types = coin() ? 2 : 0;
-        c.embed_layernorm = c.layernorm && coin();
-        c.output_transform = c.layernorm && coin();
-        c.output_bias = coin();
-    }
+/// A random config of up to 3 layers, with the architecture options when `options`.
+ModelConfig recorder_config(std::mt19937& rng, bool options) {
+    ModelConfig c = options ? model_test::random_arch_config(rng) : model_test::random_config(rng);
+    c.layers = std::uniform_int_distribution<int>(1, 3)(rng);
     return c;
 }
 
-attn::Parameters random_params(std::mt19937& rng, const ModelConfig& c) {
-    attn::Parameters p;
-    attn::init_parameters(c, static_cast<std::uint32_t>(rng()), p);
-    std::uniform_real_distribution<float> u(-0.3f, 0.3f);
-    for (float& v : p.flat()) v += u(rng);
-    return p;
-}
+using model_test::random_params;
 
 std::vector<std::int32_t> random_ids(std::mt19937& rng, const ModelConfig& c, int T) {
     std::vector<std::int32_t> ids(static_cast<std::size_t>(T));
@@ -106,7 +80,7 @@ TEST_CASE("recorder: every head of the recorded trace equals multi_head_attentio
     // the playground's attention (multi_head.hpp), the implementation the old trace_model ran
     std::mt19937 rng(21);
     for (int trial = 0; trial < 40; ++trial) {
-        const ModelConfig c = random_config(rng, false);
+        const ModelConfig c = recorder_config(rng, false);
         const attn::Parameters p = random_params(rng, c);
         const int T = std::uniform_int_distribution<int>(1, c.context)(rng);
         const int len = std::uniform_int_distribution<int>(1, T)(rng);
@@ -145,7 +119,7 @@ TEST_CASE("recorder: every head of the recorded trace equals multi_head_attentio
 TEST_CASE("recorder: an ablated head keeps its own output in the trace and a zero slot in the concatenation", "[model][recorder]") {
     std::mt19937 rng(22);
     for (int trial = 0; trial < 20; ++trial) {
-        ModelConfig c = random_config(rng, false);
+        ModelConfig c = recorder_config(rng, false);
         if (c.heads < 2) c.heads = 2, c.d_model = 4;
         const attn::Parameters p = random_params(rng, c);
         const std::vector<std::int32_t> ids = random_ids(rng, c, c.context);
@@ -167,7 +141,7 @@ TEST_CASE("recorder: an ablated head keeps its own output in the trace and a zer
 TEST_CASE("recorder: keeping one layer keeps its heads only, with the same values", "[model][recorder]") {
     std::mt19937 rng(23);
     for (int trial = 0; trial < 20; ++trial) {
-        ModelConfig c = random_config(rng, true);
+        ModelConfig c = recorder_config(rng, true);
         c.layers = 3;
         const attn::Parameters p = random_params(rng, c);
         const std::vector<std::int32_t> ids = random_ids(rng, c, c.context);
@@ -194,7 +168,7 @@ TEST_CASE("recorder: keeping one layer keeps its heads only, with the same value
 TEST_CASE("recorder: the backward's gradient intermediates equal the double reference's, per layer and head", "[model][recorder]") {
     std::mt19937 rng(24);
     for (int trial = 0; trial < 60; ++trial) {
-        const ModelConfig c = random_config(rng, true);
+        const ModelConfig c = recorder_config(rng, true);
         const int T = std::uniform_int_distribution<int>(1, c.context)(rng);
         Batch b;
         b.batch = 1;
