@@ -350,3 +350,28 @@ TEST_CASE("architecture: a model that is run has the inference limits, a model t
     c.family = "llama";
     CHECK_THROWS_WITH(attn::validate_model_config(c), Contains("family"));
 }
+
+TEST_CASE("architecture: a checkpoint of a model with every option keeps them, and steps bit-identically after loading", "[model][arch][trainer]") {
+    attn::TrainConfig tc = attn::default_recipe(attn::TaskKind::reverse).config;
+    tc.batch = 4;
+    tc.model.mlp = 8;
+    tc.model.tied = true;
+    tc.model.attn_bias = true;
+    tc.model.activation = attn::Activation::gelu_tanh;
+    tc.model.ln_eps = 1e-6f;
+    tc.model.norm = attn::Norm::post;
+    tc.model.token_types = 2;
+    tc.model.embed_layernorm = true;
+    tc.model.output_transform = true;
+    tc.model.output_bias = true;
+    attn::Trainer t(tc);
+    t.step();
+    const std::unique_ptr<attn::Trainer> back = attn::Trainer::from_checkpoint(t.save());
+    const ModelConfig& c = back->model().config();
+    CHECK(attn::model_config_json(c) == attn::model_config_json(t.model().config()));
+    CHECK(c.norm == attn::Norm::post);
+    CHECK(c.ln_eps == 1e-6f);
+    CHECK(back->model().params().flat() == t.model().params().flat());
+    CHECK(back->model().params().has("head.ln.gain"));
+    CHECK(back->model().params().has("layers.0.b_value"));
+}
