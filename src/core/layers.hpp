@@ -79,7 +79,7 @@ ModelParams<F*> bind(const ParamSlots& slots, F* base) {
 using ParamPtrs = ModelParams<const float*>;  ///< read-only weights
 using GradPtrs = ModelParams<float*>;          ///< gradients (accumulated into)
 
-/// A C-wide row-major matrix view of a tensor.
+/// A rows×cols row-major view of a tensor of the flat buffer.
 inline Eigen::Map<const Matrix> as_matrix(const float* p, int rows, int cols) { return {p, rows, cols}; }
 
 // ---- activations ---------------------------------------------------------------------

@@ -580,7 +580,7 @@ LossResult forward_pass(const ModelConfig& cfg, const float* weights, ForwardSta
 std::int64_t run_bytes(const ModelConfig& c, int batch, int length, bool recording, int recorded) {
     const std::int64_t B = batch, T = length, C = c.d_model, H = c.heads, D = C / H, F = c.mlp, V = c.vocab,
                        L = c.layers, N = B * T;
-    std::int64_t floats = N * C * 12 + N * F * 2 + B * H * T * T + T * T * 2 + N * V * 2;
+    std::int64_t floats = N * C * 12 + N * F * 2 + B * H * T * T + T * T * 2 + N * V;  // logits; no gradient
     if (recording) floats += L * T * C * 9 + recorded * H * (T * T * 4 + T * D * 4) + T * V * 2;
     return floats * 4;
 }

@@ -373,3 +373,21 @@ TEST_CASE("trainer: a checkpoint loaded to be run allocates no gradients or Adam
     t.step();
     CHECK(t.model().params().flat() == loaded->model().params().flat());  // the same first step as a fresh optimizer
 }
+
+TEST_CASE("recorder: a trace whose every layer's maps would not fit is refused up front (too_large), naming the way out", "[model][recorder]") {
+    ModelConfig c;  // small weights, long context, many layers: the T×T maps are what is large
+    c.vocab = 10;
+    c.context = 2048;
+    c.layers = 48;
+    c.d_model = 16;
+    c.heads = 8;
+    const attn::Parameters p(c);
+    const std::vector<std::int32_t> ids(2048, 1);
+    try {
+        attn::trace_model(c, p, ids);
+        FAIL("no error");
+    } catch (const attn::Error& e) {
+        CHECK(e.code() == attn::Error::Code::too_large);
+        CHECK_THAT(e.what(), Contains("trace one layer"));
+    }
+}
