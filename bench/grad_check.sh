@@ -12,7 +12,9 @@
 # apt-get line and stops), then runs a matrix of configs that turns every option on and
 # off — layers 1/2, heads 1/2/4, mlp 0/16, layernorm, positional none/sinusoidal/learned,
 # causal, scale, tied — over several tasks (coreference has padded sequences: lengths),
-# each at init (--steps 0) and after training (--steps 5). Prints a table; exits 1 on
+# each at init (--steps 0) and after training (--steps 5); then the architecture options
+# of pretrained models (biases, GELU tanh, ln_eps, post-LN, token types, embedding LN,
+# MLM head, output bias; GPT-2- and BERT-shaped) through bench/grad_dump.cpp. Prints a table; exits 1 on
 # any failure. Run by hand and by bench/train.sh; not part of the test suite (PyTorch
 # is 169 Debian packages).
 #
@@ -142,19 +144,54 @@ if bad: sys.exit("  config differs from the row (dump, wanted): %s" % bad)' "$fi
   done
 done
 
+# ---- the architecture options (pretrained.hpp), which `attn grad` has no flags for ---------
+# attn_grad_dump (bench/grad_dump.cpp) writes the same dump for a config given as JSON:
+# GPT-2- and BERT-shaped models, then each option alone on one base config.
+if [ ! -x build/attn_grad_dump ] || [ bench/grad_dump.cpp -nt build/attn_grad_dump ] || [ build/attn -nt build/attn_grad_dump ]; then
+  echo "== building attn_grad_dump (build/, Release)" >&2
+  cmake --build build -j2 --target attn_grad_dump -- --no-print-directory >build/grad_dump.build.log 2>&1 || { tail -50 build/grad_dump.build.log >&2; exit 1; }
+fi
+base='"vocab":9,"context":6,"layers":2,"d_model":12,"heads":3,"mlp":16,"layernorm":true,"positional":"learned","scale":true'
+base0=${base/\"mlp\":16/\"mlp\":0}
+option_rows=(
+  "gpt2-shaped|{$base,\"causal\":true,\"tied\":true,\"attn_bias\":true,\"activation\":\"gelu_tanh\",\"family\":\"gpt2\"}|0"
+  "bert-shaped|{$base,\"causal\":false,\"tied\":true,\"attn_bias\":true,\"ln_eps\":1e-12,\"norm\":\"post\",\"token_types\":2,\"embed_layernorm\":true,\"output_transform\":true,\"output_bias\":true,\"family\":\"bert\"}|1"
+  "attn_bias|{$base,\"causal\":true,\"tied\":false,\"attn_bias\":true}|1"
+  "gelu_tanh|{$base,\"causal\":true,\"tied\":false,\"activation\":\"gelu_tanh\"}|0"
+  "ln_eps 1e-3|{$base,\"causal\":true,\"tied\":false,\"ln_eps\":0.001}|0"
+  "post-LN|{$base,\"causal\":true,\"tied\":false,\"norm\":\"post\"}|1"
+  "post-LN, no mlp|{$base0,\"causal\":false,\"tied\":true,\"norm\":\"post\"}|0"
+  "token_types|{$base,\"causal\":true,\"tied\":false,\"token_types\":2}|0"
+  "embed_layernorm|{$base,\"causal\":true,\"tied\":false,\"embed_layernorm\":true}|1"
+  "output_transform|{$base,\"causal\":true,\"tied\":false,\"output_transform\":true}|0"
+  "output_transform tied|{$base,\"causal\":false,\"tied\":true,\"output_transform\":true}|0"
+  "output_bias|{$base,\"causal\":true,\"tied\":true,\"output_bias\":true}|1"
+)
+declare -a option_labels=() option_files=()
+for i in "${!option_rows[@]}"; do
+  IFS='|' read -r label json padded <<<"${option_rows[$i]}"
+  file="$dir/options-$(printf '%02d' $((i + 1))).json"
+  if ! build/attn_grad_dump "$json" $((11 + i)) 3 6 "$padded" >"$file" 2>"$file.err"; then
+    echo "attn_grad_dump failed for option row $((i + 1)) ($label):" >&2
+    cat "$file.err" >&2
+    exit 1
+  fi
+  option_labels+=("$label")
+  option_files+=("$file")
+  n=$((n + 1))
+done
+
 # One Python process for every dump (PyTorch's import takes a second).
 set +e
-"$PYTHON" bench/torch_model.py --check "${files[@]}" --quiet --tolerance "$tolerance" >"$dir/check.log" 2>&1
+"$PYTHON" bench/torch_model.py --check "${files[@]}" "${option_files[@]}" --quiet --tolerance "$tolerance" >"$dir/check.log" 2>&1
 status=$?
 set -e
 grep -q '^RESULT' "$dir/check.log" || { cat "$dir/check.log" >&2; exit 1; }
 
-echo
-echo " # | task           | L |   C | H |   F | LN  | positional | causal | scale | tied | padded | steps | max rel err | worst              | loss rel err | result"
-echo "---|----------------|---|-----|---|-----|-----|------------|--------|-------|------|--------|-------|-------------|--------------------|--------------|-------"
-failures=0
-for k in "${!files[@]}"; do
-  line=$(grep "file=${files[$k]}\$" "$dir/check.log" || true)
+# result, rel, worst, lrel of one dump, from its RESULT line in check.log.
+result_of() {
+  local line
+  line=$(grep "file=$1\$" "$dir/check.log" || true)
   if [ -z "$line" ]; then
     result="FAIL"; rel="—"; worst="(no result)"; lrel="—"
   else
@@ -163,12 +200,28 @@ for k in "${!files[@]}"; do
     worst=$(sed -E 's/.* worst=([^ ]+).*/\1/' <<<"$line")
     lrel=$(sed -E 's/.* loss_rel=([^ ]+).*/\1/' <<<"$line")
   fi
+}
+
+echo
+echo " # | task           | L |   C | H |   F | LN  | positional | causal | scale | tied | padded | steps | max rel err | worst              | loss rel err | result"
+echo "---|----------------|---|-----|---|-----|-----|------------|--------|-------|------|--------|-------|-------------|--------------------|--------------|-------"
+failures=0
+for k in "${!files[@]}"; do
+  result_of "${files[$k]}"
   [ "$result" = ok ] || failures=$((failures + 1))
   IFS='|' read -r -a f <<<"${labels[$k]}"
   printf '%s|%s|%s|%s|%s|%s|%s|%s| %-6s | %-5s | %-4s | %-6s | %5s | %11s | %-18s | %12s | %s\n' \
     "${f[0]}" "${f[1]}" "${f[2]}" "${f[3]}" "${f[4]}" "${f[5]}" "${f[6]}" "${f[7]}" \
     $(echo "${f[8]}") $(echo "${f[9]}") $(echo "${f[10]}") $(echo "${f[11]}") $(echo "${f[12]}") \
     "$rel" "$worst" "$lrel" "$result"
+done
+echo
+echo " # | architecture option    | max rel err | worst              | loss rel err | result"
+echo "---|------------------------|-------------|--------------------|--------------|-------"
+for k in "${!option_files[@]}"; do
+  result_of "${option_files[$k]}"
+  [ "$result" = ok ] || failures=$((failures + 1))
+  printf '%2d | %-22s | %11s | %-18s | %12s | %s\n' $((k + 1)) "${option_labels[$k]}" "$rel" "$worst" "$lrel" "$result"
 done
 echo
 if [ "$failures" -gt 0 ] || [ "$status" -ne 0 ]; then

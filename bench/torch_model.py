@@ -16,6 +16,17 @@ width, V vocabulary, L layers.
   loss   = mean natural-log cross-entropy over positions whose target is >= 0
 
 LayerNorm: biased variance, eps 1e-5, gain and bias. GELU: the exact erf form.
+
+The architecture options of pretrained checkpoints (src/core/pretrained.hpp; absent
+keys of a dump's config = the defaults above):
+  attn_bias         Q = a·W_Q + b_Q, K, V likewise, MHA output concat·W_O + b_O
+  activation        "gelu_erf" (above) or "gelu_tanh": 0.5·x·(1 + tanh(√(2/π)(x + 0.044715x³)))
+  ln_eps            every LayerNorm's epsilon
+  norm              "pre" (above) or "post": x = LN1(x + MHA(x)); x = LN2(x + MLP(x)); no LN_f
+  token_types       x += TT[0] (token type 0 everywhere), TT (types×C)
+  embed_layernorm   x = LN_e(E[ids] + P + TT) before the first layer
+  output_transform  h = LN_t(act(h·W_t + b_t)) before the unembedding (BERT's MLM head)
+  output_bias       logits += b_U
 Sinusoidal, interleaved: P(pos, 2i) = sin(pos / 10000^(2i/C)), P(pos, 2i+1) = cos(same angle).
 Masks: causal (key j visible to query i iff j <= i) and padding (keys at or past a
 sequence's length are hidden from every query); a fully hidden row has zero weights.
@@ -66,6 +77,13 @@ import torch
 import torch.nn.functional as F
 
 POSITIONALS = ("none", "sinusoidal", "learned")
+# the architecture options and their defaults (our own models)
+OPTION_DEFAULTS = {"attn_bias": False, "activation": "gelu_erf", "ln_eps": 1e-5, "norm": "pre", "token_types": 0,
+                   "embed_layernorm": False, "output_transform": False, "output_bias": False}
+
+
+def opt(cfg, key):
+    return cfg.get(key, OPTION_DEFAULTS[key])
 
 
 # ---- the model ---------------------------------------------------------------------
@@ -75,13 +93,20 @@ def parameter_shapes(cfg):
     shapes = {"embed": (V, C)}
     if cfg["positional"] == "learned":
         shapes["pos"] = (cfg["context"], C)
+    if opt(cfg, "token_types") > 0:
+        shapes["token_type"] = (opt(cfg, "token_types"), C)
+    if opt(cfg, "embed_layernorm"):
+        shapes["embed_ln.gain"] = (C,)
+        shapes["embed_ln.bias"] = (C,)
     for l in range(cfg["layers"]):
         p = f"layers.{l}."
         if cfg["layernorm"]:
             shapes[p + "ln1.gain"] = (C,)
             shapes[p + "ln1.bias"] = (C,)
-        for w in ("w_query", "w_key", "w_value", "w_output"):
-            shapes[p + w] = (C, C)
+        for w in ("query", "key", "value", "output"):
+            shapes[p + "w_" + w] = (C, C)
+            if opt(cfg, "attn_bias"):
+                shapes[p + "b_" + w] = (C,)
         if F_ > 0:
             if cfg["layernorm"]:
                 shapes[p + "ln2.gain"] = (C,)
@@ -90,11 +115,18 @@ def parameter_shapes(cfg):
             shapes[p + "mlp.b_in"] = (F_,)
             shapes[p + "mlp.w_out"] = (F_, C)
             shapes[p + "mlp.b_out"] = (C,)
-    if cfg["layernorm"]:
+    if cfg["layernorm"] and opt(cfg, "norm") == "pre":
         shapes["final_ln.gain"] = (C,)
         shapes["final_ln.bias"] = (C,)
+    if opt(cfg, "output_transform"):
+        shapes["head.w_transform"] = (C, C)
+        shapes["head.b_transform"] = (C,)
+        shapes["head.ln.gain"] = (C,)
+        shapes["head.ln.bias"] = (C,)
     if not cfg["tied"]:
         shapes["unembed"] = (C, V)
+    if opt(cfg, "output_bias"):
+        shapes["unembed_bias"] = (V,)
     return shapes
 
 
@@ -109,6 +141,13 @@ def validate_config(cfg):
     assert cfg["positional"] in POSITIONALS, f"positional {cfg['positional']!r} not in {POSITIONALS}"
     for k in ("layernorm", "causal", "scale", "tied"):
         assert isinstance(cfg.get(k), bool), f"config.{k} must be a boolean, got {cfg.get(k)!r}"
+    for k in ("attn_bias", "embed_layernorm", "output_transform", "output_bias"):
+        assert isinstance(opt(cfg, k), bool), f"config.{k} must be a boolean, got {cfg.get(k)!r}"
+    assert opt(cfg, "activation") in ("gelu_erf", "gelu_tanh"), f"activation {cfg.get('activation')!r}"
+    assert opt(cfg, "norm") in ("pre", "post"), f"norm {cfg.get('norm')!r}"
+    assert opt(cfg, "norm") == "pre" or cfg["layernorm"], "post-LN needs layernorm"
+    assert isinstance(opt(cfg, "token_types"), int) and opt(cfg, "token_types") >= 0
+    assert isinstance(opt(cfg, "ln_eps"), (int, float)) and opt(cfg, "ln_eps") > 0
 
 
 def sinusoidal(T, C, dtype):
@@ -141,11 +180,30 @@ def model_loss(cfg, P, ids, targets, lengths=None, sin_table=None):
     C, H = cfg["d_model"], cfg["heads"]
     D = C // H
     E = P["embed"]
+    eps = float(opt(cfg, "ln_eps"))
+    post = opt(cfg, "norm") == "post"
+
+    def ln(v, name):
+        return F.layer_norm(v, (C,), P[name + ".gain"], P[name + ".bias"], eps=eps)
+
+    def act(v):
+        if opt(cfg, "activation") == "gelu_tanh":  # GPT-2's gelu_new, written out
+            return 0.5 * v * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (v + 0.044715 * v ** 3)))
+        return F.gelu(v)                                           # exact erf GELU
+
+    def linear(v, w, b):
+        y = v @ P[w]
+        return y + P[b] if opt(cfg, "attn_bias") else y
+
     x = E[ids]                                                     # (B, T, C)
     if cfg["positional"] == "learned":
         x = x + P["pos"][:T]
     elif cfg["positional"] == "sinusoidal":
         x = x + (sin_table if sin_table is not None else sinusoidal(T, C, x.dtype))
+    if opt(cfg, "token_types") > 0:
+        x = x + P["token_type"][0]
+    if opt(cfg, "embed_layernorm"):
+        x = ln(x, "embed_ln")
     allowed = allowed_mask(B, T, cfg["causal"], lengths)
     if allowed is not None:
         row_any = allowed.any(dim=-1, keepdim=True)                # (B, T, 1): rows with a visible key
@@ -154,15 +212,12 @@ def model_loss(cfg, P, ids, targets, lengths=None, sin_table=None):
         row_any = row_any[:, None]
     scale = 1.0 / math.sqrt(D) if cfg["scale"] else 1.0
 
-    def ln(v, name):
-        return F.layer_norm(v, (C,), P[name + ".gain"], P[name + ".bias"], eps=1e-5)
-
     for l in range(cfg["layers"]):
         p = f"layers.{l}."
-        a = ln(x, p + "ln1") if cfg["layernorm"] else x
-        q = (a @ P[p + "w_query"]).view(B, T, H, D).transpose(1, 2)  # (B, H, T, D)
-        k = (a @ P[p + "w_key"]).view(B, T, H, D).transpose(1, 2)    # (B, H, T, D)
-        v = (a @ P[p + "w_value"]).view(B, T, H, D).transpose(1, 2)  # (B, H, T, D)
+        a = ln(x, p + "ln1") if cfg["layernorm"] and not post else x
+        q = linear(a, p + "w_query", p + "b_query").view(B, T, H, D).transpose(1, 2)  # (B, H, T, D)
+        k = linear(a, p + "w_key", p + "b_key").view(B, T, H, D).transpose(1, 2)      # (B, H, T, D)
+        v = linear(a, p + "w_value", p + "b_value").view(B, T, H, D).transpose(1, 2)  # (B, H, T, D)
         s = (q @ k.transpose(-2, -1)) * scale                      # (B, H, T, T)
         if allowed is None:
             w = torch.softmax(s, dim=-1)
@@ -174,15 +229,23 @@ def model_loss(cfg, P, ids, targets, lengths=None, sin_table=None):
             s = s.masked_fill(~allowed, float("-inf")).masked_fill(~row_any, 0.0)
             w = torch.softmax(s, dim=-1) * row_any
         o = (w @ v).transpose(1, 2).reshape(B, T, C)               # heads side by side (B, T, C)
-        x = x + o @ P[p + "w_output"]
+        x = x + linear(o, p + "w_output", p + "b_output")
+        if post:
+            x = ln(x, p + "ln1")
         if cfg["mlp"] > 0:
-            m = ln(x, p + "ln2") if cfg["layernorm"] else x
-            h = F.gelu(m @ P[p + "mlp.w_in"] + P[p + "mlp.b_in"])  # exact erf GELU (B, T, F)
+            m = ln(x, p + "ln2") if cfg["layernorm"] and not post else x
+            h = act(m @ P[p + "mlp.w_in"] + P[p + "mlp.b_in"])     # (B, T, F)
             x = x + h @ P[p + "mlp.w_out"] + P[p + "mlp.b_out"]
-    if cfg["layernorm"]:
+            if post:
+                x = ln(x, p + "ln2")
+    if cfg["layernorm"] and not post:
         x = ln(x, "final_ln")
+    if opt(cfg, "output_transform"):
+        x = ln(act(x @ P["head.w_transform"] + P["head.b_transform"]), "head.ln")
     W_U = E.t() if cfg["tied"] else P["unembed"]
     logits = x @ W_U                                               # (B, T, V)
+    if opt(cfg, "output_bias"):
+        logits = logits + P["unembed_bias"]
     return F.cross_entropy(logits.reshape(B * T, -1), targets.reshape(B * T), ignore_index=-1, reduction="mean")
 
 
@@ -242,9 +305,15 @@ def check(path, tolerance, quiet):
     names = list(params)
     grads = torch.autograd.grad(loss, [params[n] for n in names])
     rows = []
+    by_name = dict(zip(names, grads))
     for name, g in zip(names, grads):
         diff = (ours[name] - g).abs().max().item()
         scale = g.abs().max().item()
+        if name.endswith(".b_key"):
+            # exactly 0 in exact arithmetic: q·b_K adds the same number to every score of
+            # a row, which the softmax ignores; float leaves rounding noise, judged on
+            # the scale of the same layer's b_query gradient
+            scale = max(scale, by_name[name[: -len("b_key")] + "b_query"].abs().max().item())
         rel = diff / max(scale, 1e-8)
         if not math.isfinite(rel):
             rel = math.inf

@@ -502,6 +502,8 @@ val trainer_trace_js(int handle, const val& options) {
         // 1: a sequence the task's generator makes, 0: not, -1: no task or no grammar to check
         o.set("grammar", t.has_task() ? t.task().grammar(s.ids, s.length) : -1);
         set_matrices(o, {{"embeddings", tr.embeddings}, {"positional", tr.positional}});
+        if (m.token_types > 0) set_matrices(o, {{"tokenType", tr.token_type}});
+        if (m.embed_layernorm) set_matrices(o, {{"embedNormed", tr.embed_normed}});
         o.set("mask", js::mask_to_js(tr.mask));
         val layers = val::array();
         for (std::size_t l = 0; l < tr.layers.size(); ++l) {
@@ -527,12 +529,13 @@ val trainer_trace_js(int handle, const val& options) {
             set_matrices(lo, {{"concat", lt.attention.concat},
                               {"attentionOutput", lt.attention.output},
                               {"residual", lt.residual}});
-            if (m.mlp > 0)
-                set_matrices(lo, {{"mlpNormed", lt.mlp_normed}, {"mlpHidden", lt.mlp_hidden}, {"mlpOutput", lt.mlp_output}});
+            if (m.mlp > 0 || m.norm == Norm::post) set_matrices(lo, {{"mlpNormed", lt.mlp_normed}});
+            if (m.mlp > 0) set_matrices(lo, {{"mlpHidden", lt.mlp_hidden}, {"mlpOutput", lt.mlp_output}});
             set_matrices(lo, {{"output", lt.output}});
             layers.call<void>("push", lo);
         }
         o.set("layers", layers);
+        if (m.output_transform) set_matrices(o, {{"transformed", tr.transformed}});
         set_matrices(o, {{"finalNormed", tr.final_normed}, {"logits", tr.logits}, {"probabilities", tr.probabilities}});
         return o;
     });

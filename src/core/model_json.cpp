@@ -75,6 +75,8 @@ std::string model_trace_json(const ModelConfig& config, const std::vector<Token>
     put_key(o, "embeddings");
     json_put_matrix(o, tr.embeddings);
     put_matrix_field(o, "positional", tr.positional);
+    if (config.token_types > 0) put_matrix_field(o, "token_type", tr.token_type);
+    if (config.embed_layernorm) put_matrix_field(o, "embed_normed", tr.embed_normed);
     o += ',';
     put_key(o, "mask");
     json_put_mask(o, tr.mask);
@@ -100,8 +102,8 @@ std::string model_trace_json(const ModelConfig& config, const std::vector<Token>
         json_put_matrix(o, lt.attention.concat);
         put_matrix_field(o, "attention_output", lt.attention.output);
         put_matrix_field(o, "residual", lt.residual);
+        if (config.mlp > 0 || config.norm == Norm::post) put_matrix_field(o, "mlp_normed", lt.mlp_normed);
         if (config.mlp > 0) {
-            put_matrix_field(o, "mlp_normed", lt.mlp_normed);
             put_matrix_field(o, "mlp_hidden", lt.mlp_hidden);
             put_matrix_field(o, "mlp_output", lt.mlp_output);
         }
@@ -111,6 +113,7 @@ std::string model_trace_json(const ModelConfig& config, const std::vector<Token>
     o += "],";
     put_key(o, "final_normed");
     json_put_matrix(o, tr.final_normed);
+    if (config.output_transform) put_matrix_field(o, "transformed", tr.transformed);
     put_matrix_field(o, "logits", tr.logits);
     put_matrix_field(o, "probabilities", tr.probabilities);
     o += "}\n";

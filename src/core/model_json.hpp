@@ -12,11 +12,14 @@
 
 namespace attn {
 
-/// {"config", "tokens": [{text, id, start, end}], "layers": [{input, normed,
-/// heads: [{query, key, value, scores, scaled, weights, output}], concat,
-/// attention_output (= concat·W_O), residual (= input + attention_output),
-/// mlp_normed, mlp_hidden, mlp_output (with an MLP), output (the residual
-/// stream out)}], "final_normed", "logits", "probabilities"}.
+/// {"config", "tokens": [{text, id, start, end}], "embeddings", "positional",
+/// "token_type" (token_types > 0), "embed_normed" (embed_layernorm), "mask",
+/// "layers": [{input, normed, heads: [{query, key, value, scores, scaled,
+/// weights, output}], concat, attention_output (= concat·W_O + b_O), residual
+/// (= input + attention_output), mlp_normed (with an MLP, or post-LN),
+/// mlp_hidden, mlp_output (with an MLP), output (the residual stream out)}],
+/// "final_normed", "transformed" (output_transform), "logits", "probabilities"}.
+/// A layer that a one-layer trace skipped has "heads": [].
 std::string model_trace_json(const ModelConfig& config, const std::vector<Token>& tokens, const ModelTrace& trace);
 
 /// {"config", "params": {name: matrix or vector}, "batch": {ids, targets,

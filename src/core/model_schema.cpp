@@ -59,6 +59,56 @@ std::vector<ModelSetting> make_rows() {
     rows.push_back(boolean_row<&ModelConfig::causal>({"causal", "the causal mask in every layer", 0, 1, true, "causal", "--mask"}, {"none", "causal"}));
     rows.push_back(boolean_row<&ModelConfig::scale>({"scale", "scores times 1/sqrt(D)", 0, 1, true, "scale", "--scale"}));
     rows.push_back(boolean_row<&ModelConfig::tied>({"tied", "the unembedding tied to the embedding", 0, 1, true, "tied", "--tied"}));
+
+    // the architecture options of pretrained checkpoints (pretrained.hpp): read
+    // from a Hub config, never set by training, written only when not default
+    const auto architecture = [&rows](ModelSetting s) {
+        s.settable = false;
+        s.architecture = true;
+        rows.push_back(std::move(s));
+    };
+    architecture(boolean_row<&ModelConfig::attn_bias>({"attn_bias", "biases on Q, K, V and O", 0, 1, true, "attnBias", ""}));
+    {
+        ModelSetting s;
+        s.range = {"activation", "the MLP's GELU", 0, 1, true, "activation", ""};
+        s.type = SettingType::choice;
+        s.values = {activation_name(Activation::gelu_erf), activation_name(Activation::gelu_tanh)};
+        s.get = [](const ModelConfig& c) { return static_cast<double>(c.activation); };
+        s.set = [](ModelConfig& c, double v) { c.activation = v != 0 ? Activation::gelu_tanh : Activation::gelu_erf; };
+        architecture(std::move(s));
+    }
+    {
+        ModelSetting s;
+        s.range = {"ln_eps", "the LayerNorm epsilon", 1e-12, 0.1, false, "lnEps", ""};
+        s.type = SettingType::real;
+        s.get = [](const ModelConfig& c) { return static_cast<double>(c.ln_eps); };
+        s.set = [](ModelConfig& c, double v) { c.ln_eps = static_cast<float>(v); };
+        architecture(std::move(s));
+    }
+    {
+        ModelSetting s;
+        s.range = {"norm", "LayerNorm before (pre) or after (post) each block", 0, 1, true, "norm", ""};
+        s.type = SettingType::choice;
+        s.values = {norm_name(Norm::pre), norm_name(Norm::post)};
+        s.get = [](const ModelConfig& c) { return static_cast<double>(c.norm); };
+        s.set = [](ModelConfig& c, double v) { c.norm = v != 0 ? Norm::post : Norm::pre; };
+        architecture(std::move(s));
+    }
+    architecture(whole_row<&ModelConfig::token_types>({"token_types", "the token-type embeddings", 0, 16, true, "tokenTypes", ""}));
+    architecture(boolean_row<&ModelConfig::embed_layernorm>(
+        {"embed_layernorm", "LayerNorm after the embeddings", 0, 1, true, "embedLayernorm", ""}));
+    architecture(boolean_row<&ModelConfig::output_transform>(
+        {"output_transform", "the masked-LM transform before the unembedding", 0, 1, true, "outputTransform", ""}));
+    architecture(boolean_row<&ModelConfig::output_bias>({"output_bias", "a bias on the logits", 0, 1, true, "outputBias", ""}));
+    {
+        ModelSetting s;
+        s.range = {"family", "the checkpoint's family", 0, 2, true, "family", ""};
+        s.type = SettingType::choice;
+        s.values = {"", "gpt2", "bert"};
+        s.get = [](const ModelConfig& c) { return c.family == "gpt2" ? 1.0 : c.family == "bert" ? 2.0 : 0.0; };
+        s.set = [](ModelConfig& c, double v) { c.family = v == 1 ? "gpt2" : v == 2 ? "bert" : ""; };
+        architecture(std::move(s));
+    }
     return rows;
 }
 
@@ -123,7 +173,9 @@ void check_model_config(const ModelConfig& c, const std::string& where, Error::C
 
 std::string model_config_json(const ModelConfig& c) {
     std::string o = "{";
+    const ModelConfig defaults;
     for (const ModelSetting& s : model_settings()) {
+        if (s.architecture && s.get(c) == s.get(defaults)) continue;
         if (o.size() > 1) o += ",";
         const std::string text = model_setting_text(s, s.get(c));
         o += std::string("\"") + s.name() + "\":" + (s.type == SettingType::choice ? "\"" + text + "\"" : text);

@@ -42,11 +42,17 @@ struct ModelSetting {
     /// createTrainer's settings and attn train's flags set it; false: always
     /// the task's (vocab), shown in Trainer.config only.
     bool settable = true;
+    /// An architecture option of pretrained models (model.hpp): written to the
+    /// config JSON only when it differs from our models' default, so that the
+    /// checkpoints we write stay as they were and old ones read as before.
+    bool architecture = false;
     const char* name() const { return range.name; }
 };
 
 /// Every row, in ModelConfig's order (vocab, context, layers, d_model, heads,
-/// mlp, layernorm, positional, causal, scale, tied).
+/// mlp, layernorm, positional, causal, scale, tied, then the architecture
+/// options attn_bias, activation, ln_eps, norm, token_types, embed_layernorm,
+/// output_transform, output_bias, family).
 const std::vector<ModelSetting>& model_settings();
 /// The row of a member name; throws attn::Error for an unknown one.
 const ModelSetting& model_setting(const std::string& name);

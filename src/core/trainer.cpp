@@ -384,8 +384,8 @@ std::unique_ptr<Trainer> Trainer::from_checkpoint(const std::string& bytes, cons
     t->vocabulary_ = cp.vocabulary;
     t->model_ = std::make_unique<Model>(cp.config);
     t->model_->params() = std::move(cp.params);
-    t->grads_ = Parameters(cp.config);
-    t->optimizer_ = std::make_unique<AdamW>(tc.optimizer, t->model_->params().size());
+    // no gradients or AdamW moments yet: a checkpoint loaded to be run (traced,
+    // probed) never needs them; the first step allocates them
     t->step_ = checkpoint_step(cp.metadata);
     return t;
 }
@@ -407,7 +407,8 @@ StepResult Trainer::checked_update(const LossResult& r) {
     if (!std::isfinite(r.loss)) throw Error(Error::Code::not_finite, step_failure(next, "the loss", config_.optimizer.lr));
     StepResult out;
     out.stats = r.stats;
-    model_->backward(grads_, &out.stats);
+    if (!optimizer_) optimizer_ = std::make_unique<AdamW>(config_.optimizer, model_->params().size());
+    model_->backward(grads_, &out.stats);  // allocates grads_ on the first step
     if (!all_finite(grads_.flat()))
         throw Error(Error::Code::not_finite, step_failure(next, "a gradient", config_.optimizer.lr));
     // keep the last finite state so a step that overflows leaves nothing poisoned
@@ -441,7 +442,7 @@ EvalResult Trainer::evaluate(int samples, const ForwardOptions& options) {
     for (int done = 0, index = 0; done < samples; ++index) {
         const int b = std::min(config_.batch, samples - done);
         const LossResult r =
-            model_->forward(t.sample(b, config_.seed, static_cast<std::uint64_t>(index), Split::heldout), options);
+            model_->run(t.sample(b, config_.seed, static_cast<std::uint64_t>(index), Split::heldout), options);
         loss_sum += r.loss * r.targets;
         out.targets += r.targets;
         correct += r.correct;

@@ -4,6 +4,7 @@
 // ablation and the per-layer trace.
 
 #include "core/model.hpp"
+#include "model_test_util.hpp"
 #include "core/types.hpp"
 
 #include <catch2/catch.hpp>
@@ -19,91 +20,7 @@ using attn::Batch;
 using attn::ModelConfig;
 using attn::Positional;
 
-namespace {
-
-ModelConfig random_config(std::mt19937& rng) {
-    ModelConfig c;
-    auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-    auto coin = [&]() { return std::bernoulli_distribution(0.5)(rng); };
-    c.vocab = pick(3, 9);
-    c.context = pick(2, 7);
-    c.layers = pick(1, 2);
-    c.heads = pick(1, 3);
-    c.d_model = c.heads * pick(1, 4);
-    c.mlp = coin() ? 0 : pick(1, 6);
-    c.layernorm = coin();
-    // LayerNorm over 2 or 3 features is ill-conditioned in float (x̂ = ±1 for
-    // C = 2, and ∂x̂/∂x grows as 1/σ): the float path then legitimately differs
-    // from the double reference by more than 1e-4. Such widths are checked
-    // without layernorm only.
-    if (c.layernorm && c.d_model < 4) c.d_model = c.heads * (4 / c.heads + (4 % c.heads != 0));
-    c.positional = static_cast<Positional>(pick(0, 2));
-    c.causal = coin();
-    c.scale = coin();
-    c.tied = coin();
-    return c;
-}
-
-/// Random batch: some sequences padded (length < T, possibly 0), targets
-/// random or -1.
-Batch random_batch(std::mt19937& rng, const ModelConfig& c, bool padded) {
-    Batch b;
-    b.batch = std::uniform_int_distribution<int>(1, 3)(rng);
-    b.length = std::uniform_int_distribution<int>(1, c.context)(rng);
-    for (int s = 0; s < b.batch; ++s) {
-        const int len = padded ? std::uniform_int_distribution<int>(0, b.length)(rng) : b.length;
-        if (padded) b.lengths.push_back(len);
-        for (int t = 0; t < b.length; ++t) {
-            b.ids.push_back(t < len ? std::uniform_int_distribution<int>(0, c.vocab - 1)(rng) : 0);
-            const bool target = t < len && std::bernoulli_distribution(0.8)(rng);
-            b.targets.push_back(target ? std::uniform_int_distribution<int>(0, c.vocab - 1)(rng) : attn::kNoTarget);
-        }
-    }
-    bool any = false;
-    for (std::int32_t t : b.targets) any |= t >= 0;
-    if (!any) {  // at least one target, at a real position
-        for (int s = 0; s < b.batch && !any; ++s)
-            if (b.real_length(s) > 0) {
-                b.targets[static_cast<std::size_t>(s) * b.length] = 0;
-                any = true;
-            }
-        if (!any) {
-            if (padded) b.lengths[0] = 1;
-            b.targets[0] = 0;
-        }
-    }
-    return b;
-}
-
-/// Seeded init, then every value perturbed, so gains are not 1 and biases not 0.
-attn::Parameters random_params(std::mt19937& rng, const ModelConfig& c, float spread = 0.3f) {
-    attn::Parameters p;
-    attn::init_parameters(c, static_cast<std::uint32_t>(rng()), p);
-    std::uniform_real_distribution<float> u(-spread, spread);
-    for (float& v : p.flat()) v += u(rng);
-    return p;
-}
-
-std::vector<double> to_double(const attn::Parameters& p) { return {p.flat().begin(), p.flat().end()}; }
-
-std::string describe(const ModelConfig& c) {
-    return "V=" + std::to_string(c.vocab) + " L=" + std::to_string(c.layers) + " C=" + std::to_string(c.d_model) +
-           " H=" + std::to_string(c.heads) + " F=" + std::to_string(c.mlp) + " ln=" + std::to_string(c.layernorm) +
-           " pos=" + attn::positional_name(c.positional) + " causal=" + std::to_string(c.causal) +
-           " scale=" + std::to_string(c.scale) + " tied=" + std::to_string(c.tied);
-}
-
-/// max |a − b| / max(max |b|, floor) over one tensor.
-double relative_error(const float* a, const double* b, std::size_t n, double floor = 1e-3) {
-    double diff = 0, scale = floor;
-    for (std::size_t i = 0; i < n; ++i) {
-        diff = std::max(diff, std::fabs(a[i] - b[i]));
-        scale = std::max(scale, std::fabs(b[i]));
-    }
-    return diff / scale;
-}
-
-}  // namespace
+using namespace model_test;
 
 TEST_CASE("model: the parameter layout names every tensor of the config, in order", "[model]") {
     ModelConfig c;
