@@ -31,7 +31,7 @@ def load(path):
     header = json.loads(bytes(data[8:8 + n]))
     out = {}
     for name, e in header.items():
-        if name == "__metadata__" or e["dtype"] != "F32" or name.endswith("attn.bias"):
+        if name == "__metadata__" or e["dtype"] != "F32" or name.endswith(".attn.bias"):
             continue
         a, b = e["data_offsets"]
         out[name] = torch.frombuffer(data, dtype=torch.float32, count=(b - a) // 4, offset=8 + n + a).reshape(e["shape"])
