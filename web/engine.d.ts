@@ -252,6 +252,45 @@ export declare class Engine {
   /** A model from the bytes of a .safetensors checkpoint (RangeError/TypeError naming the problem
    * for a bad file). A text model needs its corpus to go on training. */
   loadTrainer(bytes: Uint8Array, options?: { corpus?: string }): Trainer;
+  /** A pretrained tokenizer from the Hugging Face files' texts by name: 'tokenizer.json' (BPE or
+   * WordPiece), or 'vocab.json' + 'merges.txt' (GPT-2), or 'vocab.txt' (BERT, with
+   * 'tokenizer_config.json' for its lower-casing). A bad file is a TypeError with code
+   * 'bad_checkpoint' naming the file and the problem. Free it with dispose(). */
+  createTokenizer(files: TokenizerFiles, options?: { family?: '' | 'gpt2' | 'bert' }): PretrainedTokenizer;
+}
+
+// ---- pretrained tokenizers (web/tokenizer.js) -------------------------------------------
+
+export type TokenizerFileName = 'tokenizer.json' | 'vocab.json' | 'merges.txt' | 'vocab.txt' | 'tokenizer_config.json';
+export type TokenizerFiles = Partial<Record<TokenizerFileName, string>>;
+export declare const TOKENIZER_FILES: readonly TokenizerFileName[];
+
+/** One token of a pretrained tokenizer. */
+export interface PretrainedToken {
+  id: number;
+  /** the vocabulary's piece ("Ġworld", "##ing", "[CLS]") */
+  text: string;
+  /** readable: GPT-2's bytes decoded, a leading space as "␣", a part of a character as "\xE2"; BERT's piece */
+  display: string;
+  /** UTF-8 byte offsets in the text, [begin, end); a token inside a character spans the character; -1 for [CLS], [SEP] */
+  begin: number;
+  end: number;
+  /** the same as UTF-16 indices into the JS string */
+  beginChar: number;
+  endChar: number;
+}
+
+export declare class PretrainedTokenizer {
+  readonly family: 'gpt2' | 'bert';
+  readonly vocabSize: number;
+  /** BERT's [MASK] id; -1 for GPT-2 */
+  readonly maskId: number;
+  /** Text above MAX_SENTENCE_BYTES is a RangeError 'too_many_tokens'; a lone surrogate a TypeError 'bad_text'. */
+  encode(text: string): PretrainedToken[];
+  decode(ids: readonly number[]): string;
+  piece(id: number): string;
+  /** Frees it; using it afterwards is a TypeError with code 'bad_state'. */
+  dispose(): void;
 }
 
 // ---- training (web/trainer.js) ---------------------------------------------------------

@@ -11,10 +11,11 @@
 // See engine.d.ts for every type.
 
 import { trainingApi, Trainer, TASKS, addCharOffsets } from './trainer.js';
+import { tokenizerApi, PretrainedTokenizer, TOKENIZER_FILES } from './tokenizer.js';
 import { codedError, typeName, checkInteger, checkBoolean, checkChoice, checkText } from './validate.js';
 import { ENGINE_CONSTANTS } from './generated/engine_constants.js';
 
-export { Trainer, TASKS };
+export { Trainer, TASKS, PretrainedTokenizer, TOKENIZER_FILES };
 
 // The engine's rules come from the C++ (src/bindings/bindings.cpp buildInfo()),
 // written at build time into generated/engine_constants.js so that they are
@@ -278,6 +279,7 @@ export class Engine {
     this._state = new module.EngineState();
     forgotten?.register(this, this._state, this);
     this._training = trainingApi(module, unwrap);
+    this._tokenizers = tokenizerApi(module, unwrap, MAX_SENTENCE_BYTES);
   }
 
   /** The C++ state, or a TypeError (code bad_state) after dispose(). */
@@ -308,6 +310,13 @@ export class Engine {
   }
 
   /** A new model + AdamW + task, initialised from the seed (trainer.js). */
+  /** A pretrained tokenizer (GPT-2's BPE, BERT's WordPiece) from the Hugging Face files' texts,
+   * by name ('tokenizer.json', or 'vocab.json' + 'merges.txt', or 'vocab.txt'; 'tokenizer_config.json'
+   * for BERT's lower-casing); family 'gpt2' | 'bert' | '' (from the files). Free it with dispose(). */
+  createTokenizer(files, options = {}) {
+    return this._tokenizers.createTokenizer(files, options);
+  }
+
   createTrainer(settings = {}) {
     return this._training.createTrainer(settings);
   }

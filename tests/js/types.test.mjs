@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { createEngine, Engine, Trainer } from '../../web/engine.js';
+import { createEngine, Engine, Trainer, PretrainedTokenizer } from '../../web/engine.js';
 import { REPO_ROOT } from './helpers.mjs';
 
 test('tsc --noEmit --strict accepts the usage file of every public API (and its @ts-expect-error misuses)', () => {
@@ -32,10 +32,11 @@ function runtimeMethods(cls) {
   return Object.getOwnPropertyNames(cls.prototype).filter((n) => n !== 'constructor' && !n.startsWith('_') && typeof Object.getOwnPropertyDescriptor(cls.prototype, n).value === 'function').sort();
 }
 
-test('the declared methods of Engine and Trainer are exactly the runtime ones', async () => {
+test('the declared methods of Engine, Trainer and PretrainedTokenizer are exactly the runtime ones', async () => {
   const source = readFileSync(path.join(REPO_ROOT, 'web', 'engine.d.ts'), 'utf8');
   assert.deepEqual(declaredMethods(source, 'Engine'), runtimeMethods(Engine));
   assert.deepEqual(declaredMethods(source, 'Trainer'), runtimeMethods(Trainer));
+  assert.deepEqual(declaredMethods(source, 'PretrainedTokenizer'), runtimeMethods(PretrainedTokenizer));
   const engine = await createEngine();
   assert.ok(engine instanceof Engine);
 });

@@ -2,7 +2,7 @@
 // API of web/engine.d.ts used as a caller would, so the declarations cannot
 // drift into something that does not compile, and misuse stays an error.
 
-import { createEngine, at, DEFAULT_SETTINGS, TASKS, type Engine, type Trace, type Trainer, type TaskInfo, type ModelTrace, type TrainingMemory } from '../../web/engine.js';
+import { createEngine, at, DEFAULT_SETTINGS, TASKS, TOKENIZER_FILES, type PretrainedTokenizer, type PretrainedToken, type Engine, type Trace, type Trainer, type TaskInfo, type ModelTrace, type TrainingMemory } from '../../web/engine.js';
 
 async function main(): Promise<void> {
   const engine: Engine = await createEngine();
@@ -34,6 +34,14 @@ async function main(): Promise<void> {
   trainer.dispose();
   back.dispose();
 
+  const tok: PretrainedTokenizer = engine.createTokenizer({ 'vocab.txt': '[UNK]\n[CLS]\n[SEP]\nhi\n' }, { family: 'bert' });
+  const pieces: PretrainedToken[] = tok.encode('hi');
+  const said: string = tok.decode(pieces.map((t) => t.id)) + tok.piece(0) + tok.family + pieces[0].display;
+  const spans: number = pieces[0].begin + pieces[0].endChar + tok.vocabSize + tok.maskId + TOKENIZER_FILES.length;
+  tok.dispose();
+  // @ts-expect-error: files are texts by name
+  engine.createTokenizer({ 'vocab.txt': new Uint8Array(1) });
+
   // misuse stays a type error
   // @ts-expect-error: heads is a number
   engine.run({ heads: '4' });
@@ -44,7 +52,7 @@ async function main(): Promise<void> {
   // @ts-expect-error: checkpoints are bytes
   engine.loadTrainer('model.safetensors');
 
-  console.log(fits, refusal, w, batch.length, rows, entropy.length, v, name, loss, evaluation.accuracy, score, out.length, steps, DEFAULT_SETTINGS.dModel);
+  console.log(said, spans, fits, refusal, w, batch.length, rows, entropy.length, v, name, loss, evaluation.accuracy, score, out.length, steps, DEFAULT_SETTINGS.dModel);
 }
 
 void main();

@@ -1,0 +1,105 @@
+// Pretrained tokenizers in the engine (GPT-2's byte-level BPE, BERT's WordPiece;
+// src/core/pretrained.hpp), made from the Hugging Face files' texts:
+//
+//   const tok = engine.createTokenizer({ 'tokenizer.json': text });
+//   tok.encode('Hello world')  // [{id: 15496, text: 'Hello', display: 'Hello', begin: 0, end: 5, beginChar: 0, endChar: 5}, …]
+//   tok.dispose();
+//
+// engine.js adds createTokenizer to Engine (tokenizerApi); types in engine.d.ts.
+
+import { codedError, typeName, checkInteger, checkText } from './validate.js';
+
+/** The file names a tokenizer is made from (read_tokenizer's arguments, in order). */
+export const TOKENIZER_FILES = Object.freeze(['tokenizer.json', 'vocab.json', 'merges.txt', 'vocab.txt', 'tokenizer_config.json']);
+const FAMILIES = ['', 'gpt2', 'bert'];
+
+const finalizer = typeof FinalizationRegistry === 'function' ? new FinalizationRegistry((state) => state.delete()) : null;
+
+/** Adds UTF-16 offsets (beginChar, endChar) to tokens with UTF-8 byte offsets (begin, end; -1 stays -1). */
+function addUtf16Offsets(tokens, text) {
+  const byteToChar = new Map([[0, 0]]);
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.codePointAt(i);
+    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+    if (code > 0xffff) i++;
+    byteToChar.set(bytes, i + 1);
+  }
+  for (const t of tokens) {
+    t.beginChar = t.begin < 0 ? -1 : byteToChar.get(t.begin);
+    t.endChar = t.end < 0 ? -1 : byteToChar.get(t.end);
+  }
+  return tokens;
+}
+
+export class PretrainedTokenizer {
+  /** Use engine.createTokenizer(files, options). */
+  constructor(module, unwrap, files, family, maxTextBytes) {
+    this._m = module;
+    this._unwrap = unwrap;
+    this._maxTextBytes = maxTextBytes;
+    const state = new module.TokenizerState();
+    try {
+      const info = unwrap(state.load(family, ...TOKENIZER_FILES.map((name) => files[name] ?? '')));
+      /** 'gpt2' or 'bert' */
+      this.family = info.family;
+      this.vocabSize = info.vocabSize;
+      /** BERT's [MASK] id, -1 for GPT-2 */
+      this.maskId = info.maskId;
+    } catch (error) {
+      state.delete();
+      throw error;
+    }
+    this._state = state;
+    finalizer?.register(this, state, this);
+  }
+
+  _live() {
+    if (!this._state) throw codedError(TypeError, 'bad_state', 'this tokenizer has been disposed: create a new one');
+    return this._state;
+  }
+
+  /** The tokens of a text: [{id, text, display, begin, end, beginChar, endChar}]; begin/end are
+   * UTF-8 byte offsets, beginChar/endChar UTF-16 indices into `text` (-1 for [CLS] and [SEP]). */
+  encode(text) {
+    checkText(text, 'text', { maxBytes: this._maxTextBytes });
+    return addUtf16Offsets(this._unwrap(this._live().encode(text)), text);
+  }
+
+  /** The text of token ids (GPT-2: the bytes as UTF-8; BERT: the pieces joined). */
+  decode(ids) {
+    if (!Array.isArray(ids)) throw codedError(TypeError, 'bad_input', `ids must be an array of token ids, got ${typeName(ids)}`);
+    const list = ids.map((id, i) => checkInteger(id, `ids[${i}]`, 0, this.vocabSize - 1));
+    return this._unwrap(this._live().decode(list));
+  }
+
+  /** The vocabulary's piece of an id ("Ġworld", "##ing"). */
+  piece(id) {
+    return this._unwrap(this._live().piece(checkInteger(id, 'id', 0, this.vocabSize - 1)));
+  }
+
+  /** Frees the tokenizer in wasm memory; every later call throws (code bad_state). */
+  dispose() {
+    if (!this._state) return;
+    finalizer?.unregister(this);
+    this._state.delete();
+    this._state = null;
+  }
+}
+
+/** The methods engine.js adds to Engine. */
+export function tokenizerApi(module, unwrap, maxTextBytes) {
+  return {
+    createTokenizer(files, { family = '' } = {}) {
+      if (files === null || typeof files !== 'object') throw codedError(TypeError, 'bad_input', `files must be an object of file texts by name, got ${typeName(files)}`);
+      if (!FAMILIES.includes(family)) throw codedError(RangeError, 'bad_input', `family "${family}" is not gpt2 or bert`);
+      const texts = {};
+      for (const name of Object.keys(files)) {
+        if (!TOKENIZER_FILES.includes(name)) throw codedError(RangeError, 'bad_input', `"${name}" is not a tokenizer file (${TOKENIZER_FILES.join(', ')})`);
+        const value = files[name];
+        if (value != null) texts[name] = checkText(value, name);
+      }
+      return new PretrainedTokenizer(module, unwrap, texts, family, maxTextBytes);
+    },
+  };
+}
