@@ -9,6 +9,7 @@
 
 #include "core/json.hpp"
 #include "core/model_json.hpp"
+#include "core/pretrained_tokenizer.hpp"
 
 #include <sys/stat.h>
 
@@ -22,7 +23,6 @@ namespace attn::cli {
 namespace {
 
 constexpr std::uint64_t kMaxConfigBytes = 1 << 20;
-constexpr std::uint64_t kMaxTokenizerBytes = std::uint64_t{64} << 20;  // tokenizer.json of a large vocabulary: a few MB
 
 [[noreturn]] void fail(const std::string& message) { throw Error(Error::Code::bad_checkpoint, message); }
 
@@ -36,9 +36,29 @@ std::string folder_note(const std::string& dir) {
 }
 
 /// The text of DIR/name, or "" when absent.
-std::string optional_file(const std::string& dir, const std::string& name, std::uint64_t limit = kMaxTokenizerBytes) {
+std::string optional_file(const std::string& dir, const std::string& name) {
     const std::string path = dir + "/" + name;
-    return exists(path) ? read_input_file("--model", path, limit) : std::string();
+    return exists(path) ? read_input_file("--model", path, kMaxTokenizerFileBytes) : std::string();
+}
+
+/// The folder's tokenizer (read_tokenizer); when its files are not there, refused by
+/// name if `required`, else nullptr (--ids: the pieces are then shown as ids).
+std::unique_ptr<PretrainedTokenizer> read_folder_tokenizer(const std::string& dir, const ModelConfig& config, bool required) {
+    const std::string tokenizer_json = optional_file(dir, "tokenizer.json"), vocab_json = optional_file(dir, "vocab.json"),
+                      merges_txt = optional_file(dir, "merges.txt"), vocab_txt = optional_file(dir, "vocab.txt");
+    const bool gpt2 = config.family == "gpt2";
+    if (tokenizer_json.empty() && (gpt2 ? vocab_json.empty() || merges_txt.empty() : vocab_txt.empty())) {
+        if (!required) return nullptr;
+        fail("no tokenizer in \"" + dir + "\": " +
+             (gpt2 ? "GPT-2 needs tokenizer.json, or vocab.json and merges.txt" : "BERT needs vocab.txt or tokenizer.json") +
+             " (give --ids to run without one)");
+    }
+    std::unique_ptr<PretrainedTokenizer> t =
+        read_tokenizer(config.family, tokenizer_json, vocab_json, merges_txt, vocab_txt, optional_file(dir, "tokenizer_config.json"));
+    if (t->vocab_size() > config.vocab)
+        fail("the tokenizer has " + std::to_string(t->vocab_size()) + " tokens but the model's vocabulary (vocab_size) is " +
+             std::to_string(config.vocab) + ": the vocabulary and model sizes disagree");
+    return t;
 }
 
 /// A file that closes itself.
@@ -128,11 +148,19 @@ int run_hub(const HubRunOptions& o) {
     const ModelConfig header_config = read_hub_folder_config(o.dir);
     std::unique_ptr<PretrainedTokenizer> tokenizer;
     std::vector<std::int32_t> ids = o.ids;
-    std::vector<Token> tokens;  // the JSON's tokens: text, id, byte offsets
+    std::vector<Token> tokens;  // the JSON's tokens: text, id, byte offsets ([start, end) = [0, 0) for added tokens)
     if (o.have_sentence) {
-        throw UsageError{"--sentence with a Hub folder needs the tokenizer (not in this build yet); give --ids"};
+        tokenizer = read_folder_tokenizer(o.dir, header_config, true);
+        for (const PretrainedToken& t : tokenizer->encode(o.sentence)) {
+            ids.push_back(t.id);
+            const std::size_t begin = t.begin < 0 ? 0 : static_cast<std::size_t>(t.begin);
+            tokens.push_back(Token{t.display, t.id, begin, t.end < 0 ? begin : static_cast<std::size_t>(t.end)});
+        }
+    } else {
+        tokenizer = read_folder_tokenizer(o.dir, header_config, false);
+        for (std::int32_t id : ids)
+            tokens.push_back(Token{tokenizer && id >= 0 && id < tokenizer->vocab_size() ? tokenizer->piece(id) : std::to_string(id), id, 0, 0});
     }
-    for (std::size_t i = 0; i < ids.size(); ++i) tokens.push_back(Token{std::to_string(ids[i]), ids[i], 0, 0});
     if (ids.empty()) throw Error(Error::Code::empty_text, "the input has no tokens");
     if (static_cast<int>(ids.size()) > header_config.context)
         throw Error(Error::Code::too_long_for_model, "the input has " + std::to_string(ids.size()) +

