@@ -200,7 +200,7 @@ TEST_CASE("hub: the same file fed in 1-, 7-, 4096-byte and whole chunks gives id
     }
 }
 
-TEST_CASE("hub: feeding exactly the needed ranges is enough; buffers, the pooler and position_ids are skipped", "[hub]") {
+TEST_CASE("hub: feeding exactly the needed ranges is enough, buffers, the pooler and position_ids are skipped", "[hub]") {
     for (const char* name : {"gpt2", "bert", "bert-model"}) {
         INFO(name);
         const std::string bytes = file_of(name);
@@ -225,7 +225,7 @@ TEST_CASE("hub: feeding exactly the needed ranges is enough; buffers, the pooler
     }
 }
 
-TEST_CASE("hub: GPT-2's Conv1D tensors land unchanged, c_attn split into q | k | v by columns; lm_head unties", "[hub]") {
+TEST_CASE("hub: GPT-2's Conv1D tensors land unchanged, c_attn split into q | k | v by columns, lm_head unties", "[hub]") {
     const attn::SafeTensors f = f32_tensors(file_of("gpt2-untied"));
     const std::unique_ptr<attn::Model> model = load("gpt2-untied");
     const attn::ModelConfig& c = model->config();
@@ -252,7 +252,7 @@ TEST_CASE("hub: GPT-2's Conv1D tensors land unchanged, c_attn split into q | k |
     CHECK(load("gpt2")->config().tied);
 }
 
-TEST_CASE("hub: BERT's nn.Linear tensors are transposed into [in, out]; the MLM head is found in the file", "[hub]") {
+TEST_CASE("hub: BERT's nn.Linear tensors are transposed to in x out, the MLM head is found in the file", "[hub]") {
     const attn::SafeTensors f = f32_tensors(file_of("bert-mlm"));
     const std::unique_ptr<attn::Model> model = load("bert-mlm");
     const attn::ModelConfig& c = model->config();
@@ -424,7 +424,7 @@ TEST_CASE("hub: a missing tensor is named with what needs it", "[hub]") {
                Contains("has no tensor 'cls.predictions.bias', which the masked-LM head needs"));
 }
 
-TEST_CASE("hub: weights of an unsupported dtype (I64, F64) are refused by name; unneeded buffers of any dtype are not",
+TEST_CASE("hub: weights of an unsupported dtype (I64, F64) are refused by name, unneeded buffers of any dtype are not",
           "[hub]") {
     const std::string i64 = rebuild(file_of("gpt2"), "h.0.attn.c_proj.bias", [](std::string& d, std::vector<std::int64_t>&) { d = "I64"; });
     CHECK_THAT(error_of([&] { load(config_of("gpt2"), i64); }),
