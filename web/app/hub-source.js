@@ -53,6 +53,11 @@ export function parseHubId(text) {
   return s;
 }
 
+/** Model names in the picker and the URL: "hf:<id>" (a link reopens it) or "local:<folder>" (dropped files). */
+export const isHubName = (m) => typeof m === 'string' && m.startsWith('hf:') && parseHubId(m.slice(3)) === m.slice(3);
+export const isLocalName = (m) => typeof m === 'string' && /^local:[^\u0000-\u001f\u007f]{1,120}$/.test(m);
+export const isPretrainedName = (m) => isHubName(m) || isLocalName(m);
+
 export function hubError(code, message, file = null) {
   const e = new Error(message);
   e.code = code;

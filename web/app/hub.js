@@ -12,16 +12,14 @@
 // dropped files (a link cannot bring those back: drop them again).
 
 import { layerTrace } from './model-trace.js';
-import { parseHubId, hubError, DEFAULT_HUB_BASE } from './hub-source.js';
+import { parseHubId, hubError, DEFAULT_HUB_BASE, isHubName, isLocalName, isPretrainedName } from './hub-source.js';
 
-export { parseHubId, DEFAULT_HUB_BASE };
+export { parseHubId, DEFAULT_HUB_BASE, isHubName, isLocalName, isPretrainedName };
 
-/** Above this many tokens only the layer on screen sends its heads (the model view needs all layers). */
-export const ALL_LAYERS_MAX_TOKENS = 256;
+/** Above this many characters only the layer on screen sends its heads (the model view needs
+ * all layers: 12 layers × 12 heads × T² floats, 150 MB at T = 512). */
+export const ALL_LAYERS_MAX_CHARS = 1024;
 
-export const isHubName = (m) => typeof m === 'string' && m.startsWith('hf:') && parseHubId(m.slice(3)) === m.slice(3);
-export const isLocalName = (m) => typeof m === 'string' && /^local:[^\u0000-\u001f]{1,120}$/.test(m);
-export const isPretrainedName = (m) => isHubName(m) || isLocalName(m);
 
 /** "GPT-2 (openai-community/gpt2)" for the picker. */
 export function pretrainedLabel(name) {

@@ -12,6 +12,7 @@
 // (the trace carries the activations, not these parameters).
 
 import { isLabModel } from './state.js';
+import { isPretrainedName, pretrainedLabel } from './hub.js';
 
 /** The shipped models: what they were trained on (one line) and the head to open on. */
 export const SHIPPED_MODELS = Object.freeze({
@@ -38,6 +39,7 @@ export function modelLabel(name) {
   if (name === 'random') return RANDOM_LABEL;
   if (SHIPPED_MODELS[name]) return SHIPPED_MODELS[name].label;
   if (isLabModel(name)) return 'trained in the lab';
+  if (isPretrainedName(name)) return pretrainedLabel(name);
   return name;
 }
 
