@@ -30,7 +30,7 @@ import { createLabels } from './labels.js';
 import { bindStepKeys } from './keyboard.js';
 import { createAppearance, watchWidth } from './appearance.js';
 import { createFollower } from './follow.js';
-import { isPretrainedName, isHubName, isLocalName, openPretrained, pretrainedLayerTrace, pretrainedLabel, pretrainedAbout, DEFAULT_HUB_BASE, ALL_LAYERS_MAX_CHARS } from './hub.js';
+import { isPretrainedName, isLocalName, openPretrained, sourceOf, pretrainedLayerTrace, pretrainedLabel, pretrainedAbout, DEFAULT_HUB_BASE, ALL_LAYERS_MAX_CHARS } from './hub.js';
 import { createHubLoaderView } from './views/hub-loader.js';
 
 const STEP_MS = 1600;
@@ -102,7 +102,7 @@ function panelStatus({ fatal, engine, modelError, state, modelLoaded, trace, run
   return null;
 }
 
-export function createController(layout, { initialState = {}, notices = [], controls = null, onStateChange = null, keyboardTarget = null, loadEngine = createEngine, fetchShipped = defaultFetchShipped, loadLab = null, freshStart = false, freshStep = null, hubBase = DEFAULT_HUB_BASE } = {}) {
+export function createController(layout, { initialState = {}, notices = [], controls = null, onStateChange = null, keyboardTarget = null, loadEngine = createEngine, fetchShipped = defaultFetchShipped, loadLab = null, freshStart = false, freshStep = null, hubBase = DEFAULT_HUB_BASE, pretrainedInPage = false } = {}) {
   let state = normalizeState(initialState);
   const models = createModelCache({ fetchShipped, loadLab });
   // pretrained models (hub.js): each in its own worker, loaded when the user asks (or a link names one)
@@ -170,7 +170,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
     },
   });
 
-  const hubLoader = createHubLoaderView(layout.controls, {
+  const hubLoader = createHubLoaderView(views.controls.loaderSlot, {
     onHub: (id) => startLoad({ kind: 'hub', base: hubBase, id }, `hf:${id}`),
     onFiles: (files, folder) => startLoad({ kind: 'files', files }, `local:${folder || 'your model'}`),
     onCancel: () => hubLoad?.abort.abort(),
@@ -342,6 +342,8 @@ export function createController(layout, { initialState = {}, notices = [], cont
     render();
     openPretrained(source, {
       signal: load.abort.signal,
+      inPage: pretrainedInPage,
+      loadEngine,
       onProgress(p) {
         if (hubLoad !== load) return;
         const now = performance.now();
@@ -396,7 +398,8 @@ export function createController(layout, { initialState = {}, notices = [], cont
     const name = state.model;
     const handle = pretrained.get(name);
     if (!handle) {
-      if (isHubName(name) && hubLoad?.name !== name && modelError?.model !== name) startLoad({ kind: 'hub', base: hubBase, id: name.slice(3) }, name);
+      const source = sourceOf(name, hubBase);
+      if (source && hubLoad?.name !== name && modelError?.model !== name) startLoad(source, name);
       else if (isLocalName(name) && hubLoad?.name !== name) modelError = { model: name, title: 'This model came from files on your computer:', text: 'a link cannot bring them back. Load them again with \u201cLoad a model\u2026\u201d.' };
       return;
     }
@@ -515,7 +518,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
   }
 
   function renderLoader() {
-    hubLoader.update({ open: loaderOpen || Boolean(hubLoad), busy: Boolean(hubLoad), progress: hubLoad?.progress ?? null, error: hubLoad ? null : loaderError });
+    hubLoader.update({ open: loaderOpen || Boolean(hubLoad), busy: Boolean(hubLoad), label: hubLoad ? pretrainedLabel(hubLoad.name) : '', progress: hubLoad?.progress ?? null, error: hubLoad ? null : loaderError });
   }
 
   /** One animation frame: only the transport bar and the current step. */

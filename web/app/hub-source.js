@@ -5,6 +5,7 @@
 //
 //   parseHubId('openai-community/gpt2')            → 'openai-community/gpt2' (or null)
 //   const src = hubSource({ base, id, signal, onProgress });
+//   const src = urlSource({ url: 'https://host/models/my-gpt2/', signal, onProgress });
 //   const src = filesSource(fileList);             // File objects: a folder or single files
 //   await src.text('config.json')                  → string ('' when an optional file is absent)
 //   await src.weights()                            → a Blob of model.safetensors (read in slices)
@@ -53,10 +54,27 @@ export function parseHubId(text) {
   return s;
 }
 
-/** Model names in the picker and the URL: "hf:<id>" (a link reopens it) or "local:<folder>" (dropped files). */
+/** Model names in the picker and the URL: "hf:<id>" (a link reopens it), "url:<address>" (a folder
+ * a host serves, <attention-playground model-src="./models/my-gpt2/">), "local:<folder>" (dropped files). */
 export const isHubName = (m) => typeof m === 'string' && m.startsWith('hf:') && parseHubId(m.slice(3)) === m.slice(3);
+export const isUrlName = (m) => typeof m === 'string' && m.startsWith('url:') && modelFolderUrl(m.slice(4)) === m.slice(4);
 export const isLocalName = (m) => typeof m === 'string' && /^local:[^\u0000-\u001f\u007f]{1,120}$/.test(m);
-export const isPretrainedName = (m) => isHubName(m) || isLocalName(m);
+export const isPretrainedName = (m) => isHubName(m) || isUrlName(m) || isLocalName(m);
+
+/** An absolute http(s) folder address ending in "/" (relative ones resolved against base), or null. */
+export function modelFolderUrl(text, base = undefined) {
+  let u;
+  try {
+    u = new URL(String(text).trim(), base);
+  } catch {
+    return null;
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return null;
+  u.hash = '';
+  u.search = '';
+  if (!u.pathname.endsWith('/')) u.pathname += '/';
+  return u.href.length <= 2000 ? u.href : null;
+}
 
 export function hubError(code, message, file = null) {
   const e = new Error(message);
@@ -197,7 +215,16 @@ function counted(response, file, onProgress, signal) {
  * cached}) reports every file, a cached one once with cached: true.
  */
 export function hubSource({ base = DEFAULT_HUB_BASE, id, signal = null, onProgress = null }) {
-  const url = (file) => hubFileUrl(base, id, file);
+  return cachedSource({ url: (file) => hubFileUrl(base, id, file), signal, onProgress });
+}
+
+/** The same over a folder a host serves (`url` ends in "/": url + "config.json", …). */
+export function urlSource({ url, signal = null, onProgress = null }) {
+  const folder = String(url).endsWith('/') ? String(url) : `${url}/`;
+  return cachedSource({ url: (file) => new URL(file, folder).href, signal, onProgress });
+}
+
+function cachedSource({ url, signal, onProgress }) {
   let cachePromise = null;
   const cache = () => (cachePromise ??= openCache());
   let manifest = null; // {files: {name: true|false}} once known
@@ -260,7 +287,6 @@ export function hubSource({ base = DEFAULT_HUB_BASE, id, signal = null, onProgre
 
   return {
     kind: 'hub',
-    id,
     async text(file, { optional = false } = {}) {
       const r = await get(file, { optional });
       return r ? r.text() : '';

@@ -12,9 +12,10 @@
 // dropped files (a link cannot bring those back: drop them again).
 
 import { layerTrace } from './model-trace.js';
-import { parseHubId, hubError, DEFAULT_HUB_BASE, isHubName, isLocalName, isPretrainedName } from './hub-source.js';
+import { parseHubId, hubError, DEFAULT_HUB_BASE, isHubName, isUrlName, isLocalName, isPretrainedName, modelFolderUrl } from './hub-source.js';
+import { createHubRunner } from './hub-runner.js';
 
-export { parseHubId, DEFAULT_HUB_BASE, isHubName, isLocalName, isPretrainedName };
+export { parseHubId, DEFAULT_HUB_BASE, isHubName, isUrlName, isLocalName, isPretrainedName, modelFolderUrl };
 
 /** Above this many characters only the layer on screen sends its heads (the model view needs
  * all layers: 12 layers × 12 heads × T² floats, 150 MB at T = 512). */
@@ -24,6 +25,7 @@ export const ALL_LAYERS_MAX_CHARS = 1024;
 /** "GPT-2 (openai-community/gpt2)" for the picker. */
 export function pretrainedLabel(name) {
   if (isHubName(name)) return `${name.slice(3)} (Hub)`;
+  if (isUrlName(name)) return `${decodeURI(new URL(name.slice(4)).pathname).split('/').filter(Boolean).pop() ?? 'model'} (${new URL(name.slice(4)).host})`;
   if (isLocalName(name)) return `${name.slice(6)} (your files)`;
   return name;
 }
@@ -36,16 +38,50 @@ function plural(n, word) {
 export function pretrainedAbout(name, info) {
   const c = info.config;
   const family = c.family === 'gpt2' ? 'GPT-2' : c.family === 'bert' ? 'BERT' : c.family;
-  const from = isHubName(name) ? `${name.slice(3)} from the Hugging Face Hub` : 'your files';
+  const from = isHubName(name) ? `${name.slice(3)} from the Hugging Face Hub` : isUrlName(name) ? `from ${name.slice(4)}` : 'your files';
   return `A pretrained ${family} model (${from}), run by our engine in this page: ${plural(c.layers, 'layer')} \u00d7 ${plural(c.heads, 'head')}, C = ${c.dModel}, vocabulary ${c.vocab.toLocaleString('en-US')}, ${info.parameterCount.toLocaleString('en-US')} parameters.`;
 }
 
+/** Where a model name's files come from: {kind: 'hub', base, id} or {kind: 'url', url}; null for dropped files. */
+export function sourceOf(name, hubBase = DEFAULT_HUB_BASE) {
+  if (isHubName(name)) return { kind: 'hub', base: hubBase, id: name.slice(3) };
+  if (isUrlName(name)) return { kind: 'url', url: name.slice(4) };
+  return null;
+}
+
+/** The same as openPretrained, without a worker (the one-file element has no worker file beside it). */
+function openInPage(source, { onProgress, signal, loadEngine }) {
+  return new Promise((resolve, reject) => {
+    let waiting = null; // a trace request's {resolve, reject}
+    const runner = createHubRunner((msg) => {
+      if (msg.type === 'progress') onProgress?.(msg);
+      else if (msg.type === 'loaded') resolve(handleOf(msg.info));
+      else if (msg.type === 'trace') waiting?.resolve(msg.trace);
+      else if (msg.type === 'error' && msg.req) waiting?.reject(Object.assign(new Error(msg.message), { code: msg.code }));
+      else if (msg.type === 'error') reject(Object.assign(new Error(msg.message), { code: msg.code, file: msg.file }));
+    }, { loadEngine, signal });
+    let next = 1;
+    const handleOf = (info) => ({
+      info,
+      rawTrace(sentence, layer, { allWeights = true } = {}) {
+        return new Promise((res, rej) => {
+          waiting = { resolve: res, reject: rej };
+          runner.onMessage({ type: 'trace', req: next++, sentence, layer, allWeights });
+        });
+      },
+      dispose: () => runner.dispose(),
+    });
+    runner.onMessage({ type: 'load', source });
+  });
+}
+
 /**
- * Starts a worker and loads the model in it. source: {kind: 'hub', base, id} or
+ * Starts a worker and loads the model in it (inPage: in this page, on loadEngine's engine). source: {kind: 'hub', base, id} or
  * {kind: 'files', files: File[]}. onProgress({phase, file, loaded, total, cached}).
  * signal (AbortSignal): cancels (the worker ends; the promise rejects with code cancelled).
  */
-export function openPretrained(source, { onProgress = null, signal = null, workerUrl = new URL('./hub-worker.js', import.meta.url) } = {}) {
+export function openPretrained(source, { onProgress = null, signal = null, inPage = false, loadEngine = null, workerUrl = new URL('./hub-worker.js', import.meta.url) } = {}) {
+  if (inPage) return openInPage(source, { onProgress, signal, loadEngine });
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
       reject(hubError('cancelled', 'the download was cancelled'));

@@ -107,7 +107,9 @@ export function createControls(root, { onChange, visible = null, labModel = () =
   };
   const maskNote = createMaskNote(() => onChange({ batch: true }), { canBatch: !visible || visible.includes('batch') });
   const grid = el('div', 'controls-grid', {}, fields.dModel, fields.heads, fields.seed, fields.positional, fields.mask, maskNote.element, fields.scale);
-  root.append(modelField, grid, fixedNote);
+  // where "Load a model…" opens its panel: right under the picker
+  const loaderSlot = el('div', 'model-loader-slot');
+  root.append(modelField, loaderSlot, grid, fixedNote);
   if (visible) for (const [name, f] of Object.entries(fields)) f.hidden = !visible.includes(name);
   if (visible && !visible.includes('model')) modelField.hidden = true;
   const settingControls = [width, heads, seed, positional, mask, scale];
@@ -140,6 +142,7 @@ export function createControls(root, { onChange, visible = null, labModel = () =
   }
 
   return {
+    loaderSlot,
     update(trace, state, { entry = null, pretrained = [] } = {}) {
       const lab = labModel();
       const options = MODELS.map((m) => ({ value: m, text: modelLabel(m) }));

@@ -4,7 +4,7 @@
 // it reports what the user asked for and draws what it is told.
 //
 //   const loader = createHubLoaderView(parent, { onHub: (id) => …, onFiles: (files, name) => …, onCancel, onClose });
-//   loader.update({ open, busy, progress: {phase, file, loaded, total, cached, rate}, error: {title, text} });
+//   loader.update({ open, busy, label, progress: {phase, file, loaded, total, cached, rate}, error: {title, text} });
 
 import { el, uniqueId } from './dom.js';
 import { parseHubId } from '../hub-source.js';
@@ -110,10 +110,11 @@ export function createHubLoaderView(parent, { onHub, onFiles, onCancel, onClose 
 
   // progress and errors
   const bar = el('progress', 'hub-bar', { max: 1, value: 0, testid: 'hub-bar' });
+  const loading = el('p', 'hub-loading', { testid: 'hub-loading' });
   const barText = el('p', 'hub-progress-text', { testid: 'hub-progress-text', attrs: { 'aria-live': 'polite' } });
   const cancel = el('button', 'btn', { type: 'button', text: 'Cancel', testid: 'hub-cancel' });
   cancel.addEventListener('click', () => onCancel());
-  const progress = el('div', 'hub-progress', { hidden: true, testid: 'hub-progress' }, barText, el('div', 'hub-row', {}, bar, cancel));
+  const progress = el('div', 'hub-progress', { hidden: true, testid: 'hub-progress' }, loading, barText, el('div', 'hub-row', {}, bar, cancel));
   const error = el('div', 'message is-error hub-error', { hidden: true, testid: 'hub-error', attrs: { role: 'alert' } });
 
   const body = el('div', 'hub-body', {}, form, el('p', 'hub-or', { text: 'or' }), drop);
@@ -130,13 +131,20 @@ export function createHubLoaderView(parent, { onHub, onFiles, onCancel, onClose 
   let wasOpen = false;
   return {
     element: panel,
-    update({ open = false, busy = false, progress: p = null, error: e = null } = {}) {
+    /** label: the model that loads (while busy). */
+    update({ open = false, busy = false, label = '', progress: p = null, error: e = null } = {}) {
       panel.hidden = !open;
-      if (open && !wasOpen) idInput.focus({ preventScroll: false });
+      if (open && !wasOpen) {
+        idInput.focus({ preventScroll: true });
+        panel.scrollIntoView?.({ block: 'nearest' });
+      }
       wasOpen = open;
+      // while a model loads, only its progress (and Cancel) is shown
+      body.hidden = busy;
       for (const c of [idInput, fetchButton, pickFiles, pickFolder]) c.disabled = busy;
       drop.classList.toggle('is-busy', busy);
       progress.hidden = !busy;
+      loading.textContent = busy ? `Loading ${label}\u2026` : '';
       if (busy && p) {
         bar.max = p.total || 1;
         bar.value = p.total ? p.loaded : 0;
