@@ -373,7 +373,7 @@ export interface TrainSettings {
 /** The memory a trainer and one step's forward and backward need, in bytes (the C++ training_memory). */
 export interface TrainingMemory {
   bytes: number;
-  /** The most a trainer may use (768 MiB: the wasm module grows to 1 GiB at most). */
+  /** The most a trainer may use (768 MiB; the wasm module may grow to 4 GiB, for pretrained checkpoints, but training keeps this limit). */
   limitBytes: number;
   fits: boolean;
   parts: {
