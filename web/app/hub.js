@@ -177,7 +177,8 @@ export function pretrainedLayerTrace(raw, layer, name, info, sentence) {
   const { probabilities, vocabulary } = topMatrix(raw.top, T);
   // model-trace.js reads a trained model's trace; the layers it does not show carry only weights
   const modelTrace = {
-    config: { ...c, layernorm: true },
+    // post-LN (BERT): nothing normalises x before attention, so X′ = x (the step says why)
+    config: { ...c, layernorm: !c.postNorm },
     tokens: raw.tokens.map((t) => ({ text: t.text, id: t.id, start: Math.max(0, t.start), end: Math.max(0, t.end) })),
     length: raw.length,
     sentence,
