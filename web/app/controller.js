@@ -271,6 +271,8 @@ export function createController(layout, { initialState = {}, notices = [], cont
   function placeQuery() {
     const tr = currentTrace();
     if (!pendingFollow || !tr) return;
+    // a pretrained model's trace comes later (its worker): the query is placed on the new one
+    if (isPretrainedName(state.model) && tr.sentence !== state.sentence) return;
     const q = followQuery(tr, pendingFollow);
     pendingFollow = null;
     if (q !== state.query) state = { ...state, query: q };
