@@ -9,8 +9,12 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { startHarness, waitReady, runCount, artifactDir, pageScrollWidth } from './harness.mjs';
-import { startHubServer } from '../js/hub-server.mjs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { startHarness, waitReady, runCount, waitRunAfter, artifactDir, pageScrollWidth, readoutValues, hashState, ROOT } from './harness.mjs';
+import { startHubServer, readModelFolder } from '../js/hub-server.mjs';
+import { cliTrace } from '../js/helpers.mjs';
 
 const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 390, height: 844 };
@@ -18,16 +22,24 @@ const SHOTS = artifactDir('pretrained');
 
 let h;
 let hub;
+let dir;
 before(async () => {
+  // Hub folders in the Hub's exact layout (random weights), from hubload's script
+  dir = mkdtempSync(join(tmpdir(), 'ap-hub-'));
+  execFileSync('python3', [join(ROOT, 'tests/pretrained/make_checkpoints.py'), dir, '--only', 'gpt2', 'bert-mlm']);
   hub = await startHubServer({
     // a model whose files are there but the weights (hub.hold keeps config.json waiting)
     'slow/config': { 'config.json': `{"model_type": "gpt2", "padding": "${'x'.repeat(200000)}"}` },
+    'tiny/gpt2': readModelFolder(join(dir, 'gpt2')),
+    'tiny/gpt2-link': readModelFolder(join(dir, 'gpt2')),
+    'tiny/bert': readModelFolder(join(dir, 'bert-mlm')),
   });
   h = await startHarness();
 });
 after(async () => {
   await h?.close();
   await hub?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 /** The playground on random weights, its Hub at the local server. */
@@ -129,4 +141,124 @@ test('the picker offers "Load a model…" and never makes it the model; Close hi
   await page.getByTestId('hub-close').click();
   await page.getByTestId('hub-loader').waitFor({ state: 'hidden' });
   await waitReady(page);
+});
+
+// ---- whole models (the engine's loader and tokenizers) ------------------------------------
+
+const SENTENCE = 'the cat sat on the mat';
+const requestsFor = (id) => hub.requests.filter((u) => u.startsWith(`/${id}/`));
+
+/** Q of head 0 at the query row, as the projections step's readout holds it, against the CLI's. */
+async function checkProjections(page, folder, layer, q) {
+  const cli = cliTrace(['run', '--model', join(dir, folder), '--sentence', SENTENCE]);
+  const shown = await page.evaluate(() => [...document.querySelectorAll('[data-testid="token-chip"]')].map((x) => x.getAttribute('aria-label')));
+  const row = await readoutValues(page, 'projection-q');
+  assert.ok(row.length > 0, 'the readout of Q is drawn');
+  for (const { row: i, col: j, value } of row) {
+    assert.equal(i, q);
+    assert.ok(Math.abs(value - cli.layers[layer].heads[0].query[i][j]) <= 1e-4, `Q[${i}, ${j}] = ${value}, the CLI says ${cli.layers[layer].heads[0].query[i][j]}`);
+  }
+  return { cli, shown };
+}
+
+test('a Hub model: progress while it downloads, then its tokens and a step\'s numbers equal the native CLI\'s', async () => {
+  const { page, errors } = await openPage(`#s=${encodeURIComponent(SENTENCE)}&step=projections&q=2`);
+  await openLoader(page);
+  const held = hub.hold('tiny/gpt2', 'model.safetensors');
+  const runs = await runCount(page);
+  await fetchId(page, 'tiny/gpt2');
+  await held.reached;
+  await page.waitForFunction(() => /Downloading model\.safetensors: [\d.]+ MB of [\d.]+ MB/.test(document.querySelector('[data-testid="hub-progress-text"]')?.textContent ?? ''));
+  const bar = await page.getByTestId('hub-bar').evaluate((b) => ({ value: b.value, max: b.max }));
+  assert.ok(bar.value > 0 && bar.value < bar.max, `the bar is part-way: ${bar.value} of ${bar.max}`);
+  held.release();
+  await waitRunAfter(page, runs);
+  await page.waitForFunction(() => document.querySelector('[data-testid="model-picker"]').value === 'hf:tiny/gpt2');
+  assert.equal((await hashState(page)).model, 'hf:tiny/gpt2');
+  assert.match(await page.getByTestId('model-about').textContent(), /A pretrained GPT-2 model \(tiny\/gpt2 from the Hugging Face Hub\).*2 layers \u00d7 3 heads, C = 24/);
+  await page.getByLabel('Layer', { exact: true }).selectOption('0');
+  await waitRunAfter(page, await runCount(page) - 1);
+  const { cli } = await checkProjections(page, 'gpt2', 0, 2);
+  // the chips are the model's own tokens: "Token i: <text>, id N"
+  const ids = await page.evaluate(() => [...document.querySelectorAll('[data-testid="token-chip"]')].map((x) => Number(/, id (\d+)$/.exec(x.getAttribute('aria-label'))[1])));
+  assert.deepEqual(ids, cli.tokens.map((t) => t.id));
+  // the Q formula quotes the bias
+  assert.match(await page.locator('section[data-step="projections"] .formula').first().textContent(), /\+ b_Q\[/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('the next visit loads the model from the browser\'s cache: no request reaches the server', async () => {
+  const { page } = await openPage(`#model=hf:tiny/gpt2&s=${encodeURIComponent(SENTENCE)}`, { model: null, wait: false });
+  await waitReady(page);
+  const before = hub.requests.length;
+  await page.reload();
+  await page.waitForFunction(() => document.querySelector('[data-testid="model-picker"]')?.value === 'hf:tiny/gpt2' && document.querySelector('.ap')?.dataset.run);
+  await waitReady(page);
+  assert.deepEqual(hub.requests.slice(before), []);
+  await page.close();
+});
+
+test('a link with model=hf:… reopens that model (BERT), its [CLS] and [SEP] shown', async () => {
+  const { page, errors } = await openPage(`#model=hf:tiny/bert&s=${encodeURIComponent(SENTENCE)}&step=projections&layer=0&q=1`, { model: null, wait: false });
+  await waitReady(page);
+  assert.equal(await page.getByTestId('model-picker').inputValue(), 'hf:tiny/bert');
+  assert.ok(requestsFor('tiny/bert').some((u) => u.endsWith('model.safetensors')));
+  const { shown } = await checkProjections(page, 'bert-mlm', 0, 1);
+  assert.match(shown[0], /Token 0: \[CLS\]/);
+  assert.match(shown.at(-1), /\[SEP\]/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a bad folder (a tensor shape that does not match its config) says why and keeps the model on screen', async () => {
+  const { page } = await openPage(`#model=hf:tiny/gpt2&s=${encodeURIComponent(SENTENCE)}`, { model: null });
+  const runs = await runCount(page);
+  await openLoader(page);
+  const config = JSON.parse(readFileSync(join(dir, 'gpt2', 'config.json'), 'utf8'));
+  await page.getByTestId('hub-files').setInputFiles([
+    { name: 'config.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify({ ...config, n_embd: config.n_embd * 2 })) },
+    { name: 'model.safetensors', mimeType: 'application/octet-stream', buffer: readFileSync(join(dir, 'gpt2', 'model.safetensors')) },
+    { name: 'vocab.json', mimeType: 'application/json', buffer: readFileSync(join(dir, 'gpt2', 'vocab.json')) },
+    { name: 'merges.txt', mimeType: 'text/plain', buffer: readFileSync(join(dir, 'gpt2', 'merges.txt')) },
+  ]);
+  await page.getByTestId('hub-error').waitFor({ state: 'visible' });
+  assert.match(await page.getByTestId('hub-error').textContent(), /could not be loaded: .*(shape|\[)/);
+  assert.equal(await page.getByTestId('model-picker').inputValue(), 'hf:tiny/gpt2');
+  assert.equal(await runCount(page), runs);
+  await page.close();
+});
+
+test('<attention-playground model-src>: a Hub id and a folder the host serves', async () => {
+  const folder = readModelFolder(join(dir, 'gpt2'));
+  const page = await h.context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>host</title>
+<script type="module" src="/attention-playground.js"></script></head><body>
+<attention-playground id="a" model-src="hf:tiny/gpt2-link" hub-base="${hub.base}" sentence="${SENTENCE}"></attention-playground>
+<attention-playground id="b" model-src="./models/my-gpt2/" sentence="${SENTENCE}"></attention-playground>
+</body></html>`;
+  await page.route('**/__host/page.html', (r) => r.fulfill({ contentType: 'text/html', body: html }));
+  const served = [];
+  await page.route('**/__host/models/my-gpt2/*', (r) => {
+    const name = r.request().url().split('/').pop();
+    served.push(name);
+    if (folder[name]) r.fulfill({ status: 200, contentType: 'application/octet-stream', body: folder[name] });
+    else r.fulfill({ status: 404, body: 'no' });
+  });
+  await page.goto(`${h.url}__host/page.html`);
+  for (const id of ['a', 'b']) {
+    await page.waitForFunction((x) => {
+      const root = document.getElementById(x).shadowRoot?.querySelector('.ap');
+      return root && root.dataset.run && root.querySelector('[data-testid="panel"]')?.dataset.rendered;
+    }, id, { timeout: 30000 });
+  }
+  const models = await page.evaluate(() => ['a', 'b'].map((x) => document.getElementById(x).getState().model));
+  assert.equal(models[0], 'hf:tiny/gpt2-link');
+  assert.match(models[1], /^url:http:\/\/127\.0\.0\.1:\d+\/__host\/models\/my-gpt2\/$/);
+  assert.ok(served.includes('model.safetensors'));
+  assert.ok(requestsFor('tiny/gpt2-link').some((u) => u.endsWith('config.json')));
+  assert.deepEqual(errors, []);
+  await page.close();
 });
