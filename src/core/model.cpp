@@ -1,8 +1,9 @@
 #include "model.hpp"
 
 #include "gemm.hpp"
-#include "kernels.hpp"
+#include "layers.hpp"
 #include "mask.hpp"
+#include "pretrained.hpp"
 #include "random.hpp"
 
 #include <algorithm>
@@ -13,8 +14,6 @@
 
 namespace attn {
 namespace {
-
-constexpr float kLayerNormEps = 1e-5f;
 
 void check_range(const char* what, long long value, long long lo, long long hi) {
     if (value < lo || value > hi)
@@ -31,161 +30,124 @@ std::uint64_t name_stream(const std::string& name) {
 }
 
 std::string layer_name(int l, const char* leaf) { return "layers." + std::to_string(l) + "." + leaf; }
-
-// ---- LayerNorm over the rows of x (N×C): y = (x − μ)/σ·g + b, σ = √(var + ε) ----
-
-void layernorm_forward(const Matrix& x, const float* gain, const float* bias, Matrix& y, std::vector<float>& mean,
-                       std::vector<float>& rstd) {
-    const Eigen::Index n = x.rows(), c = x.cols();
-    y.resize(n, c);
-    mean.resize(static_cast<std::size_t>(n));
-    rstd.resize(static_cast<std::size_t>(n));
-    for (Eigen::Index i = 0; i < n; ++i) {
-        const float* xi = x.data() + i * c;
-        double s = 0;
-        for (Eigen::Index j = 0; j < c; ++j) s += xi[j];
-        const double mu = s / static_cast<double>(c);
-        double v = 0;
-        for (Eigen::Index j = 0; j < c; ++j) v += (xi[j] - mu) * (xi[j] - mu);
-        const float r = static_cast<float>(1.0 / std::sqrt(v / static_cast<double>(c) + kLayerNormEps));
-        const float m = static_cast<float>(mu);
-        mean[static_cast<std::size_t>(i)] = m;
-        rstd[static_cast<std::size_t>(i)] = r;
-        float* yi = y.data() + i * c;
-        for (Eigen::Index j = 0; j < c; ++j) yi[j] = (xi[j] - m) * r * gain[j] + bias[j];
-    }
-}
-
-/// dx += LN backward of dy; dgain, dbias += their gradients.
-///   dx = (g·dy − mean(g·dy) − x̂·mean(g·dy ⊙ x̂)) / σ
-void layernorm_backward(const Matrix& x, const float* gain, const std::vector<float>& mean,
-                        const std::vector<float>& rstd, const Matrix& dy, Matrix& dx, float* dgain, float* dbias) {
-    const Eigen::Index n = x.rows(), c = x.cols();
-    std::vector<float> xhat(static_cast<std::size_t>(c)), gdy(static_cast<std::size_t>(c));
-    for (Eigen::Index i = 0; i < n; ++i) {
-        const float* xi = x.data() + i * c;
-        const float* dyi = dy.data() + i * c;
-        const float m = mean[static_cast<std::size_t>(i)], r = rstd[static_cast<std::size_t>(i)];
-        double sum_g = 0, sum_gx = 0;
-        for (Eigen::Index j = 0; j < c; ++j) {
-            const float h = (xi[j] - m) * r;
-            xhat[static_cast<std::size_t>(j)] = h;
-            const float g = gain[j] * dyi[j];
-            gdy[static_cast<std::size_t>(j)] = g;
-            sum_g += g;
-            sum_gx += static_cast<double>(g) * h;
-            dgain[j] += dyi[j] * h;
-            dbias[j] += dyi[j];
-        }
-        const float mean_g = static_cast<float>(sum_g / static_cast<double>(c));
-        const float mean_gx = static_cast<float>(sum_gx / static_cast<double>(c));
-        float* dxi = dx.data() + i * c;
-        for (Eigen::Index j = 0; j < c; ++j)
-            dxi[j] += (gdy[static_cast<std::size_t>(j)] - mean_g - xhat[static_cast<std::size_t>(j)] * mean_gx) * r;
-    }
-}
-
-// ---- GELU, exact: x·Φ(x) = 0.5·x·(1 + erf(x/√2)) ----
-
-constexpr double kInvSqrt2 = 0.70710678118654752440;
-constexpr double kInvSqrt2Pi = 0.39894228040143267794;
-
-float gelu(float x) { return static_cast<float>(0.5 * x * (1.0 + std::erf(x * kInvSqrt2))); }
-float gelu_grad(float x) {
-    const double cdf = 0.5 * (1.0 + std::erf(x * kInvSqrt2));
-    const double pdf = kInvSqrt2Pi * std::exp(-0.5 * static_cast<double>(x) * x);
-    return static_cast<float>(cdf + x * pdf);
-}
-
-/// What attention_row() found in a row: the largest scaled score over the
-/// allowed keys and the softmax's denominator Σ_j exp(s_j·scale − max) (in
-/// double; 0 under uniform attention, which computes no exponentials).
-struct RowWeights {
-    float max = 0;
-    double sum = 0;
-};
-
-/// The attention weights of one query row over its allowed keys 0 … end−1
-/// (end ≥ 1) from its unscaled scores: the softmax of scores·scale (pass 1:
-/// max; pass 2: exp, sum in double; pass 3: normalise), or exactly 1/end on
-/// each under uniform attention (ForwardOptions::uniform_attention). Keys from
-/// `end` on are not written. The one per-row rule of Model::forward and
-/// trace_model.
-RowWeights attention_row(const float* scores, float scale, int end, bool uniform, float* weights) {
-    RowWeights out;
-    out.max = scores[0] * scale;
-    for (int j = 1; j < end; ++j) out.max = std::max(out.max, scores[j] * scale);
-    if (uniform) {
-        for (int j = 0; j < end; ++j) weights[j] = 1.0f / static_cast<float>(end);
-        return out;
-    }
-    for (int j = 0; j < end; ++j) {
-        weights[j] = std::exp(scores[j] * scale - out.max);
-        out.sum += weights[j];
-    }
-    const float inv = static_cast<float>(1.0 / out.sum);
-    for (int j = 0; j < end; ++j) weights[j] *= inv;
-    return out;
-}
-
-/// Replaces the softmax of every head of `trace` by uniform attention over the
-/// keys `mask` allows (a prefix of each row: padding and causal masks), and
-/// recomputes each head's output, the concatenation and its product with W_O.
-/// Under uniform attention row_max is 0 and row_sum the number of allowed keys
-/// n (the softmax of n equal scores: weights = exp(0)/n).
-void make_uniform(MultiHeadTrace& trace, const MaskMatrix& mask, const Matrix& w_output) {
-    const Eigen::Index T = mask.rows();
-    const int H = static_cast<int>(trace.heads.size());
-    const Eigen::Index D = H > 0 ? trace.concat.cols() / H : 0;
-    for (int h = 0; h < H; ++h) {
-        HeadTrace& ht = trace.heads[static_cast<std::size_t>(h)];
-        ht.weights.setZero(T, T);
-        for (Eigen::Index i = 0; i < T; ++i) {
-            int end = 0;
-            while (end < T && mask(i, end)) ++end;
-            ht.row_max(i) = 0.0f;
-            ht.row_sum(i) = static_cast<float>(end);
-            if (end > 0) attention_row(ht.scores.data() + i * T, 1.0f, end, true, ht.weights.data() + i * T);
-        }
-        gemm(ht.weights, ht.value, ht.output);  // (T, T)·(T, D)
-        trace.concat.middleCols(h * D, D) = ht.output;
-    }
-    gemm(trace.concat, w_output, trace.output);  // (T, C)
-}
-
-void add_row_vector(Matrix& m, const float* v) {
-    for (Eigen::Index i = 0; i < m.rows(); ++i)
-        for (Eigen::Index j = 0; j < m.cols(); ++j) m(i, j) += v[j];
-}
-
-void add_column_sums(const Matrix& m, float* out) {
-    for (Eigen::Index j = 0; j < m.cols(); ++j) {
-        double s = 0;
-        for (Eigen::Index i = 0; i < m.rows(); ++i) s += m(i, j);
-        out[j] += static_cast<float>(s);
-    }
-}
-
 }  // namespace
 
 // ---- config and parameters ------------------------------------------------------------
 
-void validate_model_config(const ModelConfig& c) {
-    check_range("vocab", c.vocab, 2, kMaxModelVocab);
-    check_range("context", c.context, 1, kMaxModelContext);
-    check_range("layers", c.layers, 1, kMaxModelLayers);
-    check_range("d_model", c.d_model, 1, kMaxModelDModel);
+const char* activation_name(Activation a) { return a == Activation::gelu_tanh ? "gelu_tanh" : "gelu_erf"; }
+
+Activation parse_activation(const std::string& name) {
+    if (name == "gelu_erf") return Activation::gelu_erf;
+    if (name == "gelu_tanh") return Activation::gelu_tanh;
+    throw Error("activation must be \"gelu_erf\" or \"gelu_tanh\", got \"" + name.substr(0, 32) + "\"");
+}
+
+const char* norm_name(Norm n) { return n == Norm::post ? "post" : "pre"; }
+
+Norm parse_norm(const std::string& name) {
+    if (name == "pre") return Norm::pre;
+    if (name == "post") return Norm::post;
+    throw Error("norm must be \"pre\" or \"post\", got \"" + name.substr(0, 32) + "\"");
+}
+
+namespace {
+
+struct Limits {
+    int layers, d_model, mlp, vocab, context;
+};
+constexpr Limits kTrainLimits{kMaxModelLayers, kMaxModelDModel, kMaxModelMlp, kMaxModelVocab, kMaxModelContext};
+constexpr Limits kRunLimits{kMaxInferenceLayers, kMaxInferenceDModel, kMaxInferenceMlp, kMaxInferenceVocab,
+                            kMaxInferenceContext};
+
+/// The one check of a config, with the limits of a model that is trained or run.
+void validate_config_within(const ModelConfig& c, const Limits& limits) {
+    check_range("vocab", c.vocab, 2, limits.vocab);
+    check_range("context", c.context, 1, limits.context);
+    check_range("layers", c.layers, 1, limits.layers);
+    check_range("d_model", c.d_model, 1, limits.d_model);
     check_range("heads", c.heads, 1, c.d_model);
     if (c.d_model % c.heads != 0)
         throw Error("d_model " + std::to_string(c.d_model) + " is not divisible by " + std::to_string(c.heads) +
                     " heads");
-    check_range("mlp", c.mlp, 0, kMaxModelMlp);
+    check_range("mlp", c.mlp, 0, limits.mlp);
+    check_range("token_types", c.token_types, 0, 16);
+    if (!(c.ln_eps >= 1e-12f && c.ln_eps <= 1e-1f))  // also refuses NaN
+        throw Error("ln_eps must be from 1e-12 to 0.1, got " + std::to_string(c.ln_eps));
+    if (c.norm == Norm::post && !c.layernorm) throw Error("norm \"post\" needs layernorm");
+    if (c.embed_layernorm && !c.layernorm) throw Error("embed_layernorm needs layernorm");
+    if (c.family != "" && c.family != "gpt2" && c.family != "bert")
+        throw Error("family must be \"\", \"gpt2\" or \"bert\", got \"" + c.family.substr(0, 32) + "\"");
 }
+
+}  // namespace
+
+void validate_model_config(const ModelConfig& c) { validate_config_within(c, kTrainLimits); }
+void validate_inference_config(const ModelConfig& c) { validate_config_within(c, kRunLimits); }
+
+namespace {
+
+/// THE name table: every tensor of a config, in layout order, with its shape,
+/// kind and the slot of the layer kinds that reads it. parameter_layout() and
+/// resolve_slots() are both this list, so the checkpoint names and the
+/// structure the forward reads cannot drift apart.
+template <class Add>
+void parameter_table(const ModelConfig& c, ParamSlots& s, Add add) {
+    const int C = c.d_model, F = c.mlp;
+    // add(name, rows, cols, vector, decay, slot)
+    add("embed", c.vocab, C, false, true, s.embed);
+    if (c.positional == Positional::learned) add("pos", c.context, C, false, true, s.pos);
+    if (c.token_types > 0) add("token_type", c.token_types, C, false, true, s.token_type);
+    if (c.embed_layernorm) {
+        add("embed_ln.gain", 1, C, true, false, s.embed_ln_gain);
+        add("embed_ln.bias", 1, C, true, false, s.embed_ln_bias);
+    }
+    s.layers.resize(static_cast<std::size_t>(c.layers));
+    for (int l = 0; l < c.layers; ++l) {
+        LayerParams<Slot>& ls = s.layers[static_cast<std::size_t>(l)];
+        if (c.layernorm) {
+            add(layer_name(l, "ln1.gain"), 1, C, true, false, ls.ln1_gain);
+            add(layer_name(l, "ln1.bias"), 1, C, true, false, ls.ln1_bias);
+        }
+        add(layer_name(l, "w_query"), C, C, false, true, ls.w_query);
+        if (c.attn_bias) add(layer_name(l, "b_query"), 1, C, true, false, ls.b_query);
+        add(layer_name(l, "w_key"), C, C, false, true, ls.w_key);
+        if (c.attn_bias) add(layer_name(l, "b_key"), 1, C, true, false, ls.b_key);
+        add(layer_name(l, "w_value"), C, C, false, true, ls.w_value);
+        if (c.attn_bias) add(layer_name(l, "b_value"), 1, C, true, false, ls.b_value);
+        add(layer_name(l, "w_output"), C, C, false, true, ls.w_output);
+        if (c.attn_bias) add(layer_name(l, "b_output"), 1, C, true, false, ls.b_output);
+        if (F > 0) {
+            if (c.layernorm) {
+                add(layer_name(l, "ln2.gain"), 1, C, true, false, ls.ln2_gain);
+                add(layer_name(l, "ln2.bias"), 1, C, true, false, ls.ln2_bias);
+            }
+            add(layer_name(l, "mlp.w_in"), C, F, false, true, ls.w_in);
+            add(layer_name(l, "mlp.b_in"), 1, F, true, false, ls.b_in);
+            add(layer_name(l, "mlp.w_out"), F, C, false, true, ls.w_out);
+            add(layer_name(l, "mlp.b_out"), 1, C, true, false, ls.b_out);
+        }
+    }
+    if (c.layernorm && c.norm == Norm::pre) {
+        add("final_ln.gain", 1, C, true, false, s.final_ln_gain);
+        add("final_ln.bias", 1, C, true, false, s.final_ln_bias);
+    }
+    if (c.output_transform) {
+        add("head.w_transform", C, C, false, true, s.head_w);
+        add("head.b_transform", 1, C, true, false, s.head_b);
+        add("head.ln.gain", 1, C, true, false, s.head_ln_gain);
+        add("head.ln.bias", 1, C, true, false, s.head_ln_bias);
+    }
+    if (!c.tied) add("unembed", C, c.vocab, false, true, s.unembed);
+    if (c.output_bias) add("unembed_bias", 1, c.vocab, true, false, s.unembed_bias);
+}
+
+}  // namespace
 
 std::vector<ParamInfo> parameter_layout(const ModelConfig& c) {
     std::vector<ParamInfo> out;
     std::size_t offset = 0;
-    auto add = [&](std::string name, int rows, int cols, bool vector, bool decay) {
+    ParamSlots slots;
+    parameter_table(c, slots, [&](std::string name, int rows, int cols, bool vector, bool decay, Slot&) {
         ParamInfo p;
         p.name = std::move(name);
         p.rows = rows;
@@ -195,36 +157,18 @@ std::vector<ParamInfo> parameter_layout(const ModelConfig& c) {
         p.offset = offset;
         offset += p.size();
         out.push_back(std::move(p));
-    };
-    const int C = c.d_model;
-    add("embed", c.vocab, C, false, true);
-    if (c.positional == Positional::learned) add("pos", c.context, C, false, true);
-    for (int l = 0; l < c.layers; ++l) {
-        if (c.layernorm) {
-            add(layer_name(l, "ln1.gain"), 1, C, true, false);
-            add(layer_name(l, "ln1.bias"), 1, C, true, false);
-        }
-        add(layer_name(l, "w_query"), C, C, false, true);
-        add(layer_name(l, "w_key"), C, C, false, true);
-        add(layer_name(l, "w_value"), C, C, false, true);
-        add(layer_name(l, "w_output"), C, C, false, true);
-        if (c.mlp > 0) {
-            if (c.layernorm) {
-                add(layer_name(l, "ln2.gain"), 1, C, true, false);
-                add(layer_name(l, "ln2.bias"), 1, C, true, false);
-            }
-            add(layer_name(l, "mlp.w_in"), C, c.mlp, false, true);
-            add(layer_name(l, "mlp.b_in"), 1, c.mlp, true, false);
-            add(layer_name(l, "mlp.w_out"), c.mlp, C, false, true);
-            add(layer_name(l, "mlp.b_out"), 1, C, true, false);
-        }
-    }
-    if (c.layernorm) {
-        add("final_ln.gain", 1, C, true, false);
-        add("final_ln.bias", 1, C, true, false);
-    }
-    if (!c.tied) add("unembed", C, c.vocab, false, true);
+    });
     return out;
+}
+
+ParamSlots resolve_slots(const ModelConfig& c) {
+    ParamSlots slots;
+    std::size_t offset = 0;
+    parameter_table(c, slots, [&](const std::string&, int rows, int cols, bool, bool, Slot& slot) {
+        slot.offset = static_cast<std::ptrdiff_t>(offset);
+        offset += static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
+    });
+    return slots;
 }
 
 Parameters::Parameters(const ModelConfig& config) : layout_(parameter_layout(config)) {
@@ -258,7 +202,7 @@ Eigen::Map<const Matrix> Parameters::view(const std::string& name) const {
 void Parameters::set_zero() { std::fill(data_.begin(), data_.end(), 0.0f); }
 
 void init_parameters(const ModelConfig& config, std::uint32_t seed, Parameters& params) {
-    validate_model_config(config);
+    validate_inference_config(config);
     params = Parameters(config);
     for (const ParamInfo& p : params.layout()) {
         float* out = params.flat().data() + p.offset;
@@ -268,7 +212,7 @@ void init_parameters(const ModelConfig& config, std::uint32_t seed, Parameters& 
             std::fill(out, out + p.size(), gain ? 1.0f : 0.0f);
             continue;
         }
-        const float limit = (n == "embed" || n == "pos")
+        const float limit = (n == "embed" || n == "pos" || n == "token_type")
                                 ? kUnitVarianceLimit
                                 : static_cast<float>(1.0 / std::sqrt(static_cast<double>(p.rows)));
         const auto stream = static_cast<Stream>(name_stream(n));
@@ -358,8 +302,8 @@ TrainingMemory training_memory(const ModelConfig& c, int batch, int length) {
     // x_final, normed_final (N×C), logits and their gradient (N×V), final
     // LayerNorm statistics (2N); ids and targets, the batch's and the model's
     // copies (4N) and the lengths (B).
-    const std::int64_t per_layer = mul(N, C) * (mlp ? 8 : 7) + mul(mul(N, F), 2) + mul(N, 4);
-    m.activations = mul(mul(per_layer, L) + mul(mul(N, C), 2) + mul(mul(N, V), 2) + mul(N, 6) + B, kFloat);
+    const std::int64_t per_layer = mul(N, C) * ((mlp ? 8 : 7) + (c.norm == Norm::post ? 2 : 0)) + mul(mul(N, F), 2) + mul(N, 4);
+    m.activations = mul(mul(per_layer, L) + mul(mul(N, C), 2 + (c.embed_layernorm ? 1 : 0) + (c.output_transform ? 3 : 0)) + mul(mul(N, V), 2) + mul(N, 6) + B, kFloat);
     m.attention = mul(mul(mul(mul(L, B), H), TT), kFloat);
     // forward: x and tmp (N×C), the sinusoids (T×C), scores (T×T), a head's output (T×D);
     // backward: dx, its LayerNorm copy, dconcat, dq, dk, dv, da, dm (N×C), dact (N×F),
@@ -370,7 +314,7 @@ TrainingMemory training_memory(const ModelConfig& c, int batch, int length) {
     const std::int64_t operand = std::max({mul(N + 8, widest + 8), mul(C + 8, widest + 8), mul(F + 8, C + 8),
                                            mul(T + 8, T + 8), mul(V + 8, C + 8)});
     const std::int64_t largest_weight = std::max({mul(V, C), mul(C, F), mul(C, C), mul(N, C)});
-    m.scratch = mul(mul(mul(N, C), 10) + mul(N, F) + largest_weight + mul(TT, 3) + mul(T, C) + mul(T, D) +
+    m.scratch = mul(mul(mul(N, C), 10 + (c.output_transform ? 2 : 0) + (c.embed_layernorm ? 1 : 0)) + mul(N, F) + largest_weight + mul(TT, 3) + mul(T, C) + mul(T, D) +
                         mul(operand, 2),
                     kFloat);
     if (!m.fits()) m.refusal = refusal(m, c, batch, length);
@@ -381,42 +325,7 @@ void check_training_memory(const ModelConfig& c, int batch, int length) {
     const TrainingMemory m = training_memory(c, batch, length);
     if (!m.fits()) throw Error(Error::Code::too_large, m.refusal);
 }
-
-// ---- the fast model --------------------------------------------------------------------
-
-struct Model::LayerCache {
-    Matrix input;                       // N×C residual stream in
-    Matrix normed;                      // N×C LN1 output (a copy of input without layernorm)
-    std::vector<float> ln1_mean, ln1_rstd;
-    Matrix q, k, v;                     // N×C, head h = columns h·D …
-    std::vector<float> weights;         // B·H blocks of T×T softmax weights
-    Matrix concat;                      // N×C
-    Matrix mid;                         // N×C: input + concat·W_O
-    Matrix m;                           // N×C LN2 output
-    std::vector<float> ln2_mean, ln2_rstd;
-    Matrix pre, act;                    // N×F before and after GELU
-};
-
-Model::Model(const ModelConfig& config) : config_(config) {
-    validate_model_config(config_);
-    params_ = Parameters(config_);
-    for (int l = 0; l < config_.layers; ++l) layers_.push_back(new LayerCache());
-}
-
-Model::~Model() {
-    for (LayerCache* c : layers_) delete c;
-}
-
-Eigen::Map<const Matrix> Model::attention(int b, int layer, int head) const {
-    if (b < 0 || b >= batch_ || layer < 0 || layer >= config_.layers || head < 0 || head >= config_.heads)
-        throw Error("attention(" + std::to_string(b) + ", " + std::to_string(layer) + ", " + std::to_string(head) +
-                    ") is outside the last forward's " + std::to_string(batch_) + " sequences, " +
-                    std::to_string(config_.layers) + " layers, " + std::to_string(config_.heads) + " heads");
-    const std::int64_t tt = std::int64_t{length_} * length_;
-    const std::int64_t block = std::int64_t{b} * config_.heads + head;
-    return Eigen::Map<const Matrix>(
-        layers_[static_cast<std::size_t>(layer)]->weights.data() + static_cast<std::size_t>(block * tt), length_, length_);
-}
+// ---- batches ----------------------------------------------------------------------------
 
 namespace {
 
@@ -454,381 +363,384 @@ void validate_batch(const ModelConfig& c, const Batch& batch) {
 }
 
 }  // namespace
+// ---- the model: a loop over the layer kinds ---------------------------------------------
 
-LossResult Model::forward(const Batch& batch, const ForwardOptions& options) {
-    validate_batch(config_, batch);
-    // before anything is allocated; from here on every buffer holds fewer than 2²⁸ floats
-    // (kMaxTrainingBytes / 4), so each index within one (N·C, N·V, B·H·T²) fits an int
-    check_training_memory(config_, batch.batch, batch.length);
-    const int B = batch.batch, T = batch.length, C = config_.d_model, H = config_.heads, D = C / H, V = config_.vocab;
-    const int N = B * T;
-    batch_ = B;
-    length_ = T;
-    ids_ = batch.ids;
-    targets_ = batch.targets;
-    lengths_.resize(static_cast<std::size_t>(B));
-    for (int b = 0; b < B; ++b) lengths_[static_cast<std::size_t>(b)] = batch.real_length(b);
-    options_ = options;
-    causal_ = options.causal_override < 0 ? config_.causal : options.causal_override == 1;
-    const float scale = config_.scale ? static_cast<float>(1.0 / std::sqrt(static_cast<double>(D))) : 1.0f;
+namespace detail {
 
-    // x = E[ids] + P[0:T]                                                    (N, C)
-    Matrix x(N, C);
-    const auto embed = params_.view("embed");
-    Matrix sinusoid;
-    if (config_.positional == Positional::sinusoidal) sinusoid = positional_encoding(Positional::sinusoidal, T, C, 0);
-    for (int b = 0; b < B; ++b)
-        for (int t = 0; t < T; ++t) {
-            const int row = b * T + t;
-            x.row(row) = embed.row(batch.id(b, t));
-            if (config_.positional == Positional::learned) x.row(row) += params_.view("pos").row(t);
-            if (config_.positional == Positional::sinusoidal) x.row(row) += sinusoid.row(t);
-        }
+/// What one block keeps of a forward for its backward.
+struct LayerState {
+    Matrix input;   // N×C residual stream in
+    Matrix normed;  // N×C the attention's input (LN1 output in pre-LN; a copy of input otherwise)
+    LayerNormCache ln1, ln2;
+    AttentionCache attention;
+    Matrix sum1;    // post-LN: input + attention output, before LN1
+    Matrix mid;     // N×C: pre-LN input + attention output; post-LN LN1(sum1)
+    Matrix m;       // N×C the MLP's input (pre-LN: LN2(mid))
+    MlpCache mlp;
+    Matrix sum2;    // post-LN: mid + MLP output, before LN2
+};
 
-    LossResult result;
-    double var_sum = 0, entropy_sum = 0;
-    long long entropy_rows = 0;
-    Matrix tmp, scores, head_out;
-    for (int l = 0; l < config_.layers; ++l) {
-        LayerCache& c = *layers_[static_cast<std::size_t>(l)];
-        c.input = x;
-        if (config_.layernorm)
-            layernorm_forward(c.input, params_.view(layer_name(l, "ln1.gain")).data(),
-                              params_.view(layer_name(l, "ln1.bias")).data(), c.normed, c.ln1_mean, c.ln1_rstd);
-        else
-            c.normed = c.input;
-        gemm(c.normed, params_.view(layer_name(l, "w_query")), c.q);  // (N, C)·(C, C)
-        gemm(c.normed, params_.view(layer_name(l, "w_key")), c.k);
-        gemm(c.normed, params_.view(layer_name(l, "w_value")), c.v);
-        c.weights.assign(static_cast<std::size_t>(std::int64_t{B} * H * T * T), 0.0f);  // fits: checked above
-        c.concat.setZero(N, C);
-        for (int b = 0; b < B; ++b) {
-            const int len = lengths_[static_cast<std::size_t>(b)];
-            for (int h = 0; h < H; ++h) {
-                const bool enabled = options.head_on(l, h);
-                float* w = c.weights.data() + static_cast<std::size_t>((std::int64_t{b} * H + h) * T * T);
-                const auto q = c.q.block(b * T, h * D, T, D), k = c.k.block(b * T, h * D, T, D);
-                gemm_bt(q, k, scores);  // (T, D)·(D, T)
-                // pass 1: max over the allowed keys j < end(i); pass 2: exp, sum in
-                // double; pass 3: normalise. Hidden keys stay exact zeros.
-                for (int i = 0; i < T; ++i) {
-                    const int end = causal_ ? std::min(i + 1, len) : len;
-                    float* wi = w + static_cast<std::size_t>(i) * T;
-                    const float* si = scores.data() + static_cast<std::ptrdiff_t>(i) * T;
-                    if (end <= 0) continue;
-                    const RowWeights row = attention_row(si, scale, end, options.uniform_attention, wi);
-                    const float mx = row.max;
-                    const double sum = row.sum;
-                    if (i < len) {  // statistics over the real queries
-                        // entropy without a log per entry: log p_j = (s_j − max) − log Z,
-                        // so H = log Z − Σ_j p_j·(s_j − max)
-                        double mean = 0, m2 = 0, expect = 0;
-                        for (int j = 0; j < end; ++j) mean += si[j] * scale;
-                        mean /= end;
-                        for (int j = 0; j < end; ++j) {
-                            const double sj = si[j] * scale;
-                            m2 += (sj - mean) * (sj - mean);
-                            expect += wi[j] * (sj - mx);
-                        }
-                        var_sum += m2 / end;
-                        entropy_sum += options.uniform_attention ? std::log(static_cast<double>(end))
-                                                                 : std::max(0.0, std::log(sum) - expect);
-                        ++entropy_rows;
-                    }
-                }
-                if (!enabled) continue;  // an ablated head's output stays zero
-                const Eigen::Map<const Matrix> weights(w, T, T);
-                gemm(weights, c.v.block(b * T, h * D, T, D), head_out);  // (T, T)·(T, D)
-                c.concat.block(b * T, h * D, T, D) = head_out;
-            }
-        }
-        gemm(c.concat, params_.view(layer_name(l, "w_output")), tmp);  // (N, C)
+struct ForwardState {
+    ParamSlots slots;  // built once per Model (the layout cannot change: the config is fixed)
+    int B = 0, T = 0;
+    std::vector<int> lengths;
+    std::vector<std::int32_t> ids, targets;
+    ForwardOptions options;
+    bool causal = false;
+    EmbeddingCache embedding;
+    std::vector<LayerState> layers;  // L when kept for backward, 1 (reused) when only run
+    Matrix x_final, normed_final, logits, logits_grad;
+    LayerNormCache final_ln;
+    HeadCache head;
+    int target_count = 0;
+};
+
+}  // namespace detail
+
+using detail::ForwardState;
+using detail::LayerState;
+
+namespace {
+
+/// Softmax of each logits row, in double (the trace's probabilities).
+Matrix row_softmax(const Matrix& logits) {
+    Matrix out(logits.rows(), logits.cols());
+    for (Eigen::Index i = 0; i < logits.rows(); ++i) {
+        const float mx = logits.row(i).maxCoeff();
+        double sum = 0;
+        for (Eigen::Index j = 0; j < logits.cols(); ++j) sum += std::exp(static_cast<double>(logits(i, j)) - mx);
+        for (Eigen::Index j = 0; j < logits.cols(); ++j)
+            out(i, j) = static_cast<float>(std::exp(static_cast<double>(logits(i, j)) - mx) / sum);
+    }
+    return out;
+}
+
+/// The forward of one block (x: its input, then its output).
+void block_forward(const ModelConfig& cfg, const LayerParams<const float*>& p, const AttentionRun& run, LayerState& c,
+                   Matrix& x, AttentionStatsSum& stats, LayerTrace* lt, bool keep_heads) {
+    const bool post = cfg.norm == Norm::post;
+    Matrix tmp;
+    c.input = x;
+    if (cfg.layernorm && !post)
+        layernorm_forward(c.input, p.ln1_gain, p.ln1_bias, cfg.ln_eps, c.normed, c.ln1);
+    else
+        c.normed = c.input;
+    attention_forward(cfg, p, c.normed, run, c.attention, tmp, &stats, lt && keep_heads ? &lt->attention : nullptr);
+    if (post) {
+        c.sum1 = c.input + tmp;
+        layernorm_forward(c.sum1, p.ln1_gain, p.ln1_bias, cfg.ln_eps, c.mid, c.ln1);
+    } else {
         c.mid = c.input + tmp;
-        x = c.mid;
-        if (config_.mlp > 0) {
-            if (config_.layernorm)
-                layernorm_forward(c.mid, params_.view(layer_name(l, "ln2.gain")).data(),
-                                  params_.view(layer_name(l, "ln2.bias")).data(), c.m, c.ln2_mean, c.ln2_rstd);
-            else
-                c.m = c.mid;
-            gemm(c.m, params_.view(layer_name(l, "mlp.w_in")), c.pre);  // (N, C)·(C, F)
-            add_row_vector(c.pre, params_.view(layer_name(l, "mlp.b_in")).data());
-            c.act.resize(c.pre.rows(), c.pre.cols());
-            for (Eigen::Index i = 0; i < c.pre.size(); ++i) c.act.data()[i] = gelu(c.pre.data()[i]);
-            gemm(c.act, params_.view(layer_name(l, "mlp.w_out")), tmp);  // (N, F)·(F, C)
-            add_row_vector(tmp, params_.view(layer_name(l, "mlp.b_out")).data());
+    }
+    if (lt) {
+        lt->input = c.input;
+        lt->normed = c.normed;
+        if (!keep_heads) {
+            lt->attention.concat = c.attention.concat;
+            lt->attention.output = tmp;
+        }
+        lt->residual = post ? c.sum1 : c.mid;
+        if (post) lt->mlp_normed = c.mid;
+    }
+    x = c.mid;
+    if (cfg.mlp > 0) {
+        if (cfg.layernorm && !post)
+            layernorm_forward(c.mid, p.ln2_gain, p.ln2_bias, cfg.ln_eps, c.m, c.ln2);
+        else
+            c.m = c.mid;
+        mlp_forward(cfg, p, c.m, c.mlp, tmp);
+        if (post) {
+            c.sum2 = c.mid + tmp;
+            layernorm_forward(c.sum2, p.ln2_gain, p.ln2_bias, cfg.ln_eps, x, c.ln2);
+        } else {
             x += tmp;
         }
-    }
-    x_final_ = x;
-    if (config_.layernorm)
-        layernorm_forward(x_final_, params_.view("final_ln.gain").data(), params_.view("final_ln.bias").data(),
-                          normed_final_, final_mean_, final_rstd_);
-    else
-        normed_final_ = x_final_;
-    if (config_.tied)
-        gemm_bt(normed_final_, params_.view("embed"), logits_);  // (N, C)·(C, V)
-    else
-        gemm(normed_final_, params_.view("unembed"), logits_);  // (N, C)·(C, V)
-
-    // cross-entropy over targeted rows; logits_grad_ = (p − onehot) / count
-    int count = 0;
-    for (int i = 0; i < N; ++i) count += targets_[static_cast<std::size_t>(i)] >= 0;
-    target_count_ = count;
-    logits_grad_.setZero(N, V);
-    double loss = 0;
-    for (int i = 0; i < N; ++i) {
-        const std::int32_t target = targets_[static_cast<std::size_t>(i)];
-        if (target < 0) continue;
-        const float* li = logits_.data() + static_cast<std::ptrdiff_t>(i) * V;
-        int best = 0;
-        float mx = li[0];
-        for (int j = 1; j < V; ++j)
-            if (li[j] > mx) {
-                mx = li[j];
-                best = j;
-            }
-        // one exp per logit, kept: gi = softmax(li) / count − onehot / count
-        float* gi = logits_grad_.data() + static_cast<std::ptrdiff_t>(i) * V;
-        double sum = 0;
-        for (int j = 0; j < V; ++j) {
-            gi[j] = std::exp(li[j] - mx);
-            sum += gi[j];
+        if (lt) {
+            lt->mlp_normed = c.m;
+            lt->mlp_hidden = c.mlp.act;
+            lt->mlp_output = tmp;
         }
-        loss += std::log(sum) - (static_cast<double>(li[target]) - mx);
-        result.correct += best == target;
-        const float factor = static_cast<float>(1.0 / (sum * count));
-        for (int j = 0; j < V; ++j) gi[j] *= factor;
-        gi[target] -= 1.0f / static_cast<float>(count);
     }
-    result.targets = count;
-    result.loss = count > 0 ? loss / count : 0.0;
-    if (entropy_rows > 0) {
-        result.stats.score_variance = var_sum / static_cast<double>(entropy_rows);
-        result.stats.row_entropy = entropy_sum / static_cast<double>(entropy_rows);
+    if (lt) lt->output = x;
+}
+
+/// The backward of one block: dx, ∂loss/∂(its output), becomes ∂loss/∂(its input).
+void block_backward(const ModelConfig& cfg, const LayerParams<const float*>& p, const LayerParams<float*>& g,
+                    const AttentionRun& run, const LayerState& c, Matrix& dx, double& score_grad_sq,
+                    std::vector<HeadGradTrace>* heads) {
+    const int N = static_cast<int>(dx.rows()), C = cfg.d_model;
+    Matrix dm, da;
+    if (cfg.norm == Norm::post) {
+        Matrix dmid;
+        if (cfg.mlp > 0) {  // x = LN2(mid + MLP(mid))
+            Matrix dsum2 = Matrix::Zero(N, C);
+            layernorm_backward(c.sum2, p.ln2_gain, c.ln2, dx, dsum2, g.ln2_gain, g.ln2_bias);
+            mlp_backward(cfg, p, g, c.m, c.mlp, dsum2, dm);
+            dmid = dsum2 + dm;
+        } else {
+            dmid = dx;
+        }
+        Matrix dsum1 = Matrix::Zero(N, C);  // mid = LN1(input + MHA(input))
+        layernorm_backward(c.sum1, p.ln1_gain, c.ln1, dmid, dsum1, g.ln1_gain, g.ln1_bias);
+        attention_backward(cfg, p, g, c.normed, run, c.attention, dsum1, da, score_grad_sq, heads);
+        dx = dsum1 + da;
+        return;
+    }
+    if (cfg.mlp > 0) {  // x = mid + MLP(m), m = LN2(mid)
+        mlp_backward(cfg, p, g, c.m, c.mlp, dx, dm);
+        if (cfg.layernorm)
+            layernorm_backward(c.mid, p.ln2_gain, c.ln2, dm, dx, g.ln2_gain, g.ln2_bias);
+        else
+            dx += dm;
+    }
+    // mid = input + MHA(normed), normed = LN1(input)
+    attention_backward(cfg, p, g, c.normed, run, c.attention, dx, da, score_grad_sq, heads);
+    if (cfg.layernorm)
+        layernorm_backward(c.input, p.ln1_gain, c.ln1, da, dx, g.ln1_gain, g.ln1_bias);
+    else
+        dx += da;
+}
+
+AttentionRun attention_run(const ModelConfig& cfg, const ForwardState& s, int layer) {
+    AttentionRun run;
+    run.B = s.B;
+    run.T = s.T;
+    run.lengths = &s.lengths;
+    run.causal = s.causal;
+    const int D = cfg.d_model / cfg.heads;
+    run.scale = cfg.scale ? static_cast<float>(1.0 / std::sqrt(static_cast<double>(D))) : 1.0f;
+    run.layer = layer;
+    run.options = &s.options;
+    return run;
+}
+
+/// The forward of a validated batch on `weights` (a buffer of s.slots'
+/// layout). keep: every layer's activations stay for backward (else one
+/// layer's buffers are reused); need_grad: the logits' gradient is computed.
+LossResult forward_pass(const ModelConfig& cfg, const float* weights, ForwardState& s, const Batch& batch,
+                        const ForwardOptions& options, Recorder* recorder, bool keep) {
+    if (recorder && batch.batch != 1)
+        throw Error("a recorder keeps the trace of one sequence; the batch has " + std::to_string(batch.batch));
+    const ParamPtrs p = bind(s.slots, weights);
+    const int B = batch.batch, T = batch.length;
+    s.B = B;
+    s.T = T;
+    s.ids = batch.ids;
+    s.targets = batch.targets;
+    s.lengths.resize(static_cast<std::size_t>(B));
+    for (int b = 0; b < B; ++b) s.lengths[static_cast<std::size_t>(b)] = batch.real_length(b);
+    s.options = options;
+    s.causal = options.causal_override < 0 ? cfg.causal : options.causal_override == 1;
+    s.layers.resize(keep ? static_cast<std::size_t>(cfg.layers) : 1);
+
+    ModelTrace* tr = recorder ? &recorder->trace : nullptr;
+    if (tr) {
+        *tr = ModelTrace{};
+        tr->ids = batch.ids;
+        tr->length = s.lengths[0];
+        tr->mask = build_mask(s.causal ? MaskKind::causal_padding : MaskKind::padding, T, tr->length);
+        tr->layers.resize(static_cast<std::size_t>(cfg.layers));
+        recorder->gradients = GradientTrace{};
+    }
+    Matrix x;
+    embedding_forward(cfg, p, s.ids, B, T, s.embedding, x, tr);
+    AttentionStatsSum stats;
+    for (int l = 0; l < cfg.layers; ++l) {
+        LayerState& c = s.layers[keep ? static_cast<std::size_t>(l) : 0];
+        block_forward(cfg, p.layers[static_cast<std::size_t>(l)], attention_run(cfg, s, l), c, x, stats,
+                      tr ? &tr->layers[static_cast<std::size_t>(l)] : nullptr, recorder && recorder->keeps(l));
+    }
+    s.x_final = std::move(x);
+    if (cfg.layernorm && cfg.norm == Norm::pre)
+        layernorm_forward(s.x_final, p.final_ln_gain, p.final_ln_bias, cfg.ln_eps, s.normed_final, s.final_ln);
+    else
+        s.normed_final = s.x_final;
+    head_forward(cfg, p, s.normed_final, s.head, s.logits);
+    const CrossEntropy ce = cross_entropy(s.logits, s.targets, keep ? &s.logits_grad : nullptr);
+    s.target_count = ce.targets;
+    if (tr) {
+        tr->final_normed = s.normed_final;
+        if (cfg.output_transform) tr->transformed = s.head.transformed;
+        tr->logits = s.logits;
+        tr->probabilities = row_softmax(s.logits);
+    }
+    LossResult result;
+    result.loss = ce.loss;
+    result.targets = ce.targets;
+    result.correct = ce.correct;
+    if (stats.rows > 0) {
+        result.stats.score_variance = stats.variance / static_cast<double>(stats.rows);
+        result.stats.row_entropy = stats.entropy / static_cast<double>(stats.rows);
     }
     return result;
 }
 
-void Model::backward(Parameters& grads, AttentionStats* stats) {
-    if (batch_ == 0) throw Error(Error::Code::bad_state, "backward() needs a forward() first");
+/// Bytes a forward-only run of a batch allocates (one layer's activations at
+/// a time), with a recorder keeping `recorded` layers' heads.
+std::int64_t run_bytes(const ModelConfig& c, int batch, int length, bool recording, int recorded) {
+    const std::int64_t B = batch, T = length, C = c.d_model, H = c.heads, D = C / H, F = c.mlp, V = c.vocab,
+                       L = c.layers, N = B * T;
+    std::int64_t floats = N * C * 12 + N * F * 2 + B * H * T * T + T * T * 2 + N * V * 2;
+    if (recording) floats += L * T * C * 9 + recorded * H * (T * T * 4 + T * D * 4) + T * V * 2;
+    return floats * 4;
+}
+
+}  // namespace
+
+Model::Model(const ModelConfig& config) : config_(config) {
+    validate_inference_config(config_);
+    params_ = Parameters(config_);
+    state_ = new ForwardState();
+    state_->slots = resolve_slots(config_);
+}
+
+Model::Model(const ModelConfig& config, Parameters params) : Model(config) {
+    if (params.size() != params_.size())
+        throw Error("the parameters have " + std::to_string(params.size()) + " values; the config's layout has " +
+                    std::to_string(params_.size()));
+    params_ = std::move(params);
+}
+
+Model::~Model() { delete state_; }
+
+const Matrix& Model::logits() const { return state_->logits; }
+
+Eigen::Map<const Matrix> Model::attention(int b, int layer, int head) const {
+    const ForwardState& s = *state_;
+    const bool kept = trained_forward_ || layer == config_.layers - 1;
+    if (b < 0 || b >= s.B || layer < 0 || layer >= config_.layers || head < 0 || head >= config_.heads || !kept)
+        throw Error("attention(" + std::to_string(b) + ", " + std::to_string(layer) + ", " + std::to_string(head) +
+                    ") is outside the last forward's " + std::to_string(s.B) + " sequences, " +
+                    std::to_string(trained_forward_ ? config_.layers : 1) + " kept layers, " +
+                    std::to_string(config_.heads) + " heads");
+    const std::int64_t tt = std::int64_t{s.T} * s.T;
+    const std::int64_t block = std::int64_t{b} * config_.heads + head;
+    const LayerState& c = s.layers[trained_forward_ ? static_cast<std::size_t>(layer) : 0];
+    return Eigen::Map<const Matrix>(c.attention.weights.data() + static_cast<std::size_t>(block * tt), s.T, s.T);
+}
+
+LossResult Model::forward(const Batch& batch, const ForwardOptions& options, Recorder* recorder) {
+    if (!trainable_checked_) {
+        validate_model_config(config_);  // a model that is trained: the training limits
+        trainable_checked_ = true;
+    }
+    validate_batch(config_, batch);
+    // before anything is allocated, once per batch shape; from here on every buffer holds fewer than
+    // 2²⁸ floats (kMaxTrainingBytes / 4), so each index within one (N·C, N·V, B·H·T²) fits an int
+    if (batch.batch != checked_batch_ || batch.length != checked_length_) {
+        check_training_memory(config_, batch.batch, batch.length);
+        checked_batch_ = batch.batch;
+        checked_length_ = batch.length;
+    }
+    trained_forward_ = false;
+    const LossResult r = forward_pass(config_, params_.flat().data(), *state_, batch, options, recorder, true);
+    trained_forward_ = true;
+    return r;
+}
+
+LossResult Model::run(const Batch& batch, const ForwardOptions& options, Recorder* recorder) {
+    validate_batch(config_, batch);
+    const int recorded = recorder ? (recorder->layer < 0 ? config_.layers : 1) : 0;
+    const std::int64_t bytes = run_bytes(config_, batch.batch, batch.length, recorder != nullptr, recorded);
+    if (bytes > kMaxTrainingBytes)
+        throw Error(Error::Code::too_large,
+                    "running batch " + std::to_string(batch.batch) + " × " + std::to_string(batch.length) +
+                        " tokens needs " + format_bytes(bytes) + (recorded > 1 ? " with every layer's trace" : "") +
+                        ", more than the " + format_bytes(kMaxTrainingBytes) +
+                        " limit — use fewer tokens" + (recorded > 1 ? " or trace one layer" : ""));
+    trained_forward_ = false;
+    return forward_pass(config_, params_.flat().data(), *state_, batch, options, recorder, false);
+}
+
+void Model::backward(Parameters& grads, AttentionStats* stats, Recorder* recorder) {
+    ForwardState& s = *state_;
+    if (!trained_forward_) throw Error(Error::Code::bad_state, "backward() needs a forward() first");
+    if (recorder && s.B != 1) throw Error("a recorder keeps the gradients of one sequence; the batch has " + std::to_string(s.B));
     if (grads.size() != params_.size()) grads = Parameters(config_);
     grads.set_zero();
-    const int B = batch_, T = length_, C = config_.d_model, H = config_.heads, D = C / H;
-    const int N = B * T;
-    const float scale = config_.scale ? static_cast<float>(1.0 / std::sqrt(static_cast<double>(D))) : 1.0f;
-    Matrix tmp, tmp2;
-
-    // logits = normed_final · W_U (or Eᵀ)
-    Matrix dx;  // gradient of the residual stream, (N, C)
-    if (config_.tied) {
-        gemm_at(logits_grad_, normed_final_, tmp);  // (V, N)·(N, C) → (V, C)
-        grads.view("embed") += tmp;
-        gemm(logits_grad_, params_.view("embed"), dx);  // (N, V)·(V, C)
-    } else {
-        gemm_at(normed_final_, logits_grad_, tmp);  // (C, N)·(N, V)
-        grads.view("unembed") = tmp;
-        gemm_bt(logits_grad_, params_.view("unembed"), dx);  // (N, V)·(V, C)
+    const ParamPtrs p = bind(s.slots, static_cast<const float*>(params_.flat().data()));
+    const GradPtrs g = bind(s.slots, grads.flat().data());
+    const int N = s.B * s.T, C = config_.d_model;
+    GradientTrace* gt = recorder ? &recorder->gradients : nullptr;
+    if (gt) {
+        gt->d_logits = s.logits_grad;
+        gt->layers.assign(static_cast<std::size_t>(config_.layers), LayerGradTrace{});
     }
-    if (config_.layernorm) {
-        Matrix dnorm = dx;
+    Matrix dh, dx;  // dx: the gradient of the residual stream, (N, C)
+    head_backward(config_, p, g, s.normed_final, s.head, s.logits_grad, dh);
+    if (config_.layernorm && config_.norm == Norm::pre) {
         dx.setZero(N, C);
-        layernorm_backward(x_final_, params_.view("final_ln.gain").data(), final_mean_, final_rstd_, dnorm, dx,
-                           grads.view("final_ln.gain").data(), grads.view("final_ln.bias").data());
+        layernorm_backward(s.x_final, p.final_ln_gain, s.final_ln, dh, dx, g.final_ln_gain, g.final_ln_bias);
+    } else {
+        dx = std::move(dh);
     }
-
     double score_grad_sq = 0;
-    Matrix dconcat, dq(N, C), dk(N, C), dv(N, C), da, dp, ds(T, T);
     for (int l = config_.layers - 1; l >= 0; --l) {
-        LayerCache& c = *layers_[static_cast<std::size_t>(l)];
-        if (config_.mlp > 0) {
-            // x_out = mid + act·W_out + b_out
-            gemm_at(c.act, dx, tmp);  // (F, N)·(N, C)
-            grads.view(layer_name(l, "mlp.w_out")) = tmp;
-            add_column_sums(dx, grads.view(layer_name(l, "mlp.b_out")).data());
-            Matrix dact;
-            gemm_bt(dx, params_.view(layer_name(l, "mlp.w_out")), dact);  // (N, C)·(C, F)
-            for (Eigen::Index i = 0; i < dact.size(); ++i) dact.data()[i] *= gelu_grad(c.pre.data()[i]);
-            gemm_at(c.m, dact, tmp);  // (C, N)·(N, F)
-            grads.view(layer_name(l, "mlp.w_in")) = tmp;
-            add_column_sums(dact, grads.view(layer_name(l, "mlp.b_in")).data());
-            Matrix dm;
-            gemm_bt(dact, params_.view(layer_name(l, "mlp.w_in")), dm);  // (N, F)·(F, C)
-            if (config_.layernorm)
-                layernorm_backward(c.mid, params_.view(layer_name(l, "ln2.gain")).data(), c.ln2_mean, c.ln2_rstd, dm,
-                                   dx, grads.view(layer_name(l, "ln2.gain")).data(),
-                                   grads.view(layer_name(l, "ln2.bias")).data());
-            else
-                dx += dm;
-        }
-        // mid = input + concat·W_O
-        gemm_at(c.concat, dx, tmp);  // (C, N)·(N, C)
-        grads.view(layer_name(l, "w_output")) = tmp;
-        gemm_bt(dx, params_.view(layer_name(l, "w_output")), dconcat);  // (N, C)·(C, C)
-        for (int b = 0; b < B; ++b) {
-            const int len = lengths_[static_cast<std::size_t>(b)];
-            for (int h = 0; h < H; ++h) {
-                const bool enabled = options_.head_on(l, h);
-                auto dq_bh = dq.block(b * T, h * D, T, D), dk_bh = dk.block(b * T, h * D, T, D),
-                     dv_bh = dv.block(b * T, h * D, T, D);
-                if (!enabled) {
-                    dq_bh.setZero();
-                    dk_bh.setZero();
-                    dv_bh.setZero();
-                    continue;
-                }
-                const float* w = c.weights.data() + static_cast<std::size_t>((std::int64_t{b} * H + h) * T * T);
-                const Eigen::Map<const Matrix> weights(w, T, T);
-                const auto d_out = dconcat.block(b * T, h * D, T, D);
-                gemm_at(weights, d_out, tmp);  // dV = Pᵀ·dO: (T, T)·(T, D)
-                dv_bh = tmp;
-                if (options_.uniform_attention) {  // constant weights: nothing reaches the scores
-                    dq_bh.setZero();
-                    dk_bh.setZero();
-                    continue;
-                }
-                gemm_bt(d_out, c.v.block(b * T, h * D, T, D), dp);  // dP = dO·Vᵀ: (T, D)·(D, T)
-                // softmax JVP per row: dS = P ⊙ (dP − Σ_j P·dP); hidden keys have P = 0, dS = 0
-                for (int i = 0; i < T; ++i) {
-                    const int end = causal_ ? std::min(i + 1, len) : len;
-                    const float* wi = w + static_cast<std::size_t>(i) * T;
-                    const float* dpi = dp.data() + static_cast<std::ptrdiff_t>(i) * T;
-                    float* dsi = ds.data() + static_cast<std::ptrdiff_t>(i) * T;
-                    double r = 0;
-                    for (int j = 0; j < end; ++j) r += static_cast<double>(wi[j]) * dpi[j];
-                    for (int j = 0; j < end; ++j) {
-                        const float g = wi[j] * (dpi[j] - static_cast<float>(r));
-                        score_grad_sq += static_cast<double>(g) * g;
-                        dsi[j] = g * scale;  // through scaled = scores · scale
-                    }
-                    for (int j = std::max(end, 0); j < T; ++j) dsi[j] = 0.0f;
-                }
-                gemm(ds, c.k.block(b * T, h * D, T, D), tmp);  // dQ = dS·K: (T, T)·(T, D)
-                dq_bh = tmp;
-                gemm_at(ds, c.q.block(b * T, h * D, T, D), tmp);  // dK = dSᵀ·Q: (T, T)·(T, D)
-                dk_bh = tmp;
-            }
-        }
-        gemm_at(c.normed, dq, tmp);  // (C, N)·(N, C)
-        grads.view(layer_name(l, "w_query")) = tmp;
-        gemm_at(c.normed, dk, tmp);
-        grads.view(layer_name(l, "w_key")) = tmp;
-        gemm_at(c.normed, dv, tmp);
-        grads.view(layer_name(l, "w_value")) = tmp;
-        gemm_bt(dq, params_.view(layer_name(l, "w_query")), da);  // (N, C)·(C, C)
-        gemm_bt(dk, params_.view(layer_name(l, "w_key")), tmp);
-        da += tmp;
-        gemm_bt(dv, params_.view(layer_name(l, "w_value")), tmp);
-        da += tmp;
-        if (config_.layernorm)
-            layernorm_backward(c.input, params_.view(layer_name(l, "ln1.gain")).data(), c.ln1_mean, c.ln1_rstd, da, dx,
-                               grads.view(layer_name(l, "ln1.gain")).data(),
-                               grads.view(layer_name(l, "ln1.bias")).data());
-        else
-            dx += da;
+        LayerGradTrace* lt = gt ? &gt->layers[static_cast<std::size_t>(l)] : nullptr;
+        if (lt) lt->d_output = dx;
+        block_backward(config_, p.layers[static_cast<std::size_t>(l)], g.layers[static_cast<std::size_t>(l)],
+                       attention_run(config_, s, l), s.layers[static_cast<std::size_t>(l)], dx, score_grad_sq,
+                       lt && recorder->keeps(l) ? &lt->heads : nullptr);
+        if (lt) lt->d_input = dx;
     }
-    // x = E[ids] + P
-    auto dembed = grads.view("embed");
-    for (int i = 0; i < N; ++i) dembed.row(ids_[static_cast<std::size_t>(i)]) += dx.row(i);
-    if (config_.positional == Positional::learned) {
-        auto dpos = grads.view("pos");
-        for (int i = 0; i < N; ++i) dpos.row(i % T) += dx.row(i);
-    }
+    embedding_backward(config_, p, g, s.ids, s.B, s.T, s.embedding, dx);
     if (stats) stats->score_grad_norm = std::sqrt(score_grad_sq);
 }
 
-// ---- the per-layer trace of one sequence -------------------------------------------
+namespace {
 
-ModelTrace trace_model(const ModelConfig& config, const Parameters& params, const std::vector<std::int32_t>& ids,
-                       int length, const ForwardOptions& options) {
-    validate_model_config(config);
-    const int T = static_cast<int>(ids.size()), C = config.d_model;
+/// The batch of one that a trace runs: ids of T tokens, the first `length` real.
+Batch trace_batch(const ModelConfig& config, const std::vector<std::int32_t>& ids, int length) {
+    const int T = static_cast<int>(ids.size());
     if (T < 1 || T > config.context)
-        throw Error(Error::Code::too_long_for_model, "a sequence of " + std::to_string(T) + " tokens is outside 1 … the model's context " +
-                    std::to_string(config.context));
+        throw Error(Error::Code::too_long_for_model, "a sequence of " + std::to_string(T) +
+                                                         " tokens is outside 1 … the model's context " +
+                                                         std::to_string(config.context));
     if (length < 0) length = T;
-    if (length < 1 || length > T)
-        throw Error("length " + std::to_string(length) + " is outside 1 … " + std::to_string(T));
+    if (length < 1 || length > T) throw Error("length " + std::to_string(length) + " is outside 1 … " + std::to_string(T));
     for (std::size_t t = 0; t < ids.size(); ++t)
         if (ids[t] < 0 || ids[t] >= config.vocab)
             throw Error("token id " + std::to_string(ids[t]) + " at position " + std::to_string(t) +
                         " is outside the vocabulary 0 … " + std::to_string(config.vocab - 1));
-    const bool causal = options.causal_override < 0 ? config.causal : options.causal_override == 1;
+    Batch b;
+    b.batch = 1;
+    b.length = T;
+    b.ids = ids;
+    b.targets.assign(ids.size(), kNoTarget);
+    if (length < T) b.lengths = {length};
+    return b;
+}
 
-    ModelTrace out;
-    out.ids = ids;
-    out.length = length;
-    out.embeddings.resize(T, C);
-    for (int t = 0; t < T; ++t) out.embeddings.row(t) = params.view("embed").row(ids[static_cast<std::size_t>(t)]);
-    if (config.positional == Positional::learned)
-        out.positional = params.view("pos").topRows(T);
-    else
-        out.positional = positional_encoding(config.positional, T, C, 0);
-    out.mask = build_mask(causal ? MaskKind::causal_padding : MaskKind::padding, T, length);
-    Matrix x = out.embeddings + out.positional;
-    std::vector<float> mean, rstd;
-    for (int l = 0; l < config.layers; ++l) {
-        LayerTrace lt;
-        lt.input = x;
-        if (config.layernorm)
-            layernorm_forward(x, params.view(layer_name(l, "ln1.gain")).data(),
-                              params.view(layer_name(l, "ln1.bias")).data(), lt.normed, mean, rstd);
-        else
-            lt.normed = x;
-        Weights w;
-        w.w_query = params.view(layer_name(l, "w_query"));
-        w.w_key = params.view(layer_name(l, "w_key"));
-        w.w_value = params.view(layer_name(l, "w_value"));
-        w.w_output = params.view(layer_name(l, "w_output"));
-        lt.attention = multi_head_attention(lt.normed, w, config.heads, out.mask, config.scale);
-        if (options.uniform_attention) make_uniform(lt.attention, out.mask, w.w_output);
-        if (l < static_cast<int>(options.head_enabled.size())) {
-            const int D = C / config.heads;
-            bool any = false;
-            for (int h = 0; h < config.heads; ++h)
-                if (!options.head_on(l, h)) {
-                    lt.attention.concat.middleCols(h * D, D).setZero();
-                    any = true;
-                }
-            if (any) gemm(lt.attention.concat, w.w_output, lt.attention.output);
-        }
-        lt.residual = lt.input + lt.attention.output;
-        x = lt.residual;
-        if (config.mlp > 0) {
-            if (config.layernorm)
-                layernorm_forward(x, params.view(layer_name(l, "ln2.gain")).data(),
-                                  params.view(layer_name(l, "ln2.bias")).data(), lt.mlp_normed, mean, rstd);
-            else
-                lt.mlp_normed = x;
-            gemm(lt.mlp_normed, params.view(layer_name(l, "mlp.w_in")), lt.mlp_hidden);
-            add_row_vector(lt.mlp_hidden, params.view(layer_name(l, "mlp.b_in")).data());
-            for (Eigen::Index i = 0; i < lt.mlp_hidden.size(); ++i)
-                lt.mlp_hidden.data()[i] = gelu(lt.mlp_hidden.data()[i]);
-            gemm(lt.mlp_hidden, params.view(layer_name(l, "mlp.w_out")), lt.mlp_output);
-            add_row_vector(lt.mlp_output, params.view(layer_name(l, "mlp.b_out")).data());
-            x += lt.mlp_output;
-        }
-        lt.output = x;
-        out.layers.push_back(std::move(lt));
-    }
-    if (config.layernorm)
-        layernorm_forward(x, params.view("final_ln.gain").data(), params.view("final_ln.bias").data(),
-                          out.final_normed, mean, rstd);
-    else
-        out.final_normed = x;
-    if (config.tied)
-        gemm_bt(out.final_normed, params.view("embed"), out.logits);
-    else
-        gemm(out.final_normed, params.view("unembed"), out.logits);
-    out.probabilities.resize(out.logits.rows(), out.logits.cols());
-    for (Eigen::Index i = 0; i < out.logits.rows(); ++i) {
-        const float mx = out.logits.row(i).maxCoeff();
-        double sum = 0;
-        for (Eigen::Index j = 0; j < out.logits.cols(); ++j) sum += std::exp(static_cast<double>(out.logits(i, j)) - mx);
-        for (Eigen::Index j = 0; j < out.logits.cols(); ++j)
-            out.probabilities(i, j) = static_cast<float>(std::exp(static_cast<double>(out.logits(i, j)) - mx) / sum);
-    }
-    return out;
+}  // namespace
+
+ModelTrace Model::trace(const std::vector<std::int32_t>& ids, int length, const ForwardOptions& options, int layer) {
+    return trace_model(config_, params_, ids, length, options, layer);
+}
+
+ModelTrace trace_model(const ModelConfig& config, const Parameters& params, const std::vector<std::int32_t>& ids,
+                       int length, const ForwardOptions& options, int layer) {
+    validate_inference_config(config);
+    std::size_t expected = 0;
+    for (const ParamInfo& p : parameter_layout(config)) expected += p.size();
+    if (params.size() != expected)
+        throw Error("the parameters have " + std::to_string(params.size()) + " values; the config's layout has " +
+                    std::to_string(expected));
+    if (layer < -1 || layer >= config.layers)
+        throw Error("trace layer " + std::to_string(layer) + " is outside -1 (all) … " + std::to_string(config.layers - 1));
+    const Batch b = trace_batch(config, ids, length);
+    validate_batch(config, b);
+    const int recorded = layer < 0 ? config.layers : 1;
+    const std::int64_t bytes = run_bytes(config, 1, b.length, true, recorded);
+    if (bytes > kMaxTrainingBytes)
+        throw Error(Error::Code::too_large, "tracing " + std::to_string(b.length) + " tokens needs " + format_bytes(bytes) +
+                                                ", more than the " + format_bytes(kMaxTrainingBytes) +
+                                                " limit — use fewer tokens" + (recorded > 1 ? " or trace one layer" : ""));
+    ForwardState s;
+    s.slots = resolve_slots(config);
+    Recorder recorder;
+    recorder.layer = layer;
+    forward_pass(config, params.flat().data(), s, b, options, &recorder, false);
+    return std::move(recorder.trace);
 }
 
 }  // namespace attn

@@ -1,17 +1,24 @@
 #pragma once
-// A small transformer that trains: token embeddings (+ positions), L pre-LN
-// blocks of multi-head self-attention (and an optional GELU MLP), a final
-// LayerNorm and an unembedding to logits over the vocabulary.
+// A transformer: token embeddings (+ positions), L blocks of multi-head
+// self-attention (and an optional GELU MLP), a final LayerNorm and an
+// unembedding to logits over the vocabulary. Our own models train; GPT-2 and
+// BERT checkpoints (pretrained.hpp) are only run.
 //
-//   x = E[ids] + P[0:T]                          E (V×C), P (T_max×C) learned / sinusoidal / none
-//   per layer l:  a = LN1(x)                     (a = x without layernorm)
-//                 x = x + MHA(a)                 W_Q, W_K, W_V, W_O (C×C), no biases;
+//   x = E[ids] + P[0:T] (+ TT[0])                E (V×C), P (T_max×C) learned / sinusoidal / none,
+//                                                TT (types×C) token type 0 (token_types > 0)
+//       x = LN_e(x)                              (embed_layernorm)
+//   pre-LN block (ours, GPT-2):
+//                 x = x + MHA(LN1(x))            W_Q, W_K, W_V, W_O (C×C) (+ b_Q … b_O with attn_bias);
 //                                                head h = columns h·D … (h+1)·D−1
-//                 if F > 0: m = LN2(x);  x = x + GELU(m·W_in + b_in)·W_out + b_out
-//   logits = LN_f(x)·W_U                         W_U (C×V), or Eᵀ when tied
+//                 if F > 0: x = x + MLP(LN2(x))  MLP(m) = act(m·W_in + b_in)·W_out + b_out
+//   post-LN block (BERT):
+//                 x = LN1(x + MHA(x));  if F > 0: x = LN2(x + MLP(x))
+//   h = LN_f(x) (pre-LN with layernorm; post-LN has no LN_f)
+//   h = LN_t(act(h·W_t + b_t))                   (output_transform, BERT's MLM head)
+//   logits = h·W_U (+ b_U)                       W_U (C×V), or Eᵀ when tied; b_U with output_bias
 //   loss   = mean cross-entropy over positions whose target is >= 0
-// LayerNorm: biased variance, eps 1e-5, gain and bias. GELU: the exact erf form.
-// Without layernorm there is no LN1, LN2 or LN_f at all.
+// LayerNorm: biased variance, eps ln_eps, gain and bias. act: GELU, the exact
+// erf form or the tanh form. Without layernorm there is no LN1, LN2 or LN_f at all.
 //
 // Dimension letters: B sequences, T tokens, C d_model, H heads, D = C/H, F mlp
 // width, V vocabulary, L layers, N = B·T rows of the batch stacked.
@@ -37,6 +44,17 @@ inline constexpr int kMaxModelMlp = 2048;
 inline constexpr int kMaxModelVocab = 50000;
 inline constexpr int kMaxModelContext = 512;
 
+/// The MLP's (and the MLM head's) activation: GELU exactly, x·Φ(x) =
+/// 0.5·x·(1 + erf(x/√2)), or GPT-2's "gelu_new", 0.5·x·(1 + tanh(√(2/π)(x + 0.044715x³))).
+enum class Activation { gelu_erf, gelu_tanh };
+/// Where the LayerNorms sit: before each sublayer (pre-LN) or after its residual sum (post-LN).
+enum class Norm { pre, post };
+/// "gelu_erf" | "gelu_tanh" and "pre" | "post"; the parsers throw attn::Error for anything else.
+const char* activation_name(Activation a);
+Activation parse_activation(const std::string& name);
+const char* norm_name(Norm n);
+Norm parse_norm(const std::string& name);
+
 struct ModelConfig {
     int vocab = 16;        ///< V
     int context = 32;      ///< T_max: the longest sequence
@@ -49,10 +67,24 @@ struct ModelConfig {
     bool causal = false;   ///< causal mask in every layer
     bool scale = true;     ///< scores · 1/√D
     bool tied = false;     ///< unembedding = Eᵀ
+    // ---- architecture options of pretrained checkpoints (pretrained.hpp); the defaults are our models' ----
+    bool attn_bias = false;                     ///< biases on Q, K, V and O
+    Activation activation = Activation::gelu_erf;
+    float ln_eps = 1e-5f;                       ///< LayerNorm epsilon (BERT 1e-12)
+    Norm norm = Norm::pre;                      ///< post-LN needs layernorm
+    int token_types = 0;                        ///< BERT: 2 (every token has type 0)
+    bool embed_layernorm = false;               ///< LN after word + position + type embeddings
+    bool output_transform = false;              ///< BERT MLM: LN(act(x·W_t + b_t)) before the unembedding
+    bool output_bias = false;                   ///< logits + unembed_bias
+    std::string family;                         ///< "" (ours), "gpt2", "bert"
 };
 
-/// Throws attn::Error naming the field and its range.
+/// A model that is trained (Trainer, Model::forward with backward): today's
+/// kMaxModel* limits. Throws attn::Error naming the field and its range.
 void validate_model_config(const ModelConfig& config);
+/// A model that is only run (a loaded checkpoint: trace, Model::run): the
+/// wider kMaxInference* limits of pretrained.hpp. The same option checks.
+void validate_inference_config(const ModelConfig& config);
 
 /// One named tensor of the flat buffer.
 struct ParamInfo {
@@ -66,9 +98,14 @@ struct ParamInfo {
 };
 
 /// The parameter layout of a config, in a fixed order: embed, pos (learned
-/// only), per layer ln1.gain/bias (layernorm), w_query, w_key, w_value,
-/// w_output, ln2.gain/bias (layernorm and mlp), mlp.w_in, mlp.b_in, mlp.w_out,
-/// mlp.b_out (mlp), final_ln.gain/bias (layernorm), unembed (not tied).
+/// only), token_type (token_types > 0), embed_ln.gain/bias (embed_layernorm),
+/// per layer ln1.gain/bias (layernorm), w_query, b_query, w_key, b_key,
+/// w_value, b_value, w_output, b_output (the b_* with attn_bias),
+/// ln2.gain/bias (layernorm and mlp), mlp.w_in, mlp.b_in, mlp.w_out,
+/// mlp.b_out (mlp), final_ln.gain/bias (layernorm, pre-LN),
+/// head.w_transform, head.b_transform, head.ln.gain/bias (output_transform),
+/// unembed (not tied), unembed_bias (output_bias). The names are the
+/// checkpoints'; the layer kinds read them through ParamSlots (layers.hpp).
 std::vector<ParamInfo> parameter_layout(const ModelConfig& config);
 
 /// Parameters (or gradients, or moments): a flat buffer with named views.
@@ -94,8 +131,8 @@ private:
 
 /// Seeded initialisation (counter-based, the same natively and in wasm), each
 /// tensor from its own stream (a hash of its name):
-///   embed, pos: uniform with unit variance (±√3), as PyTorch's nn.Embedding's N(0, 1) in variance;
-///   w_query, w_key, w_value, w_output, mlp.w_in, mlp.w_out, unembed:
+///   embed, pos, token_type: uniform with unit variance (±√3), as PyTorch's nn.Embedding's N(0, 1) in variance;
+///   w_query, w_key, w_value, w_output, mlp.w_in, mlp.w_out, head.w_transform, unembed:
 ///     uniform ±1/√(fan_in), fan_in = rows (PyTorch's nn.Linear default);
 ///   biases 0, LayerNorm gains 1.
 void init_parameters(const ModelConfig& config, std::uint32_t seed, Parameters& params);
@@ -172,55 +209,19 @@ struct LossResult {
     AttentionStats stats;
 };
 
-/// The model: parameters plus the reusable activations of the last forward.
-/// The fast path: every product on the SIMD kernels (gemm.hpp); causal keys
-/// are skipped; buffers are kept from call to call.
-class Model {
-public:
-    explicit Model(const ModelConfig& config);
-    const ModelConfig& config() const { return config_; }
-    Parameters& params() { return params_; }
-    const Parameters& params() const { return params_; }
-
-    /// Forward over a batch; keeps what backward needs. Throws attn::Error for
-    /// ids outside [0, V), T above the context, bad lengths or targets.
-    LossResult forward(const Batch& batch, const ForwardOptions& options = {});
-    /// Gradients of the last forward's loss into `grads` (same layout; overwritten).
-    /// Fills the score-gradient norm of the returned stats.
-    void backward(Parameters& grads, AttentionStats* stats = nullptr);
-    /// Logits of the last forward: N×V (row b·T + t).
-    const Matrix& logits() const { return logits_; }
-    /// The attention weights of the last forward for sequence b, layer l, head h (T×T).
-    Eigen::Map<const Matrix> attention(int b, int layer, int head) const;
-
-private:
-    struct LayerCache;
-    ModelConfig config_;
-    Parameters params_;
-    // activations of the last forward
-    int batch_ = 0, length_ = 0;
-    std::vector<int> lengths_;
-    std::vector<std::int32_t> ids_, targets_;
-    ForwardOptions options_;
-    bool causal_ = false;
-    std::vector<LayerCache*> layers_;
-    Matrix x_final_, normed_final_, logits_, logits_grad_;
-    std::vector<float> final_mean_, final_rstd_;
-    int target_count_ = 0;
-public:
-    ~Model();
-    Model(const Model&) = delete;
-    Model& operator=(const Model&) = delete;
-};
-
 /// Per-layer trace of one sequence, for the page's twelve steps.
+/// Pre-LN: normed = LN1(input), residual = input + attention output,
+/// mlp_normed = LN2(residual), output = residual + mlp_output.
+/// Post-LN: normed = input (the attention reads the stream itself), residual =
+/// input + attention output (before LN1), mlp_normed = LN1(residual) (the
+/// MLP's input), output = LN2(mlp_normed + mlp_output) (= LN1(residual) without an MLP).
 struct LayerTrace {
     Matrix input;            ///< residual stream in (T×C)
-    Matrix normed;           ///< LN1 output (= input without layernorm) (T×C)
-    MultiHeadTrace attention;  ///< heads (Q, K, V, scores, scaled, weights, output), concat, output = concat·W_O
+    Matrix normed;           ///< the attention's input: LN1 output (pre-LN; = input without layernorm or post-LN) (T×C)
+    MultiHeadTrace attention;  ///< heads (Q, K, V, scores, scaled, weights, output), concat, output = concat·W_O (+ b_O)
     Matrix residual;         ///< input + attention output (T×C)
-    Matrix mlp_normed;       ///< LN2 output (empty without an MLP)
-    Matrix mlp_hidden;       ///< GELU(m·W_in + b_in) (T×F, empty without an MLP)
+    Matrix mlp_normed;       ///< the MLP's input (empty without an MLP, except post-LN: LN1(residual))
+    Matrix mlp_hidden;       ///< act(m·W_in + b_in) (T×F, empty without an MLP)
     Matrix mlp_output;       ///< hidden·W_out + b_out (T×C, empty without an MLP)
     Matrix output;           ///< residual stream out (T×C)
 };
@@ -230,25 +231,122 @@ struct ModelTrace {
     int length = 0;              ///< real tokens; the rest is padding (hidden keys)
     Matrix embeddings;           ///< E[ids] (T×C)
     Matrix positional;           ///< P[0:T] (T×C)
+    Matrix token_type;           ///< TT[0] on every row (T×C; empty without token types)
+    Matrix embed_normed;         ///< LN_e(E + P + TT) (T×C; empty without embed_layernorm)
     MaskMatrix mask;             ///< T×T, the model's mask (true = may attend)
-    std::vector<LayerTrace> layers;
-    Matrix final_normed;         ///< LN_f output (T×C)
+    std::vector<LayerTrace> layers;  ///< L entries; with Recorder::layer = k only layer k has its heads
+    Matrix final_normed;         ///< LN_f output (T×C; the last layer's output without LN_f)
+    Matrix transformed;          ///< LN_t(act(final_normed·W_t + b_t)) (T×C; empty without output_transform)
     Matrix logits;               ///< T×V
     Matrix probabilities;        ///< softmax of each logits row (T×V)
 };
 
+/// The gradients of one head of one layer, after a backward of a batch of one.
+struct HeadGradTrace {
+    Matrix d_output;   ///< dO: ∂loss/∂(the head's output) (T×D; zero for an ablated head)
+    Matrix d_weights;  ///< dP = dO·Vᵀ (T×T)
+    Matrix d_scaled;   ///< dS′: ∂loss/∂(scaled masked scores), before the softmax (T×T; 0 on hidden keys, and under uniform attention)
+    Matrix d_scores;   ///< dS = dS′·scale: ∂loss/∂(Q·Kᵀ) (T×T)
+    Matrix d_query, d_key, d_value;  ///< dQ = dS·K, dK = dSᵀ·Q, dV = Pᵀ·dO (T×D)
+};
+
+struct LayerGradTrace {
+    std::vector<HeadGradTrace> heads;  ///< empty for the layers a Recorder::layer skips
+    Matrix d_output;                   ///< ∂loss/∂(the layer's output stream) (T×C)
+    Matrix d_input;                    ///< ∂loss/∂(the layer's input stream) (T×C)
+};
+
+struct GradientTrace {
+    Matrix d_logits;                     ///< T×V
+    std::vector<LayerGradTrace> layers;  ///< L entries
+};
+
+/// What one forward (and backward) keeps of a batch of ONE sequence: every
+/// intermediate (the trace) and every gradient intermediate. `layer` = k keeps
+/// the T×T maps and per-head matrices of layer k only (a long input of a deep
+/// model); -1 keeps every layer's.
+struct Recorder {
+    int layer = -1;
+    ModelTrace trace;
+    GradientTrace gradients;
+    bool keeps(int l) const { return layer < 0 || layer == l; }
+};
+
+namespace detail {
+struct ForwardState;
+}
+
+/// The model: parameters plus the reusable activations of the last forward.
+/// The fast path: every product on the SIMD kernels (gemm.hpp); causal keys
+/// are skipped; buffers are kept from call to call. A Model alone (config +
+/// parameters) runs and traces; training (gradients, AdamW) is the Trainer's.
+class Model {
+public:
+    /// Validates `config` as a model that is run (validate_inference_config);
+    /// the parameters are zeros (init_parameters or a checkpoint fills them).
+    explicit Model(const ModelConfig& config);
+    Model(const ModelConfig& config, Parameters params);
+    const ModelConfig& config() const { return config_; }
+    Parameters& params() { return params_; }
+    const Parameters& params() const { return params_; }
+
+    /// Training forward over a batch; keeps what backward needs. Validates
+    /// the config as trainable (once) and the step's memory (once per batch
+    /// shape, check_training_memory). Throws attn::Error for ids outside
+    /// [0, V), T above the context, bad lengths or targets. With a recorder
+    /// (a batch of one), also keeps every intermediate in recorder->trace.
+    LossResult forward(const Batch& batch, const ForwardOptions& options = {}, Recorder* recorder = nullptr);
+    /// Forward only (a model that is run, never trained): one layer's
+    /// activations at a time, no gradient buffers; backward() after it throws.
+    LossResult run(const Batch& batch, const ForwardOptions& options = {}, Recorder* recorder = nullptr);
+    /// Gradients of the last forward's loss into `grads` (same layout; overwritten).
+    /// Fills the score-gradient norm of the returned stats. With the recorder
+    /// of that forward, also keeps every gradient intermediate in recorder->gradients.
+    void backward(Parameters& grads, AttentionStats* stats = nullptr, Recorder* recorder = nullptr);
+    /// The trace of one sequence (ids.size() = T ≤ context; keys at or past
+    /// `length` hidden, -1 = all real): run() on a batch of one with a recorder.
+    ModelTrace trace(const std::vector<std::int32_t>& ids, int length = -1, const ForwardOptions& options = {},
+                     int layer = -1);
+    /// Logits of the last forward: N×V (row b·T + t).
+    const Matrix& logits() const;
+    /// The attention weights of the last forward for sequence b, layer l, head h (T×T).
+    /// After run(), only the last layer's are kept.
+    Eigen::Map<const Matrix> attention(int b, int layer, int head) const;
+
+    ~Model();
+    Model(const Model&) = delete;
+    Model& operator=(const Model&) = delete;
+
+private:
+    ModelConfig config_;
+    Parameters params_;
+    bool trainable_checked_ = false;
+    int checked_batch_ = 0, checked_length_ = 0;  ///< the last shape check_training_memory accepted
+    bool trained_forward_ = false;                ///< the last forward kept what backward needs
+    detail::ForwardState* state_ = nullptr;
+};
+
 /// Every intermediate of one sequence (ids.size() = T ≤ context; keys at or
-/// past `length` are hidden, -1 = all real). The attention of each layer is
-/// multi_head_attention() of the playground: one attention implementation.
+/// past `length` are hidden, -1 = all real): the model's forward on a batch of
+/// one with a Recorder (Model::trace), on the given parameters (not copied).
+/// `layer` as Recorder::layer.
 ModelTrace trace_model(const ModelConfig& config, const Parameters& params, const std::vector<std::int32_t>& ids,
-                       int length = -1, const ForwardOptions& options = {});
+                       int length = -1, const ForwardOptions& options = {}, int layer = -1);
+
+/// The reference's gradient intermediates of sequence 0 (one per layer and head).
+struct ReferenceHeadGrads {
+    std::vector<double> d_output, d_weights, d_scaled, d_scores, d_query, d_key, d_value;  ///< row-major, T×D or T×T
+};
 
 /// The independent reference (model_reference.cpp): plain loops in double
 /// precision, no Eigen products, no SIMD kernels and no code shared with the
 /// fast path. `params` is the flat buffer in parameter_layout(config) order;
 /// returns the loss and, when grads is given, writes the gradients (same
 /// layout). The finite-difference checks run on it in double precision.
+/// Every architecture option of ModelConfig; with `heads` (and grads), also
+/// the gradient intermediates of sequence 0, [layer][head].
 double reference_loss_and_grads(const ModelConfig& config, const std::vector<double>& params, const Batch& batch,
-                                std::vector<double>* grads);
+                                std::vector<double>* grads,
+                                std::vector<std::vector<ReferenceHeadGrads>>* heads = nullptr);
 
 }  // namespace attn

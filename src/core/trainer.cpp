@@ -105,7 +105,23 @@ std::string model_config_json(const ModelConfig& c) {
       << ",\"d_model\":" << c.d_model << ",\"heads\":" << c.heads << ",\"mlp\":" << c.mlp
       << ",\"layernorm\":" << (c.layernorm ? "true" : "false") << ",\"positional\":\""
       << positional_name(c.positional) << "\",\"causal\":" << (c.causal ? "true" : "false")
-      << ",\"scale\":" << (c.scale ? "true" : "false") << ",\"tied\":" << (c.tied ? "true" : "false") << "}";
+      << ",\"scale\":" << (c.scale ? "true" : "false") << ",\"tied\":" << (c.tied ? "true" : "false");
+    // the architecture options of pretrained models, written when they differ
+    // from our models' defaults (a reader without them gets the defaults back)
+    const ModelConfig d;
+    if (c.attn_bias != d.attn_bias) o << ",\"attn_bias\":" << (c.attn_bias ? "true" : "false");
+    if (c.activation != d.activation) o << ",\"activation\":\"" << activation_name(c.activation) << "\"";
+    if (c.ln_eps != d.ln_eps) {
+        o.precision(9);
+        o << ",\"ln_eps\":" << c.ln_eps;
+    }
+    if (c.norm != d.norm) o << ",\"norm\":\"" << norm_name(c.norm) << "\"";
+    if (c.token_types != d.token_types) o << ",\"token_types\":" << c.token_types;
+    if (c.embed_layernorm != d.embed_layernorm) o << ",\"embed_layernorm\":" << (c.embed_layernorm ? "true" : "false");
+    if (c.output_transform != d.output_transform) o << ",\"output_transform\":" << (c.output_transform ? "true" : "false");
+    if (c.output_bias != d.output_bias) o << ",\"output_bias\":" << (c.output_bias ? "true" : "false");
+    if (c.family != d.family) o << ",\"family\":" << json_quote(c.family);
+    o << "}";
     return o.str();
 }
 
@@ -181,6 +197,18 @@ ModelConfig model_config_from_json(const std::string& json) {
     c.causal = json_bool(v, "causal", c.causal);
     c.scale = json_bool(v, "scale", c.scale);
     c.tied = json_bool(v, "tied", c.tied);
+    c.attn_bias = json_bool(v, "attn_bias", c.attn_bias);
+    c.activation = parse_activation(json_text(v, "activation", activation_name(c.activation)));
+    if (const JsonValue* eps = v.get("ln_eps")) {
+        if (!eps->is(JsonValue::Type::number)) throw Error("model config: \"ln_eps\" must be a number");
+        c.ln_eps = static_cast<float>(eps->number);
+    }
+    c.norm = parse_norm(json_text(v, "norm", norm_name(c.norm)));
+    c.token_types = json_int(v, "token_types", c.token_types);
+    c.embed_layernorm = json_bool(v, "embed_layernorm", c.embed_layernorm);
+    c.output_transform = json_bool(v, "output_transform", c.output_transform);
+    c.output_bias = json_bool(v, "output_bias", c.output_bias);
+    c.family = json_text(v, "family", c.family);
     validate_model_config(c);
     return c;
 }
@@ -495,8 +523,8 @@ std::unique_ptr<Trainer> Trainer::from_checkpoint(const std::string& bytes, cons
     t->vocabulary_ = cp.vocabulary;
     t->model_ = std::make_unique<Model>(cp.config);
     t->model_->params() = std::move(cp.params);
-    t->grads_ = Parameters(cp.config);
-    t->optimizer_ = std::make_unique<AdamW>(tc.optimizer, t->model_->params().size());
+    // no gradients or AdamW moments yet: a checkpoint loaded to be run (traced,
+    // probed) never needs them; the first step allocates them
     t->step_ = checkpoint_step(cp.metadata);
     return t;
 }
@@ -518,7 +546,8 @@ StepResult Trainer::checked_update(const LossResult& r) {
     if (!std::isfinite(r.loss)) throw Error(Error::Code::not_finite, step_failure(next, "the loss", config_.optimizer.lr));
     StepResult out;
     out.stats = r.stats;
-    model_->backward(grads_, &out.stats);
+    if (!optimizer_) optimizer_ = std::make_unique<AdamW>(config_.optimizer, model_->params().size());
+    model_->backward(grads_, &out.stats);  // allocates grads_ on the first step
     if (!all_finite(grads_.flat()))
         throw Error(Error::Code::not_finite, step_failure(next, "a gradient", config_.optimizer.lr));
     // keep the last finite state so a step that overflows leaves nothing poisoned

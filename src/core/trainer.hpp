@@ -136,6 +136,9 @@ public:
     Model& model() { return *model_; }
     const Model& model() const { return *model_; }
     int steps_done() const { return step_; }
+    /// Whether the gradients and AdamW moments are allocated: from the
+    /// constructor on, but for a checkpoint only from its first step on.
+    bool has_training_state() const { return optimizer_ != nullptr; }
 
     /// One optimizer step on the task's batch for (seed, steps_done).
     /// A non-finite loss or gradient, or an update that would take a weight

@@ -1,0 +1,419 @@
+// Tests of the architecture options of ModelConfig (model.hpp, pretrained.hpp):
+// biases on Q/K/V/O, GELU erf or tanh, LayerNorm eps, pre-LN or post-LN,
+// token-type embeddings, the embedding LayerNorm, BERT's MLM output transform,
+// the output bias, tied or separate output. Each one: the fast path against
+// the double reference, the reference against central finite differences, the
+// per-layer trace against the batched forward, the layout's canonical names,
+// the config JSON, and the limits of a model that is run vs trained.
+
+#include "core/layers.hpp"
+#include "core/model.hpp"
+#include "core/trainer.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+using Catch::Matchers::Contains;
+using attn::Batch;
+using attn::ModelConfig;
+
+namespace {
+
+/// A small random config with every architecture option drawn at random.
+ModelConfig random_arch_config(std::mt19937& rng) {
+    ModelConfig c;
+    auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    auto coin = [&]() { return std::bernoulli_distribution(0.5)(rng); };
+    c.vocab = pick(3, 9);
+    c.context = pick(2, 6);
+    c.layers = pick(1, 2);
+    c.heads = pick(1, 2);
+    c.d_model = c.heads * pick(2, 3);
+    c.mlp = coin() ? 0 : pick(1, 5);
+    c.layernorm = pick(0, 3) != 0;
+    // LayerNorm over 2 or 3 features is ill-conditioned in float (test_model.cpp's random_config)
+    if (c.layernorm && c.d_model < 4) c.d_model = 4;
+    c.positional = static_cast<attn::Positional>(pick(0, 2));
+    c.causal = coin();
+    c.scale = coin();
+    c.tied = coin();
+    c.attn_bias = coin();
+    c.activation = coin() ? attn::Activation::gelu_tanh : attn::Activation::gelu_erf;
+    const float eps[] = {1e-5f, 1e-12f, 1e-3f};
+    c.ln_eps = eps[pick(0, 2)];
+    c.norm = c.layernorm && coin() ? attn::Norm::post : attn::Norm::pre;
+    c.token_types = coin() ? 2 : 0;
+    c.embed_layernorm = c.layernorm && coin();
+    c.output_transform = coin() && c.layernorm;
+    c.output_bias = coin();
+    return c;
+}
+
+Batch random_batch(std::mt19937& rng, const ModelConfig& c, bool padded) {
+    Batch b;
+    b.batch = std::uniform_int_distribution<int>(1, 2)(rng);
+    b.length = std::uniform_int_distribution<int>(1, c.context)(rng);
+    for (int s = 0; s < b.batch; ++s) {
+        const int len = padded ? std::uniform_int_distribution<int>(1, b.length)(rng) : b.length;
+        if (padded) b.lengths.push_back(len);
+        for (int t = 0; t < b.length; ++t) {
+            b.ids.push_back(t < len ? std::uniform_int_distribution<int>(0, c.vocab - 1)(rng) : 0);
+            const bool target = t < len && std::bernoulli_distribution(0.8)(rng);
+            b.targets.push_back(target ? std::uniform_int_distribution<int>(0, c.vocab - 1)(rng) : attn::kNoTarget);
+        }
+    }
+    b.targets[0] = 1 % c.vocab;  // at least one target, at a real position
+    return b;
+}
+
+/// Seeded init, then every value perturbed, so gains are not 1 and biases not 0.
+attn::Parameters random_params(std::mt19937& rng, const ModelConfig& c, float spread = 0.3f) {
+    attn::Parameters p;
+    attn::init_parameters(c, static_cast<std::uint32_t>(rng()), p);
+    std::uniform_real_distribution<float> u(-spread, spread);
+    for (float& v : p.flat()) v += u(rng);
+    return p;
+}
+
+std::vector<double> to_double(const attn::Parameters& p) { return {p.flat().begin(), p.flat().end()}; }
+
+std::string describe(const ModelConfig& c) {
+    return attn::model_config_json(c);
+}
+
+double relative_error(const float* a, const double* b, std::size_t n, double floor = 1e-3) {
+    double diff = 0, scale = floor;
+    for (std::size_t i = 0; i < n; ++i) {
+        diff = std::max(diff, std::fabs(a[i] - b[i]));
+        scale = std::max(scale, std::fabs(b[i]));
+    }
+    return diff / scale;
+}
+
+ModelConfig gpt2_like() {
+    ModelConfig c;
+    c.vocab = 11;
+    c.context = 6;
+    c.layers = 2;
+    c.d_model = 8;
+    c.heads = 2;
+    c.mlp = 12;
+    c.causal = true;
+    c.tied = true;
+    c.attn_bias = true;
+    c.activation = attn::Activation::gelu_tanh;
+    c.family = "gpt2";
+    return c;
+}
+
+ModelConfig bert_like() {
+    ModelConfig c;
+    c.vocab = 11;
+    c.context = 6;
+    c.layers = 2;
+    c.d_model = 8;
+    c.heads = 2;
+    c.mlp = 12;
+    c.tied = true;
+    c.attn_bias = true;
+    c.ln_eps = 1e-12f;
+    c.norm = attn::Norm::post;
+    c.token_types = 2;
+    c.embed_layernorm = true;
+    c.output_transform = true;
+    c.output_bias = true;
+    c.family = "bert";
+    return c;
+}
+
+}  // namespace
+
+TEST_CASE("architecture: the layout gives GPT-2's and BERT's tensors their canonical names, in order", "[model][arch]") {
+    std::vector<std::string> names;
+    for (const auto& p : attn::parameter_layout(gpt2_like())) names.push_back(p.name);
+    std::vector<std::string> want = {"embed", "pos"};
+    const std::vector<std::string> gpt2_layer = {"ln1.gain", "ln1.bias", "w_query", "b_query", "w_key",
+                                                 "b_key",    "w_value",  "b_value", "w_output", "b_output",
+                                                 "ln2.gain", "ln2.bias", "mlp.w_in", "mlp.b_in", "mlp.w_out",
+                                                 "mlp.b_out"};
+    for (int l = 0; l < 2; ++l)
+        for (const auto& n : gpt2_layer) want.push_back("layers." + std::to_string(l) + "." + n);
+    want.insert(want.end(), {"final_ln.gain", "final_ln.bias"});
+    CHECK(names == want);
+
+    names.clear();
+    for (const auto& p : attn::parameter_layout(bert_like())) names.push_back(p.name);
+    want = {"embed", "pos", "token_type", "embed_ln.gain", "embed_ln.bias"};
+    for (int l = 0; l < 2; ++l)
+        for (const auto& n : gpt2_layer) want.push_back("layers." + std::to_string(l) + "." + n);
+    want.insert(want.end(), {"head.w_transform", "head.b_transform", "head.ln.gain", "head.ln.bias", "unembed_bias"});
+    CHECK(names == want);  // post-LN: no final_ln
+
+    const attn::Parameters p(bert_like());
+    CHECK(p.view("token_type").rows() == 2);
+    CHECK(p.view("head.w_transform").rows() == 8);
+    CHECK(p.info("unembed_bias").vector);
+    CHECK(p.info("unembed_bias").cols == 11);
+    CHECK(p.info("layers.0.b_query").vector);
+    CHECK_FALSE(p.info("layers.0.b_query").decay);
+    CHECK(p.info("token_type").decay);
+    CHECK(p.info("head.w_transform").decay);
+}
+
+TEST_CASE("architecture: the slots of the layer kinds point at the tensors of the same names", "[model][arch]") {
+    for (const ModelConfig& c : {gpt2_like(), bert_like()}) {
+        attn::Parameters p(c);
+        for (std::size_t i = 0; i < p.flat().size(); ++i) p.flat()[i] = static_cast<float>(i);
+        const attn::ParamSlots slots = attn::resolve_slots(c);
+        const attn::ParamPtrs w = attn::bind(slots, static_cast<const float*>(p.flat().data()));
+        CHECK(w.embed == p.view("embed").data());
+        CHECK(w.layers[1].b_value == p.view("layers.1.b_value").data());
+        CHECK(w.layers[0].w_out == p.view("layers.0.mlp.w_out").data());
+        if (c.norm == attn::Norm::post) {
+            CHECK(w.final_ln_gain == nullptr);
+            CHECK(w.head_ln_bias == p.view("head.ln.bias").data());
+            CHECK(w.unembed_bias == p.view("unembed_bias").data());
+            CHECK(w.token_type == p.view("token_type").data());
+        } else {
+            CHECK(w.final_ln_bias == p.view("final_ln.bias").data());
+            CHECK(w.token_type == nullptr);
+        }
+    }
+}
+
+TEST_CASE("architecture: GELU's tanh form is GPT-2's gelu_new, its erf form the exact one", "[model][arch]") {
+    // values of 0.5·x·(1 + tanh(√(2/π)(x + 0.044715x³))) and 0.5·x·(1 + erf(x/√2)), computed in Python
+    CHECK(attn::activation(attn::Activation::gelu_tanh, 1.0f) == Approx(0.8411919906082768).epsilon(1e-6));
+    CHECK(attn::activation(attn::Activation::gelu_tanh, -0.5f) == Approx(-0.15428599017485606).epsilon(1e-6));
+    CHECK(attn::activation(attn::Activation::gelu_tanh, 2.5f) == Approx(2.484915733910001).epsilon(1e-6));
+    CHECK(attn::activation(attn::Activation::gelu_erf, 1.0f) == Approx(0.8413447460685429).epsilon(1e-6));
+    CHECK(attn::activation(attn::Activation::gelu_erf, 2.5f) == Approx(2.4844758366855597).epsilon(1e-6));
+    for (const attn::Activation a : {attn::Activation::gelu_erf, attn::Activation::gelu_tanh})
+        for (float x = -4.0f; x <= 4.0f; x += 0.37f) {
+            const double h = 1e-3;
+            const double fd = (attn::activation(a, static_cast<float>(x + h)) - attn::activation(a, static_cast<float>(x - h))) / (2 * h);
+            CHECK(attn::activation_grad(a, x) == Approx(fd).margin(2e-3));
+        }
+}
+
+TEST_CASE("architecture: the reference's gradients equal central finite differences under every option", "[model][arch]") {
+    std::mt19937 rng(2026);
+    int checked = 0;
+    for (int trial = 0; trial < 40; ++trial) {
+        const ModelConfig c = random_arch_config(rng);
+        const Batch batch = random_batch(rng, c, trial % 3 == 0);
+        const std::vector<double> p = to_double(random_params(rng, c));
+        std::vector<double> g;
+        attn::reference_loss_and_grads(c, p, batch, &g);
+        for (const auto& info : attn::parameter_layout(c)) {
+            for (int k = 0; k < 2; ++k) {
+                const std::size_t i = info.offset + std::uniform_int_distribution<std::size_t>(0, info.size() - 1)(rng);
+                std::vector<double> q = p;
+                const double h = 1e-6;
+                q[i] = p[i] + h;
+                const double up = attn::reference_loss_and_grads(c, q, batch, nullptr);
+                q[i] = p[i] - h;
+                const double down = attn::reference_loss_and_grads(c, q, batch, nullptr);
+                const double fd = (up - down) / (2 * h);
+                INFO(describe(c) << " " << info.name << " entry " << i - info.offset << ": analytic " << g[i]
+                                 << ", finite difference " << fd);
+                CHECK(std::fabs(fd - g[i]) <= 1e-6 + 1e-5 * std::fabs(fd));
+                ++checked;
+            }
+        }
+    }
+    CHECK(checked > 500);
+}
+
+TEST_CASE("architecture: fast loss and gradients match the double reference under every option", "[model][arch]") {
+    std::mt19937 rng(77);
+    int post = 0, transform = 0, bias = 0;
+    for (int trial = 0; trial < 120; ++trial) {
+        const ModelConfig c = random_arch_config(rng);
+        post += c.norm == attn::Norm::post;
+        transform += c.output_transform;
+        bias += c.attn_bias;
+        const Batch batch = random_batch(rng, c, trial % 3 == 0);
+        attn::Model m(c);
+        m.params() = random_params(rng, c);
+        const attn::LossResult r = m.forward(batch);
+        attn::Parameters grads;
+        m.backward(grads);
+        std::vector<double> ref_grads;
+        const double ref_loss = attn::reference_loss_and_grads(c, to_double(m.params()), batch, &ref_grads);
+        INFO(describe(c));
+        CHECK(std::fabs(r.loss - ref_loss) / std::max(1.0, std::fabs(ref_loss)) < 1e-5);
+        for (const auto& info : grads.layout()) {
+            INFO(info.name);
+            CHECK(relative_error(grads.flat().data() + info.offset, ref_grads.data() + info.offset, info.size()) < 2e-4);
+        }
+    }
+    CHECK(post > 10);
+    CHECK(transform > 10);
+    CHECK(bias > 10);
+}
+
+TEST_CASE("architecture: GPT-2- and BERT-shaped models match the reference", "[model][arch]") {
+    std::mt19937 rng(8);
+    for (const ModelConfig& c : {gpt2_like(), bert_like()}) {
+        Batch b;
+        b.batch = 2;
+        b.length = 6;
+        for (int i = 0; i < 12; ++i) {
+            b.ids.push_back(std::uniform_int_distribution<int>(0, 10)(rng));
+            b.targets.push_back(std::uniform_int_distribution<int>(-1, 10)(rng));
+        }
+        b.targets[0] = 3;
+        attn::Model m(c);
+        m.params() = random_params(rng, c);
+        const attn::LossResult r = m.forward(b);
+        attn::Parameters g;
+        m.backward(g);
+        std::vector<double> ref;
+        const double ref_loss = attn::reference_loss_and_grads(c, to_double(m.params()), b, &ref);
+        INFO(c.family);
+        CHECK(r.loss == Approx(ref_loss).epsilon(1e-5));
+        for (const auto& info : g.layout()) {
+            INFO(info.name);
+            CHECK(relative_error(g.flat().data() + info.offset, ref.data() + info.offset, info.size()) < 2e-4);
+        }
+    }
+}
+
+TEST_CASE("architecture: post-LN normalises each layer's output; pre-LN leaves the stream unnormalised", "[model][arch]") {
+    std::mt19937 rng(3);
+    ModelConfig c = bert_like();
+    c.output_transform = false;
+    attn::Parameters p = random_params(rng, c, 0.5f);
+    // unit gains and zero biases in every block's LayerNorms: LN2's output rows have mean 0 and variance 1
+    for (const auto& info : p.layout())
+        if (info.name.find(".ln2.") != std::string::npos || info.name.find(".ln1.") != std::string::npos)
+            for (std::size_t i = info.offset; i < info.offset + info.size(); ++i)
+                p.flat()[i] = info.name.find(".gain") != std::string::npos ? 1.0f : 0.0f;
+    const std::vector<std::int32_t> ids = {1, 4, 2, 7, 0};
+    const attn::ModelTrace tr = attn::trace_model(c, p, ids);
+    for (const attn::LayerTrace& lt : tr.layers) {
+        for (int t = 0; t < 5; ++t) {
+            const auto row = lt.output.row(t);
+            const double mean = row.mean();
+            const double var = (row.array() - mean).square().mean();
+            CHECK(mean == Approx(0.0).margin(1e-5));
+            CHECK(var == Approx(1.0).epsilon(1e-4));
+            // residual = input + attention output, before LN1 (post-LN: the attention reads the stream itself)
+            CHECK((lt.residual.row(t) - lt.input.row(t) - lt.attention.output.row(t)).cwiseAbs().maxCoeff() < 1e-5f);
+        }
+        CHECK((lt.normed - lt.input).cwiseAbs().maxCoeff() == 0.0f);
+    }
+    CHECK(tr.token_type.rows() == 5);
+    CHECK(tr.embed_normed.rows() == 5);
+    CHECK((tr.final_normed - tr.layers.back().output).cwiseAbs().maxCoeff() == 0.0f);  // no final_ln
+}
+
+TEST_CASE("architecture: the token type adds row 0 of its table to every position", "[model][arch]") {
+    std::mt19937 rng(4);
+    ModelConfig c = gpt2_like();
+    c.token_types = 2;
+    const attn::Parameters p = random_params(rng, c);
+    const attn::ModelTrace tr = attn::trace_model(c, p, {3, 1, 4});
+    for (int t = 0; t < 3; ++t) {
+        CHECK((tr.token_type.row(t) - p.view("token_type").row(0)).cwiseAbs().maxCoeff() == 0.0f);
+        const attn::Matrix sum = tr.embeddings.row(t) + tr.positional.row(t) + tr.token_type.row(t);
+        CHECK((tr.layers[0].input.row(t) - sum).cwiseAbs().maxCoeff() < 1e-6f);
+    }
+}
+
+TEST_CASE("architecture: the per-layer trace equals the batched forward under every option", "[model][arch]") {
+    std::mt19937 rng(15);
+    for (int trial = 0; trial < 40; ++trial) {
+        const ModelConfig c = random_arch_config(rng);
+        const Batch b = random_batch(rng, c, true);
+        attn::Model m(c);
+        m.params() = random_params(rng, c);
+        m.forward(b);
+        for (int s = 0; s < b.batch; ++s) {
+            const std::vector<std::int32_t> ids(b.ids.begin() + s * b.length, b.ids.begin() + (s + 1) * b.length);
+            const attn::ModelTrace tr = attn::trace_model(c, m.params(), ids, b.real_length(s));
+            INFO(describe(c));
+            const attn::Matrix batched = m.logits().middleRows(s * b.length, b.length);
+            CHECK((tr.logits - batched).cwiseAbs().maxCoeff() < 1e-4f * std::max(1.0f, batched.cwiseAbs().maxCoeff()));
+            for (int l = 0; l < c.layers; ++l)
+                for (int h = 0; h < c.heads; ++h)
+                    CHECK((tr.layers[static_cast<std::size_t>(l)].attention.heads[static_cast<std::size_t>(h)].weights -
+                           m.attention(s, l, h)).cwiseAbs().maxCoeff() < 1e-5f);
+        }
+    }
+}
+
+TEST_CASE("architecture: the config JSON carries every option, and old JSON keeps today's defaults", "[model][arch]") {
+    for (const ModelConfig& c : {gpt2_like(), bert_like()}) {
+        const ModelConfig back = attn::model_config_from_json(attn::model_config_json(c));
+        CHECK(back.attn_bias == c.attn_bias);
+        CHECK(back.activation == c.activation);
+        CHECK(back.ln_eps == c.ln_eps);
+        CHECK(back.norm == c.norm);
+        CHECK(back.token_types == c.token_types);
+        CHECK(back.embed_layernorm == c.embed_layernorm);
+        CHECK(back.output_transform == c.output_transform);
+        CHECK(back.output_bias == c.output_bias);
+        CHECK(back.family == c.family);
+        CHECK(attn::model_config_json(back) == attn::model_config_json(c));
+    }
+    const ModelConfig old = attn::model_config_from_json(
+        R"({"vocab":9,"context":5,"layers":1,"d_model":8,"heads":2,"mlp":0,"layernorm":true,"positional":"learned","causal":true,"scale":true,"tied":false})");
+    const ModelConfig d;
+    CHECK(old.attn_bias == d.attn_bias);
+    CHECK(old.activation == attn::Activation::gelu_erf);
+    CHECK(old.ln_eps == 1e-5f);
+    CHECK(old.norm == attn::Norm::pre);
+    CHECK(old.token_types == 0);
+    CHECK_FALSE(old.embed_layernorm);
+    CHECK_FALSE(old.output_transform);
+    CHECK_FALSE(old.output_bias);
+    CHECK(old.family.empty());
+    // our own models' JSON is unchanged: no new keys at the defaults
+    CHECK(attn::model_config_json(old).find("\"norm\"") == std::string::npos);
+    CHECK_THROWS_WITH(attn::model_config_from_json(R"({"norm":"middle"})"), Contains("norm"));
+    CHECK_THROWS_WITH(attn::model_config_from_json(R"({"activation":"relu"})"), Contains("activation"));
+}
+
+TEST_CASE("architecture: a model that is run has the inference limits, a model that is trained today's", "[model][arch]") {
+    ModelConfig gpt2;  // GPT-2 small
+    gpt2.vocab = 50257;
+    gpt2.context = 1024;
+    gpt2.layers = 12;
+    gpt2.d_model = 768;
+    gpt2.heads = 12;
+    gpt2.mlp = 3072;
+    gpt2.tied = true;
+    gpt2.attn_bias = true;
+    gpt2.activation = attn::Activation::gelu_tanh;
+    CHECK_NOTHROW(attn::validate_inference_config(gpt2));
+    CHECK_THROWS_WITH(attn::validate_model_config(gpt2), Contains("vocab"));
+    ModelConfig xl = gpt2;
+    xl.d_model = 1600;
+    xl.heads = 25;
+    xl.mlp = 6400;
+    xl.layers = 48;
+    CHECK_NOTHROW(attn::validate_inference_config(xl));
+    xl.layers = 49;  // kMaxInferenceLayers (pretrained.hpp) + 1
+    CHECK_THROWS_WITH(attn::validate_inference_config(xl), Contains("layers"));
+
+    ModelConfig c = bert_like();
+    c.layernorm = false;
+    c.embed_layernorm = false;
+    c.output_transform = false;
+    CHECK_THROWS_WITH(attn::validate_model_config(c), Contains("post"));
+    c = bert_like();
+    c.ln_eps = 0.0f;
+    CHECK_THROWS_WITH(attn::validate_model_config(c), Contains("ln_eps"));
+    c.ln_eps = std::nanf("");
+    CHECK_THROWS_WITH(attn::validate_model_config(c), Contains("ln_eps"));
+    c = bert_like();
+    c.family = "llama";
+    CHECK_THROWS_WITH(attn::validate_model_config(c), Contains("family"));
+}
