@@ -14,7 +14,10 @@ const char* const kUsage =
     "usage: attn --sentence \"TEXT\" | --sentence-file PATH|-  [--d-model 16] [--heads 4] [--seed 42]\n"
     "            [--positional none|sinusoidal|learned] [--mask none|causal|padding|causal+padding]\n"
     "            [--pad-to N] [--no-scale] [--lowercase] [--share-heads] [--format json|table]\n"
-    "Each option at most once; numbers are plain digits. --sentence-file - reads stdin.\n";
+    "Each option at most once; numbers are plain digits. --sentence-file - reads stdin.\n"
+    "       attn tokenize --tokenizer DIR|FILE [--tokenizer FILE …] (--text \"TEXT\" | --text-file PATH|-)\n"
+    "            [--family gpt2|bert] [--format json|table]   a Hugging Face tokenizer (GPT-2 BPE, BERT WordPiece)\n"
+    "       attn train | grad | run | baseline …   the training engine (attn train --help)\n";
 
 namespace {
 

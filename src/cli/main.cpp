@@ -3,11 +3,13 @@
 //        [--positional none|sinusoidal|learned] [--mask none|causal|padding|causal+padding]
 //        [--pad-to N] [--no-scale] [--lowercase] [--share-heads] [--format json|table]
 //   attn train | grad | run …   the training engine (train_cli.cpp)
+//   attn tokenize …            a Hugging Face tokenizer (tokenize_cli.cpp)
 // Bad arguments: a message on stderr and exit code 2 (the rules: cli/args.hpp).
 
 #include "args.hpp"
 #include "core/json.hpp"
 #include "core/trace.hpp"
+#include "tokenize_cli.hpp"
 #include "train_cli.hpp"
 
 #include <cstdio>
@@ -68,6 +70,7 @@ void print_table(const attn::Trace& tr) {
 
 int main(int argc, char** argv) {
     if (argc > 1 && attn::cli::is_training_command(argv[1])) return attn::cli::training_main(argc, argv);
+    if (argc > 1 && std::string(argv[1]) == "tokenize") return attn::cli::tokenize_main(argc, argv);
     try {
         const attn::cli::Options options = attn::cli::parse_args(std::vector<std::string>(argv + 1, argv + argc));
         if (options.help) {

@@ -7,9 +7,12 @@
 #include <cstring>
 #include <limits>
 #include <string_view>
+#include <unordered_set>
 
 namespace attn {
 namespace {
+
+constexpr std::size_t kScanMembers = 16;
 
 class Parser {
 public:
@@ -60,6 +63,7 @@ private:
         if (c == '{') {
             enter(depth);
             v.type = JsonValue::Type::object;
+            std::unordered_set<std::string> keys;  // filled once the object has kScanMembers members
             ++pos_;
             skip_space();
             if (!eof() && peek() == '}') {
@@ -74,12 +78,21 @@ private:
                 skip_space();
                 expect(':');
                 skip_space();
-                for (const auto& member : v.object)
-                    if (member.first == key) {
-                        if (o_.on_duplicate) o_.on_duplicate(path_, key);
-                        pos_ = key_at;
-                        error("duplicate key \"" + key + "\"");
-                    }
+                // duplicates: a scan of the few first members, a hash set beyond
+                // (a tokenizer's vocabulary is one object of 50 000 keys)
+                bool duplicate = false;
+                if (v.object.size() < kScanMembers) {
+                    for (const auto& member : v.object) duplicate = duplicate || member.first == key;
+                } else {
+                    if (keys.empty())
+                        for (const auto& member : v.object) keys.insert(member.first);
+                    duplicate = !keys.insert(key).second;
+                }
+                if (duplicate) {
+                    if (o_.on_duplicate) o_.on_duplicate(path_, key);
+                    pos_ = key_at;
+                    error("duplicate key \"" + key + "\"");
+                }
                 path_.push_back(key);
                 JsonValue member = value(depth + 1);
                 path_.pop_back();

@@ -57,7 +57,9 @@ inline constexpr int kMaxInferenceVocab = 262144;
 inline constexpr int kMaxInferenceContext = 2048;
 
 /// A model's tokenizer: our word tokenizer, GPT-2's byte-level BPE or BERT's WordPiece.
-struct Token {
+/// (Not `Token`: that name is the word tokenizer's, tokenizer.hpp, and a second
+/// attn::Token in the same program breaks the one-definition rule.)
+struct PretrainedToken {
     std::int32_t id = 0;
     std::string text;         ///< the vocabulary's piece ("Ġworld", "##ing", "[CLS]")
     std::string display;      ///< readable: GPT-2 bytes decoded, the leading space shown as "␣"; BERT as is
@@ -69,7 +71,7 @@ class PretrainedTokenizer {
 public:
     virtual ~PretrainedTokenizer() = default;
     /// Throws attn::Error (bad_text, too_many_tokens) for invalid UTF-8 or too long a text.
-    virtual std::vector<Token> encode(const std::string& text) const = 0;
+    virtual std::vector<PretrainedToken> encode(const std::string& text) const = 0;
     virtual std::string decode(const std::vector<std::int32_t>& ids) const = 0;
     virtual std::int32_t vocab_size() const = 0;
     virtual std::string piece(std::int32_t id) const = 0;
