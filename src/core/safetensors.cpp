@@ -106,6 +106,21 @@ bool element_count(const std::vector<std::int64_t>& shape, std::uint64_t& count)
     return true;
 }
 
+/// The element types of the safetensors format and their sizes in bytes.
+struct DTypeInfo {
+    const char* name;
+    unsigned size;
+};
+constexpr DTypeInfo kDTypes[] = {{"F64", 8}, {"F32", 4}, {"F16", 2}, {"BF16", 2}, {"I64", 8}, {"I32", 4},
+                                 {"I16", 2}, {"I8", 1},  {"U64", 8}, {"U32", 4},  {"U16", 2}, {"U8", 1},
+                                 {"BOOL", 1}, {"F8_E4M3", 1}, {"F8_E5M2", 1}};
+
+const DTypeInfo* find_dtype(const std::string& name) {
+    for (const DTypeInfo& t : kDTypes)
+        if (name == t.name) return &t;
+    return nullptr;
+}
+
 bool valid_utf8(const std::string& s) {
     try {
         decode_utf8(s);
@@ -178,7 +193,13 @@ std::string write_safetensors(const SafeTensors& file) {
     return out;
 }
 
-SafeTensorsIndex read_safetensors_index(const std::string& bytes) {
+namespace {
+
+/// The header of `bytes`, validated. `whole_file`: bytes is the whole file, F32
+/// only, the tensors end exactly at its end (read_safetensors_index). Else
+/// bytes holds at least the header, any dtype of kDTypes is accepted and the
+/// data's size is where the tensors end (read_safetensors_header).
+SafeTensorsIndex parse_index(const std::string& bytes, bool whole_file) {
     if (bytes.size() < 8)
         fail("file has " + std::to_string(bytes.size()) + " bytes, fewer than the 8 of the header size");
     const std::uint64_t header_size = get_u64(bytes);
@@ -186,8 +207,8 @@ SafeTensorsIndex read_safetensors_index(const std::string& bytes) {
         fail("header size " + std::to_string(header_size) + " is above the limit of " +
              std::to_string(kMaxSafetensorsHeader) + " bytes");
     if (header_size > bytes.size() - 8)
-        fail("header size " + std::to_string(header_size) + " runs past the end of the file (" +
-             std::to_string(bytes.size()) + " bytes)");
+        fail("header size " + std::to_string(header_size) + " runs past the end of the " +
+             (whole_file ? "file (" : "bytes given (") + std::to_string(bytes.size()) + " bytes)");
     const std::string header = bytes.substr(8, static_cast<std::size_t>(header_size));
     try {
         decode_utf8(header);
@@ -206,7 +227,9 @@ SafeTensorsIndex read_safetensors_index(const std::string& bytes) {
     std::set<std::string> names;
     SafeTensorsIndex result;
     result.data_start = 8 + static_cast<std::size_t>(header_size);
-    const std::uint64_t data_size = bytes.size() - 8 - header_size;
+    // a header alone: the data ends where the tensors end (checked to tile it below)
+    std::uint64_t data_size = bytes.size() - 8 - header_size;
+    if (!whole_file) data_size = std::numeric_limits<std::uint64_t>::max();
 
     for (const auto& [name, value] : root.object) {
         if (!names.insert(name).second) fail("duplicate name " + quoted(name));
@@ -241,11 +264,15 @@ SafeTensorsIndex read_safetensors_index(const std::string& bytes) {
 
         if (dtype->type != JsonValue::Type::string)
             fail(who + " has a dtype that is " + type_name(*dtype) + ", not a string");
-        if (dtype->string != "F32") fail(who + " has dtype " + dtype->string + "; only F32 is supported");
+        const DTypeInfo* type = find_dtype(dtype->string);
+        if (whole_file ? dtype->string != "F32" : !type)
+            fail(who + " has dtype " + dtype->string + (whole_file ? "; only F32 is supported" : ", not a safetensors dtype"));
 
         Entry entry;
         entry.order = entries.size();
         entry.tensor.name = name;
+        entry.tensor.dtype = type->name;
+        entry.tensor.element_size = type->size;
         if (shape->type != JsonValue::Type::array)
             fail(who + " has a shape that is " + type_name(*shape) + ", not a list of non-negative integers");
         for (const JsonValue& d : shape->array) {
@@ -266,9 +293,10 @@ SafeTensorsIndex read_safetensors_index(const std::string& bytes) {
                  "] with begin after end");
         entry.tensor.begin = static_cast<std::uint64_t>(begin);
         entry.tensor.end = static_cast<std::uint64_t>(end);
-        if (entry.tensor.end - entry.tensor.begin != 4 * count)
+        const std::uint64_t need = count * type->size;  // count <= INT64_MAX / 4: 8 per element cannot wrap
+        if (entry.tensor.end - entry.tensor.begin != need)
             fail(who + " has " + std::to_string(entry.tensor.end - entry.tensor.begin) + " bytes of data_offsets but its shape needs " +
-                 std::to_string(4 * count) + " (4 per F32 element)");
+                 std::to_string(need) + " (" + std::to_string(type->size) + " per " + type->name + " element)");
         if (entry.tensor.end > data_size)
             fail(who + " has data_offsets ending at " + std::to_string(entry.tensor.end) + ", past the end of the data (" +
                  std::to_string(data_size) + " bytes)");
@@ -290,18 +318,58 @@ SafeTensorsIndex read_safetensors_index(const std::string& bytes) {
                  std::to_string(at));
         at = e.tensor.end;
     }
+    if (!whole_file) data_size = at;
     if (at != data_size)
         fail("the tensors end at byte " + std::to_string(at) + " of the data but the file has " +
              std::to_string(data_size) + " bytes of data");
 
     for (Entry& e : entries) result.tensors.push_back(std::move(e.tensor));
+    result.data_size = data_size;
     return result;
 }
+
+}  // namespace
+
+SafeTensorsIndex read_safetensors_index(const std::string& bytes) { return parse_index(bytes, true); }
+
+SafeTensorsIndex read_safetensors_header(const std::string& bytes) { return parse_index(bytes, false); }
 
 const TensorEntry* SafeTensorsIndex::find(const std::string& name) const {
     for (const TensorEntry& t : tensors)
         if (t.name == name) return &t;
     return nullptr;
+}
+
+float f16_to_float(std::uint16_t h) {
+    const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
+    const std::uint32_t exponent = (h >> 10) & 0x1Fu, mantissa = h & 0x3FFu;
+    std::uint32_t u;
+    if (exponent == 0x1F) {
+        u = sign | 0x7F800000u | (mantissa << 13);  // infinity, NaN (payload kept)
+    } else if (exponent != 0) {
+        u = sign | ((exponent + 127 - 15) << 23) | (mantissa << 13);
+    } else if (mantissa == 0) {
+        u = sign;  // ±0
+    } else {
+        // subnormal: mantissa · 2^-24, normalised into a float32 (which holds it exactly)
+        int e = -1;
+        std::uint32_t m = mantissa;
+        do {
+            ++e;
+            m <<= 1;
+        } while ((m & 0x400u) == 0);
+        u = sign | (static_cast<std::uint32_t>(127 - 15 - e) << 23) | ((m & 0x3FFu) << 13);
+    }
+    float f;
+    std::memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+float bf16_to_float(std::uint16_t h) {
+    const std::uint32_t u = static_cast<std::uint32_t>(h) << 16;
+    float f;
+    std::memcpy(&f, &u, sizeof f);
+    return f;
 }
 
 float tensor_float(const std::string& bytes, const SafeTensorsIndex& index, const TensorEntry& entry, std::size_t i) {

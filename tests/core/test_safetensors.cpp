@@ -7,7 +7,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <cstring>
 #include <random>
 #include <string>
@@ -379,4 +381,126 @@ TEST_CASE("safetensors: random truncations and byte flips parse or throw attn::E
     CHECK(parsed + rejected == 2000);
     CHECK(rejected > 0);
     CHECK(parsed > 0);  // flips in the float data leave a valid file
+}
+
+// ---- half-precision entries: the Hub loader's header reader and conversions ------------
+
+namespace {
+
+/// binary16 from its fields by the formula (IEEE 754), independently of the reader.
+double f16_by_formula(std::uint16_t h) {
+    const int sign = h >> 15, exponent = (h >> 10) & 0x1F, mantissa = h & 0x3FF;
+    const double s = sign ? -1.0 : 1.0;
+    if (exponent == 0) return s * std::ldexp(mantissa, -24);
+    if (exponent == 31) return mantissa ? std::numeric_limits<double>::quiet_NaN() : s * HUGE_VAL;
+    return s * std::ldexp(1024 + mantissa, exponent - 25);
+}
+
+/// bfloat16: 1 sign, 8 exponent, 7 mantissa bits, by the formula.
+double bf16_by_formula(std::uint16_t h) {
+    const int sign = h >> 15, exponent = (h >> 7) & 0xFF, mantissa = h & 0x7F;
+    const double s = sign ? -1.0 : 1.0;
+    if (exponent == 0) return s * std::ldexp(mantissa, -133);
+    if (exponent == 255) return mantissa ? std::numeric_limits<double>::quiet_NaN() : s * HUGE_VAL;
+    return s * std::ldexp(128 + mantissa, exponent - 134);
+}
+
+std::string header_error(const std::string& bytes) {
+    try {
+        attn::read_safetensors_header(bytes);
+    } catch (const attn::Error& e) {
+        CHECK(e.code() == attn::Error::Code::bad_checkpoint);
+        return e.what();
+    }
+    return "<no error>";
+}
+
+}  // namespace
+
+TEST_CASE("safetensors: every F16 and BF16 bit pattern converts exactly, subnormals, infinities and NaN included",
+          "[safetensors]") {
+    int nans = 0;
+    for (std::uint32_t b = 0; b < 65536; ++b) {
+        const auto h = static_cast<std::uint16_t>(b);
+        for (int kind = 0; kind < 2; ++kind) {
+            const float got = kind == 0 ? attn::f16_to_float(h) : attn::bf16_to_float(h);
+            const double want = kind == 0 ? f16_by_formula(h) : bf16_by_formula(h);
+            if (std::isnan(want)) {
+                REQUIRE(std::isnan(got));
+                ++nans;
+                continue;
+            }
+            INFO((kind == 0 ? "F16 " : "BF16 ") << b);
+            REQUIRE(static_cast<double>(got) == want);
+            REQUIRE(std::signbit(got) == ((b >> 15) != 0));  // -0 stays -0
+        }
+    }
+    CHECK(nans == 2 * 1023 + 2 * 127);  // F16: 2 signs × 1023 payloads; BF16: 2 × 127
+}
+
+TEST_CASE("safetensors: the header reader reads F16, BF16 and other dtypes from the header alone", "[safetensors]") {
+    const std::string header =
+        "{\"__metadata__\":{\"format\":\"pt\"},"
+        "\"h\":{\"dtype\":\"F16\",\"shape\":[2,3],\"data_offsets\":[0,12]},"
+        "\"b\":{\"dtype\":\"BF16\",\"shape\":[3],\"data_offsets\":[12,18]},"
+        "\"ids\":{\"dtype\":\"I64\",\"shape\":[1,2],\"data_offsets\":[18,34]},"
+        "\"m\":{\"dtype\":\"BOOL\",\"shape\":[2],\"data_offsets\":[34,36]},"
+        "\"f\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[36,40]}}";
+    const std::string first = le64(header.size()) + header;  // no data at all
+    const attn::SafeTensorsIndex index = attn::read_safetensors_header(first);
+    CHECK(index.data_start == first.size());
+    CHECK(index.data_size == 40);
+    REQUIRE(index.tensors.size() == 5);
+    CHECK(index.find("h")->dtype == "F16");
+    CHECK(index.find("h")->element_size == 2);
+    CHECK(index.find("b")->dtype == "BF16");
+    CHECK(index.find("ids")->element_size == 8);
+    CHECK(index.find("m")->element_size == 1);
+    CHECK(index.find("f")->dtype == "F32");
+    CHECK(index.metadata.at("format") == "pt");
+    // the same bytes with data after them: the header alone decides
+    CHECK(attn::read_safetensors_header(first + zeros(40)).data_size == 40);
+    // the F32 readers keep refusing them, by name
+    CHECK_THAT(read_error(first + zeros(40)), Contains("tensor 'h' has dtype F16; only F32 is supported"));
+}
+
+TEST_CASE("safetensors: the header reader refuses what the format forbids, naming the tensor", "[safetensors]") {
+    const auto one_file = [](const std::string& fields) { return le64(one(fields).size()) + one(fields); };
+    CHECK_THAT(header_error(one_file("\"dtype\":\"F16\",\"shape\":[3],\"data_offsets\":[0,12]")),
+               Contains("tensor 'x' has 12 bytes of data_offsets but its shape needs 6 (2 per F16 element)"));
+    CHECK_THAT(header_error(one_file("\"dtype\":\"Q4\",\"shape\":[3],\"data_offsets\":[0,3]")),
+               Contains("tensor 'x' has dtype Q4, not a safetensors dtype"));
+    CHECK_THAT(header_error(one_file("\"dtype\":\"BF16\",\"shape\":[2],\"data_offsets\":[2,6]")),
+               Contains("leaving a gap"));
+    CHECK_THAT(header_error(le64(100) + "{}"), Contains("runs past the end of the bytes given"));
+    CHECK_THAT(header_error("1234567"), Contains("fewer than the 8"));
+    CHECK_THAT(header_error(le64(std::uint64_t{1} << 40)), Contains("above the limit"));
+}
+
+TEST_CASE("safetensors: random corruptions of a Hub header parse or throw attn::Error, never crash", "[safetensors]") {
+    const std::string header =
+        "{\"a\":{\"dtype\":\"F16\",\"shape\":[2,3],\"data_offsets\":[0,12]},"
+        "\"b\":{\"dtype\":\"BF16\",\"shape\":[3],\"data_offsets\":[12,18]},"
+        "\"c\":{\"dtype\":\"I64\",\"shape\":[1],\"data_offsets\":[18,26]}}";
+    const std::string file = le64(header.size()) + header;
+    std::mt19937 rng(7);
+    int parsed = 0;
+    for (int trial = 0; trial < 4000; ++trial) {
+        std::string bytes = file;
+        const int flips = 1 + static_cast<int>(rng() % 3);
+        for (int f = 0; f < flips; ++f) bytes[8 + rng() % header.size()] = static_cast<char>(rng() % 128);
+        if (trial % 4 == 0) bytes.resize(rng() % bytes.size());
+        try {
+            const attn::SafeTensorsIndex index = attn::read_safetensors_header(bytes);
+            ++parsed;
+            std::uint64_t at = 0;  // what it accepts tiles the data
+            for (const attn::TensorEntry& t : index.tensors) {
+                REQUIRE(t.begin == at);
+                at = t.end;
+            }
+            REQUIRE(at == index.data_size);
+        } catch (const attn::Error&) {
+        }
+    }
+    CHECK(parsed > 0);
 }

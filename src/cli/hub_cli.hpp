@@ -1,0 +1,39 @@
+#pragma once
+// `attn run --model DIR`: a Hugging Face model folder (config.json,
+// model.safetensors, the tokenizer's files) loaded through the core's
+// HubLoader (pretrained.hpp), streamed from disk in 1 MiB reads of the ranges
+// it needs, then traced like our own checkpoints.
+
+#include "core/pretrained.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace attn::cli {
+
+/// True when `path` names a directory.
+bool is_directory(const std::string& path);
+
+/// DIR/config.json → the config; throws attn::Error (bad_checkpoint) when the folder lacks it.
+ModelConfig read_hub_folder_config(const std::string& dir);
+
+/// DIR/model.safetensors streamed into a model through HubLoader, in reads of
+/// at most `chunk` bytes of the needed ranges. Throws attn::Error (bad_checkpoint)
+/// for a missing, truncated or unreadable file, and whatever HubLoader refuses.
+std::unique_ptr<Model> load_hub_folder(const std::string& dir, const ModelConfig& config, std::size_t chunk = 1 << 20);
+
+struct HubRunOptions {
+    std::string dir;
+    std::string sentence;
+    bool have_sentence = false;
+    std::vector<std::int32_t> ids;  ///< --ids: token ids instead of a sentence
+    std::string format = "json";
+    int layer = -1;                 ///< --layer K: trace only layer K
+};
+
+/// Prints the trace of the sentence (or ids) as JSON or a table; returns the exit code.
+int run_hub(const HubRunOptions& options);
+
+}  // namespace attn::cli

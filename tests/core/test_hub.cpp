@@ -1,0 +1,487 @@
+// Tests of read_hub_config and HubLoader (pretrained.hpp, src/core/hub_*.cpp)
+// on the checkpoints of tests/pretrained/make_checkpoints.py (the build writes
+// them to ATTN_PRETRAINED_DIR): every naming variant and dtype of the Hub's
+// layout, the golden values of the independent float64 PyTorch forward
+// (tests/pretrained/reference.py → golden.json), streaming in any chunk size,
+// and every bad file refused by name.
+
+#include "core/json_value.hpp"
+#include "core/pretrained.hpp"
+#include "core/safetensors.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using Catch::Matchers::Contains;
+
+namespace {
+
+std::string read_file(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    REQUIRE(f.good());
+    std::ostringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+std::string folder(const std::string& name) { return std::string(ATTN_PRETRAINED_DIR) + "/" + name; }
+std::string config_of(const std::string& name) { return read_file(folder(name) + "/config.json"); }
+std::string file_of(const std::string& name) { return read_file(folder(name) + "/model.safetensors"); }
+
+/// The whole file fed in chunks of `chunk` bytes (0 = at once), from offset 0.
+std::unique_ptr<attn::Model> load(const std::string& config_json, const std::string& bytes, std::size_t chunk = 0) {
+    const attn::ModelConfig config = attn::read_hub_config(config_json);
+    const std::uint64_t n = attn::HubLoader::header_size(bytes.substr(0, 8));
+    attn::HubLoader loader(config, bytes.substr(0, static_cast<std::size_t>(n)));
+    const auto* data = reinterpret_cast<const std::uint8_t*>(bytes.data());
+    if (chunk == 0) chunk = bytes.size();
+    for (std::size_t at = 0; at < bytes.size(); at += chunk)
+        loader.feed(at, data + at, std::min(chunk, bytes.size() - at));
+    CHECK(loader.fed_bytes() == bytes.size());
+    return loader.finish();
+}
+
+std::unique_ptr<attn::Model> load(const std::string& name, std::size_t chunk = 0) {
+    return load(config_of(name), file_of(name), chunk);
+}
+
+/// The message and code of what `f` throws.
+std::string error_of(const std::function<void()>& f, attn::Error::Code want = attn::Error::Code::bad_checkpoint) {
+    try {
+        f();
+    } catch (const attn::Error& e) {
+        CHECK(attn::error_code_name(e.code()) == std::string(attn::error_code_name(want)));
+        return e.what();
+    }
+    return "<no error>";
+}
+
+const attn::JsonValue& golden() {
+    static const attn::JsonValue g = attn::parse_json(read_file(std::string(ATTN_SOURCE_DIR) + "/tests/pretrained/golden.json"));
+    return g;
+}
+
+/// A file rebuilt with one tensor's header entry changed by `edit` (dtype, shape) and
+/// its bytes replaced by `fill` (or zeros) of the new size; every other tensor as it was.
+std::string rebuild(const std::string& bytes, const std::string& target,
+                    const std::function<void(std::string& dtype, std::vector<std::int64_t>& shape)>& edit,
+                    const std::string& fill = "") {
+    const attn::SafeTensorsIndex index = attn::read_safetensors_header(bytes);
+    std::string header = "{", data;
+    bool found = false;
+    for (const attn::TensorEntry& t : index.tensors) {
+        std::string dtype = t.dtype;
+        std::vector<std::int64_t> shape = t.shape;
+        std::string blob = bytes.substr(index.data_start + t.begin, t.end - t.begin);
+        if (t.name == target) {
+            found = true;
+            edit(dtype, shape);
+            std::int64_t n = 1;
+            for (std::int64_t d : shape) n *= d;
+            const std::size_t size = static_cast<std::size_t>(n) * (dtype == "I64" || dtype == "F64" ? 8 : dtype == "F32" ? 4 : 2);
+            blob = fill.empty() ? std::string(size, '\0') : fill;
+            REQUIRE(blob.size() == size);
+        }
+        if (header.size() > 1) header += ',';
+        header += "\"" + t.name + "\":{\"dtype\":\"" + dtype + "\",\"shape\":[";
+        for (std::size_t i = 0; i < shape.size(); ++i) header += (i ? "," : "") + std::to_string(shape[i]);
+        header += "],\"data_offsets\":[" + std::to_string(data.size()) + "," + std::to_string(data.size() + blob.size()) + "]}";
+        data += blob;
+    }
+    REQUIRE(found);
+    header += "}";
+    std::string out;
+    for (int i = 0; i < 8; ++i) out += static_cast<char>((header.size() >> (8 * i)) & 0xFF);
+    return out + header + data;
+}
+
+std::string replace(std::string s, const std::string& from, const std::string& to) {
+    const std::size_t at = s.find(from);
+    REQUIRE(at != std::string::npos);
+    return s.replace(at, from.size(), to);
+}
+
+/// Row r, column c of an F32 tensor of the file, read by the F32 reader (independently of the loader).
+float raw(const attn::SafeTensors& f, const std::string& name, std::int64_t r, std::int64_t c) {
+    const attn::Tensor* t = f.find(name);
+    REQUIRE(t != nullptr);
+    const std::int64_t cols = t->shape.back();
+    return t->data[static_cast<std::size_t>(r * cols + c)];
+}
+
+/// Only the F32 tensors of a file (the F32 reader refuses buffers of other dtypes).
+attn::SafeTensors f32_tensors(const std::string& bytes) {
+    const attn::SafeTensorsIndex index = attn::read_safetensors_header(bytes);
+    attn::SafeTensors out;
+    for (const attn::TensorEntry& e : index.tensors) {
+        if (e.dtype != "F32") continue;
+        attn::Tensor t;
+        t.name = e.name;
+        t.shape = e.shape;
+        for (std::uint64_t i = 0; i < (e.end - e.begin) / 4; ++i) {
+            float f;
+            std::memcpy(&f, bytes.data() + index.data_start + e.begin + 4 * i, 4);
+            t.data.push_back(f);
+        }
+        out.tensors.push_back(std::move(t));
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("hub: every test checkpoint's attention weights and logits match the float64 PyTorch reference within 1e-4",
+          "[hub]") {
+    const attn::JsonValue* all = golden().get("checkpoints");
+    REQUIRE(all != nullptr);
+    REQUIRE(all->object.size() == 11);
+    double worst = 0;
+    for (const auto& [name, entry] : all->object) {
+        INFO("checkpoint " << name);
+        const attn::JsonValue* g = &entry;
+        if (const attn::JsonValue* same = entry.get("same_as"); same && same->is(attn::JsonValue::Type::string))
+            g = all->get(same->string);
+        const std::unique_ptr<attn::Model> model = load(name);
+        const attn::ModelConfig& config = model->config();
+        CHECK(config.family == g->get("family")->string);
+        for (const attn::JsonValue& seq : g->get("sequences")->array) {
+            std::vector<std::int32_t> ids;
+            for (const attn::JsonValue& v : seq.get("ids")->array) ids.push_back(static_cast<std::int32_t>(v.integer));
+            INFO("sequence of " << ids.size() << " ids");
+            const attn::ModelTrace tr = attn::trace_model(config, model->params(), ids);
+            for (const attn::JsonValue& a : seq.get("attention")->array) {
+                const int layer = static_cast<int>(a.get("layer")->integer), head = static_cast<int>(a.get("head")->integer);
+                const attn::Matrix& w = tr.layers[static_cast<std::size_t>(layer)].attention.heads[static_cast<std::size_t>(head)].weights;
+                const auto& rows = a.get("rows")->array;
+                for (std::size_t i = 0; i < rows.size(); ++i) {
+                    const auto& want = a.get("weights")->array[i].array;
+                    REQUIRE(static_cast<Eigen::Index>(want.size()) == w.cols());
+                    for (std::size_t j = 0; j < want.size(); ++j) {
+                        const double d = std::abs(w(rows[i].integer, static_cast<Eigen::Index>(j)) - want[j].number);
+                        worst = std::max(worst, d);
+                        REQUIRE(d < 1e-4);
+                    }
+                }
+            }
+            const auto& logit_ids = seq.get("logit_ids")->array;
+            for (Eigen::Index t = 0; t < tr.logits.rows(); ++t) {
+                const auto& want = seq.get("logits")->array[static_cast<std::size_t>(t)].array;
+                for (std::size_t k = 0; k < logit_ids.size(); ++k) {
+                    const double d = std::abs(tr.logits(t, logit_ids[k].integer) - want[k].number);
+                    worst = std::max(worst, d);
+                    REQUIRE(d < 1e-4);
+                }
+                // logsumexp over the whole vocabulary: every logit takes part
+                const double m = tr.logits.row(t).maxCoeff();
+                double s = 0;
+                for (Eigen::Index v = 0; v < tr.logits.cols(); ++v) s += std::exp(tr.logits(t, v) - m);
+                const double d = std::abs(m + std::log(s) - seq.get("logsumexp")->array[static_cast<std::size_t>(t)].number);
+                worst = std::max(worst, d);
+                REQUIRE(d < 1e-4);
+            }
+        }
+    }
+    WARN("largest difference from the float64 reference: " << worst);
+}
+
+TEST_CASE("hub: the same file fed in 1-, 7-, 4096-byte and whole chunks gives identical parameters", "[hub]") {
+    for (const char* name : {"gpt2", "gpt2-f16", "bert-bf16", "bert"}) {
+        INFO(name);
+        const std::vector<float> whole = load(name)->params().flat();
+        for (std::size_t chunk : {1, 7, 4096}) CHECK(load(name, chunk)->params().flat() == whole);
+    }
+}
+
+TEST_CASE("hub: feeding exactly the needed ranges is enough; buffers, the pooler and position_ids are skipped", "[hub]") {
+    for (const char* name : {"gpt2", "bert", "bert-model"}) {
+        INFO(name);
+        const std::string bytes = file_of(name);
+        const attn::ModelConfig config = attn::read_hub_config(config_of(name));
+        attn::HubLoader loader(config, bytes.substr(0, static_cast<std::size_t>(attn::HubLoader::header_size(bytes))));
+        CHECK(loader.needed_bytes() < bytes.size() - attn::HubLoader::header_size(bytes));  // something is skipped
+        std::uint64_t sum = 0, last = 0;
+        for (const attn::ByteRange& r : loader.needed()) {
+            CHECK(r.begin >= last);
+            CHECK(r.end > r.begin);
+            sum += r.end - r.begin;
+            last = r.end;
+            // in two pieces, to cross a chunk boundary inside a range
+            const std::uint64_t mid = r.begin + (r.end - r.begin) / 2 + 1;
+            const auto* data = reinterpret_cast<const std::uint8_t*>(bytes.data());
+            loader.feed(r.begin, data + r.begin, static_cast<std::size_t>(std::min(mid, r.end) - r.begin));
+            if (mid < r.end) loader.feed(mid, data + mid, static_cast<std::size_t>(r.end - mid));
+        }
+        CHECK(sum == loader.needed_bytes());
+        CHECK(loader.fed_bytes() == loader.needed_bytes());
+        CHECK(loader.finish()->params().flat() == load(name)->params().flat());
+    }
+}
+
+TEST_CASE("hub: GPT-2's Conv1D tensors land unchanged, c_attn split into q | k | v by columns; lm_head unties", "[hub]") {
+    const attn::SafeTensors f = f32_tensors(file_of("gpt2-untied"));
+    const std::unique_ptr<attn::Model> model = load("gpt2-untied");
+    const attn::ModelConfig& c = model->config();
+    CHECK_FALSE(c.tied);
+    CHECK(c.causal);
+    CHECK(c.norm == attn::Norm::pre);
+    CHECK(c.activation == attn::Activation::gelu_tanh);
+    const attn::Parameters& p = model->params();
+    const int C = c.d_model;
+    const std::string pre = "transformer.h.1.";
+    for (int r = 0; r < C; ++r)
+        for (int k = 0; k < C; ++k) {
+            REQUIRE(p.view("layers.1.w_query")(r, k) == raw(f, pre + "attn.c_attn.weight", r, k));
+            REQUIRE(p.view("layers.1.w_key")(r, k) == raw(f, pre + "attn.c_attn.weight", r, C + k));
+            REQUIRE(p.view("layers.1.w_value")(r, k) == raw(f, pre + "attn.c_attn.weight", r, 2 * C + k));
+            REQUIRE(p.view("layers.1.w_output")(r, k) == raw(f, pre + "attn.c_proj.weight", r, k));
+        }
+    for (int k = 0; k < C; ++k) {
+        CHECK(p.view("layers.1.b_value")(0, k) == raw(f, pre + "attn.c_attn.bias", 0, 2 * C + k));
+        CHECK(p.view("layers.1.ln2.gain")(0, k) == raw(f, pre + "ln_2.weight", 0, k));
+    }
+    for (int v = 0; v < c.vocab; ++v)
+        for (int k = 0; k < C; ++k) REQUIRE(p.view("unembed")(k, v) == raw(f, "lm_head.weight", v, k));  // [V, C] → [C, V]
+    CHECK(load("gpt2")->config().tied);
+}
+
+TEST_CASE("hub: BERT's nn.Linear tensors are transposed into [in, out]; the MLM head is found in the file", "[hub]") {
+    const attn::SafeTensors f = f32_tensors(file_of("bert-mlm"));
+    const std::unique_ptr<attn::Model> model = load("bert-mlm");
+    const attn::ModelConfig& c = model->config();
+    CHECK(c.norm == attn::Norm::post);
+    CHECK(c.embed_layernorm);
+    CHECK(c.token_types == 2);
+    CHECK(c.output_transform);
+    CHECK(c.output_bias);
+    CHECK(c.activation == attn::Activation::gelu_erf);
+    CHECK(c.ln_eps == 1e-12f);
+    const attn::Parameters& p = model->params();
+    const std::string l0 = "bert.encoder.layer.0.";
+    for (int i = 0; i < c.d_model; ++i)
+        for (int o = 0; o < c.mlp; ++o) {
+            REQUIRE(p.view("layers.0.mlp.w_in")(i, o) == raw(f, l0 + "intermediate.dense.weight", o, i));
+            REQUIRE(p.view("layers.0.mlp.w_out")(o, i) == raw(f, l0 + "output.dense.weight", i, o));
+        }
+    for (int i = 0; i < c.d_model; ++i)
+        for (int o = 0; o < c.d_model; ++o)
+            REQUIRE(p.view("head.w_transform")(i, o) == raw(f, "cls.predictions.transform.dense.weight", o, i));
+    for (int v = 0; v < c.vocab; ++v) CHECK(p.view("unembed_bias")(0, v) == raw(f, "cls.predictions.bias", 0, v));
+    // legacy names (LayerNorm.gamma/beta, the pooler and seq_relationship present) give the same model
+    CHECK(load("bert")->params().flat() == p.flat());
+    // without the head: no transform, no output bias, the encoder's weights the same
+    const std::unique_ptr<attn::Model> bare = load("bert-model");
+    CHECK_FALSE(bare->config().output_transform);
+    CHECK_FALSE(bare->config().output_bias);
+    CHECK(bare->params().view("layers.1.w_value") == p.view("layers.1.w_value"));
+}
+
+TEST_CASE("hub: the transformer. prefix, attn.bias buffers and a saved copy of the tied lm_head load the same weights",
+          "[hub]") {
+    const std::unique_ptr<attn::Model> plain = load("gpt2"), prefixed = load("gpt2-transformer");
+    CHECK(plain->config().tied);
+    CHECK_FALSE(prefixed->config().tied);  // lm_head.weight is in the file: it is used as it is
+    for (const attn::ParamInfo& info : plain->params().layout())
+        CHECK(plain->params().view(info.name) == prefixed->params().view(info.name));
+    CHECK(prefixed->params().view("unembed") == plain->params().view("embed").transpose());
+}
+
+// ---- config.json ---------------------------------------------------------------------------------
+
+TEST_CASE("hub config: GPT-2 and BERT fields become the model's options, with transformers' defaults", "[hub]") {
+    const attn::ModelConfig g = attn::read_hub_config(
+        R"({"architectures":["GPT2LMHeadModel"],"model_type":"gpt2","n_layer":12,"n_head":12,"n_embd":768,)"
+        R"("n_positions":1024,"vocab_size":50257,"n_inner":null,"activation_function":"gelu_new","layer_norm_epsilon":1e-05})");
+    CHECK(g.family == "gpt2");
+    CHECK(g.layers == 12);
+    CHECK(g.heads == 12);
+    CHECK(g.d_model == 768);
+    CHECK(g.mlp == 3072);
+    CHECK(g.context == 1024);
+    CHECK(g.vocab == 50257);
+    CHECK(g.causal);
+    CHECK(g.attn_bias);
+    CHECK(g.norm == attn::Norm::pre);
+    CHECK(g.activation == attn::Activation::gelu_tanh);
+    CHECK(g.positional == attn::Positional::learned);
+    CHECK(g.ln_eps == 1e-5f);
+    // n_ctx instead of n_positions (old configs), and no activation_function: gelu_new
+    const attn::ModelConfig old = attn::read_hub_config(R"({"model_type":"gpt2","n_layer":1,"n_head":2,"n_embd":8,"n_ctx":16,"vocab_size":10,"n_inner":20})");
+    CHECK(old.context == 16);
+    CHECK(old.mlp == 20);
+    CHECK(old.activation == attn::Activation::gelu_tanh);
+    const attn::ModelConfig b = attn::read_hub_config(
+        R"({"architectures":["BertForMaskedLM"],"model_type":"bert","num_hidden_layers":12,"num_attention_heads":12,)"
+        R"("hidden_size":768,"intermediate_size":3072,"max_position_embeddings":512,"vocab_size":30522,"type_vocab_size":2,)"
+        R"("layer_norm_eps":1e-12,"hidden_act":"gelu","position_embedding_type":"absolute"})");
+    CHECK(b.family == "bert");
+    CHECK(b.mlp == 3072);
+    CHECK(b.context == 512);
+    CHECK(b.token_types == 2);
+    CHECK_FALSE(b.causal);
+    CHECK(b.norm == attn::Norm::post);
+    CHECK(b.embed_layernorm);
+    CHECK(b.activation == attn::Activation::gelu_erf);
+    CHECK(b.ln_eps == 1e-12f);
+}
+
+TEST_CASE("hub config: an unsupported architecture is refused by name", "[hub]") {
+    CHECK_THAT(error_of([] { attn::read_hub_config(R"({"architectures":["LlamaForCausalLM"],"model_type":"llama"})"); }),
+               Contains("LlamaForCausalLM is not supported: this page runs GPT-2 and BERT models"));
+    CHECK_THAT(error_of([] { attn::read_hub_config(R"({"model_type":"distilbert"})"); }),
+               Contains("model_type \"distilbert\" is not supported"));
+    CHECK_THAT(error_of([] { attn::read_hub_config(R"({"n_layer":2})"); }), Contains("neither \"model_type\" nor \"architectures\""));
+    CHECK_THAT(error_of([] { attn::read_hub_config("[1, 2]"); }), Contains("is not a JSON object"));
+    CHECK_THAT(error_of([] { attn::read_hub_config("{\"model_type\": "); }), Contains("config.json: "));
+}
+
+TEST_CASE("hub config: a missing, mistyped or out-of-range field is named", "[hub]") {
+    const std::string gpt2 = config_of("gpt2");
+    CHECK_THAT(error_of([&] { attn::read_hub_config(replace(gpt2, "\"n_embd\": 24,", "")); }),
+               Contains("the field \"n_embd\" is missing"));
+    CHECK_THAT(error_of([&] { attn::read_hub_config(replace(gpt2, "\"n_layer\": 2", "\"n_layer\": 49")); }),
+               Contains("\"n_layer\" is 49; this engine runs 1 to 48"));
+    CHECK_THAT(error_of([&] { attn::read_hub_config(replace(gpt2, "\"n_head\": 3", "\"n_head\": 5")); }),
+               Contains("not divisible by 5 heads"));
+    CHECK_THAT(error_of([&] { attn::read_hub_config(replace(gpt2, "\"n_positions\": 32", "\"n_positions\": 4096")); }),
+               Contains("\"n_positions\" is 4096"));
+    CHECK_THAT(error_of([&] { attn::read_hub_config(replace(gpt2, "\"n_embd\": 24", "\"n_embd\": 24.5")); }),
+               Contains("\"n_embd\" must be a whole number"));
+    CHECK_THAT(error_of([&] { attn::read_hub_config(replace(gpt2, "\"gelu_new\"", "\"relu\"")); }),
+               Contains("\"activation_function\" is \"relu\""));
+    const std::string bert = config_of("bert");
+    CHECK_THAT(error_of([&] { attn::read_hub_config(replace(bert, "\"absolute\"", "\"relative_key\"")); }),
+               Contains("\"position_embedding_type\" is \"relative_key\""));
+    CHECK_THAT(error_of([&] { attn::read_hub_config(replace(bert, "\"vocab_size\": 96", "\"vocab_size\": 300000")); }),
+               Contains("\"vocab_size\" is 300000; this engine runs 2 to 262144"));
+    CHECK_THAT(error_of([&] { attn::read_hub_config(replace(bert, "\"intermediate_size\": 64,", "")); }),
+               Contains("the field \"intermediate_size\" is missing"));
+}
+
+// ---- bad files -------------------------------------------------------------------------------------
+
+TEST_CASE("hub: a truncated header is refused", "[hub]") {
+    const std::string bytes = file_of("gpt2");
+    const attn::ModelConfig config = attn::read_hub_config(config_of("gpt2"));
+    CHECK_THAT(error_of([&] { attn::HubLoader::header_size(bytes.substr(0, 5)); }), Contains("fewer than the 8"));
+    const std::size_t n = static_cast<std::size_t>(attn::HubLoader::header_size(bytes));
+    CHECK_THAT(error_of([&] { attn::HubLoader(config, bytes.substr(0, n - 10)); }), Contains("the header needs"));
+    std::string huge = bytes.substr(0, n);
+    huge[5] = 1;  // a header size above 1 MiB
+    CHECK_THAT(error_of([&] { attn::HubLoader::header_size(huge); }), Contains("above the limit"));
+}
+
+TEST_CASE("hub: truncated data is refused by finish(), naming the tensor it cuts", "[hub]") {
+    const std::string bytes = file_of("gpt2");
+    const attn::ModelConfig config = attn::read_hub_config(config_of("gpt2"));
+    const std::size_t n = static_cast<std::size_t>(attn::HubLoader::header_size(bytes));
+    attn::HubLoader loader(config, bytes.substr(0, n));
+    const std::size_t cut = bytes.size() - 100;  // inside ln_f or wte (the last tensors by name)
+    loader.feed(0, reinterpret_cast<const std::uint8_t*>(bytes.data()), cut);
+    CHECK_THAT(error_of([&] { loader.finish(); }), Contains("the file ends at byte " + std::to_string(cut) + " but tensor '"));
+}
+
+TEST_CASE("hub: skipping bytes a tensor needs is refused at once", "[hub]") {
+    const std::string bytes = file_of("bert");
+    attn::HubLoader loader(attn::read_hub_config(config_of("bert")), bytes);
+    const auto* data = reinterpret_cast<const std::uint8_t*>(bytes.data());
+    const attn::ByteRange first = loader.needed().front();
+    CHECK_THAT(error_of([&] { loader.feed(first.begin + 4, data + first.begin + 4, 16); }), Contains("were skipped"));
+    attn::HubLoader again(attn::read_hub_config(config_of("bert")), bytes);
+    again.feed(first.begin, data + first.begin, 8);
+    CHECK_THAT(error_of([&] { again.feed(0, data, 8); }, attn::Error::Code::bad_input), Contains("increasing order"));
+}
+
+TEST_CASE("hub: a tensor whose shape does not match the config is named with both shapes and the config's sizes", "[hub]") {
+    const std::string bytes = rebuild(file_of("gpt2"), "h.1.mlp.c_fc.weight", [](std::string&, std::vector<std::int64_t>& s) { s = {24, 95}; });
+    CHECK_THAT(error_of([&] { load(config_of("gpt2"), bytes); }),
+               Contains("tensor 'h.1.mlp.c_fc.weight' has shape [24, 95] but the config (vocab_size 96, n_positions 32, n_embd 24, inner width 96) needs [24, 96]"));
+    const std::string bert = rebuild(file_of("bert-mlm"), "bert.encoder.layer.0.attention.self.key.weight",
+                                     [](std::string&, std::vector<std::int64_t>& s) { s = {32, 16}; });
+    CHECK_THAT(error_of([&] { load(config_of("bert-mlm"), bert); }),
+               Contains("tensor 'bert.encoder.layer.0.attention.self.key.weight' has shape [32, 16]"));
+}
+
+TEST_CASE("hub: a missing tensor is named with what needs it", "[hub]") {
+    // renamed away: the file no longer has h.1.ln_2.weight
+    const std::string bytes = file_of("gpt2");
+    const std::size_t n = static_cast<std::size_t>(attn::HubLoader::header_size(bytes));
+    const std::string header = replace(bytes.substr(0, n), "\"h.1.ln_2.weight\"", "\"h.1.ln_9.weight\"");
+    CHECK_THAT(error_of([&] { attn::HubLoader(attn::read_hub_config(config_of("gpt2")), header); }),
+               Contains("has no tensor 'h.1.ln_2.weight', which layer 1 (n_layer 2) needs"));
+    // a BERT head without its output bias
+    const std::string bert = file_of("bert-mlm");
+    const std::size_t nb = static_cast<std::size_t>(attn::HubLoader::header_size(bert));
+    const std::string bh = replace(bert.substr(0, nb), "\"cls.predictions.bias\"", "\"cls.predictions.bjas\"");
+    CHECK_THAT(error_of([&] { attn::HubLoader(attn::read_hub_config(config_of("bert-mlm")), bh); }),
+               Contains("has no tensor 'cls.predictions.bias', which the masked-LM head needs"));
+}
+
+TEST_CASE("hub: weights of an unsupported dtype (I64, F64) are refused by name; unneeded buffers of any dtype are not",
+          "[hub]") {
+    const std::string i64 = rebuild(file_of("gpt2"), "h.0.attn.c_proj.bias", [](std::string& d, std::vector<std::int64_t>&) { d = "I64"; });
+    CHECK_THAT(error_of([&] { load(config_of("gpt2"), i64); }),
+               Contains("tensor 'h.0.attn.c_proj.bias' has dtype I64; this engine reads F32, F16 and BF16 weights"));
+    const std::string f64 = rebuild(file_of("bert"), "bert.embeddings.LayerNorm.gamma", [](std::string& d, std::vector<std::int64_t>&) { d = "F64"; });
+    CHECK_THAT(error_of([&] { load(config_of("bert"), f64); }), Contains("'bert.embeddings.LayerNorm.gamma' has dtype F64"));
+    // bert has an I64 position_ids buffer, gpt2-f16 BOOL attn.bias buffers: both load
+    CHECK_NOTHROW(load("bert"));
+    CHECK_NOTHROW(load("gpt2-f16"));
+}
+
+TEST_CASE("hub: vocabulary and model sizes that disagree are refused, naming both", "[hub]") {
+    const std::string config = replace(config_of("gpt2"), "\"vocab_size\": 96", "\"vocab_size\": 100");
+    CHECK_THAT(error_of([&] { load(config, file_of("gpt2")); }),
+               Contains("tensor 'wte.weight' has 96 rows (its vocabulary) but config.json's vocab_size is 100: the vocabulary and model sizes disagree"));
+    const std::string bert = replace(config_of("bert"), "\"vocab_size\": 96", "\"vocab_size\": 90");
+    CHECK_THAT(error_of([&] { load(bert, file_of("bert")); }),
+               Contains("'bert.embeddings.word_embeddings.weight' has 96 rows (its vocabulary) but config.json's vocab_size is 90"));
+}
+
+TEST_CASE("hub: a non-finite weight (inf or NaN, in F32, F16 or BF16) is refused, naming the tensor", "[hub]") {
+    const auto f16 = [](std::uint16_t bits, std::size_t count, std::size_t at) {
+        std::string s(2 * count, '\0');
+        s[2 * at] = static_cast<char>(bits & 0xFF);
+        s[2 * at + 1] = static_cast<char>(bits >> 8);
+        return s;
+    };
+    // F16 +inf at element 5 of a [24] vector
+    const std::string inf = rebuild(file_of("gpt2-f16"), "h.0.ln_1.bias", [](std::string&, std::vector<std::int64_t>&) {}, f16(0x7C00, 24, 5));
+    CHECK_THAT(error_of([&] { load(config_of("gpt2-f16"), inf, 7); }),
+               Contains("tensor 'h.0.ln_1.bias' has a non-finite value (infinity) at row 0, column 5"));
+    // BF16 NaN
+    const std::string nan = rebuild(file_of("bert-bf16"), "bert.embeddings.LayerNorm.beta", [](std::string&, std::vector<std::int64_t>&) {}, f16(0x7FC1, 32, 31));
+    CHECK_THAT(error_of([&] { load(config_of("bert-bf16"), nan); }), Contains("'bert.embeddings.LayerNorm.beta' has a non-finite value (NaN)"));
+    // F32 -inf in a matrix
+    std::string f32(4 * 24 * 24, '\0');
+    const std::uint32_t minus_inf = 0xFF800000u;
+    std::memcpy(&f32[4 * (3 * 24 + 2)], &minus_inf, 4);
+    const std::string m = rebuild(file_of("gpt2"), "h.1.attn.c_proj.weight", [](std::string&, std::vector<std::int64_t>&) {}, f32);
+    CHECK_THAT(error_of([&] { load(config_of("gpt2"), m); }), Contains("'h.1.attn.c_proj.weight' has a non-finite value (infinity) at row 3, column 2"));
+}
+
+TEST_CASE("hub: random corruptions of a checkpoint's bytes load or throw attn::Error, never crash", "[hub]") {
+    const std::string good = file_of("gpt2-bf16");
+    const std::string config = config_of("gpt2-bf16");
+    std::uint32_t state = 12345;
+    const auto next = [&] { return state = state * 1664525u + 1013904223u; };
+    int loaded = 0;
+    for (int trial = 0; trial < 300; ++trial) {
+        std::string bytes = good;
+        for (int f = 0; f < 3; ++f) bytes[next() % std::min<std::size_t>(bytes.size(), 4000)] = static_cast<char>(next());
+        if (trial % 3 == 0) bytes.resize(next() % bytes.size());
+        try {
+            load(config, bytes, 1 + next() % 5000);
+            ++loaded;
+        } catch (const attn::Error&) {
+        }
+    }
+    CHECK(loaded >= 0);
+}

@@ -1,0 +1,342 @@
+#!/usr/bin/env python3
+"""Small random-weight checkpoints in the Hugging Face Hub's exact layout.
+
+Python standard library only, deterministic: every folder is a function of its
+seed (random.Random), so the tests regenerate them instead of committing them.
+
+    make_checkpoints.py OUT_DIR [--only NAME ...] [--check GOLDEN.json]
+    make_checkpoints.py --list
+
+Each OUT_DIR/NAME is a Hub folder: config.json, model.safetensors and tokenizer
+files. --check verifies each file's SHA-256 against the golden file written by
+reference.py (the golden numbers belong to exactly these bytes).
+
+The layouts, as the Hub stores them (transformers' modeling_gpt2.py,
+modeling_bert.py; pytorch_utils.py Conv1D):
+  GPT-2: wte [V, C], wpe [T, C], h.{i}.ln_1, attn.c_attn (Conv1D [C, 3C]: q | k | v
+         by columns), attn.c_proj [C, C], ln_2, mlp.c_fc [C, F], mlp.c_proj [F, C],
+         ln_f; attn.bias / attn.masked_bias buffers; optional "transformer." prefix
+         and lm_head.weight [V, C] (nn.Linear).
+  BERT:  embeddings.{word,position,token_type}_embeddings, embeddings.LayerNorm,
+         encoder.layer.{i}.attention.self.{query,key,value}, attention.output.dense,
+         attention.output.LayerNorm, intermediate.dense, output.dense,
+         output.LayerNorm (nn.Linear: weight [out, in]); pooler.dense;
+         cls.predictions.transform.{dense,LayerNorm}, cls.predictions.bias,
+         cls.seq_relationship; "bert." prefix with a head; LayerNorm.gamma/beta (legacy).
+"""
+
+import argparse
+import hashlib
+import json
+import math
+import os
+import random
+import struct
+import sys
+
+# ---- dtypes ------------------------------------------------------------------------------
+
+
+def f32_bits(x):
+    return struct.unpack("<I", struct.pack("<f", x))[0]
+
+
+def bf16_bits(x):
+    """float32 bits of x rounded to bfloat16, to nearest even (NaN never occurs here)."""
+    u = f32_bits(x)
+    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16) & 0xFFFF
+
+
+def pack(values, dtype):
+    if dtype == "F32":
+        return struct.pack("<%df" % len(values), *values)
+    if dtype == "F16":
+        return struct.pack("<%de" % len(values), *values)  # IEEE binary16, round to nearest even
+    if dtype == "BF16":
+        return struct.pack("<%dH" % len(values), *[bf16_bits(v) for v in values])
+    if dtype == "I64":
+        return struct.pack("<%dq" % len(values), *[int(v) for v in values])
+    if dtype == "BOOL":
+        return bytes(1 if v else 0 for v in values)
+    raise ValueError(dtype)
+
+
+def write_safetensors(path, tensors, metadata=None):
+    """tensors: list of (name, dtype, shape, flat values), stored in name order like the Hub's files."""
+    header = {}
+    blobs = []
+    offset = 0
+    for name, dtype, shape, values in sorted(tensors, key=lambda t: t[0]):
+        count = 1
+        for d in shape:
+            count *= d
+        assert count == len(values), (name, shape, len(values))
+        blob = pack(values, dtype)
+        header[name] = {"dtype": dtype, "shape": list(shape), "data_offsets": [offset, offset + len(blob)]}
+        blobs.append(blob)
+        offset += len(blob)
+    if metadata:
+        header["__metadata__"] = metadata
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * ((8 - (8 + len(text)) % 8) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)))
+        f.write(text)
+        for blob in blobs:
+            f.write(blob)
+
+
+# ---- random weights ------------------------------------------------------------------------
+
+
+class Draw:
+    def __init__(self, seed):
+        self.rng = random.Random(seed)
+
+    def uniform(self, n, std, mean=0.0):
+        a = std * math.sqrt(3.0)
+        return [mean + (2.0 * self.rng.random() - 1.0) * a for _ in range(n)]
+
+
+def gpt2_weights(spec):
+    """Hub names without prefix → (shape, values); the model's own tensors only."""
+    V, C, T, L = spec["V"], spec["C"], spec["T"], spec["L"]
+    F = 4 * C
+    d = Draw(spec["seed"])
+    w = {"wte.weight": ([V, C], d.uniform(V * C, 0.5)), "wpe.weight": ([T, C], d.uniform(T * C, 0.3))}
+    for i in range(L):
+        p = "h.%d." % i
+        w[p + "ln_1.weight"] = ([C], d.uniform(C, 0.15, 1.0))
+        w[p + "ln_1.bias"] = ([C], d.uniform(C, 0.1))
+        w[p + "attn.c_attn.weight"] = ([C, 3 * C], d.uniform(C * 3 * C, 1.0 / math.sqrt(C)))
+        w[p + "attn.c_attn.bias"] = ([3 * C], d.uniform(3 * C, 0.1))
+        w[p + "attn.c_proj.weight"] = ([C, C], d.uniform(C * C, 1.0 / math.sqrt(C)))
+        w[p + "attn.c_proj.bias"] = ([C], d.uniform(C, 0.1))
+        w[p + "ln_2.weight"] = ([C], d.uniform(C, 0.15, 1.0))
+        w[p + "ln_2.bias"] = ([C], d.uniform(C, 0.1))
+        w[p + "mlp.c_fc.weight"] = ([C, F], d.uniform(C * F, 1.0 / math.sqrt(C)))
+        w[p + "mlp.c_fc.bias"] = ([F], d.uniform(F, 0.1))
+        w[p + "mlp.c_proj.weight"] = ([F, C], d.uniform(F * C, 1.0 / math.sqrt(F)))
+        w[p + "mlp.c_proj.bias"] = ([C], d.uniform(C, 0.1))
+    w["ln_f.weight"] = ([C], d.uniform(C, 0.15, 1.0))
+    w["ln_f.bias"] = ([C], d.uniform(C, 0.1))
+    if spec.get("untied"):
+        w["lm_head.weight"] = ([V, C], d.uniform(V * C, 0.5))
+    return w
+
+
+def bert_weights(spec):
+    V, C, T, L, F, types = spec["V"], spec["C"], spec["T"], spec["L"], spec["F"], spec["types"]
+    d = Draw(spec["seed"])
+
+    def linear(w, name, n_in, n_out):
+        w[name + ".weight"] = ([n_out, n_in], d.uniform(n_out * n_in, 1.0 / math.sqrt(n_in)))  # nn.Linear [out, in]
+        w[name + ".bias"] = ([n_out], d.uniform(n_out, 0.1))
+
+    def layernorm(w, name):
+        w[name + ".weight"] = ([C], d.uniform(C, 0.15, 1.0))
+        w[name + ".bias"] = ([C], d.uniform(C, 0.1))
+
+    w = {
+        "embeddings.word_embeddings.weight": ([V, C], d.uniform(V * C, 0.5)),
+        "embeddings.position_embeddings.weight": ([T, C], d.uniform(T * C, 0.3)),
+        "embeddings.token_type_embeddings.weight": ([types, C], d.uniform(types * C, 0.3)),
+    }
+    layernorm(w, "embeddings.LayerNorm")
+    for i in range(L):
+        p = "encoder.layer.%d." % i
+        for part in ("query", "key", "value"):
+            linear(w, p + "attention.self." + part, C, C)
+        linear(w, p + "attention.output.dense", C, C)
+        layernorm(w, p + "attention.output.LayerNorm")
+        linear(w, p + "intermediate.dense", C, F)
+        linear(w, p + "output.dense", F, C)
+        layernorm(w, p + "output.LayerNorm")
+    linear(w, "pooler.dense", C, C)
+    head = {}
+    linear(head, "cls.predictions.transform.dense", C, C)
+    layernorm(head, "cls.predictions.transform.LayerNorm")
+    head["cls.predictions.bias"] = ([V], d.uniform(V, 0.2))
+    linear(head, "cls.seq_relationship", C, 2)
+    return w, head
+
+
+# ---- tokenizer files --------------------------------------------------------------------------
+
+
+def byte_vocab(V):
+    """A byte-level BPE vocabulary of V pieces without merges: the printable ASCII
+    bytes 33..126 as themselves, the space as 'Ġ', then <|endoftext|> (GPT-2's
+    byte-to-character map)."""
+    pieces = [chr(b) for b in range(33, 127)] + ["\u0120"]
+    pieces = pieces[: V - 1] + ["<|endoftext|>"]
+    return {p: i for i, p in enumerate(pieces)}
+
+
+BERT_WORDS = ("the cat sat on mat dog a an is was it and of to in that ran big small red blue "
+              "green house tree bird fish water sun moon star car road city night day time "
+              "man woman child hello world play ##s ##ed ##ing ##er ##ly , . ! ?").split()
+
+
+def bert_vocab(V):
+    pieces = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + BERT_WORDS
+    letters = [chr(c) for c in range(ord("a"), ord("z") + 1)] + ["##" + chr(c) for c in range(ord("a"), ord("z") + 1)]
+    for p in letters:
+        if len(pieces) >= V:
+            break
+        if p not in pieces:
+            pieces.append(p)
+    assert len(pieces) == V, len(pieces)
+    return pieces
+
+
+# ---- the checkpoints ----------------------------------------------------------------------------
+
+GPT2 = {"V": 96, "C": 24, "H": 3, "L": 2, "T": 32, "seed": 1}
+GPT2_UNTIED = dict(GPT2, seed=2, untied=True)
+GPT2_VOCAB = {"V": 50257, "C": 8, "H": 2, "L": 2, "T": 32, "seed": 4}
+BERT = {"V": 96, "C": 32, "H": 4, "L": 2, "F": 64, "T": 32, "types": 2, "seed": 3}
+
+# name → how it is written. "weights": the folder whose golden numbers it shares (same values).
+CHECKPOINTS = {
+    "gpt2": dict(family="gpt2", spec=GPT2, dtype="F32", prefix="", buffers="f32", arch="GPT2LMHeadModel"),
+    "gpt2-transformer": dict(family="gpt2", spec=GPT2, dtype="F32", prefix="transformer.", buffers="masked",
+                             arch="GPT2LMHeadModel", lm_head_copy=True, weights="gpt2"),
+    "gpt2-f16": dict(family="gpt2", spec=GPT2, dtype="F16", prefix="", buffers="bool", arch="GPT2LMHeadModel"),
+    "gpt2-bf16": dict(family="gpt2", spec=GPT2, dtype="BF16", prefix="", buffers="", arch="GPT2Model"),
+    "gpt2-untied": dict(family="gpt2", spec=GPT2_UNTIED, dtype="F32", prefix="transformer.", buffers="", arch=None),
+    "gpt2-vocab": dict(family="gpt2", spec=GPT2_VOCAB, dtype="F32", prefix="", buffers="", arch="GPT2LMHeadModel",
+                       tokenizer=False),
+    "bert": dict(family="bert", spec=BERT, dtype="F32", prefix="bert.", legacy=True, head="pretraining",
+                 arch="BertForPreTraining"),
+    "bert-mlm": dict(family="bert", spec=BERT, dtype="F32", prefix="bert.", head="mlm", arch="BertForMaskedLM",
+                     weights="bert"),
+    "bert-model": dict(family="bert", spec=BERT, dtype="F32", prefix="", head=None, arch="BertModel"),
+    "bert-f16": dict(family="bert", spec=BERT, dtype="F16", prefix="bert.", head="mlm", arch="BertForMaskedLM"),
+    "bert-bf16": dict(family="bert", spec=BERT, dtype="BF16", prefix="bert.", legacy=True, head="mlm",
+                      arch="BertForMaskedLM"),
+}
+
+
+def gpt2_folder(out, c):
+    s = c["spec"]
+    w = gpt2_weights(s)
+    tensors = []
+    for name, (shape, values) in w.items():
+        full = name if name == "lm_head.weight" else c["prefix"] + name
+        tensors.append((full, c["dtype"], shape, values))
+    if c.get("lm_head_copy"):
+        shape, values = w["wte.weight"]
+        tensors.append(("lm_head.weight", c["dtype"], shape, values))
+    T = s["T"]
+    for i in range(s["L"]):
+        p = c["prefix"] + "h.%d.attn." % i
+        causal = [1.0 if k <= q else 0.0 for q in range(T) for k in range(T)]
+        if c["buffers"] == "f32":
+            tensors.append((p + "bias", "F32", [1, 1, T, T], causal))
+        elif c["buffers"] == "bool":
+            tensors.append((p + "bias", "BOOL", [1, 1, T, T], causal))
+        elif c["buffers"] == "masked":
+            tensors.append((p + "masked_bias", "F32", [], [-1e4]))
+    write_safetensors(os.path.join(out, "model.safetensors"), tensors, {"format": "pt"})
+    config = {"model_type": "gpt2", "vocab_size": s["V"], "n_positions": s["T"], "n_ctx": s["T"], "n_embd": s["C"],
+              "n_layer": s["L"], "n_head": s["H"], "n_inner": None, "activation_function": "gelu_new",
+              "layer_norm_epsilon": 1e-5, "resid_pdrop": 0.1, "embd_pdrop": 0.1, "attn_pdrop": 0.1,
+              "bos_token_id": s["V"] - 1, "eos_token_id": s["V"] - 1}
+    if c["arch"]:
+        config["architectures"] = [c["arch"]]
+    with open(os.path.join(out, "config.json"), "w") as f:
+        json.dump(config, f, indent=2)
+    if c.get("tokenizer", True):
+        with open(os.path.join(out, "vocab.json"), "w") as f:
+            json.dump(byte_vocab(s["V"]), f, ensure_ascii=False)
+        with open(os.path.join(out, "merges.txt"), "w") as f:
+            f.write("#version: 0.2\n")
+
+
+def bert_folder(out, c):
+    s = c["spec"]
+    w, head = bert_weights(s)
+    tensors = []
+
+    def name_of(n):
+        if c.get("legacy"):
+            n = n.replace("LayerNorm.weight", "LayerNorm.gamma").replace("LayerNorm.bias", "LayerNorm.beta")
+        return n
+
+    for name, (shape, values) in w.items():
+        if c["head"] == "mlm" and name.startswith("pooler."):
+            continue  # BertForMaskedLM has no pooler
+        tensors.append((name_of(c["prefix"] + name), c["dtype"], shape, values))
+    if c["prefix"] == "bert.":
+        tensors.append(("bert.embeddings.position_ids", "I64", [1, s["T"]], list(range(s["T"]))))
+    for name, (shape, values) in head.items():
+        if c["head"] is None or (c["head"] == "mlm" and name.startswith("cls.seq_relationship")):
+            continue
+        tensors.append((name_of(name), c["dtype"], shape, values))
+    if c["head"] == "mlm" and c["dtype"] == "F32":  # the tied decoder, saved as well
+        tensors.append(("cls.predictions.decoder.weight", "F32", [s["V"], s["C"]],
+                        w["embeddings.word_embeddings.weight"][1]))
+        tensors.append(("cls.predictions.decoder.bias", "F32", [s["V"]], head["cls.predictions.bias"][1]))
+    write_safetensors(os.path.join(out, "model.safetensors"), tensors, {"format": "pt"})
+    config = {"model_type": "bert", "architectures": [c["arch"]], "vocab_size": s["V"], "hidden_size": s["C"],
+              "num_hidden_layers": s["L"], "num_attention_heads": s["H"], "intermediate_size": s["F"],
+              "hidden_act": "gelu", "max_position_embeddings": s["T"], "type_vocab_size": s["types"],
+              "layer_norm_eps": 1e-12, "position_embedding_type": "absolute", "pad_token_id": 0,
+              "hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1, "initializer_range": 0.02}
+    with open(os.path.join(out, "config.json"), "w") as f:
+        json.dump(config, f, indent=2)
+    with open(os.path.join(out, "vocab.txt"), "w") as f:
+        f.write("\n".join(bert_vocab(s["V"])) + "\n")
+    with open(os.path.join(out, "tokenizer_config.json"), "w") as f:
+        json.dump({"do_lower_case": True}, f)
+
+
+def make(out_dir, name):
+    c = CHECKPOINTS[name]
+    out = os.path.join(out_dir, name)
+    os.makedirs(out, exist_ok=True)
+    (gpt2_folder if c["family"] == "gpt2" else bert_folder)(out, c)
+    return out
+
+
+def sha256(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("out", nargs="?")
+    ap.add_argument("--only", nargs="*", default=None)
+    ap.add_argument("--check", help="golden.json: the SHA-256 of each model.safetensors must match")
+    ap.add_argument("--list", action="store_true")
+    a = ap.parse_args()
+    if a.list:
+        print("\n".join(CHECKPOINTS))
+        return 0
+    if not a.out:
+        ap.error("OUT_DIR is required")
+    names = a.only or list(CHECKPOINTS)
+    golden = None
+    if a.check:
+        with open(a.check) as f:
+            golden = json.load(f)["checkpoints"]
+    for name in names:
+        if name not in CHECKPOINTS:
+            ap.error("unknown checkpoint %s (--list)" % name)
+        out = make(a.out, name)
+        if golden is not None and name in golden:
+            digest = sha256(os.path.join(out, "model.safetensors"))
+            if digest != golden[name]["sha256"]:
+                print("make_checkpoints.py: %s/model.safetensors has SHA-256 %s, but the golden values were computed "
+                      "from %s: run reference.py again" % (out, digest, golden[name]["sha256"]), file=sys.stderr)
+                return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
