@@ -267,7 +267,8 @@ val model_trace_js(int handle, const std::string& text, int layer, bool all_weig
         std::vector<std::int32_t> ids;
         for (const auto& t : tokens) ids.push_back(t.id);
         const Parameters& params = r.model->params();
-        const ModelTrace tr = trace_model(m, params, ids);
+        // with allWeights every layer keeps its heads; else only the layer on screen (a long input)
+        const ModelTrace tr = r.model->trace(ids, -1, {}, all_weights ? -1 : layer);
         val o = val::object();
         o.set("config", config_to_js(m));
         o.set("tokens", tokens_to_js(tokens));
