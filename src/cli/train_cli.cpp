@@ -2,12 +2,15 @@
 //   attn train --task induction [model and optimizer flags] [--steps N] --out model.safetensors
 //   attn grad  [same flags] [--steps N] --format json
 //   attn run   --model FILE (--sentence "TEXT" | --sentence-file PATH|-) [--format json|table]
+//   attn run   --model DIR (--sentence "TEXT" | --sentence-file PATH|- | --ids 1,2,3) [--layer K] [--format json|table]
+//              DIR: a Hugging Face GPT-2 or BERT folder (hub_cli.hpp)
 //   attn baseline --corpus FILE [--max-vocab N] [--length T] [--model FILE [--model-vocabulary]]   (ngram.hpp)
 // Bad flags, an unknown task or a bad checkpoint: a message on stderr, exit 2.
 
 #include "train_cli.hpp"
 
 #include "args.hpp"
+#include "hub_cli.hpp"
 
 #include "core/model_json.hpp"
 #include "core/json_value.hpp"
@@ -40,6 +43,9 @@ const char* kTrainUsage =
     "                  [--out FILE]\n"
     "       attn grad  [the same flags] [--steps N] --format json\n"
     "       attn run   --model FILE (--sentence \"TEXT\" | --sentence-file PATH|-) [--format json|table]\n"
+    "       attn run   --model DIR (--sentence \"TEXT\" | --sentence-file PATH|- | --ids 1,2,3) [--layer K]\n"
+    "                  [--format json|table]   DIR: a Hugging Face GPT-2 or BERT folder (config.json,\n"
+    "                  model.safetensors, tokenizer files)\n"
     "       attn baseline --corpus FILE [--max-vocab N] [--length T] [--model FILE [--model-vocabulary]]\n"
     "TASK: copy, reverse, sort, previous-token, induction, recall, brackets, coreference, text (needs --corpus).\n"
     "Defaults are the task's recipe (attn train --task T --steps 0 prints them).\n";
@@ -91,7 +97,23 @@ struct CommandOptions {
     std::string format = "json";
     std::string model_path, sentence;
     bool have_sentence = false;
+    std::vector<std::int32_t> ids;  ///< run --ids (a Hub folder)
+    int layer = -1;                 ///< run --layer K
 };
+
+/// "1,2,3": token ids, each a whole number.
+std::vector<std::int32_t> parse_ids(const std::string& v) {
+    std::vector<std::int32_t> ids;
+    std::size_t at = 0;
+    while (at <= v.size()) {
+        const std::size_t comma = std::min(v.find(',', at), v.size());
+        ids.push_back(static_cast<std::int32_t>(whole("--ids", v.substr(at, comma - at), 0, kMaxInferenceVocab - 1)));
+        if (ids.size() > static_cast<std::size_t>(kMaxInferenceContext))
+            throw Usage{"--ids has more than " + std::to_string(kMaxInferenceContext) + " ids"};
+        at = comma + 1;
+    }
+    return ids;
+}
 
 /// Parses the flags of `command`; every flag at most once.
 CommandOptions parse(const std::string& command, const std::vector<std::string>& args) {
@@ -125,6 +147,8 @@ CommandOptions parse(const std::string& command, const std::vector<std::string>&
             else if (a == "--sentence") { o.sentence = value(); o.have_sentence = true; }
             else if (a == "--sentence-file") { o.sentence = read_sentence_file(value()); o.have_sentence = true; }
             else if (a == "--format") o.format = value();
+            else if (a == "--ids") o.ids = parse_ids(value());
+            else if (a == "--layer") o.layer = static_cast<int>(whole(a, value(), 0, kMaxInferenceLayers - 1));
             else throw Usage{"unknown argument \"" + a + "\" for attn run"};
             continue;
         }
@@ -321,6 +345,19 @@ void print_run_table(const ModelConfig& c, const std::vector<std::string>& vocab
 
 int run(const CommandOptions& o) {
     if (o.model_path.empty()) throw Usage{"--model is required"};
+    if (o.have_sentence && !o.ids.empty()) throw Usage{"--ids and --sentence contradict: give one"};
+    if (is_directory(o.model_path)) {
+        if (!o.have_sentence && o.ids.empty()) throw Usage{"--sentence, --sentence-file or --ids is required"};
+        HubRunOptions h;
+        h.dir = o.model_path;
+        h.sentence = o.sentence;
+        h.have_sentence = o.have_sentence;
+        h.ids = o.ids;
+        h.format = o.format;
+        h.layer = o.layer;
+        return run_hub(h);
+    }
+    if (!o.ids.empty()) throw Usage{"--ids needs a Hugging Face model folder as --model"};
     if (!o.have_sentence) throw Usage{"--sentence or --sentence-file is required"};
     const Checkpoint cp = load_checkpoint(read_model(o.model_path));
     const std::vector<Token> tokens = tokenize_for_model(cp.vocabulary, o.sentence);
@@ -330,7 +367,9 @@ int run(const CommandOptions& o) {
                     std::to_string(cp.config.context));
     std::vector<std::int32_t> ids;
     for (const Token& t : tokens) ids.push_back(t.id);
-    const ModelTrace tr = trace_model(cp.config, cp.params, ids);
+    if (o.layer >= cp.config.layers)
+        throw Usage{"--layer " + std::to_string(o.layer) + " is past the model's " + std::to_string(cp.config.layers) + " layers"};
+    const ModelTrace tr = trace_model(cp.config, cp.params, ids, -1, {}, o.layer);
     if (o.format == "table") {
         print_run_table(cp.config, cp.vocabulary, tokens, tr);
     } else {

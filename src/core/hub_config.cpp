@@ -111,8 +111,9 @@ ModelConfig read_hub_config(const std::string& config_json) {
         c.layers = integer(root, "n_layer", 1, kMaxInferenceLayers);
         c.heads = integer(root, "n_head", 1, kMaxInferenceDModel);
         c.d_model = integer(root, "n_embd", 1, kMaxInferenceDModel);
-        const int n_ctx = integer(root, "n_ctx", 1, kMaxInferenceContext, 0);
-        c.context = integer(root, "n_positions", 1, kMaxInferenceContext, n_ctx > 0 ? n_ctx : -1);
+        const JsonValue* positions = root.get("n_positions");
+        const bool old = (!positions || positions->is(JsonValue::Type::null)) && root.get("n_ctx");  // configs before n_positions
+        c.context = integer(root, old ? "n_ctx" : "n_positions", 1, kMaxInferenceContext);
         c.vocab = integer(root, "vocab_size", 2, kMaxInferenceVocab);
         c.ln_eps = epsilon(root, "layer_norm_epsilon", 1e-5);
         c.activation = activation("activation_function", text(root, "activation_function", "gelu_new"));

@@ -1,0 +1,121 @@
+// `attn run --model DIR` on Hugging Face folders (tests/pretrained/make_checkpoints.py):
+// the native forward against the independent float64 PyTorch reference, the JSON's
+// shape, and every bad folder refused with its own message (exit code 2).
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, readFileSync, rmSync, truncateSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { cliRun } from './helpers.mjs';
+import { checkpointsDir, compareToGolden, goldenNames, goldenOf } from './pretrained.mjs';
+
+const root = checkpointsDir();
+
+function runJson(args) {
+  const r = cliRun(['run', ...args]);
+  assert.equal(r.status, 0, r.stderr);
+  return JSON.parse(r.stdout);
+}
+
+/** A copy of a checkpoint folder to break. */
+function copyOf(name) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'attn-hub-bad-'));
+  cpSync(path.join(root, name), dir, { recursive: true });
+  return dir;
+}
+
+function refused(args, message) {
+  const r = cliRun(['run', ...args]);
+  assert.equal(r.status, 2, `exit ${r.status}: ${r.stderr}`);
+  assert.equal(r.stdout, '');
+  assert.match(r.stderr, message);
+}
+
+test('attn run --model DIR matches the float64 PyTorch reference on every test checkpoint', () => {
+  for (const name of goldenNames()) {
+    const worst = compareToGolden(name, (ids) => {
+      const json = runJson(['--model', path.join(root, name), '--ids', ids.join(',')]);
+      return { weights: (l, h) => json.layers[l].heads[h].weights, logits: json.logits };
+    });
+    assert.ok(worst < 1e-4, `${name}: ${worst}`);
+  }
+});
+
+test('the JSON of a Hub folder has the family, the trace of every layer and the top-5 next tokens (GPT-2)', () => {
+  const ids = goldenOf('gpt2').sequences[0].ids;
+  const json = runJson(['--model', path.join(root, 'gpt2'), '--ids', ids.join(',')]);
+  assert.equal(json.config.family, 'gpt2');
+  assert.equal(json.layers.length, 2);
+  for (const layer of json.layers) {
+    for (const key of ['input', 'normed', 'heads', 'concat', 'output']) assert.ok(key in layer, key);
+    assert.equal(layer.heads.length, 3);
+  }
+  assert.equal(json.logits.length, ids.length);
+  assert.equal(json.probabilities[0].length, 96);
+  assert.equal(json.top_next.length, ids.length);
+  for (const [t, top] of json.top_next.entries()) {
+    assert.equal(top.length, 5);
+    const sorted = [...json.probabilities[t]].sort((a, b) => b - a);
+    top.forEach((c, k) => assert.ok(Math.abs(c.probability - sorted[k]) < 1e-6 && json.probabilities[t][c.id] === c.probability));
+  }
+});
+
+test('--layer K traces one layer only; the logits stay those of the whole model', () => {
+  const ids = goldenOf('bert').sequences[0].ids;
+  const all = runJson(['--model', path.join(root, 'bert'), '--ids', ids.join(',')]);
+  const one = runJson(['--model', path.join(root, 'bert'), '--ids', ids.join(','), '--layer', '1']);
+  assert.equal(one.layers[0].heads.length, 0);
+  assert.deepEqual(one.layers[1].heads, all.layers[1].heads);
+  assert.deepEqual(one.logits, all.logits);
+  refused(['--model', path.join(root, 'bert'), '--ids', '2,3', '--layer', '2'], /--layer 2 is past the model's 2 layers/);
+});
+
+test('a folder without config.json is refused', () => {
+  const dir = copyOf('gpt2');
+  rmSync(path.join(dir, 'config.json'));
+  refused(['--model', dir, '--ids', '1,2'], /no config\.json in/);
+});
+
+test('a folder without model.safetensors is refused', () => {
+  const dir = copyOf('gpt2');
+  rmSync(path.join(dir, 'model.safetensors'));
+  refused(['--model', dir, '--ids', '1,2'], /no model\.safetensors in/);
+});
+
+test('a safetensors file cut inside its header is refused', () => {
+  const dir = copyOf('bert');
+  truncateSync(path.join(dir, 'model.safetensors'), 100);
+  refused(['--model', dir, '--ids', '2,3'], /the header needs \d+ bytes; 100 were given/);
+});
+
+test('a safetensors file cut inside its data is refused, naming the tensor', () => {
+  const dir = copyOf('gpt2-f16');
+  const file = path.join(dir, 'model.safetensors');
+  truncateSync(file, statSync(file).size - 1000);
+  refused(['--model', dir, '--ids', '1,2'], /the file ends at byte \d+ but tensor '[^']+' needs bytes/);
+});
+
+test('an unknown architecture is refused by name', () => {
+  const dir = copyOf('gpt2');
+  const config = JSON.parse(readFileSync(path.join(dir, 'config.json'), 'utf8'));
+  config.architectures = ['LlamaForCausalLM'];
+  config.model_type = 'llama';
+  writeFileSync(path.join(dir, 'config.json'), JSON.stringify(config));
+  refused(['--model', dir, '--ids', '1,2'], /LlamaForCausalLM is not supported: this page runs GPT-2 and BERT models/);
+});
+
+test('a config whose vocabulary disagrees with the weights is refused', () => {
+  const dir = copyOf('bert-mlm');
+  const config = JSON.parse(readFileSync(path.join(dir, 'config.json'), 'utf8'));
+  config.vocab_size = 97;
+  writeFileSync(path.join(dir, 'config.json'), JSON.stringify(config));
+  refused(['--model', dir, '--ids', '2,3'], /has 96 rows \(its vocabulary\) but config\.json's vocab_size is 97/);
+});
+
+test('ids outside the vocabulary or past the context, and --ids with a checkpoint file, are refused', () => {
+  refused(['--model', path.join(root, 'gpt2'), '--ids', '1,96'], /token id 96 is outside the vocabulary of 96/);
+  refused(['--model', path.join(root, 'gpt2'), '--ids', Array(33).fill(1).join(',')], /33 tokens; this model reads at most 32/);
+  refused(['--model', path.join(root, 'gpt2'), '--ids', '1,,2'], /--ids expects a whole number/);
+  refused(['--model', path.join(root, 'gpt2', 'config.json'), '--ids', '1'], /--ids needs a Hugging Face model folder/);
+});

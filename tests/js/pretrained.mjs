@@ -1,0 +1,74 @@
+// The Hub-layout test checkpoints and their golden values, for every test
+// that runs a pretrained model (the native CLI here, the wasm engine's Hub
+// loader in the page's tests): one place that writes the folders and one
+// comparison against the independent float64 PyTorch forward.
+//   const dir = checkpointsDir();            // tests/pretrained/make_checkpoints.py into a temporary folder, once
+//   for (const name of goldenNames()) {
+//     const worst = compareToGolden(name, (ids) => ({ weights: (layer, head) => T×T rows, logits: T×V rows }));
+//   }
+
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { REPO_ROOT } from './helpers.mjs';
+
+export const GOLDEN_TOLERANCE = 1e-4;
+const SCRIPT = path.join(REPO_ROOT, 'tests/pretrained/make_checkpoints.py');
+const GOLDEN = path.join(REPO_ROOT, 'tests/pretrained/golden.json');
+
+let dir = null;
+/** The folder holding every test checkpoint (written on first use, verified against golden.json). */
+export function checkpointsDir() {
+  if (dir) return dir;
+  const out = mkdtempSync(path.join(tmpdir(), 'attn-hub-'));
+  const r = spawnSync('python3', [SCRIPT, out, '--check', GOLDEN], { encoding: 'utf8' });
+  assert.equal(r.status, 0, `make_checkpoints.py failed: ${r.stderr}`);
+  dir = out;
+  return dir;
+}
+
+let golden = null;
+function goldenFile() {
+  golden ??= JSON.parse(readFileSync(GOLDEN, 'utf8')).checkpoints;
+  return golden;
+}
+
+/** The names of the test checkpoints (folders of checkpointsDir()). */
+export function goldenNames() {
+  return Object.keys(goldenFile());
+}
+
+/** A checkpoint's golden entry ({family, sequences}), following same_as. */
+export function goldenOf(name) {
+  const g = goldenFile()[name];
+  return g.same_as ? goldenFile()[g.same_as] : g;
+}
+
+/**
+ * Compares a forward with the golden values of `name`: run(ids) returns
+ * {weights(layer, head) → T rows of T numbers, logits: T rows of V numbers}.
+ * Asserts every difference is below GOLDEN_TOLERANCE; returns the largest.
+ */
+export function compareToGolden(name, run) {
+  let worst = 0;
+  const check = (got, want, where) => {
+    const d = Math.abs(got - want);
+    worst = Math.max(worst, d);
+    if (!(d < GOLDEN_TOLERANCE)) assert.fail(`${name}: ${where}: ${got} vs the reference's ${want}`);
+  };
+  for (const seq of goldenOf(name).sequences) {
+    const out = run(seq.ids);
+    for (const a of seq.attention) {
+      const w = out.weights(a.layer, a.head);
+      a.rows.forEach((r, i) => a.weights[i].forEach((want, j) => check(w[r][j], want, `layer ${a.layer} head ${a.head} [${r}][${j}]`)));
+    }
+    out.logits.forEach((row, t) => {
+      seq.logit_ids.forEach((id, k) => check(row[id], seq.logits[t][k], `logit [${t}][${id}]`));
+      const m = Math.max(...row);
+      check(m + Math.log(row.reduce((s, v) => s + Math.exp(v - m), 0)), seq.logsumexp[t], `logsumexp [${t}]`);
+    });
+  }
+  return worst;
+}
