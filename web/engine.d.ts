@@ -319,7 +319,10 @@ export interface PretrainedTrace {
   layers: PretrainedLayerTrace[];
   /** the k likeliest tokens of each position: ids and p are T·k long, texts decoded */
   top: { k: number; ids: Int32Array; p: Float32Array; texts: string[] };
-  sentence: string;
+  /** T×V, only with { logits: true } */
+  logits?: Matrix;
+  /** the text (trace(), not traceIds()) */
+  sentence?: string;
 }
 
 export declare class PretrainedModel {
@@ -329,7 +332,9 @@ export declare class PretrainedModel {
   readonly maskId: number;
   tokenize(text: string): PretrainedToken[];
   /** every intermediate of `layer`; the other layers' attention weights when allWeights (default) */
-  trace(text: string, options?: { layer?: number; allWeights?: boolean }): PretrainedTrace;
+  trace(text: string, options?: { layer?: number; allWeights?: boolean; logits?: boolean }): PretrainedTrace;
+  /** trace() of given token ids (their start and end are -1) */
+  traceIds(ids: ArrayLike<number>, options?: { layer?: number; allWeights?: boolean; logits?: boolean }): PretrainedTrace;
   dispose(): void;
 }
 

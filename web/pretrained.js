@@ -134,15 +134,27 @@ export class PretrainedModel {
    * concat, attentionOutput, residual, mlp…, output}], top: {k, ids, p, texts}}); the other
    * layers carry their heads' weights only when allWeights, else nothing.
    */
-  trace(text, { layer = 0, allWeights = true } = {}) {
+  trace(text, { layer = 0, allWeights = true, logits = false } = {}) {
     const handle = this._live();
     checkText(text, 'text', { maxChars: MAX_TEXT_CHARS });
     checkInteger(layer, 'layer', 0, this.config.layers - 1);
     checkBoolean(allWeights, 'allWeights');
-    const out = this._unwrap(this._m.pretrainedTrace(handle, text, layer, allWeights));
+    checkBoolean(logits, 'logits');
+    const out = this._unwrap(this._m.pretrainedTrace(handle, text, null, layer, allWeights, logits));
     addCharOffsets(out.tokens, text);
     out.sentence = text;
     return out;
+  }
+
+  /** trace() of given token ids (their tokens' start and end are -1); logits: also the T×V logits. */
+  traceIds(ids, { layer = 0, allWeights = true, logits = false } = {}) {
+    const handle = this._live();
+    if (!Array.isArray(ids) && !ArrayBuffer.isView(ids)) throw codedError(TypeError, 'bad_input', 'ids must be an array of token ids');
+    const list = Array.from(ids, (id, i) => checkInteger(id, `ids[${i}]`, 0, this.config.vocab - 1));
+    checkInteger(layer, 'layer', 0, this.config.layers - 1);
+    checkBoolean(allWeights, 'allWeights');
+    checkBoolean(logits, 'logits');
+    return this._unwrap(this._m.pretrainedTrace(handle, '', list, layer, allWeights, logits));
   }
 
   dispose() {

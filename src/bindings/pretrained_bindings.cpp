@@ -250,16 +250,26 @@ val top_tokens_js(const Matrix& probabilities, const PretrainedTokenizer& tokeni
     return o;
 }
 
-/// One sentence through the model: the layer `layer` in full (its input, LayerNorm, weights,
-/// biases, every head's Q/K/V/scores/scaled/weights/output, concat, output and the rest of the
-/// block), the attention weights of every layer when `allWeights`, and the top tokens.
-val model_trace_js(int handle, const std::string& text, int layer, bool all_weights) {
+/// One sentence (or, when `ids` is an array, those token ids) through the model: the layer
+/// `layer` in full (its input, LayerNorm, weights, biases, every head's Q/K/V/scores/scaled/
+/// weights/output, concat, output and the rest of the block), the attention weights of every
+/// layer when `allWeights`, the top tokens, and the logits (T×V) when `withLogits`.
+val model_trace_js(int handle, const std::string& text, const val& given_ids, int layer, bool all_weights, bool with_logits) {
     return guarded([&] {
         ModelRecord& r = models().at(handle, "model");
         const ModelConfig& m = r.model->config();
         if (layer < 0 || layer >= m.layers)
             throw Error("layer " + std::to_string(layer) + " is outside 0 … " + std::to_string(m.layers - 1));
-        const auto tokens = r.tokenizer->encode(text);
+        std::vector<PretrainedToken> tokens;
+        if (given_ids.isArray()) {
+            for (const std::int32_t id : emscripten::convertJSArrayToNumberVector<std::int32_t>(given_ids)) {
+                if (id < 0 || id >= m.vocab)
+                    throw Error("token id " + std::to_string(id) + " is outside the vocabulary 0 … " + std::to_string(m.vocab - 1));
+                tokens.push_back(PretrainedToken{id, r.tokenizer->piece(id), r.tokenizer->decode({id}), -1, -1});
+            }
+        } else {
+            tokens = r.tokenizer->encode(text);
+        }
         if (tokens.empty()) throw Error(Error::Code::empty_text, "the sentence has no tokens");
         if (static_cast<int>(tokens.size()) > m.context)
             throw Error(Error::Code::too_long_for_model, "the sentence has " + std::to_string(tokens.size()) +
@@ -317,6 +327,7 @@ val model_trace_js(int handle, const std::string& text, int layer, bool all_weig
         }
         o.set("layers", layers);
         o.set("top", top_tokens_js(tr.probabilities, *r.tokenizer));
+        if (with_logits) o.set("logits", js::matrix_to_js(tr.logits));
         return o;
     });
 }
