@@ -224,8 +224,7 @@ test('a bad folder (a tensor shape that does not match its config) says why and 
   await page.getByTestId('hub-files').setInputFiles([
     { name: 'config.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify({ ...config, n_embd: config.n_embd * 2 })) },
     { name: 'model.safetensors', mimeType: 'application/octet-stream', buffer: readFileSync(join(dir, 'gpt2', 'model.safetensors')) },
-    { name: 'vocab.json', mimeType: 'application/json', buffer: readFileSync(join(dir, 'gpt2', 'vocab.json')) },
-    { name: 'merges.txt', mimeType: 'text/plain', buffer: readFileSync(join(dir, 'gpt2', 'merges.txt')) },
+    { name: 'tokenizer.json', mimeType: 'application/json', buffer: readFileSync(join(dir, 'gpt2', 'tokenizer.json')) },
   ]);
   await page.getByTestId('hub-error').waitFor({ state: 'visible' });
   assert.match(await page.getByTestId('hub-error').textContent(), /could not be loaded: .*(shape|\[)/);
@@ -241,10 +240,12 @@ test('<attention-playground model-src>: a Hub id and a folder the host serves', 
   page.on('pageerror', (e) => errors.push(e.message));
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>host</title>
 <script type="module" src="/attention-playground.js"></script></head><body>
-<attention-playground id="a" model-src="hf:tiny/gpt2-link" hub-base="${hub.base}" sentence="${SENTENCE}"></attention-playground>
+<attention-playground id="a" model-src="hf:tiny/gpt2-link" hub-base="${h.url}__hub" sentence="${SENTENCE}"></attention-playground>
 <attention-playground id="b" model-src="./models/my-gpt2/" sentence="${SENTENCE}"></attention-playground>
 </body></html>`;
   await page.route('**/__host/page.html', (r) => r.fulfill({ contentType: 'text/html', body: html }));
+  // the host page is the test's own (routed), so its Hub is reached through the same origin
+  await page.route('**/__hub/**', async (r) => r.fulfill({ response: await r.fetch({ url: r.request().url().replace(`${h.url}__hub`, hub.base) }) }));
   const served = [];
   await page.route('**/__host/models/my-gpt2/*', (r) => {
     const name = r.request().url().split('/').pop();

@@ -379,8 +379,9 @@ export function createController(layout, { initialState = {}, notices = [], cont
       hubLoad = null;
       loaderError = e?.code === 'cancelled' ? null : { title: `${pretrainedLabel(name)} could not be loaded:`, text: `${String(e?.message ?? e)}.${state.model !== name ? ` The page still shows ${modelLabel(state.model)}.` : ''}` };
       if (state.model === name) {
+        // the page opened on this model (a link): the message bar and the panel say why
         modelError = { model: name, title: `${pretrainedLabel(name)} could not be loaded:`, text: e?.code === 'cancelled' ? 'the download was cancelled. Pick a model, or Load a model\u2026 again.' : String(e?.message ?? e) };
-        loaderOpen = true;
+        loaderError = null;
       }
       render();
     });

@@ -31,7 +31,7 @@ async function tokenizerTexts(src, family) {
     files = pickTokenizer(family, src.has);
   } else {
     // the Hub: tokenizer.json when the model has one, else the older files
-    files = (await src.exists('tokenizer.json')) ? ['tokenizer.json'] : pickTokenizer(family, () => true)?.filter((f) => f !== 'tokenizer.json') ?? null;
+    files = (await src.exists('tokenizer.json')) ? ['tokenizer.json'] : pickTokenizer(family, (f) => f !== 'tokenizer.json');
   }
   if (!files) throw hubError('missing_file', `there is no tokenizer: a ${family || 'model of this'} model needs ${tokenizerNeeds(family)}`, 'tokenizer.json');
   const texts = {};
