@@ -8,6 +8,11 @@
 //   model (random|coreference|language: seeded random weights, the default, so
 //   every embed written before the trained models shows what it showed, or a
 //   trained model), layer (0-based, trained models),
+//   model-src (a pretrained GPT-2 or BERT checkpoint, instead of model: "hf:<Hub id>",
+//   e.g. "hf:distilgpt2", fetched from the Hugging Face Hub, or the address of a folder
+//   that holds its files, e.g. "./models/my-gpt2/": config.json, model.safetensors and
+//   tokenizer.json; kept in the browser's Cache Storage after the first visit),
+//   hub-base (where hf: ids are fetched from; https://huggingface.co by default),
 //   sentence, d-model, heads, seed, positional (none|sinusoidal|learned),
 //   mask (none|causal|padding|causal+padding), scale (true|false), step (one of
 //   STEPS), query, head (0-based), theme (system|light|dark), view
@@ -33,7 +38,8 @@ import { mountPlayground, CONTROL_NAMES } from './app/playground.js';
 import { STEPS, FIELDS, MODELS, normalizeState, serializeState } from './app/state.js';
 import { createEngine } from './engine.js';
 import { figureToSvg, figureToPng } from './app/export.js';
-import { moduleFactory, cssText, baseUrl, builtinModels, playgroundUrl as builtPlaygroundUrl } from './embed-resources.js';
+import { moduleFactory, cssText, baseUrl, builtinModels, bundled, playgroundUrl as builtPlaygroundUrl } from './embed-resources.js';
+import { isHubName, modelFolderUrl } from './app/hub-source.js';
 
 /** attribute → state field */
 const ATTRIBUTES = Object.freeze({
@@ -51,7 +57,7 @@ const ATTRIBUTES = Object.freeze({
   head: 'head',
   theme: 'theme',
 });
-const LAYOUT_ATTRIBUTES = Object.freeze(['controls', 'view', 'playground-url']);
+const LAYOUT_ATTRIBUTES = Object.freeze(['controls', 'view', 'playground-url', 'model-src', 'hub-base']);
 /** Without a `model` attribute an element shows random weights (the page opens on a trained model). */
 const ELEMENT_MODEL = 'random';
 
@@ -348,7 +354,23 @@ export class AttentionPlayground extends HTMLElement {
       }
       if (state.model === undefined) state.model = ELEMENT_MODEL;
     }
+    const src = this._modelSrc();
+    if (src) state.model = src;
     return normalizeState(state);
+  }
+
+  /** model-src as a model name: "hf:<id>", or "url:<folder address>" (relative to the host page). */
+  _modelSrc() {
+    const raw = this.getAttribute('model-src');
+    if (raw === null || raw.trim() === '') return null;
+    const text = raw.trim();
+    if (isHubName(text)) return text;
+    const url = /^hf:/.test(text) ? null : modelFolderUrl(text, document.baseURI);
+    if (!url) {
+      this._warn('model-src', raw);
+      return null;
+    }
+    return `url:${url}`;
   }
 
   _controls() {
@@ -370,6 +392,9 @@ export class AttentionPlayground extends HTMLElement {
       keyboardTarget: this._mount,
       loadEngine: sharedEngine,
       fetchShipped,
+      // a pretrained model (model-src): in the page when this is the one-file bundle (no worker file beside it)
+      pretrainedInPage: bundled,
+      ...(this.getAttribute('hub-base') ? { hubBase: this.getAttribute('hub-base') } : {}),
       // a fresh element opens a shipped model on its featured head, unless it says where
       freshStart: !this._state && !this.hasAttribute('layer') && !this.hasAttribute('head'),
       onStateChange: (state) => this._changed(state),

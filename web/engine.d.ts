@@ -270,6 +270,13 @@ export declare class Engine {
   /** A model from the bytes of a .safetensors checkpoint (RangeError/TypeError naming the problem
    * for a bad file). A text model needs its corpus to go on training. */
   loadTrainer(bytes: Uint8Array, options?: { corpus?: string }): Trainer;
+  /** A Hub config.json → the model's config; an unsupported architecture or a bad field is a
+   * RangeError with code 'bad_checkpoint' naming it (pretrained.js). */
+  readHubConfig(configText: string): PretrainedConfig;
+  /** Bytes of a safetensors header (8 + N) from the file's first 8 bytes. */
+  safetensorsHeaderSize(first8: Uint8Array): number;
+  /** A loader from config.json's text and the file's header bytes: feed it the needed ranges. */
+  openCheckpoint(configText: string, header: Uint8Array): HubLoader;
   /** A pretrained tokenizer from the Hugging Face files' texts by name: 'tokenizer.json' (BPE or
    * WordPiece), or 'vocab.json' + 'merges.txt' (GPT-2), or 'vocab.txt' (BERT, with
    * 'tokenizer_config.json' for its lower-casing). A bad file is a TypeError with code
@@ -308,6 +315,84 @@ export declare class PretrainedTokenizer {
   decode(ids: readonly number[]): string;
   piece(id: number): string;
   /** Frees it; using it afterwards is a TypeError with code 'bad_state'. */
+  dispose(): void;
+}
+
+/** A pretrained checkpoint's config (GPT-2 or BERT), as the engine reads it. */
+export interface PretrainedConfig extends ModelConfig {
+  family: 'gpt2' | 'bert' | string;
+  attnBias: boolean;
+  postNorm: boolean;
+  lnEps: number;
+  tokenTypes: number;
+}
+
+/** Streams model.safetensors into the engine without a second copy of the file (pretrained.js). */
+export declare class HubLoader {
+  readonly config: Readonly<PretrainedConfig>;
+  /** the byte ranges of the file the model needs, in increasing order */
+  readonly needed: readonly { begin: number; end: number }[];
+  readonly neededBytes: number;
+  /** the largest chunk feed() takes */
+  readonly stagingBytes: number;
+  /** the file's bytes at `offset`, in increasing order; returns the bytes fed so far */
+  feed(offset: number, bytes: Uint8Array): number;
+  /** the model with its tokenizer (files' texts; '' or absent = no such file); frees the loader */
+  finish(files?: { tokenizerJson?: string; vocabJson?: string; mergesTxt?: string; vocabTxt?: string; tokenizerConfigJson?: string }): PretrainedModel;
+  dispose(): void;
+}
+
+/** One token of a loaded pretrained model (PretrainedModel.tokenize, PretrainedTrace.tokens). */
+export interface PretrainedModelToken {
+  id: number;
+  /** the vocabulary's piece ("Ġworld", "##ing") */
+  piece: string;
+  /** readable: GPT-2's bytes decoded, a leading space as "␣" */
+  text: string;
+  /** UTF-8 byte offsets in the text; -1 for added tokens ([CLS], [SEP]) */
+  start: number;
+  end: number;
+  startChar: number;
+  endChar: number;
+}
+
+export interface PretrainedLayerTrace {
+  /** empty unless this is the traced layer (or allWeights: only each head's weights) */
+  heads: HeadTrace[] | { weights: Matrix }[];
+  input?: Matrix; normed?: Matrix;
+  wQuery?: Matrix; wKey?: Matrix; wValue?: Matrix; wOutput?: Matrix;
+  bQuery?: Matrix; bKey?: Matrix; bValue?: Matrix; bOutput?: Matrix;
+  ln1Gain?: Matrix; ln1Bias?: Matrix;
+  concat?: Matrix; attentionOutput?: Matrix; residual?: Matrix;
+  mlpNormed?: Matrix; mlpHidden?: Matrix; mlpOutput?: Matrix; output?: Matrix;
+}
+
+export interface PretrainedTrace {
+  config: PretrainedConfig;
+  tokens: PretrainedModelToken[];
+  length: number;
+  embeddings: Matrix;
+  positional: Matrix;
+  mask: Matrix<Uint8Array>;
+  layers: PretrainedLayerTrace[];
+  /** the k likeliest tokens of each position: ids and p are T·k long, texts decoded */
+  top: { k: number; ids: Int32Array; p: Float32Array; texts: string[] };
+  /** T×V, only with { logits: true } */
+  logits?: Matrix;
+  /** the text (trace(), not traceIds()) */
+  sentence?: string;
+}
+
+export declare class PretrainedModel {
+  readonly config: Readonly<PretrainedConfig>;
+  readonly parameterCount: number;
+  /** BERT's [MASK] id, -1 for GPT-2 */
+  readonly maskId: number;
+  tokenize(text: string): PretrainedModelToken[];
+  /** every intermediate of `layer`; the other layers' attention weights when allWeights (default) */
+  trace(text: string, options?: { layer?: number; allWeights?: boolean; logits?: boolean }): PretrainedTrace;
+  /** trace() of given token ids (their start and end are -1) */
+  traceIds(ids: ArrayLike<number>, options?: { layer?: number; allWeights?: boolean; logits?: boolean }): PretrainedTrace;
   dispose(): void;
 }
 
@@ -351,7 +436,7 @@ export interface TrainSettings {
 /** The memory a trainer and one step's forward and backward need, in bytes (the C++ training_memory). */
 export interface TrainingMemory {
   bytes: number;
-  /** The most a trainer may use (768 MiB: the wasm module grows to 1 GiB at most). */
+  /** The most a trainer may use (768 MiB; the wasm module may grow to 4 GiB, for pretrained checkpoints, but training keeps this limit). */
   limitBytes: number;
   fits: boolean;
   parts: {

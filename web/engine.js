@@ -12,6 +12,7 @@
 
 import { trainingApi, Trainer, TASKS, addCharOffsets } from './trainer.js';
 import { tokenizerApi, PretrainedTokenizer, TOKENIZER_FILES } from './tokenizer.js';
+import { pretrainedApi } from './pretrained.js';
 import { codedError, typeName, checkInteger, checkBoolean, checkChoice, checkText } from './validate.js';
 import { ENGINE_CONSTANTS } from './generated/engine_constants.js';
 
@@ -280,6 +281,7 @@ export class Engine {
     forgotten?.register(this, this._state, this);
     this._training = trainingApi(module, unwrap);
     this._tokenizers = tokenizerApi(module, unwrap, MAX_SENTENCE_BYTES);
+    this._pretrained = pretrainedApi(module, unwrap);
   }
 
   /** The C++ state, or a TypeError (code bad_state) after dispose(). */
@@ -330,6 +332,23 @@ export class Engine {
   /** A model from .safetensors bytes; a text model needs {corpus} to go on training. */
   loadTrainer(bytes, options = {}) {
     return this._training.loadTrainer(bytes, options);
+  }
+
+  /** A Hub checkpoint's config.json → the model's config (pretrained.js); an unsupported
+   * architecture or a missing field is refused by name (bad_checkpoint). */
+  readHubConfig(configText) {
+    return this._pretrained.readHubConfig(configText);
+  }
+
+  /** Bytes of a safetensors header (8 + N), from the file's first 8 bytes. */
+  safetensorsHeaderSize(first8) {
+    return this._pretrained.headerSize(first8);
+  }
+
+  /** A HubLoader (pretrained.js) from config.json's text and the safetensors header's bytes:
+   * feed it the file's needed ranges, then finish() it into a PretrainedModel. */
+  openCheckpoint(configText, header) {
+    return this._pretrained.openCheckpoint(configText, header);
   }
 
   /** Every intermediate of multi-head attention for one sentence. */

@@ -2,7 +2,7 @@
 // API of web/engine.d.ts used as a caller would, so the declarations cannot
 // drift into something that does not compile, and misuse stays an error.
 
-import { createEngine, at, DEFAULT_SETTINGS, TASKS, TOKENIZER_FILES, type PretrainedTokenizer, type PretrainedToken, type Engine, type Trace, type Trainer, type TaskInfo, type ModelTrace, type TrainingMemory } from '../../web/engine.js';
+import { createEngine, at, DEFAULT_SETTINGS, TASKS, TOKENIZER_FILES, type PretrainedTokenizer, type PretrainedToken, type Engine, type Trace, type Trainer, type TaskInfo, type ModelTrace, type TrainingMemory, type PretrainedConfig, type HubLoader, type PretrainedModel, type PretrainedTrace } from '../../web/engine.js';
 
 async function main(): Promise<void> {
   const engine: Engine = await createEngine();
@@ -52,7 +52,21 @@ async function main(): Promise<void> {
   // @ts-expect-error: checkpoints are bytes
   engine.loadTrainer('model.safetensors');
 
-  console.log(said, spans, fits, refusal, w, batch.length, rows, entropy.length, v, name, loss, evaluation.accuracy, score, out.length, steps, DEFAULT_SETTINGS.dModel);
+  // a pretrained checkpoint, streamed in chunks
+  const configText = '{"model_type": "gpt2"}';
+  const hubConfig: PretrainedConfig = engine.readHubConfig(configText);
+  const headerBytes: number = engine.safetensorsHeaderSize(new Uint8Array(8));
+  const loader: HubLoader = engine.openCheckpoint(configText, new Uint8Array(headerBytes));
+  for (const { begin, end } of loader.needed) loader.feed(begin, new Uint8Array(Math.min(end - begin, loader.stagingBytes)));
+  const pretrained: PretrainedModel = loader.finish({ tokenizerJson: '{}' });
+  const ptrace: PretrainedTrace = pretrained.trace('Hello world', { layer: 0 });
+  const piece: string = pretrained.tokenize('Hello')[0].piece;
+  const topId: number = ptrace.top.ids[0];
+  pretrained.dispose();
+  // @ts-expect-error: the header is bytes
+  engine.openCheckpoint(configText, 'header');
+
+  console.log(said, spans, fits, refusal, w, batch.length, rows, entropy.length, v, name, loss, evaluation.accuracy, score, out.length, steps, DEFAULT_SETTINGS.dModel, hubConfig.family, piece, topId);
 }
 
 void main();

@@ -33,10 +33,13 @@ import { createLabels } from './labels.js';
 import { bindStepKeys } from './keyboard.js';
 import { createAppearance, watchWidth } from './appearance.js';
 import { createFollower } from './follow.js';
+import { isPretrainedName, isLocalName, openPretrained, sourceOf, pretrainedLayerTrace, pretrainedLabel, pretrainedAbout, DEFAULT_HUB_BASE, ALL_LAYERS_MAX_CHARS } from './hub.js';
+import { createHubLoaderView } from './views/hub-loader.js';
 
 const STEP_MS = 1600;
 const RANDOM_ABOUT = 'Weights are random but seeded, so a link reproduces every number. Everything is computed in your browser by a C++ engine compiled to WebAssembly.';
 const TRAINED_ABOUT = 'These weights were learned: the model was trained on a task, saved as a checkpoint and loaded here. Everything is computed in your browser by a C++ engine compiled to WebAssembly.';
+const PRETRAINED_ABOUT = 'These weights were learned by others, on large amounts of text, and read here from the model\u2019s own files. Everything is computed in your browser by a C++ engine compiled to WebAssembly.';
 
 /** Where the page finds the shipped checkpoints: web/generated/models/ (build_wasm.sh copies models/ there). */
 function defaultFetchShipped(name, file) {
@@ -51,7 +54,7 @@ const CONTROL_CHOICES = Object.freeze({ widths: WIDTHS, heads: HEAD_CHOICES, pos
 const SENTENCE_LIMITS = Object.freeze({ maxChars: MAX_SENTENCE_CHARS, maxBatch: MAX_BATCH, maxBatchChars: MAX_BATCH_CHARS });
 
 /** The playground's views, each wired to the controller's actions. */
-function createViews(layout, stepCtx, { set, go, follow, togglePlay, controls, onBatchText, labModel, onDismiss }) {
+function createViews(layout, stepCtx, { set, go, follow, togglePlay, controls, onBatchText, labModel, onDismiss, onLoadModel }) {
   return {
     theme: createThemeToggle(layout.theme, { onChange: (theme) => set({ theme }) }),
     sentence: createSentenceView(layout.sentence, {
@@ -64,7 +67,7 @@ function createViews(layout, stepCtx, { set, go, follow, togglePlay, controls, o
       onSelectQuery: (query) => set({ query }),
       visible: controls,
     }),
-    controls: createControls(layout.controls, { choices: CONTROL_CHOICES, onChange: (patch) => set(patch), visible: controls, labModel }),
+    controls: createControls(layout.controls, { choices: CONTROL_CHOICES, onChange: (patch) => set(patch), visible: controls, labModel, onLoadModel }),
     stepper: createStepper(layout.stepper, {
       steps: STEP_REGISTRY,
       speeds: SPEEDS,
@@ -104,13 +107,20 @@ function panelStatus({ fatal, engine, modelError, state, modelLoaded, trace, run
   if (!engine) return ['loading', 'Starting the attention engine\u2026'];
   if (modelError && modelError.model === state.model) return ['error', `${modelError.title} ${modelError.text}`];
   if (isTrainedModel(state.model) && !modelLoaded) return ['loading', `Loading the ${modelLabel(state.model)} model\u2026`];
+  if (isPretrainedName(state.model) && !trace && !runError) return ['loading', `Running ${modelLabel(state.model)} on the sentence\u2026`];
   if (!trace) return ['empty', runError ? `${runError.title} ${runError.text}` : 'Type a sentence to begin.'];
   return null;
 }
 
-export function createController(layout, { initialState = {}, notices = [], controls = null, onStateChange = null, keyboardTarget = null, loadEngine = createEngine, fetchShipped = defaultFetchShipped, loadLab = null, freshStart = false, freshStep = null } = {}) {
+export function createController(layout, { initialState = {}, notices = [], controls = null, onStateChange = null, keyboardTarget = null, loadEngine = createEngine, fetchShipped = defaultFetchShipped, loadLab = null, freshStart = false, freshStep = null, hubBase = DEFAULT_HUB_BASE, pretrainedInPage = false } = {}) {
   let state = normalizeState(initialState);
   const models = createModelCache({ fetchShipped, loadLab });
+  // pretrained models (hub.js): each in its own worker, loaded when the user asks (or a link names one)
+  const pretrained = new Map(); // name → handle
+  let hubLoad = null; // {name, abort: AbortController, progress} while one loads
+  let loaderOpen = false;
+  let loaderError = null; // {title, text}: why the last load failed
+  let traceSeq = 0; // the newest trace a pretrained model was asked for
   let modelError = null; // {model, title, text} when the picked model could not be loaded
   let opened = !freshStart; // a fresh page opens on the model's featured head (once)
   let engine = null;
@@ -160,8 +170,22 @@ export function createController(layout, { initialState = {}, notices = [], cont
       set({ sentences: lines });
     },
     labModel: () => (isLabModel(state.model) ? state.model : null),
+    onLoadModel() {
+      loaderOpen = true;
+      render();
+    },
     onDismiss(id) {
       messagesExtra = messagesExtra.filter((m) => m.id !== id);
+      render();
+    },
+  });
+
+  const hubLoader = createHubLoaderView(views.controls.loaderSlot, {
+    onHub: (id) => startLoad({ kind: 'hub', base: hubBase, id }, `hf:${id}`),
+    onFiles: (files, folder) => startLoad({ kind: 'files', files }, `local:${folder || 'your model'}`),
+    onCancel: () => hubLoad?.abort.abort(),
+    onClose() {
+      loaderOpen = false;
       render();
     },
   });
@@ -204,6 +228,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
     const customOnly = compute.length === 1 && compute[0] === 'customMask' && state.mask !== 'custom';
     if (compute.length && !customOnly) run();
     else if (changed.includes('shown') && result?.traces) result = { ...result, trace: result.traces[Math.min(state.shown, result.traces.length - 1)] };
+    else if (changed.includes('layer') && isPretrainedName(state.model)) run();
     else if (changed.includes('layer') && result?.modelTrace) result = sliceLayer(result, state.layer);
     placeQuery();
     clampSelection();
@@ -256,6 +281,8 @@ export function createController(layout, { initialState = {}, notices = [], cont
   function placeQuery() {
     const tr = currentTrace();
     if (!pendingFollow || !tr) return;
+    // a pretrained model's trace comes later (its worker): the query is placed on the new one
+    if (isPretrainedName(state.model) && tr.sentence !== state.sentence) return;
     const q = followQuery(tr, pendingFollow);
     pendingFollow = null;
     if (q !== state.query) state = { ...state, query: q };
@@ -317,8 +344,108 @@ export function createController(layout, { initialState = {}, notices = [], cont
     }
   }
 
+  // ---- pretrained models -----------------------------------------------------------------
+  /** Loads a pretrained model in its worker; the page keeps the model it shows until this one works. */
+  function startLoad(source, name) {
+    hubLoad?.abort.abort();
+    const load = { name, abort: new AbortController(), progress: null, file: null, since: 0 };
+    hubLoad = load;
+    loaderError = null;
+    render();
+    openPretrained(source, {
+      signal: load.abort.signal,
+      inPage: pretrainedInPage,
+      loadEngine,
+      onProgress(p) {
+        if (hubLoad !== load) return;
+        const now = performance.now();
+        if (p.file !== load.file || p.phase !== load.progress?.phase) {
+          load.file = p.file;
+          load.since = now;
+        }
+        const seconds = (now - load.since) / 1000;
+        load.progress = { ...p, rate: seconds > 0.5 ? p.loaded / seconds : 0 };
+        renderLoader();
+      },
+    }).then((handle) => {
+      if (hubLoad !== load) {
+        handle.dispose();
+        return;
+      }
+      hubLoad = null;
+      pretrained.get(name)?.dispose();
+      pretrained.set(name, handle);
+      loaderOpen = false;
+      if (modelError?.model === name) modelError = null;
+      if (state.model === name) {
+        run();
+        persist();
+        render();
+      } else {
+        set({ model: name });
+      }
+    }, (e) => {
+      if (hubLoad !== load) return;
+      hubLoad = null;
+      loaderError = e?.code === 'cancelled' ? null : { title: `${pretrainedLabel(name)} could not be loaded:`, text: `${String(e?.message ?? e)}.${state.model !== name ? ` The page still shows ${modelLabel(state.model)}.` : ''}` };
+      if (state.model === name) {
+        // the page opened on this model (a link): the message bar and the panel say why
+        modelError = { model: name, title: `${pretrainedLabel(name)} could not be loaded:`, text: e?.code === 'cancelled' ? 'the download was cancelled. Pick a model, or Load a model\u2026 again.' : String(e?.message ?? e) };
+        loaderError = null;
+      }
+      render();
+    });
+  }
+
+  /** Frees the pretrained models that are not on screen (each holds its weights in its worker). */
+  function dropOtherPretrained() {
+    for (const [name, handle] of pretrained) {
+      if (name === state.model) continue;
+      handle.dispose();
+      pretrained.delete(name);
+    }
+  }
+
+  /** A pretrained model's trace of the sentence (asked of its worker; the newest request wins). */
+  function runPretrained() {
+    const name = state.model;
+    const handle = pretrained.get(name);
+    if (!handle) {
+      const source = sourceOf(name, hubBase);
+      if (source && hubLoad?.name !== name && modelError?.model !== name) startLoad(source, name);
+      else if (isLocalName(name) && hubLoad?.name !== name) modelError = { model: name, title: 'This model came from files on your computer:', text: 'a link cannot bring them back. Load them again with \u201cLoad a model\u2026\u201d.' };
+      return;
+    }
+    dropOtherPretrained();
+    modelError = null;
+    if (state.batch) state = { ...state, batch: false };
+    const seq = ++traceSeq;
+    const { sentence } = state;
+    const layer = Math.min(state.layer, handle.info.config.layers - 1);
+    handle.rawTrace(sentence, layer, { allWeights: sentence.length <= ALL_LAYERS_MAX_CHARS }).then((raw) => {
+      if (seq !== traceSeq || state.model !== name) return;
+      result = { traces: null, trace: pretrainedLayerTrace(raw, layer, name, handle.info, sentence), entry: { name }, modelTrace: null };
+      runError = null;
+      runCount += 1;
+      root.dataset.run = String(runCount);
+      placeQuery();
+      clampSelection();
+      persist();
+      render();
+    }, (e) => {
+      if (seq !== traceSeq || state.model !== name) return;
+      runError = describeError(e, result?.entry?.name === name);
+      if (result?.entry?.name !== name) result = null;
+      render();
+    });
+  }
+
   function run() {
     if (!engine) return;
+    if (isPretrainedName(state.model)) {
+      runPretrained();
+      return;
+    }
     if (isTrainedModel(state.model)) {
       runTrained();
       return;
@@ -381,15 +508,30 @@ export function createController(layout, { initialState = {}, notices = [], cont
     const v = viewState();
     views.theme.update(tr, state);
     views.sentence.update(tr, state, v);
-    views.controls.update(tr, state, { entry: isTrainedModel(state.model) ? models.get(state.model) : null });
-    if (layout.about) layout.about.textContent = isTrainedModel(state.model) ? TRAINED_ABOUT : RANDOM_ABOUT;
+    views.controls.update(tr, state, { entry: controlsEntry(), pretrained: [...new Set([...pretrained.keys(), ...(isPretrainedName(state.model) ? [state.model] : [])])] });
+    renderLoader();
+    if (layout.about) layout.about.textContent = isPretrainedName(state.model) ? PRETRAINED_ABOUT : isTrainedModel(state.model) ? TRAINED_ABOUT : RANDOM_ABOUT;
     views.stepper.update(tr, v);
     views.selection.update(tr, v);
     views.messages.update(messageList());
-    const status = panelStatus({ fatal, engine, modelError, state, modelLoaded: Boolean(models.get(state.model)), trace: tr, runError });
+    const status = panelStatus({ fatal, engine, modelError, state, modelLoaded: isPretrainedName(state.model) ? pretrained.has(state.model) : Boolean(models.get(state.model)), trace: tr, runError });
     if (status) views.panel.status(...status);
     views.panel.update(tr, v);
     root.dataset.state = fatal ? 'error' : engine ? 'ready' : 'loading';
+  }
+
+  /** What the model controls show of the model on screen: a trained model's entry, or a pretrained model's config. */
+  function controlsEntry() {
+    if (isPretrainedName(state.model)) {
+      const h = pretrained.get(state.model);
+      if (!h) return null;
+      return { pretrained: true, about: pretrainedAbout(state.model, h.info), trainer: { config: h.info.config, settings: null } };
+    }
+    return isTrainedModel(state.model) ? models.get(state.model) : null;
+  }
+
+  function renderLoader() {
+    hubLoader.update({ open: loaderOpen || Boolean(hubLoad), busy: Boolean(hubLoad), label: hubLoad ? pretrainedLabel(hubLoad.name) : '', progress: hubLoad?.progress ?? null, error: hubLoad ? null : loaderError });
   }
 
   /** One animation frame: only the transport bar and the current step. */
@@ -438,6 +580,8 @@ export function createController(layout, { initialState = {}, notices = [], cont
       render();
     },
     destroy() {
+      hubLoad?.abort.abort();
+      for (const h of pretrained.values()) h.dispose();
       clock.destroy();
       panelWidth.destroy();
       appearance.destroy();

@@ -35,6 +35,9 @@ const playground = mountPlayground(root, {
   freshStart: Boolean(empty),
   // …on the heads step, where the meaning is (the tour from step 1 is a button there)
   freshStep: 'heads',
+  // where "Load a model…" fetches Hub models from: huggingface.co, or a mirror a host names
+  // with <script>window.attentionPlaygroundHub = 'https://…'</script> before this module
+  ...(typeof window.attentionPlaygroundHub === 'string' ? { hubBase: window.attentionPlaygroundHub } : {}),
   trainHref: 'train.html',
   onStateChange(s) {
     mirrorTheme(s.theme);

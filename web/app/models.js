@@ -14,6 +14,7 @@
 
 import { isLabModel } from './state.js';
 import { readSafetensors } from './safetensors.js';
+import { isPretrainedName, pretrainedLabel } from './hub.js';
 
 /** The shipped models: what they were trained on (one line) and the head to open on. */
 export const SHIPPED_MODELS = Object.freeze({
@@ -40,6 +41,7 @@ export function modelLabel(name) {
   if (name === 'random') return RANDOM_LABEL;
   if (SHIPPED_MODELS[name]) return SHIPPED_MODELS[name].label;
   if (isLabModel(name)) return 'trained in the lab';
+  if (isPretrainedName(name)) return pretrainedLabel(name);
   return name;
 }
 

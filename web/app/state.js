@@ -15,6 +15,7 @@ import { POSITIONALS, MASKS, DEFAULT_SETTINGS, MAX_TOKENS, MAX_D_MODEL } from '.
 import { cutText, splitLines } from './text.js';
 import { STEPS } from './steps.js';
 import { encodeCells, decodeCells } from './mask-cells.js';
+import { isPretrainedName } from './hub-source.js';
 
 export const WIDTHS = Object.freeze([4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024]);
 export const HEAD_CHOICES = Object.freeze([1, 2, 3, 4, 6, 8, 12, 16, 32]);
@@ -30,7 +31,8 @@ export const DEFAULT_MODEL = 'coreference';
 const LAB_MODEL_RE = /^lab:[A-Za-z0-9_-]{1,64}$/;
 export const isLabModel = (m) => typeof m === 'string' && LAB_MODEL_RE.test(m);
 export const isTrainedModel = (m) => m !== 'random';
-export const MAX_LAYER = 11;
+/** The last layer a link may name: gpt2-xl's 48th (a shipped model has 2; pretrained.hpp kMaxInferenceLayers). */
+export const MAX_LAYER = 47;
 
 export const MAX_SENTENCE_CHARS = 20000;
 /** Batch mode computes the first MAX_BATCH sentences; more lines are kept (in the box and the link), not computed. */
@@ -129,8 +131,8 @@ export function parseScalarField(f, raw) {
       if (raw === '0' || raw === 'false') return { value: false };
       return { error: 'must be 0 or 1' };
     case 'model':
-      if (MODELS.includes(raw) || LAB_MODEL_RE.test(raw)) return { value: raw };
-      return { error: `must be one of ${MODELS.join(', ')} or lab:<key>` };
+      if (MODELS.includes(raw) || LAB_MODEL_RE.test(raw) || isPretrainedName(raw)) return { value: raw };
+      return { error: `must be one of ${MODELS.join(', ')}, lab:<key> or hf:<Hub model id>` };
     default:
       return null;
   }
@@ -220,7 +222,7 @@ export function normalizeState(input) {
         if (Array.isArray(v)) s[name] = canonicalCells(v.slice(0, MAX_CUSTOM_CELLS));
         break;
       case 'model':
-        if (MODELS.includes(v) || isLabModel(v)) s[name] = v;
+        if (MODELS.includes(v) || isLabModel(v) || isPretrainedName(v)) s[name] = v;
         break;
       default:
     }

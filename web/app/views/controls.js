@@ -61,12 +61,24 @@ function createMaskNote(toBatchMode, { canBatch }) {
   };
 }
 
-export function createControls(root, { onChange, choices, visible = null, labModel = () => null }) {
+/** The picker's last entry: opens the pretrained-model loader (views/hub-loader.js); never a model. */
+export const LOAD_MODEL_VALUE = 'load:';
+
+export function createControls(root, { onChange, choices, visible = null, labModel = () => null, onLoadModel = null }) {
   const { widths: WIDTHS, heads: HEAD_CHOICES, positionals: POSITIONALS, masks: MASKS, models: MODELS, isTrainedModel, modelLabel } = choices;
   const model = el('select', 'control', { testid: 'model-picker' });
   const modelAbout = el('p', 'model-about', { testid: 'model-about' });
   const fixedNote = el('p', 'field-hint model-fixed', { testid: 'model-fixed', hidden: true });
-  model.addEventListener('change', () => onChange({ model: model.value }));
+  let shownModel = null;
+  model.addEventListener('change', () => {
+    if (model.value !== LOAD_MODEL_VALUE) {
+      onChange({ model: model.value });
+      return;
+    }
+    // the picker stays on the model on screen while the loader is open
+    if (shownModel !== null) setValue(model, shownModel);
+    onLoadModel?.();
+  });
   const width = el('select', 'control');
   const heads = el('select', 'control');
   const seed = createSeedInput((n) => onChange({ seed: n }));
@@ -96,7 +108,9 @@ export function createControls(root, { onChange, choices, visible = null, labMod
   };
   const maskNote = createMaskNote(() => onChange({ batch: true }), { canBatch: !visible || visible.includes('batch') });
   const grid = el('div', 'controls-grid', {}, fields.dModel, fields.heads, fields.seed, fields.positional, fields.mask, maskNote.element, fields.scale);
-  root.append(modelField, grid, fixedNote);
+  // where "Load a model…" opens its panel: right under the picker
+  const loaderSlot = el('div', 'model-loader-slot');
+  root.append(modelField, loaderSlot, grid, fixedNote);
   if (visible) for (const [name, f] of Object.entries(fields)) f.hidden = !visible.includes(name);
   if (visible && !visible.includes('model')) modelField.hidden = true;
   const settingControls = [width, heads, seed, positional, mask, scale];
@@ -121,16 +135,24 @@ export function createControls(root, { onChange, choices, visible = null, labMod
     setValue(mask, c.causal ? 'causal' : 'none');
     scale.checked = c.scale;
     fixedNote.hidden = false;
+    if (entry.pretrained) {
+      fixedNote.textContent = `Fixed by the checkpoint: ${modelLabel(state.model)} has C = ${c.dModel}, ${c.heads} heads, ${c.positional} positions and ${c.causal ? 'a causal mask' : 'no mask'}. These controls act on random weights.`;
+      return;
+    }
     fixedNote.textContent = `Fixed by training: the ${modelLabel(state.model).replace(/ \(trained\)$/, '')} model has C = ${c.dModel}, ${c.heads} heads, ${c.positional} positions, ${c.causal ? 'a causal mask' : 'no mask'} and was trained from seed ${entry.trainer.settings?.seed ?? 0}. These controls act on random weights.`;
   }
 
   return {
-    update(trace, state, { entry = null } = {}) {
+    loaderSlot,
+    update(trace, state, { entry = null, pretrained = [] } = {}) {
       const lab = labModel();
       const options = MODELS.map((m) => ({ value: m, text: modelLabel(m) }));
       if (lab) options.unshift({ value: lab, text: `${modelLabel(lab)} (${lab.slice(4, 12)}\u2026)` });
+      for (const name of pretrained) options.push({ value: name, text: modelLabel(name) });
+      if (onLoadModel) options.push({ value: LOAD_MODEL_VALUE, text: 'Load a model\u2026' });
       setOptions(model, options);
       setValue(model, state.model);
+      shownModel = state.model;
       modelAbout.textContent = isTrainedModel(state.model) ? (entry?.about ?? 'Loading\u2026') : 'Random but seeded weights: width, heads, seed and the rest below change them. Nothing here was learned.';
       if (isTrainedModel(state.model)) {
         maskNote.update(null, true);

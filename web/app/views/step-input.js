@@ -58,7 +58,12 @@ export function createInputStep(root, ctx) {
     const m = tr.model;
     const first = m.layer === 0;
     const lines = [];
-    if (first) {
+    // a post-LN checkpoint (BERT): its embeddings are normalised, its blocks normalise after attention
+    const postNorm = Boolean(m.pretrained?.postNorm);
+    if (first && postNorm) {
+      lines.push([`x[${v.q}, ${d}] = LayerNorm(X + P + T\u2080)[${v.q}, ${d}] = `, { n: at(tr.stream, v.q, d) }]);
+      lines.push({ caption: 'T\u2080: the token-type embedding of segment 0 (one sentence); BERT normalises the sum of the three embeddings.' });
+    } else if (first) {
       lines.push([`x[${v.q}, ${d}] = X[${v.q}, ${d}] + P[${v.q}, ${d}] = `, { n: at(tr.embeddings, v.q, d) }, ' + ', { f: at(tr.positional, v.q, d) }, ' = ', { n: at(tr.stream, v.q, d) }]);
     } else {
       lines.push([`x[${v.q}, ${d}] = the output of layer ${m.layer}\u2019s block = `, { n: at(tr.stream, v.q, d) }]);
@@ -74,7 +79,9 @@ export function createInputStep(root, ctx) {
       first
         ? 'The token\u2019s vector and its position\u2019s vector are added, number by number: x carries both what the word is and where it is. This sum is the residual stream: each layer reads it and adds its own findings back to it.'
         : `Layer ${m.layer + 1} reads the residual stream x as layer ${m.layer} left it: the embeddings plus everything the earlier blocks added.`,
-      m.layernorm
+      postNorm
+        ? 'This model (BERT) normalises after attention, not before: Q, K and V are computed from x itself, and its LayerNorms come after each residual sum.'
+        : m.layernorm
         ? 'Before attention, LayerNorm rescales each token\u2019s row to mean 0 and variance 1, then applies a learned gain and bias: X\u2032 is what Q, K and V are computed from.'
         : 'This model has no LayerNorm: Q, K and V are computed from x itself.',
     );

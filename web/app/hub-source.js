@@ -1,0 +1,313 @@
+// Where a pretrained checkpoint's files come from: the Hugging Face Hub (by
+// id, cached in the browser's Cache Storage) or files the user dropped or
+// picked. No DOM and no engine: the loader worker (hub-worker.js) and the
+// page both import it.
+//
+//   parseHubId('openai-community/gpt2')            → 'openai-community/gpt2' (or null)
+//   const src = hubSource({ base, id, signal, onProgress });
+//   const src = urlSource({ url: 'https://host/models/my-gpt2/', signal, onProgress });
+//   const src = filesSource(fileList);             // File objects: a folder or single files
+//   await src.text('config.json')                  → string ('' when an optional file is absent)
+//   await src.weights()                            → a Blob of model.safetensors (read in slices)
+//
+// The Hub: https://huggingface.co/<id>/resolve/main/<file> (the base is
+// configurable, so the tests serve a folder). Every file that was fetched
+// once is kept in Cache Storage, with a list of the files the model has (a
+// manifest, so an absent optional file is known without asking again): the
+// next visit loads it with no request at all. A download that is cancelled or
+// fails stores nothing.
+//
+// Errors carry err.code: not_found (a 404, naming the file and its address),
+// network (no answer), cancelled, missing_file (a dropped folder without a
+// file the model needs); err.file names the file.
+
+export const DEFAULT_HUB_BASE = 'https://huggingface.co';
+export const HUB_CACHE = 'attention-playground-hub-v1';
+const MANIFEST = '.attention-playground-files.json';
+
+/** The files of a checkpoint: the ones it must have, and the tokenizer's options. */
+export const CONFIG_FILE = 'config.json';
+export const WEIGHTS_FILE = 'model.safetensors';
+/** Tokenizer files by what pretrained.js's finish() calls them. */
+export const TOKENIZER_FILES = Object.freeze({
+  tokenizerJson: 'tokenizer.json',
+  vocabJson: 'vocab.json',
+  mergesTxt: 'merges.txt',
+  vocabTxt: 'vocab.txt',
+  tokenizerConfigJson: 'tokenizer_config.json',
+});
+/** Which tokenizer files make a tokenizer, per family, in the order they are tried. */
+const TOKENIZER_CHOICES = Object.freeze({
+  gpt2: [['tokenizer.json'], ['vocab.json', 'merges.txt']],
+  bert: [['tokenizer.json'], ['vocab.txt']],
+});
+
+const ID_PART = '[A-Za-z0-9](?:[A-Za-z0-9._-]{0,94}[A-Za-z0-9_])?';
+const ID_RE = new RegExp(`^${ID_PART}(?:/${ID_PART})?$`);
+
+/** A Hub model id from what the user typed (an id, or its huggingface.co address), or null. */
+export function parseHubId(text) {
+  let s = String(text ?? '').trim();
+  const m = /^https?:\/\/(?:www\.)?huggingface\.co\/(.+)$/.exec(s);
+  if (m) s = m[1].replace(/\/(?:tree|resolve|blob)\/.*$/, '').replace(/\/+$/, '');
+  if (!ID_RE.test(s) || s.includes('..')) return null;
+  return s;
+}
+
+/** Model names in the picker and the URL: "hf:<id>" (a link reopens it), "url:<address>" (a folder
+ * a host serves, <attention-playground model-src="./models/my-gpt2/">), "local:<folder>" (dropped files). */
+export const isHubName = (m) => typeof m === 'string' && m.startsWith('hf:') && parseHubId(m.slice(3)) === m.slice(3);
+export const isUrlName = (m) => typeof m === 'string' && m.startsWith('url:') && modelFolderUrl(m.slice(4)) === m.slice(4);
+export const isLocalName = (m) => typeof m === 'string' && /^local:[^\u0000-\u001f\u007f]{1,120}$/.test(m);
+export const isPretrainedName = (m) => isHubName(m) || isUrlName(m) || isLocalName(m);
+
+/** An absolute http(s) folder address ending in "/" (relative ones resolved against base), or null. */
+export function modelFolderUrl(text, base = undefined) {
+  let u;
+  try {
+    u = new URL(String(text).trim(), base);
+  } catch {
+    return null;
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return null;
+  u.hash = '';
+  u.search = '';
+  if (!u.pathname.endsWith('/')) u.pathname += '/';
+  return u.href.length <= 2000 ? u.href : null;
+}
+
+export function hubError(code, message, file = null) {
+  const e = new Error(message);
+  e.code = code;
+  e.file = file;
+  return e;
+}
+
+function cancelled() {
+  return hubError('cancelled', 'the download was cancelled');
+}
+
+/** The address of one file of a Hub model. */
+export function hubFileUrl(base, id, file) {
+  return `${String(base).replace(/\/+$/, '')}/${id}/resolve/main/${file}`;
+}
+
+/** The model family config.json names: 'gpt2', 'bert', or its model_type as given. */
+export function familyOf(configText) {
+  try {
+    const c = JSON.parse(configText);
+    return typeof c?.model_type === 'string' ? c.model_type : '';
+  } catch {
+    return '';
+  }
+}
+
+/** The tokenizer files to read for a family among the names available, or null when none fits. */
+export function pickTokenizer(family, has) {
+  const choices = TOKENIZER_CHOICES[family] ?? [];
+  return choices.find((set) => set.every((f) => has(f))) ?? null;
+}
+
+/** "tokenizer.json, or vocab.json and merges.txt": what a family's tokenizer needs, in words. */
+export function tokenizerNeeds(family) {
+  const choices = TOKENIZER_CHOICES[family] ?? [['tokenizer.json']];
+  return choices.map((set) => set.join(' and ')).join(', or ');
+}
+
+// ---- files the user gave ------------------------------------------------------------------
+
+/**
+ * A source over File objects (a dropped folder, picked files). Names are the
+ * files' own (a folder's sub-paths are dropped: the first file of each name wins).
+ */
+export function filesSource(files) {
+  const byName = new Map();
+  for (const f of files) {
+    const name = String(f.name ?? '').split('/').pop();
+    if (name && !byName.has(name)) byName.set(name, f);
+  }
+  const need = (name) => {
+    const f = byName.get(name);
+    if (!f) throw hubError('missing_file', `there is no ${name} among the files given`, name);
+    return f;
+  };
+  return {
+    kind: 'files',
+    has: (name) => byName.has(name),
+    names: () => [...byName.keys()],
+    async text(name, { optional = false } = {}) {
+      if (optional && !byName.has(name)) return '';
+      return need(name).text();
+    },
+    async weights() {
+      return need(WEIGHTS_FILE);
+    },
+  };
+}
+
+// ---- the Hub ------------------------------------------------------------------------------
+
+async function openCache() {
+  try {
+    return typeof caches === 'object' && caches ? await caches.open(HUB_CACHE) : null;
+  } catch {
+    return null; // an opaque origin, a private window: load without keeping
+  }
+}
+
+/** fetch() whose failures say which file: not_found (404), network, cancelled. */
+async function fetchFile(url, file, signal) {
+  let r;
+  try {
+    r = await fetch(url, { signal, cache: 'no-store' });
+  } catch (e) {
+    if (signal?.aborted) throw cancelled();
+    throw hubError('network', `${file} could not be fetched from ${url}: ${e?.message ?? e} (is the network on?)`, file);
+  }
+  if (r.status === 404 || r.status === 401) throw hubError('not_found', `${file} was not found at ${url} (HTTP ${r.status})`, file);
+  if (!r.ok) throw hubError('network', `${file} could not be fetched from ${url}: HTTP ${r.status}`, file);
+  return r;
+}
+
+/**
+ * The body of a response read through, with onProgress({file, loaded, total})
+ * after each chunk, as a new Response that Cache Storage keeps (streamed to
+ * its disk, not held here).
+ */
+function counted(response, file, onProgress, signal) {
+  const total = Number(response.headers.get('content-length')) || 0;
+  let loaded = 0;
+  const reader = response.body.getReader();
+  const body = new ReadableStream({
+    async pull(controller) {
+      if (signal?.aborted) {
+        reader.cancel().catch(() => {});
+        controller.error(cancelled());
+        return;
+      }
+      let part;
+      try {
+        part = await reader.read();
+      } catch (e) {
+        controller.error(signal?.aborted ? cancelled() : hubError('network', `${file} stopped downloading: ${e?.message ?? e}`, file));
+        return;
+      }
+      if (part.done) {
+        controller.close();
+        return;
+      }
+      loaded += part.value.byteLength;
+      onProgress?.({ file, loaded, total });
+      controller.enqueue(part.value);
+    },
+    cancel() {
+      reader.cancel().catch(() => {});
+    },
+  });
+  const headers = new Headers({ 'content-type': response.headers.get('content-type') ?? 'application/octet-stream' });
+  if (total) headers.set('content-length', String(total));
+  return new Response(body, { status: 200, headers });
+}
+
+/**
+ * A source over a Hub model: each file from Cache Storage when it is there,
+ * else downloaded (with progress) into it. onProgress({file, loaded, total,
+ * cached}) reports every file, a cached one once with cached: true.
+ */
+export function hubSource({ base = DEFAULT_HUB_BASE, id, signal = null, onProgress = null }) {
+  return cachedSource({ url: (file) => hubFileUrl(base, id, file), signal, onProgress });
+}
+
+/** The same over a folder a host serves (`url` ends in "/": url + "config.json", …). */
+export function urlSource({ url, signal = null, onProgress = null }) {
+  const folder = String(url).endsWith('/') ? String(url) : `${url}/`;
+  return cachedSource({ url: (file) => new URL(file, folder).href, signal, onProgress });
+}
+
+function cachedSource({ url, signal, onProgress }) {
+  let cachePromise = null;
+  const cache = () => (cachePromise ??= openCache());
+  let manifest = null; // {files: {name: true|false}} once known
+  const found = new Map(); // name → Response (in this visit)
+
+  async function readManifest() {
+    if (manifest) return manifest;
+    const c = await cache();
+    const r = c ? await c.match(url(MANIFEST)) : null;
+    manifest = r ? await r.json().catch(() => ({ files: {} })) : { files: {} };
+    if (!manifest || typeof manifest.files !== 'object') manifest = { files: {} };
+    return manifest;
+  }
+
+  async function writeManifest() {
+    const c = await cache();
+    if (c) await c.put(url(MANIFEST), new Response(JSON.stringify(manifest), { headers: { 'content-type': 'application/json' } })).catch(() => {});
+  }
+
+  /** The file's response (from the cache or downloaded into it), or null when it does not exist (404). */
+  async function get(file, { optional = false } = {}) {
+    if (signal?.aborted) throw cancelled();
+    if (found.has(file)) return found.get(file)?.clone() ?? null;
+    const m = await readManifest();
+    const c = await cache();
+    if (m.files[file] === false && optional) return null;
+    if (c) {
+      const hit = await c.match(url(file));
+      if (hit) {
+        const total = Number(hit.headers.get('content-length')) || 0;
+        onProgress?.({ file, loaded: total, total, cached: true });
+        found.set(file, hit);
+        return hit.clone();
+      }
+    }
+    let r;
+    try {
+      r = await fetchFile(url(file), file, signal);
+    } catch (e) {
+      if (e.code === 'not_found' && optional) {
+        m.files[file] = false;
+        found.set(file, null);
+        return null;
+      }
+      throw e;
+    }
+    const body = counted(r, file, onProgress, signal);
+    m.files[file] = true;
+    // without Cache Storage the body is read once, as it arrives (nothing kept)
+    if (!c) return body;
+    // stored as it arrives; read back from the cache (a file on its disk, not in memory)
+    await c.put(url(file), body).catch((e) => {
+      c.delete(url(file)).catch(() => {});
+      throw e?.code ? e : signal?.aborted ? cancelled() : hubError('network', `${file} could not be kept: ${e?.message ?? e}`, file);
+    });
+    const kept = await c.match(url(file));
+    found.set(file, kept);
+    return kept.clone();
+  }
+
+  return {
+    kind: 'hub',
+    async text(file, { optional = false } = {}) {
+      const r = await get(file, { optional });
+      return r ? r.text() : '';
+    },
+    /** Whether an optional file exists (fetching it if it was never asked for). */
+    async exists(file) {
+      return (await get(file, { optional: true })) !== null;
+    },
+    async weights() {
+      const r = await get(WEIGHTS_FILE);
+      return r.blob();
+    },
+    /** Writes the list of files found, so the next visit asks for nothing; after a load that worked. */
+    keep: () => writeManifest(),
+  };
+}
+
+/** Forgets a Hub model's files (the cache entries under its address). */
+export async function forgetHubModel(base, id) {
+  const c = await openCache();
+  if (!c) return;
+  const prefix = hubFileUrl(base, id, '');
+  for (const req of await c.keys()) if (req.url.startsWith(prefix)) await c.delete(req);
+}

@@ -1,0 +1,166 @@
+// The JS API of pretrained checkpoints (GPT-2, BERT from the Hugging Face Hub),
+// over src/bindings/pretrained_bindings.cpp: with engine.js and trainer.js the
+// only JS that touches wasm memory. Engine (engine.js) creates them:
+//
+//   const loader = engine.openCheckpoint(configText, headerBytes);   // config.json + the safetensors header
+//   for (const { begin, end } of loader.needed) … loader.feed(offset, chunk);   // in increasing order
+//   const model = loader.finish({ tokenizerJson, vocabJson, mergesTxt, vocabTxt, tokenizerConfigJson });
+//   model.trace('Hello world', { layer: 0 });   // every intermediate of layer 0
+//   model.dispose();
+//
+// A chunk is copied into the loader's staging buffer (a fixed block of wasm
+// memory, stagingBytes long) and converted into the model's parameters from
+// there: the file is never held whole in wasm memory. Results are plain
+// objects with typed-array copies. See engine.d.ts for the types.
+
+import { codedError, checkInteger, checkBoolean, checkText } from './validate.js';
+import { addCharOffsets } from './trainer.js';
+
+/** Longest sentence a pretrained model traces, in UTF-16 units. */
+const MAX_TEXT_CHARS = 100_000;
+/** Longest config.json / tokenizer file, in UTF-16 units (GPT-2's tokenizer.json is 1.4 M). */
+const MAX_FILE_CHARS = 64 << 20;
+
+function toBytes(value, what) {
+  if (!(value instanceof Uint8Array)) throw codedError(TypeError, 'bad_input', `${what} must be a Uint8Array`);
+  return value;
+}
+
+function fileText(files, key) {
+  const v = files?.[key];
+  if (v == null || v === '') return '';
+  return checkText(v, key, { maxChars: MAX_FILE_CHARS });
+}
+
+/** The pretrained-model functions of one module; unwrap turns error records into errors. */
+export function pretrainedApi(module, unwrap) {
+  return {
+    /** Bytes of a safetensors header (8 + N) from the file's first 8 bytes. */
+    headerSize(first8) {
+      return unwrap(module.hubHeaderSize(toBytes(first8, 'first8')));
+    },
+    /** config.json's text → the model's config (read_hub_config: an unsupported architecture is refused by name). */
+    readHubConfig(configText) {
+      return unwrap(module.hubReadConfig(checkText(configText, 'config.json', { maxChars: MAX_FILE_CHARS })));
+    },
+    openCheckpoint(configText, header) {
+      return new HubLoader(module, unwrap, checkText(configText, 'config.json', { maxChars: MAX_FILE_CHARS }), toBytes(header, 'header'));
+    },
+  };
+}
+
+/** Frees the C++ side of loaders and models that were dropped without dispose(). */
+const forgotten = typeof FinalizationRegistry === 'function'
+  ? new FinalizationRegistry(({ free, handle }) => free(handle))
+  : null;
+
+export class HubLoader {
+  constructor(module, unwrap, configText, header) {
+    this._m = module;
+    this._unwrap = unwrap;
+    const r = unwrap(module.hubLoaderCreate(configText, header));
+    this._handle = r.handle;
+    /** The model's config as read from config.json. */
+    this.config = Object.freeze(r.config);
+    /** The byte ranges of the file the model needs, [{begin, end}] in increasing order. */
+    this.needed = Object.freeze(r.needed.map((x) => Object.freeze(x)));
+    this.neededBytes = r.neededBytes;
+    /** The largest chunk feed() takes. */
+    this.stagingBytes = r.stagingBytes;
+    this._staging = r.staging;
+    forgotten?.register(this, { free: (h) => module.hubLoaderDispose(h), handle: this._handle }, this);
+  }
+
+  _live() {
+    if (!this._handle) throw codedError(TypeError, 'bad_state', 'this loader has been finished or disposed');
+    return this._handle;
+  }
+
+  /** The file's bytes at `offset` (at most stagingBytes of them); returns the bytes fed so far. */
+  feed(offset, bytes) {
+    const handle = this._live();
+    toBytes(bytes, 'chunk');
+    checkInteger(offset, 'offset', 0, Number.MAX_SAFE_INTEGER);
+    if (bytes.length > this.stagingBytes) throw codedError(RangeError, 'bad_input', `a chunk holds at most ${this.stagingBytes} bytes, got ${bytes.length}`);
+    // HEAPU8 is read here, after any growth: a view taken before it would be stale
+    this._m.HEAPU8.set(bytes, this._staging);
+    return this._unwrap(this._m.hubLoaderFeed(handle, offset, bytes.length));
+  }
+
+  /** The model, with its tokenizer read from the files' texts; the loader is freed either way. */
+  finish(files = {}) {
+    const handle = this._live();
+    const texts = {};
+    for (const key of ['tokenizerJson', 'vocabJson', 'mergesTxt', 'vocabTxt', 'tokenizerConfigJson']) texts[key] = fileText(files, key);
+    this._handle = 0;
+    forgotten?.unregister(this);
+    const r = this._unwrap(this._m.hubLoaderFinish(handle, texts));
+    return new PretrainedModel(this._m, this._unwrap, r);
+  }
+
+  dispose() {
+    if (!this._handle) return;
+    forgotten?.unregister(this);
+    this._m.hubLoaderDispose(this._handle);
+    this._handle = 0;
+  }
+}
+
+export class PretrainedModel {
+  constructor(module, unwrap, r) {
+    this._m = module;
+    this._unwrap = unwrap;
+    this._handle = r.handle;
+    this.config = Object.freeze(r.config);
+    this.parameterCount = r.parameterCount;
+    /** BERT's [MASK] id, -1 for GPT-2. */
+    this.maskId = r.maskId;
+    forgotten?.register(this, { free: (h) => module.pretrainedDispose(h), handle: this._handle }, this);
+  }
+
+  _live() {
+    if (!this._handle) throw codedError(TypeError, 'bad_state', 'this model has been disposed');
+    return this._handle;
+  }
+
+  /** [{id, piece, text (readable), start, end (UTF-8 bytes; -1 for [CLS], [SEP]), startChar, endChar}] */
+  tokenize(text) {
+    return addCharOffsets(this._unwrap(this._m.pretrainedTokenize(this._live(), checkText(text, 'text', { maxChars: MAX_TEXT_CHARS }))), text);
+  }
+
+  /**
+   * Every intermediate of `layer` for one sentence ({config, tokens, length, embeddings,
+   * positional, mask, layers: [{input, normed, wQuery…, bQuery…, ln1Gain, ln1Bias, heads,
+   * concat, attentionOutput, residual, mlp…, output}], top: {k, ids, p, texts}}); the other
+   * layers carry their heads' weights only when allWeights, else nothing.
+   */
+  trace(text, { layer = 0, allWeights = true, logits = false } = {}) {
+    const handle = this._live();
+    checkText(text, 'text', { maxChars: MAX_TEXT_CHARS });
+    checkInteger(layer, 'layer', 0, this.config.layers - 1);
+    checkBoolean(allWeights, 'allWeights');
+    checkBoolean(logits, 'logits');
+    const out = this._unwrap(this._m.pretrainedTrace(handle, text, null, layer, allWeights, logits));
+    addCharOffsets(out.tokens, text);
+    out.sentence = text;
+    return out;
+  }
+
+  /** trace() of given token ids (their tokens' start and end are -1); logits: also the T×V logits. */
+  traceIds(ids, { layer = 0, allWeights = true, logits = false } = {}) {
+    const handle = this._live();
+    if (!Array.isArray(ids) && !ArrayBuffer.isView(ids)) throw codedError(TypeError, 'bad_input', 'ids must be an array of token ids');
+    const list = Array.from(ids, (id, i) => checkInteger(id, `ids[${i}]`, 0, this.config.vocab - 1));
+    checkInteger(layer, 'layer', 0, this.config.layers - 1);
+    checkBoolean(allWeights, 'allWeights');
+    checkBoolean(logits, 'logits');
+    return this._unwrap(this._m.pretrainedTrace(handle, '', list, layer, allWeights, logits));
+  }
+
+  dispose() {
+    if (!this._handle) return;
+    forgotten?.unregister(this);
+    this._m.pretrainedDispose(this._handle);
+    this._handle = 0;
+  }
+}
