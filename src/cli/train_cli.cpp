@@ -1,6 +1,8 @@
 // attn train | grad | run: the training engine on the command line.
 //   attn train --task induction [model and optimizer flags] [--steps N] --out model.safetensors
 //   attn grad  [same flags] [--steps N] --format json
+//   attn grad  --model FILE (--sentence "TEXT" | --sentence-file PATH|-) [--target POS:WORD] [--[no-]scale]
+//              --format json: one sentence's backward, every gradient intermediate (backward.hpp)
 //   attn run   --model FILE (--sentence "TEXT" | --sentence-file PATH|-) [--format json|table]
 //   attn baseline --corpus FILE [--max-vocab N] [--length T] [--model FILE [--model-vocabulary]]   (ngram.hpp)
 // Bad flags, an unknown task or a bad checkpoint: a message on stderr, exit 2.
@@ -9,6 +11,7 @@
 
 #include "args.hpp"
 
+#include "core/backward.hpp"
 #include "core/model_json.hpp"
 #include "core/json_value.hpp"
 #include "core/ngram.hpp"
@@ -17,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -39,6 +43,8 @@ const char* kTrainUsage =
     "                  [--weight-decay X] [--steps N] [--seed S] [--eval-samples N] [--eval-every N]\n"
     "                  [--out FILE]\n"
     "       attn grad  [the same flags] [--steps N] --format json\n"
+    "       attn grad  --model FILE (--sentence \"TEXT\" | --sentence-file PATH|-) [--target POS:WORD]\n"
+    "                  [--[no-]scale] --format json\n"
     "       attn run   --model FILE (--sentence \"TEXT\" | --sentence-file PATH|-) [--format json|table]\n"
     "       attn baseline --corpus FILE [--max-vocab N] [--length T] [--model FILE [--model-vocabulary]]\n"
     "TASK: copy, reverse, sort, previous-token, induction, recall, brackets, coreference, text (needs --corpus).\n"
@@ -91,6 +97,8 @@ struct CommandOptions {
     std::string format = "json";
     std::string model_path, sentence;
     bool have_sentence = false;
+    std::string target;  ///< attn grad --model: "POS:WORD", empty = the task's default
+    int scale = -1;      ///< attn grad --model: --scale 1, --no-scale 0, -1 = the model's
 };
 
 /// Parses the flags of `command`; every flag at most once.
@@ -109,6 +117,8 @@ CommandOptions parse(const std::string& command, const std::vector<std::string>&
     o.train = recipe.config;
     o.steps = recipe.steps;
     bool mask_given = false;
+    // attn grad --model: one sentence through a checkpoint, the run command's flags
+    const bool model_grad = command == "grad" && std::find(args.begin(), args.end(), "--model") != args.end();
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         if (a == "--help" || a == "-h") throw Usage{""};
@@ -120,12 +130,18 @@ CommandOptions parse(const std::string& command, const std::vector<std::string>&
         };
         ModelConfig& m = o.train.model;
         OptimizerConfig& opt = o.train.optimizer;
-        if (command == "run") {
+        if (command == "run" || model_grad) {
+            if (model_grad && a == "--target") { o.target = value(); continue; }
+            if (model_grad && (a == "--scale" || a == "--no-scale")) {
+                if (seen.count(a == "--scale" ? "--no-scale" : "--scale")) throw Usage{"--scale and --no-scale contradict"};
+                o.scale = a == "--scale";
+                continue;
+            }
             if (a == "--model") o.model_path = value();
             else if (a == "--sentence") { o.sentence = value(); o.have_sentence = true; }
             else if (a == "--sentence-file") { o.sentence = read_sentence_file(value()); o.have_sentence = true; }
             else if (a == "--format") o.format = value();
-            else throw Usage{"unknown argument \"" + a + "\" for attn run"};
+            else throw Usage{"unknown argument \"" + a + "\" for attn " + command + (model_grad ? " --model" : "")};
             continue;
         }
         if (a == "--task") value();
@@ -169,7 +185,8 @@ CommandOptions parse(const std::string& command, const std::vector<std::string>&
         else throw Usage{"unknown argument \"" + a + "\" for attn " + command};
     }
     (void)mask_given;
-    if (command != "run" && !have_task) throw Usage{"--task is required"};
+    if (command != "run" && !model_grad && !have_task) throw Usage{"--task (or, for attn grad, --model) is required"};
+    if (model_grad && have_task) throw Usage{"--task and --model contradict"};
     if (command == "grad" && !o.steps_given) o.steps = 0;
     if (o.format != "json" && !(command == "run" && o.format == "table"))
         throw Usage{"--format expects json" + std::string(command == "run" ? " or table" : "") + ", got \"" + o.format +
@@ -319,17 +336,62 @@ void print_run_table(const ModelConfig& c, const std::vector<std::string>& vocab
     }
 }
 
-int run(const CommandOptions& o) {
+/// The checkpoint and sentence of `attn run` and `attn grad --model`.
+struct ModelSentence {
+    Checkpoint cp;
+    std::vector<Token> tokens;
+    std::vector<std::int32_t> ids;
+};
+ModelSentence load_model_sentence(const CommandOptions& o) {
     if (o.model_path.empty()) throw Usage{"--model is required"};
     if (!o.have_sentence) throw Usage{"--sentence or --sentence-file is required"};
-    const Checkpoint cp = load_checkpoint(read_model(o.model_path));
-    const std::vector<Token> tokens = tokenize_for_model(cp.vocabulary, o.sentence);
-    if (tokens.empty()) throw Error("the sentence has no tokens");
-    if (static_cast<int>(tokens.size()) > cp.config.context)
-        throw Error(Error::Code::too_long_for_model, "the sentence has " + std::to_string(tokens.size()) + " tokens; this model reads at most " +
-                    std::to_string(cp.config.context));
-    std::vector<std::int32_t> ids;
-    for (const Token& t : tokens) ids.push_back(t.id);
+    ModelSentence m;
+    m.cp = load_checkpoint(read_model(o.model_path));
+    m.tokens = tokenize_for_model(m.cp.vocabulary, o.sentence);
+    if (m.tokens.empty()) throw Error("the sentence has no tokens");
+    if (static_cast<int>(m.tokens.size()) > m.cp.config.context)
+        throw Error(Error::Code::too_long_for_model, "the sentence has " + std::to_string(m.tokens.size()) + " tokens; this model reads at most " +
+                    std::to_string(m.cp.config.context));
+    for (const Token& t : m.tokens) m.ids.push_back(t.id);
+    return m;
+}
+
+/// attn grad --model: the task's targets (or none), then --target POS:WORD.
+std::vector<std::int32_t> sentence_targets(const CommandOptions& o, const ModelSentence& m) {
+    if (o.target.empty()) return default_targets(m.cp.metadata, m.ids);
+    const std::size_t colon = o.target.find(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == o.target.size())
+        throw Usage{"--target expects POS:WORD (a token position from 0 and a word of the model), got \"" + o.target + "\""};
+    const int T = static_cast<int>(m.ids.size());
+    const int pos = static_cast<int>(whole("--target's position", o.target.substr(0, colon), 0, T - 1));
+    const std::string word = o.target.substr(colon + 1);
+    const auto at = std::find(m.cp.vocabulary.begin(), m.cp.vocabulary.end(), word);
+    if (at == m.cp.vocabulary.end())
+        throw Error(Error::Code::unknown_word, "--target: \"" + word + "\" is not a word of this model (" +
+                                                   std::to_string(m.cp.vocabulary.size()) + " words)");
+    std::vector<std::int32_t> targets;
+    try {
+        targets = default_targets(m.cp.metadata, m.ids);
+    } catch (const Error&) {  // the task sets none here: the one target given
+        targets.assign(m.ids.size(), kNoTarget);
+    }
+    targets[static_cast<std::size_t>(pos)] = static_cast<std::int32_t>(at - m.cp.vocabulary.begin());
+    return targets;
+}
+
+int model_grad(const CommandOptions& o) {
+    const ModelSentence m = load_model_sentence(o);
+    const BackwardTrace b = backward_trace(m.cp.config, m.cp.params, m.ids, sentence_targets(o, m), o.scale);
+    const std::string json = backward_trace_json(m.cp.params, b);
+    std::fwrite(json.data(), 1, json.size(), stdout);
+    return 0;
+}
+
+int run(const CommandOptions& o) {
+    const ModelSentence m = load_model_sentence(o);
+    const Checkpoint& cp = m.cp;
+    const std::vector<Token>& tokens = m.tokens;
+    const std::vector<std::int32_t>& ids = m.ids;
     const ModelTrace tr = trace_model(cp.config, cp.params, ids);
     if (o.format == "table") {
         print_run_table(cp.config, cp.vocabulary, tokens, tr);
@@ -414,7 +476,7 @@ int training_main(int argc, char** argv) {
         if (command == "baseline") return baseline(std::vector<std::string>(argv + 2, argv + argc));
         const CommandOptions o = parse(command, std::vector<std::string>(argv + 2, argv + argc));
         if (command == "train") return train(o);
-        if (command == "grad") return grad(o);
+        if (command == "grad") return o.model_path.empty() ? grad(o) : model_grad(o);
         return run(o);
     } catch (const Usage& e) {
         if (e.message.empty()) {
