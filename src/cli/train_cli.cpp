@@ -2,7 +2,7 @@
 //   attn train --task induction [model and optimizer flags] [--steps N] --out model.safetensors
 //   attn grad  [same flags] [--steps N] --format json
 //   attn grad  --model FILE (--sentence "TEXT" | --sentence-file PATH|-) [--target POS:WORD] [--[no-]scale]
-//              --format json: one sentence's backward, every gradient intermediate (backward.hpp)
+//              [--pad-to T] --format json: one sentence's backward, every gradient intermediate (backward.hpp)
 //   attn run   --model FILE (--sentence "TEXT" | --sentence-file PATH|-) [--format json|table]
 //   attn baseline --corpus FILE [--max-vocab N] [--length T] [--model FILE [--model-vocabulary]]   (ngram.hpp)
 // Bad flags, an unknown task or a bad checkpoint: a message on stderr, exit 2.
@@ -44,7 +44,7 @@ const char* kTrainUsage =
     "                  [--out FILE]\n"
     "       attn grad  [the same flags] [--steps N] --format json\n"
     "       attn grad  --model FILE (--sentence \"TEXT\" | --sentence-file PATH|-) [--target POS:WORD]\n"
-    "                  [--[no-]scale] --format json\n"
+    "                  [--[no-]scale] [--pad-to T] --format json\n"
     "       attn run   --model FILE (--sentence \"TEXT\" | --sentence-file PATH|-) [--format json|table]\n"
     "       attn baseline --corpus FILE [--max-vocab N] [--length T] [--model FILE [--model-vocabulary]]\n"
     "TASK: copy, reverse, sort, previous-token, induction, recall, brackets, coreference, text (needs --corpus).\n"
@@ -99,6 +99,7 @@ struct CommandOptions {
     bool have_sentence = false;
     std::string target;  ///< attn grad --model: "POS:WORD", empty = the task's default
     int scale = -1;      ///< attn grad --model: --scale 1, --no-scale 0, -1 = the model's
+    int pad_to = 0;      ///< attn grad --model: [PAD] up to this length (hidden keys)
 };
 
 /// Parses the flags of `command`; every flag at most once.
@@ -132,6 +133,7 @@ CommandOptions parse(const std::string& command, const std::vector<std::string>&
         OptimizerConfig& opt = o.train.optimizer;
         if (command == "run" || model_grad) {
             if (model_grad && a == "--target") { o.target = value(); continue; }
+            if (model_grad && a == "--pad-to") { o.pad_to = static_cast<int>(whole(a, value(), 1, kMaxModelContext)); continue; }
             if (model_grad && (a == "--scale" || a == "--no-scale")) {
                 if (seen.count(a == "--scale" ? "--no-scale" : "--scale")) throw Usage{"--scale and --no-scale contradict"};
                 o.scale = a == "--scale";
@@ -381,7 +383,10 @@ std::vector<std::int32_t> sentence_targets(const CommandOptions& o, const ModelS
 
 int model_grad(const CommandOptions& o) {
     const ModelSentence m = load_model_sentence(o);
-    const BackwardTrace b = backward_trace(m.cp.config, m.cp.params, m.ids, sentence_targets(o, m), o.scale);
+    if (o.pad_to > m.cp.config.context)
+        throw Error(Error::Code::too_long_for_model, "--pad-to " + std::to_string(o.pad_to) + ": this model reads at most " +
+                                                         std::to_string(m.cp.config.context) + " tokens");
+    const BackwardTrace b = backward_trace(m.cp.config, m.cp.params, m.ids, sentence_targets(o, m), o.scale, o.pad_to);
     const std::string json = backward_trace_json(m.cp.params, b);
     std::fwrite(json.data(), 1, json.size(), stdout);
     return 0;

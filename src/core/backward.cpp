@@ -5,6 +5,7 @@
 #include "model_json.hpp"
 #include "tasks.hpp"
 
+#include <algorithm>
 #include <iterator>
 #include <memory>
 
@@ -47,7 +48,7 @@ std::vector<std::int32_t> default_targets(const std::map<std::string, std::strin
 }
 
 BackwardTrace backward_trace(const ModelConfig& config, const Parameters& params, const std::vector<std::int32_t>& ids,
-                             const std::vector<std::int32_t>& targets, int scale) {
+                             const std::vector<std::int32_t>& targets, int scale, int pad_to) {
     if (targets.size() != ids.size())
         throw Error(Error::Code::bad_shape, "targets has " + std::to_string(targets.size()) + " entries, ids " +
                                                 std::to_string(ids.size()));
@@ -56,9 +57,14 @@ BackwardTrace backward_trace(const ModelConfig& config, const Parameters& params
     BackwardTrace b;
     b.config = c;
     b.batch.batch = 1;
-    b.batch.length = static_cast<int>(ids.size());
+    b.batch.length = std::max(static_cast<int>(ids.size()), pad_to);
     b.batch.ids = ids;
     b.batch.targets = targets;
+    if (b.batch.length > static_cast<int>(ids.size())) {
+        b.batch.ids.resize(static_cast<std::size_t>(b.batch.length), 0);  // [PAD]
+        b.batch.targets.resize(static_cast<std::size_t>(b.batch.length), kNoTarget);
+        b.batch.lengths = {static_cast<int>(ids.size())};
+    }
     Model model(c, Parameters(params));
     const LossResult r = model.forward(b.batch, {}, &b.recorder);
     if (r.targets == 0) throw Error("no position has a target: the loss is empty");

@@ -23,7 +23,8 @@ std::vector<std::int32_t> default_targets(const std::map<std::string, std::strin
 
 /// One forward and backward of a batch of one (ids, targets of the same
 /// length; kNoTarget where no loss) on `params`; `scale` overrides the
-/// config's 1/√D (the playground's switch), -1 keeps it.
+/// config's 1/√D (the playground's switch), -1 keeps it. `pad_to` > ids.size()
+/// appends [PAD] ids (no target) up to that length, hidden as keys (lengths).
 struct BackwardTrace {
     ModelConfig config;  ///< the model's, with `scale` applied
     Batch batch;
@@ -32,7 +33,7 @@ struct BackwardTrace {
     Recorder recorder;  ///< trace (the forward) and gradients (every intermediate)
 };
 BackwardTrace backward_trace(const ModelConfig& config, const Parameters& params, const std::vector<std::int32_t>& ids,
-                             const std::vector<std::int32_t>& targets, int scale = -1);
+                             const std::vector<std::int32_t>& targets, int scale = -1, int pad_to = 0);
 
 /// gradient_dump_json's document plus "layers": [{"heads": [{d_output,
 /// d_weights, d_scaled, d_scores, d_query, d_key, d_value}]}] (the trace's
