@@ -14,8 +14,12 @@ const MODELS = path.join(REPO_ROOT, 'models');
 let engine;
 before(async () => { engine = await createEngine(); });
 
-/** max |a − b| / max(max |b|, 1e-6) over two matrices (arrays of rows). */
-function relative(a, b, what) {
+/** A wasm matrix {rows, cols, data} as an array of rows. */
+const rowsOf = (m) => Array.from({ length: m.rows }, (_, i) => Array.from(m.data.slice(i * m.cols, (i + 1) * m.cols)));
+
+/** max |a − b| / max(max |b|, 1e-6) of a wasm matrix against the CLI's (an array of rows). */
+function relative(wasm, b, what) {
+  const a = rowsOf(wasm);
   assert.equal(a.length, b.length, `${what}: rows`);
   let diff = 0, scale = 0;
   a.forEach((row, i) => {
