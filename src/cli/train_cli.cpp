@@ -187,7 +187,7 @@ CommandOptions parse(const std::string& command, const std::vector<std::string>&
         else throw Usage{"unknown argument \"" + a + "\" for attn " + command};
     }
     (void)mask_given;
-    if (command != "run" && !model_grad && !have_task) throw Usage{"--task (or, for attn grad, --model) is required"};
+    if (command != "run" && !model_grad && !have_task) throw Usage{std::string("--task is required") + (command == "grad" ? " (or --model FILE --sentence S)" : "")};
     if (model_grad && have_task) throw Usage{"--task and --model contradict"};
     if (command == "grad" && !o.steps_given) o.steps = 0;
     if (o.format != "json" && !(command == "run" && o.format == "table"))
