@@ -5,7 +5,13 @@
 # parameter: max|g_ours − g_torch| / max(max|g_torch|, 1e-8) ≤ 1e-4, and the loss within
 # 1e-4 relative.
 #
-#   bench/grad_check.sh [--keep DIR] [--tolerance 1e-4] [--only N[,N...]]
+#   bench/grad_check.sh [--keep DIR] [--tolerance 1e-4] [--only N[,N...]] [--backward-only]
+#
+# Then issue #23's check: `attn grad --model FILE --sentence S` dumps (one sentence's
+# backward with every gradient intermediate per layer and head) of the two shipped
+# trained models and of untrained checkpoints, masked and not, scaled and not, padded
+# and not, against bench/torch_backward.py (float64 autograd, retain_grad on each
+# intermediate). --backward-only runs that part alone.
 #
 # Builds the native CLI if it has no `grad` subcommand yet (build/, Release), installs
 # Debian's python3-torch + python3-numpy when missing (as root; otherwise it prints the
@@ -26,12 +32,14 @@ cd "$(dirname "$0")/.."
 keep=""
 tolerance=1e-4
 only=""
+backward_only=no
 while [ $# -gt 0 ]; do
   case "$1" in
     --keep) keep="$2"; shift 2 ;;
     --tolerance) tolerance="$2"; shift 2 ;;
     --only) only=",$2,"; shift 2 ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    --backward-only) backward_only=yes; shift ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     *) echo "grad_check.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -111,6 +119,46 @@ dir=${keep:-$(mktemp -d)}
 mkdir -p "$dir"
 [ -n "$keep" ] || trap 'rm -rf "$dir"' EXIT
 echo "== machine load: $(cut -d' ' -f1-3 /proc/loadavg); dumps in $dir" >&2
+
+backward_check() {
+  # model-file label | sentence | extra flags
+  local S="The animal didn't cross the street because it was too tired."
+  local L="the cat sat on the mat and looked at the dog"
+  "$ATTN" train --task coreference --steps 0 --eval-samples 8 --out "$dir/random-coref.safetensors" >/dev/null
+  "$ATTN" train --task coreference --steps 0 --eval-samples 8 --no-layernorm --tied --positional sinusoidal \
+    --mask causal --heads 2 --out "$dir/random-coref-variant.safetensors" >/dev/null
+  "$ATTN" train --task text --corpus models/wordnet-examples.txt --steps 0 --eval-samples 8 \
+    --out "$dir/random-text.safetensors" >/dev/null
+  # (without the scale it was trained with, the coreference model is so sure of "animal" on $S
+  # (loss 5e-4) that float32's cancellation in p − onehot alone puts W_K's gradient 1.1e-4 off)
+  local cases=(
+    "models/coreference.safetensors|$S|"
+    "models/coreference.safetensors|the fence stopped the cat because it was too high .|--no-scale"
+    "models/coreference.safetensors|$S|--pad-to 16"
+    "models/coreference.safetensors|$S|--target 7:street --pad-to 14 --no-scale"
+    "models/language.safetensors|$L|"
+    "models/language.safetensors|$L|--no-scale --pad-to 20"
+    "$dir/random-coref.safetensors|$S|--pad-to 16"
+    "$dir/random-coref-variant.safetensors|$S|--no-scale --pad-to 15"
+    "$dir/random-text.safetensors|$L|--target 3:cat"
+  )
+  local bfiles=() i=0
+  for c in "${cases[@]}"; do
+    IFS='|' read -r model sentence extra <<<"$c"
+    i=$((i + 1))
+    local file="$dir/backward-$(printf '%02d' $i).json"
+    # shellcheck disable=SC2086
+    "$ATTN" grad --model "$model" --sentence "$sentence" $extra --format json >"$file" ||
+      { echo "attn grad --model $model failed ($extra)" >&2; exit 1; }
+    echo "backward $i: $model $extra" >&2
+    bfiles+=("$file")
+  done
+  "$PYTHON" bench/torch_backward.py "${bfiles[@]}" --tolerance "$tolerance" >"$dir/backward.log" 2>&1 || {
+    grep -E '^==|FAIL' "$dir/backward.log"; echo "grad_check: the backward intermediates FAILED" >&2; exit 1; }
+  grep '^RESULT' "$dir/backward.log"
+  echo "grad_check: all ${#bfiles[@]} backward dumps agree with PyTorch in every intermediate (tolerance $tolerance)."
+}
+if [ "$backward_only" = yes ]; then backward_check; exit 0; fi
 
 declare -a labels=() files=()
 n=0
@@ -231,3 +279,4 @@ if [ "$failures" -gt 0 ] || [ "$status" -ne 0 ]; then
   exit 1
 fi
 echo "grad_check: all $n dumps agree with PyTorch (tolerance $tolerance)."
+backward_check

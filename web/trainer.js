@@ -221,6 +221,16 @@ export class Trainer {
     return out;
   }
 
+  /** One sentence's backward ({ids} or {text}; targets: one per token, -1 none,
+   * default the task's; scale: false drops 1/√D): loss, dLogits and per layer and
+   * head dOutput, dWeights, dScaled, dScores, dQuery, dKey, dValue; gradNorms. */
+  backwardTrace(options = {}) {
+    const s = sequenceOptions(options);
+    if (options.targets != null) s.targets = Array.from(toIds(options.targets, 'targets'));
+    if (options.scale != null) s.scale = bool(options.scale, 'scale');
+    return this._unwrap(this._m.trainerBackward(this._live(), s));
+  }
+
   /** The model as .safetensors bytes (config, task and vocabulary in __metadata__). */
   save() {
     return this._unwrap(this._m.trainerSave(this._live()));

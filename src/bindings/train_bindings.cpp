@@ -11,6 +11,7 @@
 #include "trainers.hpp"
 #include "core/model_schema.hpp"
 #include "core/task_registry.hpp"
+#include "core/backward.hpp"
 #include "core/trainer.hpp"
 
 #include <emscripten/bind.h>
@@ -555,6 +556,55 @@ val trainer_info_js(int handle) {
 
 }  // namespace
 
+/// One sentence's backward (backward.hpp): {ids, targets, loss, scale, dLogits,
+/// layers: [{heads: [{dOutput, dWeights, dScaled, dScores, dQuery, dKey, dValue}]}],
+/// gradNorms: {name: ‖∂loss/∂param‖}}. options: the sequence ({ids} or {text}),
+/// targets (one per token, -1 none; default: the task's, backward.hpp), scale (bool).
+val trainer_backward_js(int handle, const val& options) {
+    return guarded([&] {
+        Trainer& t = trainer_of(handle);
+        const Sequence s = sequence_from_js(t, options);
+        std::vector<std::int32_t> targets;
+        if (!options["targets"].isUndefined() && !options["targets"].isNull()) {
+            targets = emscripten::convertJSArrayToNumberVector<std::int32_t>(options["targets"]);
+        } else {
+            // the task the model was trained on (a text model loaded without its corpus keeps it too)
+            const std::map<std::string, std::string> metadata = {
+                {"task", std::string("{\"name\":\"") + task_name(t.config().task) + "\"}"}};
+            targets = default_targets(metadata, s.ids);
+        }
+        for (std::int32_t y : targets)
+            if (y != kNoTarget && (y < 0 || y >= t.model().config().vocab))
+                throw Error("target " + std::to_string(y) + " is outside the vocabulary 0 … " +
+                            std::to_string(t.model().config().vocab - 1));
+        const int scale = options["scale"].isUndefined() || options["scale"].isNull() ? -1 : options["scale"].as<bool>();
+        const BackwardTrace b = backward_trace(t.model().config(), t.model().params(), s.ids, targets, scale);
+        val o = val::object();
+        o.set("loss", b.loss);
+        o.set("scale", b.config.scale);
+        o.set("targets", val::array(targets.begin(), targets.end()));
+        set_matrices(o, {{"dLogits", b.recorder.gradients.d_logits}, {"probabilities", b.recorder.trace.probabilities}});
+        val layers = val::array();
+        for (const LayerGradTrace& lg : b.recorder.gradients.layers) {
+            val heads = val::array();
+            for (const HeadGradTrace& g : lg.heads) {
+                val h = val::object();
+                set_matrices(h, {{"dOutput", g.d_output}, {"dWeights", g.d_weights}, {"dScaled", g.d_scaled},
+                                 {"dScores", g.d_scores}, {"dQuery", g.d_query}, {"dKey", g.d_key}, {"dValue", g.d_value}});
+                heads.call<void>("push", h);
+            }
+            val lo = val::object();
+            lo.set("heads", heads);
+            layers.call<void>("push", lo);
+        }
+        o.set("layers", layers);
+        val norms = val::object();
+        for (const ParamInfo& info : b.grads.layout()) norms.set(info.name, b.grads.view(info.name).cast<double>().norm());  // in double: 256k float32 squares lose 1e-4
+        o.set("gradNorms", norms);
+        return o;
+    });
+}
+
 EMSCRIPTEN_BINDINGS(attention_training) {
     emscripten::function("trainTasks", &train_tasks_js);
     emscripten::function("trainerCreate", &trainer_create_js);
@@ -569,4 +619,5 @@ EMSCRIPTEN_BINDINGS(attention_training) {
     emscripten::function("trainerProbe", &trainer_probe_js);
     emscripten::function("trainerTrace", &trainer_trace_js);
     emscripten::function("trainerSave", &trainer_save_js);
+    emscripten::function("trainerBackward", &trainer_backward_js);
 }

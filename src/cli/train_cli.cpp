@@ -1,6 +1,8 @@
 // attn train | grad | run: the training engine on the command line.
 //   attn train --task induction [model and optimizer flags] [--steps N] --out model.safetensors
 //   attn grad  [same flags] [--steps N] --format json
+//   attn grad  --model FILE (--sentence "TEXT" | --sentence-file PATH|-) [--target POS:WORD] [--[no-]scale]
+//              [--pad-to T] --format json: one sentence's backward, every gradient intermediate (backward.hpp)
 //   attn run   --model FILE (--sentence "TEXT" | --sentence-file PATH|-) [--format json|table]
 //   attn run   --model DIR (--sentence "TEXT" | --sentence-file PATH|- | --ids 1,2,3) [--layer K] [--format json|table]
 //              DIR: a Hugging Face GPT-2 or BERT folder (hub_cli.hpp)
@@ -12,6 +14,7 @@
 #include "args.hpp"
 #include "hub_cli.hpp"
 
+#include "core/backward.hpp"
 #include "core/model_json.hpp"
 #include "core/json_value.hpp"
 #include "core/ngram.hpp"
@@ -22,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -59,6 +63,8 @@ std::string train_usage() {
            "                  [--weight-decay X] [--steps N] [--seed S] [--eval-samples N] [--eval-every N]\n"
            "                  [--out FILE]\n"
            "       attn grad  [the same flags] [--steps N] --format json\n"
+           "       attn grad  --model FILE (--sentence \"TEXT\" | --sentence-file PATH|-) [--target POS:WORD]\n"
+           "                  [--[no-]scale] [--pad-to T] --format json\n"
            "       attn run   --model FILE (--sentence \"TEXT\" | --sentence-file PATH|-) [--format json|table]\n"
            "       attn run   --model DIR (--sentence \"TEXT\" | --sentence-file PATH|- | --ids 1,2,3) [--layer K]\n"
            "                  [--format json|table]   DIR: a Hugging Face GPT-2 or BERT folder (config.json,\n"
@@ -151,6 +157,9 @@ struct CommandOptions {
     bool have_sentence = false;
     std::vector<std::int32_t> ids;  ///< run --ids (a Hub folder)
     int layer = -1;                 ///< run --layer K
+    std::string target;  ///< attn grad --model: "POS:WORD", empty = the task's default
+    int scale = -1;      ///< attn grad --model: --scale 1, --no-scale 0, -1 = the model's
+    int pad_to = 0;      ///< attn grad --model: [PAD] up to this length (hidden keys)
 };
 
 /// "1,2,3": token ids, each a whole number.
@@ -182,6 +191,8 @@ CommandOptions parse(const std::string& command, const std::vector<std::string>&
     const Recipe recipe = default_recipe(task);
     o.train = recipe.config;
     o.steps = recipe.steps;
+    // attn grad --model: one sentence through a checkpoint, the run command's flags
+    const bool model_grad = command == "grad" && std::find(args.begin(), args.end(), "--model") != args.end();
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         if (a == "--help" || a == "-h") throw Usage{""};
@@ -193,14 +204,21 @@ CommandOptions parse(const std::string& command, const std::vector<std::string>&
         };
         ModelConfig& m = o.train.model;
         OptimizerConfig& opt = o.train.optimizer;
-        if (command == "run") {
+        if (command == "run" || model_grad) {
+            if (model_grad && a == "--target") { o.target = value(); continue; }
+            if (model_grad && a == "--pad-to") { o.pad_to = static_cast<int>(whole(a, value(), 1, kMaxModelContext)); continue; }
+            if (model_grad && (a == "--scale" || a == "--no-scale")) {
+                if (seen.count(a == "--scale" ? "--no-scale" : "--scale")) throw Usage{"--scale and --no-scale contradict"};
+                o.scale = a == "--scale";
+                continue;
+            }
             if (a == "--model") o.model_path = value();
             else if (a == "--sentence") { o.sentence = value(); o.have_sentence = true; }
             else if (a == "--sentence-file") { o.sentence = read_sentence_file(value()); o.have_sentence = true; }
             else if (a == "--format") o.format = value();
             else if (a == "--ids") o.ids = parse_ids(value());
             else if (a == "--layer") o.layer = static_cast<int>(whole(a, value(), 0, kMaxInferenceLayers - 1));
-            else throw Usage{"unknown argument \"" + a + "\" for attn run"};
+            else throw Usage{"unknown argument \"" + a + "\" for attn " + command + (model_grad ? " --model" : "")};
             continue;
         }
         if (a == "--task") value();
@@ -221,7 +239,8 @@ CommandOptions parse(const std::string& command, const std::vector<std::string>&
         else if (a == "--format" && command == "grad") o.format = value();
         else throw Usage{"unknown argument \"" + a + "\" for attn " + command};
     }
-    if (command != "run" && !have_task) throw Usage{"--task is required"};
+    if (command != "run" && !model_grad && !have_task) throw Usage{std::string("--task is required") + (command == "grad" ? " (or --model FILE --sentence S)" : "")};
+    if (model_grad && have_task) throw Usage{"--task and --model contradict"};
     if (command == "grad" && !o.steps_given) o.steps = 0;
     if (o.format != "json" && !(command == "run" && o.format == "table"))
         throw Usage{"--format expects json" + std::string(command == "run" ? " or table" : "") + ", got \"" + o.format +
@@ -371,6 +390,60 @@ void print_run_table(const ModelConfig& c, const std::vector<std::string>& vocab
     }
 }
 
+/// The checkpoint and sentence of `attn run` and `attn grad --model`.
+struct ModelSentence {
+    Checkpoint cp;
+    std::vector<Token> tokens;
+    std::vector<std::int32_t> ids;
+};
+ModelSentence load_model_sentence(const CommandOptions& o) {
+    if (o.model_path.empty()) throw Usage{"--model is required"};
+    if (!o.have_sentence) throw Usage{"--sentence or --sentence-file is required"};
+    ModelSentence m;
+    m.cp = load_checkpoint(read_model(o.model_path));
+    m.tokens = tokenize_for_model(m.cp.vocabulary, o.sentence);
+    if (m.tokens.empty()) throw Error("the sentence has no tokens");
+    if (static_cast<int>(m.tokens.size()) > m.cp.config.context)
+        throw Error(Error::Code::too_long_for_model, "the sentence has " + std::to_string(m.tokens.size()) + " tokens; this model reads at most " +
+                    std::to_string(m.cp.config.context));
+    for (const Token& t : m.tokens) m.ids.push_back(t.id);
+    return m;
+}
+
+/// attn grad --model: the task's targets (or none), then --target POS:WORD.
+std::vector<std::int32_t> sentence_targets(const CommandOptions& o, const ModelSentence& m) {
+    if (o.target.empty()) return default_targets(m.cp.metadata, m.ids);
+    const std::size_t colon = o.target.find(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == o.target.size())
+        throw Usage{"--target expects POS:WORD (a token position from 0 and a word of the model), got \"" + o.target + "\""};
+    const int T = static_cast<int>(m.ids.size());
+    const int pos = static_cast<int>(whole("--target's position", o.target.substr(0, colon), 0, T - 1));
+    const std::string word = o.target.substr(colon + 1);
+    const auto at = std::find(m.cp.vocabulary.begin(), m.cp.vocabulary.end(), word);
+    if (at == m.cp.vocabulary.end())
+        throw Error(Error::Code::unknown_word, "--target: \"" + word + "\" is not a word of this model (" +
+                                                   std::to_string(m.cp.vocabulary.size()) + " words)");
+    std::vector<std::int32_t> targets;
+    try {
+        targets = default_targets(m.cp.metadata, m.ids);
+    } catch (const Error&) {  // the task sets none here: the one target given
+        targets.assign(m.ids.size(), kNoTarget);
+    }
+    targets[static_cast<std::size_t>(pos)] = static_cast<std::int32_t>(at - m.cp.vocabulary.begin());
+    return targets;
+}
+
+int model_grad(const CommandOptions& o) {
+    const ModelSentence m = load_model_sentence(o);
+    if (o.pad_to > m.cp.config.context)
+        throw Error(Error::Code::too_long_for_model, "--pad-to " + std::to_string(o.pad_to) + ": this model reads at most " +
+                                                         std::to_string(m.cp.config.context) + " tokens");
+    const BackwardTrace b = backward_trace(m.cp.config, m.cp.params, m.ids, sentence_targets(o, m), o.scale, o.pad_to);
+    const std::string json = backward_trace_json(m.cp.params, b);
+    std::fwrite(json.data(), 1, json.size(), stdout);
+    return 0;
+}
+
 int run(const CommandOptions& o) {
     if (o.model_path.empty()) throw Usage{"--model is required"};
     if (o.have_sentence && !o.ids.empty()) throw Usage{"--ids and --sentence contradict: give one"};
@@ -386,18 +459,12 @@ int run(const CommandOptions& o) {
         return run_hub(h);
     }
     if (!o.ids.empty()) throw Usage{"--ids needs a Hugging Face model folder as --model"};
-    if (!o.have_sentence) throw Usage{"--sentence or --sentence-file is required"};
-    const Checkpoint cp = load_checkpoint(read_model(o.model_path));
-    const std::vector<Token> tokens = tokenize_for_model(cp.vocabulary, o.sentence);
-    if (tokens.empty()) throw Error("the sentence has no tokens");
-    if (static_cast<int>(tokens.size()) > cp.config.context)
-        throw Error(Error::Code::too_long_for_model, "the sentence has " + std::to_string(tokens.size()) + " tokens; this model reads at most " +
-                    std::to_string(cp.config.context));
-    std::vector<std::int32_t> ids;
-    for (const Token& t : tokens) ids.push_back(t.id);
+    const ModelSentence m = load_model_sentence(o);
+    const Checkpoint& cp = m.cp;
+    const std::vector<Token>& tokens = m.tokens;
     if (o.layer >= cp.config.layers)
         throw Usage{"--layer " + std::to_string(o.layer) + " is past the model's " + std::to_string(cp.config.layers) + " layers"};
-    const ModelTrace tr = trace_model(cp.config, cp.params, ids, -1, {}, o.layer);
+    const ModelTrace tr = trace_model(cp.config, cp.params, m.ids, -1, {}, o.layer);
     if (o.format == "table") {
         print_run_table(cp.config, cp.vocabulary, tokens, tr);
     } else {
@@ -481,7 +548,7 @@ int training_main(int argc, char** argv) {
         if (command == "baseline") return baseline(std::vector<std::string>(argv + 2, argv + argc));
         const CommandOptions o = parse(command, std::vector<std::string>(argv + 2, argv + argc));
         if (command == "train") return train(o);
-        if (command == "grad") return grad(o);
+        if (command == "grad") return o.model_path.empty() ? grad(o) : model_grad(o);
         return run(o);
     } catch (const Usage& e) {
         if (e.message.empty()) {

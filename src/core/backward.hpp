@@ -1,0 +1,43 @@
+#pragma once
+// The backward pass of one sentence through a trained model, for `attn grad
+// --model` and the playground's Learn steps: the targets a checkpoint's task
+// sets (or the user picks), the loss, every parameter gradient and every
+// gradient intermediate per layer and head (Model::backward with a Recorder).
+
+#include "model.hpp"
+#include "trainer.hpp"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace attn {
+
+/// The default targets of a sentence for a checkpoint's task (metadata "task"):
+/// text → the next token at every position but the last; coreference → the
+/// antecedent (the noun the task's answer key marks) at each "it". Throws
+/// attn::Error (bad_input) when the task sets no target on this sentence
+/// (another task, or no "it" the key can resolve): then pass targets by hand.
+std::vector<std::int32_t> default_targets(const std::map<std::string, std::string>& metadata,
+                                          const std::vector<std::int32_t>& ids);
+
+/// One forward and backward of a batch of one (ids, targets of the same
+/// length; kNoTarget where no loss) on `params`; `scale` overrides the
+/// config's 1/√D (the playground's switch), -1 keeps it. `pad_to` > ids.size()
+/// appends [PAD] ids (no target) up to that length, hidden as keys (lengths).
+struct BackwardTrace {
+    ModelConfig config;  ///< the model's, with `scale` applied
+    Batch batch;
+    double loss = 0;
+    Parameters grads;
+    Recorder recorder;  ///< trace (the forward) and gradients (every intermediate)
+};
+BackwardTrace backward_trace(const ModelConfig& config, const Parameters& params, const std::vector<std::int32_t>& ids,
+                             const std::vector<std::int32_t>& targets, int scale = -1, int pad_to = 0);
+
+/// gradient_dump_json's document plus "layers": [{"heads": [{d_output,
+/// d_weights, d_scaled, d_scores, d_query, d_key, d_value}]}] (the trace's
+/// keys with a d_ prefix), "d_logits" and "probabilities".
+std::string backward_trace_json(const Parameters& params, const BackwardTrace& b);
+
+}  // namespace attn

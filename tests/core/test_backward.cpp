@@ -1,0 +1,157 @@
+// Tests of backward.hpp (`attn grad --model` and the playground's Learn steps):
+// the default targets of a checkpoint's task, and the JSON document's gradient
+// intermediates of the shipped trained models against the double reference
+// (model_reference.cpp: plain loops, no code shared with the fast path).
+
+#include "core/backward.hpp"
+#include "core/json_value.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#ifndef ATTN_SOURCE_DIR
+#error "ATTN_SOURCE_DIR must name the repository root (CMakeLists.txt sets it)"
+#endif
+
+namespace {
+
+attn::Checkpoint shipped(const std::string& name) {
+    std::ifstream f(std::string(ATTN_SOURCE_DIR) + "/models/" + name, std::ios::binary);
+    REQUIRE(f);
+    std::ostringstream s;
+    s << f.rdbuf();
+    return attn::load_checkpoint(s.str());
+}
+
+std::vector<std::int32_t> ids_of(const attn::Checkpoint& cp, const std::string& text) {
+    std::vector<std::int32_t> ids;
+    for (const attn::Token& t : attn::tokenize_for_model(cp.vocabulary, text)) ids.push_back(t.id);
+    return ids;
+}
+
+std::int32_t word(const attn::Checkpoint& cp, const std::string& w) {
+    const auto at = std::find(cp.vocabulary.begin(), cp.vocabulary.end(), w);
+    REQUIRE(at != cp.vocabulary.end());
+    return static_cast<std::int32_t>(at - cp.vocabulary.begin());
+}
+
+/// A JSON matrix (array of rows) as row-major doubles.
+std::vector<double> flat(const attn::JsonValue& m) {
+    std::vector<double> out;
+    for (const attn::JsonValue& row : m.array)
+        for (const attn::JsonValue& x : row.array) out.push_back(x.number);
+    return out;
+}
+
+/// max |a − b| over the layer's heads / max(max |b| over them, 1e-8): a saturated
+/// head's near-zero dS′ is measured on the layer's scale (as W_Q holds every head).
+double layer_error(const std::vector<std::vector<double>>& ours, const std::vector<std::vector<double>>& ref) {
+    double diff = 0, scale = 0;
+    for (std::size_t h = 0; h < ref.size(); ++h) {
+        REQUIRE(ours[h].size() == ref[h].size());
+        for (std::size_t i = 0; i < ref[h].size(); ++i) {
+            diff = std::max(diff, std::abs(ours[h][i] - ref[h][i]));
+            scale = std::max(scale, std::abs(ref[h][i]));
+        }
+    }
+    return diff / std::max(scale, 1e-8);
+}
+
+}  // namespace
+
+TEST_CASE("backward: the coreference model's default target is the antecedent at \"it\"", "[backward]") {
+    const attn::Checkpoint cp = shipped("coreference.safetensors");
+    const auto ids = ids_of(cp, "The animal didn't cross the street because it was too tired.");
+    const auto targets = attn::default_targets(cp.metadata, ids);
+    REQUIRE(targets.size() == ids.size());
+    for (std::size_t p = 0; p < ids.size(); ++p)
+        CHECK(targets[p] == (ids[p] == word(cp, "it") ? word(cp, "animal") : attn::kNoTarget));
+    // the obstacle's adjective: the obstacle
+    const auto ids2 = ids_of(cp, "The animal didn't cross the street because it was too wide.");
+    const auto t2 = attn::default_targets(cp.metadata, ids2);
+    CHECK(t2[7] == word(cp, "street"));
+}
+
+TEST_CASE("backward: a sentence the task sets no target on is refused with a message", "[backward]") {
+    const attn::Checkpoint cp = shipped("coreference.safetensors");
+    try {
+        attn::default_targets(cp.metadata, ids_of(cp, "the dog was tired ."));
+        FAIL("no error");
+    } catch (const attn::Error& e) {
+        CHECK(e.code() == attn::Error::Code::bad_input);
+        CHECK_THAT(e.what(), Catch::Matchers::Contains("--target"));
+    }
+}
+
+TEST_CASE("backward: the language model's default targets are the next word at every position", "[backward]") {
+    const attn::Checkpoint cp = shipped("language.safetensors");
+    const auto ids = ids_of(cp, "the cat sat on the mat");
+    const auto targets = attn::default_targets(cp.metadata, ids);
+    for (std::size_t p = 0; p + 1 < ids.size(); ++p) CHECK(targets[p] == ids[p + 1]);
+    CHECK(targets.back() == attn::kNoTarget);
+}
+
+TEST_CASE("backward: another answer raises the loss of the trained coreference model", "[backward]") {
+    const attn::Checkpoint cp = shipped("coreference.safetensors");
+    const auto ids = ids_of(cp, "The animal didn't cross the street because it was too tired.");
+    auto targets = attn::default_targets(cp.metadata, ids);
+    const double right = attn::backward_trace(cp.config, cp.params, ids, targets).loss;
+    targets[7] = word(cp, "street");
+    const double wrong = attn::backward_trace(cp.config, cp.params, ids, targets).loss;
+    CHECK(right < 0.1);
+    CHECK(wrong > 2.0);
+}
+
+TEST_CASE("backward: the JSON's intermediates equal the double reference's on both shipped models", "[backward]") {
+    struct Case {
+        const char* model;
+        const char* sentence;
+        int scale, pad_to;
+    };
+    const Case cases[] = {
+        {"coreference.safetensors", "The animal didn't cross the street because it was too tired.", -1, 0},
+        {"coreference.safetensors", "the fence stopped the cat because it was too high .", 0, 16},
+        {"language.safetensors", "the cat sat on the mat", -1, 9},
+        {"language.safetensors", "the cat sat on the mat", 0, 0},
+    };
+    for (const Case& k : cases) {
+        const attn::Checkpoint cp = shipped(k.model);
+        const auto ids = ids_of(cp, k.sentence);
+        const attn::BackwardTrace b =
+            attn::backward_trace(cp.config, cp.params, ids, attn::default_targets(cp.metadata, ids), k.scale, k.pad_to);
+        const attn::JsonValue doc = attn::parse_json(attn::backward_trace_json(cp.params, b));
+        INFO(k.model << " scale " << k.scale << " pad_to " << k.pad_to);
+        CHECK(doc.get("config")->get("scale")->boolean == (k.scale < 0 ? cp.config.scale : k.scale == 1));
+        std::vector<double> ref_grads;
+        std::vector<std::vector<attn::ReferenceHeadGrads>> ref;
+        const double loss = attn::reference_loss_and_grads(
+            b.config, std::vector<double>(cp.params.flat().begin(), cp.params.flat().end()), b.batch, &ref_grads, &ref);
+        CHECK(std::abs(doc.get("loss")->number - loss) <= 1e-4 * std::abs(loss));
+        const attn::JsonValue& layers = *doc.get("layers");
+        REQUIRE(layers.array.size() == static_cast<std::size_t>(cp.config.layers));
+        const std::pair<const char*, std::vector<double> attn::ReferenceHeadGrads::*> fields[] = {
+            {"d_output", &attn::ReferenceHeadGrads::d_output}, {"d_weights", &attn::ReferenceHeadGrads::d_weights},
+            {"d_scaled", &attn::ReferenceHeadGrads::d_scaled}, {"d_scores", &attn::ReferenceHeadGrads::d_scores},
+            {"d_query", &attn::ReferenceHeadGrads::d_query},   {"d_key", &attn::ReferenceHeadGrads::d_key},
+            {"d_value", &attn::ReferenceHeadGrads::d_value}};
+        for (std::size_t l = 0; l < layers.array.size(); ++l) {
+            const attn::JsonValue& heads = *layers.array[l].get("heads");
+            REQUIRE(heads.array.size() == static_cast<std::size_t>(cp.config.heads));
+            for (const auto& [name, member] : fields) {
+                std::vector<std::vector<double>> ours, theirs;
+                for (std::size_t h = 0; h < heads.array.size(); ++h) {
+                    ours.push_back(flat(*heads.array[h].get(name)));
+                    theirs.push_back(ref[l][h].*member);
+                }
+                INFO("layer " << l << " " << name);
+                CHECK(layer_error(ours, theirs) < 1e-4);
+            }
+        }
+    }
+}

@@ -1,0 +1,101 @@
+// One sentence's backward (issue #23): trainer.backwardTrace() in wasm against the
+// native `attn grad --model` on the two shipped trained models, every gradient
+// intermediate of every layer and head, with the model's scale and without it, and
+// with a target the user picked; bad targets are refused with a code.
+
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { createEngine } from '../../web/engine.js';
+import { cliRun, REPO_ROOT } from './helpers.mjs';
+
+const MODELS = path.join(REPO_ROOT, 'models');
+let engine;
+before(async () => { engine = await createEngine(); });
+
+/** A wasm matrix {rows, cols, data} as an array of rows. */
+const rowsOf = (m) => Array.from({ length: m.rows }, (_, i) => Array.from(m.data.slice(i * m.cols, (i + 1) * m.cols)));
+
+/** max |a − b| / max(max |b|, 1e-6) of a wasm matrix against the CLI's (an array of rows). */
+function relative(wasm, b, what) {
+  const a = rowsOf(wasm);
+  assert.equal(a.length, b.length, `${what}: rows`);
+  let diff = 0, scale = 0;
+  a.forEach((row, i) => {
+    assert.equal(row.length, b[i].length, `${what}: columns of row ${i}`);
+    row.forEach((x, j) => { diff = Math.max(diff, Math.abs(x - b[i][j])); scale = Math.max(scale, Math.abs(b[i][j])); });
+  });
+  return diff / Math.max(scale, 1e-6);
+}
+
+const FIELDS = [['d_output', 'dOutput'], ['d_weights', 'dWeights'], ['d_scaled', 'dScaled'], ['d_scores', 'dScores'],
+  ['d_query', 'dQuery'], ['d_key', 'dKey'], ['d_value', 'dValue']];
+
+const CASES = [
+  { model: 'coreference', sentence: 'The animal didn\'t cross the street because it was too tired.', args: [] },
+  { model: 'coreference', sentence: 'The animal didn\'t cross the street because it was too tired.', args: ['--no-scale', '--target', '7:street'], scale: false, target: [7, 'street'] },
+  { model: 'language', sentence: 'the cat sat on the mat', args: [] },
+  { model: 'language', sentence: 'the cat sat on the mat', args: ['--no-scale'], scale: false },
+];
+
+for (const c of CASES) {
+  test(`${c.model} ${c.args.join(' ') || '(defaults)'}: backwardTrace equals attn grad --model within 1e-5`, () => {
+    const file = path.join(MODELS, `${c.model}.safetensors`);
+    const r = cliRun(['grad', '--model', file, '--sentence', c.sentence, ...c.args, '--format', 'json']);
+    assert.equal(r.status, 0, r.stderr);
+    const cli = JSON.parse(r.stdout);
+    const trainer = engine.loadTrainer(new Uint8Array(readFileSync(file)));
+    try {
+      const options = { text: c.sentence };
+      if (c.scale === false) options.scale = false;
+      if (c.target) {
+        const targets = cli.batch.targets[0].slice();
+        options.targets = targets;  // the CLI's own targets, which must name the word at the position
+        assert.equal(targets[c.target[0]], trainer.vocabulary.indexOf(c.target[1]));
+      }
+      const js = trainer.backwardTrace(options);
+      assert.deepEqual(js.targets, cli.batch.targets[0]);
+      assert.equal(js.scale, cli.config.scale);
+      assert.ok(Math.abs(js.loss - cli.loss) <= 1e-5 * Math.abs(cli.loss), `loss ${js.loss} vs ${cli.loss}`);
+      assert.ok(relative(js.dLogits, cli.d_logits, 'dLogits') <= 1e-5);
+      assert.equal(js.layers.length, cli.layers.length);
+      cli.layers.forEach((layer, l) => layer.heads.forEach((head, h) => {
+        for (const [key, jsKey] of FIELDS) {
+          const e = relative(js.layers[l].heads[h][jsKey], head[key], `layer ${l} head ${h} ${key}`);
+          assert.ok(e <= 1e-5, `layer ${l} head ${h} ${key}: ${e}`);
+        }
+      }));
+      for (const [name, g] of Object.entries(cli.grads)) {
+        const flat = (Array.isArray(g[0]) ? g.flat() : g);
+        const norm = Math.sqrt(flat.reduce((s, x) => s + x * x, 0));
+        assert.ok(Math.abs(js.gradNorms[name] - norm) <= 1e-5 * Math.max(norm, 1e-6), `‖∂${name}‖ ${js.gradNorms[name]} vs ${norm}`);
+      }
+    } finally {
+      trainer.dispose();
+    }
+  });
+}
+
+test('backwardTrace refuses a target outside the vocabulary and a sentence the task sets none on', () => {
+  const trainer = engine.loadTrainer(new Uint8Array(readFileSync(path.join(MODELS, 'coreference.safetensors'))));
+  try {
+    assert.throws(() => trainer.backwardTrace({ text: 'the dog was tired .', targets: [0, 0, 99999, 0, 0] }),
+      (e) => e.code === 'bad_input' && /outside the vocabulary/.test(e.message));
+    assert.throws(() => trainer.backwardTrace({ text: 'the dog was tired .' }),
+      (e) => e.code === 'bad_input' && /target/.test(e.message));
+  } finally {
+    trainer.dispose();
+  }
+});
+
+test('attn grad --model names an unknown target word and a bad position', () => {
+  const file = path.join(MODELS, 'coreference.safetensors');
+  const s = 'The animal didn\'t cross the street because it was too tired.';
+  const r = cliRun(['grad', '--model', file, '--sentence', s, '--target', '7:zebra', '--format', 'json']);
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /"zebra" is not a word of this model/);
+  const p = cliRun(['grad', '--model', file, '--sentence', s, '--target', '40:animal', '--format', 'json']);
+  assert.equal(p.status, 2);
+  assert.match(p.stderr, /--target's position expects a whole number from 0 to 11/);
+});
