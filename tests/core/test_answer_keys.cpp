@@ -48,7 +48,7 @@ TEST_CASE("head patterns: a head that always looks one back, on 5 6 5", "[tasks]
     CHECK(none.at("same-token").rows == 0);
 }
 
-TEST_CASE("head patterns: one repeat is one scored row; two repeats two", "[tasks]") {
+TEST_CASE("head patterns: one repeat is one scored row, two repeats two", "[tasks]") {
     // "the cat chased the dog": ids 1 2 3 1 4; row 3 looks at position 1, the rest at 0
     const attn::Matrix w = one_hot(5, [](int i) { return i == 3 ? 1 : 0; });
     const auto p = by_name(attn::head_patterns({&w}, {1, 2, 3, 1, 4}, 5, true)[0]);

@@ -217,7 +217,7 @@ TEST_CASE("architecture: GPT-2- and BERT-shaped models match the reference", "[m
     }
 }
 
-TEST_CASE("architecture: post-LN normalises each layer's output; pre-LN leaves the stream unnormalised", "[model][arch]") {
+TEST_CASE("architecture: post-LN normalises each layer's output, pre-LN leaves the stream unnormalised", "[model][arch]") {
     std::mt19937 rng(3);
     ModelConfig c = bert_like();
     c.output_transform = false;

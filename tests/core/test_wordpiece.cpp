@@ -67,7 +67,7 @@ constexpr std::int32_t UNK = 1, CLS = 2, SEP = 3, MASK = 4;
 
 }  // namespace
 
-TEST_CASE("wordpiece: [CLS] and [SEP] around lower-cased words and split-off punctuation, with offsets") {
+TEST_CASE("wordpiece: CLS and SEP around lower-cased words and split-off punctuation, with offsets") {
     const auto tok = bert();
     CHECK(ids(*tok, "Hello, World!") == Ids{CLS, 5, 10, 6, 11, SEP});
     CHECK(spans(*tok, "Hello, World!") == Spans{{-1, -1}, {0, 5}, {5, 6}, {7, 12}, {12, 13}, {-1, -1}});
@@ -91,7 +91,7 @@ TEST_CASE("wordpiece: lower-casing decomposes and drops accents (Héllo → hell
     CHECK(spans(*tok, "\xED\x95\x9C") == Spans{{-1, -1}, {0, 3}, {0, 3}, {0, 3}, {-1, -1}});
 }
 
-TEST_CASE("wordpiece: greedy longest match with ## continuations, a word no pieces spell or over 100 characters is [UNK]") {
+TEST_CASE("wordpiece: greedy longest match with ## continuations, a word no pieces spell or over 100 characters is UNK") {
     const auto tok = bert();
     CHECK(ids(*tok, "unaffable") == Ids{CLS, 7, 8, 9, SEP});
     CHECK(spans(*tok, "unaffable") == Spans{{-1, -1}, {0, 2}, {2, 5}, {5, 9}, {-1, -1}});
@@ -128,7 +128,7 @@ TEST_CASE("wordpiece: cleaning drops NUL, U+FFFD and control characters, whitesp
     CHECK(ids(*tok, "hello\xE2\x80\xA8world") == Ids{CLS, 5, 6, SEP});  // U+2028 splits
 }
 
-TEST_CASE("wordpiece: [MASK] written in the text stays one token, [mask] is lower-cased text") {
+TEST_CASE("wordpiece: MASK written in brackets in the text stays one token, lower-case mask in brackets is text") {
     const auto tok = bert();
     CHECK(tok->mask_id() == MASK);
     CHECK(ids(*tok, "hello [MASK] world") == Ids{CLS, 5, MASK, 6, SEP});
