@@ -2,6 +2,7 @@
 
 #include "hash.hpp"
 #include "types.hpp"
+#include "unicode.hpp"
 
 #include <string>
 
@@ -138,24 +139,6 @@ char32_t to_lower(char32_t c) {
     return c;
 }
 
-void append_utf8(std::string& out, char32_t c) {
-    if (c < 0x80) {
-        out += static_cast<char>(c);
-    } else if (c < 0x800) {
-        out += static_cast<char>(0xC0 | (c >> 6));
-        out += static_cast<char>(0x80 | (c & 0x3F));
-    } else if (c < 0x10000) {
-        out += static_cast<char>(0xE0 | (c >> 12));
-        out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (c & 0x3F));
-    } else {
-        out += static_cast<char>(0xF0 | (c >> 18));
-        out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-        out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (c & 0x3F));
-    }
-}
-
 // One decoded code point and where it sits in the sentence.
 struct CodePoint {
     char32_t value;
@@ -265,7 +248,7 @@ std::vector<Token> tokenize(std::string_view sentence, const TokenizeOptions& op
         t.start = cps[cp_first].start;
         t.end = cps[cp_last - 1].end;
         if (options.lowercase) {
-            for (std::size_t k = cp_first; k < cp_last; ++k) append_utf8(t.text, to_lower(cps[k].value));
+            for (std::size_t k = cp_first; k < cp_last; ++k) unicode::append_utf8(t.text, to_lower(cps[k].value));
         } else {
             t.text = std::string(sentence.substr(t.start, t.end - t.start));
         }
