@@ -518,6 +518,9 @@ val trainer_trace_js(int handle, const val& options) {
                               {"wKey", params.view(prefix + "w_key")},
                               {"wValue", params.view(prefix + "w_value")},
                               {"wOutput", params.view(prefix + "w_output")}});
+            // the LayerNorm the step shows (its gain and bias, 1×C), from the model itself
+            if (m.layernorm)
+                set_matrices(lo, {{"ln1Gain", params.view(prefix + "ln1.gain")}, {"ln1Bias", params.view(prefix + "ln1.bias")}});
             val heads = val::array();
             std::vector<const Matrix*> weights;
             for (const HeadTrace& ht : lt.attention.heads) {
@@ -538,6 +541,9 @@ val trainer_trace_js(int handle, const val& options) {
         o.set("layers", layers);
         if (m.output_transform) set_matrices(o, {{"transformed", tr.transformed}});
         set_matrices(o, {{"finalNormed", tr.final_normed}, {"logits", tr.logits}, {"probabilities", tr.probabilities}});
+        const Parameters& params = t.model().params();
+        if (params.has("final_ln.gain"))
+            set_matrices(o, {{"finalLnGain", params.view("final_ln.gain")}, {"finalLnBias", params.view("final_ln.bias")}});
         return o;
     });
 }

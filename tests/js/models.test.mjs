@@ -18,7 +18,7 @@ import { createEngine } from '../../web/engine.js';
 import { headPatterns } from '../../web/app/patterns.js';
 import { layerTrace, topTokens } from '../../web/app/model-trace.js';
 import { aboutText, SHIPPED_MODELS } from '../../web/app/models.js';
-import { readSafetensors } from '../../web/app/safetensors.js';
+import { readSafetensors } from './safetensors-reader.mjs';
 import { cliRun, REPO_ROOT } from './helpers.mjs';
 
 const MODELS = path.join(REPO_ROOT, 'models');
@@ -136,7 +136,7 @@ test('the coreference antecedent key names the featured head (the engine\'s scor
   const antecedent = trainer.probe({ text }).keys.find((k) => k.name === 'antecedent').key;
   const tr = trainer.trace({ text });
   const { layer, head } = SHIPPED_MODELS.coreference.featured;
-  const entry = { name: 'coreference', trainer, tensors: readSafetensors(bytesOf('coreference')).tensors, task: 'coreference', about: '' };
+  const entry = { name: 'coreference', trainer, task: 'coreference', about: '' };
   const view = layerTrace(tr, layer, entry);
   // the antecedent key: "it" (7) → "street" (5), one scored row
   assert.deepEqual(Array.from(antecedent.data.subarray(7 * antecedent.cols, 8 * antecedent.cols)).map((x, j) => (x ? j : -1)).filter((j) => j >= 0), [5]);
@@ -153,7 +153,7 @@ test('the layer adapter gives each step the layer\'s own matrices, LayerNorm par
   const { tensors, metadata } = readSafetensors(bytes);
   assert.equal(JSON.parse(metadata.task).name, 'coreference');
   const tr = trainer.trace({ text: 'The zebra didn\'t cross the street because it was too tired.' });
-  const entry = { name: 'coreference', trainer, tensors, task: 'coreference', about: aboutText('coreference', trainer) };
+  const entry = { name: 'coreference', trainer, task: 'coreference', about: aboutText('coreference', trainer) };
   for (let l = 0; l < tr.layers.length; l++) {
     const v = layerTrace(tr, l, entry);
     assert.equal(v.model.layer, l);
@@ -174,6 +174,9 @@ test('the layer adapter gives each step the layer\'s own matrices, LayerNorm par
   }
   const v = layerTrace(tr, 9, entry);
   assert.equal(v.model.layer, tr.layers.length - 1, 'a layer past the last shows the last');
+  // the final LayerNorm's parameters come from the engine's trace, equal to the file's
+  assert.deepEqual(Array.from(v.model.lnFinal.gain), Array.from(tensors['final_ln.gain'].data));
+  assert.deepEqual(Array.from(v.model.lnFinal.bias), Array.from(tensors['final_ln.bias'].data));
   assert.equal(v.tokens[1].text, '[UNK]');
   assert.equal(v.tokens[1].typed, 'zebra');
   assert.deepEqual(v.model.unknown, ['zebra']);
@@ -241,7 +244,7 @@ test('sentence fit: the engine\'s grammar and the [UNK] share say when a sentenc
     const trainer = engine.loadTrainer(bytesOf(name));
     try {
       const tr = trainer.trace({ text });
-      const entry = { name, trainer, tensors: readSafetensors(bytesOf(name)).tensors, task: name === 'coreference' ? 'coreference' : 'text', about: '' };
+      const entry = { name, trainer, task: name === 'coreference' ? 'coreference' : 'text', about: '' };
       return { grammar: tr.grammar, fit: layerTrace(tr, 1, entry).model.fit };
     } finally {
       trainer.dispose();

@@ -1,4 +1,4 @@
-// The page's reader of a checkpoint's F32 tensors (web/app/safetensors.js): the
+// The tests' independent reader of a checkpoint's F32 tensors (safetensors-reader.mjs): the
 // tensors of a file built here by hand, the shipped models' LayerNorm gains as the
 // engine reports them, and a clear RangeError (code bad_checkpoint) for every kind of
 // damaged file, never a raw DataView, typed-array or JSON error.
@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { readSafetensors } from '../../web/app/safetensors.js';
+import { readSafetensors } from './safetensors-reader.mjs';
 
 /** A .safetensors file from a header object and the data bytes (little-endian u64 length, JSON, data). */
 function fileOf(header, data = new Uint8Array(0), { headerText = JSON.stringify(header), length = null } = {}) {

@@ -198,7 +198,6 @@ export function pretrainedLayerTrace(raw, layer, name, info, sentence) {
     about: pretrainedAbout(name, info),
     // token texts come with the trace: no vocabulary lookup for them
     trainer: { vocabulary: [], settings: null },
-    tensors: lt.ln1Gain ? { [`layers.${layer}.ln1.gain`]: { data: vec(lt.ln1Gain) }, [`layers.${layer}.ln1.bias`]: { data: vec(lt.ln1Bias) } } : {},
   };
   const trace = layerTrace(modelTrace, layer, entry);
   trace.tokens = trace.tokens.map((t, i) => ({ ...t, piece: raw.tokens[i].piece, special: raw.tokens[i].start < 0 }));

@@ -23,15 +23,14 @@ function modelTokens(trace, vocabulary) {
   });
 }
 
-function gainBias(tensors, prefix) {
-  const g = tensors[`${prefix}.gain`];
-  const b = tensors[`${prefix}.bias`];
-  return g && b ? { gain: g.data, bias: b.data } : null;
+/** A LayerNorm's gain and bias from the engine's trace (1×C matrices), or null. */
+function gainBias(gain, bias) {
+  return gain && bias ? { gain: gain.data, bias: bias.data } : null;
 }
 
 /**
  * One layer of a trained model's trace as a playground trace.
- * entry: a loaded model (models.js: {name, trainer, tensors, task, about}).
+ * entry: a loaded model (models.js: {name, trainer, task, about}).
  * Head names come from the engine's pattern scores (layers[l].patterns; a
  * coreference model's include its task's antecedent key).
  */
@@ -82,8 +81,8 @@ export function layerTrace(modelTrace, layer, entry, { featured = null } = {}) {
       context: c.context,
       unknown: tokens.filter((t) => t.unknown).map((t) => t.typed),
       fit: sentenceFit(modelTrace, tokens, entry),
-      ln1: c.layernorm ? gainBias(entry.tensors, `layers.${l}.ln1`) : null,
-      lnFinal: c.layernorm ? gainBias(entry.tensors, 'final_ln') : null,
+      ln1: c.layernorm ? gainBias(lt.ln1Gain, lt.ln1Bias) : null,
+      lnFinal: c.layernorm ? gainBias(modelTrace.finalLnGain, modelTrace.finalLnBias) : null,
     },
   };
   trace.headPatterns = headPatterns(lt.patterns);

@@ -4,16 +4,14 @@
 // browser's IndexedDB, app/train/storage.js), and seeded random weights.
 //
 //   const cache = createModelCache({ fetchShipped: (name, file) => bytes, loadLab: (key) => record|null });
-//   const entry = await cache.load(engine, 'coreference');   // {name, trainer, info, tensors, about}
+//   const entry = await cache.load(engine, 'coreference');   // {name, trainer, task, about, record}
 //   cache.get('coreference')                                 // the same entry once loaded, else null
 //
-// A checkpoint is read by the engine (engine.loadTrainer: the C++ reader gives
-// every number the steps show, the task and the settings); safetensors.js then
-// takes from the same bytes only the LayerNorm gains and biases the formulas quote
-// (the trace carries the activations, not these parameters).
+// A checkpoint is read by the engine alone (engine.loadTrainer: the C++ reader,
+// fuzzed and tested, gives every number the steps show, the LayerNorm gains and
+// biases the formulas quote among them, the task and the settings).
 
 import { isLabModel } from './state.js';
-import { readSafetensors } from './safetensors.js';
 import { isPretrainedName, pretrainedLabel } from './hub.js';
 
 /** The shipped models: what they were trained on (one line) and the head to open on. */
@@ -104,20 +102,13 @@ export function createModelCache({ fetchShipped, loadLab }) {
   return {
     /** The loaded entry, or null while it is not loaded (yet). */
     get: (name) => entries.get(name) ?? null,
-    /** Loads (once) and returns {name, trainer, tensors, task, about, record}. */
+    /** Loads (once) and returns {name, trainer, task, about, record}. */
     load(engine, name) {
       if (entries.has(name)) return Promise.resolve(entries.get(name));
       if (!pending.has(name)) {
         const p = bytesOf(name).then(({ bytes, record }) => {
           const trainer = engine.loadTrainer(bytes);
-          let tensors;
-          try {
-            ({ tensors } = readSafetensors(bytes));
-          } catch (e) {
-            trainer.dispose();
-            throw e;
-          }
-          const entry = Object.freeze({ name, trainer, tensors, task: trainer.settings?.task ?? null, record, about: aboutText(name, trainer, record) });
+          const entry = Object.freeze({ name, trainer, task: trainer.settings?.task ?? null, record, about: aboutText(name, trainer, record) });
           entries.set(name, entry);
           pending.delete(name);
           return entry;

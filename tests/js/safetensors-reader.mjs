@@ -1,9 +1,8 @@
-// The F32 tensors of a .safetensors checkpoint, for the few parameters the page
-// quotes that no trace carries (the LayerNorm gains and biases of the formulas).
-// The engine reads every checkpoint first (engine.loadTrainer: the C++ reader,
-// fuzzed and tested, which also gives the task and the settings); this reads only
-// the tensors of bytes the engine has accepted, and still refuses anything that
-// does not fit, with a RangeError naming the problem (err.code 'bad_checkpoint').
+// An independent JS reader of a .safetensors checkpoint's F32 tensors, for the
+// tests: they check the engine's numbers (read by the C++ reader) against it.
+// The page itself never reads a checkpoint: engine.loadTrainer does. It still
+// refuses anything that does not fit, with a RangeError naming the problem
+// (err.code 'bad_checkpoint').
 //
 //   const { tensors, metadata } = readSafetensors(bytes);   // tensors[name] = {shape, data: Float32Array}
 
