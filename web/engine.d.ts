@@ -550,6 +550,22 @@ export interface ModelTrace {
   sentence?: string;
 }
 
+/** Trainer.backwardTrace: every gradient intermediate of one sentence (the same numbers as
+ * `attn grad --model FILE --sentence S`). */
+export interface BackwardHeadTrace {
+  dOutput: Matrix; dWeights: Matrix; dScaled: Matrix; dScores: Matrix; dQuery: Matrix; dKey: Matrix; dValue: Matrix;
+}
+export interface BackwardTrace {
+  loss: number;
+  scale: boolean;
+  targets: Int32Array | number[];
+  dLogits: Matrix;
+  probabilities: Matrix;
+  layers: { heads: BackwardHeadTrace[] }[];
+  /** each parameter's gradient norm, by name */
+  gradNorms: Record<string, number>;
+}
+
 export declare class Trainer {
   readonly settings: Readonly<Required<Omit<TrainSettings, 'corpus'>>>;
   readonly config: Readonly<ModelConfig>;
@@ -567,6 +583,9 @@ export declare class Trainer {
   headScores(samples?: number, options?: ForwardOptions): { layer: number; head: number; scores: Record<string, number> }[];
   probe(options?: ForwardOptions & { ids?: ArrayLike<number>; text?: string }): Probe;
   trace(options: ForwardOptions & { ids?: ArrayLike<number>; text?: string }): ModelTrace;
+  /** One sentence's backward: targets one per token (-1 none; default the task's), scale false
+   * drops 1/√D. A bad target is a RangeError with err.code. */
+  backwardTrace(options?: { ids?: ArrayLike<number>; text?: string; targets?: ArrayLike<number>; scale?: boolean }): BackwardTrace;
   /** the .safetensors bytes */
   save(): Uint8Array;
   /** frees the wasm-side model; every later call throws TypeError */
