@@ -16,6 +16,7 @@
 #include "convert.hpp"
 #include "guarded.hpp"
 #include "core/pretrained.hpp"
+#include "core/tasks.hpp"
 
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
@@ -323,6 +324,12 @@ val model_trace_js(int handle, const std::string& text, const val& given_ids, in
                 }
             }
             lo.set("heads", heads);
+            // the heads' pattern scores on this sentence (the page names heads by them), for every
+            // layer whose weights were kept (none for a layer the trace skipped)
+            std::vector<const Matrix*> weights;
+            if (l == layer || all_weights)
+                for (const HeadTrace& ht : lt.attention.heads) weights.push_back(&ht.weights);
+            js::set_head_patterns(lo, head_patterns(weights, ids, tr.length, m.causal));
             layers.call<void>("push", lo);
         }
         o.set("layers", layers);
