@@ -140,7 +140,7 @@ export async function hashState(page) {
 }
 
 export async function waitStep(page, step) {
-  await page.waitForFunction((s) => document.querySelector('[data-testid="panel"]')?.dataset.rendered === s, step, { timeout: 10000 });
+  await page.waitForFunction((s) => document.querySelector('[data-testid="panel"]')?.dataset.rendered === s, step, { timeout: 30000 });
 }
 
 export function artifactDir(...parts) {
