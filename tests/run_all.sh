@@ -184,8 +184,11 @@ if [ "$quick" = 1 ]; then
   run_test_files browser tests/browser/smoke.test.mjs
 elif compgen -G "tests/browser/*.test.mjs" >/dev/null; then
   # each file drives its own Chromium (own profile) and its own server (a free port), and
-  # writes its own tests/artifacts/ folder: $jobs files at a time, the longest first
-  stage "browser tests (chromium), $jobs files at a time"
+  # writes its own tests/artifacts/ folder. One file at a time: with the training-lab file
+  # beside another, a step click in that other page went unrendered for 30 s (twice, in
+  # two fresh-clone runs; each passes alone). ATTN_BROWSER_JOBS=2 runs two at a time.
+  browser_jobs=${ATTN_BROWSER_JOBS:-1}
+  stage "browser tests (chromium), $browser_jobs files at a time"
   browser_files=()
   for n in train races security steps; do
     [ -f "tests/browser/$n.test.mjs" ] && browser_files+=("tests/browser/$n.test.mjs")
@@ -193,7 +196,7 @@ elif compgen -G "tests/browser/*.test.mjs" >/dev/null; then
   for f in tests/browser/*.test.mjs; do
     [[ " ${browser_files[*]} " == *" $f "* ]] || browser_files+=("$f")
   done
-  run_test_files browser "${browser_files[@]}"
+  jobs=$browser_jobs run_test_files browser "${browser_files[@]}"
 fi
 report_times
 if [ "$quick" = 1 ]; then
