@@ -8,6 +8,7 @@
 // engine.js adds createTokenizer to Engine (tokenizerApi); types in engine.d.ts.
 
 import { codedError, typeName, checkInteger, checkText } from './validate.js';
+import { utf8ToUtf16Offsets } from './trainer.js';
 
 /** The file names a tokenizer is made from (read_tokenizer's arguments, in order). */
 export const TOKENIZER_FILES = Object.freeze(['tokenizer.json', 'vocab.json', 'merges.txt', 'vocab.txt', 'tokenizer_config.json']);
@@ -17,14 +18,7 @@ const finalizer = typeof FinalizationRegistry === 'function' ? new FinalizationR
 
 /** Adds UTF-16 offsets (beginChar, endChar) to tokens with UTF-8 byte offsets (begin, end; -1 stays -1). */
 function addUtf16Offsets(tokens, text) {
-  const byteToChar = new Map([[0, 0]]);
-  let bytes = 0;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.codePointAt(i);
-    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
-    if (code > 0xffff) i++;
-    byteToChar.set(bytes, i + 1);
-  }
+  const byteToChar = utf8ToUtf16Offsets(text);
   for (const t of tokens) {
     t.beginChar = t.begin < 0 ? -1 : byteToChar.get(t.begin);
     t.endChar = t.end < 0 ? -1 : byteToChar.get(t.end);

@@ -245,18 +245,23 @@ export class Trainer {
   }
 }
 
-/** Adds UTF-16 offsets (startChar, endChar) to tokens that carry UTF-8 byte offsets
- * (engine.js's traces and tokenize() use it too). */
-export function addCharOffsets(tokens, sentence) {
-  // byte offset → UTF-16 index, walking the sentence once
+/** UTF-8 byte offset → UTF-16 index at every character boundary of `text` (walks it once). */
+export function utf8ToUtf16Offsets(text) {
   const byteToChar = new Map([[0, 0]]);
   let bytes = 0;
-  for (let i = 0; i < sentence.length; i++) {
-    const code = sentence.codePointAt(i);
+  for (let i = 0; i < text.length; i++) {
+    const code = text.codePointAt(i);
     bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
     if (code > 0xffff) i++;
     byteToChar.set(bytes, i + 1);
   }
+  return byteToChar;
+}
+
+/** Adds UTF-16 offsets (startChar, endChar) to tokens that carry UTF-8 byte offsets
+ * (engine.js's traces and tokenize() use it too). */
+export function addCharOffsets(tokens, sentence) {
+  const byteToChar = utf8ToUtf16Offsets(sentence);
   for (const t of tokens) {
     t.startChar = byteToChar.get(t.start) ?? sentence.length;
     t.endChar = byteToChar.get(t.end) ?? sentence.length;
