@@ -140,7 +140,18 @@ export async function hashState(page) {
 }
 
 export async function waitStep(page, step) {
-  await page.waitForFunction((s) => document.querySelector('[data-testid="panel"]')?.dataset.rendered === s, step, { timeout: 30000 });
+  try {
+    await page.waitForFunction((s) => document.querySelector('[data-testid="panel"]')?.dataset.rendered === s, step, { timeout: 30000 });
+  } catch (e) {
+    // say what the page shows instead: which step it rendered, its status line, its URL
+    const seen = await page.evaluate(() => {
+      const p = document.querySelector('[data-testid="panel"]');
+      const st = document.querySelector('[data-testid="panel-status"]');
+      return { step: p?.dataset.step, rendered: p?.dataset.rendered, status: st && !st.hidden ? st.textContent : null, hash: location.hash, active: document.activeElement?.outerHTML.slice(0, 120) };
+    }).catch(() => null);
+    e.message += ` (waiting for step ${step}; the page shows ${JSON.stringify(seen)})`;
+    throw e;
+  }
 }
 
 export function artifactDir(...parts) {
