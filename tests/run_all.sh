@@ -184,10 +184,10 @@ if [ "$quick" = 1 ]; then
   run_test_files browser tests/browser/smoke.test.mjs
 elif compgen -G "tests/browser/*.test.mjs" >/dev/null; then
   # each file drives its own Chromium (own profile) and its own server (a free port), and
-  # writes its own tests/artifacts/ folder. One file at a time: with the training-lab file
-  # beside another, a step click in that other page went unrendered for 30 s (twice, in
-  # two fresh-clone runs; each passes alone). ATTN_BROWSER_JOBS=2 runs two at a time.
-  browser_jobs=${ATTN_BROWSER_JOBS:-1}
+  # writes its own tests/artifacts/ folder. Two files at a time (ATTN_BROWSER_JOBS=1 for
+  # one): the harness's waits poll on a timer, not on animation frames, which a loaded
+  # renderer may not run for seconds (harness.mjs launchBrowser).
+  browser_jobs=${ATTN_BROWSER_JOBS:-2}
   stage "browser tests (chromium), $browser_jobs files at a time"
   browser_files=()
   for n in train races security steps; do
