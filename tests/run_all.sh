@@ -176,7 +176,14 @@ fi
 stage "wasm build (SIMD, the scalar flavour the fast-path tests compare, and dist/: site + npm package)"
 ./build_wasm.sh --scalar --dist
 stage "node tests (engine API, CLI), $jobs files at a time"
-ATTN_CLI="$root/build/attn" node --test --test-concurrency="$jobs" tests/js/
+node_files=()
+for n in races models train leak train-memory hub-cli types bundler pretrained package fast; do
+  [ -f "tests/js/$n.test.mjs" ] && node_files+=("tests/js/$n.test.mjs")
+done
+for f in tests/js/*.test.mjs; do
+  [[ " ${node_files[*]} " == *" $f "* ]] || node_files+=("$f")
+done
+ATTN_CLI="$root/build/attn" run_test_files node "${node_files[@]}"
 
 # ---- 4. browser tests (Chromium via playwright-core) ---------------------------------------
 if [ "$quick" = 1 ]; then
