@@ -132,3 +132,16 @@ test('BERT refuses generation by name; a text at the model\'s context cannot gro
   assert.throws(() => model.generate(long), (e) => e.code === 'too_long_for_model' && /the most this model reads \(its context\)/.test(e.message));
   model.dispose();
 });
+
+test('the hand-built gpt2-patterns checkpoint: the engine\'s pattern scores name head 0 previous-token and head 1 first-token', async () => {
+  const { headPatterns } = await import('../../web/app/patterns.js');
+  const model = load('gpt2-patterns', readFileSync(GPT2_TOKENIZER, 'utf8'));
+  for (const text of [SENTENCE, 'I am here. I am here. I am']) {
+    const named = headPatterns(model.trace(text).layers[0].patterns);
+    assert.equal(named[0].best.name, 'previous-token', text);
+    assert.ok(named[0].best.score > 0.99);
+    assert.equal(named[1].best.name, 'first-token', text);
+    assert.ok(named[1].best.score > 0.99);
+  }
+  model.dispose();
+});
