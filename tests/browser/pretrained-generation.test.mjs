@@ -60,7 +60,7 @@ function argmax(row) {
 }
 
 test('Next token appends the CLI\'s argmax; the KV cache view shows the earlier rows reused, the new one computed, the hidden cells', async () => {
-  const { page, errors } = await openModel(`#model=hf:tiny/gpt2&s=${encodeURIComponent(SENTENCE)}&step=weights`);
+  const { page, errors } = await openModel(`#model=hf:tiny/gpt2&s=${encodeURIComponent(SENTENCE)}&step=softmax`);
   await waitReady(page);
   const before = await chipIds(page);
   const cli = cliTrace(['run', '--model', join(dir, 'gpt2'), '--ids', before.join(',')]);
@@ -106,6 +106,8 @@ test('sampled tokens with a seed: the link with the same settings writes the sam
     const { page, errors } = await openModel(hash);
     await waitReady(page);
     await page.getByTestId('gen-seed').waitFor({ state: 'visible' });
+    assert.doesNotMatch(await page.locator('.ap-messages').textContent(), /could not be used/, 'the link\'s sampling settings are all read');
+    assert.equal(await page.getByTestId('gen-seed').inputValue(), '11');
     for (let i = 0; i < 3; i++) await next(page);
     const state = await hashState(page);
     assert.equal(state.gen.length, 3);

@@ -21,6 +21,7 @@ export function createGeneration(root, { handle, state, trace, set, render }) {
   let busy = false;
   let last = null; // the last generated token (GeneratedToken, pretrained.js) while its row is on screen
   let error = null;
+  let moveTo = -1; // the new token's row: the query goes there once its trace is on screen
 
   const view = createGenerationView(root, {
     choices: { picks: PICKS, temperatures: TEMPERATURES, topKs: TOP_KS },
@@ -41,7 +42,8 @@ export function createGeneration(root, { handle, state, trace, set, render }) {
       const token = await h.generate(s.sentence, s.gen, { sample: s.pick === 'sample', temperature: s.temperature, topK: s.topK, seed: s.genSeed });
       if (state().sentence !== s.sentence || state().model !== s.model) return; // the page moved on meanwhile
       last = token;
-      set({ sentence: token.sentence, gen: token.generated, query: token.position, key: token.position });
+      moveTo = token.position;
+      set({ sentence: token.sentence, gen: token.generated });
     } catch (e) {
       error = String(e?.message ?? e);
     } finally {
@@ -67,7 +69,13 @@ export function createGeneration(root, { handle, state, trace, set, render }) {
       const h = handle();
       const config = h?.info?.config ?? null;
       const pretrained = isPretrainedName(s.model) && config;
-      if (last && (!tr || last.position !== tr.tokens.length - 1 || s.gen.at(-1) !== last.id)) last = null;
+      if (tr && moveTo >= 0 && tr.sentence === s.sentence && tr.tokens.length - 1 === moveTo) {
+        // the trace with the new token is here (a query set before it would be clamped to the old one)
+        const q = moveTo;
+        moveTo = -1;
+        queueMicrotask(() => set({ query: q, key: q }));
+      }
+      if (last && tr && tr.sentence === s.sentence && (last.position !== tr.tokens.length - 1 || s.gen.at(-1) !== last.id)) last = null;
       view.update(tr, s, {
         available: Boolean(pretrained && config.causal),
         reason: pretrained && !config.causal ? 'BERT is not causal: every token reads the tokens after it, so it cannot write a text one token at a time.' : null,

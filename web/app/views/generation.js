@@ -10,7 +10,7 @@
 import { el, field } from './dom.js';
 
 /** Rows of the cache drawn at most (the last ones; a long text is summarised above them). */
-const MAX_ROWS = 24;
+const MAX_ROWS = 16;
 
 function option(value, text) {
   return el('option', '', { value: String(value), text });
@@ -57,9 +57,9 @@ export function createGenerationView(root, { choices, onNext, onUndo, onPick }) 
       const cells = [];
       for (let j = from; j < T; j++) cells.push(el('span', `gen-cell${j > i ? ' hidden' : ''}${i === fresh && j <= i ? ' fresh' : ''}`));
       rows.push(el('div', `gen-cache-row ${kind}`, { dataset: { row: String(i), kind } },
+        el('span', 'gen-cells', { attrs: { 'aria-hidden': 'true' } }, ...cells),
         el('span', 'gen-cache-label', { text: `${i} ${tr.tokens[i].text}` }),
-        el('span', 'gen-cache-kv', { text: i === fresh ? 'K, V computed now' : 'K, V reused' }),
-        el('span', 'gen-cells', {}, ...cells)));
+        el('span', 'gen-cache-kv', { text: i === fresh ? 'new' : 'reused' })));
     }
     grid.replaceChildren(...(from > 0 ? [el('p', 'gen-cache-more', { text: `\u2026 and ${from} earlier rows, reused the same way` })] : []), ...rows);
     grid.setAttribute('aria-label', fresh >= 0
@@ -90,9 +90,9 @@ export function createGenerationView(root, { choices, onNext, onUndo, onPick }) 
       if (!tr) return;
       const L = g.layers;
       cacheText.textContent = last && last.position === tr.tokens.length - 1
-        ? `The new token ${last.position} read the keys and values of tokens 0\u2013${last.position - 1} from the cache (${last.reused} rows in each of ${L} layers) and computed only its own row. `
-          + 'The causal mask hides every cell right of the diagonal: no earlier token sees the new one, so their keys and values never change.'
-        : 'The causal mask hides every cell right of the diagonal. Next token computes only the new row and reuses the earlier keys and values.';
+        ? `The new token ${last.position} read the keys and values of tokens 0\u2013${last.position - 1} from the cache (${last.reused} rows in each of ${L} layers) and computed only its own row (new). `
+          + 'The causal mask hides every cell right of the diagonal (dashed): no earlier token sees the new one, so their keys and values never change.'
+        : 'The causal mask hides every cell right of the diagonal (dashed). Next token computes only the new row and reuses the earlier keys and values.';
       drawCache(tr, last && last.position === tr.tokens.length - 1 ? last : null);
     },
   };
