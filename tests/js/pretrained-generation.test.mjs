@@ -102,6 +102,19 @@ test('undo: generating again after dropping the last token recomputes one row an
   model.dispose();
 });
 
+test('a text edited after generating: its generated ids no longer fit its end and are dropped, the text is tokenized whole', () => {
+  const model = gpt2();
+  const t = model.generate(SENTENCE);
+  const edited = `${t.sentence}!`;
+  const traced = model.trace(edited, { generated: t.generated });
+  assert.equal(traced.generated, 0);
+  assert.deepEqual(traced.tokens.map((x) => x.id), model.tokenize(edited).map((x) => x.id));
+  const next = model.generate(edited, { generated: t.generated });
+  assert.deepEqual(next.generated, [next.id], 'only the new token was generated after the edit');
+  assert.equal(next.sentence, edited + next.text);
+  model.dispose();
+});
+
 test('seeded sampling replays: the same seed and text give the same tokens, another seed may not', () => {
   const model = gpt2();
   const run = (seed) => {
