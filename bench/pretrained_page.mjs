@@ -14,7 +14,7 @@
 // One JSON line per measurement: {impl: 'chromium' (the worker, the redraw) or
 // 'chromium-page' (the main thread), what, T?, wall_s}.
 //
-//   node bench/pretrained_page.mjs DIR [--lengths 16,128,512] [--repeat 3] [--reps 10]
+//   node bench/pretrained_page.mjs DIR [--lengths 16,128,512] [--repeat 3] [--reps 10] [--skip worker,page,redraw]
 
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -31,6 +31,7 @@ const DIR = path.resolve(args[0] ?? '/tmp/attn-gpt2-small');
 const LENGTHS = opt('lengths', '16,128,512').split(',').map(Number);
 const REPEAT = Number(opt('repeat', '3'));
 const REPS = Number(opt('reps', '10'));
+const SKIP = new Set(opt('skip', '').split(',').filter(Boolean));  // worker, page, redraw
 const ID = 'bench/gpt2-small';
 
 /** A text of exactly T GPT-2 tokens: "the" and T − 1 times " the". */
@@ -132,8 +133,8 @@ function redraw({ reps, T }) {
       await frame();
       const before = Number(root.dataset.run);
       const t0 = performance.now();
-      // another first word, the same number of tokens
-      box.value = [r % 2 ? 'a' : 'the', ...Array(T - 1).fill('the')].join(' ');
+      // another first word (never the page's first sentence, which would not rerun), the same number of tokens
+      box.value = [r % 2 ? 'a' : 'an', ...Array(T - 1).fill('the')].join(' ');
       box.dispatchEvent(new Event('change', { bubbles: true }));
       while (Number(root.dataset.run) === before) await frame();
       times.push((await painted()) - t0);
@@ -147,14 +148,14 @@ const hub = await startHubServer({ [ID]: readModelFolder(DIR) });
 const h = await startHarness();
 const init = `window.attentionPlaygroundHub = ${JSON.stringify(hub.base)};`;
 try {
-  {
+  if (!SKIP.has('worker')) {
     const { page, errors } = await h.open('#model=random', { init });
     const rows = await page.evaluate(inWorker, { base: hub.base, id: ID, lengths: LENGTHS, repeat: REPEAT, sentences: LENGTHS.map(sentenceOf) });
     for (const r of rows) console.log(JSON.stringify({ impl: 'chromium', ...r }));
     if (errors.length) throw new Error(errors.join('\n'));
     await page.close();
   }
-  {
+  if (!SKIP.has('page')) {
     const { page, errors } = await h.open('#model=random', { init });
     const vocab = JSON.parse(readFileSync(path.join(DIR, 'config.json'), 'utf8')).vocab_size;
     const rows = await page.evaluate(inPage, { base: hub.base, id: ID, lengths: LENGTHS, repeat: REPEAT, vocab, stream: streamCheckpoint.toString() });
@@ -162,7 +163,7 @@ try {
     if (errors.length) throw new Error(errors.join('\n'));
     await page.close();
   }
-  {
+  if (!SKIP.has('redraw')) {
     const T = 16;
     const { page, errors } = await h.open(`#model=hf:${ID}&s=${encodeURIComponent(sentenceOf(T))}&step=softmax&layer=0`, { init, model: null, wait: false });
     await page.waitForFunction((id) => document.querySelector('[data-testid="model-picker"]')?.value === `hf:${id}`, ID, { timeout: 600000 });
