@@ -266,8 +266,6 @@ function constantsOf(info) {
   return JSON.stringify(rest);
 }
 
-/** The engine: one per caller; all share one compiled module, each owns its
- * C++ state (seeded-weights cache, fast-path buffers), freed by dispose(). */
 /** Attention weights kept in an engine (Engine.keepWeights): pass it as forward()'s weights. */
 export class KeptWeights {
   constructor(engine, version, c) {
@@ -279,6 +277,8 @@ export class KeptWeights {
   }
 }
 
+/** The engine: one per caller; all share one compiled module, each owns its
+ * C++ state (seeded-weights cache, fast-path buffers), freed by dispose(). */
 export class Engine {
   /** @param {object} module the Embind module */
   constructor(module) {
