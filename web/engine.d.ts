@@ -238,6 +238,12 @@ export declare function at(matrix: Matrix<Float32Array | Uint8Array>, i: number,
  * ("x[0][1] is NaN, not a finite number"). Matrices are read once (each
  * property, row and entry), so getters and Proxies see one read each.
  */
+/** Attention weights kept in an engine (Engine.keepWeights). */
+export declare class KeptWeights {
+  /** the weights' C (each is C×C) */
+  readonly c: number;
+}
+
 /** forward()'s mask: none, causal, padding keys past realTokens, or any T×T 0/1 matrix (1 = may attend). */
 export type ForwardMask = null | 'none' | 'causal' | { kind: 'padding' | 'causal+padding'; realTokens: number } | MatrixInput;
 
@@ -253,7 +259,10 @@ export declare class Engine {
   scaleExperiment(options: { dK: number; tokens?: number; samples?: number; seed?: number; scale?: boolean }): ScaleExperimentResult;
   /** Output only (T×C), without per-head matrices: the fast path (SIMD kernels).
    * Hidden keys of 'causal' and padding masks are skipped, not computed. */
-  forward(options: { x: MatrixInput; weights: Weights<MatrixInput>; heads: number; mask?: ForwardMask; scale?: boolean }): Matrix;
+  forward(options: { x: MatrixInput; weights: Weights<MatrixInput> | KeptWeights; heads: number; mask?: ForwardMask; scale?: boolean }): Matrix;
+  /** weights checked and packed once, kept in the engine: forward({x, weights: kept}) copies only x;
+   * a later keepWeights() replaces them (the old handle is refused, bad_state) */
+  keepWeights(weights: Weights<MatrixInput>): KeptWeights;
   /** forward() on the independent reference path (multi_head_output: Eigen's own
    * products, none of the SIMD kernels), for tests and benchmarks. */
   forwardReference(options: { x: MatrixInput; weights: Weights<MatrixInput>; heads: number; mask?: MatrixInput | null; scale?: boolean }): Matrix;
@@ -440,6 +449,8 @@ export declare class PretrainedModel {
   traceIds(ids: ArrayLike<number>, options?: { layer?: number; allWeights?: boolean; logits?: boolean }): PretrainedTrace;
   /** the next token after ids through the model's KV cache (causal models only: BERT is refused) */
   generate(text: string, options?: GenerateOptions): GeneratedToken;
+  /** the logits (T×V) of the whole model, nothing traced */
+  forward(ids: ArrayLike<number>): { logits: Matrix };
   dispose(): void;
 }
 

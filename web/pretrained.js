@@ -186,6 +186,14 @@ export class PretrainedModel {
     return Array.from(ids, (id, i) => checkInteger(id, `${what}[${i}]`, 0, this.config.vocab - 1));
   }
 
+  /** The logits of token ids through the whole model, nothing traced: {logits: T×V matrix}. */
+  forward(ids) {
+    const handle = this._live();
+    if (!Array.isArray(ids) && !ArrayBuffer.isView(ids)) throw codedError(TypeError, 'bad_input', 'ids must be an array of token ids');
+    const list = Array.from(ids, (id, i) => checkInteger(id, `ids[${i}]`, 0, this.config.vocab - 1));
+    return this._unwrap(this._m.pretrainedForward(handle, list));
+  }
+
   dispose() {
     if (!this._handle) return;
     forgotten?.unregister(this);

@@ -470,6 +470,29 @@ val model_generate_js(int handle, const std::string& text, const val& generated,
     });
 }
 
+/// The logits (T×V) of token ids through the whole model: Model::run, no trace kept (the
+/// forward a benchmark times, and what a caller that only wants the next token needs).
+val model_forward_js(int handle, const val& given_ids) {
+    return guarded([&] {
+        ModelRecord& r = models().at(handle, "model");
+        const ModelConfig& m = r.model->config();
+        if (!given_ids.isArray()) throw Error("ids must be an array of token ids");
+        Batch b;
+        b.batch = 1;
+        b.ids = emscripten::convertJSArrayToNumberVector<std::int32_t>(given_ids);
+        if (b.ids.empty()) throw Error(Error::Code::empty_text, "there are no token ids");
+        if (static_cast<int>(b.ids.size()) > m.context)
+            throw Error(Error::Code::too_long_for_model, std::to_string(b.ids.size()) +
+                                                             " tokens; this model reads at most " + std::to_string(m.context));
+        b.length = static_cast<int>(b.ids.size());
+        b.targets.assign(b.ids.size(), kNoTarget);
+        r.model->run(b);  // checks every id against the vocabulary
+        val o = val::object();
+        o.set("logits", js::matrix_to_js(r.model->logits()));
+        return o;
+    });
+}
+
 val model_dispose_js(int handle) {
     return guarded([&] {
         models().items.erase(handle);
@@ -493,5 +516,6 @@ EMSCRIPTEN_BINDINGS(attention_pretrained) {
     emscripten::function("pretrainedTokenize", &model_tokenize_js);
     emscripten::function("pretrainedTrace", &model_trace_js);
     emscripten::function("pretrainedGenerate", &model_generate_js);
+    emscripten::function("pretrainedForward", &model_forward_js);
     emscripten::function("pretrainedDispose", &model_dispose_js);
 }

@@ -91,6 +91,27 @@ test('the wasm loader\'s forward matches the float64 PyTorch reference (golden v
   }
 });
 
+test('forward(ids) gives the trace\'s logits, bit for bit, without tracing; bad ids are refused by code', () => {
+  for (const name of [GPT2, 'bert-mlm', 'bert-model']) {
+    const model = load(name);
+    for (const T of [1, 5, 12]) {
+      const ids = Array.from({ length: T }, (_, i) => (i * 7919 + 3) % model.config.vocab);
+      const { logits } = model.forward(ids);
+      const traced = model.traceIds(ids, { layer: 0, allWeights: false, logits: true }).logits;
+      assert.equal(logits.rows, T);
+      assert.equal(logits.cols, model.config.vocab);
+      assert.deepEqual(new Uint32Array(logits.data.buffer, logits.data.byteOffset, logits.data.length),
+        new Uint32Array(traced.data.buffer, traced.data.byteOffset, traced.data.length), `${name}, T = ${T}`);
+    }
+    assert.throws(() => model.forward([0, model.config.vocab]), (e) => e.code === 'bad_input' && /ids\[1\]/.test(e.message));
+    assert.throws(() => model.forward([]), (e) => e.code === 'empty_text');
+    assert.throws(() => model.forward(new Array(model.config.context + 1).fill(0)), (e) => e.code === 'too_long_for_model');
+    assert.throws(() => model.forward('0 1'), (e) => e.code === 'bad_input');
+    model.dispose();
+    assert.throws(() => model.forward([0]), (e) => e.code === 'bad_state');
+  }
+});
+
 for (const name of [GPT2, 'bert-mlm']) {
   test(`${name}: every step of every layer equals the native CLI's (attn run --model DIR --ids) within 1e-4`, () => {
     const model = load(name);
