@@ -273,6 +273,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
       clock.pause();
       if (state.step === 'scores' && result && p < 1) set({ key: Math.min(result.trace.tokens.length - 1, Math.floor(p * result.trace.tokens.length)) });
     } else {
+      if (isLearnStep(state.step)) return; // the Learn part is stepped by hand
       if (state.step === STEPS[STEPS.length - 1]) set({ step: STEPS[0] });
       clock.play();
       if (followFigure) follow();

@@ -19,7 +19,7 @@ export const LEARN_REGISTRY = Object.freeze([
   { id: 'dweights', short: 'dP', title: 'Learn: dP = dO\u00b7V\u1d40', view: createLearnWeightsStep },
   { id: 'dsoftmax', short: 'dS\u2032', title: 'Learn: back through the softmax, row by row', view: createLearnSoftmaxStep },
   { id: 'dscale', short: '1/\u221ad_k', title: 'Learn: the scale, dS = dS\u2032/\u221ad_k', view: createLearnScaleStep },
-  { id: 'dqkv', short: 'dQ dK dV', title: 'Learn: dQ = dS\u00b7K, dK = dS\u1d40\u00b7Q, dV = P\u1d40\u00b7dO', view: createLearnQkvStep },
+  { id: 'dqkv', short: 'dQ,K,V', title: 'Learn: dQ = dS\u00b7K, dK = dS\u1d40\u00b7Q, dV = P\u1d40\u00b7dO', view: createLearnQkvStep },
   { id: 'dparams', short: 'dW', title: 'Learn: the head\u2019s weight gradients', view: createLearnParamsStep },
   { id: 'sgd', short: 'Step', title: 'Learn: one step of gradient descent by hand', view: createLearnSgdStep },
 ].map((s) => Object.freeze({ ...s, part: 'learn' })));

@@ -2,26 +2,21 @@
 
 import { tok, at, row, col, clampIndex } from './common.js';
 import { productTerms } from './formula.js';
-import { createLearnFrame, learnMap, shownHead } from './learn-frame.js';
+import { learnStep, learnMap, shownHead } from './learn-frame.js';
 
-export function createLearnQkvStep(root, ctx) {
-  const f = createLearnFrame(root, 'dqkv', ctx);
-  let trace = null;
-  const r = f.row('figure-row-compact');
-  const select = (i, j) => ({ query: i, dim: j });
-  const map = (id, name, provenance) => learnMap(r, ctx, id, (i, j) => ({ name: `${name}[${i}, ${j}]  ${tok(trace, i)}`, provenance }), { share: 0.33, compact: true, select });
-  const hmQ = map('learn-dq', 'dQ', '= \u03a3_j dS[i, j]\u00b7K[j, d]: how this query should move');
-  const hmK = map('learn-dk', 'dK', '= \u03a3_i dS[i, j]\u00b7Q[i, d]: how this key should move');
-  const hmV = map('learn-dv', 'dV', '= \u03a3_i P[i, j]\u00b7dO[i, d]: how this value should move');
-
-  return {
-    update(tr, v) {
-      trace = tr;
-      const L = f.update(tr, v);
-      f.explain(
-        'A score is a dot product, S[i, j] = q\u1d62\u00b7k\u2c7c, so its gradient goes to both sides: each query moves along the keys it should score higher (dQ = dS\u00b7K), each key along the queries (dK = dS\u1d40\u00b7Q). The values get theirs straight from the output: dV = P\u1d40\u00b7dO, each value moved by the rows that read it, as much as they read it.',
-        'If dS collapsed (step 5), dQ and dK collapse with it: W_Q and W_K learn nothing. dV does not go through the softmax\u2019s backward.',
-      );
+export const createLearnQkvStep = learnStep('dqkv', {
+  explain: () => [
+    'A score is a dot product, S[i, j] = q\u1d62\u00b7k\u2c7c, so its gradient goes to both sides: each query moves along the keys it should score higher (dQ = dS\u00b7K), each key along the queries (dK = dS\u1d40\u00b7Q). The values get theirs straight from the output: dV = P\u1d40\u00b7dO, each value moved by the rows that read it, as much as they read it.',
+    'If dS collapsed (step 5), dQ and dK collapse with it: W_Q and W_K learn nothing. dV does not go through the softmax\u2019s backward.',
+  ],
+  build(f, ctx, trace) {
+    const r = f.row('figure-row-compact');
+    const select = (i, j) => ({ query: i, dim: j });
+    const map = (id, name, provenance) => learnMap(r, ctx, id, (i, j) => ({ name: `${name}[${i}, ${j}]  ${tok(trace(), i)}`, provenance }), { share: 0.33, compact: true, select });
+    const hmQ = map('learn-dq', 'dQ', '= \u03a3_j dS[i, j]\u00b7K[j, d]: how this query should move');
+    const hmK = map('learn-dk', 'dK', '= \u03a3_i dS[i, j]\u00b7Q[i, d]: how this key should move');
+    const hmV = map('learn-dv', 'dV', '= \u03a3_i P[i, j]\u00b7dO[i, d]: how this value should move');
+    return (tr, v, L) => {
       if (!L) return;
       const { head, D } = shownHead(L, tr, v);
       const d = clampIndex(v.d, D);
@@ -35,6 +30,6 @@ export function createLearnQkvStep(root, ctx) {
       hmQ.update({ ...common, matrix: head.dQuery, title: 'dQ = dS\u00b7K' });
       hmK.update({ ...common, matrix: head.dKey, title: 'dK = dS\u1d40\u00b7Q' });
       hmV.update({ ...common, matrix: head.dValue, title: 'dV = P\u1d40\u00b7dO' });
-    },
-  };
-}
+    };
+  },
+});

@@ -2,39 +2,33 @@
 // without 1/√d_k on the same weights, side by side: the rows saturate, the
 // softmax passes less, dS and dW_Q shrink.
 
-import { el } from './dom.js';
 import { tok, at, clampIndex } from './common.js';
-import { createLearnFrame, learnMap, shownHead, fillTable } from './learn-frame.js';
+import { learnStep, learnMap, shownHead, fillTable, tableFigure } from './learn-frame.js';
 import { norm, rowPass, headShareNorm } from '../learn-math.js';
 
 /** The measures of one head in one backward: loss, saturation, what the softmax passes, ‖dS‖, ‖dW_Q‖, ‖dW_K‖ of the head. */
 function measures(bw, l, h, D) {
   const layer = bw.layers[l];
   const head = layer.heads[h];
-  const rows = rowPass(head);
-  const mean = (key) => rows.reduce((s, x) => s + x[key], 0) / rows.length;
+  // over the rows the gradient reaches (dP ≠ 0): the others feed no answer
+  const rows = rowPass(head).filter((x) => x.dP > 0);
+  const mean = (key) => rows.reduce((s, x) => s + x[key], 0) / Math.max(1, rows.length);
   return [bw.loss, mean('max'), mean('pass'), norm(head.dScores.data), headShareNorm(layer.dWQuery, h, D), headShareNorm(layer.dWKey, h, D)];
 }
-const NAMES = ['loss L', 'mean largest weight of a row', 'mean \u2016dS\u2032\u1d62\u2016 / \u2016dP\u1d62\u2016', '\u2016dS\u2016 of this head', '\u2016dW_Q\u2016 of this head', '\u2016dW_K\u2016 of this head'];
+const NAMES = ['loss L', 'largest weight of a row (mean)', '\u2016dS\u2032\u1d62\u2016 / \u2016dP\u1d62\u2016 (mean)', '\u2016dS\u2016 of this head', '\u2016dW_Q\u2016 of this head', '\u2016dW_K\u2016 of this head'];
 
-export function createLearnScaleStep(root, ctx) {
-  const f = createLearnFrame(root, 'dscale', ctx);
-  let trace = null;
-  const r = f.row();
-  const hm = learnMap(r, ctx, 'learn-dscores', (i, j) => ({ name: `dS[${i}, ${j}]  ${tok(trace, i)} \u2192 ${tok(trace, j)}`, provenance: '\u2202L/\u2202(Q\u00b7K\u1d40)[i, j]' }), { share: 0.55 });
-  const table = el('table', 'learn-table', { testid: 'learn-compare' });
-  r.append(el('figure', 'learn-figure', {}, el('figcaption', 'hm-caption', {}, el('span', 'hm-title', { text: 'The same weights, with and without 1/\u221ad_k' })), table));
-
-  return {
-    update(tr, v) {
-      trace = tr;
-      const L = f.update(tr, v);
-      const D = tr.config.dHead;
-      f.explain(
-        `The forward divided the scores by \u221ad_k = \u221a${D}, so the backward multiplies by the same: dS = dS\u2032/\u221ad_k. Without it the scores are \u221a${D} times larger, the softmax rows saturate, and (step 4) a saturated row passes almost nothing back: the gradient that should teach W_Q and W_K collapses. That is what \u201ceffectively halting learning\u201d means.`,
-        'A small gradient is not always a problem: when the model is already right (a weight near 1 on the right key, p(answer) near 1) there is little to learn. It is one when a row is saturated on the wrong key: the loss is high, and still almost nothing comes back.',
-      );
+export const createLearnScaleStep = learnStep('dscale', {
+  explain: (tr) => [
+    `The forward divided the scores by \u221ad_k = \u221a${tr.config.dHead}, so the backward multiplies by the same: dS = dS\u2032/\u221ad_k. Without it the scores are \u221a${tr.config.dHead} times larger, the softmax rows saturate, and (step 4) a saturated row passes almost nothing back: the gradient that should teach W_Q and W_K collapses. That is what \u201ceffectively halting learning\u201d means.`,
+    'A small gradient is not always a problem: when the model is already right (a weight near 1 on the right key, p(answer) near 1) there is little to learn. It is one when a row is saturated on the wrong key: the loss is high, and still almost nothing comes back. Pick another answer above to see that case. The means in the table are over the rows the gradient reaches.',
+  ],
+  build(f, ctx, trace) {
+    const r = f.row();
+    const hm = learnMap(r, ctx, 'learn-dscores', (i, j) => ({ name: `dS[${i}, ${j}]  ${tok(trace(), i)} \u2192 ${tok(trace(), j)}`, provenance: '\u2202L/\u2202(Q\u00b7K\u1d40)[i, j]' }), { share: 0.55 });
+    const { table } = tableFigure(r, 'learn-compare', 'The same weights, with and without 1/\u221ad_k');
+    return (tr, v, L) => {
       if (!L) return;
+      const D = tr.config.dHead;
       const { head } = shownHead(L, tr, v);
       const k = clampIndex(v.k, v.T);
       const s = L.bw.scale;
@@ -46,6 +40,6 @@ export function createLearnScaleStep(root, ctx) {
       const on = measures(L.on, tr.model.layer, v.head, D);
       const off = measures(L.off, tr.model.layer, v.head, D);
       fillTable(table, ['', 'with 1/\u221ad_k', 'without'], NAMES.map((name, i) => [{ text: name }, { n: on[i] }, { n: off[i] }]));
-    },
-  };
-}
+    };
+  },
+});

@@ -77,6 +77,28 @@ export function createLearnFrame(root, name, ctx) {
   };
 }
 
+/**
+ * A Learn step's view factory (the registry's `view`): build(f, ctx, trace) makes its
+ * figures once (trace() is the trace on screen, for tooltips) and returns
+ * draw(tr, v, L), which runs when there is a backward to show; explain(tr, v) gives
+ * the explanation's paragraphs, shown always.
+ */
+export function learnStep(name, { explain, build }) {
+  return (root, ctx) => {
+    const f = createLearnFrame(root, name, ctx);
+    let trace = null;
+    const draw = build(f, ctx, () => trace);
+    return {
+      update(tr, v) {
+        trace = tr;
+        const L = f.update(tr, v);
+        f.explain(...explain(tr, v));
+        draw(tr, v, L);
+      },
+    };
+  };
+}
+
 /** A Learn step's heatmap of a gradient: a click selects the cell's query (and key). */
 export function learnMap(parent, ctx, id, describe, { share = 1, compact = false, select = (i, j) => ({ query: i, key: j }) } = {}) {
   return createHeatmap(parent, { id, share, compact, tooltip: ctx.tooltip, getWidth: ctx.width, onCellClick: (i, j) => ctx.select(select(i, j)), describe });
@@ -112,3 +134,10 @@ export function fillTable(table, header, rows, selected = -1) {
   });
 }
 
+/** A figure holding one table, with its title. */
+export function tableFigure(parent, testid, titleText = '') {
+  const table = el('table', 'learn-table', { testid });
+  const title = el('span', 'hm-title', { text: titleText });
+  parent.append(el('figure', 'learn-figure', {}, el('figcaption', 'hm-caption', {}, title), table));
+  return { table, title };
+}

@@ -5,14 +5,13 @@
 
 import { el, field, setOptions, setValue } from './dom.js';
 import { tok, at } from './common.js';
-import { createLearnFrame, fillTable } from './learn-frame.js';
+import { learnStep, fillTable, tableFigure } from './learn-frame.js';
 import { tokenLabel } from '../format.js';
 
-export function createLearnSgdStep(root, ctx) {
-  const f = createLearnFrame(root, 'sgd', ctx);
-  const { rates } = ctx.learnChoices;
+/** The controls: learning rate, what a step moves, Take one step, Undo, how many were taken. */
+function createSgdControls(f, ctx) {
   const lr = el('select', 'control', { testid: 'learn-lr' });
-  setOptions(lr, rates.map((x) => ({ value: x, text: String(x) })));
+  setOptions(lr, ctx.learnChoices.rates.map((x) => ({ value: x, text: String(x) })));
   const scope = el('select', 'control', { testid: 'learn-scope' });
   const take = el('button', 'btn btn-primary', { type: 'button', testid: 'learn-step', text: 'Take one step' });
   const undo = el('button', 'btn', { type: 'button', testid: 'learn-undo', text: 'Undo' });
@@ -23,49 +22,50 @@ export function createLearnSgdStep(root, ctx) {
   scope.addEventListener('change', () => ctx.select({ scope: scope.value }));
   take.addEventListener('click', () => ctx.learn.step());
   undo.addEventListener('click', () => ctx.learn.undo());
-  const r = f.row();
-  const moved = el('table', 'learn-table', { testid: 'learn-moved' });
-  const rowTable = el('table', 'learn-table', { testid: 'learn-row' });
-  const rowTitle = el('span', 'hm-title');
-  r.append(el('figure', 'learn-figure', {}, el('figcaption', 'hm-caption', {}, el('span', 'hm-title', { text: 'What the last step moved' })), moved),
-    el('figure', 'learn-figure', {}, el('figcaption', 'hm-caption', {}, rowTitle), rowTable));
+  return (tr, v, ready) => {
+    setOptions(scope, [{ value: 'head', text: `head ${v.head + 1}, layer ${tr.model.layer + 1}` }, { value: 'all', text: 'every parameter' }]);
+    setValue(scope, v.state.scope);
+    setValue(lr, v.state.lr);
+    const n = v.state.sgd.length;
+    taken.textContent = n ? `${n} step${n === 1 ? '' : 's'} taken` : 'the trained weights';
+    undo.disabled = n === 0;
+    take.disabled = !ready || n >= ctx.learnChoices.maxSteps;
+  };
+}
 
-  return {
-    update(tr, v) {
-      const L = f.update(tr, v);
-      const m = tr.model;
-      f.explain(
-        'Gradient descent takes a small step against the gradient: every weight moves by \u2212lr \u00d7 its gradient (plain SGD, no momentum). Take one and every step of the playground, forward and backward, shows the new weights; the link keeps the steps, and opening it takes them again from the trained weights.',
-        'Steps use the model\u2019s own 1/\u221ad_k, and this sentence and answer: changing either puts the trained weights back.',
-      );
-      setOptions(scope, [{ value: 'head', text: `head ${v.head + 1} of layer ${m.layer + 1} (W_Q, W_K, W_V, W_O)` }, { value: 'all', text: 'every parameter' }]);
-      setValue(scope, v.state.scope);
-      setValue(lr, v.state.lr);
-      const n = v.state.sgd.length;
-      taken.textContent = n ? `${n} step${n === 1 ? '' : 's'} taken` : 'the trained weights';
-      undo.disabled = n === 0;
-      take.disabled = !L || n >= ctx.learnChoices.maxSteps;
+export const createLearnSgdStep = learnStep('sgd', {
+  explain: () => [
+    'Gradient descent takes a small step against the gradient: every weight moves by \u2212lr \u00d7 its gradient (plain SGD, no momentum). Take one and every step of the playground, forward and backward, shows the new weights; the link keeps the steps, and opening it takes them again from the trained weights.',
+    'A step on one head moves its columns of W_Q, W_K, W_V and its rows of W_O. Steps use the model\u2019s own 1/\u221ad_k, and this sentence and answer: changing either puts the trained weights back.',
+  ],
+  build(f, ctx) {
+    const controls = createSgdControls(f, ctx);
+    const r = f.row();
+    const moved = tableFigure(r, 'learn-moved', 'What the last step moved');
+    const attention = tableFigure(r, 'learn-row');
+    return (tr, v, L) => {
+      controls(tr, v, Boolean(L));
       if (!L) return;
-      const now = L.now;
-      const before = L.before;
+      const { now, before } = L;
       const y = L.targets[v.q];
       const V = now.probabilities.cols;
-      const p = (bw) => (y >= 0 ? bw.probabilities.data[v.q * V + y] : NaN);
-      const answer = y >= 0 ? tokenLabel(m.vocabulary[y]) : '';
-      const rows = [[{ text: 'loss L' }, before ? { n: before.loss } : { text: '\u2013' }, { n: now.loss }]];
-      if (y >= 0) rows.push([{ text: `p(${answer}) at ${tok(tr, v.q)}` }, before ? { n: p(before) } : { text: '\u2013' }, { n: p(now) }]);
-      fillTable(moved, ['', 'before', 'after'], rows);
-      const l = m.layer;
+      const p = (bw) => bw.probabilities.data[v.q * V + y];
+      const dash = { text: '\u2013' };
+      const answer = y >= 0 ? tokenLabel(tr.model.vocabulary[y]) : '';
+      const rows = [[{ text: 'loss L' }, before ? { n: before.loss } : dash, { n: now.loss }]];
+      if (y >= 0) rows.push([{ text: `p(${answer}) at ${tok(tr, v.q)}` }, before ? { n: p(before) } : dash, { n: p(now) }]);
+      fillTable(moved.table, ['', 'before', 'after'], rows);
+      const l = tr.model.layer;
       const P = now.layers[l].heads[v.head].weights;
       const B = before?.layers[l].heads[v.head].weights;
-      rowTitle.textContent = `Attention row of ${tok(tr, v.q)}, head ${v.head + 1}`;
-      fillTable(rowTable, ['key', 'before', 'after'], tr.tokens.map((t, j) => [{ text: tokenLabel(t.text) }, B ? { n: at(B, v.q, j), bar: at(B, v.q, j) } : { text: '\u2013' }, { n: at(P, v.q, j), bar: at(P, v.q, j) }]));
+      attention.title.textContent = `Attention row of ${tok(tr, v.q)}, head ${v.head + 1}`;
+      fillTable(attention.table, ['key', 'before', 'after'], tr.tokens.map((t, j) => [{ text: tokenLabel(t.text) }, B ? { n: at(B, v.q, j), bar: at(B, v.q, j) } : dash, { n: at(P, v.q, j), bar: at(P, v.q, j) }]));
       if (y >= 0) {
         f.formula.set([[`\u2113 = \u2212log p(${answer} at ${tok(tr, v.q)}) = \u2212log(`, { n: p(now) }, ') = ', { result: -Math.log(p(now)) }],
-          { caption: before ? 'The table below has the loss and p(answer) before and after the last step.' : 'Take a step to see what moves.' }]);
+          { caption: before ? 'The tables below have the loss, p(answer) and the attention row before and after the last step.' : 'Take a step to see what moves.' }]);
       } else {
         f.formula.set([['L = ', { result: now.loss }], { caption: `Position ${v.q} has no answer: pick a position with one to see its probability move.` }]);
       }
-    },
-  };
-}
+    };
+  },
+});

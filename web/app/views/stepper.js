@@ -29,7 +29,9 @@ export function createStepper(root, { steps, learnSteps = [], speeds, onStep, on
   const learnList = stepList(learnSteps, 'steps steps-learn', 'Learn step');
   const learnNav = el('nav', 'steps-nav steps-nav-learn', { attrs: { 'aria-label': 'Learn: the backward pass' } }, el('span', 'steps-part', { text: 'Learn' }), learnList);
   learnNav.hidden = learnSteps.length === 0;
-  const partOf = (step) => (learnSteps.some((s) => s.id === step) ? learnSteps : steps).map((s) => s.id);
+  const forwardIds = steps.map((s) => s.id);
+  const learnIds = learnSteps.map((s) => s.id);
+  const partOf = (step) => (learnIds.includes(step) ? learnIds : forwardIds);
 
   // on a narrow stepper "Previous step" shows as its arrow (the words stay its accessible name)
   const prev = el('button', 'btn btn-prev', { type: 'button', testid: 'prev' }, el('span', 'icon', { text: '\u25c0', attrs: { 'aria-hidden': 'true' } }), el('span', 'btn-words', { text: ' Previous step' }));
@@ -73,6 +75,8 @@ export function createStepper(root, { steps, learnSteps = [], speeds, onStep, on
         const i = ids.indexOf(step);
         prev.disabled = i === 0;
         next.disabled = i === ids.length - 1;
+        // Play walks the forward steps; the Learn part is stepped by hand
+        play.disabled = ids !== forwardIds && !v.playing;
       }
       if (last.playing !== v.playing) {
         playIcon.textContent = v.playing ? '\u275a\u275a' : '\u25b6';
