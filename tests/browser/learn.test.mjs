@@ -165,3 +165,19 @@ test('random weights have no loss: the Learn part says so', async () => {
   assert.match(await status.textContent(), /no loss to learn from/);
   assert.deepEqual(errors, []);
 });
+
+test('the concept lab\'s 1/√d_k demo links to the scale step of the Learn part, which opens on the trained head', async () => {
+  const page = await h.context.newPage();
+  const errors = [];
+  page.on('pageerror', (err) => errors.push(err.message));
+  await page.goto(`${h.url}concepts.html#demo=scale`);
+  const link = page.getByTestId('scale-learn-link');
+  await link.waitFor();
+  await link.click();
+  await page.waitForURL(/index\.html#/);
+  await waitStep(page, 'dscale');
+  assert.match(await page.getByTestId('step-counter').textContent(), /^Learn 5 of 8/);
+  await page.locator('[data-testid="learn-compare"] td.num').first().waitFor();
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -26,7 +26,7 @@ export function createStepper(root, { steps, learnSteps = [], speeds, onStep, on
   }
   const list = stepList(steps, 'steps', 'Step');
   const nav = el('nav', 'steps-nav', { attrs: { 'aria-label': 'Steps of the computation' } }, list);
-  const learnList = stepList(learnSteps, 'steps steps-learn', 'Learn step');
+  const learnList = stepList(learnSteps, 'steps-learn', 'Learn step');
   const learnNav = el('nav', 'steps-nav steps-nav-learn', { attrs: { 'aria-label': 'Learn: the backward pass' } }, el('span', 'steps-part', { text: 'Learn' }), learnList);
   learnNav.hidden = learnSteps.length === 0;
   const forwardIds = steps.map((s) => s.id);
