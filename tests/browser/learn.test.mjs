@@ -181,3 +181,21 @@ test('the concept lab\'s 1/√d_k demo links to the scale step of the Learn part
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('a sentence the task sets no answer on says so, and an answer picked by hand starts the backward', async () => {
+  const { page, errors } = await h.open('#model=coreference&s=the+dog+was+tired+.&step=loss&q=1', { model: null });
+  await waitStep(page, 'loss');
+  assert.match(await page.getByTestId('learn-problem').textContent(), /sets no answer on this sentence/);
+  assert.equal(await page.locator(`${section('loss')} [data-testid="learn-positions"]`).isVisible(), false);
+  const target = page.locator(`${section('loss')} [data-testid="learn-target"]`);
+  await target.selectOption(await target.locator('option', { hasText: /^dog$/ }).getAttribute('value'));
+  await page.locator(`${section('loss')} [data-testid="learn-positions"] td`).first().waitFor();
+  assert.equal(await page.getByTestId('learn-problem').isVisible(), false);
+  const loss = Number(await page.getByTestId('learn-loss').getAttribute('data-value'));
+  assert.ok(Number.isFinite(loss) && loss > 0, `loss ${loss}`);
+  assert.deepEqual(await numberProblems(page, section('loss')), []);
+  // the export has no Learn figures yet, and says so
+  await page.getByRole('button', { name: 'Save PNG' }).click();
+  assert.equal(await page.locator('.export-status').textContent(), 'This step has no figure to save yet.');
+  assert.deepEqual(errors, []);
+});

@@ -112,7 +112,7 @@ export function createLearn() {
     const { defaults, targets: tg } = targetsOf(entry, state);
     let value;
     if (!tg) {
-      value = { defaults, targets: defaults, problem: 'The model\u2019s task sets no target on this sentence: pick a word below as the answer at a position, and the backward starts from there.' };
+      value = { defaults, targets: defaults, problem: 'The model\u2019s task sets no answer on this sentence: pick a word as the answer at a position (click a token of the sentence to choose the position), and the backward starts from there.' };
     } else {
       const text = state.sentence;
       const on = t.backwardTrace({ text, targets: tg, scale: true });

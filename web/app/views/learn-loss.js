@@ -14,7 +14,7 @@ export const createLearnLossStep = learnStep('loss', {
   ],
   build(f) {
     const r = f.row();
-    const positions = tableFigure(r, 'learn-positions', 'Each position with a target');
+    const positions = tableFigure(r, 'learn-positions', 'Each position with an answer');
     const top = tableFigure(r, 'learn-top');
     return (tr, v, L) => {
       if (!L) return;
