@@ -65,6 +65,8 @@ export function createStepper(root, { steps, learnSteps = [], speeds, onStep, on
   return {
     update(trace, v) {
       const { step } = v.state;
+      // random weights have no loss: no Learn row (a link to a Learn step still shows it, and the panel says why)
+      if (trace) learnNav.hidden = learnIds.length === 0 || (!trace.model && !learnIds.includes(step));
       if (last.step !== step) {
         for (const [name, b] of buttons) {
           if (name === step) b.setAttribute('aria-current', 'step');
