@@ -199,3 +199,13 @@ test('a sentence the task sets no answer on says so, and an answer picked by han
   assert.equal(await page.locator('.export-status').textContent(), 'This step has no figure to save yet.');
   assert.deepEqual(errors, []);
 });
+
+test('a link whose step by hand names a head the model does not have takes the steps before it and says why', async () => {
+  const { page, errors } = await h.open('#model=coreference&layer=1&head=0&q=7&step=sgd&sgd=1:1.0,1:5.0,1:a', { model: null });
+  await waitStep(page, 'sgd');
+  assert.equal(await page.getByTestId('learn-taken').textContent(), '1 step taken');
+  await page.getByText('A step by hand in the link could not be taken:').waitFor();
+  assert.match(await page.locator('body').innerText(), /step 2 names layer 6, head 1, which this model does not have; the steps before it were/);
+  await waitHash(page, 'sgd', '1:1.0');
+  assert.deepEqual(errors, []);
+});

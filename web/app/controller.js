@@ -510,8 +510,8 @@ export function createController(layout, { initialState = {}, notices = [], cont
 
   /** The backward the Learn steps show (learn.js), or {unavailable: why} for a model without one. */
   function learnData(tr) {
-    if (!tr.model) return { unavailable: 'Random weights were never trained on anything, so there is no loss to learn from: pick the coreference or the language model to follow the backward pass.' };
     if (isPretrainedName(state.model)) return { unavailable: `The backward pass of ${modelLabel(state.model)} is not available yet: pick the coreference or the language model to follow it.` };
+    if (!tr.model) return { unavailable: 'Random weights were never trained on anything, so there is no loss to learn from: pick the coreference or the language model to follow the backward pass.' };
     try {
       return learn.compute(result.entry, state);
     } catch (e) {
