@@ -1,8 +1,7 @@
 // Learn 6: back into the queries, keys and values: dQ = dS·K, dK = dSᵀ·Q, dV = Pᵀ·dO.
 
 import { tok, at, row, col, clampIndex } from './common.js';
-import { productTerms } from './formula.js';
-import { learnStep, learnMap, shownHead } from './learn-frame.js';
+import { learnStep, learnMap, shownHead, gradientTerms } from './learn-frame.js';
 
 export const createLearnQkvStep = learnStep('dqkv', {
   explain: () => [
@@ -22,9 +21,9 @@ export const createLearnQkvStep = learnStep('dqkv', {
       const d = clampIndex(v.d, D);
       const q = v.q;
       f.formula.set([
-        [`dQ[${q}, ${d}] = \u03a3_j dS[${q}, j]\u00b7K[j, ${d}] = `, ...productTerms(row(head.dScores, q), col(head.key, d), { max: 4 }), ' = ', { result: at(head.dQuery, q, d) }],
-        [`dK[${q}, ${d}] = \u03a3_i dS[i, ${q}]\u00b7Q[i, ${d}] = `, ...productTerms(col(head.dScores, q), col(head.query, d), { max: 4 }), ' = ', { n: at(head.dKey, q, d) }],
-        [`dV[${q}, ${d}] = \u03a3_i P[i, ${q}]\u00b7dO[i, ${d}] = `, ...productTerms(col(head.weights, q), col(head.dOutput, d), { max: 4 }), ' = ', { n: at(head.dValue, q, d) }],
+        [`dQ[${q}, ${d}] = \u03a3_j dS[${q}, j]\u00b7K[j, ${d}] = `, ...gradientTerms(row(head.dScores, q), col(head.key, d), { max: 4 }), ' = ', { result: at(head.dQuery, q, d) }],
+        [`dK[${q}, ${d}] = \u03a3_i dS[i, ${q}]\u00b7Q[i, ${d}] = `, ...gradientTerms(col(head.dScores, q), col(head.query, d), { max: 4 }), ' = ', { n: at(head.dKey, q, d) }],
+        [`dV[${q}, ${d}] = \u03a3_i P[i, ${q}]\u00b7dO[i, ${d}] = `, ...gradientTerms(col(head.weights, q), col(head.dOutput, d), { max: 4 }), ' = ', { n: at(head.dValue, q, d) }],
       ]);
       const common = { kind: 'diverging', palette: v.palette, rowLabels: v.labels, colLabels: null, selRow: v.q, selCol: d };
       hmQ.update({ ...common, matrix: head.dQuery, title: 'dQ = dS\u00b7K' });

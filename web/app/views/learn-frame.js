@@ -10,6 +10,7 @@ import { createStepFrame, tok } from './common.js';
 import { formatValue, DIGITS, tokenLabel } from '../format.js';
 import { topTokens } from '../model-trace.js';
 import { createHeatmap } from './heatmap.js';
+import { productTerms } from './formula.js';
 
 const NONE = '-1';
 const TASK = 'task';
@@ -140,4 +141,17 @@ export function tableFigure(parent, testid, titleText = '') {
   const title = el('span', 'hm-title', { text: titleText });
   parent.append(el('figure', 'learn-figure', {}, el('figcaption', 'hm-caption', {}, title), table));
   return { table, title };
+}
+
+/**
+ * A sum of products as formula parts (formula.js productTerms), without the terms that
+ * are exactly 0: in a gradient most rows are 0 (their token reaches no answer), and the
+ * ones that count would hide among them. The dropped terms are counted.
+ */
+export function gradientTerms(as, bs, { max = 4 } = {}) {
+  const keep = [];
+  for (let i = 0; i < as.length; i++) if (as[i] * bs[i] !== 0) keep.push(i);
+  if (keep.length === 0 || keep.length === as.length) return productTerms(as, bs, { max });
+  const zeros = as.length - keep.length;
+  return [...productTerms(keep.map((i) => as[i]), keep.map((i) => bs[i]), { max }), { muted: ` + ${zeros} term${zeros === 1 ? '' : 's'} of 0` }];
 }
