@@ -121,6 +121,8 @@ test('the scale switch computes the backward without 1/√d_k: the rows saturate
   await waitHash(page, 'ls', '0');
   await page.waitForFunction(() => /without/.test(document.querySelector('[data-testid="hm-learn-dscores"] .hm-title').textContent));
   assert.notEqual(await cell(page, 'learn-dscores', 7, 1), withScale);
+  // the loss of that forward, said to be without the scale
+  assert.match(await page.locator(`${section('dscale')} .learn-loss-line`).textContent(), /\(without 1\/\u221ad_k\)$/);
   assert.deepEqual(errors, []);
 });
 

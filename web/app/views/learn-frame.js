@@ -37,7 +37,8 @@ function targetChoices(tr, L, q, vocabulary) {
 export function createLearnFrame(root, name, ctx) {
   const f = createStepFrame(root, name);
   const loss = el('output', 'num learn-loss', { testid: 'learn-loss' });
-  const lossLine = el('p', 'learn-loss-line', {}, 'Loss L = ', loss);
+  const lossNote = el('span', 'learn-loss-note');
+  const lossLine = el('p', 'learn-loss-line', {}, 'Loss L = ', loss, lossNote);
   const target = el('select', 'control', { testid: 'learn-target' });
   const targetId = uniqueId('t');
   target.id = targetId;
@@ -69,6 +70,8 @@ export function createLearnFrame(root, name, ctx) {
       f.formula.element.hidden = !ready;
       lossLine.hidden = !ready;
       if (ready) {
+        // the switch runs the forward without 1/√d_k too: its loss is that forward's
+        lossNote.textContent = L.bw.scale === L.modelScale ? '' : ` (${L.bw.scale ? 'with' : 'without'} 1/\u221ad_k)`;
         loss.textContent = formatValue(L.bw.loss, DIGITS.formula);
         loss.title = formatValue(L.bw.loss, DIGITS.exact);
         loss.dataset.value = String(L.bw.loss);
