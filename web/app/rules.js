@@ -63,6 +63,8 @@ export function applyPatch(prev, patch, trace) {
   if (patch.sgd === undefined && ['model', 'sentence', 'targets'].some((k) => patch[k] !== undefined && !sameValue(patch[k], prev[k]))) next.sgd = [];
   // the answers picked belong to positions of one sentence of one model
   if (patch.targets === undefined && ['model', 'sentence'].some((k) => patch[k] !== undefined && patch[k] !== prev[k])) next.targets = [];
+  // the generated ids wrote the sentence's end: an edit of the sentence (or another model) ends them
+  if ((patch.sentence !== undefined && patch.sentence !== prev.sentence && patch.gen === undefined) || (patch.model !== undefined && patch.model !== prev.model)) next.gen = [];
   return normalizeState(next);
 }
 
