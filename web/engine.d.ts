@@ -611,6 +611,8 @@ export interface ModelTrace {
 /** Trainer.backwardTrace: every gradient intermediate of one sentence (the same numbers as
  * `attn grad --model FILE --sentence S`). */
 export interface BackwardHeadTrace {
+  /** this forward's (with the trace's scale) */
+  query: Matrix; key: Matrix; value: Matrix; weights: Matrix;
   dOutput: Matrix; dWeights: Matrix; dScaled: Matrix; dScores: Matrix; dQuery: Matrix; dKey: Matrix; dValue: Matrix;
 }
 export interface BackwardTrace {
@@ -619,7 +621,9 @@ export interface BackwardTrace {
   targets: Int32Array | number[];
   dLogits: Matrix;
   probabilities: Matrix;
-  layers: { heads: BackwardHeadTrace[] }[];
+  /** normed: the attention's input X′; dStreamIn/Out: ∂loss/∂ the residual stream into and out of
+   * the layer; dWQuery …: the layer's C×C weight gradients */
+  layers: { normed: Matrix; dStreamIn: Matrix; dStreamOut: Matrix; dWQuery: Matrix; dWKey: Matrix; dWValue: Matrix; dWOutput: Matrix; heads: BackwardHeadTrace[] }[];
   /** each parameter's gradient norm, by name */
   gradNorms: Record<string, number>;
 }
@@ -644,6 +648,14 @@ export declare class Trainer {
   /** One sentence's backward: targets one per token (-1 none; default the task's), scale false
    * drops 1/√D. A bad target is a RangeError with err.code. */
   backwardTrace(options?: { ids?: ArrayLike<number>; text?: string; targets?: ArrayLike<number>; scale?: boolean }): BackwardTrace;
+  /** One plain SGD step by hand on one sentence's loss, with the model's own scale: every
+   * parameter (scope 'all', the default) or one head's columns of W_Q, W_K, W_V and rows of
+   * W_O (scope 'head' with layer and head). lr in (0, 100]. AdamW state untouched. */
+  sgdStep(options: { ids?: ArrayLike<number>; text?: string; targets?: ArrayLike<number>; lr: number; scope?: 'all' | 'head'; layer?: number; head?: number }): { loss: number; size: number };
+  /** every parameter, flat in the checkpoint's layout order (a copy) */
+  parameters(): Float32Array;
+  /** puts back parameters() bit for bit; a wrong length is RangeError bad_shape, a non-finite value not_finite */
+  setParameters(values: Float32Array): void;
   /** the .safetensors bytes */
   save(): Uint8Array;
   /** frees the wasm-side model; every later call throws TypeError */

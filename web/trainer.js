@@ -19,6 +19,9 @@ export const TASK_TABLE = ENGINE_CONSTANTS.taskTable;
  * type: whole | real | boolean | choice, lo, hi, values, model}. */
 export const TRAIN_SETTINGS = ENGINE_CONSTANTS.trainSettings.filter((row) => row.js !== '');
 
+/** The largest learning rate of sgdStep (backward.hpp kMaxSgdRate). */
+export const SGD_MAX_RATE = ENGINE_CONSTANTS.maxSgdRate;
+
 /** Longest corpus and probe/trace text, in UTF-16 code units. */
 const MAX_CORPUS_CHARS = 8_000_000;
 const MAX_SEQUENCE_CHARS = 100_000;
@@ -229,6 +232,32 @@ export class Trainer {
     if (options.targets != null) s.targets = Array.from(toIds(options.targets, 'targets'));
     if (options.scale != null) s.scale = bool(options.scale, 'scale');
     return this._unwrap(this._m.trainerBackward(this._live(), s));
+  }
+
+  /** One plain SGD step by hand on one sentence's loss (the playground's "take one step"):
+   * θ ← θ − lr·∂loss/∂θ with the model's own scale, on every parameter (scope 'all') or on
+   * one head's share of a layer's attention (scope 'head', with layer and head: its columns
+   * of W_Q, W_K, W_V and rows of W_O). Sequence and targets as backwardTrace. The AdamW
+   * state and stepCount are not touched. Returns {loss (before the step), size: ‖Δθ‖}. */
+  sgdStep(options = {}) {
+    const s = sequenceOptions(options);
+    if (options.targets != null) s.targets = Array.from(toIds(options.targets, 'targets'));
+    s.lr = num(options.lr, 'lr', Number.MIN_VALUE, SGD_MAX_RATE);
+    const scope = choice(options.scope ?? 'all', 'scope', ['all', 'head']);
+    s.layer = scope === 'all' ? -1 : int(options.layer, 'layer', 0, this.config.layers - 1);
+    s.head = scope === 'all' ? -1 : int(options.head, 'head', 0, this.config.heads - 1);
+    return this._unwrap(this._m.trainerSgd(this._live(), s));
+  }
+
+  /** Every parameter, flat in the checkpoint's layout order (a copy: keep it to undo steps). */
+  parameters() {
+    return this._unwrap(this._m.trainerParameters(this._live()));
+  }
+
+  /** Puts back the parameters() of this model, bit for bit (the optimizer state is not touched). */
+  setParameters(values) {
+    if (!(values instanceof Float32Array)) throw codedError(TypeError, 'bad_input', `parameters must be a Float32Array (from parameters()), got ${typeName(values)}`);
+    this._unwrap(this._m.trainerSetParameters(this._live(), values));
   }
 
   /** The model as .safetensors bytes (config, task and vocabulary in __metadata__). */

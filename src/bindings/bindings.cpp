@@ -9,6 +9,7 @@
 #include "guarded.hpp"
 #include "trainers.hpp"
 #include "core/analysis.hpp"
+#include "core/backward.hpp"
 #include "core/bounds.hpp"
 #include "core/fast_attention.hpp"
 #include "core/gemm.hpp"
@@ -326,6 +327,7 @@ val build_info() {
     o.set("maxSide", 1 << 16);
     o.set("maxTextVocab", kMaxTextVocab);                            // trainer.js: maxVocab
     o.set("maxTrainingBytes", static_cast<double>(kMaxTrainingBytes));  // trainer.js: estimateTrainingMemory
+    o.set("maxSgdRate", kMaxSgdRate);                                 // trainer.js: sgdStep
     o.set("minTemperature", kMinTemperature);                        // pretrained.js: generate's sampling
     o.set("maxTemperature", kMaxTemperature);
     const Config c;

@@ -562,27 +562,37 @@ val trainer_info_js(int handle) {
 
 }  // namespace
 
+/// The targets of a backward from JS: options.targets (one per token, -1 none),
+/// else the task the model was trained on (backward.hpp's default_targets).
+std::vector<std::int32_t> targets_from_js(const Trainer& t, const Sequence& s, const val& options) {
+    std::vector<std::int32_t> targets;
+    if (!options["targets"].isUndefined() && !options["targets"].isNull()) {
+        targets = emscripten::convertJSArrayToNumberVector<std::int32_t>(options["targets"]);
+    } else {
+        // the task the model was trained on (a text model loaded without its corpus keeps it too)
+        const std::map<std::string, std::string> metadata = {
+            {"task", std::string("{\"name\":\"") + task_name(t.config().task) + "\"}"}};
+        targets = default_targets(metadata, s.ids);
+    }
+    for (std::int32_t y : targets)
+        if (y != kNoTarget && (y < 0 || y >= t.model().config().vocab))
+            throw Error("target " + std::to_string(y) + " is outside the vocabulary 0 … " +
+                        std::to_string(t.model().config().vocab - 1));
+    return targets;
+}
+
 /// One sentence's backward (backward.hpp): {ids, targets, loss, scale, dLogits,
-/// layers: [{heads: [{dOutput, dWeights, dScaled, dScores, dQuery, dKey, dValue}]}],
-/// gradNorms: {name: ‖∂loss/∂param‖}}. options: the sequence ({ids} or {text}),
-/// targets (one per token, -1 none; default: the task's, backward.hpp), scale (bool).
+/// layers: [{normed, dStreamIn, dStreamOut (∂loss/∂ the residual stream into and out
+/// of the layer), dWQuery, dWKey, dWValue, dWOutput, heads: [{query, key, value,
+/// weights (this forward's: the scale switch changes them), dOutput, dWeights,
+/// dScaled, dScores, dQuery, dKey, dValue}]}], gradNorms: {name: ‖∂loss/∂param‖}}.
+/// options: the sequence ({ids} or {text}), targets (one per token, -1 none;
+/// default: the task's, backward.hpp), scale (bool).
 val trainer_backward_js(int handle, const val& options) {
     return guarded([&] {
         Trainer& t = trainer_of(handle);
         const Sequence s = sequence_from_js(t, options);
-        std::vector<std::int32_t> targets;
-        if (!options["targets"].isUndefined() && !options["targets"].isNull()) {
-            targets = emscripten::convertJSArrayToNumberVector<std::int32_t>(options["targets"]);
-        } else {
-            // the task the model was trained on (a text model loaded without its corpus keeps it too)
-            const std::map<std::string, std::string> metadata = {
-                {"task", std::string("{\"name\":\"") + task_name(t.config().task) + "\"}"}};
-            targets = default_targets(metadata, s.ids);
-        }
-        for (std::int32_t y : targets)
-            if (y != kNoTarget && (y < 0 || y >= t.model().config().vocab))
-                throw Error("target " + std::to_string(y) + " is outside the vocabulary 0 … " +
-                            std::to_string(t.model().config().vocab - 1));
+        const std::vector<std::int32_t> targets = targets_from_js(t, s, options);
         const int scale = options["scale"].isUndefined() || options["scale"].isNull() ? -1 : options["scale"].as<bool>();
         const BackwardTrace b = backward_trace(t.model().config(), t.model().params(), s.ids, targets, scale);
         val o = val::object();
@@ -591,15 +601,28 @@ val trainer_backward_js(int handle, const val& options) {
         o.set("targets", val::array(targets.begin(), targets.end()));
         set_matrices(o, {{"dLogits", b.recorder.gradients.d_logits}, {"probabilities", b.recorder.trace.probabilities}});
         val layers = val::array();
-        for (const LayerGradTrace& lg : b.recorder.gradients.layers) {
+        for (std::size_t l = 0; l < b.recorder.gradients.layers.size(); ++l) {
+            const LayerGradTrace& lg = b.recorder.gradients.layers[l];
+            const LayerTrace& lt = b.recorder.trace.layers[l];
             val heads = val::array();
-            for (const HeadGradTrace& g : lg.heads) {
+            for (std::size_t k = 0; k < lg.heads.size(); ++k) {
+                const HeadGradTrace& g = lg.heads[k];
+                const HeadTrace& f = lt.attention.heads[k];
                 val h = val::object();
-                set_matrices(h, {{"dOutput", g.d_output}, {"dWeights", g.d_weights}, {"dScaled", g.d_scaled},
+                set_matrices(h, {{"query", f.query}, {"key", f.key}, {"value", f.value}, {"weights", f.weights},
+                                 {"dOutput", g.d_output}, {"dWeights", g.d_weights}, {"dScaled", g.d_scaled},
                                  {"dScores", g.d_scores}, {"dQuery", g.d_query}, {"dKey", g.d_key}, {"dValue", g.d_value}});
                 heads.call<void>("push", h);
             }
+            const std::string prefix = "layers." + std::to_string(l) + ".";
             val lo = val::object();
+            set_matrices(lo, {{"normed", lt.normed},
+                              {"dStreamIn", lg.d_input},
+                              {"dStreamOut", lg.d_output},
+                              {"dWQuery", b.grads.view(prefix + "w_query")},
+                              {"dWKey", b.grads.view(prefix + "w_key")},
+                              {"dWValue", b.grads.view(prefix + "w_value")},
+                              {"dWOutput", b.grads.view(prefix + "w_output")}});
             lo.set("heads", heads);
             layers.call<void>("push", lo);
         }
@@ -608,6 +631,49 @@ val trainer_backward_js(int handle, const val& options) {
         for (const ParamInfo& info : b.grads.layout()) norms.set(info.name, b.grads.view(info.name).cast<double>().norm());  // in double: 256k float32 squares lose 1e-4
         o.set("gradNorms", norms);
         return o;
+    });
+}
+
+/// One plain SGD step by hand (backward.hpp sgd_step) on the sentence's loss,
+/// with the model's own scale: {loss (before the step), size: ‖Δθ‖}. options:
+/// the sequence, targets (as trainerBackward), lr, layer and head (layer -1:
+/// every parameter). The AdamW state and the step count are not touched.
+val trainer_sgd_js(int handle, const val& options) {
+    return guarded([&] {
+        Trainer& t = trainer_of(handle);
+        const Sequence s = sequence_from_js(t, options);
+        const std::vector<std::int32_t> targets = targets_from_js(t, s, options);
+        const BackwardTrace b = backward_trace(t.model().config(), t.model().params(), s.ids, targets);
+        const double size = sgd_step(t.model().config(), t.model().params(), b.grads, options["lr"].as<double>(),
+                                     options["layer"].as<int>(), options["head"].as<int>());
+        val o = val::object();
+        o.set("loss", b.loss);
+        o.set("size", size);
+        return o;
+    });
+}
+
+/// Every parameter, flat in the layout's order (a copy: the playground's undo).
+val trainer_parameters_js(int handle) {
+    return guarded([&] {
+        const std::vector<float>& w = trainer_of(handle).model().params().flat();
+        return val::global("Float32Array").new_(emscripten::typed_memory_view(w.size(), w.data()));
+    });
+}
+
+/// Puts back parameters from trainerParameters (bit for bit); the optimizer state is not touched.
+val trainer_set_parameters_js(int handle, const val& values) {
+    return guarded([&] {
+        Trainer& t = trainer_of(handle);
+        std::vector<float> w = emscripten::convertJSArrayToNumberVector<float>(values);
+        std::vector<float>& params = t.model().params().flat();
+        if (w.size() != params.size())
+            throw Error(Error::Code::bad_shape, "the parameters have " + std::to_string(w.size()) + " numbers; this model has " +
+                                                    std::to_string(params.size()));
+        for (std::size_t i = 0; i < w.size(); ++i)
+            if (!std::isfinite(w[i])) throw Error(Error::Code::not_finite, "parameter " + std::to_string(i) + " is not a finite number");
+        params = std::move(w);
+        return val::undefined();
     });
 }
 
@@ -626,4 +692,7 @@ EMSCRIPTEN_BINDINGS(attention_training) {
     emscripten::function("trainerTrace", &trainer_trace_js);
     emscripten::function("trainerSave", &trainer_save_js);
     emscripten::function("trainerBackward", &trainer_backward_js);
+    emscripten::function("trainerSgd", &trainer_sgd_js);
+    emscripten::function("trainerParameters", &trainer_parameters_js);
+    emscripten::function("trainerSetParameters", &trainer_set_parameters_js);
 }

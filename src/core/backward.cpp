@@ -6,6 +6,7 @@
 #include "tasks.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <iterator>
 #include <memory>
 
@@ -71,6 +72,52 @@ BackwardTrace backward_trace(const ModelConfig& config, const Parameters& params
     b.loss = r.loss;
     model.backward(b.grads, nullptr, &b.recorder);
     return b;
+}
+
+double sgd_step(const ModelConfig& config, Parameters& params, const Parameters& grads, double lr, int layer, int head) {
+    if (!std::isfinite(lr)) throw Error(Error::Code::not_finite, "the learning rate is not a finite number");
+    if (!(lr > 0) || lr > kMaxSgdRate)
+        throw Error("the learning rate must be above 0 and at most " + std::to_string(static_cast<int>(kMaxSgdRate)) +
+                    ", got " + std::to_string(lr));
+    if (grads.size() != params.size())
+        throw Error(Error::Code::bad_shape, "the gradients have " + std::to_string(grads.size()) +
+                                                " numbers, the parameters " + std::to_string(params.size()));
+    if (layer >= config.layers || (layer >= 0 && (head < 0 || head >= config.heads)))
+        throw Error("layer " + std::to_string(layer) + " head " + std::to_string(head) + " is not in this model (" +
+                    std::to_string(config.layers) + " layers of " + std::to_string(config.heads) + " heads)");
+    // the flat ranges to move: [begin, end) pairs into params.flat()
+    std::vector<std::pair<std::size_t, std::size_t>> ranges;
+    if (layer < 0) {
+        ranges.emplace_back(0, params.size());
+    } else {
+        const int D = config.d_model / config.heads;
+        const auto name = [&](const char* leaf) { return "layers." + std::to_string(layer) + "." + leaf; };
+        for (const char* leaf : {"w_query", "w_key", "w_value", "b_query", "b_key", "b_value"}) {
+            if (!params.has(name(leaf))) continue;
+            const ParamInfo& p = params.info(name(leaf));
+            for (int r = 0; r < p.rows; ++r) {
+                const std::size_t row = p.offset + static_cast<std::size_t>(r) * static_cast<std::size_t>(p.cols);
+                ranges.emplace_back(row + static_cast<std::size_t>(head * D), row + static_cast<std::size_t>((head + 1) * D));
+            }
+        }
+        const ParamInfo& o = params.info(name("w_output"));
+        ranges.emplace_back(o.offset + static_cast<std::size_t>(head * D) * static_cast<std::size_t>(o.cols),
+                            o.offset + static_cast<std::size_t>((head + 1) * D) * static_cast<std::size_t>(o.cols));
+    }
+    std::vector<float>& w = params.flat();
+    const std::vector<float>& g = grads.flat();
+    double size2 = 0;
+    for (const auto& [b, e] : ranges)
+        for (std::size_t i = b; i < e; ++i) {
+            const float x = w[i] - static_cast<float>(lr * static_cast<double>(g[i]));
+            if (!std::isfinite(x))
+                throw Error(Error::Code::not_finite, "the step makes a weight non-finite (learning rate " + std::to_string(lr) + "): the weights are kept");
+            const double d = static_cast<double>(x) - static_cast<double>(w[i]);
+            size2 += d * d;
+        }
+    for (const auto& [b, e] : ranges)
+        for (std::size_t i = b; i < e; ++i) w[i] -= static_cast<float>(lr * static_cast<double>(g[i]));
+    return std::sqrt(size2);
 }
 
 std::string backward_trace_json(const Parameters& params, const BackwardTrace& b) {

@@ -35,6 +35,19 @@ struct BackwardTrace {
 BackwardTrace backward_trace(const ModelConfig& config, const Parameters& params, const std::vector<std::int32_t>& ids,
                              const std::vector<std::int32_t>& targets, int scale = -1, int pad_to = 0);
 
+/// One plain SGD step by hand (the playground's "take one step"): θ ← θ − lr·g
+/// for the parameters `grads` holds gradients of. layer < 0: every parameter;
+/// layer ≥ 0 with head ≥ 0: that head's share of the layer's attention only
+/// (columns h·D … (h+1)·D − 1 of W_Q, W_K, W_V and of their biases, rows
+/// h·D … of W_O). No optimizer state is read or written. Returns the step's
+/// size ‖Δθ‖ (in double). Throws attn::Error: lr not finite or outside
+/// (0, kMaxSgdRate] (not_finite / bad_input), layer or head outside the model,
+/// grads of another layout (bad_shape), or a step whose result is not finite
+/// (not_finite; `params` is then left as it was).
+inline constexpr double kMaxSgdRate = 100.0;
+double sgd_step(const ModelConfig& config, Parameters& params, const Parameters& grads, double lr, int layer = -1,
+                int head = -1);
+
 /// gradient_dump_json's document plus "layers": [{"heads": [{d_output,
 /// d_weights, d_scaled, d_scores, d_query, d_key, d_value}]}] (the trace's
 /// keys with a d_ prefix), "d_logits" and "probabilities".

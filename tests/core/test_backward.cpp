@@ -155,3 +155,93 @@ TEST_CASE("backward: the JSON's intermediates equal the double reference's on bo
         }
     }
 }
+
+TEST_CASE("sgd_step: one step on every parameter is θ − lr·g and lowers the loss of the shipped models", "[backward][sgd]") {
+    struct Case { const char* model; const char* sentence; const char* wrong; };  // wrong: a word to make the target at "it"
+    for (const Case c : {Case{"coreference.safetensors", "The animal didn't cross the street because it was too tired.", "street"},
+                         Case{"coreference.safetensors", "The animal didn't cross the street because it was too tired.", nullptr},
+                         Case{"language.safetensors", "the cat sat on the mat", nullptr}}) {
+        const attn::Checkpoint cp = shipped(c.model);
+        const auto ids = ids_of(cp, c.sentence);
+        auto targets = attn::default_targets(cp.metadata, ids);
+        if (c.wrong) targets[7] = word(cp, c.wrong);
+        const attn::BackwardTrace b = attn::backward_trace(cp.config, cp.params, ids, targets);
+        attn::Parameters p = cp.params;
+        const double lr = 0.01;
+        const double size = attn::sgd_step(cp.config, p, b.grads, lr);
+        double expected2 = 0;
+        for (std::size_t i = 0; i < p.size(); ++i) {
+            const float want = cp.params.flat()[i] - static_cast<float>(lr * b.grads.flat()[i]);
+            REQUIRE(p.flat()[i] == want);
+            const double d = static_cast<double>(want) - cp.params.flat()[i];
+            expected2 += d * d;
+        }
+        CHECK(size == Approx(std::sqrt(expected2)).epsilon(1e-12));
+        CHECK(size > 0);
+        const double after = attn::backward_trace(cp.config, p, ids, targets).loss;
+        INFO(c.model << (c.wrong ? " wrong target" : " default targets") << ": loss " << b.loss << " → " << after);
+        CHECK(after < b.loss);
+    }
+}
+
+TEST_CASE("sgd_step: a head's step moves only that head's columns of W_Q, W_K, W_V and rows of W_O", "[backward][sgd]") {
+    const attn::Checkpoint cp = shipped("coreference.safetensors");
+    const auto ids = ids_of(cp, "The animal didn't cross the street because it was too tired.");
+    auto targets = attn::default_targets(cp.metadata, ids);
+    targets[7] = word(cp, "street");
+    const attn::BackwardTrace b = attn::backward_trace(cp.config, cp.params, ids, targets);
+    const int L = cp.config.layers, H = cp.config.heads, D = cp.config.d_model / H;
+    for (int layer = 0; layer < L; ++layer)
+        for (int head = 0; head < H; ++head) {
+            attn::Parameters p = cp.params;
+            attn::sgd_step(cp.config, p, b.grads, 0.5, layer, head);
+            std::size_t moved = 0;
+            for (const attn::ParamInfo& info : p.layout())
+                for (int r = 0; r < info.rows; ++r)
+                    for (int col = 0; col < info.cols; ++col) {
+                        const std::size_t i = info.offset + static_cast<std::size_t>(r) * info.cols + col;
+                        const std::string prefix = "layers." + std::to_string(layer) + ".";
+                        const bool in_cols = info.name == prefix + "w_query" || info.name == prefix + "w_key" ||
+                                             info.name == prefix + "w_value" || info.name == prefix + "b_query" ||
+                                             info.name == prefix + "b_key" || info.name == prefix + "b_value";
+                        const bool mine = (in_cols && col / D == head) || (info.name == prefix + "w_output" && r / D == head);
+                        const float want = mine ? cp.params.flat()[i] - static_cast<float>(0.5 * b.grads.flat()[i]) : cp.params.flat()[i];
+                        INFO(info.name << "[" << r << ", " << col << "] layer " << layer << " head " << head);
+                        REQUIRE(p.flat()[i] == want);
+                        moved += mine;
+                    }
+            CHECK(moved == static_cast<std::size_t>(4 * cp.config.d_model * D));
+        }
+}
+
+TEST_CASE("sgd_step: a bad learning rate, layer or head is refused with a code, and a non-finite step keeps the weights", "[backward][sgd]") {
+    const attn::Checkpoint cp = shipped("coreference.safetensors");
+    const auto ids = ids_of(cp, "The animal didn't cross the street because it was too tired.");
+    const attn::BackwardTrace b = attn::backward_trace(cp.config, cp.params, ids, attn::default_targets(cp.metadata, ids));
+    attn::Parameters p = cp.params;
+    const auto code_of = [&](double lr, int layer, int head) {
+        try {
+            attn::sgd_step(cp.config, p, b.grads, lr, layer, head);
+        } catch (const attn::Error& e) {
+            return e.code();
+        }
+        FAIL("no error");
+        return attn::Error::Code::internal;
+    };
+    CHECK(code_of(std::nan(""), -1, -1) == attn::Error::Code::not_finite);
+    CHECK(code_of(0, -1, -1) == attn::Error::Code::bad_input);
+    CHECK(code_of(-0.1, -1, -1) == attn::Error::Code::bad_input);
+    CHECK(code_of(attn::kMaxSgdRate * 2, -1, -1) == attn::Error::Code::bad_input);
+    CHECK(code_of(0.1, cp.config.layers, 0) == attn::Error::Code::bad_input);
+    CHECK(code_of(0.1, 0, cp.config.heads) == attn::Error::Code::bad_input);
+    CHECK(code_of(0.1, 0, -1) == attn::Error::Code::bad_input);
+    attn::Parameters huge = b.grads;
+    huge.flat()[huge.size() / 2] = 3e38f;
+    try {
+        attn::sgd_step(cp.config, p, huge, attn::kMaxSgdRate);
+        FAIL("no error");
+    } catch (const attn::Error& e) {
+        CHECK(e.code() == attn::Error::Code::not_finite);
+    }
+    CHECK(p.flat() == cp.params.flat());
+}

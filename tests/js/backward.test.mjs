@@ -99,3 +99,98 @@ test('attn grad --model names an unknown target word and a bad position', () => 
   assert.equal(p.status, 2);
   assert.match(p.stderr, /--target's position expects a whole number from 0 to 11/);
 });
+
+const DEFAULT = 'The animal didn\'t cross the street because it was too tired.';
+const load = (name) => engine.loadTrainer(new Uint8Array(readFileSync(path.join(MODELS, `${name}.safetensors`))));
+const bits = (f32) => Buffer.from(f32.buffer, f32.byteOffset, f32.byteLength);
+
+test('backwardTrace carries its own forward (weights under the scale switch) and the layer\'s weight gradients', () => {
+  const trainer = load('coreference');
+  try {
+    const fwd = trainer.trace({ text: DEFAULT });
+    const on = trainer.backwardTrace({ text: DEFAULT });
+    const off = trainer.backwardTrace({ text: DEFAULT, scale: false });
+    const D = trainer.config.dModel / trainer.config.heads;
+    on.layers.forEach((layer, l) => {
+      assert.deepEqual(Array.from(layer.normed.data), Array.from(fwd.layers[l].normed.data), `layer ${l} X′`);
+      layer.heads.forEach((h, k) => {
+        assert.deepEqual(Array.from(h.weights.data), Array.from(fwd.layers[l].heads[k].weights.data), `layer ${l} head ${k} P`);
+        // dW_Q's columns of this head = X′ᵀ·dQ, summed here in double
+        for (const [dw, dx] of [['dWQuery', 'dQuery'], ['dWKey', 'dKey'], ['dWValue', 'dValue']]) {
+          let worst = 0, size = 0;
+          for (let c = 0; c < layer.normed.cols; c++) {
+            for (let d = 0; d < D; d++) {
+              let sum = 0;
+              for (let i = 0; i < layer.normed.rows; i++) sum += layer.normed.data[i * layer.normed.cols + c] * h[dx].data[i * D + d];
+              const got = layer[dw].data[c * layer[dw].cols + k * D + d];
+              worst = Math.max(worst, Math.abs(got - sum));
+              size = Math.max(size, Math.abs(sum));
+            }
+          }
+          assert.ok(worst <= 1e-4 * Math.max(size, 1e-6), `layer ${l} head ${k} ${dw}: ${worst} of ${size}`);
+        }
+      });
+      const norm = Math.hypot(...layer.dWQuery.data);
+      assert.ok(Math.abs(norm - on.gradNorms[`layers.${l}.w_query`]) <= 1e-5 * norm);
+    });
+    // without 1/√d_k the rows sharpen: some row's largest weight grows
+    const maxOf = (m, i) => Math.max(...m.data.slice(i * m.cols, (i + 1) * m.cols));
+    const P1 = on.layers[1].heads[0].weights, P0 = off.layers[1].heads[0].weights;
+    assert.ok(Array.from({ length: P1.rows }, (_, i) => maxOf(P0, i) - maxOf(P1, i)).some((x) => x > 0.01));
+  } finally {
+    trainer.dispose();
+  }
+});
+
+for (const [model, text] of [['coreference', DEFAULT], ['language', 'the cat sat on the mat']]) {
+  test(`${model}: one SGD step at a small learning rate lowers the loss, and setParameters undoes it bit for bit`, () => {
+    const trainer = load(model);
+    try {
+      const before = trainer.parameters();
+      const steps = trainer.stepCount;
+      const loss0 = trainer.backwardTrace({ text }).loss;
+      const r = trainer.sgdStep({ text, lr: 0.01 });
+      assert.equal(r.loss, loss0, 'sgdStep reports the loss before its step');
+      assert.ok(r.size > 0);
+      const loss1 = trainer.backwardTrace({ text }).loss;
+      assert.ok(loss1 < loss0, `loss ${loss0} → ${loss1}`);
+      assert.notDeepEqual(bits(trainer.parameters()), bits(before));
+      assert.equal(trainer.stepCount, steps, 'stepCount untouched');
+      trainer.setParameters(before);
+      assert.ok(bits(trainer.parameters()).equals(bits(before)), 'the exact weights are back');
+      assert.equal(trainer.backwardTrace({ text }).loss, loss0);
+    } finally {
+      trainer.dispose();
+    }
+  });
+}
+
+test('sgdStep with scope head moves only that head\'s share of the layer, and is refused for bad values', () => {
+  const trainer = load('coreference');
+  try {
+    const steps = trainer.stepCount;
+    const before = trainer.parameters();
+    const targets = trainer.backwardTrace({ text: DEFAULT }).targets.slice();
+    targets[7] = trainer.vocabulary.indexOf('street');
+    trainer.sgdStep({ text: DEFAULT, targets, lr: 0.5, scope: 'head', layer: 1, head: 2 });
+    const after = trainer.parameters();
+    let moved = 0;
+    for (let i = 0; i < after.length; i++) moved += after[i] !== before[i];
+    const { dModel: C, heads: H } = trainer.config;
+    assert.ok(moved > 0 && moved <= 4 * C * (C / H), `${moved} moved`);
+    assert.equal(trainer.stepCount, steps);
+    const code = (fn) => { try { fn(); } catch (e) { return e.code; } return 'none'; };
+    assert.equal(code(() => trainer.sgdStep({ text: DEFAULT, lr: 0 })), 'bad_input');
+    assert.equal(code(() => trainer.sgdStep({ text: DEFAULT, lr: 1000 })), 'bad_input');
+    assert.equal(code(() => trainer.sgdStep({ text: DEFAULT, lr: 0.1, scope: 'layer' })), 'bad_input');
+    assert.equal(code(() => trainer.sgdStep({ text: DEFAULT, lr: 0.1, scope: 'head', layer: 9, head: 0 })), 'bad_input');
+    assert.equal(code(() => trainer.setParameters(after.subarray(1))), 'bad_shape');
+    const nan = after.slice();
+    nan[3] = NaN;
+    assert.equal(code(() => trainer.setParameters(nan)), 'not_finite');
+    assert.equal(code(() => trainer.setParameters([1, 2])), 'bad_input');
+    assert.ok(bits(trainer.parameters()).equals(bits(after)), 'a refused call changes nothing');
+  } finally {
+    trainer.dispose();
+  }
+});

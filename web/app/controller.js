@@ -11,10 +11,12 @@
 
 import { createEngine } from '../engine.js';
 import {
-  normalizeState, changedFields, COMPUTE_FIELDS, STEPS, splitLines, isTrainedModel, isLabModel, computedSentences,
+  normalizeState, changedFields, COMPUTE_FIELDS, STEPS, ALL_STEPS, isLearnStep, LEARN_RATES, MAX_SGD_STEPS, splitLines, isTrainedModel, isLabModel, computedSentences,
   WIDTHS, HEAD_CHOICES, POSITIONALS, MASKS, MODELS, SPEEDS, MAX_SENTENCE_CHARS, MAX_BATCH, MAX_BATCH_CHARS,
 } from './state.js';
 import { STEP_REGISTRY } from './steps.js';
+import { LEARN_REGISTRY } from './learn-steps.js';
+import { createLearn, withTarget, sgdStepText } from './learn.js';
 import { createAnimation } from './animation.js';
 import { createTooltip } from './views/tooltip.js';
 import { createThemeToggle } from './views/theme.js';
@@ -71,6 +73,7 @@ function createViews(layout, stepCtx, { set, go, follow, togglePlay, controls, o
     controls: createControls(layout.controls, { choices: CONTROL_CHOICES, onChange: (patch) => set(patch), visible: controls, labModel, onLoadModel }),
     stepper: createStepper(layout.stepper, {
       steps: STEP_REGISTRY,
+      learnSteps: LEARN_REGISTRY,
       speeds: SPEEDS,
       onStep: (step) => {
         set({ step });
@@ -82,7 +85,7 @@ function createViews(layout, stepCtx, { set, go, follow, togglePlay, controls, o
       onSpeed: (speed) => set({ speed }),
     }),
     selection: createSelection(layout.selection, { onChange: (patch) => set(patch) }),
-    panel: createStepPanel(layout.panel, stepCtx, STEP_REGISTRY),
+    panel: createStepPanel(layout.panel, stepCtx, [...STEP_REGISTRY, ...LEARN_REGISTRY]),
     messages: createMessages(layout.messages, { onDismiss }),
   };
 }
@@ -116,6 +119,8 @@ function panelStatus({ fatal, engine, modelError, state, modelLoaded, trace, run
 export function createController(layout, { initialState = {}, notices = [], controls = null, onStateChange = null, keyboardTarget = null, loadEngine = createEngine, fetchShipped = defaultFetchShipped, loadLab = null, freshStart = false, freshStep = null, hubBase = DEFAULT_HUB_BASE, pretrainedInPage = false } = {}) {
   let state = normalizeState(initialState);
   const models = createModelCache({ fetchShipped, loadLab });
+  const learn = createLearn();
+  let learnProblem = null; // why a step by hand in the link could not be taken
   // pretrained models (hub.js): each in its own worker, loaded when the user asks (or a link names one)
   const pretrained = new Map(); // name → handle
   let hubLoad = null; // {name, abort: AbortController, progress} while one loads
@@ -151,6 +156,13 @@ export function createController(layout, { initialState = {}, notices = [], cont
     width: () => panelWidth.width() || layout.panel.clientWidth,
     select: (patch) => set(patch),
     toggleMask,
+    /** The Learn part's actions (views/learn-*.js): an answer picked at a position, a step by hand, its undo. */
+    learn: {
+      setTarget: (q, id) => set({ targets: withTarget(state.targets, q, id) }),
+      step: () => set({ sgd: [...state.sgd, sgdStepText(state.lr, state.scope, state.layer, viewState().head)].slice(0, MAX_SGD_STEPS) }),
+      undo: () => set({ sgd: state.sgd.slice(0, -1) }),
+    },
+    learnChoices: Object.freeze({ rates: LEARN_RATES, maxSteps: MAX_SGD_STEPS }),
     /** The guided tour: step 1, playing (Pause, ← → and Next work as always). */
     tour: () => {
       set({ step: STEPS[0] });
@@ -203,6 +215,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
     },
     onFrame: () => renderFrame(),
     onStepDone: () => {
+      if (isLearnStep(state.step)) return false; // Play walks the forward steps; the Learn part is stepped by hand
       const i = STEPS.indexOf(state.step);
       if (i >= STEPS.length - 1) return false;
       set({ step: STEPS[i + 1] });
@@ -248,10 +261,12 @@ export function createController(layout, { initialState = {}, notices = [], cont
   }
 
   function go(delta) {
-    const i = STEPS.indexOf(state.step);
-    const j = Math.max(0, Math.min(STEPS.length - 1, i + delta));
+    // inside the part of the current step: the twelve forward steps, or the Learn part's
+    const part = isLearnStep(state.step) ? ALL_STEPS.filter(isLearnStep) : STEPS;
+    const i = part.indexOf(state.step);
+    const j = Math.max(0, Math.min(part.length - 1, i + delta));
     if (j === i) return;
-    set({ step: STEPS[j] });
+    set({ step: part[j] });
     follow();
   }
 
@@ -262,6 +277,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
       clock.pause();
       if (state.step === 'scores' && result && p < 1) set({ key: Math.min(result.trace.tokens.length - 1, Math.floor(p * result.trace.tokens.length)) });
     } else {
+      if (isLearnStep(state.step)) return; // the Learn part is stepped by hand
       if (state.step === STEPS[STEPS.length - 1]) set({ step: STEPS[0] });
       clock.play();
       if (followFigure) follow();
@@ -338,6 +354,10 @@ export function createController(layout, { initialState = {}, notices = [], cont
       state = { ...state, batch: false };
     }
     try {
+      // the weights: the trained ones plus the link's steps by hand (learn.js)
+      const synced = learn.sync(entry, state);
+      learnProblem = synced.problem;
+      if (synced.applied < state.sgd.length) state = { ...state, sgd: state.sgd.slice(0, synced.applied) };
       result = sliceLayer(traceTrained(entry, state.sentence), state.layer);
       runError = null;
       runCount += 1;
@@ -488,7 +508,19 @@ export function createController(layout, { initialState = {}, notices = [], cont
       palette: appearance.palette(),
       trained: Boolean(tr?.model),
       queryMoved,
+      learn: tr && isLearnStep(state.step) ? learnData(tr) : null,
     };
+  }
+
+  /** The backward the Learn steps show (learn.js), or {unavailable: why} for a model without one. */
+  function learnData(tr) {
+    if (isPretrainedName(state.model)) return { unavailable: `The backward pass of ${modelLabel(state.model)} is not available yet: pick the coreference or the language model to follow it.` };
+    if (!tr.model) return { unavailable: 'Random weights were never trained on anything, so there is no loss to learn from: pick the coreference or the language model to follow the backward pass.' };
+    try {
+      return learn.compute(result.entry, state);
+    } catch (e) {
+      return { unavailable: `The backward could not be computed: ${String(e?.message ?? e)}` };
+    }
   }
 
   function messageList() {
@@ -496,6 +528,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
     if (fatal) list.unshift({ id: 'fatal', kind: 'error', title: 'The attention engine could not start.', text: fatal });
     else if (modelError && modelError.model === state.model) list.unshift({ id: 'model', kind: 'error', title: modelError.title, text: modelError.text, link: modelError.link });
     else if (runError) list.unshift({ id: 'run', kind: 'error', ...runError });
+    if (learnProblem) list.push({ id: 'learn', kind: 'notice', title: 'A step by hand in the link could not be taken:', text: `${learnProblem}; the steps before it were.` });
     return list;
   }
 
@@ -519,9 +552,11 @@ export function createController(layout, { initialState = {}, notices = [], cont
     views.stepper.update(tr, v);
     views.selection.update(tr, v);
     views.messages.update(messageList());
-    const status = panelStatus({ fatal, engine, modelError, state, modelLoaded: isPretrainedName(state.model) ? pretrained.has(state.model) : Boolean(models.get(state.model)), trace: tr, runError });
+    const status = panelStatus({ fatal, engine, modelError, state, modelLoaded: isPretrainedName(state.model) ? pretrained.has(state.model) : Boolean(models.get(state.model)), trace: tr, runError })
+      ?? (v.learn?.unavailable ? ['empty', v.learn.unavailable] : null);
     if (status) views.panel.status(...status);
-    views.panel.update(tr, v);
+    if (!v.learn?.unavailable) views.panel.update(tr, v);
+    else views.panel.update(null, v);
     root.dataset.state = fatal ? 'error' : engine ? 'ready' : 'loading';
   }
 
@@ -544,7 +579,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
     const tr = currentTrace();
     const v = viewState();
     views.stepper.update(tr, v);
-    if (tr) views.panel.update(tr, v);
+    if (tr && !v.learn?.unavailable) views.panel.update(tr, v);
   }
 
   const unbindKeys = bindStepKeys(keyboardTarget ?? root, { go, togglePlay });
@@ -575,7 +610,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
     /** Resolves once the engine has started (or failed to: then with false). */
     ready: () => readyPromise,
     /** The figure the current step is about (for export), or null before the first run. */
-    figure: () => (currentTrace() ? stepFigure(currentTrace(), { ...state, head: viewState().head }, { scale: views.panel.figureScale() }) : null),
+    figure: () => (currentTrace() && !isLearnStep(state.step) ? stepFigure(currentTrace(), { ...state, head: viewState().head }, { scale: views.panel.figureScale() }) : null),
     palette: () => appearance.palette(),
     setState(patch, extraNotices = []) {
       if (extraNotices.length) {

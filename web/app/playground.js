@@ -26,9 +26,11 @@ function createExportBar(bar, controller, { linkFor = null, linkStatus = null } 
   const png = el('button', 'btn btn-small', { type: 'button', text: 'Save PNG' });
   const svg = el('button', 'btn btn-small', { type: 'button', text: 'Save SVG' });
   const link = el('button', 'btn btn-small', { type: 'button', text: 'Copy link' });
+  // no figure: before the first trace, and on the Learn steps (their export is not written yet)
+  const noFigure = () => say('This step has no figure to save yet.');
   png.addEventListener('click', async () => {
     const fig = controller.figure();
-    if (!fig) return;
+    if (!fig) return noFigure();
     try {
       download(doc, await figureToPng(fig, controller.palette(), doc), `${name()}.png`);
       say('PNG saved.');
@@ -38,7 +40,7 @@ function createExportBar(bar, controller, { linkFor = null, linkStatus = null } 
   });
   svg.addEventListener('click', () => {
     const fig = controller.figure();
-    if (!fig) return;
+    if (!fig) return noFigure();
     download(doc, new Blob([figureToSvg(fig, controller.palette(), { doc })], { type: 'image/svg+xml' }), `${name()}.svg`);
     say('SVG saved.');
   });

@@ -4,7 +4,7 @@
 // mask on screen), the custom mask as a matrix, and the selection kept inside
 // the trace on screen.
 
-import { normalizeState, canonicalCells, DEFAULT_SENTENCE } from './state.js';
+import { normalizeState, canonicalCells, sameValue, DEFAULT_SENTENCE } from './state.js';
 import { SHIPPED_MODELS } from './models.js';
 
 /** The sentence a model is best shown with (the shipped ones say; random weights use the default). */
@@ -59,6 +59,10 @@ export function applyPatch(prev, patch, trace) {
     next.layer = featured.layer;
     next.head = featured.head;
   }
+  // steps by hand are taken on one sentence and its answers: another sentence, model or answer puts the trained weights back
+  if (patch.sgd === undefined && ['model', 'sentence', 'targets'].some((k) => patch[k] !== undefined && !sameValue(patch[k], prev[k]))) next.sgd = [];
+  // the answers picked belong to positions of one sentence of one model
+  if (patch.targets === undefined && ['model', 'sentence'].some((k) => patch[k] !== undefined && patch[k] !== prev[k])) next.targets = [];
   // the generated ids wrote the sentence's end: an edit of the sentence (or another model) ends them
   if ((patch.sentence !== undefined && patch.sentence !== prev.sentence && patch.gen === undefined) || (patch.model !== undefined && patch.model !== prev.model)) next.gen = [];
   return normalizeState(next);

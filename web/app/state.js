@@ -14,6 +14,7 @@
 import { POSITIONALS, MASKS, DEFAULT_SETTINGS, MAX_TOKENS, MAX_D_MODEL } from '../engine.js';
 import { cutText, splitLines } from './text.js';
 import { STEPS } from './steps.js';
+import { LEARN_STEPS } from './learn-steps.js';
 import { encodeCells, decodeCells } from './mask-cells.js';
 import { isPretrainedName } from './hub-source.js';
 
@@ -21,7 +22,19 @@ export const WIDTHS = Object.freeze([4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192,
 export const HEAD_CHOICES = Object.freeze([1, 2, 3, 4, 6, 8, 12, 16, 32]);
 export const SPEEDS = Object.freeze([0.25, 0.5, 1, 2, 4]);
 export const THEMES = Object.freeze(['system', 'light', 'dark']);
-export { POSITIONALS, MASKS, STEPS, splitLines };
+/** The Learn part's one-step-by-hand choices: learning rates and what a step moves. */
+export const LEARN_RATES = Object.freeze([0.01, 0.03, 0.1, 0.3, 1, 3, 10]);
+export const LEARN_SCOPES = Object.freeze(['head', 'all']);
+/** Steps by hand a link may replay. */
+export const MAX_SGD_STEPS = 20;
+/** One step by hand as the link writes it: "lr:L.H" (one head) or "lr:a" (every parameter). */
+const SGD_STEP_RE = new RegExp(`^(${LEARN_RATES.map((r) => String(r).replace('.', '\\.')).join('|')}):(a|\\d{1,2}\\.\\d{1,2})$`);
+/** A target the user picked: "position:token id" (id −1: no loss at that position). */
+const TARGET_RE = /^\d{1,4}:-?\d{1,7}$/;
+export { POSITIONALS, MASKS, STEPS, LEARN_STEPS, splitLines };
+/** Every step id: the twelve forward steps, then the Learn part's. */
+export const ALL_STEPS = Object.freeze([...STEPS, ...LEARN_STEPS]);
+export const isLearnStep = (step) => LEARN_STEPS.includes(step);
 
 /** The model picker: two trained models shipped with the page, and seeded random weights
  * (the only one the width, heads, seed, positional, mask and scale controls act on). A model
@@ -86,17 +99,23 @@ export const FIELDS = Object.freeze({
   temperature: { param: 'temp', kind: 'choice', choices: TEMPERATURES, default: 1, label: 'temperature', when: (s) => isPretrainedName(s.model) && s.pick === 'sample' },
   topK: { param: 'topk', kind: 'choice', choices: TOP_KS, default: 40, label: 'top-k', when: (s) => isPretrainedName(s.model) && s.pick === 'sample' },
   genSeed: { param: 'gseed', kind: 'int', min: 0, max: 4294967295, default: 1, label: 'sampling seed', when: (s) => isPretrainedName(s.model) && s.pick === 'sample' },
-  step: { param: 'step', kind: 'choice', choices: STEPS, default: 'embeddings', label: 'step' },
+  step: { param: 'step', kind: 'choice', choices: ALL_STEPS, default: 'embeddings', label: 'step' },
   query: { param: 'q', kind: 'int', min: 0, max: MAX_INDEX, default: 7, label: 'query token' },
   key: { param: 'k', kind: 'int', min: 0, max: MAX_INDEX, default: 1, label: 'key token' },
   dim: { param: 'd', kind: 'int', min: 0, max: MAX_D_MODEL - 1, default: 0, label: 'dimension' },
   head: { param: 'head', kind: 'int', min: 0, max: MAX_D_MODEL - 1, default: 0, label: 'head' },
   speed: { param: 'speed', kind: 'choice', choices: SPEEDS, default: 1, label: 'speed' },
   theme: { param: 'theme', kind: 'choice', choices: THEMES, default: 'system', label: 'theme' },
+  // the Learn part (learn.js): the targets picked by hand, the scale switch on the backward, one step by hand
+  targets: { param: 'tg', kind: 'list', re: TARGET_RE, max: MAX_INDEX + 1, default: Object.freeze([]), label: 'targets', when: (s) => s.targets.length > 0 },
+  learnScale: { param: 'ls', kind: 'bool', default: true, label: 'scale on the backward', when: (s) => !s.learnScale },
+  lr: { param: 'lr', kind: 'choice', choices: LEARN_RATES, default: 1, label: 'learning rate', when: (s) => s.lr !== 1 },
+  scope: { param: 'scope', kind: 'choice', choices: LEARN_SCOPES, default: 'head', label: 'what a step moves', when: (s) => s.scope !== 'head' },
+  sgd: { param: 'sgd', kind: 'list', re: SGD_STEP_RE, max: MAX_SGD_STEPS, default: Object.freeze([]), label: 'steps by hand', when: (s) => s.sgd.length > 0 },
 });
 
 /** Fields whose change needs a new engine run; the rest are pure view changes. */
-export const COMPUTE_FIELDS = Object.freeze(['model', 'sentence', 'batch', 'sentences', 'dModel', 'heads', 'seed', 'positional', 'mask', 'customMask', 'scale', 'gen']);
+export const COMPUTE_FIELDS = Object.freeze(['model', 'sentence', 'batch', 'sentences', 'dModel', 'heads', 'seed', 'positional', 'mask', 'customMask', 'scale', 'sgd', 'gen']);
 
 export function defaultState() {
   const s = {};
@@ -169,6 +188,13 @@ function parseField(f, raw) {
       if (cut) return { value: lines, error: `longer than ${MAX_BATCH_CHARS} characters in all, cut` };
       return { value: lines };
     }
+    case 'list': {
+      const items = raw === '' ? [] : raw.split(',');
+      if (items.length > f.max) return { error: `has more than ${f.max} entries` };
+      const bad = items.find((x) => !f.re.test(x));
+      if (bad !== undefined) return { error: `has an entry \u201c${showRaw(bad)}\u201d that is not one` };
+      return { value: items };
+    }
     case 'cells': {
       const r = decodeCells(raw, { maxIndex: MAX_INDEX, maxCells: MAX_CUSTOM_CELLS });
       return r.error ? { error: r.error } : { value: canonicalCells(r.cells) };
@@ -193,6 +219,7 @@ export function computedSentences(state) {
 function writeField(f, value) {
   switch (f.kind) {
     case 'lines': return value.join('\n');
+    case 'list': return value.join(',');
     case 'bool': return value ? '1' : '0';
     case 'cells': return encodeCells(value);
     case 'ids': return value.join(',');
@@ -243,6 +270,9 @@ export function normalizeState(input) {
         break;
       case 'cells':
         if (Array.isArray(v)) s[name] = canonicalCells(v.slice(0, MAX_CUSTOM_CELLS));
+        break;
+      case 'list':
+        if (Array.isArray(v) && v.length <= f.max && v.every((x) => typeof x === 'string' && f.re.test(x))) s[name] = [...v];
         break;
       case 'ids':
         if (Array.isArray(v) && v.length <= MAX_GENERATED && v.every((x) => Number.isInteger(x) && x >= 0 && x <= MAX_TOKEN_ID)) s[name] = [...v];

@@ -48,11 +48,13 @@ export function createStepPanel(root, ctx, steps) {
   }
 
   function setHeader(step, trace) {
-    const n = steps.indexOf(byId.get(step)) + 1;
+    const info = byId.get(step);
+    // the Learn part counts its own steps (learn-steps.js: part 'learn')
+    const part = steps.filter((s) => s.part === info.part);
+    const n = part.indexOf(info) + 1;
     // the embeddings and positions come before every layer: no layer for them
     const layered = trace?.model && trace.model.layers > 1 && !BEFORE_LAYERS.has(step);
-    counter.textContent = `Step ${n} of ${steps.length}${layered ? ` \u00b7 layer ${trace.model.layer + 1} of ${trace.model.layers}` : ''}`;
-    const info = byId.get(step);
+    counter.textContent = `${info.part === 'learn' ? 'Learn' : 'Step'} ${n} of ${part.length}${layered ? ` \u00b7 layer ${trace.model.layer + 1} of ${trace.model.layers}` : ''}`;
     title.textContent = trace && info.titleFor ? info.titleFor(trace) : info.title;
     root.dataset.step = step;
   }

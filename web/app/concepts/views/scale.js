@@ -39,6 +39,8 @@ export function createScaleView(root, { onState, samples }) {
 
   const card1 = f.card('At the chosen width');
   const note1 = createNote(card1);
+  // the same claim on one real gradient: the playground's Learn part, a trained head with and without 1/√d_k
+  card1.append(el('p', 'cx-note', {}, el('a', null, { href: 'index.html#model=coreference&layer=1&head=0&q=7&k=1&step=dscale', testid: 'scale-learn-link', text: 'Follow one gradient back through a trained head, with and without 1/\u221ad_k \u2192' })));
   const verdict = createVerdict(card1);
   const mVar = createMetric(verdict, { label: 'variance of the scores', testid: 'scale-cur-var' });
   const mEnt = createMetric(verdict, { label: 'mean row entropy (nats)', testid: 'scale-cur-entropy' });
