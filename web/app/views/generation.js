@@ -27,7 +27,7 @@ export function createGenerationView(root, { choices, onNext, onUndo, onPick }) 
   const temperature = el('select', '', { testid: 'gen-temp' }, ...choices.temperatures.map((t) => option(t, String(t))));
   const topK = el('select', '', { testid: 'gen-topk' }, ...choices.topKs.map((k) => option(k, k === 0 ? 'all' : String(k))));
   const seed = el('input', '', { type: 'number', min: '0', max: '4294967295', step: '1', testid: 'gen-seed' });
-  const sampling = el('div', 'gen-sampling', {}, field('Temperature', temperature), field('Top-k', topK), field('Seed', seed));
+  const sampling = el('div', 'gen-sampling', {}, field('Temperature', temperature), field('Top-k', topK), field('Sampling seed', seed));
   const status = el('p', 'gen-status', { testid: 'gen-status', attrs: { 'aria-live': 'polite' } });
   const cacheText = el('p', 'gen-cache-text', { testid: 'kv-cache-text' });
   const grid = el('div', 'gen-cache-grid', { testid: 'kv-cache', attrs: { role: 'img' } });
