@@ -139,6 +139,20 @@ val token_to_js(const Token& t) {
     return w.fill([&] { trace_fields::token(w, t); });
 }
 
+val pretrained_tokens_to_js(const std::vector<PretrainedToken>& tokens) {
+    val a = val::array();
+    for (const PretrainedToken& t : tokens) {
+        val o = val::object();
+        o.set("id", t.id);
+        o.set("piece", t.text);
+        o.set("text", t.display);
+        o.set("start", t.begin);
+        o.set("end", t.end);
+        a.call<void>("push", o);
+    }
+    return a;
+}
+
 val trace_to_js(const Trace& tr) {
     val unused = val::undefined();
     JsWriter w(unused);

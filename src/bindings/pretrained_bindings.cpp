@@ -195,25 +195,10 @@ val loader_finish_js(int handle, const val& files) {
 
 // ---- the model ------------------------------------------------------------------------
 
-template <typename Tokens>
-val tokens_to_js(const Tokens& tokens) {
-    val a = val::array();
-    for (const auto& t : tokens) {
-        val o = val::object();
-        o.set("id", t.id);
-        o.set("piece", t.text);
-        o.set("text", t.display);
-        o.set("start", t.begin);
-        o.set("end", t.end);
-        a.call<void>("push", o);
-    }
-    return a;
-}
-
 val model_tokenize_js(int handle, const std::string& text) {
     return guarded([&] {
         ModelRecord& r = models().at(handle, "model");
-        return tokens_to_js(r.tokenizer->encode(text));
+        return js::pretrained_tokens_to_js(r.tokenizer->encode(text));
     });
 }
 
@@ -282,7 +267,7 @@ val model_trace_js(int handle, const std::string& text, const val& given_ids, in
         const ModelTrace tr = r.model->trace(ids, -1, {}, all_weights ? -1 : layer);
         val o = val::object();
         o.set("config", config_to_js(m));
-        o.set("tokens", tokens_to_js(tokens));
+        o.set("tokens", js::pretrained_tokens_to_js(tokens));
         o.set("length", tr.length);
         o.set("embeddings", js::matrix_to_js(tr.embeddings));
         o.set("positional", js::matrix_to_js(tr.positional));

@@ -170,6 +170,25 @@ test('GPT-2 tokens are the model\'s pieces with readable text and byte offsets; 
   b.dispose();
 });
 
+test('a model\'s tokens and its tokenizer\'s are one shape: {id, piece, text, start, end, startChar, endChar}', () => {
+  const SHAPE = ['id', 'piece', 'text', 'start', 'end', 'startChar', 'endChar'];
+  for (const [name, sentence] of [[GPT2, ' Héllo wörld, 🧑 ok'], ['bert-mlm', 'the cat sat']]) {
+    const m = load(name);
+    const files = Object.fromEntries(['tokenizer.json', 'vocab.json', 'merges.txt', 'vocab.txt', 'tokenizer_config.json']
+      .map((f) => [f, text(name, f)]).filter(([, t]) => t));
+    const tok = engine.createTokenizer(files);
+    const fromModel = m.tokenize(sentence);
+    assert.deepEqual(tok.encode(sentence), fromModel, name);
+    assert.deepEqual(m.trace(sentence).tokens, fromModel, `${name}: the trace's tokens`);
+    for (const t of fromModel) {
+      assert.deepEqual(Object.keys(t), SHAPE, name);
+      if (t.start < 0) assert.deepEqual([t.startChar, t.endChar], [-1, -1], `${name}: an added token has no offsets`);
+    }
+    tok.dispose();
+    m.dispose();
+  }
+});
+
 test('bad checkpoints are refused with the reason and code, and nothing is left behind', () => {
   const allocated = engine.allocatedBytes();
   const bytes = new Uint8Array(read(GPT2, 'model.safetensors'));
