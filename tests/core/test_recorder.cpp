@@ -32,13 +32,9 @@ ModelConfig recorder_config(std::mt19937& rng, bool options) {
     return c;
 }
 
+using model_test::random_ids;
 using model_test::random_params;
-
-std::vector<std::int32_t> random_ids(std::mt19937& rng, const ModelConfig& c, int T) {
-    std::vector<std::int32_t> ids(static_cast<std::size_t>(T));
-    for (std::int32_t& id : ids) id = std::uniform_int_distribution<int>(0, c.vocab - 1)(rng);
-    return ids;
-}
+using model_test::relative_error;
 
 float max_diff(const attn::Matrix& a, const attn::Matrix& b) {
     REQUIRE(a.rows() == b.rows());
@@ -49,19 +45,6 @@ float max_diff(const attn::Matrix& a, const attn::Matrix& b) {
 float max_diff(const attn::Vector& a, const attn::Vector& b) {
     REQUIRE(a.size() == b.size());
     return a.size() == 0 ? 0.0f : (a - b).cwiseAbs().maxCoeff();
-}
-
-/// max |a − b| / max(max |b|, 1e-3) of a recorded matrix against the reference's row-major doubles.
-double relative_error(const attn::Matrix& a, const std::vector<double>& b) {
-    REQUIRE(static_cast<std::size_t>(a.size()) == b.size());
-    double diff = 0, scale = 1e-3;
-    for (Eigen::Index i = 0; i < a.rows(); ++i)
-        for (Eigen::Index j = 0; j < a.cols(); ++j) {
-            const double r = b[static_cast<std::size_t>(i * a.cols() + j)];
-            diff = std::max(diff, std::fabs(a(i, j) - r));
-            scale = std::max(scale, std::fabs(r));
-        }
-    return diff / scale;
 }
 
 attn::Weights layer_weights(const attn::Parameters& p, int l) {
@@ -187,7 +170,7 @@ TEST_CASE("recorder: the backward's gradient intermediates equal the double refe
         m.backward(g, nullptr, &rec);
         std::vector<double> ref;
         std::vector<std::vector<attn::ReferenceHeadGrads>> ref_heads;
-        attn::reference_loss_and_grads(c, std::vector<double>(m.params().flat().begin(), m.params().flat().end()), b, &ref, &ref_heads);
+        attn::reference_loss_and_grads(c, model_test::to_double(m.params()), b, &ref, &ref_heads);
         INFO(attn::model_config_json(c) << " T=" << T << " length=" << len);
         REQUIRE(rec.gradients.layers.size() == static_cast<std::size_t>(c.layers));
         for (int l = 0; l < c.layers; ++l)
