@@ -24,6 +24,18 @@ using attn::Batch;
 using attn::ModelConfig;
 using attn::Positional;
 
+/// A config of these sizes, every other option at its default.
+inline ModelConfig sized_config(int vocab, int context, int d_model, int heads, int layers = 1, int mlp = 0) {
+    ModelConfig c;
+    c.vocab = vocab;
+    c.context = context;
+    c.d_model = d_model;
+    c.heads = heads;
+    c.layers = layers;
+    c.mlp = mlp;
+    return c;
+}
+
 inline ModelConfig random_config(std::mt19937& rng) {
     ModelConfig c;
     auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };

@@ -28,13 +28,7 @@ using namespace model_test;
 namespace {
 
 ModelConfig gpt2_like() {
-    ModelConfig c;
-    c.vocab = 11;
-    c.context = 6;
-    c.layers = 2;
-    c.d_model = 8;
-    c.heads = 2;
-    c.mlp = 12;
+    ModelConfig c = sized_config(11, 6, 8, 2, 2, 12);
     c.causal = true;
     c.tied = true;
     c.attn_bias = true;
@@ -44,13 +38,7 @@ ModelConfig gpt2_like() {
 }
 
 ModelConfig bert_like() {
-    ModelConfig c;
-    c.vocab = 11;
-    c.context = 6;
-    c.layers = 2;
-    c.d_model = 8;
-    c.heads = 2;
-    c.mlp = 12;
+    ModelConfig c = sized_config(11, 6, 8, 2, 2, 12);
     c.tied = true;
     c.attn_bias = true;
     c.ln_eps = 1e-12f;

@@ -23,13 +23,7 @@ using attn::Positional;
 using namespace model_test;
 
 TEST_CASE("model: the parameter layout names every tensor of the config, in order", "[model]") {
-    ModelConfig c;
-    c.vocab = 7;
-    c.context = 5;
-    c.layers = 2;
-    c.d_model = 4;
-    c.heads = 2;
-    c.mlp = 3;
+    ModelConfig c = sized_config(7, 5, 4, 2, 2, 3);
     c.layernorm = true;
     c.positional = Positional::learned;
     c.tied = false;
@@ -131,13 +125,7 @@ TEST_CASE("model: a larger model's fast gradients match the reference (the SIMD 
     // Sizes that are not multiples of the kernels' 4×8 tiles, and big enough
     // for several tiles per product.
     std::mt19937 rng(5);
-    ModelConfig c;
-    c.vocab = 13;
-    c.context = 11;
-    c.layers = 2;
-    c.d_model = 18;
-    c.heads = 3;
-    c.mlp = 10;
+    ModelConfig c = sized_config(13, 11, 18, 3, 2, 10);
     c.causal = true;
     Batch b;
     b.batch = 3;
@@ -183,13 +171,7 @@ TEST_CASE("model: under the causal mask no earlier position's loss reaches a lat
 
 TEST_CASE("model: a fully masked row (an empty padded sequence) gives zero weights and finite gradients", "[model]") {
     std::mt19937 rng(8);
-    ModelConfig c;
-    c.vocab = 6;
-    c.context = 4;
-    c.layers = 2;
-    c.d_model = 8;
-    c.heads = 2;
-    c.mlp = 4;
+    ModelConfig c = sized_config(6, 4, 8, 2, 2, 4);
     Batch b;
     b.batch = 2;
     b.length = 4;
@@ -208,11 +190,7 @@ TEST_CASE("model: a fully masked row (an empty padded sequence) gives zero weigh
 
 TEST_CASE("model: saturated scores keep the loss and gradients finite", "[model]") {
     std::mt19937 rng(9);
-    ModelConfig c;
-    c.vocab = 5;
-    c.context = 5;
-    c.d_model = 8;
-    c.heads = 1;
+    ModelConfig c = sized_config(5, 5, 8, 1);
     c.layernorm = false;
     c.scale = false;
     attn::Model m(c);
@@ -233,11 +211,7 @@ TEST_CASE("model: saturated scores keep the loss and gradients finite", "[model]
 
 TEST_CASE("model: an ablated head contributes nothing and its projections get no gradient", "[model]") {
     std::mt19937 rng(10);
-    ModelConfig c;
-    c.vocab = 6;
-    c.context = 5;
-    c.d_model = 8;
-    c.heads = 2;
+    ModelConfig c = sized_config(6, 5, 8, 2);
     attn::Model m(c);
     m.params() = random_params(rng, c);
     Batch b;
@@ -268,11 +242,7 @@ TEST_CASE("model: an ablated head contributes nothing and its projections get no
 
 TEST_CASE("model: uniform attention equals the mean of the allowed values", "[model]") {
     std::mt19937 rng(11);
-    ModelConfig c;
-    c.vocab = 6;
-    c.context = 4;
-    c.d_model = 4;
-    c.heads = 1;
+    ModelConfig c = sized_config(6, 4, 4, 1);
     c.causal = true;
     attn::Model m(c);
     m.params() = random_params(rng, c);
@@ -355,12 +325,7 @@ TEST_CASE("model: the uniform-attention trace puts exactly 1/n on each of the n 
 }
 
 TEST_CASE("model: initialisation is seeded, per tensor, and documented in scale", "[model]") {
-    ModelConfig c;
-    c.vocab = 50;
-    c.context = 16;
-    c.d_model = 32;
-    c.heads = 2;
-    c.mlp = 64;
+    ModelConfig c = sized_config(50, 16, 32, 2, 1, 64);
     attn::Parameters a, b, other;
     attn::init_parameters(c, 3, a);
     attn::init_parameters(c, 3, b);
@@ -380,12 +345,7 @@ TEST_CASE("model: initialisation is seeded, per tensor, and documented in scale"
 }
 
 TEST_CASE("model: training sizes are computed in 64 bits, and near 2³² they are refused, not wrapped", "[model][memory]") {
-    ModelConfig c;
-    c.vocab = 16;
-    c.context = 256;
-    c.layers = 1;
-    c.d_model = 64;
-    c.heads = 64;
+    ModelConfig c = sized_config(16, 256, 64, 64, 1);
     // B·H·T² = 1024·64·256² = 2³² floats and 1023·64·256² just below: both would wrap (or nearly) a 32-bit
     // size_t once times 4 bytes; the estimate keeps every bit
     for (const std::int64_t batch : {std::int64_t{1024}, std::int64_t{1023}}) {

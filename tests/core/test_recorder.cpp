@@ -35,6 +35,7 @@ ModelConfig recorder_config(std::mt19937& rng, bool options) {
 using model_test::random_ids;
 using model_test::random_params;
 using model_test::relative_error;
+using model_test::sized_config;
 
 float max_diff(const attn::Matrix& a, const attn::Matrix& b) {
     REQUIRE(a.rows() == b.rows());
@@ -198,11 +199,7 @@ TEST_CASE("recorder: the recorded d_scaled is the finite difference of the loss 
     // formula in double and compare with the fast path's recorded dS′ (one layer, one head)
     std::mt19937 rng(25);
     for (int trial = 0; trial < 10; ++trial) {
-        ModelConfig c;
-        c.vocab = 5;
-        c.context = 4;
-        c.d_model = 4;
-        c.heads = 1;
+        ModelConfig c = sized_config(5, 4, 4, 1);
         c.layernorm = false;
         c.tied = true;
         c.causal = trial % 2 == 0;
@@ -254,12 +251,7 @@ TEST_CASE("recorder: the recorded d_scaled is the finite difference of the loss 
 
 TEST_CASE("recorder: under uniform attention and for an ablated head nothing reaches the scores", "[model][recorder]") {
     std::mt19937 rng(26);
-    ModelConfig c;
-    c.vocab = 6;
-    c.context = 5;
-    c.d_model = 4;
-    c.heads = 2;
-    c.mlp = 3;
+    ModelConfig c = sized_config(6, 5, 4, 2, 1, 3);
     attn::Model m(c);
     m.params() = random_params(rng, c);
     Batch b;
