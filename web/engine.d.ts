@@ -321,12 +321,19 @@ export declare class PretrainedTokenizer {
 }
 
 /** A pretrained checkpoint's config (GPT-2 or BERT), as the engine reads it. */
+/** A pretrained checkpoint's config: every row of the engine's model schema (as Trainer.config), and postNorm. */
 export interface PretrainedConfig extends ModelConfig {
   family: 'gpt2' | 'bert' | string;
   attnBias: boolean;
-  postNorm: boolean;
+  activation: 'gelu_erf' | 'gelu_tanh';
   lnEps: number;
+  norm: 'pre' | 'post';
+  /** norm === 'post' */
+  postNorm: boolean;
   tokenTypes: number;
+  embedLayernorm: boolean;
+  outputTransform: boolean;
+  outputBias: boolean;
 }
 
 /** Streams model.safetensors into the engine without a second copy of the file (pretrained.js). */

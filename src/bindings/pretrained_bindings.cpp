@@ -86,24 +86,10 @@ std::string text_field(const val& o, const char* key) {
     return v.as<std::string>();
 }
 
+/// The model schema's rows (js::model_config_to_js, as Trainer.config), and postNorm (norm "post").
 val config_to_js(const ModelConfig& m) {
-    val o = val::object();
-    o.set("family", m.family);
-    o.set("vocab", m.vocab);
-    o.set("context", m.context);
-    o.set("layers", m.layers);
-    o.set("dModel", m.d_model);
-    o.set("heads", m.heads);
-    o.set("mlp", m.mlp);
-    o.set("layernorm", m.layernorm);
-    o.set("positional", std::string(positional_name(m.positional)));
-    o.set("causal", m.causal);
-    o.set("scale", m.scale);
-    o.set("tied", m.tied);
-    o.set("attnBias", m.attn_bias);
+    val o = js::model_config_to_js(m);
     o.set("postNorm", m.norm == Norm::post);
-    o.set("lnEps", m.ln_eps);
-    o.set("tokenTypes", m.token_types);
     return o;
 }
 

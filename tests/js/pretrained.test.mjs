@@ -189,6 +189,23 @@ test('a model\'s tokens and its tokenizer\'s are one shape: {id, piece, text, st
   }
 });
 
+test('a pretrained model\'s config is the model schema\'s rows by their JS keys (as Trainer.config), and postNorm', () => {
+  const trainer = engine.createTrainer({ task: 'reverse' });
+  const rows = Object.keys(trainer.config);
+  trainer.dispose();
+  for (const [name, expected] of [
+    [GPT2, { family: 'gpt2', activation: 'gelu_tanh', norm: 'pre', postNorm: false, embedLayernorm: false, outputTransform: false, tied: true, causal: true }],
+    ['bert-mlm', { family: 'bert', activation: 'gelu_erf', norm: 'post', postNorm: true, embedLayernorm: true, outputTransform: true, tokenTypes: 2, causal: false }],
+  ]) {
+    const m = load(name);
+    assert.deepEqual(Object.keys(m.config).sort(), [...rows, 'postNorm'].sort(), name);
+    for (const [key, value] of Object.entries(expected)) assert.equal(m.config[key], value, `${name}: ${key}`);
+    // config.json alone (the file decides the heads it carries, e.g. BERT's MLM transform): the same keys
+    assert.deepEqual(Object.keys(engine.readHubConfig(text(name, 'config.json'))).sort(), Object.keys(m.config).sort(), `${name}: readHubConfig`);
+    m.dispose();
+  }
+});
+
 test('bad checkpoints are refused with the reason and code, and nothing is left behind', () => {
   const allocated = engine.allocatedBytes();
   const bytes = new Uint8Array(read(GPT2, 'model.safetensors'));
