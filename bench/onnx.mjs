@@ -77,24 +77,27 @@ function node(opType, inputs, outputs, attrs = {}, domain = '') {
   return w;
 }
 
-function valueInfo(name, dims) {
+/** ValueInfoProto: a number in dims is a fixed size, a string a named (dynamic) one. */
+function valueInfo(name, dims, type = FLOAT) {
   const shape = new Writer();
-  for (const d of dims) shape.message(1, new Writer().int(1, d));
-  const tensorType = new Writer().int(1, FLOAT).message(2, shape);
+  for (const d of dims) shape.message(1, typeof d === 'string' ? new Writer().string(2, d) : new Writer().int(1, d));
+  const tensorType = new Writer().int(1, type).message(2, shape);
   return new Writer().string(1, name).message(2, new Writer().message(1, tensorType));
 }
 
 /**
  * A serialised ONNX model. nodes: [opType, inputs, outputs, attrs?, domain?];
- * initializers: [name, dims, Float32Array | BigInt64Array]; inputs/outputs: [name, dims].
+ * initializers: [name, dims, Float32Array | BigInt64Array]; inputs/outputs: [name, dims, 'int64'?]
+ * (float32 unless 'int64'; a string in dims names a dynamic size).
  */
-export function onnxModel({ nodes, initializers, inputs, outputs, opsets = { '': 17 } }) {
+export function onnxModel({ nodes, initializers, inputs, outputs, opsets = { '': 17 }, name = 'attention' }) {
   const graph = new Writer();
   for (const n of nodes) graph.message(1, node(...n));
-  graph.string(2, 'attention');
+  graph.string(2, name);
   for (const [name, dims, data] of initializers) graph.message(5, tensor(name, dims, data));
-  for (const [name, dims] of inputs) graph.message(11, valueInfo(name, dims));
-  for (const [name, dims] of outputs) graph.message(12, valueInfo(name, dims));
+  const type = (t) => (t === 'int64' ? INT64 : FLOAT);
+  for (const [name, dims, t] of inputs) graph.message(11, valueInfo(name, dims, type(t)));
+  for (const [name, dims, t] of outputs) graph.message(12, valueInfo(name, dims, type(t)));
   const model = new Writer().int(1, 8).string(2, 'attention-playground-bench');
   for (const [domain, version] of Object.entries(opsets)) model.message(8, new Writer().string(1, domain).int(2, version));
   model.message(7, graph);

@@ -4,7 +4,9 @@
 //       config.json + model.safetensors (F32, with the attn.bias buffers: GPT-2 small is 548 MB)
 //   attn_pretrained_bench --run DIR [--lengths 16,128,512] [--repeat 3]
 //       one JSON line each: the load (seconds, peak RSS, parameter bytes), then the
-//       forward (Model::run, no trace) at each T, the best of --repeat.
+//       forward (Model::run, no trace) and the one-layer trace (Model::trace of
+//       layer 0: every intermediate of that layer) at each T, the best of --repeat
+//       by wall time, with the CPU time of the same call.
 // Not a test (bench/pretrained.sh runs it beside PyTorch).
 
 #include "cli/hub_cli.hpp"
@@ -17,12 +19,31 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <string>
 #include <vector>
 
 namespace {
 
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+double cpu_now() { return static_cast<double>(std::clock()) / CLOCKS_PER_SEC; }
+
+struct Timing {
+    double wall = 1e30, cpu = 0;
+};
+
+/// The best of `repeat` calls of f by wall time, with that call's CPU time.
+template <typename F>
+Timing best_of(int repeat, F f) {
+    Timing out;
+    for (int r = 0; r < repeat; ++r) {
+        const double w = now(), c = cpu_now();
+        f();
+        const double dw = now() - w, dc = cpu_now() - c;
+        if (dw < out.wall) out = {dw, dc};
+    }
+    return out;
+}
 
 long peak_rss_bytes() {
     rusage u {};
@@ -128,13 +149,13 @@ int write(const std::string& dir, const Spec& s) {
 
 int run(const std::string& dir, const std::vector<int>& lengths, int repeat) {
     const long rss_before = peak_rss_bytes();
-    const double t0 = now();
+    const double t0 = now(), c0 = cpu_now();
     const attn::ModelConfig config = attn::cli::read_hub_folder_config(dir);
     std::unique_ptr<attn::Model> model = attn::cli::load_hub_folder(dir, config);
-    const double load = now() - t0;
+    const double load = now() - t0, load_cpu = cpu_now() - c0;
     const long param_bytes = static_cast<long>(model->params().size() * 4);
-    std::printf("{\"load_s\":%.3f,\"parameter_bytes\":%ld,\"peak_rss_bytes\":%ld,\"rss_before_bytes\":%ld,\"peak_over_weights\":%.3f}\n",
-                load, param_bytes, peak_rss_bytes(), rss_before, static_cast<double>(peak_rss_bytes()) / param_bytes);
+    std::printf("{\"load_s\":%.3f,\"load_cpu_s\":%.3f,\"parameter_bytes\":%ld,\"peak_rss_bytes\":%ld,\"rss_before_bytes\":%ld,\"peak_over_weights\":%.3f}\n",
+                load, load_cpu, param_bytes, peak_rss_bytes(), rss_before, static_cast<double>(peak_rss_bytes()) / param_bytes);
     std::fflush(stdout);
     for (int T : lengths) {
         attn::Batch b;
@@ -142,13 +163,11 @@ int run(const std::string& dir, const std::vector<int>& lengths, int repeat) {
         b.length = T;
         for (int i = 0; i < T; ++i) b.ids.push_back(static_cast<std::int32_t>((i * 7919) % config.vocab));
         b.targets.assign(static_cast<std::size_t>(T), attn::kNoTarget);
-        double best = 1e30;
-        for (int r = 0; r < repeat; ++r) {
-            const double s = now();
-            model->run(b);
-            best = std::min(best, now() - s);
-        }
-        std::printf("{\"T\":%d,\"forward_s\":%.4f,\"peak_rss_bytes\":%ld}\n", T, best, peak_rss_bytes());
+        const Timing forward = best_of(repeat, [&] { model->run(b); });
+        const Timing trace = best_of(repeat, [&] { model->trace(b.ids, -1, {}, 0); });
+        std::printf("{\"T\":%d,\"forward_s\":%.4f,\"forward_cpu_s\":%.4f,\"trace_s\":%.4f,\"trace_cpu_s\":%.4f,"
+                    "\"peak_rss_bytes\":%ld}\n",
+                    T, forward.wall, forward.cpu, trace.wall, trace.cpu, peak_rss_bytes());
         std::fflush(stdout);
     }
     return 0;

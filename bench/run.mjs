@@ -8,6 +8,8 @@
 //
 // Implementations (labels used in the table and JSON):
 //   ours-simd      this project's fast path, wasm SIMD128 (engine.forward)
+//   ours-kept      the same with the weights kept in the engine (engine.keepWeights once per
+//                  case, then forward({x, weights: kept}): x alone is copied per call)
 //   ours-scalar    the same fast path, scalar wasm build
 //   ours-eigen     the Eigen reference path, wasm SIMD128 build (engine.forwardReference)
 //   ours-base      with --baseline: the fast path of another build of the Node module
@@ -118,6 +120,10 @@ function engineImpl(label, name, engine, method) {
         for (let i = 0; i < k.t; i++) m.fill(1, i * k.t, i * k.t + i + 1);
         mask = mat(k.t, k.t, m);
       }
+      if (method === 'keepWeights') {  // the weights uploaded once (as a model keeps them), x alone per call
+        const kept = engine.keepWeights(weights);
+        return { call: () => engine.forward({ x, weights: kept, heads: k.heads, mask, scale: true }).data };
+      }
       return { call: () => engine[method]({ x, weights, heads: k.heads, mask, scale: true }).data };
     },
     peakBytes: () => engine.memoryBytes(),
@@ -126,6 +132,7 @@ function engineImpl(label, name, engine, method) {
 }
 
 if (!SKIP.has('ours-simd')) impls.push(engineImpl('ours-simd', 'this project, wasm SIMD128 (fast path)', await ourEngine(SIMD_MODULE), 'forward'));
+if (!SKIP.has('ours-kept')) impls.push(engineImpl('ours-kept', 'this project, wasm SIMD128 (fast path), weights kept in the engine (keepWeights)', await ourEngine(SIMD_MODULE), 'keepWeights'));
 if (!SKIP.has('ours-scalar')) {
   if (fs.existsSync(SCALAR_MODULE)) impls.push(engineImpl('ours-scalar', 'this project, scalar wasm (fast path)', await ourEngine(SCALAR_MODULE), 'forward'));
   else console.error('bench: no scalar build (./build_wasm.sh --scalar); skipping ours-scalar');
@@ -417,6 +424,9 @@ ratioRow('ours-simd / tfjs', 'ours-simd', 'tfjs');
 ratioRow('ours-simd / native-sse42', 'ours-simd', 'native-sse42');
 ratioRow('ours-simd / native', 'ours-simd', 'native');
 ratioRow('ours-simd / ours-base', 'ours-simd', 'ours-base');
+ratioRow('ours-kept / ort', 'ours-kept', 'ort');
+ratioRow('ours-kept / tfjs', 'ours-kept', 'tfjs');
+ratioRow('ours-kept / ours-simd', 'ours-kept', 'ours-simd');
 ratioRow('ours-base / ort', 'ours-base', 'ort');
 ratioRow('ours-base / tfjs', 'ours-base', 'tfjs');
 ratioRow('ours-simd / ours-eigen', 'ours-simd', 'ours-eigen');
@@ -428,6 +438,9 @@ ratioRow('ours-simd / ort', 'ours-simd', 'ort', 'cpu_median_ms', cpuRatios);
 ratioRow('ours-simd / tfjs', 'ours-simd', 'tfjs', 'cpu_median_ms', cpuRatios);
 ratioRow('ours-simd / native-sse42', 'ours-simd', 'native-sse42', 'cpu_median_ms', cpuRatios);
 ratioRow('ours-simd / ours-base', 'ours-simd', 'ours-base', 'cpu_median_ms', cpuRatios);
+ratioRow('ours-kept / ort', 'ours-kept', 'ort', 'cpu_median_ms', cpuRatios);
+ratioRow('ours-kept / tfjs', 'ours-kept', 'tfjs', 'cpu_median_ms', cpuRatios);
+ratioRow('ours-kept / ours-simd', 'ours-kept', 'ours-simd', 'cpu_median_ms', cpuRatios);
 ratioRow('ours-base / ort', 'ours-base', 'ort', 'cpu_median_ms', cpuRatios);
 ratioRow('ours-base / tfjs', 'ours-base', 'tfjs', 'cpu_median_ms', cpuRatios);
 if (cpuRatios.length) lines.push('', 'The same ratios in CPU time:', '', head.replace('implementation', 'ratio (CPU time)'), sep, ...cpuRatios);

@@ -176,7 +176,14 @@ fi
 stage "wasm build (SIMD, the scalar flavour the fast-path tests compare, and dist/: site + npm package)"
 ./build_wasm.sh --scalar --dist
 stage "node tests (engine API, CLI), $jobs files at a time"
-ATTN_CLI="$root/build/attn" node --test --test-concurrency="$jobs" tests/js/
+node_files=()
+for n in races models train leak train-memory hub-cli types bundler pretrained package fast; do
+  [ -f "tests/js/$n.test.mjs" ] && node_files+=("tests/js/$n.test.mjs")
+done
+for f in tests/js/*.test.mjs; do
+  [[ " ${node_files[*]} " == *" $f "* ]] || node_files+=("$f")
+done
+ATTN_CLI="$root/build/attn" run_test_files node "${node_files[@]}"
 
 # ---- 4. browser tests (Chromium via playwright-core) ---------------------------------------
 if [ "$quick" = 1 ]; then
@@ -184,10 +191,10 @@ if [ "$quick" = 1 ]; then
   run_test_files browser tests/browser/smoke.test.mjs
 elif compgen -G "tests/browser/*.test.mjs" >/dev/null; then
   # each file drives its own Chromium (own profile) and its own server (a free port), and
-  # writes its own tests/artifacts/ folder. One file at a time: with the training-lab file
-  # beside another, a step click in that other page went unrendered for 30 s (twice, in
-  # two fresh-clone runs; each passes alone). ATTN_BROWSER_JOBS=2 runs two at a time.
-  browser_jobs=${ATTN_BROWSER_JOBS:-1}
+  # writes its own tests/artifacts/ folder. Two files at a time (ATTN_BROWSER_JOBS=1 for
+  # one): the harness's waits poll on a timer, not on animation frames, which a loaded
+  # renderer may not run for seconds (harness.mjs launchBrowser).
+  browser_jobs=${ATTN_BROWSER_JOBS:-2}
   stage "browser tests (chromium), $browser_jobs files at a time"
   browser_files=()
   for n in train races security steps; do

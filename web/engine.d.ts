@@ -159,6 +159,9 @@ export interface EngineConstants {
   maxAbsValue: number;
   /** Largest rows or cols of a matrix passed in. */
   maxSide: number;
+  /** PretrainedModel.generate's sampling temperature range (generation.hpp). */
+  minTemperature: number;
+  maxTemperature: number;
   defaults: {
     sentence: string; dModel: number; heads: number; seed: number; positional: Positional; mask: MaskKind;
     padTo: number; scale: boolean; lowercase: boolean; shareHeads: boolean;
@@ -235,6 +238,12 @@ export declare function at(matrix: Matrix<Float32Array | Uint8Array>, i: number,
  * ("x[0][1] is NaN, not a finite number"). Matrices are read once (each
  * property, row and entry), so getters and Proxies see one read each.
  */
+/** Attention weights kept in an engine (Engine.keepWeights). */
+export declare class KeptWeights {
+  /** the weights' C (each is C×C) */
+  readonly c: number;
+}
+
 /** forward()'s mask: none, causal, padding keys past realTokens, or any T×T 0/1 matrix (1 = may attend). */
 export type ForwardMask = null | 'none' | 'causal' | { kind: 'padding' | 'causal+padding'; realTokens: number } | MatrixInput;
 
@@ -250,7 +259,10 @@ export declare class Engine {
   scaleExperiment(options: { dK: number; tokens?: number; samples?: number; seed?: number; scale?: boolean }): ScaleExperimentResult;
   /** Output only (T×C), without per-head matrices: the fast path (SIMD kernels).
    * Hidden keys of 'causal' and padding masks are skipped, not computed. */
-  forward(options: { x: MatrixInput; weights: Weights<MatrixInput>; heads: number; mask?: ForwardMask; scale?: boolean }): Matrix;
+  forward(options: { x: MatrixInput; weights: Weights<MatrixInput> | KeptWeights; heads: number; mask?: ForwardMask; scale?: boolean }): Matrix;
+  /** weights checked and packed once, kept in the engine: forward({x, weights: kept}) copies only x;
+   * a later keepWeights() replaces them (the old handle is refused, bad_state) */
+  keepWeights(weights: Weights<MatrixInput>): KeptWeights;
   /** forward() on the independent reference path (multi_head_output: Eigen's own
    * products, none of the SIMD kernels), for tests and benchmarks. */
   forwardReference(options: { x: MatrixInput; weights: Weights<MatrixInput>; heads: number; mask?: MatrixInput | null; scale?: boolean }): Matrix;
@@ -376,6 +388,47 @@ export interface PretrainedTrace {
   logits?: Matrix;
   /** the text (trace(), not traceIds()) */
   sentence?: string;
+  /** how many of trace()'s generated ids it used: all, or 0 when the text does not end with their text */
+  generated: number;
+}
+
+/** PretrainedModel.generate: greedy (the argmax) unless sample. */
+export interface GenerateOptions {
+  /** the ids that wrote the end of the text (the last GeneratedToken.generated) */
+  generated?: ArrayLike<number>;
+  sample?: boolean;
+  /** ENGINE_CONSTANTS.minTemperature … maxTemperature (0.05 … 5) */
+  temperature?: number;
+  /** the likeliest k tokens only; 0 = every token */
+  topK?: number;
+  /** with the position, the draw: the same seed and ids give the same token */
+  seed?: number;
+  /** also the new position's logits */
+  logits?: boolean;
+}
+
+export interface GeneratedToken {
+  id: number;
+  piece: string;
+  /** decoded */
+  text: string;
+  /** readable (a leading space as "␣") */
+  display: string;
+  /** the text with the token appended */
+  sentence: string;
+  /** the ids that wrote the end of sentence, the new one last */
+  generated: number[];
+  /** the new token's index in the sequence (= ids.length) */
+  position: number;
+  /** earlier rows of K and V the new token read from the cache */
+  reused: number;
+  /** rows of the text this call computed before the new one: 0 when it continues the last call, more after an undo or an edit */
+  recomputed: number;
+  /** the chosen token's probability, softmax of the logits at the last position of ids */
+  probability: number;
+  /** [layer][head]: the new row of the attention weights (position + 1 values) */
+  weights: Float32Array[][];
+  logits?: Float32Array;
 }
 
 export declare class PretrainedModel {
@@ -385,9 +438,14 @@ export declare class PretrainedModel {
   readonly maskId: number;
   tokenize(text: string): PretrainedToken[];
   /** every intermediate of `layer`; the other layers' attention weights when allWeights (default) */
-  trace(text: string, options?: { layer?: number; allWeights?: boolean; logits?: boolean }): PretrainedTrace;
+  /** generated: the ids that wrote the end of text (generate()), kept as chosen */
+  trace(text: string, options?: { layer?: number; allWeights?: boolean; logits?: boolean; generated?: ArrayLike<number> }): PretrainedTrace;
   /** trace() of given token ids (their start and end are -1) */
   traceIds(ids: ArrayLike<number>, options?: { layer?: number; allWeights?: boolean; logits?: boolean }): PretrainedTrace;
+  /** the next token after ids through the model's KV cache (causal models only: BERT is refused) */
+  generate(text: string, options?: GenerateOptions): GeneratedToken;
+  /** the logits (T×V) of the whole model, nothing traced */
+  forward(ids: ArrayLike<number>): { logits: Matrix };
   dispose(): void;
 }
 

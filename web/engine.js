@@ -266,6 +266,17 @@ function constantsOf(info) {
   return JSON.stringify(rest);
 }
 
+/** Attention weights kept in an engine (Engine.keepWeights): pass it as forward()'s weights. */
+export class KeptWeights {
+  constructor(engine, version, c) {
+    this._engine = engine;
+    this._version = version;
+    /** the weights' C (each is C×C) */
+    this.c = c;
+    Object.freeze(this);
+  }
+}
+
 /** The engine: one per caller; all share one compiled module, each owns its
  * C++ state (seeded-weights cache, fast-path buffers), freed by dispose(). */
 export class Engine {
@@ -419,24 +430,50 @@ export class Engine {
     const input = toFloatMatrix(x, 'x');
     checkInteger(heads, 'heads', -INT32_MAX, INT32_MAX);
     checkBoolean(scale, 'scale');
-    const w = toWeights(weights, toFloatMatrix);
+    const kept = weights instanceof KeptWeights;
+    if (kept && (weights._engine !== this || weights._version !== this._keptVersion)) {
+      throw codedError(TypeError, 'bad_state', 'these kept weights were replaced by a later keepWeights() or belong to another engine');
+    }
     const spec = toMaskSpec(mask);
-    // Step 1 sizes buffers kept in wasm memory; the inputs go in with one
-    // HEAPF32.set each (HEAPF32 is re-read after every call: memory may grow).
-    // Their order (the sizes passed, the offsets returned) is the C++'s: info.fastInputs.
-    const inputs = { x: input, wQuery: w.wQuery, wKey: w.wKey, wValue: w.wValue, wOutput: w.wOutput };
+    const state = this._live();
+    const empty = { rows: 0, cols: 0 };
+    const w = kept ? { wQuery: empty, wKey: empty, wValue: empty, wOutput: empty } : toWeights(weights, toFloatMatrix);
+    this._fastInputs(state, { x: input, ...w });
+    const mode = [heads, MASKS.indexOf(spec.kind), spec.realTokens, scale, spec.matrix];
+    const y = unwrap(kept ? state.forwardKept(...mode) : state.forwardFast(...mode));
+    const start = y >>> 2;
+    return { rows: input.rows, cols: input.cols, data: this._m.HEAPF32.slice(start, start + input.rows * input.cols) };
+  }
+
+  /**
+   * Keeps attention weights in the engine ({wQuery, wKey, wValue, wOutput}, C×C each:
+   * checked and packed now) for forward({x, weights: kept, …}) calls that copy only x,
+   * as a model keeps its weights between calls. Returns the handle forward() takes;
+   * a later keepWeights() replaces these (the old handle is then refused, bad_state).
+   */
+  keepWeights(weights) {
+    const w = toWeights(weights, toFloatMatrix);
+    const state = this._live();
+    this._fastInputs(state, { x: { rows: 0, cols: 0 }, ...w });
+    this._keptVersion = (this._keptVersion ?? 0) + 1;  // the old handle is stale even if this fails
+    const c = unwrap(state.keepWeights());
+    return new KeptWeights(this, this._keptVersion, c);
+  }
+
+  /** forward()'s step 1: sizes the buffers kept in wasm memory and copies each input
+   * in with one HEAPF32.set (HEAPF32 re-read after the call: memory may grow). The
+   * order (the sizes passed, the offsets returned) is the C++'s: info.fastInputs. */
+  _fastInputs(state, inputs) {
     const names = { x: 'x', wQuery: 'weights.wQuery', wKey: 'weights.wKey', wValue: 'weights.wValue', wOutput: 'weights.wOutput' };
     const order = ENGINE_CONSTANTS.fastInputs;
-    const state = this._live();
     const table = state.fastInputs(...order.flatMap((k) => [inputs[k].rows, inputs[k].cols]));
     if (table === 0) throw codedError(RangeError, 'out_of_memory', 'out of memory: the requested sizes are too large for this page');
     const heap = this._m.HEAPF32;
     const offsets = this._m.HEAPU32;
     const at = table >>> 2;
-    order.forEach((k, i) => copyIntoHeap(heap, offsets[at + i] >>> 2, inputs[k], names[k]));
-    const y = unwrap(state.forwardFast(heads, MASKS.indexOf(spec.kind), spec.realTokens, scale, spec.matrix));
-    const start = y >>> 2;
-    return { rows: input.rows, cols: input.cols, data: this._m.HEAPF32.slice(start, start + input.rows * input.cols) };
+    order.forEach((k, i) => {
+      if (inputs[k].data) copyIntoHeap(heap, offsets[at + i] >>> 2, inputs[k], names[k]);
+    });
   }
 
   /** forward() on the Eigen reference path (multi_head_output): the slow,

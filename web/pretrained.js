@@ -6,6 +6,7 @@
 //   for (const { begin, end } of loader.needed) … loader.feed(offset, chunk);   // in increasing order
 //   const model = loader.finish({ tokenizerJson, vocabJson, mergesTxt, vocabTxt, tokenizerConfigJson });
 //   model.trace('Hello world', { layer: 0 });   // every intermediate of layer 0
+//   model.generate('Hello', { sample: true, seed: 7 }); // the next token, through the model's KV cache (GPT-2)
 //   model.dispose();
 //
 // A chunk is copied into the loader's staging buffer (a fixed block of wasm
@@ -13,8 +14,9 @@
 // there: the file is never held whole in wasm memory. Results are plain
 // objects with typed-array copies. See engine.d.ts for the types.
 
-import { codedError, checkInteger, checkBoolean, checkText } from './validate.js';
+import { codedError, checkInteger, checkNumber, checkBoolean, checkText } from './validate.js';
 import { addCharOffsets } from './trainer.js';
+import { ENGINE_CONSTANTS } from './generated/engine_constants.js';
 
 /** Longest sentence a pretrained model traces, in UTF-16 units. */
 const MAX_TEXT_CHARS = 100_000;
@@ -135,13 +137,14 @@ export class PretrainedModel {
    * concat, attentionOutput, residual, mlp…, output}], top: {k, ids, p, texts}}); the other
    * layers carry their heads' weights only when allWeights, else nothing.
    */
-  trace(text, { layer = 0, allWeights = true, logits = false } = {}) {
+  trace(text, { layer = 0, allWeights = true, logits = false, generated = [] } = {}) {
     const handle = this._live();
     checkText(text, 'text', { maxChars: MAX_TEXT_CHARS });
+    const gen = this._ids(generated, 'generated');
     checkInteger(layer, 'layer', 0, this.config.layers - 1);
     checkBoolean(allWeights, 'allWeights');
     checkBoolean(logits, 'logits');
-    const out = this._unwrap(this._m.pretrainedTrace(handle, text, null, layer, allWeights, logits));
+    const out = this._unwrap(this._m.pretrainedTrace(handle, text, null, gen, layer, allWeights, logits));
     addCharOffsets(out.tokens, text);
     out.sentence = text;
     return out;
@@ -150,12 +153,46 @@ export class PretrainedModel {
   /** trace() of given token ids (their tokens' start and end are -1); logits: also the T×V logits. */
   traceIds(ids, { layer = 0, allWeights = true, logits = false } = {}) {
     const handle = this._live();
-    if (!Array.isArray(ids) && !ArrayBuffer.isView(ids)) throw codedError(TypeError, 'bad_input', 'ids must be an array of token ids');
-    const list = Array.from(ids, (id, i) => checkInteger(id, `ids[${i}]`, 0, this.config.vocab - 1));
+    const list = this._ids(ids, 'ids');
     checkInteger(layer, 'layer', 0, this.config.layers - 1);
     checkBoolean(allWeights, 'allWeights');
     checkBoolean(logits, 'logits');
-    return this._unwrap(this._m.pretrainedTrace(handle, '', list, layer, allWeights, logits));
+    return this._unwrap(this._m.pretrainedTrace(handle, '', list, null, layer, allWeights, logits));
+  }
+
+  /**
+   * The next token after `text` (a causal model: GPT-2; BERT is refused by name), computed
+   * through the model's KV cache, which keeps the keys and values of the earlier positions
+   * from call to call. generated: the ids that wrote the end of `text` (the last call's
+   * `generated`), kept as chosen. Returns {id, piece, text, display, sentence (text + the
+   * token), generated, position, reused, recomputed, probability, weights: [layer][head]
+   * Float32Array (the new row), logits? (the new position's, with logits: true)}. Greedy (the
+   * argmax) unless sample: a draw from softmax(logits / temperature) over the topK likeliest
+   * (0 = all), at (seed, position), so the same seed and text give the same token.
+   */
+  generate(text, { generated = [], sample = false, temperature = 1, topK = 0, seed = 0, logits = false } = {}) {
+    const handle = this._live();
+    checkText(text, 'text', { maxChars: MAX_TEXT_CHARS });
+    const ids = this._ids(generated, 'generated');
+    checkBoolean(sample, 'sample');
+    checkNumber(temperature, 'temperature', ENGINE_CONSTANTS.minTemperature, ENGINE_CONSTANTS.maxTemperature);
+    checkInteger(topK, 'topK', 0, this.config.vocab);
+    checkInteger(seed, 'seed', 0, 0xffffffff);
+    checkBoolean(logits, 'logits');
+    return this._unwrap(this._m.pretrainedGenerate(handle, text, ids, { sample, temperature, topK, seed, logits }));
+  }
+
+  _ids(ids, what) {
+    if (!Array.isArray(ids) && !ArrayBuffer.isView(ids)) throw codedError(TypeError, 'bad_input', `${what} must be an array of token ids`);
+    return Array.from(ids, (id, i) => checkInteger(id, `${what}[${i}]`, 0, this.config.vocab - 1));
+  }
+
+  /** The logits of token ids through the whole model, nothing traced: {logits: T×V matrix}. */
+  forward(ids) {
+    const handle = this._live();
+    if (!Array.isArray(ids) && !ArrayBuffer.isView(ids)) throw codedError(TypeError, 'bad_input', 'ids must be an array of token ids');
+    const list = Array.from(ids, (id, i) => checkInteger(id, `ids[${i}]`, 0, this.config.vocab - 1));
+    return this._unwrap(this._m.pretrainedForward(handle, list));
   }
 
   dispose() {

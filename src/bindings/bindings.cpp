@@ -12,6 +12,7 @@
 #include "core/bounds.hpp"
 #include "core/fast_attention.hpp"
 #include "core/gemm.hpp"
+#include "core/generation.hpp"
 #include "core/positional.hpp"
 #include "core/model_schema.hpp"
 #include "core/task_registry.hpp"
@@ -164,23 +165,27 @@ public:
     /// custom: custom_mask {rows, cols, data}. Returns the byte offset of y (T×C,
     /// valid until the next call), or the error record.
     val forward_fast(int heads, int mask_kind, int real_tokens, bool scale, const val& custom_mask) {
+        return with_mask(mask_kind, real_tokens, custom_mask,
+                         [&](const MaskSpec& spec) { attention_.forward(x_, weights_, heads, spec, scale, y_); });
+    }
+
+    /// keepWeights: the weights step 1 sized and the caller filled are checked and
+    /// moved into the fast path, packed once (a model's weights, kept between calls).
+    /// Returns their C, or the error record.
+    val keep_weights() {
         return guarded([&] {
-            constexpr int kinds = static_cast<int>(std::size(kMaskKinds));
-            if (mask_kind < 0 || mask_kind >= kinds)
-                throw Error(Error::Code::bad_mask,
-                            "mask kind " + std::to_string(mask_kind) + " is not 0 to " + std::to_string(kinds - 1));
-            const MaskKind kind = kMaskKinds[mask_kind];
-            MaskMatrix custom;
-            MaskSpec spec;
-            if (kind == MaskKind::custom) {
-                custom = js::mask_from_js(custom_mask, "mask");
-                spec = MaskSpec::custom(custom);
-            } else {
-                spec = MaskSpec::from_kind(kind, real_tokens);
-            }
-            attention_.forward(x_, weights_, heads, spec, scale, y_);
-            return val(static_cast<double>(reinterpret_cast<std::uintptr_t>(y_.data())));
+            Weights w = std::move(weights_);
+            weights_ = Weights{};
+            attention_.keep_weights(std::move(w));
+            return val(attention_.kept_c());
         });
+    }
+
+    /// forwardKept: forwardFast on the kept weights (step 1 sized x alone: the weights
+    /// are neither copied, checked nor compared again).
+    val forward_kept(int heads, int mask_kind, int real_tokens, bool scale, const val& custom_mask) {
+        return with_mask(mask_kind, real_tokens, custom_mask,
+                         [&](const MaskSpec& spec) { attention_.forward_kept(x_, heads, spec, scale, y_); });
     }
 
     /// What this engine keeps between calls: {cachedWeightsBytes, weightsCacheHits,
@@ -205,6 +210,29 @@ public:
     }
 
 private:
+    /// run(spec) with the mask forwardFast's arguments describe (mask_kind: the index of
+    /// the kind in kMaskKinds; custom: {rows, cols, data}); the byte offset of y_.
+    template <typename Run>
+    val with_mask(int mask_kind, int real_tokens, const val& custom_mask, Run run) {
+        return guarded([&] {
+            constexpr int kinds = static_cast<int>(std::size(kMaskKinds));
+            if (mask_kind < 0 || mask_kind >= kinds)
+                throw Error(Error::Code::bad_mask,
+                            "mask kind " + std::to_string(mask_kind) + " is not 0 to " + std::to_string(kinds - 1));
+            const MaskKind kind = kMaskKinds[mask_kind];
+            MaskMatrix custom;
+            MaskSpec spec;
+            if (kind == MaskKind::custom) {
+                custom = js::mask_from_js(custom_mask, "mask");
+                spec = MaskSpec::custom(custom);
+            } else {
+                spec = MaskSpec::from_kind(kind, real_tokens);
+            }
+            run(spec);
+            return val(static_cast<double>(reinterpret_cast<std::uintptr_t>(y_.data())));
+        });
+    }
+
     WeightsCache weights_cache_;
     FastAttention attention_;
     Matrix x_, y_;
@@ -298,6 +326,8 @@ val build_info() {
     o.set("maxSide", 1 << 16);
     o.set("maxTextVocab", kMaxTextVocab);                            // trainer.js: maxVocab
     o.set("maxTrainingBytes", static_cast<double>(kMaxTrainingBytes));  // trainer.js: estimateTrainingMemory
+    o.set("minTemperature", kMinTemperature);                        // pretrained.js: generate's sampling
+    o.set("maxTemperature", kMaxTemperature);
     const Config c;
     val d = val::object();
     d.set("sentence", std::string(kDefaultSentence));
@@ -337,6 +367,8 @@ EMSCRIPTEN_BINDINGS(attention_core) {
         .function("runBatch", &EngineState::run_batch)
         .function("fastInputs", &EngineState::fast_inputs)
         .function("forwardFast", &EngineState::forward_fast)
+        .function("keepWeights", &EngineState::keep_weights)
+        .function("forwardKept", &EngineState::forward_kept)
         .function("stats", &EngineState::stats);
     emscripten::function("tokenize", &tokenize_js);
     emscripten::function("rowEntropy", &row_entropy_js);

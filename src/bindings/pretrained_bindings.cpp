@@ -9,12 +9,16 @@
 //   finish() turns it into
 //   a pretrained model: its tokenizer and parameters; it tokenizes and traces
 //   one sentence (every intermediate of the layer the page shows, the
-//   attention weights of every layer, the five likeliest tokens per position).
+//   attention weights of every layer, the five likeliest tokens per position),
+//   and generates: the next token of a sequence, through its KV cache
+//   (core/generation.hpp), which it keeps from call to call.
 //
 // Everything returned is a copy.
 
 #include "convert.hpp"
 #include "guarded.hpp"
+#include "core/bpe.hpp"
+#include "core/generation.hpp"
 #include "core/pretrained.hpp"
 #include "core/tasks.hpp"
 
@@ -49,6 +53,7 @@ struct LoaderRecord {
 struct ModelRecord {
     std::unique_ptr<Model> model;
     std::unique_ptr<PretrainedTokenizer> tokenizer;
+    std::unique_ptr<KvCache> cache;  ///< generation's keys and values (made at the first generate; freed before the model)
 };
 
 template <typename Record>
@@ -222,30 +227,81 @@ val top_tokens_js(const Matrix& probabilities, const PretrainedTokenizer& tokeni
     return o;
 }
 
+std::vector<std::int32_t> ids_from_js(const val& given, int vocab, const char* what) {
+    if (!given.isArray()) throw Error(std::string(what) + " must be an array of token ids", Error::Kind::type);
+    std::vector<std::int32_t> ids = emscripten::convertJSArrayToNumberVector<std::int32_t>(given);
+    for (const std::int32_t id : ids)
+        if (id < 0 || id >= vocab)
+            throw Error("token id " + std::to_string(id) + " is outside the vocabulary 0 … " + std::to_string(vocab - 1));
+    return ids;
+}
+
+/// A text whose end was generated: the prompt (the text before decode(generated)) as the
+/// tokenizer splits it, then the generated ids as they were chosen (tokenizing the appended
+/// text again could split it otherwise). When the text does not end with decode(generated)
+/// (it was edited), all of it is the prompt and `used` is 0; else generated.size().
+struct Continued {
+    std::vector<PretrainedToken> tokens;
+    std::string prompt;
+    int used = 0;
+};
+
+Continued continued_tokens(const PretrainedTokenizer& tokenizer, const std::string& family, const std::string& text,
+                           const std::vector<std::int32_t>& generated) {
+    Continued c;
+    c.prompt = text;
+    if (!generated.empty()) {
+        const std::string tail = tokenizer.decode(generated);
+        if (tail.size() <= text.size() && text.compare(text.size() - tail.size(), tail.size(), tail) == 0) {
+            c.prompt = text.substr(0, text.size() - tail.size());
+            c.used = static_cast<int>(generated.size());
+        }
+    }
+    c.tokens = tokenizer.encode(c.prompt);
+    std::size_t at = c.prompt.size();
+    for (int i = 0; i < c.used; ++i) {
+        const std::int32_t id = generated[static_cast<std::size_t>(i)];
+        const std::string bytes = tokenizer.decode({id});
+        c.tokens.push_back(PretrainedToken{id, tokenizer.piece(id), family == "gpt2" ? display_bytes(bytes) : bytes,
+                                           static_cast<std::int32_t>(at), static_cast<std::int32_t>(at + bytes.size())});
+        at += bytes.size();
+    }
+    return c;
+}
+
+/// Throws empty_text / too_long_for_model for a sequence the model cannot read.
+void check_sequence(std::size_t tokens, const ModelConfig& m) {
+    if (tokens == 0) throw Error(Error::Code::empty_text, "the sentence has no tokens");
+    if (static_cast<int>(tokens) > m.context)
+        throw Error(Error::Code::too_long_for_model, "the sentence has " + std::to_string(tokens) +
+                                                         " tokens; this model reads at most " + std::to_string(m.context));
+}
+
 /// One sentence (or, when `ids` is an array, those token ids) through the model: the layer
 /// `layer` in full (its input, LayerNorm, weights, biases, every head's Q/K/V/scores/scaled/
 /// weights/output, concat, output and the rest of the block), the attention weights of every
-/// layer when `allWeights`, the top tokens, and the logits (T×V) when `withLogits`.
-val model_trace_js(int handle, const std::string& text, const val& given_ids, int layer, bool all_weights, bool with_logits) {
+/// layer when `allWeights`, the top tokens, and the logits (T×V) when `withLogits`. With
+/// `generated` (an array of ids), a text whose end those ids wrote (continued_tokens); the
+/// trace's `generated` says how many of them it used.
+val model_trace_js(int handle, const std::string& text, const val& given_ids, const val& generated, int layer,
+                   bool all_weights, bool with_logits) {
     return guarded([&] {
         ModelRecord& r = models().at(handle, "model");
         const ModelConfig& m = r.model->config();
         if (layer < 0 || layer >= m.layers)
             throw Error("layer " + std::to_string(layer) + " is outside 0 … " + std::to_string(m.layers - 1));
         std::vector<PretrainedToken> tokens;
+        int used = 0;
         if (given_ids.isArray()) {
-            for (const std::int32_t id : emscripten::convertJSArrayToNumberVector<std::int32_t>(given_ids)) {
-                if (id < 0 || id >= m.vocab)
-                    throw Error("token id " + std::to_string(id) + " is outside the vocabulary 0 … " + std::to_string(m.vocab - 1));
+            for (const std::int32_t id : ids_from_js(given_ids, m.vocab, "ids"))
                 tokens.push_back(PretrainedToken{id, r.tokenizer->piece(id), r.tokenizer->decode({id}), -1, -1});
-            }
         } else {
-            tokens = r.tokenizer->encode(text);
+            Continued c = continued_tokens(*r.tokenizer, m.family, text,
+                                           generated.isArray() ? ids_from_js(generated, m.vocab, "generated") : std::vector<std::int32_t>{});
+            tokens = std::move(c.tokens);
+            used = c.used;
         }
-        if (tokens.empty()) throw Error(Error::Code::empty_text, "the sentence has no tokens");
-        if (static_cast<int>(tokens.size()) > m.context)
-            throw Error(Error::Code::too_long_for_model, "the sentence has " + std::to_string(tokens.size()) +
-                                                             " tokens; this model reads at most " + std::to_string(m.context));
+        check_sequence(tokens.size(), m);
         std::vector<std::int32_t> ids;
         for (const auto& t : tokens) ids.push_back(t.id);
         const Parameters& params = r.model->params();
@@ -254,6 +310,7 @@ val model_trace_js(int handle, const std::string& text, const val& given_ids, in
         val o = val::object();
         o.set("config", config_to_js(m));
         o.set("tokens", js::pretrained_tokens_to_js(tokens));
+        o.set("generated", used);
         o.set("length", tr.length);
         o.set("embeddings", js::matrix_to_js(tr.embeddings));
         o.set("positional", js::matrix_to_js(tr.positional));
@@ -310,6 +367,103 @@ val model_trace_js(int handle, const std::string& text, const val& given_ids, in
     });
 }
 
+/// The next token after a text (generated: the ids that wrote its end, as for model_trace_js;
+/// options: {sample, temperature, topK, seed, logits}), appended through the model's KV cache.
+/// The cache keeps the longest prefix it shares with the text's ids and computes the rest
+/// (after an undo or an edit), then the chosen token's row: {id, piece, text (decoded),
+/// display, position, reused (the earlier rows of K and V the new token read from the cache),
+/// recomputed (rows of the text this call computed first: 0 when it continues the last call),
+/// probability (of the chosen token,
+/// softmax of the logits), sentence (the text with the token appended), generated (the ids
+/// that wrote its end, the new one last), weights: [layer][head] Float32Array(position + 1)
+/// (the new row), logits: the new position's (Float32Array V) when options.logits}.
+val model_generate_js(int handle, const std::string& text, const val& generated, const val& options) {
+    return guarded([&] {
+        ModelRecord& r = models().at(handle, "model");
+        const ModelConfig& m = r.model->config();
+        if (!r.cache) r.cache = std::make_unique<KvCache>(*r.model);
+        const std::vector<std::int32_t> before_ids = ids_from_js(generated, m.vocab, "generated");
+        const Continued c = continued_tokens(*r.tokenizer, m.family, text, before_ids);
+        check_sequence(c.tokens.size(), m);
+        std::vector<std::int32_t> ids;
+        for (const auto& t : c.tokens) ids.push_back(t.id);
+        GenerationOptions o;
+        o.sample = options["sample"].as<bool>();
+        o.temperature = options["temperature"].as<double>();
+        o.top_k = options["topK"].as<int>();
+        o.seed = options["seed"].as<std::uint32_t>();
+        validate_generation_options(o, m.vocab);
+        KvCache& cache = *r.cache;
+        // keep the shared prefix; the last append's logits choose the next token, so unless the
+        // cache is exactly ids (the last call's sequence), ids' last token is appended again
+        std::size_t shared = 0;
+        while (shared < ids.size() && shared < cache.ids().size() && cache.ids()[shared] == ids[shared]) ++shared;
+        if (!(shared == ids.size() && cache.ids().size() == ids.size() && cache.logits().size() > 0)) {
+            shared = std::min(shared, ids.size() - 1);
+            cache.truncate(static_cast<int>(shared));
+            for (std::size_t t = shared; t < ids.size(); ++t) cache.append(ids[t]);
+        }
+        const int position = static_cast<int>(ids.size());
+        const Matrix& before = cache.logits();
+        double top = before.maxCoeff(), z = 0;
+        for (Eigen::Index j = 0; j < before.cols(); ++j) z += std::exp(before(0, j) - top);
+        const std::int32_t id = choose_token(before.data(), m.vocab, o, position);
+        const double probability = std::exp(before(0, id) - top) / z;
+        cache.append(id);
+        val weights = val::array();
+        for (int l = 0; l < m.layers; ++l) {
+            val heads = val::array();
+            for (int h = 0; h < m.heads; ++h) {
+                const std::vector<float>& w = cache.weights(l, h);
+                heads.call<void>("push", val::global("Float32Array").new_(emscripten::typed_memory_view(w.size(), w.data())));
+            }
+            weights.call<void>("push", heads);
+        }
+        val out = val::object();
+        out.set("id", id);
+        out.set("piece", r.tokenizer->piece(id));
+        const std::string bytes = r.tokenizer->decode({id});
+        out.set("text", bytes);
+        out.set("display", m.family == "gpt2" ? display_bytes(bytes) : bytes);
+        std::vector<std::int32_t> after(before_ids.begin(), before_ids.begin() + c.used);
+        after.push_back(id);
+        out.set("sentence", c.prompt + r.tokenizer->decode(after));
+        val list = val::array();
+        for (const std::int32_t g : after) list.call<void>("push", g);
+        out.set("generated", list);
+        out.set("position", position);
+        out.set("reused", position);
+        out.set("recomputed", static_cast<int>(ids.size() - shared));
+        out.set("probability", probability);
+        out.set("weights", weights);
+        if (options["logits"].as<bool>()) out.set("logits", js::matrix_to_js(cache.logits()));
+        return out;
+    });
+}
+
+/// The logits (T×V) of token ids through the whole model: Model::run, no trace kept (the
+/// forward a benchmark times, and what a caller that only wants the next token needs).
+val model_forward_js(int handle, const val& given_ids) {
+    return guarded([&] {
+        ModelRecord& r = models().at(handle, "model");
+        const ModelConfig& m = r.model->config();
+        if (!given_ids.isArray()) throw Error("ids must be an array of token ids");
+        Batch b;
+        b.batch = 1;
+        b.ids = emscripten::convertJSArrayToNumberVector<std::int32_t>(given_ids);
+        if (b.ids.empty()) throw Error(Error::Code::empty_text, "there are no token ids");
+        if (static_cast<int>(b.ids.size()) > m.context)
+            throw Error(Error::Code::too_long_for_model, std::to_string(b.ids.size()) +
+                                                             " tokens; this model reads at most " + std::to_string(m.context));
+        b.length = static_cast<int>(b.ids.size());
+        b.targets.assign(b.ids.size(), kNoTarget);
+        r.model->run(b);  // checks every id against the vocabulary
+        val o = val::object();
+        o.set("logits", js::matrix_to_js(r.model->logits()));
+        return o;
+    });
+}
+
 val model_dispose_js(int handle) {
     return guarded([&] {
         models().items.erase(handle);
@@ -332,5 +486,7 @@ EMSCRIPTEN_BINDINGS(attention_pretrained) {
     emscripten::function("hubLoaderDispose", &loader_dispose_js);
     emscripten::function("pretrainedTokenize", &model_tokenize_js);
     emscripten::function("pretrainedTrace", &model_trace_js);
+    emscripten::function("pretrainedGenerate", &model_generate_js);
+    emscripten::function("pretrainedForward", &model_forward_js);
     emscripten::function("pretrainedDispose", &model_dispose_js);
 }

@@ -207,7 +207,9 @@ MaskSpec MaskSpec::from_kind(MaskKind kind, int real_tokens) {
 const char* FastAttention::backend() { return ATTN_SIMD_BACKEND; }
 
 std::size_t FastAttention::workspace_bytes() const {
-    return sizeof(float) * (w_qkv_.capacity() + w_out_.capacity() + w_source_.capacity() + row_tiles_.capacity() +
+    const auto kept = static_cast<std::size_t>(kept_.w_query.size() + kept_.w_key.size() + kept_.w_value.size() +
+                                               kept_.w_output.size());
+    return sizeof(float) * (kept + w_qkv_.capacity() + w_out_.capacity() + w_source_.capacity() + row_tiles_.capacity() +
                             qkv_.capacity() +
                             concat_.capacity() + keys_.capacity() + values_.capacity() + scores_.capacity() +
                             query_tiles_.capacity() + inv_sum_.capacity()) +
@@ -216,6 +218,9 @@ std::size_t FastAttention::workspace_bytes() const {
 
 void FastAttention::release() {
     packed_c_ = 0;
+    kept_ = Weights{};
+    kept_c_ = 0;
+    kept_packed_ = false;
     for (auto* b : {&w_qkv_, &w_out_, &w_source_, &row_tiles_, &qkv_, &concat_, &keys_, &values_, &scores_, &query_tiles_,
                     &inv_sum_})
         kernels::release(*b);
@@ -240,11 +245,16 @@ struct FastAttention::WeightPanels {
         return in_place ? kernels::Panel{w_output + p * kNR, c}
                         : kernels::Panel{out_packed + static_cast<std::ptrdiff_t>(p) * c * kNR, kNR};
     }
+
+    /// w's panels: in place when small enough (the packed pointers still to set otherwise).
+    static WeightPanels of(const Weights& w, int c) {
+        return {{w.w_query.data(), w.w_key.data(), w.w_value.data()}, w.w_output.data(), nullptr, nullptr, c,
+                c <= 64 && c % kNR == 0};
+    }
 };
 
 FastAttention::WeightPanels FastAttention::pack_weights(const Weights& w, int c) {
-    WeightPanels wp{{w.w_query.data(), w.w_key.data(), w.w_value.data()}, w.w_output.data(), nullptr, nullptr, c,
-                    c <= 64 && c % kNR == 0};
+    WeightPanels wp = WeightPanels::of(w, c);
     if (!wp.in_place) {
         const std::size_t cc = static_cast<std::size_t>(c) * c;
         const Matrix* parts[4] = {&w.w_query, &w.w_key, &w.w_value, &w.w_output};
@@ -253,10 +263,7 @@ FastAttention::WeightPanels FastAttention::pack_weights(const Weights& w, int c)
         for (int i = 0; i < 4 && same; ++i) same = kernels::same_bits(parts[i]->data(), w_source_.data() + i * cc, cc);
         if (!same) {
             packed_c_ = 0;  // until the panels and their source are both written
-            float* w_qkv = grow(w_qkv_, static_cast<std::size_t>(panel_count(3 * c)) * c * kNR);
-            float* w_out = grow(w_out_, static_cast<std::size_t>(panel_count(c)) * c * kNR);
-            kernels::pack_panels(c, 3 * c, c, [&](int j) { return wp.parts[j / c] + j % c; }, w_qkv);
-            kernels::pack_panels(c, c, c, [&](int j) { return w.w_output.data() + j; }, w_out);
+            pack_panels_of(w, c);
             float* source = grow(w_source_, 4 * cc);
             w_source_.resize(4 * cc);
             for (int i = 0; i < 4; ++i) std::copy(parts[i]->data(), parts[i]->data() + cc, source + i * cc);
@@ -266,6 +273,16 @@ FastAttention::WeightPanels FastAttention::pack_weights(const Weights& w, int c)
         wp.out_packed = w_out_.data();
     }
     return wp;
+}
+
+/// w_qkv_, w_out_ = the panels of w (no longer those of the kept weights).
+void FastAttention::pack_panels_of(const Weights& w, int c) {
+    kept_packed_ = false;
+    const float* parts[3] = {w.w_query.data(), w.w_key.data(), w.w_value.data()};
+    float* w_qkv = grow(w_qkv_, static_cast<std::size_t>(panel_count(3 * c)) * c * kNR);
+    float* w_out = grow(w_out_, static_cast<std::size_t>(panel_count(c)) * c * kNR);
+    kernels::pack_panels(c, 3 * c, c, [&](int j) { return parts[j / c] + j % c; }, w_qkv);
+    kernels::pack_panels(c, c, c, [&](int j) { return w.w_output.data() + j; }, w_out);
 }
 
 float* FastAttention::project_qkv(const Eigen::Ref<const Matrix>& x, const WeightPanels& wp) {
@@ -354,11 +371,61 @@ void FastAttention::project_output(const float* concat, const WeightPanels& wp, 
 void FastAttention::forward(const Eigen::Ref<const Matrix>& x, const Weights& w, int heads, const MaskSpec& mask,
                             bool scale, Matrix& y) {
     check(x, w, heads, mask);
-    const int t = static_cast<int>(x.rows()), c = static_cast<int>(x.cols()), d = c / heads;
-    const float factor = score_scale(d, scale);
+    const int t = static_cast<int>(x.rows()), c = static_cast<int>(x.cols());
     y.resize(t, c);
     if (t == 0 || c == 0) return;
-    const WeightPanels wp = pack_weights(w, c);
+    run(x, pack_weights(w, c), heads, mask, scale, y);
+}
+
+void FastAttention::keep_weights(Weights weights) {
+    const Eigen::Index c = weights.w_query.rows();
+    if (c < 1) throw Error(Error::Code::bad_shape, "kept weights must be at least 1x1, got W_Q of 0 rows");
+    check_weights(weights, c);
+    kept_c_ = 0;  // until they are kept whole
+    kept_packed_ = false;
+    kept_ = std::move(weights);
+    kept_c_ = static_cast<int>(c);
+}
+
+void FastAttention::forward_kept(const Eigen::Ref<const Matrix>& x, int heads, const MaskSpec& mask, bool scale,
+                                 Matrix& y) {
+    if (kept_c_ == 0) throw Error(Error::Code::bad_state, "forward_kept needs weights: call keep_weights first");
+    if (x.cols() != kept_c_)
+        throw Error(Error::Code::bad_shape, "x has " + std::to_string(x.cols()) + " columns; the kept weights are " +
+                                                std::to_string(kept_c_) + "x" + std::to_string(kept_c_));
+    // check()'s checks of x, the heads and the mask; the weights were checked when kept
+    const Eigen::Index t = x.rows();
+    if (mask.kind == MaskKind::custom && !mask.matrix) throw Error(Error::Code::bad_mask, "a custom mask needs its matrix");
+    check_heads(x.cols(), heads);
+    if (mask.kind == MaskKind::custom) check_mask_shape(mask.matrix->rows(), mask.matrix->cols(), t);
+    check_bounded(x, "x");
+    const int c = kept_c_;
+    y.resize(t, c);
+    if (t == 0) return;
+    run(x, kept_panels(), heads, mask, scale, y);
+}
+
+/// The kept weights' panels: in place, or packed into the workspace once (and
+/// again after a forward() on other weights packed those there).
+FastAttention::WeightPanels FastAttention::kept_panels() {
+    WeightPanels wp = WeightPanels::of(kept_, kept_c_);
+    if (!wp.in_place) {
+        if (!kept_packed_) {
+            packed_c_ = 0;  // the panels are no longer those of w_source_
+            pack_panels_of(kept_, kept_c_);
+            kept_packed_ = true;
+        }
+        wp.qkv_packed = w_qkv_.data();
+        wp.out_packed = w_out_.data();
+    }
+    return wp;
+}
+
+/// Q, K, V, the heads and W_O on panels already in place (forward, forward_kept).
+void FastAttention::run(const Eigen::Ref<const Matrix>& x, const WeightPanels& wp, int heads, const MaskSpec& mask,
+                        bool scale, Matrix& y) {
+    const int t = static_cast<int>(x.rows()), c = static_cast<int>(x.cols()), d = c / heads;
+    const float factor = score_scale(d, scale);
     const float* qkv = project_qkv(x, wp);                 // Q, K, V = x·W (T, 3C) in one product
     const bool* custom = key_limits(mask, t);              // which keys each query sees
     const Blocks blocks = block_buffers(t, d, c);          // one block's scores (tiles, keys, 4) stay in cache

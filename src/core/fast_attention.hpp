@@ -53,7 +53,18 @@ public:
     void forward(const Eigen::Ref<const Matrix>& x, const Weights& weights, int heads, const MaskSpec& mask,
                  bool scale, Matrix& y);
 
-    /// Bytes held by the reusable workspace.
+    /// Keeps `weights` (C×C each, checked like forward()'s; moved in, not
+    /// copied) and their packed panels for forward_kept(): a model's weights,
+    /// given once instead of with every call. Replaces weights kept before.
+    void keep_weights(Weights weights);
+    /// forward() on the kept weights: the same numbers, bit for bit, without
+    /// copying, checking or comparing the weights again (x is still checked).
+    /// Throws bad_state when no weights are kept, bad_shape when x is not T×C.
+    void forward_kept(const Eigen::Ref<const Matrix>& x, int heads, const MaskSpec& mask, bool scale, Matrix& y);
+    /// C of the kept weights; 0 when none are kept.
+    int kept_c() const { return kept_c_; }
+
+    /// Bytes held by the reusable workspace (the kept weights included).
     std::size_t workspace_bytes() const;
     /// Frees the workspace (the next call allocates it again).
     void release();
@@ -69,6 +80,10 @@ private:
               *concat = nullptr;
     };
     WeightPanels pack_weights(const Weights& w, int c);
+    void pack_panels_of(const Weights& w, int c);
+    WeightPanels kept_panels();
+    void run(const Eigen::Ref<const Matrix>& x, const WeightPanels& wp, int heads, const MaskSpec& mask, bool scale,
+             Matrix& y);
     float* project_qkv(const Eigen::Ref<const Matrix>& x, const WeightPanels& wp);
     const bool* key_limits(const MaskSpec& mask, int t);
     Blocks block_buffers(int t, int d, int c);
@@ -79,6 +94,9 @@ private:
     std::vector<float> w_out_;    // W_O packed, ceil(C/8) panels of C×8
     std::vector<float> w_source_; // the weights w_qkv_, w_out_ hold: W_Q, W_K, W_V, W_O (4·C²), empty if none
     int packed_c_ = 0;            // their C
+    Weights kept_;                // keep_weights()'s, for forward_kept()
+    int kept_c_ = 0;              // their C, 0 when none
+    bool kept_packed_ = false;    // w_qkv_, w_out_ hold kept_'s panels
     std::vector<float> row_tiles_;    // x, later concat, as row tiles (T/4, C, 4)
     std::vector<float> qkv_;          // (T, 3C): Q, K, V side by side
     std::vector<float> concat_;       // (T, C): the heads' outputs

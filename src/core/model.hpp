@@ -148,11 +148,13 @@ void init_parameters(const ModelConfig& config, std::uint32_t seed, Parameters& 
 
 /// The most memory a trainer may use: the weights, gradients and AdamW state
 /// plus everything one step's forward and backward allocate. The wasm module
-/// can grow to 1 GiB (-sMAXIMUM_MEMORY, CMakeLists.txt), and the tab also
-/// needs the module's code, stack, the task's data (a text corpus of up to
-/// 8 M characters) and room for the allocator; 768 MiB leaves a quarter for
-/// those. Natively the same rule applies, so that a setting that trains with
-/// the CLI also trains in the browser.
+/// may grow to 4 GB (-sMAXIMUM_MEMORY, CMakeLists.txt: room for a pretrained
+/// model's weights), but a tab is not sure to get that much. 768 MiB was set
+/// when the maximum was 1 GiB (a quarter left for the module's code, stack, the
+/// task's data, a text corpus of up to 8 M characters, and the allocator) and
+/// is kept: every setting that trained before still trains.
+/// Natively the same rule applies, so that a setting that trains with the CLI
+/// also trains in the browser.
 inline constexpr std::int64_t kMaxTrainingBytes = std::int64_t{768} << 20;
 
 /// What training `config` on batches of `batch` sequences of `length` tokens

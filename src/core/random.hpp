@@ -19,6 +19,7 @@ enum class Stream : std::uint64_t {
     experiment = 7,
     task = 20,      ///< training batches of a task (tasks.hpp)
     heldout = 21,   ///< held-out batches of a task, independent of the training ones
+    generation = 22,  ///< sampled next tokens (generation.hpp), row = the new token's position
 };
 
 inline std::uint64_t splitmix64(std::uint64_t x) {

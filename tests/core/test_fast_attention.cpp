@@ -401,3 +401,65 @@ TEST_CASE("fast_attention: kept weight panels follow every change of the weights
     kept.forward(k.x, k.w, k.heads, k.spec(), k.scale, y);  // after release: packs again
     REQUIRE(y == attn::fast_multi_head_output(k.x, k.w, k.heads, k.spec(), k.scale));
 }
+
+TEST_CASE("fast_attention: forward_kept on kept weights gives forward()'s numbers bit for bit", "[fast_attention]") {
+    // keep_weights once, then calls that pass x alone: each result equals forward() with
+    // those weights passed, also after forward() on other weights repacked the panels
+    // (in place at C <= 64, packed above), and within 1e-5 of the Eigen reference.
+    std::mt19937 rng(2522);
+    for (const int c : {16, 96}) {
+        attn::FastAttention fa;
+        Case k = random_case(rng, 11, 4, c / 4);
+        fa.keep_weights(k.w);
+        REQUIRE(fa.kept_c() == c);
+        const Case other = random_case(rng, 7, 4, c / 4);
+        attn::Matrix y, y_other;
+        for (int round = 0; round < 24; ++round) {
+            Case q = random_case(rng, std::uniform_int_distribution<int>(1, 40)(rng), 4, c / 4);
+            q.w = k.w;
+            fa.forward_kept(q.x, q.heads, q.spec(), q.scale, y);
+            INFO(q.describe());
+            REQUIRE(y == attn::fast_multi_head_output(q.x, q.w, q.heads, q.spec(), q.scale));
+            REQUIRE(relative_error(y, attn::multi_head_output(q.x, q.w, q.heads, q.mask, q.scale)) <= 1e-5);
+            if (round % 3 == 0) {  // forward() on other weights in between
+                fa.forward(other.x, other.w, other.heads, other.spec(), other.scale, y_other);
+                REQUIRE(y_other == attn::fast_multi_head_output(other.x, other.w, other.heads, other.spec(), other.scale));
+            }
+        }
+        const Case next = random_case(rng, 5, 2, c / 2);  // keep_weights again replaces them
+        fa.keep_weights(next.w);
+        fa.forward_kept(next.x, next.heads, next.spec(), next.scale, y);
+        REQUIRE(y == attn::fast_multi_head_output(next.x, next.w, next.heads, next.spec(), next.scale));
+    }
+}
+
+TEST_CASE("fast_attention: forward_kept refuses a missing weight set, another width and bad weights by code", "[fast_attention]") {
+    std::mt19937 rng(2523);
+    attn::FastAttention fa;
+    attn::Matrix y;
+    const attn::Matrix x = ref::random_matrix(rng, 4, 8, -1, 1);
+    auto code_of = [&](auto f) {
+        try {
+            f();
+        } catch (const attn::Error& e) {
+            return std::string(attn::error_code_name(e.code())) + ": " + e.what();
+        }
+        return std::string("<no error>");
+    };
+    REQUIRE_THAT(code_of([&] { fa.forward_kept(x, 2, attn::MaskSpec::none(), true, y); }), Contains("bad_state"));
+    attn::Weights bad = random_weights(rng, 8);
+    bad.w_value(2, 5) = std::numeric_limits<float>::quiet_NaN();
+    REQUIRE_THAT(code_of([&] { fa.keep_weights(bad); }), Contains("w_value[2][5] is NaN"));
+    REQUIRE(fa.kept_c() == 0);
+    REQUIRE_THAT(code_of([&] { fa.keep_weights(attn::Weights{}); }), Contains("bad_shape"));
+    fa.keep_weights(random_weights(rng, 12));
+    REQUIRE_THAT(code_of([&] { fa.forward_kept(x, 2, attn::MaskSpec::none(), true, y); }),
+                 Contains("bad_shape: x has 8 columns; the kept weights are 12x12"));
+    const attn::Matrix x12 = ref::random_matrix(rng, 4, 12, -1, 1);
+    REQUIRE_THAT(code_of([&] { fa.forward_kept(x12, 5, attn::MaskSpec::none(), true, y); }), Contains("not divisible"));
+    attn::Matrix huge = x12;
+    huge(1, 1) = 1e7f;
+    REQUIRE_THAT(code_of([&] { fa.forward_kept(huge, 2, attn::MaskSpec::none(), true, y); }), Contains("not_finite: x[1][1]"));
+    const attn::MaskMatrix wrong = attn::build_mask(attn::MaskKind::causal, 3, 3);
+    REQUIRE_THAT(code_of([&] { fa.forward_kept(x12, 2, attn::MaskSpec::custom(wrong), true, y); }), Contains("bad_mask"));
+}

@@ -240,3 +240,43 @@ TEST_CASE("pack_panels: the obvious column copy for every width, depth and colum
                 CHECK(got == want);
             }
 }
+
+TEST_CASE("gemm: a product of at most 128 rows packs B a block of 64 columns at a time and equals the in-order sum", "[gemm]") {
+    // A model's run at T <= 128: the weights (768×1024 here, 3 MB) are packed 64 columns
+    // at a time into a small buffer (768×64 floats), not whole into the workspace; the
+    // numbers are those of the in-order sum, for gemm, gemm_bt and PackedLhs alike.
+    std::mt19937 rng(2216);
+    const std::size_t block = sizeof(float) * 768 * 64;
+    for (const int m : {1, 16, 29, 128}) {
+        for (const int n : {1024, 1021, 20}) {
+            INFO("m=" << m << " n=" << n);
+            const attn::Matrix a = ref::random_matrix(rng, m, 768, -2, 2);
+            const attn::Matrix b = ref::random_matrix(rng, 768, n, -2, 2);
+            const attn::Matrix want = in_order_product(a, b);
+            const std::size_t tiles = sizeof(float) * static_cast<std::size_t>(attn::kernels::tile_count(m)) * 768 * 4;
+            const std::size_t panels = n >= 64 ? block : sizeof(float) * 768 * 8 * static_cast<std::size_t>(attn::kernels::panel_count(n));
+            attn::Matrix c;
+            attn::gemm_release_workspace();
+            attn::gemm(a, b, c);
+            CHECK(c == want);
+            CHECK(attn::gemm_workspace_bytes() == tiles + panels);
+            attn::gemm_release_workspace();
+            attn::gemm_bt(a, attn::Matrix(b.transpose()), c);
+            CHECK(c == want);
+            CHECK(attn::gemm_workspace_bytes() == tiles + panels);
+            attn::PackedLhs(a).times(b, c);
+            CHECK(c == want);
+            if (n > 805) {
+                attn::gemm(a, b.middleCols(5, 800), c);  // a block of B's columns, rows n apart
+                CHECK(c == in_order_product(a, attn::Matrix(b.middleCols(5, 800))));
+            }
+        }
+    }
+    // from 129 rows on B is packed whole (its panels are most of the workspace)
+    const attn::Matrix a = ref::random_matrix(rng, 129, 768, -2, 2), b = ref::random_matrix(rng, 768, 512, -2, 2);
+    attn::gemm_release_workspace();
+    attn::Matrix c;
+    attn::gemm(a, b, c);
+    CHECK(c == in_order_product(a, b));
+    CHECK(attn::gemm_workspace_bytes() >= sizeof(float) * 768 * 512);
+}

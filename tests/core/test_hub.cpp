@@ -5,9 +5,11 @@
 // (tests/pretrained/reference.py → golden.json), streaming in any chunk size,
 // and every bad file refused by name.
 
+#include "core/generation.hpp"
 #include "core/json_value.hpp"
 #include "core/pretrained.hpp"
 #include "core/safetensors.hpp"
+#include "core/tasks.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -142,7 +144,7 @@ TEST_CASE("hub: every test checkpoint's attention weights and logits match the f
           "[hub]") {
     const attn::JsonValue* all = golden().get("checkpoints");
     REQUIRE(all != nullptr);
-    REQUIRE(all->object.size() == 11);
+    REQUIRE(all->object.size() == 12);
     double worst = 0;
     for (const auto& [name, entry] : all->object) {
         INFO("checkpoint " << name);
@@ -190,6 +192,54 @@ TEST_CASE("hub: every test checkpoint's attention weights and logits match the f
         }
     }
     WARN("largest difference from the float64 reference: " << worst);
+}
+
+TEST_CASE("hub: generating token by token with the KV cache gives the float64 reference's logits at every position",
+          "[hub][generation]") {
+    const attn::JsonValue* all = golden().get("checkpoints");
+    int checked = 0;
+    for (const auto& [name, entry] : all->object) {
+        const attn::JsonValue* g = &entry;
+        if (const attn::JsonValue* same = entry.get("same_as"); same && same->is(attn::JsonValue::Type::string))
+            g = all->get(same->string);
+        if (g->get("family")->string != "gpt2") continue;
+        INFO("checkpoint " << name);
+        const std::unique_ptr<attn::Model> model = load(name);
+        for (const attn::JsonValue& seq : g->get("sequences")->array) {
+            attn::KvCache cache(*model);
+            const auto& logit_ids = seq.get("logit_ids")->array;
+            for (std::size_t t = 0; t < seq.get("ids")->array.size(); ++t) {
+                cache.append(static_cast<std::int32_t>(seq.get("ids")->array[t].integer));
+                const auto& want = seq.get("logits")->array[t].array;
+                for (std::size_t k = 0; k < logit_ids.size(); ++k)
+                    REQUIRE(std::abs(cache.logits()(0, logit_ids[k].integer) - want[k].number) < 1e-4);
+            }
+        }
+        ++checked;
+    }
+    CHECK(checked == 7);
+}
+
+TEST_CASE("hub: the hand-built gpt2-patterns checkpoint's heads are named previous-token and first-token", "[hub]") {
+    const std::unique_ptr<attn::Model> model = load("gpt2-patterns");
+    // any text: the two heads read positions only (the sentence of golden.json and a repeated one)
+    for (const std::vector<std::int32_t>& ids : {std::vector<std::int32_t>{464, 5044, 1422, 470, 3272, 262, 4675, 780, 340, 373, 1165, 10032, 13},
+                                                 std::vector<std::int32_t>{40, 1101, 257, 40, 1101, 257, 40, 1101}}) {
+        const attn::ModelTrace tr = model->trace(ids);
+        std::vector<const attn::Matrix*> heads;
+        for (const attn::HeadTrace& h : tr.layers[0].attention.heads) heads.push_back(&h.weights);
+        const auto patterns = attn::head_patterns(heads, ids, static_cast<int>(ids.size()), true);
+        const auto best = [](const std::vector<attn::PatternScore>& scores) {
+            return *std::max_element(scores.begin(), scores.end(), [](const attn::PatternScore& a, const attn::PatternScore& b) {
+                return a.score < b.score;
+            });
+        };
+        INFO(ids.size() << " tokens");
+        CHECK(best(patterns[0]).name == "previous-token");
+        CHECK(best(patterns[0]).score > 0.99);
+        CHECK(best(patterns[1]).name == "first-token");
+        CHECK(best(patterns[1]).score > 0.99);
+    }
 }
 
 TEST_CASE("hub: the same file fed in 1-, 7-, 4096-byte and whole chunks gives identical parameters", "[hub]") {

@@ -119,6 +119,46 @@ test('the kept weight panels follow a change of one weight: each result equals a
   }
 });
 
+test('weights kept in the engine (keepWeights) give forward()\'s output bit for bit, and within 1e-5 of forwardReference', () => {
+  const rand = prng(2522);
+  for (const c of [16, 96, 768]) {
+    const heads = c === 768 ? 12 : 4;
+    const base = randomCase(rand, 5, heads, c / heads);
+    const kept = engine.keepWeights(base.weights);
+    assert.equal(kept.c, c);
+    for (let round = 0; round < (c === 768 ? 3 : 12); round++) {
+      const k = randomCase(rand, 1 + Math.floor(rand() * 40), heads, c / heads);
+      const withKept = engine.forward({ x: k.x, weights: kept, heads, mask: k.mask, scale: k.scale });
+      const passed = engine.forward({ x: k.x, weights: base.weights, heads, mask: k.mask, scale: k.scale });
+      assert.deepEqual(withKept.data, passed.data, k.describe);
+      const reference = engine.forwardReference({ x: k.x, weights: base.weights, heads, mask: k.matrix, scale: k.scale });
+      assert.ok(relativeError(withKept, reference) <= 1e-5, k.describe);
+      if (round % 3 === 0) checkAgainstReference(engine, randomCase(rand, 7, heads, c / heads));  // other weights in between
+    }
+  }
+});
+
+test('kept weights: a replaced handle, another engine\'s handle, another width and bad weights are refused by code', async () => {
+  const rand = prng(2523);
+  const first = engine.keepWeights(randomWeights(rand, 8));
+  const second = engine.keepWeights(randomWeights(rand, 8));
+  const x = randomMatrix(rand, 3, 8);
+  assert.throws(() => engine.forward({ x, weights: first, heads: 2 }), (e) => e.code === 'bad_state' && /replaced/.test(e.message));
+  assert.equal(engine.forward({ x, weights: second, heads: 2 }).rows, 3);
+  const other = await createEngine();
+  try {
+    assert.throws(() => other.forward({ x, weights: second, heads: 2 }), (e) => e.code === 'bad_state');
+  } finally {
+    other.dispose();
+  }
+  assert.throws(() => engine.forward({ x: randomMatrix(rand, 3, 12), weights: second, heads: 2 }), (e) => e.code === 'bad_shape' && /x has 12 columns; the kept weights are 8x8/.test(e.message));
+  const bad = randomWeights(rand, 8);
+  bad.wKey.data[9] = NaN;
+  assert.throws(() => engine.keepWeights(bad), (e) => e.code === 'not_finite' && /w_key\[1\]\[1\]/.test(e.message));
+  assert.throws(() => engine.forward({ x, weights: second, heads: 2 }), (e) => e.code === 'bad_state', 'a failed keepWeights replaces the kept weights too');
+  assert.throws(() => engine.keepWeights({ ...randomWeights(rand, 8), wOutput: randomMatrix(rand, 8, 4) }), (e) => e.code === 'bad_shape');
+});
+
 test('a causal matrix and the string "causal" give the same output bit for bit', () => {
   const rand = prng(3);
   const k = randomCase(rand, 29, 4, 6);

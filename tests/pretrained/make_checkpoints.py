@@ -8,7 +8,10 @@ seed (random.Random), so the tests regenerate them instead of committing them.
     make_checkpoints.py --list
 
 Each OUT_DIR/NAME is a Hub folder: config.json, model.safetensors and tokenizer
-files (BERT's vocab.txt; the GPT-2 folders have none). --check verifies each file's SHA-256 against the golden file written by
+files (BERT's vocab.txt; the GPT-2 folders have none: the tests copy the Hub's GPT-2
+tokenizer.json from node_modules beside gpt2-vocab and gpt2-patterns, whose vocabulary is
+GPT-2's). gpt2-patterns is built by hand, not drawn: its layer-0 heads attend to the
+previous and to the first token (gpt2_pattern_weights). --check verifies each file's SHA-256 against the golden file written by
 reference.py (the golden numbers belong to exactly these bytes).
 
 The layouts, as the Hub stores them (transformers' modeling_gpt2.py,
@@ -125,6 +128,52 @@ def gpt2_weights(spec):
     return w
 
 
+def gpt2_pattern_weights(spec):
+    """A GPT-2 built by hand (not trained) whose layer-0 heads have known patterns on any text:
+    head 0 attends to the previous token, head 1 to the first token. C = 8, H = 2 (D = 4).
+
+    Every position's embedding wpe[t] = [cos a_t, sin a_t, -cos a_t, -sin a_t, f_t, -f_t, 0, 0]
+    (a_t = t*pi/T, f_0 = 1, f_t = -1 after) has mean 0 and variance 1/2, so ln_1 (gain 1, bias 0)
+    only scales it by sqrt(2); the tokens (wte) live in the last two columns, +e, -e, small.
+      head 0: q = s*(cos a_t, sin a_t), k = (cos(a_j + a), sin(a_j + a)) with a = pi/T, so
+              q.k = s*cos((t - j - 1)*a), largest at j = t - 1 (|t - j - 1|*a < pi for every
+              key the causal mask leaves);
+      head 1: q = b (a bias, the same at every position), k = f_j: the first key scores +b, the
+              others -b.
+    The rest (c_proj, the MLP, layer 1) is small random weights, as in gpt2_weights."""
+    V, C, T, L = spec["V"], spec["C"], spec["T"], spec["L"]
+    assert C == 8 and spec["H"] == 2
+    d = Draw(spec["seed"])
+    w = gpt2_weights(dict(spec, V=1))  # the random parts (layer 1, c_proj, MLP, LayerNorms)
+    a = math.pi / T
+    pos = []
+    for t in range(T):
+        f = 1.0 if t == 0 else -1.0
+        pos += [math.cos(t * a), math.sin(t * a), -math.cos(t * a), -math.sin(t * a), f, -f, 0.0, 0.0]
+    w["wpe.weight"] = ([T, C], pos)
+    e = d.uniform(V, 0.05)
+    w["wte.weight"] = ([V, C], [x for v in range(V) for x in [0.0] * 6 + [e[v], -e[v]]])
+    w["h.0.ln_1.weight"] = ([C], [1.0] * C)
+    w["h.0.ln_1.bias"] = ([C], [0.0] * C)
+    # c_attn [C, 3C]: columns 0..7 q, 8..15 k, 16..23 v; the input x' = sqrt(2)*wpe row (+ the token's tiny part)
+    r2 = math.sqrt(2.0)
+    s = 12.0 / (1.0 - math.cos(a))  # head 0's margin: s/2*(1 - cos a) = 6 between j = t-1 and its neighbours
+    m = 8.0  # head 1's margin: q.k = b*m*f_j, /sqrt(D) = 2: (m - (-m))/2 = 8 between the first key and the others (b = 1)
+    W = [[0.0] * (3 * C) for _ in range(C)]
+    W[0][0], W[1][1] = s / r2, s / r2  # q head 0 = s*(cos, sin)
+    W[0][8], W[1][8] = math.cos(a) / r2, -math.sin(a) / r2  # k head 0 = rotation by a of (cos, sin)
+    W[0][9], W[1][9] = math.sin(a) / r2, math.cos(a) / r2
+    W[4][12] = m / r2  # k head 1 = m*f
+    for i in range(C):  # v: the stream itself, through small random weights
+        for j in range(2 * C, 3 * C):
+            W[i][j] = d.uniform(1, 1.0 / math.sqrt(C))[0]
+    bias = [0.0] * (3 * C)
+    bias[4] = 1.0  # q head 1 = 1 at every position
+    w["h.0.attn.c_attn.weight"] = ([C, 3 * C], [x for row in W for x in row])
+    w["h.0.attn.c_attn.bias"] = ([3 * C], bias)
+    return w
+
+
 def bert_weights(spec):
     V, C, T, L, F, types = spec["V"], spec["C"], spec["T"], spec["L"], spec["F"], spec["types"]
     d = Draw(spec["seed"])
@@ -186,6 +235,7 @@ def bert_vocab(V):
 GPT2 = {"V": 96, "C": 24, "H": 3, "L": 2, "T": 32, "seed": 1}
 GPT2_UNTIED = dict(GPT2, seed=2, untied=True)
 GPT2_VOCAB = {"V": 50257, "C": 8, "H": 2, "L": 2, "T": 32, "seed": 4}
+GPT2_PATTERNS = {"V": 50257, "C": 8, "H": 2, "L": 2, "T": 16, "seed": 5, "patterns": True}
 BERT = {"V": 96, "C": 32, "H": 4, "L": 2, "F": 64, "T": 32, "types": 2, "seed": 3}
 
 # name → how it is written. "weights": the folder whose golden numbers it shares (same values).
@@ -197,6 +247,8 @@ CHECKPOINTS = {
     "gpt2-bf16": dict(family="gpt2", spec=GPT2, dtype="BF16", prefix="", buffers="", arch="GPT2Model"),
     "gpt2-untied": dict(family="gpt2", spec=GPT2_UNTIED, dtype="F32", prefix="transformer.", buffers="", arch=None),
     "gpt2-vocab": dict(family="gpt2", spec=GPT2_VOCAB, dtype="F32", prefix="", buffers="", arch="GPT2LMHeadModel"),
+    # built by hand: layer 0's head 0 attends to the previous token, head 1 to the first (gpt2_pattern_weights)
+    "gpt2-patterns": dict(family="gpt2", spec=GPT2_PATTERNS, dtype="F32", prefix="", buffers="", arch="GPT2LMHeadModel"),
     "bert": dict(family="bert", spec=BERT, dtype="F32", prefix="bert.", legacy=True, head="pretraining",
                  arch="BertForPreTraining"),
     "bert-mlm": dict(family="bert", spec=BERT, dtype="F32", prefix="bert.", head="mlm", arch="BertForMaskedLM",
@@ -210,7 +262,7 @@ CHECKPOINTS = {
 
 def gpt2_folder(out, c):
     s = c["spec"]
-    w = gpt2_weights(s)
+    w = gpt2_pattern_weights(s) if s.get("patterns") else gpt2_weights(s)
     tensors = []
     for name, (shape, values) in w.items():
         full = name if name == "lm_head.weight" else c["prefix"] + name

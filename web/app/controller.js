@@ -35,6 +35,7 @@ import { createAppearance, watchWidth } from './appearance.js';
 import { createFollower } from './follow.js';
 import { isPretrainedName, isLocalName, openPretrained, sourceOf, pretrainedLayerTrace, pretrainedLabel, pretrainedAbout, DEFAULT_HUB_BASE, ALL_LAYERS_MAX_CHARS } from './hub.js';
 import { createHubLoaderView } from './views/hub-loader.js';
+import { createGeneration } from './generate.js';
 
 const STEP_MS = 1600;
 const RANDOM_ABOUT = 'Weights are random but seeded, so a link reproduces every number. Everything is computed in your browser by a C++ engine compiled to WebAssembly.';
@@ -189,6 +190,9 @@ export function createController(layout, { initialState = {}, notices = [], cont
       render();
     },
   });
+
+  // "Next token" (pretrained GPT-2): its own module, under the sentence
+  const generation = createGeneration(layout.generation ?? null, { handle: () => pretrained.get(state.model) ?? null, state: () => state, trace: () => currentTrace(), set, render });
 
   const clock = createAnimation({
     doc,
@@ -422,7 +426,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
     const seq = ++traceSeq;
     const { sentence } = state;
     const layer = Math.min(state.layer, handle.info.config.layers - 1);
-    handle.rawTrace(sentence, layer, { allWeights: sentence.length <= ALL_LAYERS_MAX_CHARS }).then((raw) => {
+    handle.rawTrace(sentence, layer, { allWeights: sentence.length <= ALL_LAYERS_MAX_CHARS, generated: state.gen }).then((raw) => {
       if (seq !== traceSeq || state.model !== name) return;
       result = { traces: null, trace: pretrainedLayerTrace(raw, layer, name, handle.info, sentence), entry: { name }, modelTrace: null };
       runError = null;
@@ -508,6 +512,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
     const v = viewState();
     views.theme.update(tr, state);
     views.sentence.update(tr, state, v);
+    generation.update(tr);
     views.controls.update(tr, state, { entry: controlsEntry(), pretrained: [...new Set([...pretrained.keys(), ...(isPretrainedName(state.model) ? [state.model] : [])])] });
     renderLoader();
     if (layout.about) layout.about.textContent = isPretrainedName(state.model) ? PRETRAINED_ABOUT : isTrainedModel(state.model) ? TRAINED_ABOUT : RANDOM_ABOUT;

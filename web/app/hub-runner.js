@@ -12,11 +12,13 @@
 //
 // Page → worker:
 //   {type: 'load', source: {kind: 'hub', base, id} | {kind: 'url', url} (a folder a host serves) | {kind: 'files', files: [File]}}
-//   {type: 'trace', req, sentence, layer, allWeights}
+//   {type: 'trace', req, sentence, layer, allWeights, generated}   (generated: the ids that wrote the sentence's end)
+//   {type: 'generate', req, sentence, generated, options}           the next token (pretrained.js's generate)
 // Worker → page:
 //   {type: 'progress', phase: 'download' | 'read', file, loaded, total, cached}
 //   {type: 'loaded', info: {config, parameterCount, maskId, files, neededBytes, fileBytes, memoryBytes}}
 //   {type: 'trace', req, trace}                        (pretrained.js's trace; its buffers transferred)
+//   {type: 'generated', req, token}                    (pretrained.js's generate)
 //   {type: 'error', req?, message, code, file}         a failed load or trace (code: err.code)
 // Every message is wrapped: an error becomes an 'error' reply, never an uncaught one.
 
@@ -117,8 +119,12 @@ export function createHubRunner(post, { loadEngine = createEngine, signal = null
           await load(msg.source);
         } else if (msg.type === 'trace') {
           if (!model) throw hubError('bad_state', 'no model is loaded');
-          const trace = model.trace(msg.sentence, { layer: msg.layer, allWeights: msg.allWeights !== false });
+          const trace = model.trace(msg.sentence, { layer: msg.layer, allWeights: msg.allWeights !== false, generated: msg.generated ?? [] });
           post({ type: 'trace', req: msg.req, trace }, [...buffers(trace)]);
+        } else if (msg.type === 'generate') {
+          if (!model) throw hubError('bad_state', 'no model is loaded');
+          const token = model.generate(msg.sentence, { ...msg.options, generated: msg.generated ?? [] });
+          post({ type: 'generated', req: msg.req, token }, [...buffers(token)]);
         }
       } catch (e) {
         reply(signal?.aborted ? hubError('cancelled', 'the download was cancelled') : e, msg.req);

@@ -5,6 +5,7 @@
 //
 //   const m = await openPretrained({ kind: 'hub', base, id }, { onProgress, signal });
 //   const trace = await m.trace('Hello world', 0);     // the page's layer trace (model-trace.js shape)
+//   const token = await m.generate('Hello', [], { sample: false });   // the next token (GPT-2), its KV cache in the worker
 //   m.dispose();                                        // ends the worker and frees the model
 //
 // A model name in the picker and the URL: "hf:<id>" (a link reopens it; the
@@ -57,16 +58,23 @@ function openInPage(source, { onProgress, signal, loadEngine }) {
       if (msg.type === 'progress') onProgress?.(msg);
       else if (msg.type === 'loaded') resolve(handleOf(msg.info));
       else if (msg.type === 'trace') waiting?.resolve(msg.trace);
+      else if (msg.type === 'generated') waiting?.resolve(msg.token);
       else if (msg.type === 'error' && msg.req) waiting?.reject(Object.assign(new Error(msg.message), { code: msg.code }));
       else if (msg.type === 'error') reject(Object.assign(new Error(msg.message), { code: msg.code, file: msg.file }));
     }, { loadEngine, signal });
     let next = 1;
     const handleOf = (info) => ({
       info,
-      rawTrace(sentence, layer, { allWeights = true } = {}) {
+      rawTrace(sentence, layer, { allWeights = true, generated = [] } = {}) {
         return new Promise((res, rej) => {
           waiting = { resolve: res, reject: rej };
-          runner.onMessage({ type: 'trace', req: next++, sentence, layer, allWeights });
+          runner.onMessage({ type: 'trace', req: next++, sentence, layer, allWeights, generated });
+        });
+      },
+      generate(sentence, generated, options) {
+        return new Promise((res, rej) => {
+          waiting = { resolve: res, reject: rej };
+          runner.onMessage({ type: 'generate', req: next++, sentence, generated, options });
         });
       },
       dispose: () => runner.dispose(),
@@ -122,6 +130,7 @@ function pretrainedHandle(worker, info) {
     if (!w) return;
     waiting.delete(msg.req);
     if (msg.type === 'trace') w.resolve(msg.trace);
+    else if (msg.type === 'generated') w.resolve(msg.token);
     else w.reject(Object.assign(new Error(msg.message), { code: msg.code }));
   };
   worker.onerror = (e) => {
@@ -131,11 +140,19 @@ function pretrainedHandle(worker, info) {
   return {
     info,
     /** The worker's trace of one sentence (pretrained.js's PretrainedModel.trace). */
-    rawTrace(sentence, layer, { allWeights = true } = {}) {
+    rawTrace(sentence, layer, { allWeights = true, generated = [] } = {}) {
       const req = next++;
       return new Promise((resolve, reject) => {
         waiting.set(req, { resolve, reject });
-        worker.postMessage({ type: 'trace', req, sentence, layer, allWeights });
+        worker.postMessage({ type: 'trace', req, sentence, layer, allWeights, generated });
+      });
+    },
+    /** The next token after the sentence, in the worker (pretrained.js's PretrainedModel.generate). */
+    generate(sentence, generated, options) {
+      const req = next++;
+      return new Promise((resolve, reject) => {
+        waiting.set(req, { resolve, reject });
+        worker.postMessage({ type: 'generate', req, sentence, generated, options });
       });
     },
     dispose() {
@@ -200,7 +217,9 @@ export function pretrainedLayerTrace(raw, layer, name, info, sentence) {
     trainer: { vocabulary: [], settings: null },
   };
   const trace = layerTrace(modelTrace, layer, entry);
-  trace.tokens = trace.tokens.map((t, i) => ({ ...t, piece: raw.tokens[i].piece, special: raw.tokens[i].start < 0 }));
+  trace.tokens = trace.tokens.map((t, i) => ({ ...t, piece: raw.tokens[i].piece, special: raw.tokens[i].start < 0, startChar: raw.tokens[i].startChar }));
+  // how many of the last tokens "Next token" wrote (generate.js)
+  trace.generated = raw.generated ?? 0;
   trace.model.vocabulary = vocabulary;
   trace.model.pretrained = { family: c.family, postNorm: c.postNorm, maskId: info.maskId, parameterCount: info.parameterCount };
   trace.model.fit = null;

@@ -96,7 +96,8 @@ export function mountPlayground(root, options = {}) {
 
   const sentenceCard = card('card-sentence', 'Your sentence');
   const sentence = el('div', 'sentence');
-  sentenceCard.append(sentence);
+  const generation = el('div', 'generation-slot');
+  sentenceCard.append(sentence, generation);
   const controlsCard = card('card-controls', 'Model');
   const controls = el('div', 'controls');
   controlsCard.append(controls);
@@ -121,7 +122,7 @@ export function mountPlayground(root, options = {}) {
   root.replaceChildren(frame);
 
   const modelControls = Object.keys(MODEL_CONTROLS).filter(has);
-  const controller = createController({ root: app, theme, messages, sentence, controls, stepper, selection, panel, tipLayer, about }, {
+  const controller = createController({ root: app, theme, messages, sentence, generation, controls, stepper, selection, panel, tipLayer, about }, {
     ...options,
     controls: shown ? [...modelControls.map((n) => MODEL_CONTROLS[n]), ...(has('batch') ? ['batch'] : [])] : null,
   });

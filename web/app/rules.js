@@ -59,6 +59,8 @@ export function applyPatch(prev, patch, trace) {
     next.layer = featured.layer;
     next.head = featured.head;
   }
+  // the generated ids wrote the sentence's end: an edit of the sentence (or another model) ends them
+  if ((patch.sentence !== undefined && patch.sentence !== prev.sentence && patch.gen === undefined) || (patch.model !== undefined && patch.model !== prev.model)) next.gen = [];
   return normalizeState(next);
 }
 

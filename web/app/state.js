@@ -40,6 +40,14 @@ export const MAX_BATCH = 8;
 /** All batch text together, in UTF-16 units (the box's maxLength). */
 export const MAX_BATCH_CHARS = MAX_BATCH * MAX_SENTENCE_CHARS;
 export const MAX_CUSTOM_CELLS = 20000;
+/** Generation ("Next token", pretrained GPT-2): how the token is picked, and the sampling choices
+ * (the engine takes temperatures ENGINE_CONSTANTS.minTemperature … maxTemperature). */
+export const PICKS = Object.freeze(['top', 'sample']);
+export const TEMPERATURES = Object.freeze([0.5, 0.7, 1, 1.5, 2]);
+export const TOP_KS = Object.freeze([0, 5, 10, 40]);
+/** Most generated ids a link keeps: the longest context of a model that is run (pretrained.hpp). */
+export const MAX_GENERATED = 2048;
+const MAX_TOKEN_ID = 262143;
 /** Largest token index (query, key, a custom mask cell): the engine's token limit − 1. */
 export const MAX_INDEX = MAX_TOKENS - 1;
 
@@ -53,7 +61,8 @@ export const DEFAULT_BATCH = Object.freeze([
 /**
  * Every field: its URL parameter, kind and default. Kinds: text, lines (array
  * of strings), int {min, max}, choice {choices}, bool, cells (blocked mask
- * cells as "query-key" strings; in the URL grouped by query, see mask-cells.js).
+ * cells as "query-key" strings; in the URL grouped by query, see mask-cells.js),
+ * ids (token ids, "464,5044" in the URL).
  */
 export const FIELDS = Object.freeze({
   model: { param: 'model', kind: 'model', default: DEFAULT_MODEL, label: 'model' },
@@ -71,6 +80,12 @@ export const FIELDS = Object.freeze({
   mask: { param: 'mask', kind: 'choice', choices: MASKS, default: DEFAULT_SETTINGS.mask, label: 'mask' },
   customMask: { param: 'cm', kind: 'cells', default: Object.freeze([]), label: 'custom mask', when: (s) => s.customMask.length > 0 },
   scale: { param: 'scale', kind: 'bool', default: DEFAULT_SETTINGS.scale, label: 'scale' },
+  // the ids "Next token" appended (they wrote the sentence's end, kept as chosen), and how it picks
+  gen: { param: 'gen', kind: 'ids', default: Object.freeze([]), label: 'generated tokens', when: (s) => isPretrainedName(s.model) && s.gen.length > 0 },
+  pick: { param: 'pick', kind: 'choice', choices: PICKS, default: 'top', label: 'next-token choice', when: (s) => isPretrainedName(s.model) && s.pick !== 'top' },
+  temperature: { param: 'temp', kind: 'choice', choices: TEMPERATURES, default: 1, label: 'temperature', when: (s) => isPretrainedName(s.model) && s.pick === 'sample' },
+  topK: { param: 'topk', kind: 'choice', choices: TOP_KS, default: 40, label: 'top-k', when: (s) => isPretrainedName(s.model) && s.pick === 'sample' },
+  genSeed: { param: 'gseed', kind: 'int', min: 0, max: 4294967295, default: 1, label: 'sampling seed', when: (s) => isPretrainedName(s.model) && s.pick === 'sample' },
   step: { param: 'step', kind: 'choice', choices: STEPS, default: 'embeddings', label: 'step' },
   query: { param: 'q', kind: 'int', min: 0, max: MAX_INDEX, default: 7, label: 'query token' },
   key: { param: 'k', kind: 'int', min: 0, max: MAX_INDEX, default: 1, label: 'key token' },
@@ -81,7 +96,7 @@ export const FIELDS = Object.freeze({
 });
 
 /** Fields whose change needs a new engine run; the rest are pure view changes. */
-export const COMPUTE_FIELDS = Object.freeze(['model', 'sentence', 'batch', 'sentences', 'dModel', 'heads', 'seed', 'positional', 'mask', 'customMask', 'scale']);
+export const COMPUTE_FIELDS = Object.freeze(['model', 'sentence', 'batch', 'sentences', 'dModel', 'heads', 'seed', 'positional', 'mask', 'customMask', 'scale', 'gen']);
 
 export function defaultState() {
   const s = {};
@@ -158,6 +173,13 @@ function parseField(f, raw) {
       const r = decodeCells(raw, { maxIndex: MAX_INDEX, maxCells: MAX_CUSTOM_CELLS });
       return r.error ? { error: r.error } : { value: canonicalCells(r.cells) };
     }
+    case 'ids': {
+      const parts = raw.split(',');
+      if (raw === '' || parts.length > MAX_GENERATED || !parts.every((p) => /^\d{1,6}$/.test(p) && Number(p) <= MAX_TOKEN_ID)) {
+        return { error: `must be at most ${MAX_GENERATED} token ids (whole numbers) separated by commas` };
+      }
+      return { value: parts.map(Number) };
+    }
     default:
       return { error: 'unknown kind' };
   }
@@ -173,6 +195,7 @@ function writeField(f, value) {
     case 'lines': return value.join('\n');
     case 'bool': return value ? '1' : '0';
     case 'cells': return encodeCells(value);
+    case 'ids': return value.join(',');
     default: return String(value);
   }
 }
@@ -220,6 +243,9 @@ export function normalizeState(input) {
         break;
       case 'cells':
         if (Array.isArray(v)) s[name] = canonicalCells(v.slice(0, MAX_CUSTOM_CELLS));
+        break;
+      case 'ids':
+        if (Array.isArray(v) && v.length <= MAX_GENERATED && v.every((x) => Number.isInteger(x) && x >= 0 && x <= MAX_TOKEN_ID)) s[name] = [...v];
         break;
       case 'model':
         if (MODELS.includes(v) || isLabModel(v) || isPretrainedName(v)) s[name] = v;

@@ -1,0 +1,136 @@
+// "Next token" in the playground on a pretrained GPT-2 (the test checkpoint with
+// GPT-2's real vocabulary and tokenizer, served by the local stand-in for the
+// Hub): the appended token is the native CLI's argmax for the tokens on screen,
+// the KV-cache view marks the earlier rows reused and the new one computed, the
+// causal mask's hidden cells are shown, Undo drops the token, and sampled tokens
+// with a seed come back the same from the link. And the heads step names the
+// heads of gpt2-patterns (built by hand to attend to the previous and the first
+// token) by those patterns.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { rmSync } from 'node:fs';
+import { startHarness, waitReady, waitStep, runCount, waitRunAfter, hashState } from './harness.mjs';
+import { startHubServer, readModelFolder } from '../js/hub-server.mjs';
+import { cliTrace } from '../js/helpers.mjs';
+import { hubFolders } from '../js/pretrained.mjs';
+
+const SENTENCE = "The trophy didn't fit in the suitcase because it was too big";
+
+let h;
+let hub;
+let dir;
+before(async () => {
+  // GPT-2's real tokenizer beside both GPT-2 folders
+  dir = hubFolders(['gpt2-vocab', 'gpt2-patterns', 'bert-mlm'], { withTokenizer: ['gpt2-vocab', 'gpt2-patterns'], rename: { 'gpt2-vocab': 'gpt2' } });
+  const models = { 'tiny/gpt2': 'gpt2', 'tiny/patterns': 'gpt2-patterns', 'tiny/bert': 'bert-mlm' };
+  hub = await startHubServer(Object.fromEntries(Object.entries(models).map(([id, folder]) => [id, readModelFolder(join(dir, folder))])));
+  h = await startHarness();
+});
+after(async () => {
+  await Promise.all([h?.close(), hub?.close()]);
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+function openModel(hash) {
+  return h.open(hash, { model: null, init: `window.attentionPlaygroundHub = ${JSON.stringify(hub.base)};` });
+}
+
+const chipIds = (page) => page.evaluate(() => [...document.querySelectorAll('[data-testid="token-chip"]')].map((x) => Number(/, id (\d+)$/.exec(x.getAttribute('aria-label'))[1])));
+
+async function next(page) {
+  const runs = await runCount(page);
+  await page.getByTestId('gen-next').click();
+  await waitRunAfter(page, runs);
+  await page.waitForFunction(() => !document.querySelector('[data-testid="gen-next"]').disabled);
+}
+
+function argmax(row) {
+  return row.reduce((best, x, i) => (x > row[best] ? i : best), 0);
+}
+
+test('Next token appends the CLI\'s argmax; the KV cache view shows the earlier rows reused, the new one computed, the hidden cells', async () => {
+  const { page, errors } = await openModel(`#model=hf:tiny/gpt2&s=${encodeURIComponent(SENTENCE)}&step=softmax`);
+  await waitReady(page);
+  const before = await chipIds(page);
+  const cli = cliTrace(['run', '--model', join(dir, 'gpt2'), '--ids', before.join(',')]);
+  const expected = argmax(cli.logits.at(-1));
+  await next(page);
+  const after = await chipIds(page);
+  assert.deepEqual(after, [...before, expected]);
+  const state = await hashState(page);
+  assert.deepEqual(state.gen, [expected]);
+  assert.equal(state.query, before.length, 'the step views show the new row');
+  const sentence = await page.getByLabel('Sentence', { exact: true }).inputValue();
+  assert.equal(sentence, state.sentence);
+  assert.ok(state.sentence.startsWith(SENTENCE) && state.sentence.length > SENTENCE.length, 'the token\'s text is appended to the sentence');
+  // the cache: every earlier row reused, the last computed now; the cells right of the diagonal hidden
+  const rows = await page.getByTestId('kv-cache').evaluate((g) => [...g.querySelectorAll('.gen-cache-row')].map((r) => ({
+    row: Number(r.dataset.row), kind: r.dataset.kind, hidden: r.querySelectorAll('.gen-cell.hidden').length, cells: r.querySelectorAll('.gen-cell').length,
+  })));
+  const T = after.length;
+  assert.deepEqual(rows.map((r) => r.kind), [...Array(T - 1).fill('cached'), 'new'].slice(-rows.length));
+  const first = rows[0].row;
+  for (const r of rows) assert.equal(r.hidden, T - 1 - r.row, `row ${r.row}: the cells after it are hidden`);
+  assert.equal(rows.length, T - first);
+  assert.match(await page.getByTestId('kv-cache-text').textContent(), new RegExp(`read the keys and values of tokens 0\u2013${T - 2} from the cache \\(${T - 1} rows in each of 2 layers\\)`));
+  // a second token continues from the first
+  await next(page);
+  const twice = await chipIds(page);
+  const cli2 = cliTrace(['run', '--model', join(dir, 'gpt2'), '--ids', after.join(',')]);
+  assert.deepEqual(twice, [...after, argmax(cli2.logits.at(-1))]);
+  // Undo drops the last token: its text and id
+  const runs = await runCount(page);
+  await page.getByTestId('gen-undo').click();
+  await waitRunAfter(page, runs);
+  assert.deepEqual(await chipIds(page), after);
+  assert.equal((await hashState(page)).sentence, state.sentence);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('sampled tokens with a seed: the link with the same settings writes the same tokens', async () => {
+  const hash = `#model=hf:tiny/gpt2&s=${encodeURIComponent(SENTENCE)}&pick=sample&temp=1.5&topk=0&gseed=11`;
+  const written = [];
+  for (let visit = 0; visit < 2; visit++) {
+    const { page, errors } = await openModel(hash);
+    await waitReady(page);
+    await page.getByTestId('gen-seed').waitFor({ state: 'visible' });
+    assert.doesNotMatch(await page.locator('.ap-messages').textContent(), /could not be used/, 'the link\'s sampling settings are all read');
+    assert.equal(await page.getByTestId('gen-seed').inputValue(), '11');
+    for (let i = 0; i < 3; i++) await next(page);
+    const state = await hashState(page);
+    assert.equal(state.gen.length, 3);
+    written.push(state);
+    // the link of the result reopens exactly those tokens
+    const { page: again } = await openModel(`#${await page.evaluate(() => location.hash.slice(1))}`);
+    await waitReady(again);
+    assert.deepEqual((await chipIds(again)).slice(-3), state.gen);
+    await again.close();
+    assert.deepEqual(errors, []);
+    await page.close();
+  }
+  assert.deepEqual(written[1].gen, written[0].gen);
+  assert.equal(written[1].sentence, written[0].sentence);
+});
+
+test('BERT: no Next token, and the page says why', async () => {
+  const { page } = await openModel('#model=hf:tiny/bert&s=the+cat+sat');
+  await waitReady(page);
+  assert.ok(await page.getByTestId('gen-next').isHidden());
+  assert.match(await page.getByTestId('gen-status').textContent(), /BERT is not causal/);
+  await page.close();
+});
+
+test('the heads step names gpt2-patterns\' heads by their built-in patterns: previous-token and first-token', async () => {
+  const { page, errors } = await openModel(`#model=hf:tiny/patterns&s=${encodeURIComponent(SENTENCE)}&step=heads&layer=0`);
+  await waitReady(page);
+  await waitStep(page, 'heads');
+  const patterns = await page.getByTestId('head-pattern').allTextContents();
+  assert.equal(patterns.length, 2);
+  assert.match(patterns[0], /^previous-token (0\.99|1\.0)$/);
+  assert.match(patterns[1], /^first-token (0\.99|1\.0)$/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
