@@ -302,18 +302,20 @@ export type TokenizerFileName = 'tokenizer.json' | 'vocab.json' | 'merges.txt' |
 export type TokenizerFiles = Partial<Record<TokenizerFileName, string>>;
 export declare const TOKENIZER_FILES: readonly TokenizerFileName[];
 
-/** One token of a pretrained tokenizer. */
+/** One token of a pretrained tokenizer or model (PretrainedTokenizer.encode, PretrainedModel.tokenize,
+ * PretrainedTrace.tokens): Token's names, plus the vocabulary's piece. */
 export interface PretrainedToken {
   id: number;
   /** the vocabulary's piece ("Ġworld", "##ing", "[CLS]") */
-  text: string;
+  piece: string;
   /** readable: GPT-2's bytes decoded, a leading space as "␣", a part of a character as "\xE2"; BERT's piece */
-  display: string;
-  /** UTF-8 byte offsets in the text, [begin, end); a token inside a character spans the character; -1 for [CLS], [SEP] */
-  begin: number;
+  text: string;
+  /** UTF-8 byte offsets in the text, [start, end); a token inside a character spans the character;
+   * -1 for added tokens ([CLS], [SEP]) and for traceIds() */
+  start: number;
   end: number;
-  /** the same as UTF-16 indices into the JS string */
-  beginChar: number;
+  /** the same as UTF-16 indices into the JS string (-1 where start is -1); absent after traceIds() */
+  startChar: number;
   endChar: number;
 }
 
@@ -331,12 +333,19 @@ export declare class PretrainedTokenizer {
 }
 
 /** A pretrained checkpoint's config (GPT-2 or BERT), as the engine reads it. */
+/** A pretrained checkpoint's config: every row of the engine's model schema (as Trainer.config), and postNorm. */
 export interface PretrainedConfig extends ModelConfig {
   family: 'gpt2' | 'bert' | string;
   attnBias: boolean;
-  postNorm: boolean;
+  activation: 'gelu_erf' | 'gelu_tanh';
   lnEps: number;
+  norm: 'pre' | 'post';
+  /** norm === 'post' */
+  postNorm: boolean;
   tokenTypes: number;
+  embedLayernorm: boolean;
+  outputTransform: boolean;
+  outputBias: boolean;
 }
 
 /** Streams model.safetensors into the engine without a second copy of the file (pretrained.js). */
@@ -354,20 +363,6 @@ export declare class HubLoader {
   dispose(): void;
 }
 
-/** One token of a loaded pretrained model (PretrainedModel.tokenize, PretrainedTrace.tokens). */
-export interface PretrainedModelToken {
-  id: number;
-  /** the vocabulary's piece ("Ġworld", "##ing") */
-  piece: string;
-  /** readable: GPT-2's bytes decoded, a leading space as "␣" */
-  text: string;
-  /** UTF-8 byte offsets in the text; -1 for added tokens ([CLS], [SEP]) */
-  start: number;
-  end: number;
-  startChar: number;
-  endChar: number;
-}
-
 export interface PretrainedLayerTrace {
   /** empty unless this is the traced layer (or allWeights: only each head's weights) */
   heads: HeadTrace[] | { weights: Matrix }[];
@@ -381,7 +376,7 @@ export interface PretrainedLayerTrace {
 
 export interface PretrainedTrace {
   config: PretrainedConfig;
-  tokens: PretrainedModelToken[];
+  tokens: PretrainedToken[];
   length: number;
   embeddings: Matrix;
   positional: Matrix;
@@ -441,7 +436,7 @@ export declare class PretrainedModel {
   readonly parameterCount: number;
   /** BERT's [MASK] id, -1 for GPT-2 */
   readonly maskId: number;
-  tokenize(text: string): PretrainedModelToken[];
+  tokenize(text: string): PretrainedToken[];
   /** every intermediate of `layer`; the other layers' attention weights when allWeights (default) */
   /** generated: the ids that wrote the end of text (generate()), kept as chosen */
   trace(text: string, options?: { layer?: number; allWeights?: boolean; logits?: boolean; generated?: ArrayLike<number> }): PretrainedTrace;

@@ -125,7 +125,8 @@ export class PretrainedModel {
     return this._handle;
   }
 
-  /** [{id, piece, text (readable), start, end (UTF-8 bytes; -1 for [CLS], [SEP]), startChar, endChar}] */
+  /** [{id, piece, text (readable), start, end (UTF-8 bytes; -1 for [CLS], [SEP]), startChar, endChar}]:
+   * PretrainedTokenizer.encode's shape. */
   tokenize(text) {
     return addCharOffsets(this._unwrap(this._m.pretrainedTokenize(this._live(), checkText(text, 'text', { maxChars: MAX_TEXT_CHARS }))), text);
   }

@@ -2,29 +2,19 @@
 // src/core/pretrained.hpp), made from the Hugging Face files' texts:
 //
 //   const tok = engine.createTokenizer({ 'tokenizer.json': text });
-//   tok.encode('Hello world')  // [{id: 15496, text: 'Hello', display: 'Hello', begin: 0, end: 5, beginChar: 0, endChar: 5}, …]
+//   tok.encode('Hello world')  // [{id: 15496, piece: 'Hello', text: 'Hello', start: 0, end: 5, startChar: 0, endChar: 5}, …]
 //   tok.dispose();
 //
 // engine.js adds createTokenizer to Engine (tokenizerApi); types in engine.d.ts.
 
 import { codedError, typeName, checkInteger, checkText } from './validate.js';
-import { utf8ToUtf16Offsets } from './trainer.js';
+import { addCharOffsets } from './trainer.js';
 
 /** The file names a tokenizer is made from (read_tokenizer's arguments, in order). */
 export const TOKENIZER_FILES = Object.freeze(['tokenizer.json', 'vocab.json', 'merges.txt', 'vocab.txt', 'tokenizer_config.json']);
 const FAMILIES = ['', 'gpt2', 'bert'];
 
 const finalizer = typeof FinalizationRegistry === 'function' ? new FinalizationRegistry((state) => state.delete()) : null;
-
-/** Adds UTF-16 offsets (beginChar, endChar) to tokens with UTF-8 byte offsets (begin, end; -1 stays -1). */
-function addUtf16Offsets(tokens, text) {
-  const byteToChar = utf8ToUtf16Offsets(text);
-  for (const t of tokens) {
-    t.beginChar = t.begin < 0 ? -1 : byteToChar.get(t.begin);
-    t.endChar = t.end < 0 ? -1 : byteToChar.get(t.end);
-  }
-  return tokens;
-}
 
 export class PretrainedTokenizer {
   /** Use engine.createTokenizer(files, options). */
@@ -53,11 +43,12 @@ export class PretrainedTokenizer {
     return this._state;
   }
 
-  /** The tokens of a text: [{id, text, display, begin, end, beginChar, endChar}]; begin/end are
-   * UTF-8 byte offsets, beginChar/endChar UTF-16 indices into `text` (-1 for [CLS] and [SEP]). */
+  /** The tokens of a text: [{id, piece, text (readable), start, end, startChar, endChar}], the
+   * shape of PretrainedModel.tokenize; start/end are UTF-8 byte offsets, startChar/endChar
+   * UTF-16 indices into `text` (-1 for [CLS] and [SEP]). */
   encode(text) {
     checkText(text, 'text', { maxBytes: this._maxTextBytes });
-    return addUtf16Offsets(this._unwrap(this._live().encode(text)), text);
+    return addCharOffsets(this._unwrap(this._live().encode(text)), text);
   }
 
   /** The text of token ids (GPT-2: the bytes as UTF-8; BERT: the pieces joined). */

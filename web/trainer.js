@@ -288,12 +288,13 @@ export function utf8ToUtf16Offsets(text) {
 }
 
 /** Adds UTF-16 offsets (startChar, endChar) to tokens that carry UTF-8 byte offsets
- * (engine.js's traces and tokenize() use it too). */
+ * (start, end; -1, a pretrained tokenizer's [CLS] or [SEP], stays -1): engine.js's traces
+ * and tokenize(), the pretrained tokenizers and models use it too. */
 export function addCharOffsets(tokens, sentence) {
   const byteToChar = utf8ToUtf16Offsets(sentence);
   for (const t of tokens) {
-    t.startChar = byteToChar.get(t.start) ?? sentence.length;
-    t.endChar = byteToChar.get(t.end) ?? sentence.length;
+    t.startChar = t.start < 0 ? -1 : byteToChar.get(t.start) ?? sentence.length;
+    t.endChar = t.end < 0 ? -1 : byteToChar.get(t.end) ?? sentence.length;
   }
   return tokens;
 }

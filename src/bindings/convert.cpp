@@ -139,6 +139,35 @@ val token_to_js(const Token& t) {
     return w.fill([&] { trace_fields::token(w, t); });
 }
 
+void set_model_setting(val& o, const ModelSetting& row, const ModelConfig& m) {
+    const double v = row.get(m);
+    switch (row.type) {
+        case SettingType::boolean: o.set(row.range.js, v != 0); break;
+        case SettingType::choice: o.set(row.range.js, model_setting_text(row, v)); break;
+        default: o.set(row.range.js, v); break;
+    }
+}
+
+val model_config_to_js(const ModelConfig& m) {
+    val o = val::object();
+    for (const ModelSetting& row : model_settings()) set_model_setting(o, row, m);
+    return o;
+}
+
+val pretrained_tokens_to_js(const std::vector<PretrainedToken>& tokens) {
+    val a = val::array();
+    for (const PretrainedToken& t : tokens) {
+        val o = val::object();
+        o.set("id", t.id);
+        o.set("piece", t.text);
+        o.set("text", t.display);
+        o.set("start", t.begin);
+        o.set("end", t.end);
+        a.call<void>("push", o);
+    }
+    return a;
+}
+
 val trace_to_js(const Trace& tr) {
     val unused = val::undefined();
     JsWriter w(unused);

@@ -2,6 +2,8 @@
 // Adapters between the core's Eigen types and JS values. Only the binding
 // layer includes Emscripten headers; the core never does.
 
+#include "core/model_schema.hpp"
+#include "core/pretrained.hpp"
 #include "core/tasks.hpp"
 #include "core/trace.hpp"
 
@@ -30,6 +32,16 @@ Weights weights_from_js(const emscripten::val& w);
 emscripten::val head_trace_to_js(const HeadTrace& head);
 /// {text, id, start, end} (UTF-8 byte offsets).
 emscripten::val token_to_js(const Token& token);
+/// A pretrained tokenizer's tokens: [{id, piece, text, start, end}], the names of
+/// token_to_js (text: the readable form; piece: the vocabulary's; UTF-8 byte
+/// offsets, -1 for added tokens such as [CLS]). The tokenizer's encode and the
+/// pretrained model's tokenize and trace all give this shape.
+emscripten::val pretrained_tokens_to_js(const std::vector<PretrainedToken>& tokens);
+/// o[row.js] = the row's value of `m` (a number, a boolean or a choice's name).
+void set_model_setting(emscripten::val& o, const ModelSetting& row, const ModelConfig& m);
+/// A model's config: every row of the model schema (model_schema.hpp), by its JS key
+/// (Trainer.config, and a pretrained model's config before its postNorm).
+emscripten::val model_config_to_js(const ModelConfig& m);
 /// The trace: core/trace_fields.hpp's table with camelCase names.
 emscripten::val trace_to_js(const Trace& trace);
 /// {name: {score, rows}} of one head's pattern scores (score null when no row is scored).

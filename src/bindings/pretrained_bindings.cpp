@@ -91,24 +91,10 @@ std::string text_field(const val& o, const char* key) {
     return v.as<std::string>();
 }
 
+/// The model schema's rows (js::model_config_to_js, as Trainer.config), and postNorm (norm "post").
 val config_to_js(const ModelConfig& m) {
-    val o = val::object();
-    o.set("family", m.family);
-    o.set("vocab", m.vocab);
-    o.set("context", m.context);
-    o.set("layers", m.layers);
-    o.set("dModel", m.d_model);
-    o.set("heads", m.heads);
-    o.set("mlp", m.mlp);
-    o.set("layernorm", m.layernorm);
-    o.set("positional", std::string(positional_name(m.positional)));
-    o.set("causal", m.causal);
-    o.set("scale", m.scale);
-    o.set("tied", m.tied);
-    o.set("attnBias", m.attn_bias);
+    val o = js::model_config_to_js(m);
     o.set("postNorm", m.norm == Norm::post);
-    o.set("lnEps", m.ln_eps);
-    o.set("tokenTypes", m.token_types);
     return o;
 }
 
@@ -200,25 +186,10 @@ val loader_finish_js(int handle, const val& files) {
 
 // ---- the model ------------------------------------------------------------------------
 
-template <typename Tokens>
-val tokens_to_js(const Tokens& tokens) {
-    val a = val::array();
-    for (const auto& t : tokens) {
-        val o = val::object();
-        o.set("id", t.id);
-        o.set("piece", t.text);
-        o.set("text", t.display);
-        o.set("start", t.begin);
-        o.set("end", t.end);
-        a.call<void>("push", o);
-    }
-    return a;
-}
-
 val model_tokenize_js(int handle, const std::string& text) {
     return guarded([&] {
         ModelRecord& r = models().at(handle, "model");
-        return tokens_to_js(r.tokenizer->encode(text));
+        return js::pretrained_tokens_to_js(r.tokenizer->encode(text));
     });
 }
 
@@ -338,7 +309,7 @@ val model_trace_js(int handle, const std::string& text, const val& given_ids, co
         const ModelTrace tr = r.model->trace(ids, -1, {}, all_weights ? -1 : layer);
         val o = val::object();
         o.set("config", config_to_js(m));
-        o.set("tokens", tokens_to_js(tokens));
+        o.set("tokens", js::pretrained_tokens_to_js(tokens));
         o.set("generated", used);
         o.set("length", tr.length);
         o.set("embeddings", js::matrix_to_js(tr.embeddings));

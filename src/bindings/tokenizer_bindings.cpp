@@ -3,6 +3,7 @@
 // files' texts, encoding into plain JS objects. Errors come back as guarded()'s
 // records, which web/tokenizer.js raises.
 
+#include "convert.hpp"
 #include "guarded.hpp"
 #include "core/bpe.hpp"
 #include "core/pretrained.hpp"
@@ -35,22 +36,9 @@ public:
         });
     }
 
-    /// [{id, text, display, begin, end}] (byte offsets; -1 for [CLS] and [SEP]).
+    /// [{id, piece, text, start, end}] (convert.hpp's pretrained_tokens_to_js).
     val encode(const std::string& text) const {
-        return guarded([&] {
-            const std::vector<PretrainedToken> tokens = live().encode(text);
-            val out = val::array();
-            for (const PretrainedToken& t : tokens) {
-                val o = val::object();
-                o.set("id", t.id);
-                o.set("text", t.text);
-                o.set("display", t.display);
-                o.set("begin", t.begin);
-                o.set("end", t.end);
-                out.call<void>("push", o);
-            }
-            return out;
-        });
+        return guarded([&] { return js::pretrained_tokens_to_js(live().encode(text)); });
     }
 
     /// ids: a JS array of whole numbers (checked by web/tokenizer.js).

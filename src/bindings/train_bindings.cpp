@@ -106,16 +106,6 @@ void model_settings_from_js(const val& s, ModelConfig& m) {
     }
 }
 
-/// o[row.js] = the row's value (a number, a boolean or a choice's name).
-void set_model_setting(val& o, const ModelSetting& row, const ModelConfig& m) {
-    const double v = row.get(m);
-    switch (row.type) {
-        case SettingType::boolean: o.set(row.range.js, v != 0); break;
-        case SettingType::choice: o.set(row.range.js, model_setting_text(row, v)); break;
-        default: o.set(row.range.js, v); break;
-    }
-}
-
 TrainConfig train_config_from_js(const val& s) {
     TrainConfig c;
     c.task = parse_task(string_field(s, "task"));
@@ -141,7 +131,7 @@ val settings_to_js(const TrainConfig& c) {
     s.set("length", c.task_options.length);
     s.set("maxVocab", c.task_options.max_vocab);
     for (const ModelSetting& row : model_settings())
-        if (row.settable) set_model_setting(s, row, c.model);
+        if (row.settable) js::set_model_setting(s, row, c.model);
     s.set("lr", c.optimizer.lr);
     s.set("beta1", c.optimizer.beta1);
     s.set("beta2", c.optimizer.beta2);
@@ -151,13 +141,6 @@ val settings_to_js(const TrainConfig& c) {
     s.set("batch", c.batch);
     s.set("seed", static_cast<double>(c.seed));
     return s;
-}
-
-/// Trainer.config: every row of the model schema, by its JS key.
-val model_config_to_js(const ModelConfig& m) {
-    val o = val::object();
-    for (const ModelSetting& row : model_settings()) set_model_setting(o, row, m);
-    return o;
 }
 
 val strings_to_js(const std::vector<std::string>& v) {
@@ -199,7 +182,7 @@ val describe_trainer(int handle, const Trainer& t) {
     val o = val::object();
     o.set("handle", handle);
     o.set("settings", settings_to_js(t.config()));
-    o.set("config", model_config_to_js(t.model().config()));
+    o.set("config", js::model_config_to_js(t.model().config()));
     o.set("vocabulary", strings_to_js(t.vocabulary()));
     o.set("parameterCount", static_cast<double>(t.model().params().size()));
     o.set("stepCount", t.steps_done());
@@ -495,7 +478,7 @@ val trainer_trace_js(int handle, const val& options) {
         const ModelTrace tr = trace_model(m, t.model().params(), s.ids, s.length, forward_options_from_js(options, m));
         const std::vector<AnswerKey> task_keys = t.has_task() ? t.task().answer_keys(s.ids, s.length) : std::vector<AnswerKey>{};
         val o = val::object();
-        o.set("config", model_config_to_js(m));
+        o.set("config", js::model_config_to_js(m));
         val tokens = val::array();
         for (const Token& tok : s.tokens) tokens.call<void>("push", js::token_to_js(tok));
         o.set("tokens", tokens);

@@ -17,12 +17,6 @@
 namespace attn {
 namespace {
 
-void check_range(const char* what, long long value, long long lo, long long hi) {
-    if (value < lo || value > hi)
-        throw Error(std::string(what) + " must be from " + std::to_string(lo) + " to " + std::to_string(hi) +
-                    ", got " + std::to_string(value));
-}
-
 /// A parameter's random stream, so that adding a tensor never changes another
 /// one's initial values: FNV-1a 64 of its name (hash.hpp) started from
 /// 1469598103934665603, FNV's offset basis 14695981039346656037 without its
@@ -52,39 +46,6 @@ Norm parse_norm(const std::string& name) {
     throw Error("norm must be \"pre\" or \"post\", got \"" + name.substr(0, 32) + "\"");
 }
 
-namespace {
-
-struct Limits {
-    int layers, d_model, mlp, vocab, context;
-};
-constexpr Limits kTrainLimits{kMaxModelLayers, kMaxModelDModel, kMaxModelMlp, kMaxModelVocab, kMaxModelContext};
-constexpr Limits kRunLimits{kMaxInferenceLayers, kMaxInferenceDModel, kMaxInferenceMlp, kMaxInferenceVocab,
-                            kMaxInferenceContext};
-
-/// The one check of a config, with the limits of a model that is trained or run.
-void validate_config_within(const ModelConfig& c, const Limits& limits) {
-    check_range("vocab", c.vocab, 2, limits.vocab);
-    check_range("context", c.context, 1, limits.context);
-    check_range("layers", c.layers, 1, limits.layers);
-    check_range("d_model", c.d_model, 1, limits.d_model);
-    check_range("heads", c.heads, 1, c.d_model);
-    if (c.d_model % c.heads != 0)
-        throw Error("d_model " + std::to_string(c.d_model) + " is not divisible by " + std::to_string(c.heads) +
-                    " heads");
-    check_range("mlp", c.mlp, 0, limits.mlp);
-    check_range("token_types", c.token_types, 0, 16);
-    if (!(c.ln_eps >= 1e-12f && c.ln_eps <= 1e-1f))  // also refuses NaN
-        throw Error("ln_eps must be from 1e-12 to 0.1, got " + std::to_string(c.ln_eps));
-    if (c.norm == Norm::post && !c.layernorm) throw Error("norm \"post\" needs layernorm");
-    if (c.embed_layernorm && !c.layernorm) throw Error("embed_layernorm needs layernorm");
-    if (c.family != "" && c.family != "gpt2" && c.family != "bert")
-        throw Error("family must be \"\", \"gpt2\" or \"bert\", got \"" + c.family.substr(0, 32) + "\"");
-}
-
-}  // namespace
-
-void validate_model_config(const ModelConfig& c) { validate_config_within(c, kTrainLimits); }
-void validate_inference_config(const ModelConfig& c) { validate_config_within(c, kRunLimits); }
 
 namespace {
 

@@ -37,12 +37,22 @@
 
 namespace attn {
 
-/// Limits of a trainable model (documented in README.md).
-inline constexpr int kMaxModelLayers = 12;
-inline constexpr int kMaxModelDModel = 512;
-inline constexpr int kMaxModelMlp = 2048;
-inline constexpr int kMaxModelVocab = 50000;
-inline constexpr int kMaxModelContext = 512;
+/// The largest model of one kind: the bounds of the model schema's size rows
+/// (model_schema.hpp), which check_model_config checks a config against.
+struct ModelLimits {
+    int vocab, context, layers, d_model, mlp;
+};
+/// A model that is trained (Trainer, Model::forward with backward; documented in README.md).
+inline constexpr ModelLimits kTrainingLimits{50000, 512, 12, 512, 2048};
+/// A model that is only run, never trained (a loaded checkpoint: trace, Model::run):
+/// gpt2-xl is L=48, C=1600, V=50257, T=1024.
+inline constexpr ModelLimits kInferenceLimits{262144, 2048, 48, 2048, 8192};
+
+inline constexpr int kMaxModelLayers = kTrainingLimits.layers;
+inline constexpr int kMaxModelDModel = kTrainingLimits.d_model;
+inline constexpr int kMaxModelMlp = kTrainingLimits.mlp;
+inline constexpr int kMaxModelVocab = kTrainingLimits.vocab;
+inline constexpr int kMaxModelContext = kTrainingLimits.context;
 
 /// The MLP's (and the MLM head's) activation: GELU exactly, x·Φ(x) =
 /// 0.5·x·(1 + erf(x/√2)), or GPT-2's "gelu_new", 0.5·x·(1 + tanh(√(2/π)(x + 0.044715x³))).
@@ -79,11 +89,10 @@ struct ModelConfig {
     std::string family;                         ///< "" (ours), "gpt2", "bert"
 };
 
-/// A model that is trained (Trainer, Model::forward with backward): today's
-/// kMaxModel* limits. Throws attn::Error naming the field and its range.
+/// A model that is trained: the model schema's check_model_config with
+/// kTrainingLimits (model_schema.cpp). Throws attn::Error naming the field and its range.
 void validate_model_config(const ModelConfig& config);
-/// A model that is only run (a loaded checkpoint: trace, Model::run): the
-/// wider kMaxInference* limits of pretrained.hpp. The same option checks.
+/// A model that is only run: check_model_config with the wider kInferenceLimits.
 void validate_inference_config(const ModelConfig& config);
 
 /// One named tensor of the flat buffer.

@@ -10,9 +10,11 @@ namespace attn {
 namespace {
 
 template <int ModelConfig::*M>
-ModelSetting whole_row(SettingRange range, bool zero_is_task = false) {
+ModelSetting whole_row(SettingRange range, int ModelLimits::*limit = nullptr, bool zero_is_task = false) {
     ModelSetting s;
     s.range = range;
+    s.limit = limit;
+    if (limit) s.range.hi = kTrainingLimits.*limit;
     s.type = SettingType::whole;
     s.get = [](const ModelConfig& c) { return static_cast<double>(c.*M); };
     s.set = [](ModelConfig& c, double v) { c.*M = static_cast<int>(v); };
@@ -36,15 +38,16 @@ ModelSetting boolean_row(SettingRange range, std::vector<std::string> values = {
 
 std::vector<ModelSetting> make_rows() {
     std::vector<ModelSetting> rows;
-    //                      member / key  label                                           lo  hi                whole  JS key      flag
-    rows.push_back(whole_row<&ModelConfig::vocab>({"vocab", "the vocabulary's size", 2, kMaxModelVocab, true, "vocab", ""}));
+    // the size rows: hi is the limit set's (kTrainingLimits here, range_within for another set)
+    //                      member / key  label                                           lo  hi  whole  JS key      flag      limit
+    rows.push_back(whole_row<&ModelConfig::vocab>({"vocab", "the vocabulary's size", 2, 0, true, "vocab", ""}, &ModelLimits::vocab));
     rows.back().settable = false;  // the task's
     rows.push_back(whole_row<&ModelConfig::context>(
-        {"context", "the longest sequence, 0 = the task's", 1, kMaxModelContext, true, "context", "--context"}, true));
-    rows.push_back(whole_row<&ModelConfig::layers>({"layers", "the layers", 1, kMaxModelLayers, true, "layers", "--layers"}));
-    rows.push_back(whole_row<&ModelConfig::d_model>({"d_model", "the model width C", 1, kMaxModelDModel, true, "dModel", "--d-model"}));
-    rows.push_back(whole_row<&ModelConfig::heads>({"heads", "the heads, dividing d_model", 1, kMaxModelDModel, true, "heads", "--heads"}));
-    rows.push_back(whole_row<&ModelConfig::mlp>({"mlp", "the MLP width, 0 = attention only", 0, kMaxModelMlp, true, "mlp", "--mlp"}));
+        {"context", "the longest sequence, 0 = the task's", 1, 0, true, "context", "--context"}, &ModelLimits::context, true));
+    rows.push_back(whole_row<&ModelConfig::layers>({"layers", "the layers", 1, 0, true, "layers", "--layers"}, &ModelLimits::layers));
+    rows.push_back(whole_row<&ModelConfig::d_model>({"d_model", "the model width C", 1, 0, true, "dModel", "--d-model"}, &ModelLimits::d_model));
+    rows.push_back(whole_row<&ModelConfig::heads>({"heads", "the heads, dividing d_model", 1, 0, true, "heads", "--heads"}, &ModelLimits::d_model));
+    rows.push_back(whole_row<&ModelConfig::mlp>({"mlp", "the MLP width, 0 = attention only", 0, 0, true, "mlp", "--mlp"}, &ModelLimits::mlp));
     rows.push_back(boolean_row<&ModelConfig::layernorm>({"layernorm", "LayerNorm before each block and at the end", 0, 1, true, "layernorm", "--layernorm"}));
     {
         ModelSetting s;
@@ -141,6 +144,12 @@ SettingRange training_range(const ModelSetting& s) {
     return r;
 }
 
+SettingRange range_within(const ModelSetting& s, const ModelLimits& limits) {
+    SettingRange r = s.range;
+    if (s.limit) r.hi = limits.*(s.limit);
+    return r;
+}
+
 std::string model_setting_text(const ModelSetting& s, double value) {
     switch (s.type) {
         case SettingType::boolean: return value != 0 ? "true" : "false";
@@ -163,13 +172,21 @@ double model_setting_choice(const ModelSetting& s, const std::string& name, cons
     throw Error(code, where + s.name() + " \"" + name + "\" is not one of " + names);
 }
 
-void check_model_config(const ModelConfig& c, const std::string& where, Error::Code code) {
-    for (const ModelSetting& s : model_settings()) check_setting(s.range, s.get(c), where, code);
+void check_model_config(const ModelConfig& c, const ModelLimits& limits, const std::string& where, Error::Code code) {
+    // a family string that is none of the row's choices (the row reads it as "")
+    if (c.family != "" && c.family != "gpt2" && c.family != "bert")
+        throw Error(code, where + "family must be \"\", \"gpt2\" or \"bert\", got \"" + c.family.substr(0, 32) + "\"");
+    for (const ModelSetting& s : model_settings()) check_setting(range_within(s, limits), s.get(c), where, code);
     if (c.heads > c.d_model)
         throw Error(code, where + "heads " + std::to_string(c.heads) + " is more than d_model " + std::to_string(c.d_model));
     if (c.d_model % c.heads != 0)
         throw Error(code, where + "d_model " + std::to_string(c.d_model) + " is not divisible by " + std::to_string(c.heads) + " heads");
+    if (c.norm == Norm::post && !c.layernorm) throw Error(code, where + "norm \"post\" needs layernorm");
+    if (c.embed_layernorm && !c.layernorm) throw Error(code, where + "embed_layernorm needs layernorm");
 }
+
+void validate_model_config(const ModelConfig& c) { check_model_config(c, kTrainingLimits); }
+void validate_inference_config(const ModelConfig& c) { check_model_config(c, kInferenceLimits); }
 
 std::string model_config_json(const ModelConfig& c) {
     std::string o = "{";

@@ -8,8 +8,10 @@
 // check_model_config, the bindings' settings ↔ JS, attn train's flags, and
 // buildInfo().modelSettings, which web/trainer.js checks the JS settings with.
 //
-// A new ModelConfig option is one more row (and its forward, backward and
-// layout in model.cpp). Values cross the table as doubles: a whole number as
+// The size rows take their largest value from a limit set (model.hpp's
+// kTrainingLimits for a model that is trained, kInferenceLimits for one that
+// is only run). A new ModelConfig option is one more row (and its forward,
+// backward and layout in model.cpp). Values cross the table as doubles: a whole number as
 // itself, a boolean as 0 / 1, a choice as its index in `choices`.
 
 #include "model.hpp"
@@ -42,6 +44,9 @@ struct ModelSetting {
     /// createTrainer's settings and attn train's flags set it; false: always
     /// the task's (vocab), shown in Trainer.config only.
     bool settable = true;
+    /// The bound of the limit sets (model.hpp's ModelLimits) that is this row's
+    /// largest value; range.hi is the training set's. nullptr: range.hi always.
+    int ModelLimits::*limit = nullptr;
     /// An architecture option of pretrained models (model.hpp): written to the
     /// config JSON only when it differs from our models' default, so that the
     /// checkpoints we write stay as they were and old ones read as before.
@@ -60,6 +65,8 @@ const ModelSetting& model_setting(const std::string& name);
 /// The range a training setting of this row takes: the row's, from 0 when 0
 /// means the task's value.
 SettingRange training_range(const ModelSetting& s);
+/// The row's range for a model of these limits (hi from the set when the row has a limit).
+SettingRange range_within(const ModelSetting& s, const ModelLimits& limits);
 
 /// The value's text for messages and JSON: a number, true / false, a choice's name.
 std::string model_setting_text(const ModelSetting& s, double value);
@@ -67,10 +74,14 @@ std::string model_setting_text(const ModelSetting& s, double value);
 double model_setting_choice(const ModelSetting& s, const std::string& name, const std::string& where = "",
                             Error::Code code = Error::Code::bad_input);
 
-/// Every row's range (check_setting) and the rule between rows: heads divides
-/// d_model. Throws attn::Error naming the field and its range.
-void check_model_config(const ModelConfig& config, const std::string& where = "",
-                        Error::Code code = Error::Code::bad_input);
+/// The one check of a model config: every row's range within `limits`
+/// (check_setting) and the rules between rows (heads at most d_model and
+/// dividing it; post-LN and the embedding LayerNorm need layernorm; a known
+/// family). Throws attn::Error naming the field and its range.
+/// validate_model_config / validate_inference_config (model.hpp) are this
+/// with kTrainingLimits / kInferenceLimits.
+void check_model_config(const ModelConfig& config, const ModelLimits& limits = kTrainingLimits,
+                        const std::string& where = "", Error::Code code = Error::Code::bad_input);
 
 /// JSON of a model config, with the checkpoint's key names, every row in order
 /// {vocab, context, layers, d_model, heads, mlp, layernorm, positional, causal, scale, tied}.

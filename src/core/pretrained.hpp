@@ -48,13 +48,13 @@
 
 namespace attn {
 
-/// Limits of a model that is only run, never trained (a loaded checkpoint):
-/// gpt2-xl is L=48, C=1600, V=50257, T=1024. Training keeps its own limits.
-inline constexpr int kMaxInferenceLayers = 48;
-inline constexpr int kMaxInferenceDModel = 2048;
-inline constexpr int kMaxInferenceMlp = 8192;
-inline constexpr int kMaxInferenceVocab = 262144;
-inline constexpr int kMaxInferenceContext = 2048;
+/// Limits of a model that is only run, never trained (a loaded checkpoint): the
+/// named set kInferenceLimits (model.hpp), which the model schema checks against.
+inline constexpr int kMaxInferenceLayers = kInferenceLimits.layers;
+inline constexpr int kMaxInferenceDModel = kInferenceLimits.d_model;
+inline constexpr int kMaxInferenceMlp = kInferenceLimits.mlp;
+inline constexpr int kMaxInferenceVocab = kInferenceLimits.vocab;
+inline constexpr int kMaxInferenceContext = kInferenceLimits.context;
 
 /// A model's tokenizer: our word tokenizer, GPT-2's byte-level BPE or BERT's WordPiece.
 /// (Not `Token`: that name is the word tokenizer's, tokenizer.hpp, and a second

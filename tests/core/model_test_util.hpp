@@ -1,11 +1,16 @@
 #pragma once
 // Shared helpers of the model tests (test_model.cpp, test_architecture.cpp,
 // test_recorder.cpp): random configs (with or without the architecture
-// options), batches and perturbed parameters, and the relative error of a
-// float tensor against the double reference.
+// options), batches, ids and perturbed parameters, the relative error of a
+// float tensor against the double reference, and the three checks every
+// option of the model goes through: the reference against central finite
+// differences, the fast path against the reference, the per-sequence trace
+// against the batched forward.
 
 #include "core/model.hpp"
 #include "core/trainer.hpp"
+
+#include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -18,6 +23,18 @@ namespace model_test {
 using attn::Batch;
 using attn::ModelConfig;
 using attn::Positional;
+
+/// A config of these sizes, every other option at its default.
+inline ModelConfig sized_config(int vocab, int context, int d_model, int heads, int layers = 1, int mlp = 0) {
+    ModelConfig c;
+    c.vocab = vocab;
+    c.context = context;
+    c.d_model = d_model;
+    c.heads = heads;
+    c.layers = layers;
+    c.mlp = mlp;
+    return c;
+}
 
 inline ModelConfig random_config(std::mt19937& rng) {
     ModelConfig c;
@@ -40,6 +57,13 @@ inline ModelConfig random_config(std::mt19937& rng) {
     c.scale = coin();
     c.tied = coin();
     return c;
+}
+
+/// T random token ids of the config's vocabulary.
+inline std::vector<std::int32_t> random_ids(std::mt19937& rng, const ModelConfig& c, int T) {
+    std::vector<std::int32_t> ids(static_cast<std::size_t>(T));
+    for (std::int32_t& id : ids) id = std::uniform_int_distribution<int>(0, c.vocab - 1)(rng);
+    return ids;
 }
 
 /// Random batch: some sequences padded (length < T, possibly 0), targets
@@ -97,6 +121,12 @@ inline double relative_error(const float* a, const double* b, std::size_t n, dou
     return diff / scale;
 }
 
+/// The same of a matrix against the reference's row-major doubles (the recorder's intermediates).
+inline double relative_error(const attn::Matrix& a, const std::vector<double>& b) {
+    REQUIRE(static_cast<std::size_t>(a.size()) == b.size());
+    const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> rows = a;
+    return relative_error(rows.data(), b.data(), b.size());
+}
 
 /// relative_error of one tensor of a fast gradient against the reference's.
 /// layers.{l}.b_key's gradient is exactly 0 in exact arithmetic (q·b_K adds
@@ -132,6 +162,96 @@ inline ModelConfig random_arch_config(std::mt19937& rng) {
     ModelConfig c = random_config(rng);
     add_random_options(rng, c);
     return c;
+}
+
+// ---- the checks every option goes through ----------------------------------------------
+
+/// The reference's gradients (model_reference.cpp, double) against central finite
+/// differences of its loss: `trials` configs of `make`, each with a random batch
+/// (every third padded) and random parameters, `per_tensor` random entries of every
+/// tensor. Returns how many entries were checked.
+inline int check_reference_by_finite_differences(std::mt19937& rng, ModelConfig (*make)(std::mt19937&), int trials,
+                                                 int per_tensor) {
+    int checked = 0;
+    for (int trial = 0; trial < trials; ++trial) {
+        const ModelConfig c = make(rng);
+        const Batch batch = random_batch(rng, c, trial % 3 == 0);
+        const std::vector<double> p = to_double(random_params(rng, c));
+        std::vector<double> g;
+        attn::reference_loss_and_grads(c, p, batch, &g);
+        for (const auto& info : attn::parameter_layout(c)) {
+            for (int k = 0; k < per_tensor; ++k) {
+                const std::size_t i = info.offset + std::uniform_int_distribution<std::size_t>(0, info.size() - 1)(rng);
+                std::vector<double> q = p;
+                const double h = 1e-6;
+                q[i] = p[i] + h;
+                const double up = attn::reference_loss_and_grads(c, q, batch, nullptr);
+                q[i] = p[i] - h;
+                const double down = attn::reference_loss_and_grads(c, q, batch, nullptr);
+                const double fd = (up - down) / (2 * h);
+                INFO(describe(c) << " " << info.name << " entry " << i - info.offset << ": analytic " << g[i]
+                                 << ", finite difference " << fd);
+                CHECK(std::fabs(fd - g[i]) <= 1e-6 + 1e-5 * std::fabs(fd));
+                ++checked;
+            }
+        }
+    }
+    return checked;
+}
+
+/// The fast path's loss and gradients on one batch beside the double reference's.
+struct ReferenceComparison {
+    double loss_error = 0;  ///< |loss − reference| / max(1, |reference|)
+    double loss = 0, reference_loss = 0;
+    attn::Parameters grads;  ///< the fast gradients
+    std::vector<std::pair<std::string, double>> gradient_errors;  ///< per tensor: gradient_error
+};
+
+/// Runs m's forward and backward on `batch` and the reference on m's parameters.
+inline ReferenceComparison compare_with_reference(attn::Model& m, const Batch& batch) {
+    ReferenceComparison out;
+    out.loss = m.forward(batch).loss;
+    m.backward(out.grads);
+    std::vector<double> ref;
+    out.reference_loss = attn::reference_loss_and_grads(m.config(), to_double(m.params()), batch, &ref);
+    out.loss_error = std::fabs(out.loss - out.reference_loss) / std::max(1.0, std::fabs(out.reference_loss));
+    for (const auto& info : out.grads.layout()) out.gradient_errors.emplace_back(info.name, gradient_error(out.grads, ref, info));
+    return out;
+}
+
+/// Every tensor's gradient error below `tolerance`, each named; returns the worst.
+inline double check_gradients(const ReferenceComparison& r, double tolerance) {
+    double worst = 0;
+    for (const auto& [name, e] : r.gradient_errors) {
+        INFO(name);
+        CHECK(e < tolerance);
+        worst = std::max(worst, e);
+    }
+    return worst;
+}
+
+/// After m.forward(b, options): each real sequence's trace_model (the per-layer
+/// trace, one sequence) has the batched forward's attention weights and logits,
+/// and probability rows that sum to 1.
+inline void check_trace_matches_batch(const attn::Model& m, const Batch& b, const attn::ForwardOptions& options,
+                                      const std::string& label) {
+    const ModelConfig& c = m.config();
+    for (int s = 0; s < b.batch; ++s) {
+        const int len = b.real_length(s);
+        if (len == 0) continue;  // a trace has at least one real token
+        const std::vector<std::int32_t> ids(b.ids.begin() + s * b.length, b.ids.begin() + (s + 1) * b.length);
+        const attn::ModelTrace tr = attn::trace_model(c, m.params(), ids, len, options);
+        INFO(describe(c) << ", " << label);
+        REQUIRE(tr.layers.size() == static_cast<std::size_t>(c.layers));
+        for (int l = 0; l < c.layers; ++l)
+            for (int h = 0; h < c.heads; ++h) {
+                const attn::Matrix& tw = tr.layers[static_cast<std::size_t>(l)].attention.heads[static_cast<std::size_t>(h)].weights;
+                CHECK((tw - m.attention(s, l, h)).cwiseAbs().maxCoeff() < 1e-5f);
+            }
+        const attn::Matrix batched = m.logits().middleRows(s * b.length, b.length);
+        CHECK((tr.logits - batched).cwiseAbs().maxCoeff() < 1e-4f * std::max(1.0f, batched.cwiseAbs().maxCoeff()));
+        for (int t = 0; t < b.length; ++t) CHECK(tr.probabilities.row(t).sum() == Approx(1.0).epsilon(1e-5));
+    }
 }
 
 }  // namespace model_test

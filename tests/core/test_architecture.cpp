@@ -28,13 +28,7 @@ using namespace model_test;
 namespace {
 
 ModelConfig gpt2_like() {
-    ModelConfig c;
-    c.vocab = 11;
-    c.context = 6;
-    c.layers = 2;
-    c.d_model = 8;
-    c.heads = 2;
-    c.mlp = 12;
+    ModelConfig c = sized_config(11, 6, 8, 2, 2, 12);
     c.causal = true;
     c.tied = true;
     c.attn_bias = true;
@@ -44,13 +38,7 @@ ModelConfig gpt2_like() {
 }
 
 ModelConfig bert_like() {
-    ModelConfig c;
-    c.vocab = 11;
-    c.context = 6;
-    c.layers = 2;
-    c.d_model = 8;
-    c.heads = 2;
-    c.mlp = 12;
+    ModelConfig c = sized_config(11, 6, 8, 2, 2, 12);
     c.tied = true;
     c.attn_bias = true;
     c.ln_eps = 1e-12f;
@@ -135,31 +123,7 @@ TEST_CASE("architecture: GELU's tanh form is GPT-2's gelu_new, its erf form the 
 
 TEST_CASE("architecture: the reference's gradients equal central finite differences under every option", "[model][arch]") {
     std::mt19937 rng(2026);
-    int checked = 0;
-    for (int trial = 0; trial < 40; ++trial) {
-        const ModelConfig c = random_arch_config(rng);
-        const Batch batch = random_batch(rng, c, trial % 3 == 0);
-        const std::vector<double> p = to_double(random_params(rng, c));
-        std::vector<double> g;
-        attn::reference_loss_and_grads(c, p, batch, &g);
-        for (const auto& info : attn::parameter_layout(c)) {
-            for (int k = 0; k < 2; ++k) {
-                const std::size_t i = info.offset + std::uniform_int_distribution<std::size_t>(0, info.size() - 1)(rng);
-                std::vector<double> q = p;
-                const double h = 1e-6;
-                q[i] = p[i] + h;
-                const double up = attn::reference_loss_and_grads(c, q, batch, nullptr);
-                q[i] = p[i] - h;
-                const double down = attn::reference_loss_and_grads(c, q, batch, nullptr);
-                const double fd = (up - down) / (2 * h);
-                INFO(describe(c) << " " << info.name << " entry " << i - info.offset << ": analytic " << g[i]
-                                 << ", finite difference " << fd);
-                CHECK(std::fabs(fd - g[i]) <= 1e-6 + 1e-5 * std::fabs(fd));
-                ++checked;
-            }
-        }
-    }
-    CHECK(checked > 500);
+    CHECK(check_reference_by_finite_differences(rng, random_arch_config, 40, 2) > 500);
 }
 
 TEST_CASE("architecture: fast loss and gradients match the double reference under every option", "[model][arch]") {
@@ -173,17 +137,10 @@ TEST_CASE("architecture: fast loss and gradients match the double reference unde
         const Batch batch = random_batch(rng, c, trial % 3 == 0);
         attn::Model m(c);
         m.params() = random_params(rng, c);
-        const attn::LossResult r = m.forward(batch);
-        attn::Parameters grads;
-        m.backward(grads);
-        std::vector<double> ref_grads;
-        const double ref_loss = attn::reference_loss_and_grads(c, to_double(m.params()), batch, &ref_grads);
+        const ReferenceComparison r = compare_with_reference(m, batch);
         INFO(describe(c));
-        CHECK(std::fabs(r.loss - ref_loss) / std::max(1.0, std::fabs(ref_loss)) < 1e-5);
-        for (const auto& info : grads.layout()) {
-            INFO(info.name);
-            CHECK(gradient_error(grads, ref_grads, info) < 2e-4);
-        }
+        CHECK(r.loss_error < 1e-5);
+        check_gradients(r, 2e-4);
     }
     CHECK(post > 10);
     CHECK(transform > 10);
@@ -203,17 +160,10 @@ TEST_CASE("architecture: GPT-2- and BERT-shaped models match the reference", "[m
         b.targets[0] = 3;
         attn::Model m(c);
         m.params() = random_params(rng, c);
-        const attn::LossResult r = m.forward(b);
-        attn::Parameters g;
-        m.backward(g);
-        std::vector<double> ref;
-        const double ref_loss = attn::reference_loss_and_grads(c, to_double(m.params()), b, &ref);
+        const ReferenceComparison r = compare_with_reference(m, b);
         INFO(c.family);
-        CHECK(r.loss == Approx(ref_loss).epsilon(1e-5));
-        for (const auto& info : g.layout()) {
-            INFO(info.name);
-            CHECK(gradient_error(g, ref, info) < 2e-4);
-        }
+        CHECK(r.loss == Approx(r.reference_loss).epsilon(1e-5));
+        check_gradients(r, 2e-4);
     }
 }
 
@@ -267,18 +217,7 @@ TEST_CASE("architecture: the per-layer trace equals the batched forward under ev
         attn::Model m(c);
         m.params() = random_params(rng, c);
         m.forward(b);
-        for (int s = 0; s < b.batch; ++s) {
-            if (b.real_length(s) == 0) continue;  // a trace has at least one real token
-            const std::vector<std::int32_t> ids(b.ids.begin() + s * b.length, b.ids.begin() + (s + 1) * b.length);
-            const attn::ModelTrace tr = attn::trace_model(c, m.params(), ids, b.real_length(s));
-            INFO(describe(c));
-            const attn::Matrix batched = m.logits().middleRows(s * b.length, b.length);
-            CHECK((tr.logits - batched).cwiseAbs().maxCoeff() < 1e-4f * std::max(1.0f, batched.cwiseAbs().maxCoeff()));
-            for (int l = 0; l < c.layers; ++l)
-                for (int h = 0; h < c.heads; ++h)
-                    CHECK((tr.layers[static_cast<std::size_t>(l)].attention.heads[static_cast<std::size_t>(h)].weights -
-                           m.attention(s, l, h)).cwiseAbs().maxCoeff() < 1e-5f);
-        }
+        check_trace_matches_batch(m, b, attn::ForwardOptions{}, "defaults");
     }
 }
 

@@ -23,13 +23,7 @@ using attn::Positional;
 using namespace model_test;
 
 TEST_CASE("model: the parameter layout names every tensor of the config, in order", "[model]") {
-    ModelConfig c;
-    c.vocab = 7;
-    c.context = 5;
-    c.layers = 2;
-    c.d_model = 4;
-    c.heads = 2;
-    c.mlp = 3;
+    ModelConfig c = sized_config(7, 5, 4, 2, 2, 3);
     c.layernorm = true;
     c.positional = Positional::learned;
     c.tied = false;
@@ -104,35 +98,10 @@ TEST_CASE("model: bad configs and batches are rejected with the field named", "[
 
 TEST_CASE("model reference: gradients equal central finite differences for every parameter kind", "[model]") {
     // The reference is the independent check of the fast path, so it is
-    // itself checked against the definition of the derivative, in double.
+    // itself checked against the definition of the derivative, in double:
+    // three entries of every tensor (or all when it is small).
     std::mt19937 rng(1234);
-    int checked = 0;
-    for (int trial = 0; trial < 40; ++trial) {
-        const ModelConfig c = random_config(rng);
-        const Batch batch = random_batch(rng, c, trial % 3 == 0);
-        const std::vector<double> p = to_double(random_params(rng, c));
-        std::vector<double> g;
-        attn::reference_loss_and_grads(c, p, batch, &g);
-        for (const auto& info : attn::parameter_layout(c)) {
-            // three entries of every tensor (or all when it is small)
-            for (int k = 0; k < 3; ++k) {
-                const std::size_t i =
-                    info.offset + std::uniform_int_distribution<std::size_t>(0, info.size() - 1)(rng);
-                std::vector<double> q = p;
-                const double h = 1e-6;
-                q[i] = p[i] + h;
-                const double up = attn::reference_loss_and_grads(c, q, batch, nullptr);
-                q[i] = p[i] - h;
-                const double down = attn::reference_loss_and_grads(c, q, batch, nullptr);
-                const double fd = (up - down) / (2 * h);
-                INFO(describe(c) << " " << info.name << " entry " << i - info.offset << ": analytic " << g[i]
-                                 << ", finite difference " << fd);
-                CHECK(std::fabs(fd - g[i]) <= 1e-6 + 1e-5 * std::fabs(fd));
-                ++checked;
-            }
-        }
-    }
-    CHECK(checked > 500);
+    CHECK(check_reference_by_finite_differences(rng, random_config, 40, 3) > 500);
 }
 
 TEST_CASE("model: fast loss and gradients match the double reference on random configs", "[model]") {
@@ -143,22 +112,11 @@ TEST_CASE("model: fast loss and gradients match the double reference on random c
         const Batch batch = random_batch(rng, c, trial % 3 == 0);
         attn::Model m(c);
         m.params() = random_params(rng, c);
-        const attn::LossResult r = m.forward(batch);
-        attn::Parameters grads;
-        m.backward(grads);
-        std::vector<double> ref_grads;
-        const double ref_loss = attn::reference_loss_and_grads(c, to_double(m.params()), batch, &ref_grads);
+        const ReferenceComparison r = compare_with_reference(m, batch);
         INFO(describe(c));
-        const double loss_err = std::fabs(r.loss - ref_loss) / std::max(1.0, std::fabs(ref_loss));
-        CHECK(loss_err < 1e-5);
-        worst_loss = std::max(worst_loss, loss_err);
-        for (const auto& info : grads.layout()) {
-            const double e = relative_error(grads.flat().data() + info.offset, ref_grads.data() + info.offset,
-                                            info.size());
-            INFO(info.name);
-            CHECK(e < 1e-4);
-            worst_grad = std::max(worst_grad, e);
-        }
+        CHECK(r.loss_error < 1e-5);
+        worst_loss = std::max(worst_loss, r.loss_error);
+        worst_grad = std::max(worst_grad, check_gradients(r, 1e-4));
     }
     WARN("worst relative loss error " << worst_loss << ", worst relative gradient error " << worst_grad);
 }
@@ -167,13 +125,7 @@ TEST_CASE("model: a larger model's fast gradients match the reference (the SIMD 
     // Sizes that are not multiples of the kernels' 4×8 tiles, and big enough
     // for several tiles per product.
     std::mt19937 rng(5);
-    ModelConfig c;
-    c.vocab = 13;
-    c.context = 11;
-    c.layers = 2;
-    c.d_model = 18;
-    c.heads = 3;
-    c.mlp = 10;
+    ModelConfig c = sized_config(13, 11, 18, 3, 2, 10);
     c.causal = true;
     Batch b;
     b.batch = 3;
@@ -184,15 +136,7 @@ TEST_CASE("model: a larger model's fast gradients match the reference (the SIMD 
     }
     attn::Model m(c);
     m.params() = random_params(rng, c);
-    m.forward(b);
-    attn::Parameters grads;
-    m.backward(grads);
-    std::vector<double> ref;
-    attn::reference_loss_and_grads(c, to_double(m.params()), b, &ref);
-    for (const auto& info : grads.layout()) {
-        INFO(info.name);
-        CHECK(relative_error(grads.flat().data() + info.offset, ref.data() + info.offset, info.size()) < 1e-4);
-    }
+    check_gradients(compare_with_reference(m, b), 1e-4);
 }
 
 TEST_CASE("model: under the causal mask no earlier position's loss reaches a later token", "[model]") {
@@ -227,13 +171,7 @@ TEST_CASE("model: under the causal mask no earlier position's loss reaches a lat
 
 TEST_CASE("model: a fully masked row (an empty padded sequence) gives zero weights and finite gradients", "[model]") {
     std::mt19937 rng(8);
-    ModelConfig c;
-    c.vocab = 6;
-    c.context = 4;
-    c.layers = 2;
-    c.d_model = 8;
-    c.heads = 2;
-    c.mlp = 4;
+    ModelConfig c = sized_config(6, 4, 8, 2, 2, 4);
     Batch b;
     b.batch = 2;
     b.length = 4;
@@ -242,26 +180,17 @@ TEST_CASE("model: a fully masked row (an empty padded sequence) gives zero weigh
     b.targets = std::vector<std::int32_t>{-1, -1, -1, -1, 2, 3, 4, -1};
     attn::Model m(c);
     m.params() = random_params(rng, c);
-    const auto r = m.forward(b);
+    const ReferenceComparison r = compare_with_reference(m, b);
     CHECK(std::isfinite(r.loss));
     for (int l = 0; l < 2; ++l)
         for (int h = 0; h < 2; ++h) CHECK(m.attention(0, l, h).cwiseAbs().maxCoeff() == 0.0f);
-    attn::Parameters g;
-    m.backward(g);
-    for (float v : g.flat()) REQUIRE(std::isfinite(v));
-    std::vector<double> ref;
-    attn::reference_loss_and_grads(c, to_double(m.params()), b, &ref);
-    for (const auto& info : g.layout())
-        CHECK(relative_error(g.flat().data() + info.offset, ref.data() + info.offset, info.size()) < 1e-4);
+    for (float v : r.grads.flat()) REQUIRE(std::isfinite(v));
+    check_gradients(r, 1e-4);
 }
 
 TEST_CASE("model: saturated scores keep the loss and gradients finite", "[model]") {
     std::mt19937 rng(9);
-    ModelConfig c;
-    c.vocab = 5;
-    c.context = 5;
-    c.d_model = 8;
-    c.heads = 1;
+    ModelConfig c = sized_config(5, 5, 8, 1);
     c.layernorm = false;
     c.scale = false;
     attn::Model m(c);
@@ -282,11 +211,7 @@ TEST_CASE("model: saturated scores keep the loss and gradients finite", "[model]
 
 TEST_CASE("model: an ablated head contributes nothing and its projections get no gradient", "[model]") {
     std::mt19937 rng(10);
-    ModelConfig c;
-    c.vocab = 6;
-    c.context = 5;
-    c.d_model = 8;
-    c.heads = 2;
+    ModelConfig c = sized_config(6, 5, 8, 2);
     attn::Model m(c);
     m.params() = random_params(rng, c);
     Batch b;
@@ -317,11 +242,7 @@ TEST_CASE("model: an ablated head contributes nothing and its projections get no
 
 TEST_CASE("model: uniform attention equals the mean of the allowed values", "[model]") {
     std::mt19937 rng(11);
-    ModelConfig c;
-    c.vocab = 6;
-    c.context = 4;
-    c.d_model = 4;
-    c.heads = 1;
+    ModelConfig c = sized_config(6, 4, 4, 1);
     c.causal = true;
     attn::Model m(c);
     m.params() = random_params(rng, c);
@@ -375,23 +296,8 @@ TEST_CASE("model: the per-layer trace equals the batched forward under every for
         attn::Model m(c);
         m.params() = random_params(rng, c);
         for (const auto& [option, options] : every_forward_option(c)) {
-        m.forward(b, options);
-        for (int s = 0; s < b.batch; ++s) {
-            const int len = b.real_length(s);
-            if (len == 0) continue;
-            const std::vector<std::int32_t> ids(b.ids.begin() + s * b.length, b.ids.begin() + (s + 1) * b.length);
-            const attn::ModelTrace tr = attn::trace_model(c, m.params(), ids, len, options);
-            INFO(describe(c) << ", " << option);
-            REQUIRE(tr.layers.size() == static_cast<std::size_t>(c.layers));
-            for (int l = 0; l < c.layers; ++l)
-                for (int h = 0; h < c.heads; ++h) {
-                    const attn::Matrix& tw = tr.layers[static_cast<std::size_t>(l)].attention.heads[static_cast<std::size_t>(h)].weights;
-                    CHECK((tw - m.attention(s, l, h)).cwiseAbs().maxCoeff() < 1e-5f);
-                }
-            const attn::Matrix batched = m.logits().middleRows(s * b.length, b.length);
-            CHECK((tr.logits - batched).cwiseAbs().maxCoeff() < 1e-4f * std::max(1.0f, batched.cwiseAbs().maxCoeff()));
-            for (int t = 0; t < b.length; ++t) CHECK(tr.probabilities.row(t).sum() == Approx(1.0).epsilon(1e-5));
-        }
+            m.forward(b, options);
+            check_trace_matches_batch(m, b, options, option);
         }
     }
 }
@@ -403,8 +309,7 @@ TEST_CASE("model: the uniform-attention trace puts exactly 1/n on each of the n 
         const attn::Parameters p = random_params(rng, c);
         const int T = std::uniform_int_distribution<int>(1, c.context)(rng);
         const int len = std::uniform_int_distribution<int>(1, T)(rng);
-        std::vector<std::int32_t> ids(static_cast<std::size_t>(T));
-        for (std::int32_t& id : ids) id = std::uniform_int_distribution<int>(0, c.vocab - 1)(rng);
+        const std::vector<std::int32_t> ids = random_ids(rng, c, T);
         attn::ForwardOptions uniform;
         uniform.uniform_attention = true;
         const attn::ModelTrace tr = attn::trace_model(c, p, ids, len, uniform);
@@ -420,12 +325,7 @@ TEST_CASE("model: the uniform-attention trace puts exactly 1/n on each of the n 
 }
 
 TEST_CASE("model: initialisation is seeded, per tensor, and documented in scale", "[model]") {
-    ModelConfig c;
-    c.vocab = 50;
-    c.context = 16;
-    c.d_model = 32;
-    c.heads = 2;
-    c.mlp = 64;
+    ModelConfig c = sized_config(50, 16, 32, 2, 1, 64);
     attn::Parameters a, b, other;
     attn::init_parameters(c, 3, a);
     attn::init_parameters(c, 3, b);
@@ -445,12 +345,7 @@ TEST_CASE("model: initialisation is seeded, per tensor, and documented in scale"
 }
 
 TEST_CASE("model: training sizes are computed in 64 bits, and near 2³² they are refused, not wrapped", "[model][memory]") {
-    ModelConfig c;
-    c.vocab = 16;
-    c.context = 256;
-    c.layers = 1;
-    c.d_model = 64;
-    c.heads = 64;
+    ModelConfig c = sized_config(16, 256, 64, 64, 1);
     // B·H·T² = 1024·64·256² = 2³² floats and 1023·64·256² just below: both would wrap (or nearly) a 32-bit
     // size_t once times 4 bytes; the estimate keeps every bit
     for (const std::int64_t batch : {std::int64_t{1024}, std::int64_t{1023}}) {

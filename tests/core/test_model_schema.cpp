@@ -2,14 +2,16 @@
 // which a checkpoint's config JSON, the range checks, the bindings' JS
 // settings and attn train's flags are written. These tests hold the table to
 // the config it describes: every row reads and writes its own member, the JSON
-// round-trips every config, and the schema's ranges are the ones
-// validate_model_config enforces.
+// round-trips every config, and the schema's check is the one check of a
+// config: its ranges come from the named limit sets (kTrainingLimits,
+// kInferenceLimits), validate_model_config / validate_inference_config are it.
 
 #include "core/model_schema.hpp"
 #include "core/trainer.hpp"
 
 #include <catch2/catch.hpp>
 
+#include <map>
 #include <random>
 #include <set>
 #include <string>
@@ -21,7 +23,7 @@ using attn::SettingType;
 
 namespace {
 
-/// Whether `check` (validate_model_config or the schema's check) takes the config.
+/// Whether `check` (validate_model_config, validate_inference_config or the schema's check) takes the config.
 bool takes(void (*check)(const ModelConfig&), const ModelConfig& c) {
     try {
         check(c);
@@ -32,16 +34,22 @@ bool takes(void (*check)(const ModelConfig&), const ModelConfig& c) {
 }
 
 bool accepted_by_validate(const ModelConfig& c) { return takes(attn::validate_model_config, c); }
-bool accepted_by_schema(const ModelConfig& c) {
-    return takes([](const ModelConfig& x) { attn::check_model_config(x); }, c);
+bool accepted_for_inference(const ModelConfig& c) { return takes(attn::validate_inference_config, c); }
+bool accepted_by_schema(const ModelConfig& c, const attn::ModelLimits& limits = attn::kTrainingLimits) {
+    try {
+        attn::check_model_config(c, limits);
+        return true;
+    } catch (const attn::Error&) {
+        return false;
+    }
 }
 
 /// A config where `row` may take any value of its range without breaking the
 /// rule between rows (heads divides d_model): one head, a wide model.
-ModelConfig roomy() {
+ModelConfig roomy(const attn::ModelLimits& limits = attn::kTrainingLimits) {
     ModelConfig c;
     c.heads = 1;
-    c.d_model = attn::kMaxModelDModel;
+    c.d_model = limits.d_model;
     return c;
 }
 
@@ -128,18 +136,43 @@ TEST_CASE("model schema: model_config_from_json reads back every config model_co
     CHECK_THROWS_WITH(attn::model_config_from_json("{\"tied\":1}"), Contains("tied") && Contains("true or false"));
 }
 
-TEST_CASE("model schema: validate_model_config and the schema accept and refuse the same values at every bound", "[schema]") {
-    for (const ModelSetting& s : attn::model_settings()) {
-        if (s.type != SettingType::whole) continue;
-        for (const double v : {s.range.lo - 1, s.range.lo, s.range.hi, s.range.hi + 1}) {
-            ModelConfig c = roomy();
-            s.set(c, v);
-            INFO(s.name() << " = " << v);
-            const bool inside = v >= s.range.lo && v <= s.range.hi;
-            CHECK(accepted_by_schema(c) == inside);
-            CHECK(accepted_by_validate(c) == inside);
+TEST_CASE("model schema: the size rows' bounds are the limit set's, and validate_* are the schema's check with each set", "[schema]") {
+    // the sets as README and pretrained.hpp state them (written out here, not read from the code)
+    struct Set {
+        const char* what;
+        const attn::ModelLimits& limits;
+        bool (*validate)(const ModelConfig&);
+        std::map<std::string, double> hi;
+    };
+    const Set sets[] = {
+        {"training", attn::kTrainingLimits, accepted_by_validate,
+         {{"vocab", 50000}, {"context", 512}, {"layers", 12}, {"d_model", 512}, {"heads", 512}, {"mlp", 2048}, {"token_types", 16}}},
+        {"inference", attn::kInferenceLimits, accepted_for_inference,
+         {{"vocab", 262144}, {"context", 2048}, {"layers", 48}, {"d_model", 2048}, {"heads", 2048}, {"mlp", 8192}, {"token_types", 16}}},
+    };
+    for (const Set& set : sets) {
+        int rows = 0;
+        for (const ModelSetting& s : attn::model_settings()) {
+            if (s.type != SettingType::whole) continue;
+            ++rows;
+            const attn::SettingRange r = attn::range_within(s, set.limits);
+            INFO(set.what << " " << s.name());
+            REQUIRE(set.hi.count(s.name()) == 1);
+            CHECK(r.hi == set.hi.at(s.name()));
+            for (const double v : {r.lo - 1, r.lo, r.hi, r.hi + 1}) {
+                ModelConfig c = roomy(set.limits);
+                s.set(c, v);
+                INFO(s.name() << " = " << v);
+                const bool inside = v >= r.lo && v <= r.hi;
+                CHECK(accepted_by_schema(c, set.limits) == inside);
+                CHECK(set.validate(c) == inside);
+            }
         }
+        CHECK(rows == static_cast<int>(set.hi.size()));
     }
+    // the training set's bounds are the rows' own (buildInfo().modelSettings, the CLI's flags)
+    for (const ModelSetting& s : attn::model_settings())
+        CHECK(attn::range_within(s, attn::kTrainingLimits).hi == s.range.hi);
     // the rule between rows
     ModelConfig c;
     c.d_model = 10;
@@ -149,6 +182,34 @@ TEST_CASE("model schema: validate_model_config and the schema accept and refuse 
     c.heads = 20;
     CHECK_THROWS_WITH(attn::check_model_config(c), Contains("heads 20"));
     CHECK_FALSE(accepted_by_validate(c));
+}
+
+TEST_CASE("model schema: the check refuses what no model can be: post-LN or the embedding LayerNorm without layernorm, an unknown family", "[schema]") {
+    for (const attn::ModelLimits* limits : {&attn::kTrainingLimits, &attn::kInferenceLimits}) {
+        ModelConfig c;
+        c.layernorm = false;
+        c.norm = attn::Norm::post;
+        CHECK_THROWS_WITH(attn::check_model_config(c, *limits), Contains("norm \"post\" needs layernorm"));
+        c = ModelConfig{};
+        c.layernorm = false;
+        c.embed_layernorm = true;
+        CHECK_THROWS_WITH(attn::check_model_config(c, *limits), Contains("embed_layernorm needs layernorm"));
+        c = ModelConfig{};
+        c.family = "llama";
+        CHECK_THROWS_WITH(attn::check_model_config(c, *limits), Contains("family") && Contains("llama"));
+        c.family = "bert";
+        CHECK_NOTHROW(attn::check_model_config(c, *limits));
+    }
+    // the where and the code the caller gives (a checkpoint's)
+    ModelConfig c;
+    c.layers = 0;
+    try {
+        attn::check_model_config(c, attn::kTrainingLimits, "checkpoint config: ", attn::Error::Code::bad_checkpoint);
+        FAIL("accepted layers 0");
+    } catch (const attn::Error& e) {
+        CHECK(e.code() == attn::Error::Code::bad_checkpoint);
+        CHECK_THAT(std::string(e.what()), Contains("checkpoint config: layers 0 is outside 1") && Contains("12"));
+    }
 }
 
 TEST_CASE("model schema: a training setting's range: context 0 means the task's", "[schema]") {

@@ -32,13 +32,10 @@ ModelConfig recorder_config(std::mt19937& rng, bool options) {
     return c;
 }
 
+using model_test::random_ids;
 using model_test::random_params;
-
-std::vector<std::int32_t> random_ids(std::mt19937& rng, const ModelConfig& c, int T) {
-    std::vector<std::int32_t> ids(static_cast<std::size_t>(T));
-    for (std::int32_t& id : ids) id = std::uniform_int_distribution<int>(0, c.vocab - 1)(rng);
-    return ids;
-}
+using model_test::relative_error;
+using model_test::sized_config;
 
 float max_diff(const attn::Matrix& a, const attn::Matrix& b) {
     REQUIRE(a.rows() == b.rows());
@@ -49,19 +46,6 @@ float max_diff(const attn::Matrix& a, const attn::Matrix& b) {
 float max_diff(const attn::Vector& a, const attn::Vector& b) {
     REQUIRE(a.size() == b.size());
     return a.size() == 0 ? 0.0f : (a - b).cwiseAbs().maxCoeff();
-}
-
-/// max |a − b| / max(max |b|, 1e-3) of a recorded matrix against the reference's row-major doubles.
-double relative_error(const attn::Matrix& a, const std::vector<double>& b) {
-    REQUIRE(static_cast<std::size_t>(a.size()) == b.size());
-    double diff = 0, scale = 1e-3;
-    for (Eigen::Index i = 0; i < a.rows(); ++i)
-        for (Eigen::Index j = 0; j < a.cols(); ++j) {
-            const double r = b[static_cast<std::size_t>(i * a.cols() + j)];
-            diff = std::max(diff, std::fabs(a(i, j) - r));
-            scale = std::max(scale, std::fabs(r));
-        }
-    return diff / scale;
 }
 
 attn::Weights layer_weights(const attn::Parameters& p, int l) {
@@ -187,7 +171,7 @@ TEST_CASE("recorder: the backward's gradient intermediates equal the double refe
         m.backward(g, nullptr, &rec);
         std::vector<double> ref;
         std::vector<std::vector<attn::ReferenceHeadGrads>> ref_heads;
-        attn::reference_loss_and_grads(c, std::vector<double>(m.params().flat().begin(), m.params().flat().end()), b, &ref, &ref_heads);
+        attn::reference_loss_and_grads(c, model_test::to_double(m.params()), b, &ref, &ref_heads);
         INFO(attn::model_config_json(c) << " T=" << T << " length=" << len);
         REQUIRE(rec.gradients.layers.size() == static_cast<std::size_t>(c.layers));
         for (int l = 0; l < c.layers; ++l)
@@ -215,11 +199,7 @@ TEST_CASE("recorder: the recorded d_scaled is the finite difference of the loss 
     // formula in double and compare with the fast path's recorded dS′ (one layer, one head)
     std::mt19937 rng(25);
     for (int trial = 0; trial < 10; ++trial) {
-        ModelConfig c;
-        c.vocab = 5;
-        c.context = 4;
-        c.d_model = 4;
-        c.heads = 1;
+        ModelConfig c = sized_config(5, 4, 4, 1);
         c.layernorm = false;
         c.tied = true;
         c.causal = trial % 2 == 0;
@@ -271,12 +251,7 @@ TEST_CASE("recorder: the recorded d_scaled is the finite difference of the loss 
 
 TEST_CASE("recorder: under uniform attention and for an ablated head nothing reaches the scores", "[model][recorder]") {
     std::mt19937 rng(26);
-    ModelConfig c;
-    c.vocab = 6;
-    c.context = 5;
-    c.d_model = 4;
-    c.heads = 2;
-    c.mlp = 3;
+    ModelConfig c = sized_config(6, 5, 4, 2, 1, 3);
     attn::Model m(c);
     m.params() = random_params(rng, c);
     Batch b;

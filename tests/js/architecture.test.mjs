@@ -65,7 +65,7 @@ const isState = (f) => f.startsWith('web/app/') && basename(f) === 'state.js';
 const isWorker = (f) => /worker\.js$/.test(f);
 const isWorkerClient = (f) => /(^|-)client\.js$/.test(basename(f));
 /** Controllers: the playground's, each concept demo's (concepts/<idea>.js beside views/<idea>.js), their shared helpers, the pages' wiring. */
-const isController = (f) => f === 'web/app/controller.js' || f === 'web/app/concepts/controller.js' || basename(f) === 'main.js'
+const isController = (f) => f === 'web/app/controller.js' || f === 'web/app/concepts/controller.js' || f === 'web/app/train/controller.js' || basename(f) === 'main.js'
   || (/^web\/app\/concepts\/[^/]+\.js$/.test(f) && SOURCE.has(f.replace('concepts/', 'concepts/views/')) && basename(f) !== 'common.js');
 const isDomModule = (f) => isView(f) || touchesDom(SOURCE.get(f));
 
@@ -127,7 +127,7 @@ test('the layers are found: views, the engine modules, both workers, the control
   assert.ok(VIEWS.length >= 30, `only ${VIEWS.length} views found`);
   assert.deepEqual(ENGINES.sort(), ['web/engine.js', 'web/trainer.js']);
   assert.ok(WORKERS.includes('web/app/train/worker.js') && WORKERS.includes('web/app/concepts/race-worker.js'));
-  for (const c of ['web/app/controller.js', 'web/app/concepts/masks.js', 'web/app/concepts/controller.js', 'web/app/train/main.js']) assert.ok(isController(c), c);
+  for (const c of ['web/app/controller.js', 'web/app/concepts/masks.js', 'web/app/concepts/controller.js', 'web/app/train/main.js', 'web/app/train/controller.js']) assert.ok(isController(c), c);
   for (const c of ['web/app/concepts/common.js', 'web/app/concepts/races.js', 'web/app/format.js']) assert.ok(!isController(c), c);
   assert.ok(isDomModule('web/app/views/dom.js') && !isDomModule('web/engine.js'));
 });

@@ -190,6 +190,42 @@ test('GPT-2 tokens are the model\'s pieces with readable text and byte offsets; 
   b.dispose();
 });
 
+test('a model\'s tokens and its tokenizer\'s are one shape: {id, piece, text, start, end, startChar, endChar}', () => {
+  const SHAPE = ['id', 'piece', 'text', 'start', 'end', 'startChar', 'endChar'];
+  for (const [name, sentence] of [[GPT2, ' Héllo wörld, 🧑 ok'], ['bert-mlm', 'the cat sat']]) {
+    const m = load(name);
+    const files = Object.fromEntries(['tokenizer.json', 'vocab.json', 'merges.txt', 'vocab.txt', 'tokenizer_config.json']
+      .map((f) => [f, text(name, f)]).filter(([, t]) => t));
+    const tok = engine.createTokenizer(files);
+    const fromModel = m.tokenize(sentence);
+    assert.deepEqual(tok.encode(sentence), fromModel, name);
+    assert.deepEqual(m.trace(sentence).tokens, fromModel, `${name}: the trace's tokens`);
+    for (const t of fromModel) {
+      assert.deepEqual(Object.keys(t), SHAPE, name);
+      if (t.start < 0) assert.deepEqual([t.startChar, t.endChar], [-1, -1], `${name}: an added token has no offsets`);
+    }
+    tok.dispose();
+    m.dispose();
+  }
+});
+
+test('a pretrained model\'s config is the model schema\'s rows by their JS keys (as Trainer.config), and postNorm', () => {
+  const trainer = engine.createTrainer({ task: 'reverse' });
+  const rows = Object.keys(trainer.config);
+  trainer.dispose();
+  for (const [name, expected] of [
+    [GPT2, { family: 'gpt2', activation: 'gelu_tanh', norm: 'pre', postNorm: false, embedLayernorm: false, outputTransform: false, tied: true, causal: true }],
+    ['bert-mlm', { family: 'bert', activation: 'gelu_erf', norm: 'post', postNorm: true, embedLayernorm: true, outputTransform: true, tokenTypes: 2, causal: false }],
+  ]) {
+    const m = load(name);
+    assert.deepEqual(Object.keys(m.config).sort(), [...rows, 'postNorm'].sort(), name);
+    for (const [key, value] of Object.entries(expected)) assert.equal(m.config[key], value, `${name}: ${key}`);
+    // config.json alone (the file decides the heads it carries, e.g. BERT's MLM transform): the same keys
+    assert.deepEqual(Object.keys(engine.readHubConfig(text(name, 'config.json'))).sort(), Object.keys(m.config).sort(), `${name}: readHubConfig`);
+    m.dispose();
+  }
+});
+
 test('bad checkpoints are refused with the reason and code, and nothing is left behind', () => {
   const allocated = engine.allocatedBytes();
   const bytes = new Uint8Array(read(GPT2, 'model.safetensors'));

@@ -42,7 +42,8 @@ test('wasm GPT-2 BPE: the same tokens as the native CLI (ids, pieces, display, b
   fs.writeFileSync(file, JSON.stringify(TEXTS));
   const native = JSON.parse(execFileSync(CLI, ['tokenize', '--tokenizer', TOKENIZER_JSON, '--texts-json', file], { encoding: 'utf8', maxBuffer: 1 << 28 }));
   TEXTS.forEach((text, i) => {
-    const ours = gpt2.encode(text).map(({ id, text: piece, display, begin, end }) => ({ id, text: piece, display, begin, end }));
+    // the CLI's JSON names (its tested contract) for the JS shape's {piece, text, start, end}
+    const ours = gpt2.encode(text).map(({ id, piece, text: display, start, end }) => ({ id, text: piece, display, begin: start, end }));
     assert.deepEqual(ours, native[i].tokens, JSON.stringify(text));
   });
 });
@@ -61,13 +62,13 @@ test('wasm GPT-2 BPE: vocab.json + merges.txt read like tokenizer.json; decode g
   files.dispose();
 });
 
-test('wasm tokens: beginChar/endChar slice the JS string to what begin/end slice of its UTF-8', () => {
+test('wasm tokens: startChar/endChar slice the JS string to what start/end slice of its UTF-8', () => {
   const utf8 = new TextEncoder();
   const decoder = new TextDecoder();
   for (const text of TEXTS) {
     const bytes = utf8.encode(text);
     for (const t of gpt2.encode(text)) {
-      assert.equal(text.slice(t.beginChar, t.endChar), decoder.decode(bytes.subarray(t.begin, t.end)), JSON.stringify(text));
+      assert.equal(text.slice(t.startChar, t.endChar), decoder.decode(bytes.subarray(t.start, t.end)), JSON.stringify(text));
     }
   }
 });
@@ -78,8 +79,8 @@ test('wasm BERT WordPiece: a written vocab.txt, lower-casing, ## pieces, [MASK] 
   assert.equal(bert.family, 'bert');
   assert.equal(bert.maskId, 4);
   const tokens = bert.encode('Héllo, [MASK] unaffable');
-  assert.deepEqual(tokens.map((t) => t.text), ['[CLS]', 'hello', ',', '[MASK]', 'un', '##aff', '##able', '[SEP]']);
-  assert.deepEqual(tokens.map((t) => [t.beginChar, t.endChar]), [[-1, -1], [0, 5], [5, 6], [7, 13], [14, 16], [16, 19], [19, 23], [-1, -1]]);
+  assert.deepEqual(tokens.map((t) => t.piece), ['[CLS]', 'hello', ',', '[MASK]', 'un', '##aff', '##able', '[SEP]']);
+  assert.deepEqual(tokens.map((t) => [t.startChar, t.endChar]), [[-1, -1], [0, 5], [5, 6], [7, 13], [14, 16], [16, 19], [19, 23], [-1, -1]]);
   assert.equal(bert.decode([7, 8, 9]), 'unaffable');
   bert.dispose();
 });

@@ -36,8 +36,8 @@ async function main(): Promise<void> {
 
   const tok: PretrainedTokenizer = engine.createTokenizer({ 'vocab.txt': '[UNK]\n[CLS]\n[SEP]\nhi\n' }, { family: 'bert' });
   const pieces: PretrainedToken[] = tok.encode('hi');
-  const said: string = tok.decode(pieces.map((t) => t.id)) + tok.piece(0) + tok.family + pieces[0].display;
-  const spans: number = pieces[0].begin + pieces[0].endChar + tok.vocabSize + tok.maskId + TOKENIZER_FILES.length;
+  const said: string = tok.decode(pieces.map((t) => t.id)) + tok.piece(0) + tok.family + pieces[0].piece + pieces[0].text;
+  const spans: number = pieces[0].start + pieces[0].endChar + tok.vocabSize + tok.maskId + TOKENIZER_FILES.length;
   tok.dispose();
   // @ts-expect-error: files are texts by name
   engine.createTokenizer({ 'vocab.txt': new Uint8Array(1) });

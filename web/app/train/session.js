@@ -4,8 +4,10 @@
 //
 //   const session = createSession();
 //   session.state = parsed.state;  …  resetRun(session);   // a new model: its curves start empty
+//   const { stop, link } = recordProgress(session, message);  // a 'progress' or 'paused' reply
 
 import { createTimeline, createSeries } from './timeline.js';
+import { stopReason, overfitNote } from './stop.js';
 
 export function createSession() {
   return {
@@ -68,4 +70,63 @@ export function resetRun(session) {
   session.stopNote = '';
   session.lossHistory = [];
   session.overfit = null;
+}
+
+/**
+ * A 'progress' or 'paused' reply of the worker into the session: the curves, the timeline,
+ * the overfitting note, the stop rule's checks and the step of the link. Returns what the
+ * controller does next: stop (the stop rule fired: pause the worker) and link ('now' after a
+ * pause, 'throttled' while training, null while a link retrains to its step).
+ */
+export function recordProgress(session, m) {
+  const s = session;
+  const { run } = s;
+  let stop = false;
+  for (const [step, loss, acc] of m.train) {
+    run.trainLoss.push(step, loss);
+    run.trainAcc.push(step, acc);
+  }
+  if (m.heldout) {
+    run.heldout = m.heldout;
+    run.heldLoss.push(m.heldout.step, m.heldout.loss);
+    run.heldAcc.push(m.heldout.step, m.heldout.accuracy);
+  }
+  run.cap = m.cap;
+  for (const snap of m.snapshots) run.timeline.add(snap, run.cap);
+  run.live = m.live;
+  run.step = m.step;
+  if (m.ablation !== undefined) run.ablation = m.ablation;
+  run.stepsPerSecond = m.type === 'progress' ? m.stepsPerSecond : run.stepsPerSecond;
+  run.running = m.type === 'progress' && m.running;
+  if (m.type === 'progress' && m.heldout) {
+    const losses = m.train.map((t) => t[1]).filter(Number.isFinite);
+    const train = losses.length ? losses.reduce((a, b) => a + b, 0) / losses.length : run.trainLoss.last?.[1];
+    if (Number.isFinite(train)) {
+      s.lossHistory.push({ step: m.heldout.step, held: m.heldout.loss, train });
+      if (s.lossHistory.length > 50) s.lossHistory.shift();
+      s.overfit = overfitNote(s.lossHistory);
+    }
+  }
+  if (m.type === 'progress' && m.heldout && m.running && s.catchUp == null && !s.stopping) {
+    s.checks.push({ step: m.heldout.step, accuracy: m.heldout.accuracy, loss: m.heldout.loss });
+    const why = stopReason(s.checks, s.state.stopAt);
+    if (why) {
+      s.stopping = why;
+      stop = true;
+    }
+  }
+  if (m.type === 'paused') {
+    if (s.stopping) s.stopNote = `Stopped at step ${m.step.toLocaleString('en')}: ${s.stopping}.`;
+    s.stopping = false;
+    run.headScores = m.headScores;
+    run.final = true;
+    s.catchUp = null; // reached, or paused by the learner while catching up
+    s.state.step = m.step;
+    return { stop, link: 'now' };
+  }
+  run.final = false;
+  run.headScores = null;
+  if (s.catchUp != null) return { stop, link: null };
+  s.state.step = m.step;
+  return { stop, link: 'throttled' };
 }
