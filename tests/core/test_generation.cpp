@@ -115,7 +115,7 @@ TEST_CASE("generation: a model that is not causal (BERT) is refused by name", "[
     CHECK_THAT(refusal([&] { attn::KvCache cache(ours); }, attn::Error::Code::bad_input), Contains("this model is not causal"));
 }
 
-TEST_CASE("generation: the context is the limit, with a clear message; ids outside the vocabulary are refused", "[generation]") {
+TEST_CASE("generation: the context is the limit, with a clear message, and ids outside the vocabulary are refused", "[generation]") {
     attn::ModelConfig c;
     c.causal = true;
     c.context = 3;
