@@ -618,7 +618,7 @@ export interface BackwardTrace {
   probabilities: Matrix;
   /** normed: the attention's input X′; dStreamIn/Out: ∂loss/∂ the residual stream into and out of
    * the layer; dWQuery …: the layer's C×C weight gradients */
-  layers: { normed: Matrix; dStreamIn: Matrix; dStreamOut: Matrix; dWQuery: Matrix; dWKey: Matrix; dWValue: Matrix; dWOutput: Matrix; heads: BackwardHeadTrace[] }[];
+  layers: { normed: Matrix; dStreamIn: Matrix; dStreamOut: Matrix; dAttention: Matrix; wOutput: Matrix; dWQuery: Matrix; dWKey: Matrix; dWValue: Matrix; dWOutput: Matrix; heads: BackwardHeadTrace[] }[];
   /** each parameter's gradient norm, by name */
   gradNorms: Record<string, number>;
 }

@@ -566,7 +566,7 @@ std::vector<std::int32_t> targets_from_js(const Trainer& t, const Sequence& s, c
 
 /// One sentence's backward (backward.hpp): {ids, targets, loss, scale, dLogits,
 /// layers: [{normed, dStreamIn, dStreamOut (∂loss/∂ the residual stream into and out
-/// of the layer), dWQuery, dWKey, dWValue, dWOutput, heads: [{query, key, value,
+/// of the layer), dAttention (∂loss/∂ the attention's output Y), wOutput, dWQuery, dWKey, dWValue, dWOutput, heads: [{query, key, value,
 /// weights (this forward's: the scale switch changes them), dOutput, dWeights,
 /// dScaled, dScores, dQuery, dKey, dValue}]}], gradNorms: {name: ‖∂loss/∂param‖}}.
 /// options: the sequence ({ids} or {text}), targets (one per token, -1 none;
@@ -602,6 +602,8 @@ val trainer_backward_js(int handle, const val& options) {
             set_matrices(lo, {{"normed", lt.normed},
                               {"dStreamIn", lg.d_input},
                               {"dStreamOut", lg.d_output},
+                              {"dAttention", lg.d_attention},
+                              {"wOutput", t.model().params().view(prefix + "w_output")},
                               {"dWQuery", b.grads.view(prefix + "w_query")},
                               {"dWKey", b.grads.view(prefix + "w_key")},
                               {"dWValue", b.grads.view(prefix + "w_value")},

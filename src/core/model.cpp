@@ -436,7 +436,7 @@ void block_forward(const ModelConfig& cfg, const LayerParams<const float*>& p, c
 /// The backward of one block: dx, ∂loss/∂(its output), becomes ∂loss/∂(its input).
 void block_backward(const ModelConfig& cfg, const LayerParams<const float*>& p, const LayerParams<float*>& g,
                     const AttentionRun& run, const LayerState& c, Matrix& dx, double& score_grad_sq,
-                    std::vector<HeadGradTrace>* heads) {
+                    std::vector<HeadGradTrace>* heads, Matrix* d_attention) {
     const int N = static_cast<int>(dx.rows()), C = cfg.d_model;
     Matrix dm, da;
     if (cfg.norm == Norm::post) {
@@ -451,6 +451,7 @@ void block_backward(const ModelConfig& cfg, const LayerParams<const float*>& p, 
         }
         Matrix dsum1 = Matrix::Zero(N, C);  // mid = LN1(input + MHA(input))
         layernorm_backward(c.sum1, p.ln1_gain, c.ln1, dmid, dsum1, g.ln1_gain, g.ln1_bias);
+        if (d_attention) *d_attention = dsum1;
         attention_backward(cfg, p, g, c.normed, run, c.attention, dsum1, da, score_grad_sq, heads);
         dx = dsum1 + da;
         return;
@@ -463,6 +464,7 @@ void block_backward(const ModelConfig& cfg, const LayerParams<const float*>& p, 
             dx += dm;
     }
     // mid = input + MHA(normed), normed = LN1(input)
+    if (d_attention) *d_attention = dx;
     attention_backward(cfg, p, g, c.normed, run, c.attention, dx, da, score_grad_sq, heads);
     if (cfg.layernorm)
         layernorm_backward(c.input, p.ln1_gain, c.ln1, da, dx, g.ln1_gain, g.ln1_bias);
@@ -649,7 +651,7 @@ void Model::backward(Parameters& grads, AttentionStats* stats, Recorder* recorde
         if (lt) lt->d_output = dx;
         block_backward(config_, p.layers[static_cast<std::size_t>(l)], g.layers[static_cast<std::size_t>(l)],
                        attention_run(config_, s, l), s.layers[static_cast<std::size_t>(l)], dx, score_grad_sq,
-                       lt && recorder->keeps(l) ? &lt->heads : nullptr);
+                       lt && recorder->keeps(l) ? &lt->heads : nullptr, lt && recorder->keeps(l) ? &lt->d_attention : nullptr);
         if (lt) lt->d_input = dx;
     }
     embedding_backward(config_, p, g, s.ids, s.B, s.T, s.embedding, dx);

@@ -265,6 +265,7 @@ struct LayerGradTrace {
     std::vector<HeadGradTrace> heads;  ///< empty for the layers a Recorder::layer skips
     Matrix d_output;                   ///< ∂loss/∂(the layer's output stream) (T×C)
     Matrix d_input;                    ///< ∂loss/∂(the layer's input stream) (T×C)
+    Matrix d_attention;                ///< ∂loss/∂Y, the attention's output before the residual add (T×C); kept layers only
 };
 
 struct GradientTrace {

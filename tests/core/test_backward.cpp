@@ -65,6 +65,19 @@ double layer_error(const std::vector<std::vector<double>>& ours, const std::vect
 
 }  // namespace
 
+namespace {
+
+const char* const kDefaultSentence = "The animal didn't cross the street because it was too tired.";
+
+/// The coreference task's targets on `ids` with the wrong answer "street" at "it" (position 7).
+std::vector<std::int32_t> street_targets(const attn::Checkpoint& cp, const std::vector<std::int32_t>& ids) {
+    auto targets = attn::default_targets(cp.metadata, ids);
+    targets[7] = word(cp, "street");
+    return targets;
+}
+
+}  // namespace
+
 TEST_CASE("backward: the coreference model's default target is the antecedent at \"it\"", "[backward]") {
     const attn::Checkpoint cp = shipped("coreference.safetensors");
     const auto ids = ids_of(cp, "The animal didn't cross the street because it was too tired.");
@@ -186,9 +199,8 @@ TEST_CASE("sgd_step: one step on every parameter is θ − lr·g and lowers the 
 
 TEST_CASE("sgd_step: a head's step moves only that head's columns of W_Q, W_K, W_V and rows of W_O", "[backward][sgd]") {
     const attn::Checkpoint cp = shipped("coreference.safetensors");
-    const auto ids = ids_of(cp, "The animal didn't cross the street because it was too tired.");
-    auto targets = attn::default_targets(cp.metadata, ids);
-    targets[7] = word(cp, "street");
+    const auto ids = ids_of(cp, kDefaultSentence);
+    const auto targets = street_targets(cp, ids);
     const attn::BackwardTrace b = attn::backward_trace(cp.config, cp.params, ids, targets);
     const int L = cp.config.layers, H = cp.config.heads, D = cp.config.d_model / H;
     for (int layer = 0; layer < L; ++layer)
@@ -244,4 +256,51 @@ TEST_CASE("sgd_step: a bad learning rate, layer or head is refused with a code, 
         CHECK(e.code() == attn::Error::Code::not_finite);
     }
     CHECK(p.flat() == cp.params.flat());
+}
+
+namespace {
+
+/// Every kept head's dO against dY·W_O: dO_h[i, d] = Σ_c dY[i, c]·W_O[h·D + d, c], summed in double.
+void check_head_outputs_from_attention_gradient(const attn::ModelConfig& config, const attn::Parameters& params,
+                                                const attn::BackwardTrace& b) {
+    const int C = config.d_model, H = config.heads, D = C / H;
+    for (int l = 0; l < config.layers; ++l) {
+        const attn::LayerGradTrace& lg = b.recorder.gradients.layers[static_cast<std::size_t>(l)];
+        const auto w = params.view("layers." + std::to_string(l) + ".w_output");
+        REQUIRE(lg.d_attention.cols() == C);
+        REQUIRE(lg.heads.size() == static_cast<std::size_t>(H));
+        for (int h = 0; h < H; ++h) {
+            double diff = 0, largest = 0;  // relative to the head's largest |dO| (float32 products)
+            for (int i = 0; i < lg.d_attention.rows(); ++i)
+                for (int d = 0; d < D; ++d) {
+                    double sum = 0;
+                    for (int c = 0; c < C; ++c) sum += double(lg.d_attention(i, c)) * double(w(h * D + d, c));
+                    diff = std::max(diff, std::abs(lg.heads[static_cast<std::size_t>(h)].d_output(i, d) - sum));
+                    largest = std::max(largest, std::abs(sum));
+                }
+            INFO("layer " << l << " head " << h << ": max |dO - dY·W_O| " << diff << " of max |dO| " << largest);
+            CHECK(largest > 0);  // the gradient reached the head: the check compared numbers, not zeros
+            CHECK(diff <= 1e-5 * largest);
+        }
+    }
+}
+
+}  // namespace
+
+TEST_CASE("backward: the recorded dY (the attention output's gradient) gives every head's dO through W_O, pre-LN and post-LN", "[backward]") {
+    const attn::Checkpoint cp = shipped("coreference.safetensors");
+    const auto ids = ids_of(cp, kDefaultSentence);
+    const auto targets = street_targets(cp, ids);
+    const attn::BackwardTrace b = attn::backward_trace(cp.config, cp.params, ids, targets);
+    REQUIRE(b.recorder.gradients.layers[0].d_attention.rows() == static_cast<int>(ids.size()));
+    check_head_outputs_from_attention_gradient(cp.config, cp.params, b);
+
+    // post-LN (BERT's order): dY is the gradient below the first LayerNorm
+    attn::ModelConfig post = cp.config;
+    post.norm = attn::Norm::post;
+    attn::Parameters params(post);
+    attn::init_parameters(post, 5, params);
+    std::vector<std::int32_t> every(ids.size());
+    for (std::size_t i = 0; i < ids.size(); ++i) every[i] = ids[(i + 1) % ids.size()];
+    check_head_outputs_from_attention_gradient(post, params, attn::backward_trace(post, params, ids, every));
 }

@@ -194,3 +194,31 @@ test('sgdStep with scope head moves only that head\'s share of the layer, and is
     trainer.dispose();
   }
 });
+
+test('backwardTrace carries dY (dAttention) and W_O of each layer: every head\'s dO is dY times that head\'s rows of W_O', () => {
+  for (const name of ['coreference', 'language']) {
+    const trainer = load(name);
+    try {
+      const b = trainer.backwardTrace({ text: name === 'language' ? 'the cat sat on the mat' : DEFAULT });
+      for (const [l, layer] of b.layers.entries()) {
+        const { dAttention: dy, wOutput: w } = layer;
+        const C = w.cols, H = layer.heads.length, D = C / H;
+        assert.equal(dy.cols, C);
+        layer.heads.forEach((head, h) => {
+          let diff = 0, largest = 0; // relative to the head's largest |dO| (float32 products)
+          for (let i = 0; i < dy.rows; i++)
+            for (let d = 0; d < D; d++) {
+              let sum = 0;
+              for (let c = 0; c < C; c++) sum += dy.data[i * C + c] * w.data[(h * D + d) * C + c];
+              diff = Math.max(diff, Math.abs(head.dOutput.data[i * D + d] - sum));
+              largest = Math.max(largest, Math.abs(sum));
+            }
+          assert.ok(largest > 0, `${name} layer ${l} head ${h}: the gradient reached it`);
+          assert.ok(diff <= 1e-5 * largest, `${name} layer ${l} head ${h}: max |dO − dY·W_O| ${diff} of ${largest}`);
+        });
+      }
+    } finally {
+      trainer.dispose();
+    }
+  }
+});

@@ -2,8 +2,8 @@
 // through the unembedding, the final LayerNorm, the later layers, the MLP and
 // the residual stream, and through W_O into the head: dO, one row per token.
 
-import { tok, at, clampIndex, operator } from './common.js';
-import { learnStep, learnMap, shownHead } from './learn-frame.js';
+import { tok, at, row, clampIndex, operator } from './common.js';
+import { learnStep, learnMap, shownHead, gradientTerms } from './learn-frame.js';
 import { rowNorm } from '../learn-math.js';
 
 export const createLearnOutStep = learnStep('dout', {
@@ -24,7 +24,7 @@ export const createLearnOutStep = learnStep('dout', {
       const { layer, head, D } = shownHead(L, tr, v);
       const d = clampIndex(v.d, D);
       f.formula.set([
-        [`dO[${v.q}, ${d}] = \u03a3_c dY[${v.q}, c]\u00b7W_O[${v.head * D + d}, c] = `, { result: at(head.dOutput, v.q, d) }],
+        [`dO[${v.q}, ${d}] = \u03a3_c dY[${v.q}, c]\u00b7W_O[${v.head * D + d}, c] = `, ...gradientTerms(row(layer.dAttention, v.q), row(layer.wOutput, v.head * D + d), { max: 4 }), ' = ', { result: at(head.dOutput, v.q, d) }],
         [`\u2016dO[${v.q}]\u2016 = `, { n: rowNorm(head.dOutput, v.q) }, `, and \u2016d out[${v.q}]\u2016 = `, { n: rowNorm(layer.dStreamOut, v.q) }, ` at the output of layer ${tr.model.layer + 1}`],
         { caption: 'dY is the gradient at the attention\u2019s output Y: the residual stream carries it back from the layer\u2019s output (r = x + Y), plus what comes back through the MLP.' },
       ]);
