@@ -91,6 +91,17 @@ run_ctest() {  # $1 build dir
 # takes files in alphabetical order, so a long file could start last and run alone); each
 # file's output is printed whole when it ends, and kept in tests/artifacts/logs/SUITE/.
 # Fails when a file fails or runs no test; ends with each file's wall time.
+# DIR's *.test.mjs files, one a line: the named ones (the longest, measured) first, then the rest
+longest_first() {  # $1 dir, then names without .test.mjs
+  local dir=$1 n f
+  shift
+  for n in "$@"; do [ -f "$dir/$n.test.mjs" ] && echo "$dir/$n.test.mjs"; done
+  for f in "$dir"/*.test.mjs; do
+    n=$(basename "$f" .test.mjs)
+    [[ " $* " == *" $n "* ]] || echo "$f"
+  done
+}
+
 run_test_files() {  # $1 suite name, then the files (the longest first)
   local suite=$1 dir="tests/artifacts/logs/$1" running=0 f n s status=0
   shift
@@ -176,13 +187,7 @@ fi
 stage "wasm build (SIMD, the scalar flavour the fast-path tests compare, and dist/: site + npm package)"
 ./build_wasm.sh --scalar --dist
 stage "node tests (engine API, CLI), $jobs files at a time"
-node_files=()
-for n in races models train leak train-memory hub-cli types bundler pretrained package fast; do
-  [ -f "tests/js/$n.test.mjs" ] && node_files+=("tests/js/$n.test.mjs")
-done
-for f in tests/js/*.test.mjs; do
-  [[ " ${node_files[*]} " == *" $f "* ]] || node_files+=("$f")
-done
+mapfile -t node_files < <(longest_first tests/js races models train leak train-memory hub-cli types bundler pretrained package fast)
 ATTN_CLI="$root/build/attn" run_test_files node "${node_files[@]}"
 
 # ---- 4. browser tests (Chromium via playwright-core) ---------------------------------------
@@ -196,13 +201,7 @@ elif compgen -G "tests/browser/*.test.mjs" >/dev/null; then
   # renderer may not run for seconds (harness.mjs launchBrowser).
   browser_jobs=${ATTN_BROWSER_JOBS:-2}
   stage "browser tests (chromium), $browser_jobs files at a time"
-  browser_files=()
-  for n in train races security steps; do
-    [ -f "tests/browser/$n.test.mjs" ] && browser_files+=("tests/browser/$n.test.mjs")
-  done
-  for f in tests/browser/*.test.mjs; do
-    [[ " ${browser_files[*]} " == *" $f "* ]] || browser_files+=("$f")
-  done
+  mapfile -t browser_files < <(longest_first tests/browser train races security steps)
   jobs=$browser_jobs run_test_files browser "${browser_files[@]}"
 fi
 report_times
