@@ -21,17 +21,11 @@ import { createEngine } from '../web/engine.js';
 import { readSafetensors } from '../tests/js/safetensors-reader.mjs';
 import { gpt2Onnx } from './pretrained_onnx.mjs';
 import { streamCheckpoint } from './pretrained_load.mjs';
+import { benchArgs } from './pretrained_args.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const args = process.argv.slice(2);
-const opt = (name, fallback) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : fallback;
-};
-const DIR = path.resolve(args[0] ?? '/tmp/attn-gpt2-small');
-const LENGTHS = opt('lengths', '16,128,512').split(',').map(Number);
-const REPEAT = Number(opt('repeat', '3'));
-const SKIP = new Set(opt('skip', '').split(',').filter(Boolean));
+const { dir, lengths: LENGTHS, repeat: REPEAT, skip: SKIP } = benchArgs();
+const DIR = path.resolve(dir);
 const TOLERANCE = 1e-3;
 
 const config = JSON.parse(readFileSync(path.join(DIR, 'config.json'), 'utf8'));

@@ -21,17 +21,11 @@ import path from 'node:path';
 import { startHarness, waitReady } from '../tests/browser/harness.mjs';
 import { startHubServer, readModelFolder } from '../tests/js/hub-server.mjs';
 import { streamCheckpoint } from './pretrained_load.mjs';
+import { benchArgs } from './pretrained_args.mjs';
 
-const args = process.argv.slice(2);
-const opt = (name, fallback) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : fallback;
-};
-const DIR = path.resolve(args[0] ?? '/tmp/attn-gpt2-small');
-const LENGTHS = opt('lengths', '16,128,512').split(',').map(Number);
-const REPEAT = Number(opt('repeat', '3'));
+const { dir, lengths: LENGTHS, repeat: REPEAT, skip: SKIP, opt } = benchArgs();  // --skip worker,page,redraw
+const DIR = path.resolve(dir);
 const REPS = Number(opt('reps', '10'));
-const SKIP = new Set(opt('skip', '').split(',').filter(Boolean));  // worker, page, redraw
 const ID = 'bench/gpt2-small';
 
 /** A text of exactly T GPT-2 tokens: "the" and T − 1 times " the". */
