@@ -110,12 +110,15 @@ test('induction: 2 layers reach 90% held-out accuracy, 1 layer does not; ablatin
   const heads = (await allHeadScores(two.page)).filter((x) => x.layer === 1 && (x.heldout.induction ?? 0) > 0.5);
   assert.ok(heads.length >= 1, 'an induction head formed in the second layer (L2)');
   for (const x of heads) {
-    const before = Number((await labState(two.page)).ablationStep || -1);
     await two.page.getByTestId(`ablate-${x.layer}-${x.head}`).click();
-    await two.page.waitForFunction((b) => document.getElementById('lab').dataset.ablated !== '' && Number(document.getElementById('lab').dataset.ablationStep) >= b, before);
-    assert.equal(await two.page.getByTestId(`ablate-${x.layer}-${x.head}`).getAttribute('aria-pressed'), 'true');
+    // the button shows it pressed on the next frame (the page draws once per frame)
+    await two.page.waitForFunction((id) => document.querySelector(`[data-testid="${id}"]`).getAttribute('aria-pressed') === 'true', `ablate-${x.layer}-${x.head}`);
   }
-  await two.page.waitForFunction((n) => (document.querySelector('[data-testid="ablation"]').textContent.match(/L\d H\d/g) ?? []).length === n && !/Evaluating/.test(document.querySelector('[data-testid="ablation"]').textContent), heads.length);
+  // the report for exactly these heads: data-ablated is written in the same frame as the text
+  await two.page.waitForFunction((n) => {
+    const text = document.querySelector('[data-testid="ablation"]').textContent;
+    return (text.match(/L\d H\d/g) ?? []).length === n && !/Evaluating/.test(text) && document.getElementById('lab').dataset.ablated !== '';
+  }, heads.length);
   const ab = await labState(two.page);
   const names = heads.map((x) => `L${x.layer} H${x.head}`).join(', ');
   assert.ok(Number(ab.ablated) < Number(ab.heldout) - 0.2, `ablating ${names}: ${ab.ablated} vs ${ab.heldout}`);

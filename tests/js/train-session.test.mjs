@@ -64,3 +64,20 @@ test('progress: while a link retrains to its step, neither the link nor the stop
   assert.equal(s.catchUp, null);
   assert.equal(s.state.step, 500);
 });
+
+test('ablation: only a report for exactly the heads ablated now is kept; a late reply to an earlier set is dropped', () => {
+  const s = session();
+  s.state.ablate = [[1, 0], [1, 1]];
+  const report = (heads) => ({ step: 30, heads, accuracy: 0.1, loss: 2, samples: 64 });
+  recordProgress(s, progress(30, 0.9, { ablation: report([[1, 0]]) }));
+  assert.equal(s.run.ablation, null, 'one head\'s accuracy is not shown beside two heads\' names');
+  recordProgress(s, progress(40, 0.9, { ablation: report([[1, 0], [1, 1]]) }));
+  assert.deepEqual(s.run.ablation.heads, [[1, 0], [1, 1]]);
+  recordProgress(s, progress(50, 0.9, { ablation: report([[1, 1], [1, 0]]) }));
+  assert.equal(s.run.ablation, null, 'the same heads in another order are another list (both sides are canonical)');
+  s.state.ablate = [];
+  recordProgress(s, progress(60, 0.9, { ablation: report([[1, 0]]) }));
+  assert.equal(s.run.ablation, null, 'no heads ablated: no report');
+  recordProgress(s, progress(70, 0.9, { ablation: null }));
+  assert.equal(s.run.ablation, null);
+});

@@ -17,7 +17,7 @@ import {
 import { taskTitle } from './controls.js';
 import { findModelByLink } from './storage.js';
 import { SAMPLE_TEXT } from './sample-text.js';
-import { resetRun, recordProgress } from './session.js';
+import { resetRun, recordProgress, acceptAblation } from './session.js';
 
 export function createLabController({ session, lab, notices, url, send, page }) {
   const render = () => page.render();
@@ -88,7 +88,7 @@ export function createLabController({ session, lab, notices, url, send, page }) 
         break;
       case 'ablation':
         if (m.gen !== s.gen) return;
-        s.run.ablation = m.ablation;
+        acceptAblation(s, m.ablation);
         if (m.heldout) s.run.heldout = m.heldout;
         s.run.final = true;
         render();
@@ -164,6 +164,10 @@ export function createLabController({ session, lab, notices, url, send, page }) 
         notices.notify('train', 'error', `Training stopped at step ${s.run.step.toLocaleString('en')}:`, `${m.message}. A lower learning rate usually helps; \u21ba Reset starts again from step 0.`, { dismissible: true });
         break;
       case 'ablate':
+        if (Array.isArray(m.heads)) {
+          s.state.ablate = canonicalHeads(m.heads); // the buttons and the link show the heads really ablated
+          url.schedule();
+        }
         notices.notify('worker', 'error', 'Those heads could not be ablated:', `${m.message}. All heads stay as they were.`, { dismissible: true });
         break;
       case 'save':
@@ -328,8 +332,7 @@ export function createLabController({ session, lab, notices, url, send, page }) 
 
   function setAblate(list) {
     session.state.ablate = canonicalHeads(list);
-    session.run.ablation = null;
-    lab.dataset.ablated = '';
+    session.run.ablation = null; // the page's data-ablated follows in the same frame as its text (views.draw)
     send({ type: 'ablate', heads: session.state.ablate });
     url.schedule();
     render();

@@ -9,6 +9,18 @@
 import { createTimeline, createSeries } from './timeline.js';
 import { stopReason, overfitNote } from './stop.js';
 
+/**
+ * Keeps an ablation report only when it answers the heads ablated now: a reply to an
+ * earlier 'ablate' (one head, while the learner has since pressed a second) is dropped,
+ * so the text never shows one set of heads beside another set's accuracy.
+ */
+export function acceptAblation(s, report) {
+  const now = s.state?.ablate ?? [];
+  const heads = report?.heads ?? [];
+  const same = heads.length === now.length && heads.every(([l, h], i) => l === now[i][0] && h === now[i][1]);
+  s.run.ablation = report && same ? report : null;
+}
+
 export function createSession() {
   return {
     tasks: null, // the engine's tasks (the worker's 'ready'), null before
@@ -95,7 +107,7 @@ export function recordProgress(session, m) {
   for (const snap of m.snapshots) run.timeline.add(snap, run.cap);
   run.live = m.live;
   run.step = m.step;
-  if (m.ablation !== undefined) run.ablation = m.ablation;
+  if (m.ablation !== undefined) acceptAblation(s, m.ablation);
   run.stepsPerSecond = m.type === 'progress' ? m.stepsPerSecond : run.stepsPerSecond;
   run.running = m.type === 'progress' && m.running;
   if (m.type === 'progress' && m.heldout) {

@@ -479,7 +479,7 @@ const handlers = {
     try {
       setAblate(m.heads ?? []);
     } catch (e) {
-      postError('ablate', e); // refused: the heads ablated before stay, training goes on
+      postError('ablate', e, { heads: ablate }); // refused: the heads ablated before stay (sent back), training goes on
       return;
     }
     if (!running && trainer.hasTask) {
