@@ -61,7 +61,10 @@ test('the sentence box shows the whole sentence and grows with it; Enter compute
 
 test('typing is debounced: the engine runs once, 150 ms after the last keystroke', async () => {
   const { page, errors } = await h.open();
+  // installed, the fake clock still follows real time until it is paused: on a busy machine the gaps
+  // between keystrokes would let the 150 ms pass while typing. Paused, only runFor moves it.
   await page.clock.install();
+  await page.clock.pauseAt(await page.evaluate(() => Date.now() + 1000));
   const n = await runCount(page);
   const box = page.getByLabel('Sentence', { exact: true });
   await box.fill('');
