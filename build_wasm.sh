@@ -41,12 +41,15 @@ ATTN_DEPS_FOR=build_wasm.sh .ci/install-deps.sh wasm
 # emcc's optimiser needs Debian's JS modules (acorn) when node is not Debian's.
 export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
 
-build_flavour() {  # $1 build dir, $2 ATTN_SIMD
-  emcmake cmake -S . -B "$1" -DCMAKE_BUILD_TYPE=Release -DATTN_SIMD="$2" \
-    -DEigen3_DIR=/usr/share/eigen3/cmake -DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node >"$1.configure.log" 2>&1 \
-    || { cat "$1.configure.log" >&2; exit 1; }
-  cmake --build "$1" -j"$(nproc)" -- --no-print-directory >"$1.build.log" 2>&1 \
-    || { cat "$1.build.log" >&2; exit 1; }
+build_flavour() {  # $1 build dir, $2 ATTN_SIMD, then the targets to build (default: all)
+  local dir=$1 simd=$2 targets=()
+  shift 2
+  [ $# -gt 0 ] && targets=(--target "$@")
+  emcmake cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DATTN_SIMD="$simd" \
+    -DEigen3_DIR=/usr/share/eigen3/cmake -DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node >"$dir.configure.log" 2>&1 \
+    || { cat "$dir.configure.log" >&2; exit 1; }
+  cmake --build "$dir" -j"$(nproc)" "${targets[@]}" -- --no-print-directory >"$dir.build.log" 2>&1 \
+    || { cat "$dir.build.log" >&2; exit 1; }
 }
 
 simd_count() {
@@ -114,7 +117,8 @@ echo "build_wasm.sh: web/generated/attention_core.wasm: $size bytes, $count SIMD
 bundle_element
 
 if [ "$scalar" = 1 ]; then
-  build_flavour build/wasm-scalar OFF
+  # (the browser and Node modules: the element's bundle is the SIMD flavour's alone)
+  build_flavour build/wasm-scalar OFF attention_core attention_core_node
   install_outputs build/wasm-scalar web/generated/scalar
   echo "build_wasm.sh: web/generated/scalar/attention_core.wasm: $(stat -c %s web/generated/scalar/attention_core.wasm) bytes, $(simd_count web/generated/scalar/attention_core.wasm) SIMD instructions"
 fi

@@ -134,6 +134,8 @@ test('induction: 2 layers reach 90% held-out accuracy, 1 layer does not; ablatin
   assert.ok(Number(s1.heldout) < 0.9, `1 layer: held-out accuracy ${s1.heldout} at step ${s1.step}`);
   assert.deepEqual(two.errors, []);
   assert.deepEqual(one.errors, []);
+  await one.page.close();
+  TRAINED.induction = { page: two.page, errors: two.errors, steps: INDUCTION_STEPS }; // all heads active again
 });
 
 test('the timeline scrubs back to earlier weights and returns to live', async () => {
@@ -401,7 +403,8 @@ test('screenshots: every task trained, desktop light and dark', async () => {
     // one catch-up per task: the dark shot is the same trained page after the system scheme turned dark
     const schemes = task === 'reverse' || task === 'induction' ? ['light', 'dark'] : ['light'];
     const steps = SHOT_STEPS[task] ?? 200;
-    // reverse was trained to its shot's steps from the page above, with the default settings: that page
+    // reverse and induction were trained to their shots' steps by the tests above (reverse with the
+    // default settings, induction with 2 layers and no LayerNorm): those pages
     let { page, errors } = TRAINED[task]?.steps === steps ? TRAINED[task] : {};
     if (page) await page.bringToFront(); // (a tab behind the newest one draws about one frame a second)
     else ({ page, errors } = await openLab(h, lab(`#task=${task}&step=${steps}`), { colorScheme: schemes[0], timeout: 240000 }));
