@@ -13,6 +13,7 @@
 import { el, clear } from '../views/dom.js';
 import { lutIndex } from '../palette.js';
 import { formatValue, tokenText } from '../format.js';
+import { fnv1a32, hex32 } from '../hash.js';
 
 /** A head's name for the reader, layers and heads counted from 1 like the Head picker: "L1 H2". */
 export const headName = (layer, head) => `L${layer + 1} H${head + 1}`;
@@ -20,10 +21,7 @@ const quoted = (t) => `\u201c${tokenText(t)}\u201d`;
 
 /** FNV-1a (32-bit) of a Float32Array's bytes: equal digests = equal numbers. */
 export function digest(array) {
-  const bytes = new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
-  let h = 2166136261;
-  for (let i = 0; i < bytes.length; i++) h = Math.imul(h ^ bytes[i], 16777619);
-  return (h >>> 0).toString(16).padStart(8, '0');
+  return hex32(fnv1a32(new Uint8Array(array.buffer, array.byteOffset, array.byteLength)));
 }
 
 const LABEL_FONT = 11;

@@ -8,6 +8,8 @@
 // Bound: at most MAX_MODELS records (the oldest are deleted first) and at most
 // MAX_BYTES per checkpoint (a bigger one is not stored; the page says so).
 
+import { fnv1a32, hex32, FNV32_BASIS } from '../hash.js';
+
 export const DB_NAME = 'attention-playground';
 export const STORE = 'models';
 export const MAX_MODELS = 8;
@@ -37,15 +39,9 @@ function done(tx) {
   });
 }
 
-/** 16 hex digits: two FNV-1a 32-bit hashes (different offsets) of the bytes. */
+/** 16 hex digits: FNV-1a 32 of the bytes, then of the bytes last first from another basis. */
 export function bytesKey(bytes) {
-  let a = 2166136261;
-  let b = 0x811c9dc5 ^ 0x5bd1e995;
-  for (let i = 0; i < bytes.length; i++) {
-    a = Math.imul(a ^ bytes[i], 16777619);
-    b = Math.imul(b ^ bytes[bytes.length - 1 - i], 16777619);
-  }
-  return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
+  return hex32(fnv1a32(bytes)) + hex32(fnv1a32(bytes, { basis: (FNV32_BASIS ^ 0x5bd1e995) >>> 0, reverse: true }));
 }
 
 /** Stores a checkpoint; returns its key. Keeps only the MAX_MODELS newest. */
