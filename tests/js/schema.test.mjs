@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { createEngine } from '../../web/engine.js';
 import { ENGINE_CONSTANTS } from '../../web/generated/engine_constants.js';
 import { normalizeTrainSettings, TRAIN_SETTINGS, TASKS } from '../../web/trainer.js';
-import { MODEL_FIELDS, TASKS as LAB_TASKS, taskTitle } from '../../web/app/train/state.js';
+import { MODEL_FIELDS, TASKS as LAB_TASKS, taskTitle, taskDefaults } from '../../web/app/train/state.js';
 import { RACES } from '../../web/app/concepts/races.js';
 import { cliRun } from './helpers.mjs';
 
@@ -68,13 +68,27 @@ test('the C++ refuses one past every model bound itself (what a caller bypassing
   }
 });
 
-test('the training lab\'s URL fields take the engine\'s ranges', () => {
+test('the training lab\'s URL fields take the engine\'s kinds, ranges and choices', () => {
+  const kinds = { whole: 'int', real: 'number', boolean: 'bool', choice: 'choice' };
   for (const [name, f] of Object.entries(MODEL_FIELDS)) {
-    if (f.kind !== 'int' && f.kind !== 'number') continue;
     const row = rows().find((r) => r.js === name);
     assert.ok(row, name);
-    assert.deepEqual([f.min, f.max], [row.lo, row.hi], name);
+    assert.equal(f.kind, kinds[row.type], name);
+    if (f.kind === 'int' || f.kind === 'number') assert.deepEqual([f.min, f.max], [row.lo, row.hi], name);
+    if (f.kind === 'choice') assert.deepEqual([...f.choices], row.values, name);
   }
+});
+
+test('the training lab\'s task defaults are the engine\'s recipe values of every lab field', () => {
+  for (const t of tasks) {
+    const d = taskDefaults(t);
+    assert.deepEqual(Object.keys(d), Object.keys(MODEL_FIELDS), t.name);
+    for (const key of Object.keys(MODEL_FIELDS)) {
+      if (key === 'lr') assert.ok(Math.abs(d.lr - t.defaults.lr) <= 1e-7 * t.defaults.lr, t.name);
+      else assert.equal(d[key], t.defaults[key], `${t.name} ${key}`);
+    }
+  }
+  assert.throws(() => taskDefaults({ name: 'made-up', defaults: { layers: 1 } }), /defaults of the task "made-up" have no length/);
 });
 
 test('attn train\'s model and training flags take exactly the C++ range of their rows', () => {

@@ -6,7 +6,10 @@ import assert from 'node:assert/strict';
 import { stopReason, GOAL_CHECKS, PLATEAU_CHECKS } from '../../web/app/train/stop.js';
 import { parseTrainHash, serializeTrainState } from '../../web/app/train/state.js';
 
-const TASKS = [{ name: 'reverse', defaults: {} }, { name: 'text', defaults: {} }];
+import { createEngine } from '../../web/engine.js';
+
+// the engine's own task list: each task's defaults are its recipe's (train/state.js taskDefaults reads them)
+const TASKS = (await createEngine()).tasks();
 const checks = (accs, loss = (i) => 1) => accs.map((a, i) => ({ step: 10 * i, accuracy: a, loss: loss(i) }));
 
 test('stop rule: 100% held-out accuracy for the last 5 checks stops at a plateau and at the goal, never when off', () => {

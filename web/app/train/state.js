@@ -24,11 +24,6 @@ export function taskTitle(name) {
   return TASK_TITLES[name] ?? name;
 }
 
-/** {min, max} of a setting: the engine's range (buildInfo().trainSettings), the one definition. */
-const ENGINE_RANGES = Object.fromEntries(ENGINE_CONSTANTS.trainSettings.map((row) => [row.js, { min: row.lo, max: row.hi }]));
-export function engineRange(name) {
-  return ENGINE_RANGES[name];
-}
 export const LAYER_CHOICES = Object.freeze([1, 2, 3, 4, 6]);
 export const HEAD_CHOICES = Object.freeze([1, 2, 3, 4, 6, 8]);
 export const WIDTH_CHOICES = Object.freeze([8, 12, 16, 24, 32, 48, 64, 96, 128]);
@@ -45,25 +40,41 @@ export const MAX_STEPS = 1000000;
 export const MAX_CORPUS = 100000;
 export const DEFAULT_TASK = 'reverse';
 
+/** The engine's row of a setting (buildInfo().trainSettings: type, range, choices), by JS key. */
+const ENGINE_ROWS = Object.fromEntries(ENGINE_CONSTANTS.trainSettings.map((row) => [row.js, row]));
+const KINDS = { whole: 'int', real: 'number', boolean: 'bool', choice: 'choice' };
+
 /**
- * Model and training fields: URL parameter, kind, label. Their defaults come
- * from the task (engine.tasks()[i].defaults), so they are not listed here.
- * Kinds: int {min, max}, choice {choices}, bool, number {min, max} (a float).
+ * A lab field: its name in the lab's link and its label are the lab's own; its kind
+ * (int {min, max}, number {min, max}: a float, bool, choice {choices}) and range are the
+ * engine's row, so a setting's range or choices are written once, in the model schema.
+ */
+function labField(js, param, label, extra = {}) {
+  const row = ENGINE_ROWS[js];
+  if (!row) throw new Error(`the engine has no training setting "${js}" (buildInfo().trainSettings)`);
+  const kind = KINDS[row.type];
+  const shape = kind === 'int' || kind === 'number' ? { min: row.lo, max: row.hi } : kind === 'choice' ? { choices: Object.freeze([...row.values]) } : {};
+  return Object.freeze({ param, kind, ...shape, label, ...extra });
+}
+
+/**
+ * Model and training fields the lab sets and its link carries. Their defaults come from the
+ * task (engine.tasks()[i].defaults, its recipe), so they are not listed here either.
  */
 export const MODEL_FIELDS = Object.freeze({
-  length: { param: 'n', kind: 'int', ...engineRange('length'), label: 'task size' },
-  maxVocab: { param: 'vocab', kind: 'int', ...engineRange('maxVocab'), label: 'words kept', when: (s) => s.task === 'text' },
-  layers: { param: 'L', kind: 'int', ...engineRange('layers'), label: 'layers' },
-  heads: { param: 'H', kind: 'int', ...engineRange('heads'), label: 'heads' },
-  dModel: { param: 'C', kind: 'int', ...engineRange('dModel'), label: 'd_model' },
-  mlp: { param: 'mlp', kind: 'int', ...engineRange('mlp'), label: 'MLP width' },
-  layernorm: { param: 'ln', kind: 'bool', label: 'layernorm' },
-  positional: { param: 'pe', kind: 'choice', choices: POSITIONALS, label: 'positional encoding' },
-  causal: { param: 'causal', kind: 'bool', label: 'causal mask' },
-  scale: { param: 'scale', kind: 'bool', label: 'scale' },
-  lr: { param: 'lr', kind: 'number', ...engineRange('lr'), label: 'learning rate' },
-  batch: { param: 'bs', kind: 'int', ...engineRange('batch'), label: 'batch size' },
-  seed: { param: 'seed', kind: 'int', ...engineRange('seed'), label: 'seed' },
+  length: labField('length', 'n', 'task size'),
+  maxVocab: labField('maxVocab', 'vocab', 'words kept', { when: (s) => s.task === 'text' }),
+  layers: labField('layers', 'L', 'layers'),
+  heads: labField('heads', 'H', 'heads'),
+  dModel: labField('dModel', 'C', 'd_model'),
+  mlp: labField('mlp', 'mlp', 'MLP width'),
+  layernorm: labField('layernorm', 'ln', 'layernorm'),
+  positional: labField('positional', 'pe', 'positional encoding'),
+  causal: labField('causal', 'causal', 'causal mask'),
+  scale: labField('scale', 'scale', 'scale'),
+  lr: labField('lr', 'lr', 'learning rate'),
+  batch: labField('batch', 'bs', 'batch size'),
+  seed: labField('seed', 'seed', 'seed'),
 });
 
 /** View fields: not part of the model; their defaults are fixed. */
@@ -104,24 +115,16 @@ export function minimumWords(T) {
 /** Keys of the model that a change of them needs a new trainer (all model fields and the corpus). */
 export const MODEL_KEYS = Object.freeze(['task', 'corpus', ...Object.keys(MODEL_FIELDS)]);
 
-/** The task's defaults as state values (mlp, length … filled in). */
+/** The task's defaults as state values: its recipe's value of every MODEL_FIELDS key (the engine's). */
 export function taskDefaults(taskInfo) {
   const d = taskInfo?.defaults ?? {};
-  return {
-    length: d.length ?? 0,
-    maxVocab: d.maxVocab ?? 2000,
-    layers: d.layers ?? 1,
-    heads: d.heads ?? 2,
-    dModel: d.dModel ?? 32,
-    mlp: d.mlp ?? 0,
-    layernorm: d.layernorm ?? true,
-    positional: d.positional ?? 'learned',
-    causal: d.causal ?? Boolean(taskInfo?.causal),
-    scale: d.scale ?? true,
-    lr: Number((d.lr ?? 3e-3).toPrecision(6)), // the engine reports float32 values (0.003000000026…)
-    batch: d.batch ?? 32,
-    seed: d.seed ?? 1,
-  };
+  const out = {};
+  for (const key of Object.keys(MODEL_FIELDS)) {
+    if (d[key] === undefined) throw new Error(`the engine's defaults of the task "${taskInfo?.name}" have no ${key}`);
+    out[key] = d[key];
+  }
+  out.lr = Number(out.lr.toPrecision(6)); // the engine reports float32 values (0.003000000026…)
+  return out;
 }
 
 /** A fresh state for a task (its defaults) with the view fields at theirs. */
