@@ -6,7 +6,8 @@
 // its member. Everything that converts a ModelConfig is written from this
 // table: model_config_json / model_config_from_json (checkpoints),
 // check_model_config, the bindings' settings ↔ JS, attn train's flags, and
-// buildInfo().modelSettings, which web/trainer.js checks the JS settings with.
+// buildInfo().trainSettings, which web/trainer.js checks the JS settings with and
+// the training lab (web/app/train/state.js) takes its fields' kinds, ranges and choices from.
 //
 // The size rows take their largest value from a limit set (model.hpp's
 // kTrainingLimits for a model that is trained, kInferenceLimits for one that
