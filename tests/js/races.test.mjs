@@ -54,3 +54,14 @@ test('masks race: the page states the spread of its claim over race seeds 1–5 
   assert.deepEqual(def.spread.seeds, [1, 5]);
   assert.ok(RACES.masks.text.condition().includes(spreadText('masks')), RACES.masks.text.condition());
 });
+
+test('context race: the page states the spread of the plain average over race seeds 1–5, measured with the uniform-attention probe (tests/js/race-seeds.mjs context: too slow to rerun here)', () => {
+  const def = RACES.context;
+  assert.equal(def.spread.steps, def.steps, 'the spread is of the race as its link runs it');
+  assert.deepEqual(def.spread.seeds, [1, 5]);
+  const [[attLow], [avgLow, avgHigh]] = def.spread.arms;
+  assert.equal(attLow, 1, 'with its attention every seed gets every held-out sentence');
+  assert.ok(avgHigh < 0.25 && avgLow > 0, 'the plain average stays near chance at every seed');
+  assert.ok(RACES.context.text.condition().includes(spreadText('context')), RACES.context.text.condition());
+  assert.match(spreadText('context'), /attention 100%, plain average 7\.23\u201318\.8%/);
+});
