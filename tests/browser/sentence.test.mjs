@@ -62,19 +62,25 @@ test('the sentence box shows the whole sentence and grows with it; Enter compute
 test('typing is debounced: the engine runs once, 150 ms after the last keystroke', async () => {
   const { page, errors } = await h.open();
   // installed, the fake clock still follows real time until it is paused: on a busy machine the gaps
-  // between keystrokes would let the 150 ms pass while typing. Paused, only runFor moves it.
+  // between keystrokes would let the 150 ms pass while typing. Paused, only runFor moves it. The
+  // clock is the whole browser context's: it flows again at the end, for the pages of later tests.
   await page.clock.install();
   await page.clock.pauseAt(await page.evaluate(() => Date.now() + 1000));
-  const n = await runCount(page);
-  const box = page.getByLabel('Sentence', { exact: true });
-  await box.fill('');
-  await box.pressSequentially('the quick brown fox');
-  await page.clock.runFor(100);
-  assert.equal(await runCount(page), n, 'no run while typing');
-  await page.clock.runFor(100);
-  assert.equal(await runCount(page), n + 1, 'one run after the pause');
-  assert.equal(await page.getByTestId('token-chip').count(), 4);
-  assert.deepEqual(errors, []);
+  try {
+    const n = await runCount(page);
+    const box = page.getByLabel('Sentence', { exact: true });
+    await box.fill('');
+    await box.pressSequentially('the quick brown fox');
+    await page.clock.runFor(100);
+    assert.equal(await runCount(page), n, 'no run while typing');
+    await page.clock.runFor(100);
+    assert.equal(await runCount(page), n + 1, 'one run after the pause');
+    assert.equal(await page.getByTestId('token-chip').count(), 4);
+    assert.deepEqual(errors, []);
+  } finally {
+    await page.clock.resume();
+    await page.close();
+  }
 });
 
 test('an empty sentence shows a clear message and the page stays usable', async () => {
