@@ -2,8 +2,10 @@
 // The layer kinds of the model (model.hpp), each a forward/backward pair on
 // the N×C rows of a batch (N = B·T, row b·T + t): embedding, LayerNorm,
 // attention, MLP, the output head and cross-entropy. Model::forward and
-// Model::backward are loops over them; the independent double reference of
-// every kind is model_reference.cpp.
+// Model::backward are loops over them. Each kind's independent double
+// reference is its pair in layer_reference.hpp (tested kind by kind in
+// tests/core/test_layer_kinds.cpp); model_reference.cpp composes them into
+// the whole model's reference.
 //
 // Parameters are read by structure: ParamSlots says where each tensor of the
 // config sits in the flat buffer (built once per layout from the one name
