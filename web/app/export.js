@@ -158,7 +158,9 @@ export function figureLayout(fig, measure = (t, px) => estimateWidth(t, px)) {
       return w;
     };
     if (widest(DIGITS.cell) > cell - 4) digits = DIGITS.cellNarrow;
-    cellW = Math.max(cell, Math.ceil(widest(digits)) + 6);
+    // a number that does not fit gets its width and 4 px each side (the forward steps' fit: cells stay square)
+    const w = widest(digits);
+    if (w > cell - 4) cellW = Math.ceil(w) + 8;
   }
   const labelW = 16 + 7 * Math.max(3, ...fig.rowLabels.map((l) => l.length));
   const colLabelH = fig.colLabels.length && cell >= 14 ? 10 + 7 * Math.max(2, ...fig.colLabels.map((l) => l.length)) : 12;
