@@ -163,6 +163,11 @@ test('the scale switch off: the dS figure says so and is the backward without 1/
   const dout = figureOf(d, 'dout');
   assert.deepEqual(plain(dout.values), plain(off.layers[1].heads[1].dOutput.data));
   assert.match(dout.caption, /the scale switch is off: this backward \(and the forward under it\) runs without 1\/\u221ad_k/);
+  // the dS caption says it once; the step by hand is on the model's own scale, and says that instead
+  assert.equal(fig.caption.match(/scale switch/g).length, 1);
+  const sgd = figureOf(d, 'sgd');
+  assert.doesNotMatch(sgd.caption, /scale switch/);
+  assert.match(sgd.caption, /the steps use the model\u2019s own 1\/\u221ad_k/);
   // on (the model's own): the dS caption says on, the others say nothing of it
   const on = await pageData('coreference');
   assert.match(figureOf(on, 'dscale').caption, /^the scale switch is on: 1\/\u221ad_k on the backward too, dS = dS\u2032\/\u221a8/);

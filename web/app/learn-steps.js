@@ -44,12 +44,13 @@ const shown = (t, h, L) => {
 
 /**
  * A Learn figure (null without a backward). The caption is the step's own text,
- * then the head and layer, then the scale switch when it is not the model's.
+ * then the head and layer, then the scale switch when it is not the model's
+ * (own: the step's caption says it itself, or its numbers do not follow the switch).
  */
-const learnFigure = (build) => (t, h, { learn: L = null, q = 0 } = {}) => {
+const learnFigure = (build, { own = false } = {}) => (t, h, { learn: L = null, q = 0 } = {}) => {
   if (!L?.bw || !t.model) return null;
   const f = build(t, h, L, q);
-  return { ...f, caption: `${f.caption}; ${where(t, h)}${switchNote(L)}` };
+  return { ...f, caption: `${f.caption}; ${where(t, h)}${own ? '' : switchNote(L)}` };
 };
 
 /**
@@ -90,7 +91,10 @@ function stepText(text) {
   return `learning rate ${st.lr}, on ${st.scope === 'all' ? 'every parameter' : `head ${st.head + 1} of layer ${st.layer + 1}`}`;
 }
 
-/** The step by hand: the attention row of the selected query before and after the last step (one row before any). */
+/**
+ * The step by hand: the attention row of the selected query before and after the last
+ * step (one row before any), on the model's own 1/√d_k as the steps are (not the switch's).
+ */
 function sgdFigure(t, h, L, q) {
   const { now, before } = L;
   const l = t.model.layer;
@@ -133,7 +137,7 @@ export const LEARN_REGISTRY = Object.freeze([
       matrix: shown(t, h, L).head.dScores, title: learnFigureTitle('dscale', t, h, { scale: L.bw.scale }),
       caption: `${L.bw.scale ? `the scale switch is on: 1/\u221ad_k on the backward too, dS = dS\u2032/\u221a${t.config.dHead}` : 'the scale switch is off: the same weights\u2019 forward and backward without 1/\u221ad_k, so dS = dS\u2032'}; the gradient of the scores Q\u00b7K\u1d40; rows: queries, columns: keys; ${ZERO_ROWS}${masks(t) ? '; a key the causal mask hides gets exactly 0 gradient' : ''}`,
       kind: 'diverging', zeros: t.mask, cols: 'tokens',
-    })),
+    }), { own: true }),
   },
   {
     id: 'dqkv', short: 'dQ,K,V', title: 'Learn: dQ = dS\u00b7K, dK = dS\u1d40\u00b7Q, dV = P\u1d40\u00b7dO', view: createLearnQkvStep,
@@ -153,7 +157,7 @@ export const LEARN_REGISTRY = Object.freeze([
       };
     }),
   },
-  { id: 'sgd', short: 'Step', title: 'Learn: one step of gradient descent by hand', view: createLearnSgdStep, figure: learnFigure(sgdFigure) },
+  { id: 'sgd', short: 'Step', title: 'Learn: one step of gradient descent by hand', view: createLearnSgdStep, figure: learnFigure(sgdFigure, { own: true }) },
 ].map((s) => Object.freeze({ ...s, part: 'learn' })));
 
 /** The Learn step ids in order. */
