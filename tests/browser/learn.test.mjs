@@ -3,14 +3,17 @@
 // and dark screenshots saved) with no clipped number and its formula's value equal
 // to its cell; one step by hand lowers the loss and Undo restores the exact
 // numbers; the scale switch shows the smaller dS; a link reopens the same state;
-// random weights say they have no loss.
+// random weights say they have no loss; Save SVG / Save PNG on every Learn step
+// export its main matrix with the page's title and numbers.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { startHarness, waitStep, artifactDir, settled, waitHash } from './harness.mjs';
 import { numberProblems } from './number-check.mjs';
 import { LEARN_STEPS } from '../../web/app/learn-steps.js';
+import { formatValue } from '../../web/app/format.js';
 
 let h;
 before(async () => { h = await startHarness(); });
@@ -160,6 +163,108 @@ test('a link reopens the same backward state: answer, scale switch, learning rat
   assert.deepEqual([...errors, ...errors2], []);
 });
 
+/** Clicks a Save button and returns the downloaded file's bytes. */
+async function save(page, name) {
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name }).click()]);
+  return readFileSync(await download.path());
+}
+
+/** An exported SVG parsed: its title (the 600-weight lines), every text, each cell's fill and printed number, the legend. */
+function parseSvg(page, text) {
+  return page.evaluate((svgText) => {
+    const doc = new DOMParser().parseFromString(svgText, 'image/svg+xml');
+    const rects = [...doc.querySelectorAll('rect')].slice(1); // the first is the background
+    return {
+      parses: !doc.querySelector('parsererror'),
+      title: [...doc.querySelectorAll('text[font-weight="600"]')].map((t) => t.textContent).join(' '),
+      texts: [...doc.querySelectorAll('text')].map((t) => t.textContent),
+      fills: rects.map((r) => r.getAttribute('fill')),
+      labels: rects.map((r) => (r.nextElementSibling?.tagName === 'text' ? r.nextElementSibling.textContent : null)),
+      legend: [...doc.querySelectorAll('text.legend')].map((t) => t.textContent).join(' '),
+      hatch: doc.querySelector('path.masked-hatch')?.getAttribute('d') ?? '',
+    };
+  }, text);
+}
+
+/** The title the page shows above a Learn step's main figure (a heatmap's, or the loss and step tables'). */
+function pageTitle(page, step) {
+  const table = { loss: 'learn-top', sgd: 'learn-row' }[step];
+  const where = table ? `${section(step)} figure:has([data-testid="${table}"]) .hm-title` : `${section(step)} [data-testid="hm-${CELL[step][0]}"] .hm-title`;
+  return page.locator(where).textContent();
+}
+
+const HYPHEN_NUMBER = /(^|[\s(=:,[/])-\d|\de-\d/;
+const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+
+test('Save SVG and Save PNG on every Learn step: the step\u2019s matrix under the page\u2019s title, numbers with \u2212, a PNG', async () => {
+  const dir = artifactDir('learn-export');
+  const { page, errors } = await h.open(`${HASH}&sgd=1:1.0`, { model: null });
+  for (const step of LEARN_STEPS) {
+    await openStep(page, step);
+    const svgText = (await save(page, 'Save SVG')).toString('utf8');
+    assert.equal(await page.locator('.export-status').textContent(), 'SVG saved.', step);
+    writeFileSync(join(dir, `${step}.svg`), svgText);
+    const svg = await parseSvg(page, svgText);
+    assert.ok(svg.parses, step);
+    assert.equal(svg.title, await pageTitle(page, step), step);
+    assert.deepEqual(svg.texts.filter((t) => HYPHEN_NUMBER.test(t)), [], step);
+    // a gradient has negative entries (the step by hand shows attention weights, all ≥ 0)
+    if (step !== 'sgd') assert.ok(svg.texts.some((t) => /\u2212\d/.test(t)), `${step}: some negative number printed with \u2212`);
+    if (CELL[step]) {
+      // the selected row of the page's heatmap, printed in the export's cells (3 or 2 digits, as the cells fit)
+      const [id, i] = CELL[step];
+      const cols = svg.fills.length / Number(await page.locator(`[data-testid="hm-${id}"] canvas`).getAttribute('data-rows'));
+      for (let j = 0; j < cols; j++) {
+        const v = await cell(page, id, i, j);
+        assert.ok([formatValue(v, 3), formatValue(v, 2)].includes(svg.labels[i * cols + j]), `${step} [${i}, ${j}]: ${svg.labels[i * cols + j]} vs ${v}`);
+      }
+    }
+    const png = await save(page, 'Save PNG');
+    assert.equal(await page.locator('.export-status').textContent(), 'PNG saved.', step);
+    assert.ok(png.length > 1000, `${step}: PNG of ${png.length} bytes`);
+    assert.deepEqual([...png.subarray(0, 8)], PNG_SIGNATURE, step);
+    writeFileSync(join(dir, `${step}.png`), png);
+  }
+  // the scale switch: the dS export says it is off, and its title is the page's
+  await openStep(page, 'dscale');
+  await page.locator(`${section('dscale')} [data-testid="learn-scale"]`).click();
+  await waitHash(page, 'ls', '0');
+  await page.waitForFunction(() => /without/.test(document.querySelector('[data-testid="hm-learn-dscores"] .hm-title').textContent));
+  const off = await parseSvg(page, (await save(page, 'Save SVG')).toString('utf8'));
+  assert.equal(off.title, await pageTitle(page, 'dscale'));
+  assert.match(off.title, /without 1\/\u221ad_k/);
+  assert.match(off.texts.join(' '), /scale switch is off/);
+  assert.deepEqual(errors, []);
+});
+
+test('the exported dS\u2032 and dS of the causal language model mark the masked keys, whose gradient is exactly 0', async () => {
+  const dir = artifactDir('learn-export');
+  const { page, errors } = await h.open('#model=language&layer=1&head=0&q=7&k=1&d=0', { model: null });
+  for (const [step, id] of [['dsoftmax', 'learn-dscaled'], ['dscale', 'learn-dscores']]) {
+    await openStep(page, step);
+    const text = (await save(page, 'Save SVG')).toString('utf8');
+    writeFileSync(join(dir, `language-${step}.svg`), text);
+    const svg = await parseSvg(page, text);
+    const T = Number(await page.locator(`[data-testid="hm-${id}"] canvas`).getAttribute('data-rows'));
+    assert.equal(svg.fills.length, T * T);
+    const grey = svg.fills[1]; // row 0, key 1: hidden by the causal mask
+    for (let i = 0; i < T; i++) {
+      for (let j = 0; j < T; j++) {
+        if (j > i) {
+          assert.equal(svg.fills[i * T + j], grey, `${step} masked ${i}, ${j}`);
+          assert.equal(svg.labels[i * T + j], '0', `${step} masked ${i}, ${j}`);
+        } else assert.notEqual(svg.fills[i * T + j], grey, `${step} ${i}, ${j}`);
+      }
+    }
+    // the masked keys' page values: exactly 0
+    for (let j = 8; j < T; j++) assert.equal(await cell(page, id, 7, j), 0, `${step} page [7, ${j}]`);
+    assert.ok(svg.hatch.length > 0);
+    assert.match(svg.legend, /grey hatched = masked \(exactly 0\)/);
+    assert.match(svg.texts.join(' '), /causal mask hides gets exactly 0 gradient/);
+  }
+  assert.deepEqual(errors, []);
+});
+
 test('random weights have no loss: the Learn part says so', async () => {
   const { page, errors } = await h.open('#step=loss', { wait: false });
   const status = page.getByTestId('panel-status');
@@ -196,9 +301,10 @@ test('a sentence the task sets no answer on says so, and an answer picked by han
   const loss = Number(await page.getByTestId('learn-loss').getAttribute('data-value'));
   assert.ok(Number.isFinite(loss) && loss > 0, `loss ${loss}`);
   assert.deepEqual(await numberProblems(page, section('loss')), []);
-  // the export has no Learn figures yet, and says so
-  await page.getByRole('button', { name: 'Save PNG' }).click();
-  assert.equal(await page.locator('.export-status').textContent(), 'This step has no figure to save yet.');
+  // with an answer picked there is a backward, and so a figure to save
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Save PNG' }).click()]);
+  assert.ok(readFileSync(await download.path()).length > 0);
+  assert.equal(await page.locator('.export-status').textContent(), 'PNG saved.');
   assert.deepEqual(errors, []);
 });
 

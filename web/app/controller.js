@@ -609,8 +609,13 @@ export function createController(layout, { initialState = {}, notices = [], cont
     pause() { if (clock.playing) togglePlay(); },
     /** Resolves once the engine has started (or failed to: then with false). */
     ready: () => readyPromise,
-    /** The figure the current step is about (for export), or null before the first run. */
-    figure: () => (currentTrace() && !isLearnStep(state.step) ? stepFigure(currentTrace(), { ...state, head: viewState().head }, { scale: views.panel.figureScale() }) : null),
+    /** The figure the current step is about (for export), or null before the first run and on a Learn step without a backward. */
+    figure() {
+      const tr = currentTrace();
+      if (!tr) return null;
+      const v = viewState();
+      return stepFigure(tr, { ...state, head: v.head, query: v.q }, { scale: views.panel.figureScale(), learn: v.learn });
+    },
     palette: () => appearance.palette(),
     setState(patch, extraNotices = []) {
       if (extraNotices.length) {

@@ -17,23 +17,34 @@
 import { lutCss } from './palette.js';
 import { resolveScale, cellIndex, SCALE_NAMES } from './views/heatmap/colors.js';
 import { tokenLabel, excerpt, formatValue, DIGITS } from './format.js';
-import { stepEntry, STEP_REGISTRY } from './steps.js';
+import { STEP_REGISTRY } from './steps.js';
+import { LEARN_REGISTRY } from './learn-steps.js';
+
+/** Every step's registry entry, the forward ones' (steps.js) and the Learn part's (learn-steps.js), by id. */
+const ENTRIES = new Map([...STEP_REGISTRY, ...LEARN_REGISTRY].map((s) => [s.id, s]));
 
 /**
- * The matrix a step is about (each step's `figure` in the registry, steps.js):
- * {title, caption, rows, cols, values, rowLabels, colLabels, kind
+ * The matrix a step is about (each step's `figure` in the registries, steps.js and
+ * learn-steps.js): {title, caption, rows, cols, values, rowLabels, colLabels, kind
  * ('diverging'|'sequential'), blocked (Uint8Array or null: 1 = masked),
  * blockedAs ('minus-infinity': the value is −∞ | 'zero': an exact 0 the mask made),
  * scaleChoice (the page's colour-scale choice for weight maps: auto, fixed, row),
- * range (the colour range when the page gives one, else null: the largest |value|)}.
- * options.scale: that choice (the page's heatmap; 'fixed' when not given).
+ * range (the colour range when the page gives one, else null: the largest |value|)},
+ * or null when the step has nothing to draw (a Learn step without a backward).
+ * state: {step, head, query}. options.scale: that choice (the page's heatmap;
+ * 'fixed' when not given); options.learn: the backward the Learn steps show (v.learn).
  */
-export function stepFigure(trace, state, { scale = 'fixed' } = {}) {
+export function stepFigure(trace, state, { scale = 'fixed', learn = null } = {}) {
   const h = Math.min(Math.max(0, state.head ?? 0), trace.heads.length - 1);
+  const q = Math.min(Math.max(0, state.query ?? 0), trace.tokens.length - 1);
   const tokens = trace.tokens.map((t) => tokenLabel(t.text));
-  const entry = stepEntry(state.step) ?? STEP_REGISTRY[0];
-  const { matrix: m, title, caption, kind, mask, zeros, range = null, cols } = entry.figure(trace, h);
-  const colLabels = cols === 'tokens' ? tokens : Array.from({ length: cols }, (_, i) => String(i));
+  const entry = ENTRIES.get(state.step) ?? STEP_REGISTRY[0];
+  const f = entry.figure(trace, h, { learn, q });
+  if (!f) return null;
+  const { matrix: m, title, caption, kind, mask, zeros, range = null, cols } = f;
+  // an entry may name its rows and columns (the Learn part's words, weight dimensions); else tokens
+  const rowLabels = f.rowLabels ?? tokens;
+  const colLabels = f.colLabels ?? (cols === 'tokens' ? tokens : Array.from({ length: cols }, (_, i) => String(i)));
   let blocked = null;
   const source = mask ?? zeros;
   if (source && source.data.some((x) => !x)) {
@@ -46,8 +57,8 @@ export function stepFigure(trace, state, { scale = 'fixed' } = {}) {
   const sizes = [keep(`C = d_model = ${c.dModel}`), keep(`H = ${c.heads} head${c.heads === 1 ? '' : 's'}`), keep(`d_k = ${c.dHead}`), trace.model ? 'trained weights' : keep(`seed ${c.seed}`)];
   return {
     title, caption: `${caption}. Sentence: \u201c${excerpt(trace.sentence ?? '', 60)}\u201d (${sizes.join(', ')}).`,
-    step: state.step, stepTitle: stepEntry(state.step)?.title,
-    rows: m.rows, cols: m.cols, values: m.data, rowLabels: tokens, colLabels, kind, blocked,
+    step: state.step, stepTitle: ENTRIES.get(state.step)?.title,
+    rows: m.rows, cols: m.cols, values: m.data, rowLabels, colLabels, kind, blocked,
     blockedAs: mask ? 'minus-infinity' : 'zero', scaleChoice: scale, range,
   };
 }
@@ -124,15 +135,37 @@ export function wrapText(text, maxWidth, measure, px, weight) {
 
 /**
  * Sizes and positions shared by the SVG and PNG renderers. measure(text, px,
- * weight) gives text widths (estimateWidth when none is given).
+ * weight) gives text widths (estimateWidth when none is given). A cell is
+ * `cell` px tall and `cellW` px wide: square, widened when its widest number
+ * would not fit (a gradient's "−1.0e−7"), so a number is never clipped, as on the page.
  */
 export function figureLayout(fig, measure = (t, px) => estimateWidth(t, px)) {
   const cell = fig.rows * fig.cols > 4096 ? 8 : fig.cols > 32 ? 14 : 44;
   const showNumbers = cell >= 40;
+  // numbers as in the page's cells: DIGITS.cell digits when the widest fits a cell, else DIGITS.cellNarrow
+  let digits = DIGITS.cell;
+  let cellW = cell;
+  if (showNumbers) {
+    const widest = (d) => {
+      const seen = new Set();
+      let w = 0;
+      for (let i = 0; i < fig.values.length; i++) {
+        const t = formatValue(fig.values[i], d);
+        if (seen.has(t)) continue;
+        seen.add(t);
+        w = Math.max(w, measure(t, CELL_PX));
+      }
+      return w;
+    };
+    if (widest(DIGITS.cell) > cell - 4) digits = DIGITS.cellNarrow;
+    // a number that does not fit gets its width and 4 px each side (the forward steps' fit: cells stay square)
+    const w = widest(digits);
+    if (w > cell - 4) cellW = Math.ceil(w) + 8;
+  }
   const labelW = 16 + 7 * Math.max(3, ...fig.rowLabels.map((l) => l.length));
   const colLabelH = fig.colLabels.length && cell >= 14 ? 10 + 7 * Math.max(2, ...fig.colLabels.map((l) => l.length)) : 12;
   const gridX = labelW;
-  const width = Math.max(gridX + fig.cols * cell + 24, 560);
+  const width = Math.max(gridX + fig.cols * cellW + 24, 560);
   const titleLines = wrapText(fig.title, width - 32, measure, TITLE_PX, 600);
   const captionLines = wrapText(fig.caption, width - 32, measure, TEXT_PX, 400);
   // title baselines 28, 50, …; caption lines 16 px apart below it
@@ -145,18 +178,7 @@ export function figureLayout(fig, measure = (t, px) => estimateWidth(t, px)) {
   const legendLines = wrapText(`${legendText(fig, scale)} \u00b7 Attention Playground`, width - 32, measure, TEXT_PX, 400);
   const legendY = legendLines.map((_, i) => gridY + fig.rows * cell + 38 + i * 16);
   const height = legendY[legendY.length - 1] + 18;
-  // numbers as in the page's cells: DIGITS.cell digits when the widest fits a cell, else DIGITS.cellNarrow
-  let digits = DIGITS.cell;
-  if (showNumbers) {
-    const seen = new Set();
-    for (let i = 0; i < fig.values.length && digits === DIGITS.cell; i++) {
-      const t = formatValue(fig.values[i], DIGITS.cell);
-      if (seen.has(t)) continue;
-      seen.add(t);
-      if (measure(t, CELL_PX) > cell - 4) digits = DIGITS.cellNarrow;
-    }
-  }
-  return { cell, showNumbers, digits, labelW, colLabelH, top, gridX, gridY, width, height, model, scale, titleLines, titleY, captionLines, captionY, legendLines, legendY };
+  return { cell, cellW, showNumbers, digits, labelW, colLabelH, top, gridX, gridY, width, height, model, scale, titleLines, titleY, captionLines, captionY, legendLines, legendY };
 }
 
 const CELL_PX = 11;
@@ -169,13 +191,14 @@ function cellStyle(fig, L, palette, i) {
   return { fill: lutCss(lut, k), text: lut.dark[k] ? palette.lightText : palette.darkText, label: formatValue(fig.values[i], L.digits), blocked: false };
 }
 
-/** Diagonal hatching (every 5 px) over a size × size cell at (x, y), as [x1, y1, x2, y2] segments. */
-function hatchSegments(x, y, size) {
+/** Diagonal hatching (every 5 px, at 45°) over a w × h cell at (x, y), as [x1, y1, x2, y2] segments. */
+function hatchSegments(x, y, w, h = w) {
   const out = [];
-  for (let d = 5; d < 2 * size; d += 5) {
-    const a = Math.max(0, d - size);
-    const b = Math.min(d, size);
-    out.push([x + a, y + b, x + b, y + a]);
+  for (let d = 5; d < w + h; d += 5) {
+    // the line u + v = d (u from the left, v from the top), clipped to the cell
+    const u0 = Math.max(0, d - h);
+    const u1 = Math.min(d, w);
+    out.push([x + u0, y + d - u0, x + u1, y + d - u1]);
   }
   return out;
 }
@@ -207,7 +230,7 @@ export function figureToSvg(fig, palette, { doc = null } = {}) {
   }
   if (L.cell >= 14) {
     for (let c = 0; c < fig.cols; c++) {
-      const x = L.gridX + c * L.cell + L.cell / 2;
+      const x = L.gridX + c * L.cellW + L.cellW / 2;
       const y = L.gridY - 6;
       out.push(`<text x="${x}" y="${y}" font-size="12" transform="rotate(-90 ${x} ${y})" dominant-baseline="middle" fill="${escapeXml(palette.text)}">${escapeXml(fig.colLabels[c] ?? c)}</text>`);
     }
@@ -217,11 +240,11 @@ export function figureToSvg(fig, palette, { doc = null } = {}) {
     for (let c = 0; c < fig.cols; c++) {
       const i = r * fig.cols + c;
       const s = cellStyle(fig, L, palette, i);
-      const x = L.gridX + c * L.cell;
+      const x = L.gridX + c * L.cellW;
       const y = L.gridY + r * L.cell;
-      out.push(`<rect x="${x}" y="${y}" width="${L.cell}" height="${L.cell}" fill="${s.fill}"/>`);
-      if (s.blocked && L.cell >= 5) hatch.push(...hatchSegments(x, y, L.cell));
-      if (L.showNumbers) out.push(`<text x="${x + L.cell / 2}" y="${y + L.cell / 2}" font-size="${CELL_PX}" text-anchor="middle" dominant-baseline="middle" fill="${s.text}">${escapeXml(s.label)}</text>`);
+      out.push(`<rect x="${x}" y="${y}" width="${L.cellW}" height="${L.cell}" fill="${s.fill}"/>`);
+      if (s.blocked && L.cell >= 5) hatch.push(...hatchSegments(x, y, L.cellW, L.cell));
+      if (L.showNumbers) out.push(`<text x="${x + L.cellW / 2}" y="${y + L.cell / 2}" font-size="${CELL_PX}" text-anchor="middle" dominant-baseline="middle" fill="${s.text}">${escapeXml(s.label)}</text>`);
     }
   }
   // masked cells hatched, as on the page (one path: the rect count stays one per cell)
@@ -256,7 +279,7 @@ export function figureToCanvas(fig, palette, doc, scale = 2) {
     ctx.textAlign = 'left';
     for (let c = 0; c < fig.cols; c++) {
       ctx.save();
-      ctx.translate(L.gridX + c * L.cell + L.cell / 2, L.gridY - 6);
+      ctx.translate(L.gridX + c * L.cellW + L.cellW / 2, L.gridY - 6);
       ctx.rotate(-Math.PI / 2);
       ctx.fillText(String(fig.colLabels[c] ?? c), 0, 0);
       ctx.restore();
@@ -268,19 +291,19 @@ export function figureToCanvas(fig, palette, doc, scale = 2) {
   for (let r = 0; r < fig.rows; r++) {
     for (let c = 0; c < fig.cols; c++) {
       const s = cellStyle(fig, L, palette, r * fig.cols + c);
-      const x = L.gridX + c * L.cell;
+      const x = L.gridX + c * L.cellW;
       const y = L.gridY + r * L.cell;
       ctx.fillStyle = s.fill;
-      ctx.fillRect(x, y, L.cell, L.cell);
+      ctx.fillRect(x, y, L.cellW, L.cell);
       if (s.blocked && L.cell >= 5) {
-        for (const [a, b, e, d] of hatchSegments(x, y, L.cell)) {
+        for (const [a, b, e, d] of hatchSegments(x, y, L.cellW, L.cell)) {
           hatch.moveTo(a, b);
           hatch.lineTo(e, d);
         }
       }
       if (L.showNumbers) {
         ctx.fillStyle = s.text;
-        ctx.fillText(s.label, x + L.cell / 2, y + L.cell / 2);
+        ctx.fillText(s.label, x + L.cellW / 2, y + L.cell / 2);
       }
     }
   }

@@ -10,12 +10,25 @@
 //
 // Each model's weights are one trainer's (models.js): the forward steps read them too.
 
+import { topTokens } from './model-trace.js';
+
 /** "lr:L.H" or "lr:a" (state.js) as sgdStep's options. */
 export function parseSgdStep(s) {
   const [lr, where] = s.split(':');
   if (where === 'a') return { lr: Number(lr), scope: 'all' };
   const [layer, head] = where.split('.').map(Number);
   return { lr: Number(lr), scope: 'head', layer, head };
+}
+
+/**
+ * The words the loss step shows at position q (its table and its exported figure):
+ * the five likeliest under probabilities P, then the answer y when it is not among
+ * them (y < 0: none). [{id, text, p}]
+ */
+export function lossWords(P, q, vocabulary, y) {
+  const items = topTokens(P, q, vocabulary, 5);
+  if (y >= 0 && !items.some((it) => it.id === y)) items.push({ id: y, text: vocabulary[y] ?? String(y), p: P.data[q * P.cols + y] });
+  return items;
 }
 
 /** The link's text of one step by hand. */

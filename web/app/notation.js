@@ -6,6 +6,8 @@
 //   sizes    T tokens, C = d_model (the model width), H heads, d_k = C/H per head
 //   weights  W_Q, W_K, W_V, W_O (letters after "_" are subscripts)
 
+import { quoted } from './format.js';
+
 const SUP = { 0: '\u2070', 1: '\u00b9', 2: '\u00b2', 3: '\u00b3', 4: '\u2074', 5: '\u2075', 6: '\u2076', 7: '\u2077', 8: '\u2078', 9: '\u2079', H: '\u1d34', h: '\u02b0' };
 
 /** "⁽¹⁾" for head 1 (a 1-based number, or "H" / "h"). */
@@ -43,6 +45,28 @@ export function figureTitle(step, trace, h) {
     case 'weighted': return `Output O${headSup(h + 1)} = A\u00b7V`;
     case 'concat': return `Concatenated heads [O${headSup(1)} \u2026 O${headSup('H')}]`;
     case 'output': return 'Output Y = concat\u00b7W_O';
+    default: return step;
+  }
+}
+
+/**
+ * The title of a Learn step's main figure for head h (0-based), as the step's
+ * view shows it above that figure (views/learn-*.js) and the export writes it
+ * (learn-steps.js). scale: the backward's 1/√d_k (the scale switch); q: the
+ * selected query (the loss and the step by hand are about its row).
+ */
+export function learnFigureTitle(step, trace, h, { scale = true, q = 0 } = {}) {
+  const head = `, head ${h + 1}`;
+  const at = quoted(trace.tokens[q]?.text ?? '?');
+  switch (step) {
+    case 'loss': return `dL/dlogits at ${at}, the likeliest words`;
+    case 'dout': return `dO${head}`;
+    case 'dweights': return `dP = dO\u00b7V\u1d40${head}`;
+    case 'dsoftmax': return `dS\u2032${head}`;
+    case 'dscale': return `dS${scale ? ' = dS\u2032/\u221ad_k' : ', without 1/\u221ad_k'}${head}`;
+    case 'dqkv': return 'dQ = dS\u00b7K';
+    case 'dparams': return `dW_Q${head}\u2019s columns`;
+    case 'sgd': return `Attention row of ${at}${head}`;
     default: return step;
   }
 }

@@ -26,7 +26,7 @@ function createExportBar(bar, controller, { linkFor = null, linkStatus = null } 
   const png = el('button', 'btn btn-small', { type: 'button', text: 'Save PNG' });
   const svg = el('button', 'btn btn-small', { type: 'button', text: 'Save SVG' });
   const link = el('button', 'btn btn-small', { type: 'button', text: 'Copy link' });
-  // no figure: before the first trace, and on the Learn steps (their export is not written yet)
+  // no figure: before the first trace, and on a Learn step without a backward (no answer set)
   const noFigure = () => say('This step has no figure to save yet.');
   png.addEventListener('click', async () => {
     const fig = controller.figure();

@@ -5,6 +5,7 @@
 import { tok, at, row, clampIndex, operator } from './common.js';
 import { learnStep, learnMap, shownHead, gradientTerms } from './learn-frame.js';
 import { rowNorm } from '../learn-math.js';
+import { learnFigureTitle } from '../notation.js';
 
 export const createLearnOutStep = learnStep('dout', {
   explain: (tr) => {
@@ -30,7 +31,7 @@ export const createLearnOutStep = learnStep('dout', {
       ]);
       const common = { kind: 'diverging', palette: v.palette, rowLabels: v.labels, colLabels: null, selRow: v.q };
       hmS.update({ ...common, matrix: layer.dStreamOut, title: `d out, layer ${tr.model.layer + 1}`, selCol: null });
-      hm.update({ ...common, matrix: head.dOutput, title: `dO, head ${v.head + 1}`, selCol: d });
+      hm.update({ ...common, matrix: head.dOutput, title: learnFigureTitle('dout', tr, v.head), selCol: d });
     };
   },
 });

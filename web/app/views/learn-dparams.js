@@ -5,6 +5,7 @@
 import { at, col, clampIndex, headColumns } from './common.js';
 import { learnStep, learnMap, shownHead, fillTable, tableFigure, gradientTerms } from './learn-frame.js';
 import { headGradNorms } from '../learn-math.js';
+import { learnFigureTitle } from '../notation.js';
 
 export const createLearnParamsStep = learnStep('dparams', {
   explain: (tr) => [
@@ -31,7 +32,7 @@ export const createLearnParamsStep = learnStep('dparams', {
       const d = clampIndex(column, D);
       const dW = headColumns(layer.dWQuery, v.head, D);
       f.formula.set([[`dW_Q[${c}, ${v.head * D + d}] = \u03a3_i X\u2032[i, ${c}]\u00b7dQ[i, ${d}] = `, ...gradientTerms(col(layer.normed, c), col(head.dQuery, d), { max: 4 }), ' = ', { result: at(dW, c, d) }]]);
-      hm.update({ matrix: dW, title: `dW_Q, head ${v.head + 1}\u2019s columns`, kind: 'diverging', palette: v.palette, rowLabels: v.dimLabels, colLabels: null, selRow: c, selCol: d });
+      hm.update({ matrix: dW, title: learnFigureTitle('dparams', tr, v.head), kind: 'diverging', palette: v.palette, rowLabels: v.dimLabels, colLabels: null, selRow: c, selCol: d });
       fillTable(table, ['head', '\u2016dW_Q\u2016', '\u2016dW_K\u2016', '\u2016dW_V\u2016', '\u2016dW_O\u2016'],
         headGradNorms(layer, D).map((n, h) => [{ text: String(h + 1) }, { n: n.q }, { n: n.k }, { n: n.v }, { n: n.o }]), v.head);
     };

@@ -2,6 +2,7 @@
 
 import { tok, at, row, col, clampIndex } from './common.js';
 import { learnStep, learnMap, shownHead, gradientTerms } from './learn-frame.js';
+import { learnFigureTitle } from '../notation.js';
 
 export const createLearnQkvStep = learnStep('dqkv', {
   explain: () => [
@@ -26,7 +27,7 @@ export const createLearnQkvStep = learnStep('dqkv', {
         [`dV[${q}, ${d}] = \u03a3_i P[i, ${q}]\u00b7dO[i, ${d}] = `, ...gradientTerms(col(head.weights, q), col(head.dOutput, d), { max: 4 }), ' = ', { n: at(head.dValue, q, d) }],
       ]);
       const common = { kind: 'diverging', palette: v.palette, rowLabels: v.labels, colLabels: null, selRow: v.q, selCol: d };
-      hmQ.update({ ...common, matrix: head.dQuery, title: 'dQ = dS\u00b7K' });
+      hmQ.update({ ...common, matrix: head.dQuery, title: learnFigureTitle('dqkv', tr, v.head) });
       hmK.update({ ...common, matrix: head.dKey, title: 'dK = dS\u1d40\u00b7Q' });
       hmV.update({ ...common, matrix: head.dValue, title: 'dV = P\u1d40\u00b7dO' });
     };

@@ -5,6 +5,7 @@
 import { tok, at, clampIndex } from './common.js';
 import { learnStep, learnMap, shownHead, fillTable, tableFigure } from './learn-frame.js';
 import { norm, rowPass, headShareNorm } from '../learn-math.js';
+import { learnFigureTitle } from '../notation.js';
 
 /** The measures of one head in one backward: loss, saturation, what the softmax passes, ‖dS‖, ‖dW_Q‖, ‖dW_K‖ of the head. */
 function measures(bw, l, h, D) {
@@ -36,7 +37,7 @@ export const createLearnScaleStep = learnStep('dscale', {
         s ? [`dS[${v.q}, ${k}] = dS\u2032[${v.q}, ${k}] / \u221ad_k = `, { n: at(head.dScaled, v.q, k) }, ` / \u221a${D} = `, { result: at(head.dScores, v.q, k) }]
           : [`dS[${v.q}, ${k}] = dS\u2032[${v.q}, ${k}] (no 1/\u221ad_k) = `, { result: at(head.dScores, v.q, k) }],
       ]);
-      hm.update({ matrix: head.dScores, title: `dS${s ? ' = dS\u2032/\u221ad_k' : ', without 1/\u221ad_k'}, head ${v.head + 1}`, kind: 'diverging', palette: v.palette, rowLabels: v.labels, colLabels: v.labels, selRow: v.q, selCol: k, maskedZeros: tr.mask.data });
+      hm.update({ matrix: head.dScores, title: learnFigureTitle('dscale', tr, v.head, { scale: s }), kind: 'diverging', palette: v.palette, rowLabels: v.labels, colLabels: v.labels, selRow: v.q, selCol: k, maskedZeros: tr.mask.data });
       const on = measures(L.on, tr.model.layer, v.head, D);
       const off = measures(L.off, tr.model.layer, v.head, D);
       fillTable(table, ['', 'with 1/\u221ad_k', 'without'], NAMES.map((name, i) => [{ text: name }, { n: on[i] }, { n: off[i] }]));

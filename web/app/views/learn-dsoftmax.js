@@ -6,6 +6,7 @@ import { tok, at, clampIndex } from './common.js';
 import { learnStep, learnMap, shownHead, fillTable, tableFigure } from './learn-frame.js';
 import { rowPass, rowMean } from '../learn-math.js';
 import { tokenLabel } from '../format.js';
+import { learnFigureTitle } from '../notation.js';
 
 export const createLearnSoftmaxStep = learnStep('dsoftmax', {
   explain: () => [
@@ -23,7 +24,7 @@ export const createLearnSoftmaxStep = learnStep('dsoftmax', {
       f.formula.set([
         [`dS\u2032[${v.q}, ${k}] = P[${v.q}, ${k}]\u00b7(dP[${v.q}, ${k}] \u2212 \u03a3_j P[${v.q}, j]\u00b7dP[${v.q}, j]) = `, { p: at(head.weights, v.q, k) }, '\u00b7(', { n: at(head.dWeights, v.q, k) }, ' \u2212 ', { f: rowMean(head, v.q) }, ') = ', { result: at(head.dScaled, v.q, k) }],
       ]);
-      hm.update({ matrix: head.dScaled, title: `dS\u2032, head ${v.head + 1}`, kind: 'diverging', palette: v.palette, rowLabels: v.labels, colLabels: v.labels, selRow: v.q, selCol: k, maskedZeros: tr.mask.data });
+      hm.update({ matrix: head.dScaled, title: learnFigureTitle('dsoftmax', tr, v.head), kind: 'diverging', palette: v.palette, rowLabels: v.labels, colLabels: v.labels, selRow: v.q, selCol: k, maskedZeros: tr.mask.data });
       // a row no gradient reaches (dP = 0: its token feeds no answer) has nothing to let through
       fillTable(table, ['query', 'largest weight', '\u2016dP\u1d62\u2016', '\u2016dS\u2032\u1d62\u2016 / \u2016dP\u1d62\u2016'],
         rowPass(head).map((x, i) => [{ text: tokenLabel(tr.tokens[i].text) }, { n: x.max, bar: x.max }, { n: x.dP }, x.dP > 0 ? { n: x.pass } : { text: '\u2013' }]), v.q);

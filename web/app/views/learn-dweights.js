@@ -4,6 +4,7 @@
 import { tok, at, row, clampIndex } from './common.js';
 import { productTerms } from './formula.js';
 import { learnStep, learnMap, shownHead } from './learn-frame.js';
+import { learnFigureTitle } from '../notation.js';
 
 export const createLearnWeightsStep = learnStep('dweights', {
   explain: () => [
@@ -17,7 +18,7 @@ export const createLearnWeightsStep = learnStep('dweights', {
       const { head } = shownHead(L, tr, v);
       const k = clampIndex(v.k, v.T);
       f.formula.set([[`dP[${v.q}, ${k}] = dO[${v.q}]\u00b7v_${k} = `, ...productTerms(row(head.dOutput, v.q), row(head.value, k), { max: 5 }), ' = ', { result: at(head.dWeights, v.q, k) }]]);
-      hm.update({ matrix: head.dWeights, title: `dP = dO\u00b7V\u1d40, head ${v.head + 1}`, kind: 'diverging', palette: v.palette, rowLabels: v.labels, colLabels: v.labels, selRow: v.q, selCol: k });
+      hm.update({ matrix: head.dWeights, title: learnFigureTitle('dweights', tr, v.head), kind: 'diverging', palette: v.palette, rowLabels: v.labels, colLabels: v.labels, selRow: v.q, selCol: k });
     };
   },
 });

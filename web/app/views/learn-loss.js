@@ -2,10 +2,10 @@
 // (averaged over the positions with a target): per position its target and
 // p(target); at the selected position the likeliest words with their gradient.
 
-import { tok } from './common.js';
 import { learnStep, fillTable, tableFigure } from './learn-frame.js';
 import { tokenLabel } from '../format.js';
-import { topTokens } from '../model-trace.js';
+import { lossWords } from '../learn.js';
+import { learnFigureTitle } from '../notation.js';
 
 export const createLearnLossStep = learnStep('loss', {
   explain: () => [
@@ -29,9 +29,8 @@ export const createLearnLossStep = learnStep('loss', {
         return [{ text: `${i} ${tokenLabel(tr.tokens[i].text)}` }, { text: tokenLabel(voc[L.targets[i]]) }, { n: p }, { n: -Math.log(p) }];
       }), targeted.indexOf(v.q));
       const y = L.targets[v.q];
-      top.title.textContent = `dL/dlogits at ${tok(tr, v.q)}, the likeliest words`;
-      const items = topTokens(P, v.q, voc, 5);
-      if (y >= 0 && !items.some((it) => it.id === y)) items.push({ id: y, text: voc[y], p: P.data[v.q * V + y] });
+      top.title.textContent = learnFigureTitle('loss', tr, v.head, { q: v.q });
+      const items = lossWords(P, v.q, voc, y);
       fillTable(top.table, ['word', 'p', 'dL/dlogit'], items.map((it) => [{ text: `${tokenLabel(it.text)}${it.id === y ? ' (answer)' : ''}` }, { n: it.p }, { n: L.bw.dLogits.data[v.q * V + it.id] }]));
       if (y < 0) {
         f.formula.set([[`dL/dlogits[${v.q}, w] = `, { result: L.bw.dLogits.data[v.q * V] }], { caption: `Position ${v.q} has no answer, so its gradient is 0: pick a position with one, or pick an answer for it above.` }]);

@@ -7,6 +7,7 @@ import { el, field, setOptions, setValue } from './dom.js';
 import { tok, at } from './common.js';
 import { learnStep, fillTable, tableFigure } from './learn-frame.js';
 import { tokenLabel } from '../format.js';
+import { learnFigureTitle } from '../notation.js';
 
 /** The controls: learning rate, what a step moves, Take one step, Undo, how many were taken. */
 function createSgdControls(f, ctx) {
@@ -58,7 +59,7 @@ export const createLearnSgdStep = learnStep('sgd', {
       const l = tr.model.layer;
       const P = now.layers[l].heads[v.head].weights;
       const B = before?.layers[l].heads[v.head].weights;
-      attention.title.textContent = `Attention row of ${tok(tr, v.q)}, head ${v.head + 1}`;
+      attention.title.textContent = learnFigureTitle('sgd', tr, v.head, { q: v.q });
       fillTable(attention.table, ['key', 'before', 'after'], tr.tokens.map((t, j) => [{ text: tokenLabel(t.text) }, B ? { n: at(B, v.q, j), bar: at(B, v.q, j) } : dash, { n: at(P, v.q, j), bar: at(P, v.q, j) }]));
       if (y >= 0) {
         f.formula.set([[`\u2113 = \u2212log p(${answer} at ${tok(tr, v.q)}) = \u2212log(`, { n: p(now) }, ') = ', { result: -Math.log(p(now)) }],
