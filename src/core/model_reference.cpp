@@ -6,6 +6,7 @@
 
 #include "model.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <unordered_map>
@@ -166,7 +167,8 @@ std::vector<double> block(const Mat& m, int col0, int cols) {
 }  // namespace
 
 double reference_loss_and_grads(const ModelConfig& cfg, const std::vector<double>& params, const Batch& batch,
-                                std::vector<double>* grads, std::vector<std::vector<ReferenceHeadGrads>>* head_grads) {
+                                std::vector<double>* grads, std::vector<std::vector<ReferenceHeadGrads>>* head_grads,
+                                std::vector<double>* logits_out) {
     validate_inference_config(cfg);
     const int T = batch.length, C = cfg.d_model, H = cfg.heads, D = C / H, V = cfg.vocab, F = cfg.mlp;
     std::size_t total = 0;
@@ -175,6 +177,7 @@ double reference_loss_and_grads(const ModelConfig& cfg, const std::vector<double
         throw Error("reference: " + std::to_string(params.size()) + " parameters for a layout of " +
                     std::to_string(total));
     if (grads) grads->assign(total, 0.0);
+    if (logits_out) logits_out->assign(static_cast<std::size_t>(batch.batch) * T * V, 0.0);
     if (head_grads) head_grads->assign(static_cast<std::size_t>(cfg.layers), std::vector<ReferenceHeadGrads>(static_cast<std::size_t>(H)));
     Named p(cfg, params, grads);
     const double scale = cfg.scale ? 1.0 / std::sqrt(static_cast<double>(D)) : 1.0;
@@ -304,6 +307,8 @@ double reference_loss_and_grads(const ModelConfig& cfg, const std::vector<double
                 for (int j = 0; j < C; ++j) s += xt(i, j) * (cfg.tied ? p.w("embed", v, j) : p.w("unembed", j, v));
                 logits(i, v) = s;
             }
+        if (logits_out)
+            std::copy(logits.v.begin(), logits.v.end(), logits_out->begin() + static_cast<std::ptrdiff_t>(b) * T * V);
         Mat dlogits(T, V);
         for (int i = 0; i < T; ++i) {
             const int target = batch.target(b, i);
