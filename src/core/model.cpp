@@ -400,30 +400,23 @@ void top_of_row(const Matrix& probabilities, Eigen::Index i, int k, std::vector<
     }
 }
 
-/// Every row's top-k of `probabilities` into tr (top_k, top_ids, top_p).
-void keep_top(ModelTrace& tr, const Matrix& probabilities, int top_k) {
-    const int T = static_cast<int>(probabilities.rows()), k = std::min(top_k, static_cast<int>(probabilities.cols()));
-    tr.top_k = k;
-    tr.top_ids.assign(static_cast<std::size_t>(T) * k, 0);
-    tr.top_p.assign(static_cast<std::size_t>(T) * k, 0.0f);
-    std::vector<int> order;
-    for (int i = 0; i < T; ++i)
-        top_of_row(probabilities, i, k, order, tr.top_ids.data() + static_cast<std::size_t>(i) * k,
-                   tr.top_p.data() + static_cast<std::size_t>(i) * k);
-}
-
-/// The output head of a recorder that keeps no logits: kTraceLogitRows positions at a time
-/// (logits, their softmax as row_softmax computes it, its top-k), so no N×V matrix is ever
-/// whole, nor the unembedding packed whole for one large product. The products' entries do
-/// not depend on the rows beside them (gemm.hpp): the same numbers as the whole product.
+/// The output head of a recorded run: kTraceLogitRows positions at a time (their logits, the
+/// softmax as row_softmax computes it, its top-k; both copied into the trace when it keeps
+/// the logits), so the unembedding is never packed whole for one large product (154 MB at
+/// GPT-2 small) and, without the trace's logits, no N×V matrix is ever whole. The products'
+/// entries do not depend on the rows beside them (gemm.hpp): the whole product's numbers.
 CrossEntropy head_in_blocks(const ModelConfig& cfg, const ParamPtrs& p, const Matrix& h,
-                            const std::vector<std::int32_t>& targets, ModelTrace& tr, int top_k) {
-    const int N = static_cast<int>(h.rows()), C = cfg.d_model;
-    const int k = std::min(top_k, cfg.vocab);
+                            const std::vector<std::int32_t>& targets, ModelTrace& tr, bool keep_logits, int top_k) {
+    const int N = static_cast<int>(h.rows()), C = cfg.d_model, V = cfg.vocab;
+    const int k = std::min(top_k, V);
     tr.top_k = k;
     tr.top_ids.assign(static_cast<std::size_t>(N) * k, 0);
     tr.top_p.assign(static_cast<std::size_t>(N) * k, 0.0f);
     if (cfg.output_transform) tr.transformed.resize(N, C);
+    if (keep_logits) {
+        tr.logits.resize(N, V);
+        tr.probabilities.resize(N, V);
+    }
     Matrix rows, logits;
     HeadCache head;
     std::vector<int> order;
@@ -440,6 +433,10 @@ CrossEntropy head_in_blocks(const ModelConfig& cfg, const ParamPtrs& p, const Ma
         out.correct += ce.correct;
         if (cfg.output_transform) tr.transformed.middleRows(r0, n) = head.transformed;
         const Matrix probabilities = row_softmax(logits);
+        if (keep_logits) {
+            tr.logits.middleRows(r0, n) = logits;
+            tr.probabilities.middleRows(r0, n) = probabilities;
+        }
         for (int i = 0; i < n; ++i)
             top_of_row(probabilities, i, k, order, tr.top_ids.data() + static_cast<std::size_t>(r0 + i) * k,
                        tr.top_p.data() + static_cast<std::size_t>(r0 + i) * k);
@@ -594,10 +591,10 @@ LossResult forward_pass(const ModelConfig& cfg, const float* weights, ForwardSta
     else
         s.normed_final = s.x_final;
     CrossEntropy ce;
-    if (tr && !recorder->logits && !keep) {  // only the top-k: Model::logits() stays empty
+    if (tr && !keep) {  // a recorded run: the trace has the logits (when it keeps them); Model::logits() is empty
         s.logits.resize(0, 0);
         tr->final_normed = s.normed_final;
-        ce = head_in_blocks(cfg, p, s.normed_final, s.targets, *tr, recorder->top_k);
+        ce = head_in_blocks(cfg, p, s.normed_final, s.targets, *tr, recorder->logits, recorder->top_k);
     } else {
         head_forward(cfg, p, s.normed_final, s.head, s.logits);
         ce = cross_entropy(s.logits, s.targets, keep ? &s.logits_grad : nullptr);
@@ -606,7 +603,14 @@ LossResult forward_pass(const ModelConfig& cfg, const float* weights, ForwardSta
             if (cfg.output_transform) tr->transformed = s.head.transformed;
             tr->logits = s.logits;
             tr->probabilities = row_softmax(s.logits);
-            if (recorder->top_k > 0) keep_top(*tr, tr->probabilities, recorder->top_k);
+            const int k = std::min(recorder->top_k, cfg.vocab);  // a training forward's (rarely asked)
+            tr->top_k = k;
+            tr->top_ids.assign(static_cast<std::size_t>(s.T) * k, 0);
+            tr->top_p.assign(static_cast<std::size_t>(s.T) * k, 0.0f);
+            std::vector<int> order;
+            for (int i = 0; i < s.T; ++i)
+                top_of_row(tr->probabilities, i, k, order, tr->top_ids.data() + static_cast<std::size_t>(i) * k,
+                           tr->top_p.data() + static_cast<std::size_t>(i) * k);
         }
     }
     s.target_count = ce.targets;
@@ -635,7 +639,6 @@ RunParts run_parts(const ModelConfig& c, int batch, int length, const TraceKeep*
     const std::int64_t B = batch, T = length, C = c.d_model, H = c.heads, D = C / H, F = c.mlp, V = c.vocab,
                        L = c.layers;
     const std::int64_t N = mul(B, T), NC = mul(N, C), TT = mul(T, T), TC = mul(T, C);
-    const bool blocks = keep && !keep->logits;  // head_in_blocks
     RunParts r;
     // the one LayerState reused by every layer: input, normed, sum1, mid, m, sum2 (6 N×C), q, k, v,
     // concat (4 N×C), the weights (B·H·T²), pre and act (2 N×F), 4 LayerNorm statistics (N each);
@@ -643,26 +646,26 @@ RunParts run_parts(const ModelConfig& c, int batch, int length, const TraceKeep*
     // statistics (2 N); the embedding's sum before LN_e (N×C), statistics (2 N) and sinusoids (T×C);
     // one head's scores (T×T) and output (T×D)
     r.run = mul(NC, 15) + mul(mul(N, F), 2) + mul(mul(B, H), TT) + mul(N, 8) + TC + TT + mul(T, D);
-    // the products' workspace: row tiles of a left operand (at most N rows, W columns) and the
-    // packed right operand (at most W×W; kernels.hpp pads rows to 4 and columns to 8)
-    const std::int64_t W = std::max({C, F, T});
-    r.run += mul(N + 8, W + 8) + mul(W + 8, W + 8);
-    if (!blocks) {
+    // and 1 MB for what is not counted one by one: ids, targets, lengths, the allocator's headers
+    r.run += (1 << 20) / 4;
+    // the products' workspace: row tiles of a left operand (at most N rows, of C, F or T columns) and
+    // the packed right operand: a weight (C×C, C×F, F×C), K or V of a head (D×T, T×D), or a block of
+    // 64 columns of the unembedding (C×64); kernels.hpp pads rows to 4 and columns to 8
+    const std::int64_t right = std::max({mul(C + 8, C + 8), mul(C + 8, F + 8), mul(T + 8, D + 8), mul(C + 8, 64)});
+    r.run += mul(N + 8, std::max({C, F, T}) + 8) + right;
+    if (!keep) {
         // logits (N×V), the unembedding packed whole for the one product ((V + 8)×C), the
         // cross-entropy's exps (V), the MLM head's pre, act and transformed (3 N×C)
         r.logits = mul(N, V) + mul(V + 8, C + 8) + V + (c.output_transform ? mul(NC, 3) : 0);
-        if (keep) r.logits += mul(mul(T, V), 2) + 2 * V;  // the trace's logits and probabilities; row_softmax's doubles
-    } else {
-        // one block of R rows: its normed rows, head cache (3 R×C), logits and probabilities (2 R×V),
-        // the cross-entropy's and row_softmax's exps (V floats, V doubles), the top-k's order (V ints);
-        // a block's packed columns (64 × C) are within the workspace above
-        const std::int64_t R = std::min<std::int64_t>(kTraceLogitRows, N);
-        r.logits = mul(mul(R, C), 4) + mul(mul(R, V), 2) + 4 * V;
+        return r;
     }
-    if (!keep) return r;
+    // a recorded run's head, in blocks of R rows (head_in_blocks): the normed rows, the head cache
+    // (3 R×C), logits and probabilities (2 R×V), the cross-entropy's and row_softmax's exps (V floats,
+    // V doubles), the top-k's order (V ints); the trace's logits and probabilities (2 T×V) when kept
+    const std::int64_t R = std::min<std::int64_t>(kTraceLogitRows, N);
+    r.logits = mul(mul(R, C), 4) + mul(mul(R, V), 2) + 4 * V + (keep->logits ? mul(mul(T, V), 2) : 0);
     const std::int64_t k = std::min<std::int64_t>(std::max(keep->top_k, 0), V);
     r.logits += mul(mul(T, k), 2);  // top_ids, top_p
-    if (keep->top_k > 0 && !blocks) r.logits += V;  // the top-k's order
     // embeddings, positional, token_type, embed_normed, final_normed, transformed (6 T×C); the mask
     // (T² bytes) and ids
     r.vectors = mul(TC, 6) + TT / 4 + 1 + T;

@@ -285,8 +285,9 @@ struct Recorder {
     /// The per-layer vectors (input, normed, residual, mlp_*, output, the attention's concat
     /// and output: T×C and T×F each): -1 every layer's, k only layer k's (the others empty).
     int vectors = -1;
-    /// The T×V logits and probabilities. false (a forward-only run): the unembedding runs
-    /// in blocks of kTraceLogitRows positions, so no N×V matrix is ever whole; only top_k is kept.
+    /// The T×V logits and probabilities. A forward-only run with a recorder computes them in
+    /// blocks of kTraceLogitRows positions; false: none is kept, so no N×V matrix is ever
+    /// whole (only top_k).
     bool logits = true;
     /// The k likeliest next tokens after each position (ModelTrace::top_ids, top_p); 0: none.
     int top_k = 0;
@@ -350,7 +351,8 @@ public:
     /// The same, keeping what `keep` says (e.g. one layer and the top-k only, for a long input).
     ModelTrace trace(const std::vector<std::int32_t>& ids, int length, const ForwardOptions& options,
                      const TraceKeep& keep);
-    /// Logits of the last forward: N×V (row b·T + t).
+    /// Logits of the last forward: N×V (row b·T + t); empty after a run() with a recorder
+    /// (its trace has them, when it keeps them).
     const Matrix& logits() const;
     /// The attention weights of the last forward for sequence b, layer l, head h (T×T).
     /// After run(), only the last layer's are kept.

@@ -55,6 +55,11 @@ TraceKeep page_keep(int layer) {
     return k;
 }
 
+const TraceKeep& page_keep_ref() {
+    static const TraceKeep k = page_keep(1);
+    return k;
+}
+
 /// Softmax of one row of double logits.
 std::vector<double> softmax(const double* logits, int V) {
     const double mx = *std::max_element(logits, logits + V);
@@ -95,16 +100,23 @@ TEST_CASE("long trace: a GPT-2-small-shaped model traces one layer at T = 1024, 
     attn::Parameters params;
     attn::init_parameters(c, 7, params);
     const std::vector<std::int32_t> ids = random_ids(rng, kT);
-    // everything kept (the logits, every layer's vectors) is more than the limit, and the refusal says
-    // what to ask for instead; before TraceKeep this was the only trace there was
+    // everything kept (every layer's maps and vectors, the logits) is more than the limit, refused before
+    // anything is allocated, and the refusal says what to ask for instead
     try {
-        attn::trace_model(c, params, ids, -1, {}, 1);
-        FAIL("a full trace at T = 1024 with V = 50257 fit the limit");
+        attn::trace_model(c, params, ids);
+        FAIL("a full trace of every layer at T = 1024 with V = 50257 fit the limit");
     } catch (const attn::Error& e) {
         CHECK(e.code() == attn::Error::Code::too_large);
         CHECK_THAT(e.what(), Contains("tracing 1024 tokens needs") && Contains("the full logits and probabilities") &&
-                                 Contains("ask for the top-k next tokens instead of the full logits"));
+                                 Contains("every layer's heads") &&
+                                 Contains("ask for the top-k next tokens instead of the full logits") &&
+                                 Contains("trace one layer") && Contains("or use fewer tokens"));
     }
+    // the T×V logits and probabilities are what a top-k-only trace leaves out
+    TraceKeep one_layer_full;
+    one_layer_full.layer = 1;
+    CHECK(attn::run_memory(c, 1, kT, &one_layer_full) - attn::run_memory(c, 1, kT, &page_keep_ref()) >=
+          std::int64_t{2} * kT * kV * 4);
     const attn::ModelTrace tr = attn::trace_model(c, params, ids, -1, {}, page_keep(1));
     REQUIRE(tr.top_k == kK);
     REQUIRE(tr.top_ids.size() == static_cast<std::size_t>(kT) * kK);

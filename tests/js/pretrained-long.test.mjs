@@ -90,10 +90,12 @@ test('a 1024-token text traces one layer (no T×V logits): its steps, and a top 
   }
 });
 
-test('at 1024 tokens the full logits do not fit: refused by code, saying to ask for the top-k; the engine goes on', () => {
+test('at 1024 tokens every layer\'s maps with the full logits do not fit: refused by code, naming what to ask for instead; the engine goes on', () => {
   const text = textOfTokens((s) => model.tokenize(s), T);
-  assert.throws(() => model.trace(text, { layer: 0, allWeights: false, logits: true }),
-    (e) => e.code === 'too_large' && /the full logits and probabilities/.test(e.message) && /ask for the top-k next tokens instead of the full logits/.test(e.message));
+  assert.throws(() => model.trace(text, { layer: 0, allWeights: true, logits: true }),
+    (e) => e.code === 'too_large' && /^tracing 1024 tokens needs [\d.]+ (MB|GB), more than the 805 MB limit/.test(e.message) &&
+      /the full logits and probabilities/.test(e.message) && /every layer's heads/.test(e.message) &&
+      /ask for the top-k next tokens instead of the full logits, trace one layer, or use fewer tokens/.test(e.message));
   // the same model traces again afterwards
   assert.equal(model.trace(text, { layer: 0, allWeights: false }).top.k, 5);
 });
