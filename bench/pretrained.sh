@@ -10,7 +10,7 @@
 #   chromium  the page's worker in headless Chromium (load, trace) and the page's redraw
 #             after a sentence change at T = 16                 bench/pretrained_page.mjs
 # Every line is JSON with wall and CPU seconds. Not a test.
-#   bench/pretrained.sh [--lengths 16,128,512] [--repeat 3] [--dir /tmp/attn-gpt2-small]
+#   bench/pretrained.sh [--lengths 16,128,512] [--repeat 3] [--dir /tmp/attn-gpt2-small]   (--lengths 512,1024: the long traces)
 #                       [--skip native,torch,node,ort,chromium]
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -4,13 +4,17 @@
 //       config.json + model.safetensors (F32, with the attn.bias buffers: GPT-2 small is 548 MB)
 //   attn_pretrained_bench --run DIR [--lengths 16,128,512] [--repeat 3]
 //       one JSON line each: the load (seconds, peak RSS, parameter bytes), then the
-//       forward (Model::run, no trace) and the one-layer trace (Model::trace of
-//       layer 0: every intermediate of that layer) at each T, the best of --repeat
-//       by wall time, with the CPU time of the same call.
+//       forward (Model::run, no trace), the page's one-layer trace (Model::trace of
+//       layer 0: every intermediate of that layer, the top 5 per position, no T×V logits)
+//       and the full one (every layer's vectors and the logits, as attn run's JSON; or
+//       the reason it is refused) at each T, the best of --repeat by wall time, with the
+//       CPU time of the same call and the peak resident memory above the level before
+//       (VmHWM, reset per measurement) and run_memory()'s estimate of the page's trace.
 // Not a test (bench/pretrained.sh runs it beside PyTorch).
 
 #include "cli/hub_cli.hpp"
 
+#include <malloc.h>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -49,6 +53,33 @@ long peak_rss_bytes() {
     rusage u {};
     getrusage(RUSAGE_SELF, &u);
     return u.ru_maxrss * 1024L;
+}
+
+/// A field of /proc/self/status in bytes (VmRSS, VmHWM), 0 when absent.
+long status_bytes(const char* field) {
+    std::FILE* f = std::fopen("/proc/self/status", "r");
+    if (!f) return 0;
+    char line[256];
+    long kb = 0;
+    const std::size_t n = std::strlen(field);
+    while (std::fgets(line, sizeof line, f))
+        if (std::strncmp(line, field, n) == 0 && line[n] == ':') kb = std::atol(line + n + 1);
+    std::fclose(f);
+    return kb * 1024;
+}
+
+/// The peak resident set while f runs, above the resident set before it (VmHWM reset through
+/// /proc/self/clear_refs after malloc_trim returned freed memory: the measure of
+/// tests/core/test_trainer.cpp), in bytes; -1 when the reset is not possible.
+template <typename F>
+long peak_of(F f) {
+    malloc_trim(0);
+    std::FILE* c = std::fopen("/proc/self/clear_refs", "w");
+    const bool reset = c && std::fputs("5", c) >= 0;
+    if (c) std::fclose(c);
+    const long before = status_bytes("VmRSS");
+    f();
+    return reset ? status_bytes("VmHWM") - before : -1;
 }
 
 struct Spec {
@@ -163,11 +194,32 @@ int run(const std::string& dir, const std::vector<int>& lengths, int repeat) {
         b.length = T;
         for (int i = 0; i < T; ++i) b.ids.push_back(static_cast<std::int32_t>((i * 7919) % config.vocab));
         b.targets.assign(static_cast<std::size_t>(T), attn::kNoTarget);
-        const Timing forward = best_of(repeat, [&] { model->run(b); });
-        const Timing trace = best_of(repeat, [&] { model->trace(b.ids, -1, {}, 0); });
-        std::printf("{\"T\":%d,\"forward_s\":%.4f,\"forward_cpu_s\":%.4f,\"trace_s\":%.4f,\"trace_cpu_s\":%.4f,"
-                    "\"peak_rss_bytes\":%ld}\n",
-                    T, forward.wall, forward.cpu, trace.wall, trace.cpu, peak_rss_bytes());
+        Timing forward, trace, full;
+        const long forward_peak = peak_of([&] { forward = best_of(repeat, [&] { model->run(b); }); });
+        // the page's trace: layer 0's heads and vectors, the top 5 per position, no T×V logits
+        attn::TraceKeep page;
+        page.layer = 0;
+        page.vectors = 0;
+        page.logits = false;
+        page.top_k = 5;
+        const long trace_peak = peak_of([&] { trace = best_of(repeat, [&] { model->trace(b.ids, -1, {}, page); }); });
+        // the full one-layer trace (attn run --model DIR --layer 0's JSON): every layer's vectors, the logits
+        std::string refused;
+        long full_peak = 0;
+        try {
+            full_peak = peak_of([&] { full = best_of(repeat, [&] { model->trace(b.ids, -1, {}, 0); }); });
+        } catch (const attn::Error& e) {
+            refused = e.what();
+        }
+        std::printf("{\"T\":%d,\"forward_s\":%.4f,\"forward_cpu_s\":%.4f,\"forward_peak_bytes\":%ld,\"trace_s\":%.4f,"
+                    "\"trace_cpu_s\":%.4f,\"trace_peak_bytes\":%ld,\"trace_estimate_bytes\":%lld,",
+                    T, forward.wall, forward.cpu, forward_peak, trace.wall, trace.cpu, trace_peak,
+                    static_cast<long long>(attn::run_memory(config, 1, T, &page)));
+        if (refused.empty())
+            std::printf("\"full_trace_s\":%.4f,\"full_trace_cpu_s\":%.4f,\"full_trace_peak_bytes\":%ld,", full.wall, full.cpu, full_peak);
+        else
+            std::printf("\"full_trace_refused\":\"%s\",", refused.substr(0, refused.find(" (")).c_str());
+        std::printf("\"peak_rss_bytes\":%ld}\n", peak_rss_bytes());
         std::fflush(stdout);
     }
     return 0;

@@ -2,8 +2,10 @@
 // folder (attn_pretrained_bench --write, plus GPT-2's tokenizer.json) through
 //   ours  the wasm module (web/engine.js): the load streamed the way the page's worker
 //         streams it (bench/pretrained_load.mjs), then
-//         model.forward(ids) (the whole model, logits T×V) and model.traceIds(ids,
-//         {layer: 0, allWeights: false}) (every intermediate of one layer);
+//         model.forward(ids) (the whole model, logits T×V), model.traceIds(ids,
+//         {layer: 0, allWeights: false}) (the page's trace: every intermediate of one layer,
+//         the top 5 per position) and the same with logits: true (the T×V logits too, or
+//         why that is refused), with the wasm heap's size and the process's peak (VmHWM);
 //   ort   onnxruntime-web (wasm backend, 1 thread) on the same weights as an ONNX
 //         graph written by bench/pretrained_onnx.mjs: its load is reading the file,
 //         building the graph and creating the session; its forward the logits.
@@ -49,6 +51,9 @@ async function best(f) {
   return out;
 }
 
+/** The process's peak resident memory so far (VmHWM, bytes; the wasm heap never shrinks). */
+const vmHwm = () => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) * 1024;
+
 const report = (impl, what, T, t, extra = {}) =>
   console.log(JSON.stringify({ impl, what, ...(T ? { T } : {}), wall_s: +t.wall_s.toFixed(4), cpu_s: +t.cpu_s.toFixed(4), ...extra }));
 
@@ -83,7 +88,15 @@ const ours = new Map();  // T → logits (Float32Array)
     ours.set(T, f.value.logits.data);
     report('ours-wasm', 'forward', T, f);
     const t = await best(() => model.traceIds(ids, { layer: 0, allWeights: false }));
-    report('ours-wasm', 'trace', T, t, { wasm_bytes: engine.memoryBytes() });
+    report('ours-wasm', 'trace', T, t, { wasm_bytes: engine.memoryBytes(), vm_hwm_bytes: vmHwm() });
+    // with the T×V logits as well (logits: true), or why that is refused
+    try {
+      const full = await best(() => model.traceIds(ids, { layer: 0, allWeights: false, logits: true }));
+      report('ours-wasm', 'trace+logits', T, full, { wasm_bytes: engine.memoryBytes(), vm_hwm_bytes: vmHwm() });
+    } catch (e) {
+      if (e.code !== 'too_large') throw e;
+      console.log(JSON.stringify({ impl: 'ours-wasm', what: 'trace+logits', T, refused: e.message.split(' (')[0] }));
+    }
   }
   model.dispose();
   engine.dispose();

@@ -384,7 +384,8 @@ export interface PretrainedTrace {
   layers: PretrainedLayerTrace[];
   /** the k likeliest tokens of each position: ids and p are T·k long, texts decoded */
   top: { k: number; ids: Int32Array; p: Float32Array; texts: string[] };
-  /** T×V, only with { logits: true } */
+  /** T×V, only with { logits: true } (a long input may not fit then: too_large, whose message says
+   * to ask for the top-k instead; without it no T×V matrix is made, the unembedding runs in row blocks) */
   logits?: Matrix;
   /** the text (trace(), not traceIds()) */
   sentence?: string;

@@ -135,7 +135,8 @@ export class PretrainedModel {
    * Every intermediate of `layer` for one sentence ({config, tokens, length, embeddings,
    * positional, mask, layers: [{input, normed, wQuery…, bQuery…, ln1Gain, ln1Bias, heads,
    * concat, attentionOutput, residual, mlp…, output}], top: {k, ids, p, texts}}); the other
-   * layers carry their heads' weights only when allWeights, else nothing.
+   * layers carry their heads' weights only when allWeights, else nothing. The T×V logits only
+   * with logits: true (at T = 1024 with GPT-2's vocabulary they do not fit: too_large).
    */
   trace(text, { layer = 0, allWeights = true, logits = false, generated = [] } = {}) {
     const handle = this._live();

@@ -9,7 +9,8 @@
 //   finish() turns it into
 //   a pretrained model: its tokenizer and parameters; it tokenizes and traces
 //   one sentence (every intermediate of the layer the page shows, the
-//   attention weights of every layer, the five likeliest tokens per position),
+//   attention weights of every layer when asked, the five likeliest tokens per
+//   position; the T×V logits only when asked),
 //   and generates: the next token of a sequence, through its KV cache
 //   (core/generation.hpp), which it keeps from call to call.
 //
@@ -197,32 +198,15 @@ void set_vector(val& o, const char* key, const Parameters& p, const std::string&
     if (p.has(name)) o.set(key, js::matrix_to_js(p.view(name)));
 }
 
-/// The k likeliest tokens of each row of `probabilities`: {ids: Int32Array(T·k), p: Float32Array(T·k), texts}.
-val top_tokens_js(const Matrix& probabilities, const PretrainedTokenizer& tokenizer) {
-    const int T = static_cast<int>(probabilities.rows()), V = static_cast<int>(probabilities.cols());
-    const int k = std::min(kTopTokens, V);
-    std::vector<std::int32_t> ids;
-    std::vector<float> p;
+/// The trace's top tokens per position (tr.top_k of them, the likeliest first): {k, ids: Int32Array(T·k),
+/// p: Float32Array(T·k), texts}.
+val top_tokens_js(const ModelTrace& tr, const PretrainedTokenizer& tokenizer) {
     val texts = val::array();
-    std::vector<int> order(static_cast<std::size_t>(V));
-    for (int i = 0; i < T; ++i) {
-        for (int j = 0; j < V; ++j) order[static_cast<std::size_t>(j)] = j;
-        // the largest first; equal probabilities by id
-        std::partial_sort(order.begin(), order.begin() + k, order.end(), [&](int a, int b) {
-            const float pa = probabilities(i, a), pb = probabilities(i, b);
-            return pa > pb || (pa == pb && a < b);
-        });
-        for (int j = 0; j < k; ++j) {
-            const int id = order[static_cast<std::size_t>(j)];
-            ids.push_back(id);
-            p.push_back(probabilities(i, id));
-            texts.call<void>("push", tokenizer.decode({id}));
-        }
-    }
+    for (const std::int32_t id : tr.top_ids) texts.call<void>("push", tokenizer.decode({id}));
     val o = val::object();
-    o.set("k", k);
-    o.set("ids", val::global("Int32Array").new_(emscripten::typed_memory_view(ids.size(), ids.data())));
-    o.set("p", val::global("Float32Array").new_(emscripten::typed_memory_view(p.size(), p.data())));
+    o.set("k", tr.top_k);
+    o.set("ids", val::global("Int32Array").new_(emscripten::typed_memory_view(tr.top_ids.size(), tr.top_ids.data())));
+    o.set("p", val::global("Float32Array").new_(emscripten::typed_memory_view(tr.top_p.size(), tr.top_p.data())));
     o.set("texts", texts);
     return o;
 }
@@ -305,8 +289,15 @@ val model_trace_js(int handle, const std::string& text, const val& given_ids, co
         std::vector<std::int32_t> ids;
         for (const auto& t : tokens) ids.push_back(t.id);
         const Parameters& params = r.model->params();
-        // with allWeights every layer keeps its heads; else only the layer on screen (a long input)
-        const ModelTrace tr = r.model->trace(ids, -1, {}, all_weights ? -1 : layer);
+        // what the page shows: with allWeights every layer's heads, else only the layer on screen's
+        // (a long input); that layer's vectors; the top tokens per position, and the T×V logits
+        // only when asked (the unembedding then runs in row blocks: no T×V matrix is whole)
+        TraceKeep keep;
+        keep.layer = all_weights ? -1 : layer;
+        keep.vectors = layer;
+        keep.logits = with_logits;
+        keep.top_k = kTopTokens;
+        const ModelTrace tr = r.model->trace(ids, -1, {}, keep);
         val o = val::object();
         o.set("config", config_to_js(m));
         o.set("tokens", js::pretrained_tokens_to_js(tokens));
@@ -361,7 +352,7 @@ val model_trace_js(int handle, const std::string& text, const val& given_ids, co
             layers.call<void>("push", lo);
         }
         o.set("layers", layers);
-        o.set("top", top_tokens_js(tr.probabilities, *r.tokenizer));
+        o.set("top", top_tokens_js(tr, *r.tokenizer));
         if (with_logits) o.set("logits", js::matrix_to_js(tr.logits));
         return o;
     });

@@ -82,16 +82,13 @@ struct Choice {
     float probability;
 };
 
-std::vector<Choice> top5(const Matrix& probabilities, Eigen::Index row) {
-    std::vector<std::int32_t> ids(static_cast<std::size_t>(probabilities.cols()));
-    std::iota(ids.begin(), ids.end(), 0);
-    const std::size_t k = std::min<std::size_t>(5, ids.size());
-    std::partial_sort(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(k), ids.end(), [&](std::int32_t a, std::int32_t b) {
-        const float pa = probabilities(row, a), pb = probabilities(row, b);
-        return pa != pb ? pa > pb : a < b;
-    });
+/// Row `row`'s top 5 of the trace (kept by trace_model: top_k 5).
+std::vector<Choice> top5(const ModelTrace& tr, Eigen::Index row) {
     std::vector<Choice> out;
-    for (std::size_t i = 0; i < k; ++i) out.push_back({ids[i], probabilities(row, ids[i])});
+    for (int j = 0; j < tr.top_k; ++j) {
+        const std::size_t at = static_cast<std::size_t>(row) * static_cast<std::size_t>(tr.top_k) + static_cast<std::size_t>(j);
+        out.push_back({tr.top_ids[at], tr.top_p[at]});
+    }
     return out;
 }
 
@@ -173,7 +170,22 @@ int run_hub(const HubRunOptions& o) {
                          " layers (0 to " + std::to_string(header_config.layers - 1) + ")"};
     const std::unique_ptr<Model> model = load_hub_folder(o.dir, header_config);
     const ModelConfig& config = model->config();
-    const ModelTrace tr = trace_model(config, model->params(), ids, -1, {}, o.layer);
+    // the table shows the heads and the top 5: it keeps no T×V logits and one layer's vectors (a
+    // long input fits); the JSON has every layer's vectors and the logits and probabilities
+    TraceKeep keep;
+    keep.layer = o.layer;
+    keep.top_k = 5;
+    if (o.format == "table") {
+        keep.vectors = std::max(o.layer, 0);
+        keep.logits = false;
+    }
+    ModelTrace tr;
+    try {
+        tr = trace_model(config, model->params(), ids, -1, {}, keep);
+    } catch (const Error& e) {
+        if (e.code() != Error::Code::too_large || o.format == "table") throw;
+        throw Error(Error::Code::too_large, std::string(e.what()) + " (--format table prints the top 5 next tokens, without the full logits)");
+    }
 
     if (o.format == "table") {
         std::printf("model: %s, %d layer(s), %d head(s), d_model %d, mlp %d, vocabulary %d, %s\n", config.family.c_str(),
@@ -190,9 +202,9 @@ int run_hub(const HubRunOptions& o) {
                 }
             }
         std::printf("\n%s:\n", config.family == "gpt2" ? "likeliest next tokens" : "likeliest tokens");
-        for (Eigen::Index i = 0; i < tr.probabilities.rows(); ++i) {
+        for (Eigen::Index i = 0; i < static_cast<Eigen::Index>(ids.size()); ++i) {
             std::printf("  %-12s ->", tokens[static_cast<std::size_t>(i)].text.c_str());
-            for (const Choice& c : top5(tr.probabilities, i))
+            for (const Choice& c : top5(tr, i))
                 std::printf("  %s %.4f", tokenizer ? tokenizer->piece(c.id).c_str() : std::to_string(c.id).c_str(),
                             static_cast<double>(c.probability));
             std::printf("\n");
@@ -208,8 +220,8 @@ int run_hub(const HubRunOptions& o) {
     }
     if (config.family == "gpt2") {
         json += ",\"top_next\":[";
-        for (Eigen::Index i = 0; i < tr.probabilities.rows(); ++i)
-            json += (i ? "," : "") + choices_json(top5(tr.probabilities, i), tokenizer.get());
+        for (Eigen::Index i = 0; i < static_cast<Eigen::Index>(ids.size()); ++i)
+            json += (i ? "," : "") + choices_json(top5(tr, i), tokenizer.get());
         json += "]";
     } else {
         const std::int32_t mask = tokenizer ? tokenizer->mask_id() : -1;
@@ -218,7 +230,7 @@ int run_hub(const HubRunOptions& o) {
         for (std::size_t i = 0; i < ids.size(); ++i) {
             if (ids[i] != mask) continue;
             json += std::string(first ? "" : ",") + "{\"position\":" + std::to_string(i) +
-                    ",\"choices\":" + choices_json(top5(tr.probabilities, static_cast<Eigen::Index>(i)), tokenizer.get()) + "}";
+                    ",\"choices\":" + choices_json(top5(tr, static_cast<Eigen::Index>(i)), tokenizer.get()) + "}";
             first = false;
         }
         json += "]";

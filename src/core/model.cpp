@@ -384,9 +384,72 @@ Matrix row_softmax(const Matrix& logits) {
     return out;
 }
 
+/// The k likeliest tokens of row i of `probabilities` into ids[0…k) and p[0…k): the largest
+/// first, equal probabilities by id. order: scratch of V entries.
+void top_of_row(const Matrix& probabilities, Eigen::Index i, int k, std::vector<int>& order, std::int32_t* ids, float* p) {
+    const int V = static_cast<int>(probabilities.cols());
+    order.resize(static_cast<std::size_t>(V));
+    for (int j = 0; j < V; ++j) order[static_cast<std::size_t>(j)] = j;
+    std::partial_sort(order.begin(), order.begin() + k, order.end(), [&](int a, int b) {
+        const float pa = probabilities(i, a), pb = probabilities(i, b);
+        return pa > pb || (pa == pb && a < b);
+    });
+    for (int j = 0; j < k; ++j) {
+        ids[j] = order[static_cast<std::size_t>(j)];
+        p[j] = probabilities(i, ids[j]);
+    }
+}
+
+/// The output head of a recorded run: kTraceLogitRows positions at a time (their logits, the
+/// softmax as row_softmax computes it, its top-k; both copied into the trace when it keeps
+/// the logits), so the unembedding is never packed whole for one large product (154 MB at
+/// GPT-2 small) and, without the trace's logits, no N×V matrix is ever whole. The products'
+/// entries do not depend on the rows beside them (gemm.hpp): the whole product's numbers.
+CrossEntropy head_in_blocks(const ModelConfig& cfg, const ParamPtrs& p, const Matrix& h,
+                            const std::vector<std::int32_t>& targets, ModelTrace& tr, bool keep_logits, int top_k) {
+    const int N = static_cast<int>(h.rows()), C = cfg.d_model, V = cfg.vocab;
+    const int k = std::min(top_k, V);
+    tr.top_k = k;
+    tr.top_ids.assign(static_cast<std::size_t>(N) * k, 0);
+    tr.top_p.assign(static_cast<std::size_t>(N) * k, 0.0f);
+    if (cfg.output_transform) tr.transformed.resize(N, C);
+    if (keep_logits) {
+        tr.logits.resize(N, V);
+        tr.probabilities.resize(N, V);
+    }
+    Matrix rows, logits;
+    HeadCache head;
+    std::vector<int> order;
+    CrossEntropy out;
+    double loss = 0;
+    for (int r0 = 0; r0 < N; r0 += kTraceLogitRows) {
+        const int n = std::min(kTraceLogitRows, N - r0);
+        rows = h.middleRows(r0, n);
+        head_forward(cfg, p, rows, head, logits);
+        const std::vector<std::int32_t> block_targets(targets.begin() + r0, targets.begin() + r0 + n);
+        const CrossEntropy ce = cross_entropy(logits, block_targets, nullptr);
+        loss += ce.loss * ce.targets;
+        out.targets += ce.targets;
+        out.correct += ce.correct;
+        if (cfg.output_transform) tr.transformed.middleRows(r0, n) = head.transformed;
+        const Matrix probabilities = row_softmax(logits);
+        if (keep_logits) {
+            tr.logits.middleRows(r0, n) = logits;
+            tr.probabilities.middleRows(r0, n) = probabilities;
+        }
+        for (int i = 0; i < n; ++i)
+            top_of_row(probabilities, i, k, order, tr.top_ids.data() + static_cast<std::size_t>(r0 + i) * k,
+                       tr.top_p.data() + static_cast<std::size_t>(r0 + i) * k);
+    }
+    out.loss = out.targets > 0 ? loss / out.targets : 0.0;
+    return out;
+}
+
 /// The forward of one block (x: its input, then its output).
+/// lt (a recorder's layer, or null): its heads' matrices when keep_heads, its vectors when keep_vectors.
 void block_forward(const ModelConfig& cfg, const LayerParams<const float*>& p, const AttentionRun& run, LayerState& c,
-                   Matrix& x, AttentionStatsSum& stats, LayerTrace* lt, bool keep_heads) {
+                   Matrix& x, AttentionStatsSum& stats, LayerTrace* lt, bool keep_heads, bool keep_vectors) {
+    if (lt && !keep_heads && !keep_vectors) lt = nullptr;
     const bool post = cfg.norm == Norm::post;
     Matrix tmp;
     c.input = x;
@@ -401,7 +464,7 @@ void block_forward(const ModelConfig& cfg, const LayerParams<const float*>& p, c
     } else {
         c.mid = c.input + tmp;
     }
-    if (lt) {
+    if (lt && keep_vectors) {
         lt->input = c.input;
         lt->normed = c.normed;
         if (!keep_heads) {
@@ -424,13 +487,13 @@ void block_forward(const ModelConfig& cfg, const LayerParams<const float*>& p, c
         } else {
             x += tmp;
         }
-        if (lt) {
+        if (lt && keep_vectors) {
             lt->mlp_normed = c.m;
             lt->mlp_hidden = c.mlp.act;
             lt->mlp_output = tmp;
         }
     }
-    if (lt) lt->output = x;
+    if (lt && keep_vectors) lt->output = x;
 }
 
 /// The backward of one block: dx, ∂loss/∂(its output), becomes ∂loss/∂(its input).
@@ -519,22 +582,38 @@ LossResult forward_pass(const ModelConfig& cfg, const float* weights, ForwardSta
     for (int l = 0; l < cfg.layers; ++l) {
         LayerState& c = s.layers[keep ? static_cast<std::size_t>(l) : 0];
         block_forward(cfg, p.layers[static_cast<std::size_t>(l)], attention_run(cfg, s, l), c, x, stats,
-                      tr ? &tr->layers[static_cast<std::size_t>(l)] : nullptr, recorder && recorder->keeps(l));
+                      tr ? &tr->layers[static_cast<std::size_t>(l)] : nullptr, recorder && recorder->keeps(l),
+                      recorder && recorder->keeps_vectors(l));
     }
     s.x_final = std::move(x);
     if (cfg.layernorm && cfg.norm == Norm::pre)
         layernorm_forward(s.x_final, p.final_ln_gain, p.final_ln_bias, cfg.ln_eps, s.normed_final, s.final_ln);
     else
         s.normed_final = s.x_final;
-    head_forward(cfg, p, s.normed_final, s.head, s.logits);
-    const CrossEntropy ce = cross_entropy(s.logits, s.targets, keep ? &s.logits_grad : nullptr);
-    s.target_count = ce.targets;
-    if (tr) {
+    CrossEntropy ce;
+    if (tr && !keep) {  // a recorded run: the trace has the logits (when it keeps them); Model::logits() is empty
+        s.logits.resize(0, 0);
         tr->final_normed = s.normed_final;
-        if (cfg.output_transform) tr->transformed = s.head.transformed;
-        tr->logits = s.logits;
-        tr->probabilities = row_softmax(s.logits);
+        ce = head_in_blocks(cfg, p, s.normed_final, s.targets, *tr, recorder->logits, recorder->top_k);
+    } else {
+        head_forward(cfg, p, s.normed_final, s.head, s.logits);
+        ce = cross_entropy(s.logits, s.targets, keep ? &s.logits_grad : nullptr);
+        if (tr) {
+            tr->final_normed = s.normed_final;
+            if (cfg.output_transform) tr->transformed = s.head.transformed;
+            tr->logits = s.logits;
+            tr->probabilities = row_softmax(s.logits);
+            const int k = std::min(recorder->top_k, cfg.vocab);  // a training forward's (rarely asked)
+            tr->top_k = k;
+            tr->top_ids.assign(static_cast<std::size_t>(s.T) * k, 0);
+            tr->top_p.assign(static_cast<std::size_t>(s.T) * k, 0.0f);
+            std::vector<int> order;
+            for (int i = 0; i < s.T; ++i)
+                top_of_row(tr->probabilities, i, k, order, tr->top_ids.data() + static_cast<std::size_t>(i) * k,
+                           tr->top_p.data() + static_cast<std::size_t>(i) * k);
+        }
     }
+    s.target_count = ce.targets;
     LossResult result;
     result.loss = ce.loss;
     result.targets = ce.targets;
@@ -546,14 +625,101 @@ LossResult forward_pass(const ModelConfig& cfg, const float* weights, ForwardSta
     return result;
 }
 
-/// Bytes a forward-only run of a batch allocates (one layer's activations at
-/// a time), with a recorder keeping `recorded` layers' heads.
-std::int64_t run_bytes(const ModelConfig& c, int batch, int length, bool recording, int recorded) {
+/// run_memory()'s parts, in floats.
+struct RunParts {
+    std::int64_t run = 0;      ///< the forward's own buffers and the products' workspace
+    std::int64_t logits = 0;   ///< the output head: whole logits (and the trace's copies), or one block's
+    std::int64_t vectors = 0;  ///< the trace's embeddings, final vectors and the kept layers' vectors
+    std::int64_t heads = 0;    ///< the kept layers' heads (Q, K, V, scores, scaled, weights, output)
+    std::int64_t total() const { return run + logits + vectors + heads; }
+};
+
+/// What a forward-only run allocates (forward_pass with keep = false), buffer by buffer.
+RunParts run_parts(const ModelConfig& c, int batch, int length, const TraceKeep* keep) {
     const std::int64_t B = batch, T = length, C = c.d_model, H = c.heads, D = C / H, F = c.mlp, V = c.vocab,
-                       L = c.layers, N = B * T;
-    std::int64_t floats = N * C * 12 + N * F * 2 + B * H * T * T + T * T * 2 + N * V;  // logits; no gradient
-    if (recording) floats += L * T * C * 9 + recorded * H * (T * T * 4 + T * D * 4) + T * V * 2;
-    return floats * 4;
+                       L = c.layers;
+    const std::int64_t N = mul(B, T), NC = mul(N, C), TT = mul(T, T), TC = mul(T, C);
+    RunParts r;
+    // the one LayerState reused by every layer: input, normed, sum1, mid, m, sum2 (6 N×C), q, k, v,
+    // concat (4 N×C), the weights (B·H·T²), pre and act (2 N×F), 4 LayerNorm statistics (N each);
+    // x and a block's tmp (2 N×C); after the layers x_final and normed_final (2 N×C) and their
+    // statistics (2 N); the embedding's sum before LN_e (N×C), statistics (2 N) and sinusoids (T×C);
+    // one head's scores (T×T) and output (T×D)
+    r.run = mul(NC, 15) + mul(mul(N, F), 2) + mul(mul(B, H), TT) + mul(N, 8) + TC + TT + mul(T, D);
+    // and 1 MB for what is not counted one by one: ids, targets, lengths, the allocator's headers
+    r.run += (1 << 20) / 4;
+    // the products' workspace: row tiles of a left operand (at most N rows, of C, F or T columns) and
+    // the packed right operand: a weight (C×C, C×F, F×C), K or V of a head (D×T, T×D), or a block of
+    // 64 columns of the unembedding (C×64); kernels.hpp pads rows to 4 and columns to 8
+    const std::int64_t right = std::max({mul(C + 8, C + 8), mul(C + 8, F + 8), mul(T + 8, D + 8), mul(C + 8, 64)});
+    r.run += mul(N + 8, std::max({C, F, T}) + 8) + right;
+    if (!keep) {
+        // logits (N×V), the unembedding packed whole for the one product ((V + 8)×C), the
+        // cross-entropy's exps (V), the MLM head's pre, act and transformed (3 N×C)
+        r.logits = mul(N, V) + mul(V + 8, C + 8) + V + (c.output_transform ? mul(NC, 3) : 0);
+        return r;
+    }
+    // a recorded run's head, in blocks of R rows (head_in_blocks): the normed rows, the head cache
+    // (3 R×C), logits and probabilities (2 R×V), the cross-entropy's and row_softmax's exps (V floats,
+    // V doubles), the top-k's order (V ints); the trace's logits and probabilities (2 T×V) when kept
+    const std::int64_t R = std::min<std::int64_t>(kTraceLogitRows, N);
+    r.logits = mul(mul(R, C), 4) + mul(mul(R, V), 2) + 4 * V + (keep->logits ? mul(mul(T, V), 2) : 0);
+    const std::int64_t k = std::min<std::int64_t>(std::max(keep->top_k, 0), V);
+    r.logits += mul(mul(T, k), 2);  // top_ids, top_p
+    // embeddings, positional, token_type, embed_normed, final_normed, transformed (6 T×C); the mask
+    // (T² bytes) and ids
+    r.vectors = mul(TC, 6) + TT / 4 + 1 + T;
+    // per layer whose vectors are kept: input, normed, residual, mlp_normed, mlp_output, output, the
+    // attention's concat and output (8 T×C), mlp_hidden (T×F)
+    const std::int64_t vector_layers = keep->vectors < 0 ? L : 1, head_layers = keep->layer < 0 ? L : 1;
+    r.vectors += mul(vector_layers, mul(TC, 8) + mul(T, F));
+    // per layer whose heads are kept: each head's scores, scaled, weights (3 T×T), query, key,
+    // value, output (4 T×D), row_max, row_sum (2 T); the attention's concat and output (2 T×C)
+    r.heads = mul(head_layers, mul(H, mul(TT, 3) + mul(T, 4 * D) + 2 * T) + mul(TC, 2));
+    return r;
+}
+
+/// Why a run of `length` tokens keeping `keep` is refused: its size, its largest parts, what to ask instead.
+std::string run_refusal(const std::string& what, const RunParts& r, const TraceKeep* keep) {
+    std::string out = what + " needs " + format_bytes(r.total() * 4) + ", more than the " +
+                      format_bytes(kMaxTrainingBytes) + " limit";
+    if (!keep) return out + " — use fewer tokens";
+    struct Part {
+        std::int64_t floats;
+        std::string name, way;  // way: empty when it is already the least there is
+    };
+    std::vector<Part> parts = {
+        {r.logits, keep->logits ? "the full logits and probabilities" : "the output head", keep->logits ? "ask for the top-k next tokens instead of the full logits" : ""},
+        {r.vectors, keep->vectors < 0 ? "every layer's vectors" : "the vectors of one layer", keep->vectors < 0 ? "keep one layer's vectors" : ""},
+        {r.heads, keep->layer < 0 ? "every layer's heads" : "the heads of one layer", keep->layer < 0 ? "trace one layer" : ""},
+    };
+    std::stable_sort(parts.begin(), parts.end(), [](const Part& a, const Part& b) { return a.floats > b.floats; });
+    out += " (";
+    std::vector<std::string> ways;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        out += (i ? "; " : "") + parts[i].name + " " + format_bytes(parts[i].floats * 4);
+        if (!parts[i].way.empty()) ways.push_back(parts[i].way);
+    }
+    out += ") — ";
+    for (const std::string& w : ways) out += w + ", ";
+    return out + (ways.empty() ? "use fewer tokens" : "or use fewer tokens");
+}
+
+}  // namespace
+
+std::int64_t run_memory(const ModelConfig& config, int batch, int length, const TraceKeep* keep) {
+    return run_parts(config, batch, length, keep).total() * 4;
+}
+
+namespace {
+
+TraceKeep keep_of(const Recorder& r) {
+    TraceKeep k;
+    k.layer = r.layer;
+    k.vectors = r.vectors;
+    k.logits = r.logits;
+    k.top_k = r.top_k;
+    return k;
 }
 
 }  // namespace
@@ -611,14 +777,13 @@ LossResult Model::forward(const Batch& batch, const ForwardOptions& options, Rec
 
 LossResult Model::run(const Batch& batch, const ForwardOptions& options, Recorder* recorder) {
     validate_batch(config_, batch);
-    const int recorded = recorder ? (recorder->layer < 0 ? config_.layers : 1) : 0;
-    const std::int64_t bytes = run_bytes(config_, batch.batch, batch.length, recorder != nullptr, recorded);
-    if (bytes > kMaxTrainingBytes)
+    const TraceKeep keep = recorder ? keep_of(*recorder) : TraceKeep{};
+    const RunParts parts = run_parts(config_, batch.batch, batch.length, recorder ? &keep : nullptr);
+    if (parts.total() * 4 > kMaxTrainingBytes)
         throw Error(Error::Code::too_large,
-                    "running batch " + std::to_string(batch.batch) + " × " + std::to_string(batch.length) +
-                        " tokens needs " + format_bytes(bytes) + (recorded > 1 ? " with every layer's trace" : "") +
-                        ", more than the " + format_bytes(kMaxTrainingBytes) +
-                        " limit — use fewer tokens" + (recorded > 1 ? " or trace one layer" : ""));
+                    run_refusal("running batch " + std::to_string(batch.batch) + " × " + std::to_string(batch.length) +
+                                    " tokens" + (recorder ? " with a trace" : ""),
+                                parts, recorder ? &keep : nullptr));
     trained_forward_ = false;
     return forward_pass(config_, params_.flat().data(), *state_, batch, options, recorder, false);
 }
@@ -688,8 +853,21 @@ ModelTrace Model::trace(const std::vector<std::int32_t>& ids, int length, const 
     return trace_model(config_, params_, ids, length, options, layer);
 }
 
+ModelTrace Model::trace(const std::vector<std::int32_t>& ids, int length, const ForwardOptions& options,
+                        const TraceKeep& keep) {
+    return trace_model(config_, params_, ids, length, options, keep);
+}
+
 ModelTrace trace_model(const ModelConfig& config, const Parameters& params, const std::vector<std::int32_t>& ids,
                        int length, const ForwardOptions& options, int layer) {
+    TraceKeep keep;
+    keep.layer = layer;
+    return trace_model(config, params, ids, length, options, keep);
+}
+
+ModelTrace trace_model(const ModelConfig& config, const Parameters& params, const std::vector<std::int32_t>& ids,
+                       int length, const ForwardOptions& options, const TraceKeep& keep) {
+    const int layer = keep.layer;
     validate_inference_config(config);
     std::size_t expected = 0;
     for (const ParamInfo& p : parameter_layout(config)) expected += p.size();
@@ -698,18 +876,21 @@ ModelTrace trace_model(const ModelConfig& config, const Parameters& params, cons
                     std::to_string(expected));
     if (layer < -1 || layer >= config.layers)
         throw Error("trace layer " + std::to_string(layer) + " is outside -1 (all) … " + std::to_string(config.layers - 1));
+    if (keep.vectors < -1 || keep.vectors >= config.layers)
+        throw Error("trace vectors " + std::to_string(keep.vectors) + " is outside -1 (all) … " + std::to_string(config.layers - 1));
+    if (keep.top_k < 0) throw Error("trace top_k " + std::to_string(keep.top_k) + " is negative");
     const Batch b = trace_batch(config, ids, length);
     validate_batch(config, b);
-    const int recorded = layer < 0 ? config.layers : 1;
-    const std::int64_t bytes = run_bytes(config, 1, b.length, true, recorded);
-    if (bytes > kMaxTrainingBytes)
-        throw Error(Error::Code::too_large, "tracing " + std::to_string(b.length) + " tokens needs " + format_bytes(bytes) +
-                                                ", more than the " + format_bytes(kMaxTrainingBytes) +
-                                                " limit — use fewer tokens" + (recorded > 1 ? " or trace one layer" : ""));
+    const RunParts parts = run_parts(config, 1, b.length, &keep);
+    if (parts.total() * 4 > kMaxTrainingBytes)
+        throw Error(Error::Code::too_large, run_refusal("tracing " + std::to_string(b.length) + " tokens", parts, &keep));
     ForwardState s;
     s.slots = resolve_slots(config);
     Recorder recorder;
     recorder.layer = layer;
+    recorder.vectors = keep.vectors;
+    recorder.logits = keep.logits;
+    recorder.top_k = keep.top_k;
     forward_pass(config, params.flat().data(), s, b, options, &recorder, false);
     return std::move(recorder.trace);
 }

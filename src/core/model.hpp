@@ -248,8 +248,11 @@ struct ModelTrace {
     std::vector<LayerTrace> layers;  ///< L entries; with Recorder::layer = k only layer k has its heads
     Matrix final_normed;         ///< LN_f output (T×C; the last layer's output without LN_f)
     Matrix transformed;          ///< LN_t(act(final_normed·W_t + b_t)) (T×C; empty without output_transform)
-    Matrix logits;               ///< T×V
-    Matrix probabilities;        ///< softmax of each logits row (T×V)
+    Matrix logits;               ///< T×V (empty when the recorder's `logits` is false)
+    Matrix probabilities;        ///< softmax of each logits row (T×V; empty when the recorder's `logits` is false)
+    int top_k = 0;               ///< tokens per position in top_ids and top_p (the recorder's top_k, at most V; 0: none)
+    std::vector<std::int32_t> top_ids;  ///< T×top_k: row t's likeliest tokens, the likeliest first, equal probabilities by id
+    std::vector<float> top_p;    ///< T×top_k: their probabilities (the values of `probabilities`)
 };
 
 /// The gradients of one head of one layer, after a backward of a batch of one.
@@ -279,10 +282,36 @@ struct GradientTrace {
 /// model); -1 keeps every layer's.
 struct Recorder {
     int layer = -1;
+    /// The per-layer vectors (input, normed, residual, mlp_*, output, the attention's concat
+    /// and output: T×C and T×F each): -1 every layer's, k only layer k's (the others empty).
+    int vectors = -1;
+    /// The T×V logits and probabilities. A forward-only run with a recorder computes them in
+    /// blocks of kTraceLogitRows positions; false: none is kept, so no N×V matrix is ever
+    /// whole (only top_k).
+    bool logits = true;
+    /// The k likeliest next tokens after each position (ModelTrace::top_ids, top_p); 0: none.
+    int top_k = 0;
     ModelTrace trace;
     GradientTrace gradients;
     bool keeps(int l) const { return layer < 0 || layer == l; }
+    bool keeps_vectors(int l) const { return vectors < 0 || vectors == l; }
 };
+
+/// Positions whose logits a recorder without `logits` computes at once (then keeps their top-k).
+inline constexpr int kTraceLogitRows = 128;
+
+/// What a trace keeps (Recorder's fields of the same names); the defaults keep everything.
+struct TraceKeep {
+    int layer = -1;      ///< heads (T×T maps, Q, K, V, …): -1 every layer's, k only layer k's
+    int vectors = -1;    ///< per-layer vectors: -1 every layer's, k only layer k's
+    bool logits = true;  ///< the T×V logits and probabilities
+    int top_k = 0;       ///< the k likeliest next tokens per position
+};
+
+/// Bytes a forward-only run (Model::run, trace_model) of batch × length tokens allocates
+/// beyond the parameters, with a recorder keeping `keep` (nullptr: no recorder): an upper
+/// bound (tests compare it with measured peaks). Runs above kMaxTrainingBytes are refused.
+std::int64_t run_memory(const ModelConfig& config, int batch, int length, const TraceKeep* keep);
 
 namespace detail {
 struct ForwardState;
@@ -319,7 +348,11 @@ public:
     /// `length` hidden, -1 = all real): run() on a batch of one with a recorder.
     ModelTrace trace(const std::vector<std::int32_t>& ids, int length = -1, const ForwardOptions& options = {},
                      int layer = -1);
-    /// Logits of the last forward: N×V (row b·T + t).
+    /// The same, keeping what `keep` says (e.g. one layer and the top-k only, for a long input).
+    ModelTrace trace(const std::vector<std::int32_t>& ids, int length, const ForwardOptions& options,
+                     const TraceKeep& keep);
+    /// Logits of the last forward: N×V (row b·T + t); empty after a run() with a recorder
+    /// (its trace has them, when it keeps them).
     const Matrix& logits() const;
     /// The attention weights of the last forward for sequence b, layer l, head h (T×T).
     /// After run(), only the last layer's are kept.
@@ -344,6 +377,10 @@ private:
 /// `layer` as Recorder::layer.
 ModelTrace trace_model(const ModelConfig& config, const Parameters& params, const std::vector<std::int32_t>& ids,
                        int length = -1, const ForwardOptions& options = {}, int layer = -1);
+/// The same, keeping what `keep` says. Refused (too_large) when run_memory() is above
+/// kMaxTrainingBytes, naming what to ask for instead (the top-k, one layer, fewer tokens).
+ModelTrace trace_model(const ModelConfig& config, const Parameters& params, const std::vector<std::int32_t>& ids,
+                       int length, const ForwardOptions& options, const TraceKeep& keep);
 
 /// The reference's gradient intermediates of sequence 0 (one per layer and head).
 struct ReferenceHeadGrads {
@@ -357,8 +394,10 @@ struct ReferenceHeadGrads {
 /// layout). The finite-difference checks run on it in double precision.
 /// Every architecture option of ModelConfig; with `heads` (and grads), also
 /// the gradient intermediates of sequence 0, [layer][head].
+/// With `logits`, also every sequence's logits (B·T×V, row-major, row b·T + t).
 double reference_loss_and_grads(const ModelConfig& config, const std::vector<double>& params, const Batch& batch,
                                 std::vector<double>* grads,
-                                std::vector<std::vector<ReferenceHeadGrads>>* heads = nullptr);
+                                std::vector<std::vector<ReferenceHeadGrads>>* heads = nullptr,
+                                std::vector<double>* logits = nullptr);
 
 }  // namespace attn

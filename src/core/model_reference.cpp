@@ -7,6 +7,7 @@
 #include "layer_reference.hpp"
 #include "model.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -32,15 +33,17 @@ struct BlockActs {
 }  // namespace
 
 double reference_loss_and_grads(const ModelConfig& cfg, const std::vector<double>& params, const Batch& batch,
-                                std::vector<double>* grads, std::vector<std::vector<ReferenceHeadGrads>>* head_grads) {
+                                std::vector<double>* grads, std::vector<std::vector<ReferenceHeadGrads>>* head_grads,
+                                std::vector<double>* logits_out) {
     validate_inference_config(cfg);
-    const int T = batch.length, C = cfg.d_model, H = cfg.heads, D = C / H, F = cfg.mlp;
+    const int T = batch.length, C = cfg.d_model, H = cfg.heads, D = C / H, F = cfg.mlp, V = cfg.vocab;
     std::size_t total = 0;
     for (const ParamInfo& p : parameter_layout(cfg)) total += p.size();
     if (params.size() != total)
         throw Error("reference: " + std::to_string(params.size()) + " parameters for a layout of " +
                     std::to_string(total));
     if (grads) grads->assign(total, 0.0);
+    if (logits_out) logits_out->assign(static_cast<std::size_t>(batch.batch) * T * V, 0.0);
     if (head_grads) head_grads->assign(static_cast<std::size_t>(cfg.layers), std::vector<ReferenceHeadGrads>(static_cast<std::size_t>(H)));
     const reference::Tensors p(cfg, params, grads);
     const reference::EmbeddingParams pe = p.embedding();
@@ -110,6 +113,8 @@ double reference_loss_and_grads(const ModelConfig& cfg, const std::vector<double
             xf = nf.y;
         }
         const reference::HeadActs head = reference::head_forward(cfg, ph, xf);
+        if (logits_out)
+            std::copy(head.logits.v.begin(), head.logits.v.end(), logits_out->begin() + static_cast<std::ptrdiff_t>(b) * T * V);
         const Mat dlogits = reference::cross_entropy(head.logits, targets, count, loss);
         if (!grads) continue;
 

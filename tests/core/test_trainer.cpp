@@ -4,6 +4,7 @@
 
 #include "core/safetensors.hpp"
 #include "core/trainer.hpp"
+#include "peak_memory.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -66,6 +67,10 @@ attn::Error error_of(const std::function<void()>& f) {
     return attn::Error("unreachable");
 }
 
+}  // namespace
+
+namespace test_memory {
+
 /// The most memory the process held above its level at the start while f
 /// ran, in bytes. Natively the peak resident set (VmHWM, reset through
 /// /proc/self/clear_refs after malloc_trim returned freed memory): an
@@ -111,7 +116,10 @@ std::int64_t peak_memory_of(const std::function<void()>& f) {
 }
 #endif
 
-}  // namespace
+}  // namespace test_memory
+
+using test_memory::peak_memory_of;
+
 
 TEST_CASE("trainer: settings whose step needs more memory than the limit are refused up front (too_large)", "[trainer][memory]") {
     // the lab's link train.html#task=induction&n=256&L=1&H=64&C=64&bs=1024: 1024·64·256² = 2³² attention

@@ -88,3 +88,27 @@ export function compareToGolden(name, run) {
   }
   return worst;
 }
+
+/**
+ * Plain English of more than 1024 GPT-2 tokens (a paragraph, repeated), for the long-input
+ * tests on the gpt2-long checkpoint (GPT-2's vocabulary and 1024-token context).
+ */
+export const LONG_TEXT = Array(14).fill(
+  'The river ran past the old mill where the children played every summer, and the miller, ' +
+  'who was older than anyone could remember, told them stories about the floods of his youth. ' +
+  'When the water rose, he said, the wheel turned so fast that the stones sang, and the whole ' +
+  'village came down to watch the grain pour out like gold. Nobody believed him, of course, ' +
+  'but they listened anyway, because the evenings were long and his voice was kind.',
+).join(' ');
+
+/**
+ * The longest prefix of LONG_TEXT that tokenize(text) splits into exactly `n` tokens: the
+ * text up to the end of the n-th token (GPT-2's byte offsets; the text is ASCII).
+ */
+export function textOfTokens(tokenize, n) {
+  const tokens = tokenize(LONG_TEXT);
+  assert.ok(tokens.length > n, `LONG_TEXT has ${tokens.length} tokens, fewer than ${n}`);
+  const text = LONG_TEXT.slice(0, tokens[n - 1].end);
+  assert.equal(tokenize(text).length, n, 'the prefix splits into the same tokens');
+  return text;
+}

@@ -7,6 +7,9 @@ seed (random.Random), so the tests regenerate them instead of committing them.
     make_checkpoints.py OUT_DIR [--only NAME ...] [--check GOLDEN.json]
     make_checkpoints.py --list
 
+Without --only, every checkpoint but the on-demand ones (gpt2-long: GPT-2's vocabulary and
+context, for the long-input tests) is written.
+
 Each OUT_DIR/NAME is a Hub folder: config.json, model.safetensors and tokenizer
 files (BERT's vocab.txt; the GPT-2 folders have none: the tests copy the Hub's GPT-2
 tokenizer.json from node_modules beside gpt2-vocab and gpt2-patterns, whose vocabulary is
@@ -236,6 +239,10 @@ GPT2 = {"V": 96, "C": 24, "H": 3, "L": 2, "T": 32, "seed": 1}
 GPT2_UNTIED = dict(GPT2, seed=2, untied=True)
 GPT2_VOCAB = {"V": 50257, "C": 8, "H": 2, "L": 2, "T": 32, "seed": 4}
 GPT2_PATTERNS = {"V": 50257, "C": 8, "H": 2, "L": 2, "T": 16, "seed": 5, "patterns": True}
+# GPT-2 small's vocabulary, context and 12 heads, but C = 48 (D = 4) and 2 layers: a trace at the
+# full context, T = 1024, is as large as GPT-2 small's where it matters (the T×V logits, one
+# layer's 12 T×T maps) and runs in a second (9.7 MB of weights)
+GPT2_LONG = {"V": 50257, "C": 48, "H": 12, "L": 2, "T": 1024, "seed": 6}
 BERT = {"V": 96, "C": 32, "H": 4, "L": 2, "F": 64, "T": 32, "types": 2, "seed": 3}
 
 # name → how it is written. "weights": the folder whose golden numbers it shares (same values).
@@ -249,6 +256,9 @@ CHECKPOINTS = {
     "gpt2-vocab": dict(family="gpt2", spec=GPT2_VOCAB, dtype="F32", prefix="", buffers="", arch="GPT2LMHeadModel"),
     # built by hand: layer 0's head 0 attends to the previous token, head 1 to the first (gpt2_pattern_weights)
     "gpt2-patterns": dict(family="gpt2", spec=GPT2_PATTERNS, dtype="F32", prefix="", buffers="", arch="GPT2LMHeadModel"),
+    # written only when asked for by name (--only gpt2-long): 2.4 M random numbers take a second of Python
+    "gpt2-long": dict(family="gpt2", spec=GPT2_LONG, dtype="F32", prefix="", buffers="", arch="GPT2LMHeadModel",
+                      on_demand=True),
     "bert": dict(family="bert", spec=BERT, dtype="F32", prefix="bert.", legacy=True, head="pretraining",
                  arch="BertForPreTraining"),
     "bert-mlm": dict(family="bert", spec=BERT, dtype="F32", prefix="bert.", head="mlm", arch="BertForMaskedLM",
@@ -359,7 +369,7 @@ def main():
         return 0
     if not a.out:
         ap.error("OUT_DIR is required")
-    names = a.only or list(CHECKPOINTS)
+    names = a.only or [n for n in CHECKPOINTS if not CHECKPOINTS[n].get("on_demand")]
     golden = None
     if a.check:
         with open(a.check) as f:
