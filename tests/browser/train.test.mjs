@@ -327,7 +327,9 @@ test('the timeline and the curves stay bounded over a long run; the link state r
     const gaps = new Set(steps.slice(1).map((x, i) => x - steps[i]));
     const series = t.createSeries(2000);
     for (let i = 0; i < 100000; i++) series.push(i, Math.exp(-i / 1000));
-    const tasks = [{ name: 'reverse', defaults: { layers: 1, heads: 2, dModel: 32, lr: 0.003000000026077032, batch: 64, seed: 1 } }, { name: 'text', defaults: {} }];
+    // every field the lab sets has a default in the engine's recipes (taskDefaults refuses a missing one)
+    const base = { length: 0, maxVocab: 2000, layers: 1, heads: 2, dModel: 32, mlp: 0, layernorm: true, positional: 'learned', causal: false, scale: true, lr: 0.003000000026077032, batch: 64, seed: 1 };
+    const tasks = [{ name: 'reverse', defaults: base }, { name: 'text', defaults: { ...base, causal: true } }];
     const state = { ...st.defaultTrainState('reverse', tasks), layers: 3, heads: 4, dModel: 48, lr: 0.01, seed: 4294967295, step: 1234, ablate: [[2, 3], [0, 1]], theme: 'dark' };
     const back = st.parseTrainHash(`#${st.serializeTrainState(st.normalizeTrainState(state))}`, tasks);
     const text = 'Ünïcode text, \u{1F408} and more '.repeat(500);
