@@ -36,6 +36,16 @@ inline ModelConfig sized_config(int vocab, int context, int d_model, int heads, 
     return c;
 }
 
+/// `c` with GPT-2's architecture options: causal, tied, Q/K/V/O biases, tanh GELU, family "gpt2".
+inline ModelConfig gpt2_options(ModelConfig c) {
+    c.causal = true;
+    c.tied = true;
+    c.attn_bias = true;
+    c.activation = attn::Activation::gelu_tanh;
+    c.family = "gpt2";
+    return c;
+}
+
 inline ModelConfig random_config(std::mt19937& rng) {
     ModelConfig c;
     auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };

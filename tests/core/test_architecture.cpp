@@ -27,15 +27,7 @@ using namespace model_test;
 
 namespace {
 
-ModelConfig gpt2_like() {
-    ModelConfig c = sized_config(11, 6, 8, 2, 2, 12);
-    c.causal = true;
-    c.tied = true;
-    c.attn_bias = true;
-    c.activation = attn::Activation::gelu_tanh;
-    c.family = "gpt2";
-    return c;
-}
+ModelConfig gpt2_like() { return gpt2_options(sized_config(11, 6, 8, 2, 2, 12)); }
 
 ModelConfig bert_like() {
     ModelConfig c = sized_config(11, 6, 8, 2, 2, 12);

@@ -29,13 +29,7 @@ constexpr int kV = 50257, kT = 1024, kK = 5;
 /// GPT-2 small's shape but C = 48 (12 heads of 4) and 2 layers: what makes a long trace
 /// large is V (the T×V logits) and H·T² (one layer's maps), both GPT-2 small's here.
 ModelConfig gpt2_shaped() {
-    ModelConfig c = model_test::sized_config(kV, kT, 48, 12, 2, 192);
-    c.causal = true;
-    c.tied = true;
-    c.attn_bias = true;
-    c.activation = attn::Activation::gelu_tanh;
-    c.family = "gpt2";
-    return c;
+    return model_test::gpt2_options(model_test::sized_config(kV, kT, 48, 12, 2, 192));
 }
 
 std::vector<std::int32_t> random_ids(std::mt19937& rng, int n) {
