@@ -240,3 +240,41 @@ test('the export of every step has the title the page shows above its figure', a
     assert.ok(shown.includes(title), `${step}: export title \u201c${title}\u201d is one the page shows (${shown.join(' | ')})`);
   }
 });
+
+test('a step pressed while the page scrolls to the last one\'s figure is the step chosen: a press stops the scroll where it is', async () => {
+  // the stepper moves with the page until it sticks: a smooth scroll that went on between
+  // press and release moved the button away, and the click then chose no step (seen in CI)
+  const { page, errors } = await h.open('', { viewport: { width: 1280, height: 560 } });
+  await page.evaluate(() => {
+    window.__press = null;
+    addEventListener('pointerdown', (e) => {
+      // moving: the page scrolled within the last 50 ms (a scroll event comes every frame while it moves)
+      window.__press = { step: e.target.closest('[data-step]')?.dataset.step ?? null, y: scrollY, moving: performance.now() - window.__lastScroll < 50 };
+    }, true);
+    addEventListener('scroll', () => { window.__scrolled = true; window.__lastScroll = performance.now(); });
+  });
+  const frames = (n) => page.evaluate((k) => new Promise((r) => { const f = () => (k-- > 0 ? requestAnimationFrame(f) : r()); f(); }), n);
+  let inMotion = 0;
+  const pairs = [['positional', 'softmax'], ['scores', 'weighted'], ['heads', 'scaled'], ['masked', 'projections'], ['positional', 'concat'], ['scores', 'softmax']];
+  for (const [first, second] of pairs) {
+    if (inMotion >= 2) break;
+    await page.evaluate(() => { scrollTo({ top: 0, behavior: 'instant' }); window.__scrolled = false; window.__lastScroll = -1e9; });
+    await page.locator(`.step-btn[data-step="${first}"]`).click();
+    await waitStep(page, first);
+    await page.waitForFunction(() => window.__scrolled, null, { timeout: 10000 });
+    const box = await page.locator(`.step-btn[data-step="${second}"]`).boundingBox();
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    await frames(10);
+    const still = await page.evaluate(() => scrollY);
+    await page.mouse.up();
+    const press = await page.evaluate(() => window.__press);
+    if (!press.moving) continue; // the scroll had ended before the press: nothing to check this time
+    inMotion++;
+    assert.equal(still, press.y, 'the page stays where it was pressed until the release');
+    assert.ok(press.step, 'the press was on a step button');
+    await waitStep(page, press.step);
+  }
+  assert.ok(inMotion >= 1, 'at least one press came while the page was still scrolling');
+  assert.deepEqual(errors, []);
+});

@@ -170,7 +170,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
       follow();
     },
   };
-  const follow = createFollower(win, { panel: layout.panel, stepper: layout.stepper, reveal: (o) => views.panel.reveal(o) });
+  const follow = createFollower(win, { panel: layout.panel, stepper: layout.stepper, offset: (o) => views.panel.revealOffset(o) });
   const views = createViews(layout, stepCtx, {
     set, go, follow, togglePlay, controls,
     onBatchText(text) {

@@ -1,15 +1,48 @@
 // Keeping the figure in view: after a step change the user asked for (a step
 // button, ← or →, Play), the step's main figure is brought in below the sticky
-// stepper when it is out of view; smooth unless the user prefers reduced motion.
+// stepper when it is out of view; a short glide unless the user prefers reduced
+// motion.
+//
+// The glide is ours (a few frames of instant scrolls), not the browser's smooth
+// scroll, so that the user's own input stops it where it is: a second step button
+// pressed while the page still moved went on moving under the pointer until the
+// release (the stepper moves with the page until it sticks), and the click then
+// chose no step. A browser's smooth scroll cannot be stopped reliably (Chromium
+// ignores an instant scroll to the offset it is passing through).
+
+const STOP_ON = ['pointerdown', 'wheel', 'touchstart', 'keydown'];
 
 /**
  * Returns follow({watching}). watching: a step Play advanced to, followed only
  * while the panel covers the middle of the window, so a reader elsewhere on the
- * page is not pulled away. reveal({top, smooth}) is the panel's (views/panel.js).
+ * page is not pulled away. offset({top}) is the panel's revealOffset
+ * (views/panel.js): how far to scroll, 0 when the figure is in view.
  */
-export function createFollower(win, { panel, stepper, reveal }) {
+export function createFollower(win, { panel, stepper, offset }) {
+  let frame = 0; // the pending frame: of a follow, or of the glide
+  const stop = () => {
+    if (frame) win.cancelAnimationFrame(frame);
+    frame = 0;
+  };
+  for (const type of STOP_ON) win.addEventListener(type, stop, { capture: true, passive: true });
+
+  function glide(by) {
+    const from = win.scrollY;
+    const ms = Math.min(450, 180 + Math.abs(by) / 4);
+    let t0 = null;
+    const tick = (now) => {
+      t0 ??= now;
+      const t = Math.min(1, (now - t0) / ms);
+      win.scrollTo({ left: win.scrollX, top: from + by * (1 - (1 - t) ** 3), behavior: 'instant' });
+      frame = t < 1 ? win.requestAnimationFrame(tick) : 0;
+    };
+    frame = win.requestAnimationFrame(tick);
+  }
+
   return function follow({ watching = false } = {}) {
-    win.requestAnimationFrame(() => {
+    stop();
+    frame = win.requestAnimationFrame(() => {
+      frame = 0;
       if (watching) {
         const r = panel.getBoundingClientRect();
         if (r.bottom <= win.innerHeight / 2 || r.top >= win.innerHeight / 2) return;
@@ -18,7 +51,10 @@ export function createFollower(win, { panel, stepper, reveal }) {
       const card = stepper.closest('.card-stepper') ?? stepper;
       let top = 0;
       if (!card.hidden) top = win.getComputedStyle(card).position === 'sticky' ? card.offsetHeight : Math.max(0, card.getBoundingClientRect().bottom);
-      reveal({ top, smooth: !win.matchMedia('(prefers-reduced-motion: reduce)').matches });
+      const by = offset({ top });
+      if (!by) return;
+      if (win.matchMedia('(prefers-reduced-motion: reduce)').matches) win.scrollBy({ top: by, behavior: 'instant' });
+      else glide(by);
     });
   };
 }

@@ -61,19 +61,16 @@ export function createStepPanel(root, ctx, steps) {
 
   return {
     /**
-     * Brings the current step's main figure (its first row of figures) into
-     * view when it is not: wholly when it fits between `top` (the bottom of
-     * what covers the page, e.g. the sticky stepper) and the window's bottom,
-     * else its top at `top`. Returns true when it scrolled.
+     * How far the page must scroll to bring the current step's main figure (its
+     * first row of figures) into view: wholly when it fits between `top` (the
+     * bottom of what covers the page, e.g. the sticky stepper) and the window's
+     * bottom, else its top at `top`. 0 when it is in view (follow.js scrolls).
      */
-    reveal({ top = 0, smooth = true } = {}) {
+    revealOffset({ top = 0 } = {}) {
       const section = sections.get(current);
       const fig = section?.querySelector('.figures > .figure-row:not([hidden])') ?? section?.querySelector('.figures');
-      if (!fig || body.hidden) return false;
-      const off = figureOffset(fig.getBoundingClientRect(), top + 8, fig.ownerDocument.defaultView.innerHeight - 8);
-      if (!off) return false;
-      fig.ownerDocument.defaultView.scrollBy({ top: off, behavior: smooth ? 'smooth' : 'auto' });
-      return true;
+      if (!fig || body.hidden) return 0;
+      return figureOffset(fig.getBoundingClientRect(), top + 8, fig.ownerDocument.defaultView.innerHeight - 8);
     },
     /** Shows a status (loading, no tokens yet, engine failed) instead of the step. */
     status(kind, text) {
