@@ -8,6 +8,10 @@
 #
 #   ./build_wasm.sh            build (SIMD)
 #   ./build_wasm.sh --scalar   also build a scalar flavour into web/generated/scalar/ (benchmarks)
+#   ./build_wasm.sh --relaxed  also build the relaxed-SIMD flavour (fused multiply-add; its last bits
+#                              differ from the exact build's) into web/generated/relaxed/: the glue
+#                              and attention_core.wasm, which the Node glue takes as wasmBinary
+#                              (Node 20 runs it with --experimental-wasm-relaxed-simd; Chromium as is)
 #   ./build_wasm.sh --serve    build, then serve web/ on http://127.0.0.1:8000/ (PORT=… to change)
 #   ./build_wasm.sh --dist     also make dist/: dist/site/ (the static site, ready for any static
 #                              host) and dist/attention-playground-VERSION.tgz (the npm package:
@@ -22,15 +26,17 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 scalar=0
+relaxed=0
 serve=0
 dist=0
 VERSION=0.2.0
 for arg in "$@"; do
   case "$arg" in
     --scalar) scalar=1 ;;
+    --relaxed) relaxed=1 ;;
     --serve) serve=1 ;;
     --dist) dist=1 ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     *) echo "build_wasm.sh: unknown argument $arg" >&2; exit 2 ;;
   esac
 done
@@ -41,11 +47,11 @@ ATTN_DEPS_FOR=build_wasm.sh .ci/install-deps.sh wasm
 # emcc's optimiser needs Debian's JS modules (acorn) when node is not Debian's.
 export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
 
-build_flavour() {  # $1 build dir, $2 ATTN_SIMD, then the targets to build (default: all)
+build_flavour() {  # $1 build dir, $2 ATTN_SIMD, then the targets to build (default: all); $relaxed_flag: ATTN_RELAXED_SIMD
   local dir=$1 simd=$2 targets=()
   shift 2
   [ $# -gt 0 ] && targets=(--target "$@")
-  emcmake cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DATTN_SIMD="$simd" \
+  emcmake cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DATTN_SIMD="$simd" -DATTN_RELAXED_SIMD="${relaxed_flag:-OFF}" \
     -DEigen3_DIR=/usr/share/eigen3/cmake -DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node >"$dir.configure.log" 2>&1 \
     || { cat "$dir.configure.log" >&2; exit 1; }
   cmake --build "$dir" -j"$(nproc)" "${targets[@]}" -- --no-print-directory >"$dir.build.log" 2>&1 \
@@ -123,13 +129,22 @@ if [ "$scalar" = 1 ]; then
   echo "build_wasm.sh: web/generated/scalar/attention_core.wasm: $(stat -c %s web/generated/scalar/attention_core.wasm) bytes, $(simd_count web/generated/scalar/attention_core.wasm) SIMD instructions"
 fi
 
+if [ "$relaxed" = 1 ]; then
+  # the browser and Node modules; Emscripten 3.1.6 writes the old FMA opcode, rewritten and checked here
+  relaxed_flag=ON build_flavour build/wasm-relaxed ON attention_core attention_core_node
+  mkdir -p web/generated/relaxed
+  cp build/wasm-relaxed/attention_core.js build/wasm-relaxed/attention_core_node.js web/generated/relaxed/
+  mv web/generated/relaxed/attention_core_node.js web/generated/relaxed/attention_core.node.cjs
+  python3 src/tools/relaxed_opcodes.py build/wasm-relaxed/attention_core.wasm web/generated/relaxed/attention_core.wasm
+fi
+
 # ---- dist/: a static site and an npm package ------------------------------------------
 make_dist() {
   rm -rf dist
   mkdir -p dist/site dist/npm/generated
   # the site: every page with its modules, styles, generated engine and element
   # (the shipped models with their licence come along in generated/models/, where the pages load them)
-  (cd web && tar --exclude='./generated/scalar' -cf - .) | (cd dist/site && tar -xf -)
+  (cd web && tar --exclude='./generated/scalar' --exclude='./generated/relaxed' -cf - .) | (cd dist/site && tar -xf -)
   # the package: the element, the engine (ES module + wasm for browsers, CommonJS for Node), types,
   # and the shipped models with their licence in generated/models/, next to the element as it expects
   cp web/attention-playground.js web/engine.js web/trainer.js web/tokenizer.js web/pretrained.js web/validate.js web/engine.d.ts LICENSE dist/npm/

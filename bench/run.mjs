@@ -11,6 +11,8 @@
 //   ours-kept      the same with the weights kept in the engine (engine.keepWeights once per
 //                  case, then forward({x, weights: kept}): x alone is copied per call)
 //   ours-scalar    the same fast path, scalar wasm build
+//   ours-relaxed   the relaxed-SIMD flavour (build_wasm.sh --relaxed: products fused, last bits
+//                  differ), weights kept as ours-kept; needs a Node that runs relaxed SIMD
 //   ours-eigen     the Eigen reference path, wasm SIMD128 build (engine.forwardReference)
 //   ours-base      with --baseline: the fast path of another build of the Node module
 //                  (e.g. a copy of web/generated/attention_core.node.cjs made before a
@@ -106,6 +108,13 @@ async function ourEngine(file) {
 }
 const SIMD_MODULE = path.join(ROOT, 'web', 'generated', 'attention_core.node.cjs');
 const SCALAR_MODULE = path.join(ROOT, 'web', 'generated', 'scalar', 'attention_core.node.cjs');
+const RELAXED_DIR = path.join(ROOT, 'web', 'generated', 'relaxed');
+/** The relaxed-SIMD flavour: its Node glue with the rewritten .wasm (build_wasm.sh --relaxed). */
+async function relaxedEngine() {
+  const factory = require(path.join(RELAXED_DIR, 'attention_core.node.cjs'));
+  const wasmBinary = fs.readFileSync(path.join(RELAXED_DIR, 'attention_core.wasm'));
+  return createEngine({ moduleFactory: (options) => factory({ ...options, wasmBinary }) });
+}
 
 function engineImpl(label, name, engine, method) {
   return {
@@ -136,6 +145,11 @@ if (!SKIP.has('ours-kept')) impls.push(engineImpl('ours-kept', 'this project, wa
 if (!SKIP.has('ours-scalar')) {
   if (fs.existsSync(SCALAR_MODULE)) impls.push(engineImpl('ours-scalar', 'this project, scalar wasm (fast path)', await ourEngine(SCALAR_MODULE), 'forward'));
   else console.error('bench: no scalar build (./build_wasm.sh --scalar); skipping ours-scalar');
+}
+if (!SKIP.has('ours-relaxed')) {
+  if (!fs.existsSync(path.join(RELAXED_DIR, 'attention_core.wasm'))) console.error('bench: no relaxed-SIMD build (./build_wasm.sh --relaxed); skipping ours-relaxed');
+  else if (!WebAssembly.validate(fs.readFileSync(path.join(RELAXED_DIR, 'attention_core.wasm')))) console.error('bench: this Node does not run relaxed SIMD (Node 20: --experimental-wasm-relaxed-simd); skipping ours-relaxed');
+  else impls.push(engineImpl('ours-relaxed', 'this project, wasm relaxed SIMD (fused multiply-add), weights kept in the engine', await relaxedEngine(), 'keepWeights'));
 }
 if (BASELINE) impls.push(engineImpl('ours-base', `this project, wasm SIMD128 (fast path), baseline build ${path.basename(path.dirname(path.resolve(BASELINE)))}/${path.basename(BASELINE)}`, await ourEngine(path.resolve(BASELINE)), 'forward'));
 if (!SKIP.has('ours-eigen')) impls.push(engineImpl('ours-eigen', 'this project, Eigen reference path, wasm SIMD128', await ourEngine(SIMD_MODULE), 'forwardReference'));
@@ -427,6 +441,9 @@ ratioRow('ours-simd / ours-base', 'ours-simd', 'ours-base');
 ratioRow('ours-kept / ort', 'ours-kept', 'ort');
 ratioRow('ours-kept / tfjs', 'ours-kept', 'tfjs');
 ratioRow('ours-kept / ours-simd', 'ours-kept', 'ours-simd');
+ratioRow('ours-relaxed / ort', 'ours-relaxed', 'ort');
+ratioRow('ours-relaxed / tfjs', 'ours-relaxed', 'tfjs');
+ratioRow('ours-relaxed / ours-kept', 'ours-relaxed', 'ours-kept');
 ratioRow('ours-base / ort', 'ours-base', 'ort');
 ratioRow('ours-base / tfjs', 'ours-base', 'tfjs');
 ratioRow('ours-simd / ours-eigen', 'ours-simd', 'ours-eigen');
@@ -441,6 +458,9 @@ ratioRow('ours-simd / ours-base', 'ours-simd', 'ours-base', 'cpu_median_ms', cpu
 ratioRow('ours-kept / ort', 'ours-kept', 'ort', 'cpu_median_ms', cpuRatios);
 ratioRow('ours-kept / tfjs', 'ours-kept', 'tfjs', 'cpu_median_ms', cpuRatios);
 ratioRow('ours-kept / ours-simd', 'ours-kept', 'ours-simd', 'cpu_median_ms', cpuRatios);
+ratioRow('ours-relaxed / ort', 'ours-relaxed', 'ort', 'cpu_median_ms', cpuRatios);
+ratioRow('ours-relaxed / tfjs', 'ours-relaxed', 'tfjs', 'cpu_median_ms', cpuRatios);
+ratioRow('ours-relaxed / ours-kept', 'ours-relaxed', 'ours-kept', 'cpu_median_ms', cpuRatios);
 ratioRow('ours-base / ort', 'ours-base', 'ort', 'cpu_median_ms', cpuRatios);
 ratioRow('ours-base / tfjs', 'ours-base', 'tfjs', 'cpu_median_ms', cpuRatios);
 if (cpuRatios.length) lines.push('', 'The same ratios in CPU time:', '', head.replace('implementation', 'ratio (CPU time)'), sep, ...cpuRatios);

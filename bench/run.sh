@@ -15,8 +15,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-echo "== wasm build (SIMD + scalar)" >&2
-./build_wasm.sh --scalar >&2
+echo "== wasm build (SIMD, scalar, relaxed SIMD)" >&2
+./build_wasm.sh --scalar --relaxed >&2
 echo "== native benchmark binaries" >&2
 cmake -S . -B build/bench -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF >build/bench.configure.log 2>&1 \
   || { cat build/bench.configure.log >&2; exit 1; }
@@ -25,4 +25,7 @@ cmake --build build/bench -j"$(nproc)" --target attn_bench attn_bench_sse42 -- -
 echo "== npm ci (bench/)" >&2
 (cd bench && npm ci --no-audit --no-fund --loglevel=error >&2)
 echo "== benchmark (machine load: $(cut -d' ' -f1-3 /proc/loadavg))" >&2
-exec node bench/run.mjs "$@"
+# Node 20 runs relaxed SIMD behind a flag (later Nodes by default)
+flags=()
+node --experimental-wasm-relaxed-simd -e 0 2>/dev/null && flags+=(--experimental-wasm-relaxed-simd)
+exec node "${flags[@]}" bench/run.mjs "$@"

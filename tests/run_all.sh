@@ -193,12 +193,12 @@ if [ "$quick" = 0 ]; then
 fi
 
 # ---- 3. WebAssembly module and its Node tests ---------------------------------------------
-# (--quick too: the Node tests compare the two flavours, and dist/ is only packaging;
-# after a change to web/ alone, both wasm builds have nothing to do)
-stage "wasm build (SIMD, the scalar flavour the fast-path tests compare, and dist/: site + npm package)"
-./build_wasm.sh --scalar --dist
+# (--quick too: the Node tests compare the flavours, and dist/ is only packaging;
+# after a change to web/ alone, the wasm builds have nothing to do)
+stage "wasm build (SIMD, the scalar and relaxed-SIMD flavours the fast-path tests run, and dist/: site + npm package)"
+./build_wasm.sh --scalar --relaxed --dist
 stage "node tests (engine API, CLI), $jobs files at a time"
-mapfile -t node_files < <(longest_first tests/js races models train leak train-memory hub-cli types bundler pretrained package fast)
+mapfile -t node_files < <(longest_first tests/js races models train leak train-memory hub-cli types bundler pretrained package fast relaxed)
 ATTN_CLI="$root/build/attn" run_test_files node "${node_files[@]}"
 
 # ---- 4. browser tests (Chromium via playwright-core) ---------------------------------------

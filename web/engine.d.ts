@@ -146,7 +146,7 @@ export type ErrorCode =
 /** Every error the engine throws is a RangeError, TypeError or Error with a code. */
 export interface EngineError extends Error { code: ErrorCode }
 
-/** The engine's rules as the C++ defines them (engine.info without simd). */
+/** The engine's rules as the C++ defines them (engine.info without simd and fusedMultiplyAdd). */
 export interface EngineConstants {
   maxTokens: number;
   maxDModel: number;
@@ -183,7 +183,9 @@ export interface EngineConstants {
   fastInputs: readonly ('x' | 'wQuery' | 'wKey' | 'wValue' | 'wOutput')[];
 }
 
-export interface BuildInfo extends EngineConstants { simd: boolean }
+/** simd: the SIMD128 build; fusedMultiplyAdd: the relaxed-SIMD flavour (./build_wasm.sh --relaxed),
+ * whose products are fused (its last bits differ from the exact build's). */
+export interface BuildInfo extends EngineConstants { simd: boolean; fusedMultiplyAdd: boolean }
 
 /** What an engine keeps in wasm memory between calls (Engine.stats()). */
 export interface EngineStats {

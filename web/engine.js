@@ -24,7 +24,7 @@ export { Trainer, TASKS, PretrainedTokenizer, TOKENIZER_FILES };
 // module (a stale file is an error, not a silent difference).
 
 /** Limits, defaults, mask and positional kinds, error codes and the fast
- * path's input layout, as the C++ engine defines them (engine.info without `simd`). */
+ * path's input layout, as the C++ engine defines them (engine.info without `simd` and `fusedMultiplyAdd`). */
 export { ENGINE_CONSTANTS };
 
 /** Settings every call starts from: the C++ Config's defaults (the CLI has the same). */
@@ -262,7 +262,7 @@ const forgotten = typeof FinalizationRegistry === 'function' ? new FinalizationR
 
 /** The keys of engine.info the generated constants must match. */
 function constantsOf(info) {
-  const { simd, ...rest } = info;
+  const { simd, fusedMultiplyAdd, ...rest } = info;
   return JSON.stringify(rest);
 }
 

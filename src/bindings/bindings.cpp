@@ -249,7 +249,7 @@ val names_of(const T& items, Name name) {
 }
 
 /// The engine's rules, exported once for JS (engine.info; build_wasm.sh also
-/// writes them, without `simd`, to web/generated/engine_constants.js so that
+/// writes them, without `simd` and `fusedMultiplyAdd`, to web/generated/engine_constants.js so that
 /// JS can read them before the wasm has loaded): limits, defaults, the mask
 /// and positional kinds in enum order, the error codes, the fast path's
 /// input layout.
@@ -316,6 +316,12 @@ val build_info() {
     o.set("simd", true);
 #else
     o.set("simd", false);
+#endif
+    // the relaxed-SIMD flavour (./build_wasm.sh --relaxed): products fused, last bits differ
+#ifdef ATTN_FUSED_MADD
+    o.set("fusedMultiplyAdd", true);
+#else
+    o.set("fusedMultiplyAdd", false);
 #endif
     o.set("maxTokens", kMaxTokens);
     o.set("maxDModel", kMaxDModel);

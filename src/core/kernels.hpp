@@ -43,7 +43,7 @@ ATTN_INLINE void kernel(int kc, const float* __restrict a, const float* __restri
         for (int v = 0; v < NV; ++v) bv[v] = load(b + 4 * v);
         for (int i = 0; i < MA; ++i) {
             const F4 x = load_splat(a + i);
-            for (int v = 0; v < NV; ++v) acc[i][v] = add(acc[i][v], mul(x, bv[v]));
+            for (int v = 0; v < NV; ++v) acc[i][v] = madd(x, bv[v], acc[i][v]);
         }
         a += MA;
         b += ldb;

@@ -4,8 +4,11 @@
 //   __wasm_simd128__  WebAssembly SIMD128 intrinsics (<wasm_simd128.h>, a compiler header)
 //   __SSE2__          SSE2 intrinsics: every x86-64, the native "portable form"
 //   otherwise         plain C++ over float[4] (also the scalar wasm build)
-// The kernels never use FMA: wasm SIMD128 has none usable with Emscripten 3.1.6,
-// and the native build must compute what the wasm build computes.
+// The default builds never use FMA: the native build computes what the wasm build
+// computes, bit for bit. One option fuses: the relaxed-SIMD wasm flavour
+// (ATTN_RELAXED_SIMD, ./build_wasm.sh --relaxed), where madd() is relaxed_madd
+// (see madd below and src/tools/relaxed_opcodes.py); its results differ from the
+// exact build's in the last bits, and it runs only where relaxed SIMD does.
 
 #include <cstdint>
 #include <cstring>
@@ -42,6 +45,15 @@ ATTN_INLINE F4 zero() { return wasm_f32x4_const(0.0f, 0.0f, 0.0f, 0.0f); }
 ATTN_INLINE F4 add(F4 a, F4 b) { return wasm_f32x4_add(a, b); }
 ATTN_INLINE F4 sub(F4 a, F4 b) { return wasm_f32x4_sub(a, b); }
 ATTN_INLINE F4 mul(F4 a, F4 b) { return wasm_f32x4_mul(a, b); }
+#if defined(ATTN_RELAXED_SIMD)
+/// a·b + c, fused where the CPU has FMA (one rounding instead of two; relaxed SIMD
+/// lets the engine choose). Emscripten 3.1.6 writes __builtin_wasm_fma_f32x4 with the
+/// proposal's old opcode 0xfd 0xaf 0x01, which no engine runs any more: the build
+/// rewrites it to f32x4.relaxed_madd (0xfd 0x85 0x02), computing a·b + c with the
+/// operands in this order (src/tools/relaxed_opcodes.py checks every rewrite).
+ATTN_INLINE F4 madd(F4 a, F4 b, F4 c) { return __builtin_wasm_fma_f32x4(a, b, c); }
+#define ATTN_FUSED_MADD 1
+#endif
 /// Lane-wise max; both inputs are never NaN here (pmax semantics are enough).
 ATTN_INLINE F4 max(F4 a, F4 b) { return wasm_f32x4_pmax(a, b); }
 ATTN_INLINE F4 min(F4 a, F4 b) { return wasm_f32x4_pmin(a, b); }
@@ -197,6 +209,11 @@ ATTN_INLINE void transpose4(F4& r0, F4& r1, F4& r2, F4& r3) {
         }
 }
 
+#endif
+
+#if !defined(ATTN_FUSED_MADD)
+/// a·b + c: a product and a sum, each rounded (every build but the relaxed flavour).
+ATTN_INLINE F4 madd(F4 a, F4 b, F4 c) { return add(mul(a, b), c); }
 #endif
 
 /// Inputs below this give exp() < 1.7e-38; exp4 returns an exact 0 for them, so

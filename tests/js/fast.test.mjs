@@ -2,6 +2,8 @@
 // kernels) against engine.forwardReference (the Eigen path) on random inputs.
 // The Catch2 tests check the same kernels natively (their SSE2 form); these
 // are the ones that run the wasm_simd128.h code.
+// ATTN_TEST_FLAVOUR=relaxed runs them on the relaxed-SIMD flavour (fused products;
+// tests/js/relaxed.test.mjs does, in a Node that runs relaxed SIMD).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,7 +12,19 @@ import path from 'node:path';
 import { createEngine } from '../../web/engine.js';
 import { REPO_ROOT, prng, relativeError as relativeErrorOf } from './helpers.mjs';
 
-const engine = await createEngine();
+const RELAXED = process.env.ATTN_TEST_FLAVOUR === 'relaxed';
+const RELAXED_DIR = path.join(REPO_ROOT, 'web/generated/relaxed');
+/** A module instance of the flavour under test: the exact SIMD build, or the relaxed one
+ * (its Node glue with the rewritten .wasm, as bench/run.mjs loads it). */
+async function flavourFactory() {
+  if (!RELAXED) return (await import('../../web/generated/attention_core.node.cjs')).default;
+  const { default: factory } = await import(path.join(RELAXED_DIR, 'attention_core.node.cjs'));
+  const wasmBinary = fs.readFileSync(path.join(RELAXED_DIR, 'attention_core.wasm'));
+  return (options) => factory({ ...options, wasmBinary });
+}
+const FACTORY = await flavourFactory();
+const newEngine = () => createEngine({ moduleFactory: FACTORY });
+const engine = await newEngine();
 
 function randomMatrix(rand, rows, cols, scale = 1) {
   const data = new Float32Array(rows * cols);
@@ -68,8 +82,9 @@ function checkAgainstReference(eng, k) {
   assert.ok(err <= 1e-5, `${k.describe} scale=${k.scale}: relative error ${err}`);
 }
 
-test('the module under test is the SIMD build, so forward runs the wasm_simd128 kernels', () => {
+test('the module under test is the SIMD build, so forward runs the wasm_simd128 kernels (fused only in the relaxed flavour)', () => {
   assert.equal(engine.info.simd, true);
+  assert.equal(engine.info.fusedMultiplyAdd, RELAXED);
 });
 
 test('forward (fast) equals forwardReference (Eigen) within 1e-5 on random shapes and masks, T = 1, 3, 17 and D % 4 != 0 included', () => {
@@ -97,7 +112,7 @@ test('forward equals forwardReference at the model widths C = 768 (12 heads) and
 test('the kept weight panels follow a change of one weight: each result equals a fresh engine\'s', async () => {
   const rand = prng(25);
   const k = randomCase(rand, 9, 4, 24);
-  const fresh = await createEngine();
+  const fresh = await newEngine();
   try {
     const run = (eng) => eng.forward({ x: k.x, weights: k.weights, heads: k.heads, mask: k.mask, scale: k.scale }).data;
     assert.deepEqual(run(engine), run(fresh));
@@ -106,7 +121,7 @@ test('the kept weight panels follow a change of one weight: each result equals a
       const w = k.weights[name].data;
       w[w.length - 1] = Math.fround(w[w.length - 1] * 1.5 + 1e-3);
       const kept = run(engine);
-      const fresh2 = await createEngine();
+      const fresh2 = await newEngine();
       try {
         assert.deepEqual(kept, run(fresh2), name);
       } finally {
@@ -145,7 +160,7 @@ test('kept weights: a replaced handle, another engine\'s handle, another width a
   const x = randomMatrix(rand, 3, 8);
   assert.throws(() => engine.forward({ x, weights: first, heads: 2 }), (e) => e.code === 'bad_state' && /replaced/.test(e.message));
   assert.equal(engine.forward({ x, weights: second, heads: 2 }).rows, 3);
-  const other = await createEngine();
+  const other = await newEngine();
   try {
     assert.throws(() => other.forward({ x, weights: second, heads: 2 }), (e) => e.code === 'bad_state');
   } finally {
@@ -216,8 +231,7 @@ test('repeated forward calls of one size allocate nothing (the workspace is reus
 });
 
 test('(T, C, H) = (2048, 512, 8) runs in a fresh module within a 64 MB wasm heap', async () => {
-  const { default: factory } = await import('../../web/generated/attention_core.node.cjs');
-  const fresh = await createEngine({ moduleFactory: factory });
+  const fresh = await newEngine();
   const rand = prng(10);
   const x = randomMatrix(rand, 2048, 512, 1);
   const weights = randomWeights(rand, 512);

@@ -16,9 +16,10 @@ const engine = await createEngine();
 
 // ---- the engine's rules, from the C++ -------------------------------------------------------
 
-test('the generated constants are engine.info without simd (built from the same C++)', () => {
-  const { simd, ...info } = engine.info;
+test('the generated constants are engine.info without simd and fusedMultiplyAdd (built from the same C++)', () => {
+  const { simd, fusedMultiplyAdd, ...info } = engine.info;
   assert.equal(typeof simd, 'boolean');
+  assert.equal(fusedMultiplyAdd, false, 'the default build is the exact one');
   assert.deepEqual(JSON.parse(JSON.stringify(ENGINE_CONSTANTS)), JSON.parse(JSON.stringify(info)));
 });
 
