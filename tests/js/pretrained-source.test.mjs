@@ -202,6 +202,16 @@ test('readRanges falls back to a slice per chunk without a byte stream, with the
   assert.deepEqual(got, [[10, 100_000, FILE[10]], [100_010, 100_000, FILE[100_010]], [200_010, 49_990, FILE[200_010]]]);
 });
 
+test('readRanges stops at the first chunk onChunk refuses, with its error', async () => {
+  const offsets = [];
+  const refused = Object.assign(new Error('the download was cancelled'), { code: 'cancelled' });
+  await assert.rejects(readRanges(new Blob([FILE]), [{ begin: 0, end: 500_000 }, { begin: 600_000, end: 700_000 }], 100_000, (offset) => {
+    offsets.push(offset);
+    if (offset === 200_000) throw refused;
+  }), (e) => e === refused);
+  assert.deepEqual(offsets, [0, 100_000, 200_000]);
+});
+
 test('readRanges refuses a chunk size that is not positive', async () => {
   await assert.rejects(readRanges(new Blob([FILE]), [{ begin: 0, end: 10 }], 0, () => {}), /chunkBytes must be positive/);
 });

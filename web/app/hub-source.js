@@ -145,18 +145,23 @@ export async function readRanges(blob, ranges, chunkBytes, onChunk) {
     }
     let offset = begin;
     let filled = 0;
-    for (;;) {
-      const { value, done } = await reader.read(new Uint8Array(buffer, filled, chunkBytes - filled));
-      if (value) {
-        buffer = value.buffer;
-        filled += value.byteLength;
+    try {
+      for (;;) {
+        const { value, done } = await reader.read(new Uint8Array(buffer, filled, chunkBytes - filled));
+        if (value) {
+          buffer = value.buffer;
+          filled += value.byteLength;
+        }
+        if (filled === chunkBytes || (done && filled > 0)) {
+          await onChunk(offset, new Uint8Array(buffer, 0, filled));
+          offset += filled;
+          filled = 0;
+        }
+        if (done) break;
       }
-      if (filled === chunkBytes || (done && filled > 0)) {
-        await onChunk(offset, new Uint8Array(buffer, 0, filled));
-        offset += filled;
-        filled = 0;
-      }
-      if (done) break;
+    } catch (e) {
+      reader.cancel().catch(() => {}); // a cancelled load or a refused chunk: the rest is not read
+      throw e;
     }
     reader.releaseLock();
   }
