@@ -7,7 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHubServer } from './hub-server.mjs';
-import { parseHubId, hubSource, filesSource, pickTokenizer, isHubName, isLocalName, hubFileUrl } from '../../web/app/hub-source.js';
+import { parseHubId, hubSource, filesSource, pickTokenizer, isHubName, isLocalName, hubFileUrl, readRanges } from '../../web/app/hub-source.js';
 
 /** Cache Storage in memory: put() reads the whole body (and fails when the body fails), match() gives a new Response. */
 function memoryCaches() {
@@ -147,4 +147,71 @@ test('filesSource: files by name (a folder path dropped), a missing one named (m
   assert.equal(pickTokenizer('gpt2', src.has), null);
   assert.deepEqual(pickTokenizer('gpt2', (f) => f === 'vocab.json' || f === 'merges.txt'), ['vocab.json', 'merges.txt']);
   assert.deepEqual(pickTokenizer('gpt2', () => true), ['tokenizer.json']);
+});
+
+// ---- reading the weights in bounded chunks (what the worker feeds the loader) ----------------
+
+/** The bytes i of a test file: (i * 31 + 7) mod 251, never a run that repeats at a chunk's length. */
+const FILE = new Uint8Array(1_000_003).map((_, i) => (i * 31 + 7) % 251);
+
+test('readRanges gives the ranges asked for, in order, in chunks of at most chunkBytes', async () => {
+  const ranges = [{ begin: 5, end: 70_000 }, { begin: 70_000, end: 70_001 }, { begin: 100_000, end: 400_123 }, { begin: 999_000, end: 1_000_003 }];
+  const got = [];
+  await readRanges(new Blob([FILE]), ranges, 65_536, (offset, bytes) => {
+    assert.ok(bytes.byteLength > 0 && bytes.byteLength <= 65_536, `a chunk of ${bytes.byteLength} bytes`);
+    got.push({ offset, bytes: bytes.slice() });
+  });
+  // the chunks tile each range exactly: full chunks, and a shorter one at a range's end
+  let i = 0;
+  for (const { begin, end } of ranges) {
+    for (let a = begin; a < end; a += 65_536) {
+      const b = Math.min(end, a + 65_536);
+      assert.equal(got[i].offset, a);
+      assert.deepEqual(got[i].bytes, FILE.subarray(a, b), `the bytes at ${a}`);
+      i += 1;
+    }
+  }
+  assert.equal(got.length, i);
+});
+
+test('readRanges reuses one buffer: a chunk is detached once the next one is read', async () => {
+  const chunks = [];
+  await readRanges(new Blob([FILE]), [{ begin: 0, end: 300_000 }], 100_000, (offset, bytes) => {
+    // every chunk is a view of one buffer of chunkBytes, never a copy of its own
+    assert.equal(bytes.buffer.byteLength, 100_000);
+    assert.equal(bytes.byteOffset, 0);
+    chunks.push(bytes);
+  });
+  assert.equal(chunks.length, 3);
+  // the stream took the memory back for the next read: the earlier views have no bytes left
+  assert.equal(chunks[0].byteLength, 0);
+  assert.equal(chunks[1].byteLength, 0);
+});
+
+test('readRanges stops at the end of a short file and skips a range past it', async () => {
+  const got = [];
+  await readRanges(new Blob([FILE.subarray(0, 1000)]), [{ begin: 900, end: 1200 }, { begin: 1500, end: 1600 }], 4096, (offset, bytes) => got.push([offset, bytes.byteLength]));
+  assert.deepEqual(got, [[900, 100]]);
+});
+
+test('readRanges falls back to a slice per chunk without a byte stream, with the same chunks', async () => {
+  const blob = new Blob([FILE]);
+  const plain = { size: blob.size, slice: (a, b) => { const s = blob.slice(a, b); return { arrayBuffer: () => s.arrayBuffer(), stream: () => ({ getReader: () => { throw new TypeError('no byob'); } }) }; } };
+  const got = [];
+  await readRanges(plain, [{ begin: 10, end: 250_000 }], 100_000, (offset, bytes) => got.push([offset, bytes.byteLength, bytes[0]]));
+  assert.deepEqual(got, [[10, 100_000, FILE[10]], [100_010, 100_000, FILE[100_010]], [200_010, 49_990, FILE[200_010]]]);
+});
+
+test('readRanges stops at the first chunk onChunk refuses, with its error', async () => {
+  const offsets = [];
+  const refused = Object.assign(new Error('the download was cancelled'), { code: 'cancelled' });
+  await assert.rejects(readRanges(new Blob([FILE]), [{ begin: 0, end: 500_000 }, { begin: 600_000, end: 700_000 }], 100_000, (offset) => {
+    offsets.push(offset);
+    if (offset === 200_000) throw refused;
+  }), (e) => e === refused);
+  assert.deepEqual(offsets, [0, 100_000, 200_000]);
+});
+
+test('readRanges refuses a chunk size that is not positive', async () => {
+  await assert.rejects(readRanges(new Blob([FILE]), [{ begin: 0, end: 10 }], 0, () => {}), /chunkBytes must be positive/);
 });

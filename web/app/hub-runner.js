@@ -23,7 +23,7 @@
 // Every message is wrapped: an error becomes an 'error' reply, never an uncaught one.
 
 import { createEngine } from '../engine.js';
-import { hubSource, urlSource, filesSource, familyOf, pickTokenizer, tokenizerNeeds, hubError, CONFIG_FILE, TOKENIZER_FILES } from './hub-source.js';
+import { hubSource, urlSource, filesSource, readRanges, familyOf, pickTokenizer, tokenizerNeeds, hubError, CONFIG_FILE, TOKENIZER_FILES } from './hub-source.js';
 
 /** The tokenizer files' texts ({tokenizerJson, …}: pretrained.js's finish()), tokenizer_config.json optional. */
 async function tokenizerTexts(src, family) {
@@ -78,17 +78,13 @@ export function createHubRunner(post, { loadEngine = createEngine, signal = null
       const total = loader.neededBytes;
       let loaded = 0;
       post({ type: 'progress', phase: 'read', file: 'model.safetensors', loaded, total });
-      for (const { begin, end } of loader.needed) {
-        for (let a = begin; a < end; a += loader.stagingBytes) {
-          const b = Math.min(end, a + loader.stagingBytes, blob.size);
-          if (b <= a) break; // a short file: finish() names the tensor that is missing
-          const chunk = await read(a, b);
-          checkCancelled();
-          loader.feed(a, chunk);
-          loaded += b - a;
-          post({ type: 'progress', phase: 'read', file: 'model.safetensors', loaded, total });
-        }
-      }
+      // one buffer for the whole file (readRanges): the chunks make no garbage
+      await readRanges(blob, loader.needed, loader.stagingBytes, (offset, chunk) => {
+        checkCancelled();
+        loader.feed(offset, chunk);
+        loaded += chunk.byteLength;
+        post({ type: 'progress', phase: 'read', file: 'model.safetensors', loaded, total });
+      });
       model = loader.finish(tokenizer.texts);
     } finally {
       loader.dispose();
