@@ -434,6 +434,17 @@ std::vector<std::int32_t> sentence_targets(const CommandOptions& o, const ModelS
 }
 
 int model_grad(const CommandOptions& o) {
+    if (is_directory(o.model_path)) {
+        if (!o.have_sentence) throw Usage{"--sentence or --sentence-file is required"};
+        if (o.pad_to > 0) throw Usage{"--pad-to is for our own checkpoints, not a Hugging Face folder"};
+        HubGradOptions h;
+        h.dir = o.model_path;
+        h.sentence = o.sentence;
+        h.target = o.target;
+        h.scale = o.scale;
+        h.layer = std::max(o.layer, 0);
+        return grad_hub(h);
+    }
     const ModelSentence m = load_model_sentence(o);
     if (o.pad_to > m.cp.config.context)
         throw Error(Error::Code::too_long_for_model, "--pad-to " + std::to_string(o.pad_to) + ": this model reads at most " +
