@@ -253,8 +253,11 @@ int grad_hub(const HubGradOptions& o) {
     if (o.layer >= header_config.layers)
         throw UsageError{"--layer " + std::to_string(o.layer) + " is past the model's " + std::to_string(header_config.layers) +
                          " layers (0 to " + std::to_string(header_config.layers - 1) + ")"};
-    // the estimate before the weights are read (it does not depend on them)
-    const std::int64_t need = learn_memory(header_config, static_cast<int>(ids.size()));
+    // the estimate before the weights are read (it does not depend on them; BERT's MLM head,
+    // which the loader finds in the file, is counted as if present)
+    ModelConfig bound = header_config;
+    if (bound.family == "bert") bound.output_transform = bound.output_bias = true;
+    const std::int64_t need = learn_memory(bound, static_cast<int>(ids.size()));
     if (need > kMaxLearnBytes)
         throw Error(Error::Code::too_large, "the backward of " + std::to_string(ids.size()) + " tokens through this model needs " +
                                                 format_bytes(need) + " beyond its weights; the limit is " +
@@ -308,7 +311,7 @@ int grad_hub(const HubGradOptions& o) {
         json.pop_back();
         if (brace) break;
     }
-    json += ",\"learn_memory_bytes\":" + std::to_string(need) + ",\"defaults\":[";
+    json += ",\"learn_memory_bytes\":" + std::to_string(learn_memory(model->config(), static_cast<int>(ids.size()))) + ",\"defaults\":[";
     for (std::size_t i = 0; i < defaults.size(); ++i) json += (i ? "," : "") + std::to_string(defaults[i]);
     json += "]}\n";
     std::fwrite(json.data(), 1, json.size(), stdout);
