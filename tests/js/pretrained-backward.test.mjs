@@ -148,3 +148,41 @@ test('a step by hand on a layer\u2019s attention lowers the loss, and undoStep p
     }
   }
 });
+
+test('the pretrained worker\u2019s runner answers backward, sgd and undo requests with the model\u2019s own numbers', async () => {
+  const { createHubRunner } = await import('../../web/app/hub-runner.js');
+  const { readdirSync } = await import('node:fs');
+  const replies = [];
+  const runner = createHubRunner((msg) => replies.push(msg), { loadEngine: async () => engine });
+  const sentence = 'the cat sat on the mat';
+  await runner.onMessage({ type: 'backward', req: 1, sentence });
+  assert.equal(replies.at(-1).type, 'error', 'no model yet: an error reply');
+  assert.equal(replies.at(-1).code, 'bad_state');
+  const folder = join(dir, 'gpt2-vocab');
+  const files = readdirSync(folder).map((n) => new File([readFileSync(join(folder, n))], n));
+  await runner.onMessage({ type: 'load', source: { kind: 'files', files } });
+  assert.equal(replies.at(-1).type, 'loaded', JSON.stringify(replies.at(-1)));
+  const direct = load('gpt2-vocab');
+  try {
+    await runner.onMessage({ type: 'backward', req: 2, sentence, layer: 1, scale: false });
+    const got = replies.at(-1);
+    assert.equal(got.type, 'backward');
+    assert.equal(got.req, 2);
+    const want = direct.backwardTrace({ text: sentence, layer: 1, scale: false });
+    assert.equal(got.trace.loss, want.loss);
+    assert.deepEqual(got.trace.layers[1].heads[0].dScaled.data, want.layers[1].heads[0].dScaled.data);
+    const own = direct.backwardTrace({ text: sentence, layer: 1 }).loss;  // the model's own scale, as the step's
+    await runner.onMessage({ type: 'sgd', req: 3, sentence, lr: 0.5, layer: 1, head: 1 });
+    assert.equal(replies.at(-1).type, 'stepped');
+    assert.equal(replies.at(-1).step.steps, 1);
+    await runner.onMessage({ type: 'backward', req: 4, sentence, layer: 1 });
+    assert.ok(replies.at(-1).trace.loss < own, `the step lowered the loss: ${replies.at(-1).trace.loss} < ${own}`);
+    await runner.onMessage({ type: 'undo', req: 5 });
+    assert.deepEqual(replies.at(-1), { type: 'undone', req: 5, steps: 0 });
+    await runner.onMessage({ type: 'backward', req: 6, sentence, layer: 1 });
+    assert.equal(replies.at(-1).trace.loss, own, 'undone exactly');
+  } finally {
+    direct.dispose();
+    runner.dispose();
+  }
+});
