@@ -290,6 +290,7 @@ int grad_hub(const HubGradOptions& o) {
                 if (inner.size() == 1) id = inner[0].id;
             }
         }
+        if (id >= 0 && tokenizer->piece(id) == "[UNK]" && word != "[UNK]") id = -1;  // BERT's unknown word is no answer
         if (id < 0)
             throw Error(Error::Code::unknown_word, "--target: \"" + word + "\" is not one token of this model (a piece such as \"" +
                                                        tokenizer->piece(ids.back()) + "\")");

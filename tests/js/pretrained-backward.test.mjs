@@ -117,6 +117,13 @@ test('a BERT checkpoint: the default target at [MASK] is the model\u2019s own to
     const r = cliRun(['grad', '--model', join(dir, 'bert-mlm'), '--sentence', 'the cat sat on the mat', '--format', 'json']);
     assert.notEqual(r.status, 0);
     assert.match(r.stderr, /write \[MASK\] in place of a word/);
+    // a target that is not one token, a layer past the model: refused by name
+    const bad = cliRun(['grad', '--model', join(dir, 'bert-mlm'), '--sentence', sentence, '--target', `${q}:zebraxyz`, '--format', 'json']);
+    assert.notEqual(bad.status, 0);
+    assert.match(bad.stderr, /"zebraxyz" is not one token of this model/);
+    const past = cliRun(['grad', '--model', join(dir, 'bert-mlm'), '--sentence', sentence, '--layer', '2', '--format', 'json']);
+    assert.notEqual(past.status, 0);
+    assert.match(past.stderr, /--layer 2 is past the model's 2 layers/);
   } finally {
     m.dispose();
   }
