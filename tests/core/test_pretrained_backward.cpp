@@ -9,6 +9,7 @@
 #include "core/backward.hpp"
 
 #include "model_test_util.hpp"
+#include "peak_memory.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -281,4 +282,26 @@ TEST_CASE("pretrained backward: one step by hand on a layer's attention lowers t
     CHECK_THROWS_WITH(attn::sgd_step_layer(m.config(), m.params(), b.grads, 0, -1), Catch::Contains("learning rate"));
     CHECK_THROWS_WITH(attn::sgd_step_layer(m.config(), m.params(), b.grads, 0.1, 2), Catch::Contains("head 2 is not in this model"));
     CHECK(m.params().flat() == before);
+}
+
+TEST_CASE("pretrained backward: learn_memory is an upper bound of what the forward and backward of one layer allocate",
+          "[pretrained_backward][memory]") {
+    // a wide vocabulary and many heads, so the T×V and T×T buffers are what is measured
+    const ModelConfig c = model_test::gpt2_options(model_test::sized_config(20000, 256, 64, 8, 2, 128));
+    std::mt19937 rng(2307);
+    const attn::Parameters p = model_test::random_params(rng, c, 0.1f);
+    attn::Model m(c, attn::Parameters(p));
+    for (const int T : {32, 256}) {
+        const std::vector<std::int32_t> ids = model_test::random_ids(rng, c, T);
+        std::vector<std::int32_t> targets(ids.begin() + 1, ids.end());
+        targets.push_back(attn::kNoTarget);
+        const std::int64_t estimate = attn::learn_memory(c, T);
+        const std::int64_t used = test_memory::peak_memory_of([&] {
+            const attn::PretrainedBackward b = attn::pretrained_backward(m, ids, targets, 0);
+            CHECK(b.loss > 0);
+        });
+        INFO("T = " << T << ": " << used << " bytes used, " << estimate << " estimated");
+        CHECK(estimate >= used);
+        CHECK(used > std::int64_t{T} * c.vocab * 4);  // the measure sees at least one T×V buffer
+    }
 }
