@@ -9,10 +9,13 @@
 //       and the full one (every layer's vectors and the logits, as attn run's JSON; or
 //       the reason it is refused) at each T, the best of --repeat by wall time, with the
 //       CPU time of the same call and the peak resident memory above the level before
-//       (VmHWM, reset per measurement) and run_memory()'s estimate of the page's trace.
+//       (VmHWM, reset per measurement) and run_memory()'s estimate of the page's trace;
+//       and the Learn steps' backward (pretrained_backward of layer 0, next-token targets)
+//       with learn_memory()'s estimate, or the reason it is refused.
 // Not a test (bench/pretrained.sh runs it beside PyTorch).
 
 #include "cli/hub_cli.hpp"
+#include "core/backward.hpp"
 
 #include <malloc.h>
 #include <sys/resource.h>
@@ -219,6 +222,22 @@ int run(const std::string& dir, const std::vector<int>& lengths, int repeat) {
             std::printf("\"full_trace_s\":%.4f,\"full_trace_cpu_s\":%.4f,\"full_trace_peak_bytes\":%ld,", full.wall, full.cpu, full_peak);
         else
             std::printf("\"full_trace_refused\":\"%s\",", refused.substr(0, refused.find(" (")).c_str());
+        // the Learn steps' backward (pretrained_backward: layer 0's gradients, the next token as target)
+        std::vector<std::int32_t> next(b.ids.begin() + 1, b.ids.end());
+        next.push_back(attn::kNoTarget);
+        Timing backward;
+        std::string backward_refused;
+        long backward_peak = 0;
+        try {
+            backward_peak = peak_of([&] { backward = best_of(repeat, [&] { attn::pretrained_backward(*model, b.ids, next, 0); }); });
+        } catch (const attn::Error& e) {
+            backward_refused = e.what();
+        }
+        if (backward_refused.empty())
+            std::printf("\"backward_s\":%.4f,\"backward_cpu_s\":%.4f,\"backward_peak_bytes\":%ld,\"backward_estimate_bytes\":%lld,",
+                        backward.wall, backward.cpu, backward_peak, static_cast<long long>(attn::learn_memory(config, T)));
+        else
+            std::printf("\"backward_refused\":\"%s\",", backward_refused.c_str());
         std::printf("\"peak_rss_bytes\":%ld}\n", peak_rss_bytes());
         std::fflush(stdout);
     }

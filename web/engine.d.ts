@@ -449,7 +449,25 @@ export declare class PretrainedModel {
   generate(text: string, options?: GenerateOptions): GeneratedToken;
   /** the logits (T×V) of the whole model, nothing traced */
   forward(ids: ArrayLike<number>): { logits: Matrix };
+  /** One sentence's backward with the parameter gradients of `layer` only (Trainer.backwardTrace's
+   * shape; `layers` has the asked layer's entry, null for the others). targets default: GPT-2 the
+   * next token, BERT the model's own top fill at each [MASK] (none: RangeError bad_input). */
+  backwardTrace(options: { text: string; targets?: ArrayLike<number> | null; scale?: boolean | null; layer?: number }): PretrainedBackwardTrace;
+  /** One SGD step by hand on layer's attention (head -1: all of it), the old values kept for undoStep. */
+  sgdStep(options: { text: string; targets?: ArrayLike<number> | null; lr: number; layer?: number; head?: number }): { loss: number; size: number; steps: number };
+  /** puts back the last sgdStep's old weights bit for bit; returns the steps left (none: TypeError bad_state) */
+  undoStep(): number;
   dispose(): void;
+}
+
+/** PretrainedModel.backwardTrace: BackwardTrace with one layer's entry. */
+export interface PretrainedBackwardTrace extends Omit<BackwardTrace, 'layers'> {
+  layer: number;
+  /** the forward and backward's memory beyond the weights (the estimate checked before allocating) */
+  memoryBytes: number;
+  /** the model's own targets (before the given ones) */
+  defaults: Int32Array | number[];
+  layers: (BackwardTrace['layers'][number] | null)[];
 }
 
 // ---- training (web/trainer.js) ---------------------------------------------------------

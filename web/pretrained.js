@@ -188,6 +188,48 @@ export class PretrainedModel {
     return Array.from(ids, (id, i) => checkInteger(id, `${what}[${i}]`, 0, this.config.vocab - 1));
   }
 
+  /**
+   * One sentence's backward (Trainer.backwardTrace's shape, for the Learn steps): the parameter
+   * gradients of `layer` only, the activation gradients through the layers above it. targets:
+   * one per token (-1 none); default the model's own (GPT-2: the next token; BERT: its likeliest
+   * fill at each [MASK]; a BERT sentence without [MASK] is a RangeError bad_input). scale false
+   * drops 1/√D. {loss, scale, layer, memoryBytes, targets, defaults, dLogits, probabilities,
+   * layers (the asked one filled, null for the others), gradNorms}.
+   */
+  backwardTrace({ text, targets = null, scale = null, layer = 0 } = {}) {
+    const handle = this._live();
+    checkText(text, 'text', { maxChars: MAX_TEXT_CHARS });
+    checkInteger(layer, 'layer', 0, this.config.layers - 1);
+    if (scale !== null) checkBoolean(scale, 'scale');
+    const tg = targets === null ? null : this._targets(targets);
+    return this._unwrap(this._m.pretrainedBackward(handle, { text, targets: tg, scale, layer }));
+  }
+
+  /**
+   * One plain SGD step by hand on the sentence's loss (the model's own scale), on layer
+   * `layer`'s attention: head ≥ 0 that head's columns of W_Q, W_K, W_V (and biases) and rows of
+   * W_O, head -1 all of them. lr in (0, 100]. {loss (before), size: ‖Δθ‖, steps (undoable)}.
+   */
+  sgdStep({ text, targets = null, lr, layer = 0, head = -1 } = {}) {
+    const handle = this._live();
+    checkText(text, 'text', { maxChars: MAX_TEXT_CHARS });
+    checkInteger(layer, 'layer', 0, this.config.layers - 1);
+    checkInteger(head, 'head', -1, this.config.heads - 1);
+    if (typeof lr !== 'number' || !(lr > 0 && lr <= 100)) throw codedError(RangeError, 'bad_input', `lr must be a number above 0 and at most 100, got ${lr}`);
+    const tg = targets === null ? null : this._targets(targets);
+    return this._unwrap(this._m.pretrainedSgd(handle, { text, targets: tg, lr, layer, head }));
+  }
+
+  /** Undoes the last sgdStep exactly (the old weights put back); returns how many steps remain. */
+  undoStep() {
+    return this._unwrap(this._m.pretrainedUndo(this._live()));
+  }
+
+  _targets(targets) {
+    if (!Array.isArray(targets) && !ArrayBuffer.isView(targets)) throw codedError(TypeError, 'bad_input', 'targets must be an array of token ids (-1: none)');
+    return Array.from(targets, (id, i) => checkInteger(id, `targets[${i}]`, -1, this.config.vocab - 1));
+  }
+
   /** The logits of token ids through the whole model, nothing traced: {logits: T×V matrix}. */
   forward(ids) {
     const handle = this._live();

@@ -18,6 +18,7 @@
 
 #include "convert.hpp"
 #include "guarded.hpp"
+#include "core/backward.hpp"
 #include "core/bpe.hpp"
 #include "core/generation.hpp"
 #include "core/pretrained.hpp"
@@ -55,6 +56,7 @@ struct ModelRecord {
     std::unique_ptr<Model> model;
     std::unique_ptr<PretrainedTokenizer> tokenizer;
     std::unique_ptr<KvCache> cache;  ///< generation's keys and values (made at the first generate; freed before the model)
+    std::vector<SgdUndo> undo;       ///< the steps by hand (pretrainedSgd), the last last: what each changed, for an exact undo
 };
 
 template <typename Record>
@@ -455,6 +457,145 @@ val model_forward_js(int handle, const val& given_ids) {
     });
 }
 
+/// A backward's sequence and targets from JS: options.text, options.targets (one per token,
+/// -1 none; default backward.hpp's pretrained_default_targets), options.layer.
+struct LearnInput {
+    std::vector<std::int32_t> ids, defaults, targets;
+    int layer = 0;
+};
+LearnInput learn_input(ModelRecord& r, const val& options) {
+    const ModelConfig& m = r.model->config();
+    LearnInput in;
+    const val text = options["text"];
+    if (!text.isString()) throw Error("options.text must be the sentence", Error::Kind::type);
+    for (const PretrainedToken& t : r.tokenizer->encode(text.as<std::string>())) in.ids.push_back(t.id);
+    check_sequence(in.ids.size(), m);
+    in.layer = options["layer"].isNumber() ? options["layer"].as<int>() : 0;
+    if (in.layer < 0 || in.layer >= m.layers)
+        throw Error("layer " + std::to_string(in.layer) + " is outside 0 … " + std::to_string(m.layers - 1));
+    const val given = options["targets"];
+    if (!given.isUndefined() && !given.isNull()) {
+        in.targets = emscripten::convertJSArrayToNumberVector<std::int32_t>(given);
+        if (in.targets.size() != in.ids.size())
+            throw Error(Error::Code::bad_shape, "targets has " + std::to_string(in.targets.size()) + " entries; the sentence has " +
+                                                    std::to_string(in.ids.size()) + " tokens");
+        for (std::int32_t y : in.targets)
+            if (y != kNoTarget && (y < 0 || y >= m.vocab))
+                throw Error("target " + std::to_string(y) + " is outside the vocabulary 0 … " + std::to_string(m.vocab - 1));
+        try {
+            in.defaults = pretrained_default_targets(*r.model, in.ids, r.tokenizer->mask_id());
+        } catch (const Error& e) {
+            if (e.code() != Error::Code::bad_input) throw;
+            in.defaults.assign(in.ids.size(), kNoTarget);
+        }
+    } else {
+        in.defaults = pretrained_default_targets(*r.model, in.ids, r.tokenizer->mask_id());
+        in.targets = in.defaults;
+    }
+    return in;
+}
+
+using MatrixField = std::pair<const char*, Eigen::Ref<const Matrix>>;
+void set_matrices(val& o, std::initializer_list<MatrixField> fields) {
+    for (const MatrixField& f : fields) o.set(f.first, js::matrix_to_js(f.second));
+}
+
+/// Trainer.backwardTrace's shape for a loaded model (options: text, targets, scale, layer):
+/// {loss, scale, targets, defaults (the model's own: next tokens, or the top fill at each
+/// [MASK]), layer, memoryBytes (learn_memory), dLogits, probabilities, layers: L entries, the
+/// asked layer's as the trainer's ({normed, dStreamIn, dStreamOut, dAttention, wOutput,
+/// dWQuery…, heads}) and null for the others, gradNorms (the asked layer's tensors)}.
+val model_backward_js(int handle, const val& options) {
+    return guarded([&] {
+        ModelRecord& r = models().at(handle, "model");
+        const LearnInput in = learn_input(r, options);
+        const val sc = options["scale"];
+        const int scale = sc.isUndefined() || sc.isNull() ? -1 : sc.as<bool>();
+        const PretrainedBackward b = pretrained_backward(*r.model, in.ids, in.targets, in.layer, scale);
+        val o = val::object();
+        o.set("loss", b.loss);
+        o.set("scale", b.config.scale);
+        o.set("layer", in.layer);
+        o.set("memoryBytes", static_cast<double>(learn_memory(r.model->config(), static_cast<int>(in.ids.size()))));
+        o.set("targets", val::array(in.targets.begin(), in.targets.end()));
+        o.set("defaults", val::array(in.defaults.begin(), in.defaults.end()));
+        set_matrices(o, {{"dLogits", b.recorder.gradients.d_logits}, {"probabilities", b.recorder.trace.probabilities}});
+        val layers = val::array();
+        const Parameters& params = r.model->params();
+        for (int l = 0; l < r.model->config().layers; ++l) {
+            if (l != in.layer) {
+                layers.call<void>("push", val::null());
+                continue;
+            }
+            const LayerGradTrace& lg = b.recorder.gradients.layers[static_cast<std::size_t>(l)];
+            const LayerTrace& lt = b.recorder.trace.layers[static_cast<std::size_t>(l)];
+            val heads = val::array();
+            for (std::size_t k = 0; k < lg.heads.size(); ++k) {
+                const HeadGradTrace& g = lg.heads[k];
+                const HeadTrace& f = lt.attention.heads[k];
+                val h = val::object();
+                set_matrices(h, {{"query", f.query}, {"key", f.key}, {"value", f.value}, {"weights", f.weights},
+                                 {"dOutput", g.d_output}, {"dWeights", g.d_weights}, {"dScaled", g.d_scaled},
+                                 {"dScores", g.d_scores}, {"dQuery", g.d_query}, {"dKey", g.d_key}, {"dValue", g.d_value}});
+                heads.call<void>("push", h);
+            }
+            const std::string prefix = "layers." + std::to_string(l) + ".";
+            val lo = val::object();
+            set_matrices(lo, {{"normed", lt.normed},
+                              {"dStreamIn", lg.d_input},
+                              {"dStreamOut", lg.d_output},
+                              {"dAttention", lg.d_attention},
+                              {"wOutput", params.view(prefix + "w_output")},
+                              {"dWQuery", b.grads.view(prefix + "w_query")},
+                              {"dWKey", b.grads.view(prefix + "w_key")},
+                              {"dWValue", b.grads.view(prefix + "w_value")},
+                              {"dWOutput", b.grads.view(prefix + "w_output")}});
+            lo.set("heads", heads);
+            layers.call<void>("push", lo);
+        }
+        o.set("layers", layers);
+        val norms = val::object();
+        for (const ParamInfo& info : b.grads.layout) norms.set(info.name, b.grads.view(info.name).cast<double>().norm());
+        o.set("gradNorms", norms);
+        return o;
+    });
+}
+
+/// One plain SGD step by hand on the sentence's loss (the model's own scale) on layer
+/// options.layer's attention: options.head ≥ 0 that head's share, -1 (default) the whole
+/// layer's W_Q, W_K, W_V, W_O and biases. Keeps the old values (pretrainedUndo puts them
+/// back bit for bit). {loss (before the step), size: ‖Δθ‖, steps: how many can be undone}.
+val model_sgd_js(int handle, const val& options) {
+    return guarded([&] {
+        ModelRecord& r = models().at(handle, "model");
+        const LearnInput in = learn_input(r, options);
+        const double lr = options["lr"].isNumber() ? options["lr"].as<double>() : std::nan("");
+        const int head = options["head"].isNumber() ? options["head"].as<int>() : -1;
+        const PretrainedBackward b = pretrained_backward(*r.model, in.ids, in.targets, in.layer);
+        SgdUndo undo;
+        const double size = sgd_step_layer(r.model->config(), r.model->params(), b.grads, lr, head, &undo);
+        r.undo.push_back(std::move(undo));
+        r.cache.reset();  // the KV cache holds keys and values of the old weights
+        val o = val::object();
+        o.set("loss", b.loss);
+        o.set("size", size);
+        o.set("steps", static_cast<int>(r.undo.size()));
+        return o;
+    });
+}
+
+/// Undoes the last step by hand (exactly: the old values put back); returns how many are left.
+val model_undo_js(int handle) {
+    return guarded([&] {
+        ModelRecord& r = models().at(handle, "model");
+        if (r.undo.empty()) throw Error(Error::Code::bad_state, "there is no step by hand to undo");
+        undo_sgd(r.model->params(), r.undo.back());
+        r.undo.pop_back();
+        r.cache.reset();
+        return val(static_cast<int>(r.undo.size()));
+    });
+}
+
 val model_dispose_js(int handle) {
     return guarded([&] {
         models().items.erase(handle);
@@ -480,4 +621,7 @@ EMSCRIPTEN_BINDINGS(attention_pretrained) {
     emscripten::function("pretrainedGenerate", &model_generate_js);
     emscripten::function("pretrainedForward", &model_forward_js);
     emscripten::function("pretrainedDispose", &model_dispose_js);
+    emscripten::function("pretrainedBackward", &model_backward_js);
+    emscripten::function("pretrainedSgd", &model_sgd_js);
+    emscripten::function("pretrainedUndo", &model_undo_js);
 }

@@ -7,6 +7,7 @@
 
 #include "args.hpp"
 
+#include "core/backward.hpp"
 #include "core/json.hpp"
 #include "core/model_json.hpp"
 #include "core/pretrained_tokenizer.hpp"
@@ -236,6 +237,84 @@ int run_hub(const HubRunOptions& o) {
         json += "]";
     }
     json += "}\n";
+    std::fwrite(json.data(), 1, json.size(), stdout);
+    return 0;
+}
+
+int grad_hub(const HubGradOptions& o) {
+    const ModelConfig header_config = read_hub_folder_config(o.dir);
+    const std::unique_ptr<PretrainedTokenizer> tokenizer = read_folder_tokenizer(o.dir, header_config, true);
+    std::vector<std::int32_t> ids;
+    for (const PretrainedToken& t : tokenizer->encode(o.sentence)) ids.push_back(t.id);
+    if (ids.empty()) throw Error(Error::Code::empty_text, "the sentence has no tokens");
+    if (static_cast<int>(ids.size()) > header_config.context)
+        throw Error(Error::Code::too_long_for_model, "the sentence has " + std::to_string(ids.size()) +
+                                                         " tokens; this model reads at most " + std::to_string(header_config.context));
+    if (o.layer >= header_config.layers)
+        throw UsageError{"--layer " + std::to_string(o.layer) + " is past the model's " + std::to_string(header_config.layers) +
+                         " layers (0 to " + std::to_string(header_config.layers - 1) + ")"};
+    // the estimate before the weights are read (it does not depend on them; BERT's MLM head,
+    // which the loader finds in the file, is counted as if present)
+    ModelConfig bound = header_config;
+    if (bound.family == "bert") bound.output_transform = bound.output_bias = true;
+    const std::int64_t need = learn_memory(bound, static_cast<int>(ids.size()));
+    if (need > kMaxLearnBytes)
+        throw Error(Error::Code::too_large, "the backward of " + std::to_string(ids.size()) + " tokens through this model needs " +
+                                                format_bytes(need) + " beyond its weights; the limit is " +
+                                                format_bytes(kMaxLearnBytes) + " — use a shorter sentence");
+    // the target first (a bad one is refused before the weights are read)
+    int pos = -1;
+    std::int32_t id = -1;
+    if (!o.target.empty()) {
+        const std::size_t colon = o.target.find(':');
+        if (colon == std::string::npos || colon == 0 || colon + 1 == o.target.size())
+            throw UsageError{"--target expects POS:TOKEN (a token position from 0 and a token of the model), got \"" + o.target + "\""};
+        const std::string at = o.target.substr(0, colon);
+        if (at.size() > 9 || at.find_first_not_of("0123456789") != std::string::npos || std::stoi(at) >= static_cast<int>(ids.size()))
+            throw UsageError{"--target's position must be a token position 0 to " + std::to_string(ids.size() - 1) + ", got \"" + at + "\""};
+        pos = std::stoi(at);
+        const std::string word = o.target.substr(colon + 1);
+        for (std::int32_t k = 0; k < tokenizer->vocab_size() && id < 0; ++k)
+            if (tokenizer->piece(k) == word) id = k;
+        if (id < 0) {
+            std::vector<PretrainedToken> one;
+            try {
+                one = tokenizer->encode(word);
+            } catch (const Error&) {
+            }
+            if (one.size() == 1) id = one[0].id;
+            else {  // BERT's encode adds [CLS] … [SEP]: the one piece between
+                std::vector<PretrainedToken> inner;
+                for (const PretrainedToken& t : one)
+                    if (t.begin >= 0) inner.push_back(t);
+                if (inner.size() == 1) id = inner[0].id;
+            }
+        }
+        if (id >= 0 && tokenizer->piece(id) == "[UNK]" && word != "[UNK]") id = -1;  // BERT's unknown word is no answer
+        if (id < 0)
+            throw Error(Error::Code::unknown_word, "--target: \"" + word + "\" is not one token of this model (a piece such as \"" +
+                                                       tokenizer->piece(ids.back()) + "\")");
+    }
+    const std::unique_ptr<Model> model = load_hub_folder(o.dir, header_config);
+    std::vector<std::int32_t> defaults;
+    try {
+        defaults = pretrained_default_targets(*model, ids, tokenizer->mask_id());
+    } catch (const Error& e) {
+        if (pos < 0 || e.code() != Error::Code::bad_input) throw;
+        defaults.assign(ids.size(), kNoTarget);  // none here: the one target given
+    }
+    std::vector<std::int32_t> targets = defaults;
+    if (pos >= 0) targets[static_cast<std::size_t>(pos)] = id;
+    const PretrainedBackward b = pretrained_backward(*model, ids, targets, o.layer, o.scale);
+    std::string json = pretrained_backward_json(model->params(), b);
+    while (!json.empty() && (json.back() == '\n' || json.back() == '}')) {
+        const bool brace = json.back() == '}';
+        json.pop_back();
+        if (brace) break;
+    }
+    json += ",\"learn_memory_bytes\":" + std::to_string(learn_memory(model->config(), static_cast<int>(ids.size()))) + ",\"defaults\":[";
+    for (std::size_t i = 0; i < defaults.size(); ++i) json += (i ? "," : "") + std::to_string(defaults[i]);
+    json += "]}\n";
     std::fwrite(json.data(), 1, json.size(), stdout);
     return 0;
 }

@@ -36,4 +36,17 @@ struct HubRunOptions {
 /// Prints the trace of the sentence (or ids) as JSON or a table; returns the exit code.
 int run_hub(const HubRunOptions& options);
 
+struct HubGradOptions {
+    std::string dir;
+    std::string sentence;
+    std::string target;  ///< "POS:TOKEN" (a piece of the vocabulary, or a word that is one token), empty: the default
+    int scale = -1;      ///< --scale 1, --no-scale 0, -1 the model's
+    int layer = 0;       ///< the layer whose parameter gradients are computed
+};
+
+/// `attn grad --model DIR --sentence S`: the backward of a loaded model (backward.hpp
+/// pretrained_backward_json) plus "learn_memory_bytes" (the estimate checked before
+/// allocating) and "defaults" (the targets before --target).
+int grad_hub(const HubGradOptions& options);
+
 }  // namespace attn::cli

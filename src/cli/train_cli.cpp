@@ -3,6 +3,8 @@
 //   attn grad  [same flags] [--steps N] --format json
 //   attn grad  --model FILE (--sentence "TEXT" | --sentence-file PATH|-) [--target POS:WORD] [--[no-]scale]
 //              [--pad-to T] --format json: one sentence's backward, every gradient intermediate (backward.hpp)
+//   attn grad  --model DIR --sentence S [--layer K] [--target POS:TOKEN] [--[no-]scale]: a Hugging Face
+//              folder's backward with layer K's parameter gradients only (hub_cli.cpp grad_hub)
 //   attn run   --model FILE (--sentence "TEXT" | --sentence-file PATH|-) [--format json|table]
 //   attn run   --model DIR (--sentence "TEXT" | --sentence-file PATH|- | --ids 1,2,3) [--layer K] [--format json|table]
 //              DIR: a Hugging Face GPT-2 or BERT folder (hub_cli.hpp)
@@ -65,6 +67,8 @@ std::string train_usage() {
            "       attn grad  [the same flags] [--steps N] --format json\n"
            "       attn grad  --model FILE (--sentence \"TEXT\" | --sentence-file PATH|-) [--target POS:WORD]\n"
            "                  [--[no-]scale] [--pad-to T] --format json\n"
+           "       attn grad  --model DIR --sentence \"TEXT\" [--layer K] [--target POS:TOKEN] [--[no-]scale] --format json\n"
+           "                  DIR: a Hugging Face GPT-2 or BERT folder; layer K's gradients only\n"
            "       attn run   --model FILE (--sentence \"TEXT\" | --sentence-file PATH|-) [--format json|table]\n"
            "       attn run   --model DIR (--sentence \"TEXT\" | --sentence-file PATH|- | --ids 1,2,3) [--layer K]\n"
            "                  [--format json|table]   DIR: a Hugging Face GPT-2 or BERT folder (config.json,\n"
@@ -434,6 +438,18 @@ std::vector<std::int32_t> sentence_targets(const CommandOptions& o, const ModelS
 }
 
 int model_grad(const CommandOptions& o) {
+    if (is_directory(o.model_path)) {
+        if (!o.have_sentence) throw Usage{"--sentence or --sentence-file is required"};
+        if (o.pad_to > 0) throw Usage{"--pad-to is for our own checkpoints, not a Hugging Face folder"};
+        HubGradOptions h;
+        h.dir = o.model_path;
+        h.sentence = o.sentence;
+        h.target = o.target;
+        h.scale = o.scale;
+        h.layer = std::max(o.layer, 0);
+        return grad_hub(h);
+    }
+    if (o.layer >= 0) throw Usage{"--layer is for a Hugging Face model folder; our checkpoints' backward has every layer"};
     const ModelSentence m = load_model_sentence(o);
     if (o.pad_to > m.cp.config.context)
         throw Error(Error::Code::too_long_for_model, "--pad-to " + std::to_string(o.pad_to) + ": this model reads at most " +

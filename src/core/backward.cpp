@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <iterator>
 #include <memory>
 
@@ -74,11 +75,49 @@ BackwardTrace backward_trace(const ModelConfig& config, const Parameters& params
     return b;
 }
 
-double sgd_step(const ModelConfig& config, Parameters& params, const Parameters& grads, double lr, int layer, int head) {
+namespace {
+
+/// The flat [begin, end) ranges of layer `layer`'s attention: head ≥ 0 its columns
+/// h·D … of W_Q, W_K, W_V and their biases and its rows of W_O; head < 0 all of
+/// W_Q, W_K, W_V, W_O and their biases.
+std::vector<std::pair<std::size_t, std::size_t>> attention_ranges(const ModelConfig& config, const Parameters& params,
+                                                                   int layer, int head) {
+    std::vector<std::pair<std::size_t, std::size_t>> ranges;
+    const auto name = [&](const char* leaf) { return "layers." + std::to_string(layer) + "." + leaf; };
+    if (head < 0) {
+        for (const char* leaf : {"w_query", "b_query", "w_key", "b_key", "w_value", "b_value", "w_output", "b_output"}) {
+            if (!params.has(name(leaf))) continue;
+            const ParamInfo& p = params.info(name(leaf));
+            ranges.emplace_back(p.offset, p.offset + p.size());
+        }
+        return ranges;
+    }
+    const int D = config.d_model / config.heads;
+    for (const char* leaf : {"w_query", "w_key", "w_value", "b_query", "b_key", "b_value"}) {
+        if (!params.has(name(leaf))) continue;
+        const ParamInfo& p = params.info(name(leaf));
+        for (int r = 0; r < p.rows; ++r) {
+            const std::size_t row = p.offset + static_cast<std::size_t>(r) * static_cast<std::size_t>(p.cols);
+            ranges.emplace_back(row + static_cast<std::size_t>(head * D), row + static_cast<std::size_t>((head + 1) * D));
+        }
+    }
+    const ParamInfo& o = params.info(name("w_output"));
+    ranges.emplace_back(o.offset + static_cast<std::size_t>(head * D) * static_cast<std::size_t>(o.cols),
+                        o.offset + static_cast<std::size_t>((head + 1) * D) * static_cast<std::size_t>(o.cols));
+    return ranges;
+}
+
+void check_rate(double lr) {
     if (!std::isfinite(lr)) throw Error(Error::Code::not_finite, "the learning rate is not a finite number");
     if (!(lr > 0) || lr > kMaxSgdRate)
         throw Error("the learning rate must be above 0 and at most " + std::to_string(static_cast<int>(kMaxSgdRate)) +
                     ", got " + std::to_string(lr));
+}
+
+}  // namespace
+
+double sgd_step(const ModelConfig& config, Parameters& params, const Parameters& grads, double lr, int layer, int head) {
+    check_rate(lr);
     if (grads.size() != params.size())
         throw Error(Error::Code::bad_shape, "the gradients have " + std::to_string(grads.size()) +
                                                 " numbers, the parameters " + std::to_string(params.size()));
@@ -87,23 +126,10 @@ double sgd_step(const ModelConfig& config, Parameters& params, const Parameters&
                     std::to_string(config.layers) + " layers of " + std::to_string(config.heads) + " heads)");
     // the flat ranges to move: [begin, end) pairs into params.flat()
     std::vector<std::pair<std::size_t, std::size_t>> ranges;
-    if (layer < 0) {
+    if (layer < 0)
         ranges.emplace_back(0, params.size());
-    } else {
-        const int D = config.d_model / config.heads;
-        const auto name = [&](const char* leaf) { return "layers." + std::to_string(layer) + "." + leaf; };
-        for (const char* leaf : {"w_query", "w_key", "w_value", "b_query", "b_key", "b_value"}) {
-            if (!params.has(name(leaf))) continue;
-            const ParamInfo& p = params.info(name(leaf));
-            for (int r = 0; r < p.rows; ++r) {
-                const std::size_t row = p.offset + static_cast<std::size_t>(r) * static_cast<std::size_t>(p.cols);
-                ranges.emplace_back(row + static_cast<std::size_t>(head * D), row + static_cast<std::size_t>((head + 1) * D));
-            }
-        }
-        const ParamInfo& o = params.info(name("w_output"));
-        ranges.emplace_back(o.offset + static_cast<std::size_t>(head * D) * static_cast<std::size_t>(o.cols),
-                            o.offset + static_cast<std::size_t>((head + 1) * D) * static_cast<std::size_t>(o.cols));
-    }
+    else
+        ranges = attention_ranges(config, params, layer, head);
     std::vector<float>& w = params.flat();
     const std::vector<float>& g = grads.flat();
     double size2 = 0;
@@ -120,19 +146,25 @@ double sgd_step(const ModelConfig& config, Parameters& params, const Parameters&
     return std::sqrt(size2);
 }
 
-std::string backward_trace_json(const Parameters& params, const BackwardTrace& b) {
-    std::string o = gradient_dump_json(b.config, params, b.batch, b.loss, b.grads);
+namespace {
+
+/// Drops a document's closing brace (and newline) so that fields can follow.
+void open_document(std::string& o) {
     while (!o.empty() && (o.back() == '\n' || o.back() == '}')) {
         const bool brace = o.back() == '}';
         o.pop_back();
         if (brace) break;
     }
+}
+
+/// ,"probabilities", "d_logits" and "layers": [{"heads": [...]}] of a recorder, then the closing brace.
+void close_with_gradients(std::string& o, const Recorder& recorder) {
     o += ",\"probabilities\":";
-    json_put_matrix(o, b.recorder.trace.probabilities);
+    json_put_matrix(o, recorder.trace.probabilities);
     o += ",\"d_logits\":";
-    json_put_matrix(o, b.recorder.gradients.d_logits);
+    json_put_matrix(o, recorder.gradients.d_logits);
     o += ",\"layers\":[";
-    const auto& layers = b.recorder.gradients.layers;
+    const auto& layers = recorder.gradients.layers;
     for (std::size_t l = 0; l < layers.size(); ++l) {
         if (l) o += ',';
         o += "{\"heads\":[";
@@ -156,6 +188,158 @@ std::string backward_trace_json(const Parameters& params, const BackwardTrace& b
         o += "]}";
     }
     o += "]}\n";
+}
+
+/// {"name": tensor, ...} of the given tensors (a vector as a flat list, a matrix as rows).
+void put_layer_tensors(std::string& o, const std::vector<ParamInfo>& layout, const float* data) {
+    o += '{';
+    for (std::size_t k = 0; k < layout.size(); ++k) {
+        const ParamInfo& info = layout[k];
+        if (k) o += ',';
+        o += json_quote(info.name) + ':';
+        const Eigen::Map<const Matrix> v(data + info.offset, info.rows, info.cols);
+        if (info.vector) {
+            o += '[';
+            for (int j = 0; j < info.cols; ++j) {
+                if (j) o += ',';
+                json_put_float(o, v(0, j));
+            }
+            o += ']';
+        } else {
+            json_put_matrix(o, v);
+        }
+    }
+    o += '}';
+}
+
+}  // namespace
+
+std::string backward_trace_json(const Parameters& params, const BackwardTrace& b) {
+    std::string o = gradient_dump_json(b.config, params, b.batch, b.loss, b.grads);
+    open_document(o);
+    close_with_gradients(o, b.recorder);
+    return o;
+}
+
+std::vector<std::int32_t> pretrained_default_targets(Model& model, const std::vector<std::int32_t>& ids,
+                                                     std::int32_t mask_id) {
+    const ModelConfig& c = model.config();
+    const std::size_t T = ids.size();
+    std::vector<std::int32_t> targets(T, kNoTarget);
+    if (T == 0) throw Error("the sentence has no tokens");
+    if (c.causal) {
+        if (T < 2) throw Error("a one-token sentence has no next token to predict: write two or more words, or give a target (--target 0:TOKEN)");
+        for (std::size_t t = 0; t + 1 < T; ++t) targets[t] = ids[t + 1];
+        return targets;
+    }
+    bool any = false;
+    for (std::size_t t = 0; t < T; ++t) any = any || (mask_id >= 0 && ids[t] == mask_id);
+    if (!any)
+        throw Error("the sentence has no [MASK]: BERT's loss is its guess at a masked word, so write [MASK] in place of a "
+                    "word (e.g. \"the cat [MASK] on the mat\"), or give a target (--target POS:TOKEN)");
+    TraceKeep keep;
+    keep.layer = c.layers - 1;
+    keep.vectors = c.layers - 1;
+    keep.logits = false;
+    keep.top_k = 1;
+    const ModelTrace tr = trace_model(c, model.params(), ids, -1, {}, keep);
+    for (std::size_t t = 0; t < T; ++t)
+        if (ids[t] == mask_id) targets[t] = tr.top_ids[t];
+    return targets;
+}
+
+PretrainedBackward pretrained_backward(Model& model, const std::vector<std::int32_t>& ids,
+                                       const std::vector<std::int32_t>& targets, int layer, int scale) {
+    if (targets.size() != ids.size())
+        throw Error(Error::Code::bad_shape, "targets has " + std::to_string(targets.size()) + " entries, ids " +
+                                                std::to_string(ids.size()));
+    if (layer < 0 || layer >= model.config().layers)
+        throw Error("layer " + std::to_string(layer) + " is not in this model (" + std::to_string(model.config().layers) +
+                    " layers, 0 to " + std::to_string(model.config().layers - 1) + ")");
+    PretrainedBackward b;
+    b.config = model.config();
+    if (scale >= 0) b.config.scale = scale != 0;
+    b.layer = layer;
+    b.batch.batch = 1;
+    b.batch.length = static_cast<int>(ids.size());
+    b.batch.ids = ids;
+    b.batch.targets = targets;
+    ForwardOptions options;
+    options.scale_override = scale;
+    b.recorder.layer = layer;
+    b.recorder.vectors = layer;
+    const LossResult r = model.learn_forward(b.batch, options, &b.recorder);
+    if (r.targets == 0) throw Error("no position has a target: the loss is empty");
+    b.loss = r.loss;
+    model.backward_layer(layer, b.grads, &b.recorder);
+    return b;
+}
+
+double sgd_step_layer(const ModelConfig& config, Parameters& params, const LayerGradients& grads, double lr, int head,
+                      SgdUndo* undo) {
+    check_rate(lr);
+    if (grads.layer < 0 || grads.layer >= config.layers || grads.layout.empty())
+        throw Error(Error::Code::bad_shape, "the gradients name no layer of this model");
+    if (head >= config.heads)
+        throw Error("head " + std::to_string(head) + " is not in this model (" + std::to_string(config.heads) + " heads)");
+    const ParamInfo& first = params.info(grads.layout.front().name);
+    const std::size_t base = first.offset;
+    std::size_t n = 0;
+    for (const ParamInfo& i : grads.layout) n += i.size();
+    const auto ranges = attention_ranges(config, params, grads.layer, head);
+    for (const auto& [b, e] : ranges)
+        if (b < base || e > base + n || n != grads.flat.size())
+            throw Error(Error::Code::bad_shape, "the gradients are not layer " + std::to_string(grads.layer) + "'s of this model");
+    std::vector<float>& w = params.flat();
+    const float* g = grads.flat.data();
+    double size2 = 0;
+    for (const auto& [b, e] : ranges)
+        for (std::size_t i = b; i < e; ++i) {
+            const float x = w[i] - static_cast<float>(lr * static_cast<double>(g[i - base]));
+            if (!std::isfinite(x))
+                throw Error(Error::Code::not_finite, "the step makes a weight non-finite (learning rate " + std::to_string(lr) + "): the weights are kept");
+            const double d = static_cast<double>(x) - static_cast<double>(w[i]);
+            size2 += d * d;
+        }
+    if (undo) {
+        undo->ranges = ranges;
+        undo->old.clear();
+        for (const auto& [b, e] : ranges) undo->old.insert(undo->old.end(), w.begin() + static_cast<std::ptrdiff_t>(b), w.begin() + static_cast<std::ptrdiff_t>(e));
+    }
+    for (const auto& [b, e] : ranges)
+        for (std::size_t i = b; i < e; ++i) w[i] -= static_cast<float>(lr * static_cast<double>(g[i - base]));
+    return std::sqrt(size2);
+}
+
+void undo_sgd(Parameters& params, const SgdUndo& undo) {
+    std::size_t n = 0;
+    for (const auto& [b, e] : undo.ranges) {
+        if (e < b || e > params.size()) throw Error(Error::Code::bad_shape, "the undo does not fit these parameters");
+        n += e - b;
+    }
+    if (n != undo.old.size()) throw Error(Error::Code::bad_shape, "the undo does not fit these parameters");
+    std::vector<float>& w = params.flat();
+    std::size_t k = 0;
+    for (const auto& [b, e] : undo.ranges)
+        for (std::size_t i = b; i < e; ++i) w[i] = undo.old[k++];
+}
+
+std::string pretrained_backward_json(const Parameters& params, const PretrainedBackward& b) {
+    std::string o = "{\"config\":" + model_config_json(b.config) + ",\"layer\":" + std::to_string(b.layer) + ",\"params\":";
+    std::vector<ParamInfo> own;  // the layer's tensors at their offsets in params
+    for (const ParamInfo& g : b.grads.layout) own.push_back(params.info(g.name));
+    put_layer_tensors(o, own, params.flat().data());
+    o += ",\"batch\":{\"ids\":[[";
+    for (std::size_t i = 0; i < b.batch.ids.size(); ++i) o += (i ? "," : "") + std::to_string(b.batch.ids[i]);
+    o += "]],\"targets\":[[";
+    for (std::size_t i = 0; i < b.batch.targets.size(); ++i) o += (i ? "," : "") + std::to_string(b.batch.targets[i]);
+    o += "]]},\"loss\":";
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.17g", b.loss);
+    o += buf;
+    o += ",\"grads\":";
+    put_layer_tensors(o, b.grads.layout, b.grads.flat.data());
+    close_with_gradients(o, b.recorder);
     return o;
 }
 

@@ -48,6 +48,49 @@ inline constexpr double kMaxSgdRate = 100.0;
 double sgd_step(const ModelConfig& config, Parameters& params, const Parameters& grads, double lr, int layer = -1,
                 int head = -1);
 
+/// A loaded (pretrained) model's default targets for a sentence: GPT-2 (causal):
+/// the next token at every position but the last; BERT: at each [MASK] (mask_id)
+/// the model's own likeliest fill (so the loss starts from the model's answer; the
+/// user may pick another). Throws attn::Error (bad_input): a one-token GPT-2
+/// sentence, a BERT sentence without [MASK] (saying how to add one).
+std::vector<std::int32_t> pretrained_default_targets(Model& model, const std::vector<std::int32_t>& ids,
+                                                     std::int32_t mask_id);
+
+/// One forward and backward of a loaded model (no Trainer, no gradients for every
+/// parameter): the parameter gradients of `layer` only (Model::backward_layer), the
+/// gradient intermediates of that layer's heads, d_logits and the probabilities.
+/// `scale` as backward_trace's (-1 the model's own).
+struct PretrainedBackward {
+    ModelConfig config;  ///< the model's, with `scale` applied
+    Batch batch;
+    double loss = 0;
+    int layer = 0;
+    LayerGradients grads;
+    Recorder recorder;  ///< layer = vectors = `layer`: the forward's heads and the gradients of that layer
+};
+PretrainedBackward pretrained_backward(Model& model, const std::vector<std::int32_t>& ids,
+                                       const std::vector<std::int32_t>& targets, int layer, int scale = -1);
+
+/// What a step by hand changed, to put it back bit for bit: [begin, end) ranges of the
+/// flat parameters and their old values, in order.
+struct SgdUndo {
+    std::vector<std::pair<std::size_t, std::size_t>> ranges;
+    std::vector<float> old;
+};
+/// sgd_step for a loaded model's one-layer gradients: head ≥ 0 that head's share of
+/// the layer's attention (as sgd_step), head < 0 the whole layer's attention (W_Q, W_K,
+/// W_V, W_O and their biases). Returns ‖Δθ‖; fills `undo` (when given) before moving
+/// anything. The same refusals as sgd_step (params left as they were).
+double sgd_step_layer(const ModelConfig& config, Parameters& params, const LayerGradients& grads, double lr, int head,
+                      SgdUndo* undo = nullptr);
+/// Puts back what sgd_step_layer changed (exact).
+void undo_sgd(Parameters& params, const SgdUndo& undo);
+
+/// backward_trace_json's shape for a loaded model: "params" and "grads" hold the
+/// asked layer's tensors only, "layers" has L entries of which only that layer's
+/// "heads" is filled (the others []), plus "layer": the asked layer.
+std::string pretrained_backward_json(const Parameters& params, const PretrainedBackward& b);
+
 /// gradient_dump_json's document plus "layers": [{"heads": [{d_output,
 /// d_weights, d_scaled, d_scores, d_query, d_key, d_value}]}] (the trace's
 /// keys with a d_ prefix), "d_logits" and "probabilities".

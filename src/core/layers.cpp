@@ -28,11 +28,13 @@ void affine(const Eigen::Ref<const Matrix>& x, const float* w, const float* b, i
     if (b) add_row_vector(y, b);
 }
 
-/// For y = x·W (+ b): dW += xᵀ·dy, db += Σ_rows dy.
+/// For y = x·W (+ b): dW += xᵀ·dy, db += Σ_rows dy (a null dw or db: that gradient is not asked for).
 void affine_grads(const Eigen::Ref<const Matrix>& x, const Matrix& dy, float* dw, float* db, int rows, int cols,
                   Matrix& tmp) {
-    gemm_at(x, dy, tmp);  // (rows, N)·(N, cols)
-    Eigen::Map<Matrix>(dw, rows, cols) += tmp;
+    if (dw) {
+        gemm_at(x, dy, tmp);  // (rows, N)·(N, cols)
+        Eigen::Map<Matrix>(dw, rows, cols) += tmp;
+    }
     if (db) add_column_sums(dy, db);
 }
 
@@ -138,8 +140,8 @@ void layernorm_backward(const Matrix& x, const float* gain, const LayerNormCache
             gdy[static_cast<std::size_t>(j)] = g;
             sum_g += g;
             sum_gx += static_cast<double>(g) * h;
-            dgain[j] += dyi[j] * h;
-            dbias[j] += dyi[j];
+            if (dgain) dgain[j] += dyi[j] * h;  // null: not asked for (Model::backward_layer)
+            if (dbias) dbias[j] += dyi[j];
         }
         const float mean_g = static_cast<float>(sum_g / static_cast<double>(c));
         const float mean_gx = static_cast<float>(sum_gx / static_cast<double>(c));
@@ -424,15 +426,19 @@ void head_backward(const ModelConfig& config, const ParamPtrs& p, const GradPtrs
     Matrix tmp, dx;
     Matrix& out = config.output_transform ? dx : dh;
     if (config.tied) {
-        gemm_at(dlogits, x, tmp);  // (V, N)·(N, C) → (V, C)
-        Eigen::Map<Matrix>(g.embed, V, C) += tmp;
+        if (g.embed) {  // null: not asked for (Model::backward_layer)
+            gemm_at(dlogits, x, tmp);  // (V, N)·(N, C) → (V, C)
+            Eigen::Map<Matrix>(g.embed, V, C) += tmp;
+        }
         gemm(dlogits, as_matrix(p.embed, V, C), out);  // (N, V)·(V, C)
     } else {
-        gemm_at(x, dlogits, tmp);  // (C, N)·(N, V)
-        Eigen::Map<Matrix>(g.unembed, C, V) += tmp;
+        if (g.unembed) {
+            gemm_at(x, dlogits, tmp);  // (C, N)·(N, V)
+            Eigen::Map<Matrix>(g.unembed, C, V) += tmp;
+        }
         gemm_bt(dlogits, as_matrix(p.unembed, C, V), out);  // (N, V)·(V, C)
     }
-    if (config.output_bias) add_column_sums(dlogits, g.unembed_bias);
+    if (config.output_bias && g.unembed_bias) add_column_sums(dlogits, g.unembed_bias);
     if (!config.output_transform) return;
     Matrix dpre = Matrix::Zero(dx.rows(), dx.cols());
     layernorm_backward(c.act, p.head_ln_gain, c.ln, dx, dpre, g.head_ln_gain, g.head_ln_bias);

@@ -247,8 +247,18 @@ std::string refusal(const TrainingMemory& m, const ModelConfig& c, int batch, in
 
 }  // namespace
 
+namespace {
+TrainingMemory memory_parts(const ModelConfig& c, int batch, int length);
+}
+
 TrainingMemory training_memory(const ModelConfig& c, int batch, int length) {
     validate_model_config(c);
+    return memory_parts(c, batch, length);
+}
+
+namespace {
+/// training_memory() without the training limits' check (a loaded model's learn_memory uses it too).
+TrainingMemory memory_parts(const ModelConfig& c, int batch, int length) {
     if (batch < 1) throw Error("a batch needs at least 1 sequence, got " + std::to_string(batch));
     if (length < 1) throw Error("a sequence needs at least 1 token, got " + std::to_string(length));
     constexpr std::int64_t kFloat = sizeof(float);  // ids and targets are int32: the same 4 bytes
@@ -282,6 +292,22 @@ TrainingMemory training_memory(const ModelConfig& c, int batch, int length) {
                     kFloat);
     if (!m.fits()) m.refusal = refusal(m, c, batch, length);
     return m;
+}
+}  // namespace
+
+std::int64_t learn_memory(const ModelConfig& c, int length) {
+    validate_inference_config(c);
+    const TrainingMemory m = memory_parts(c, 1, length);
+    const std::int64_t T = length, C = c.d_model, H = c.heads, D = C / H, F = c.mlp, V = c.vocab;
+    // the trace: logits, probabilities and d_logits (T×V each); every layer's vectors
+    // (input, normed, residual, mlp_*, output, concat, the attention's output: 8 T×C, 2 T×F;
+    // d_output, d_input and d_attention: 3 T×C); the asked layer's heads: per head 3 T×T and
+    // 4 T×D of the forward and 4 T×T and 3 T×D of the gradients; the embeddings (5 T×C); the
+    // layer's gradients (at most 4C² + 2CF + 4C + F + 4C floats).
+    const std::int64_t trace = mul(mul(T, V), 3) + mul(mul(mul(T, C), 11) + mul(mul(T, F), 2), c.layers) +
+                               mul(H, mul(mul(T, T), 7) + mul(mul(T, D), 7)) + mul(mul(T, C), 5);
+    const std::int64_t layer = mul(mul(C, C), 4) + mul(mul(C, F), 2) + mul(C, 8) + F;
+    return m.activations + m.attention + m.scratch + mul(trace + layer, 4);
 }
 
 void check_training_memory(const ModelConfig& c, int batch, int length) {
@@ -542,7 +568,8 @@ AttentionRun attention_run(const ModelConfig& cfg, const ForwardState& s, int la
     run.lengths = &s.lengths;
     run.causal = s.causal;
     const int D = cfg.d_model / cfg.heads;
-    run.scale = cfg.scale ? static_cast<float>(1.0 / std::sqrt(static_cast<double>(D))) : 1.0f;
+    const bool scale = s.options.scale_override < 0 ? cfg.scale : s.options.scale_override == 1;
+    run.scale = scale ? static_cast<float>(1.0 / std::sqrt(static_cast<double>(D))) : 1.0f;
     run.layer = layer;
     run.options = &s.options;
     return run;
@@ -821,6 +848,88 @@ void Model::backward(Parameters& grads, AttentionStats* stats, Recorder* recorde
     }
     embedding_backward(config_, p, g, s.ids, s.B, s.T, s.embedding, dx);
     if (stats) stats->score_grad_norm = std::sqrt(score_grad_sq);
+}
+
+Eigen::Map<const Matrix> LayerGradients::view(const std::string& name) const {
+    for (const ParamInfo& i : layout)
+        if (i.name == name) return {flat.data() + i.offset, i.rows, i.cols};
+    throw Error("layer " + std::to_string(layer) + " has no gradient named \"" + name + "\"");
+}
+
+bool LayerGradients::has(const std::string& name) const {
+    for (const ParamInfo& i : layout)
+        if (i.name == name) return true;
+    return false;
+}
+
+LossResult Model::learn_forward(const Batch& batch, const ForwardOptions& options, Recorder* recorder) {
+    validate_batch(config_, batch);
+    if (batch.batch != 1)
+        throw Error("the backward of a loaded model reads one sentence; the batch has " + std::to_string(batch.batch));
+    const std::int64_t need = learn_memory(config_, batch.length);
+    if (need > kMaxLearnBytes)
+        throw Error(Error::Code::too_large,
+                    "the backward of " + std::to_string(batch.length) + " tokens through this model needs " +
+                        format_bytes(need) + " beyond its weights; the limit is " + format_bytes(kMaxLearnBytes) +
+                        " — use a shorter sentence");
+    trained_forward_ = false;
+    const LossResult r = forward_pass(config_, params_.flat().data(), *state_, batch, options, recorder, true);
+    trained_forward_ = true;
+    return r;
+}
+
+void Model::backward_layer(int layer, LayerGradients& grads, Recorder* recorder) {
+    ForwardState& s = *state_;
+    if (!trained_forward_) throw Error(Error::Code::bad_state, "backward_layer() needs a learn_forward() first");
+    if (layer < 0 || layer >= config_.layers)
+        throw Error("layer " + std::to_string(layer) + " is not in this model (" + std::to_string(config_.layers) +
+                    " layers, from 0)");
+    if (recorder && s.B != 1) throw Error("a recorder keeps the gradients of one sequence; the batch has " + std::to_string(s.B));
+    // the layer's tensors, contiguous in the layout: their own small buffer
+    const std::string prefix = "layers." + std::to_string(layer) + ".";
+    grads.layer = layer;
+    grads.layout.clear();
+    std::size_t base = 0, n = 0;
+    for (const ParamInfo& info : params_.layout()) {
+        if (info.name.compare(0, prefix.size(), prefix) != 0) continue;
+        if (grads.layout.empty()) base = info.offset;
+        if (info.offset != base + n) throw Error(Error::Code::bad_state, "layer " + std::to_string(layer) + "'s tensors are not contiguous");
+        ParamInfo i = info;
+        i.offset = n;
+        n += info.size();
+        grads.layout.push_back(i);
+    }
+    grads.flat.assign(n, 0.0f);
+    const ParamPtrs p = bind(s.slots, static_cast<const float*>(params_.flat().data()));
+    GradPtrs g;  // null everywhere (not asked for) but the layer's tensors
+    g.layers.resize(static_cast<std::size_t>(config_.layers));
+    zip_layer_fields(g.layers[static_cast<std::size_t>(layer)], s.slots.layers[static_cast<std::size_t>(layer)],
+                     [&](float*& ptr, const Slot& slot) {
+                         ptr = slot.offset < 0 ? nullptr : grads.flat.data() + (static_cast<std::size_t>(slot.offset) - base);
+                     });
+    const int N = s.B * s.T, C = config_.d_model;
+    GradientTrace* gt = recorder ? &recorder->gradients : nullptr;
+    if (gt) {
+        gt->d_logits = s.logits_grad;
+        gt->layers.assign(static_cast<std::size_t>(config_.layers), LayerGradTrace{});
+    }
+    Matrix dh, dx;
+    head_backward(config_, p, g, s.normed_final, s.head, s.logits_grad, dh);
+    if (config_.layernorm && config_.norm == Norm::pre) {
+        dx.setZero(N, C);
+        layernorm_backward(s.x_final, p.final_ln_gain, s.final_ln, dh, dx, g.final_ln_gain, g.final_ln_bias);
+    } else {
+        dx = std::move(dh);
+    }
+    double score_grad_sq = 0;
+    for (int l = config_.layers - 1; l >= layer; --l) {  // the layers below do not change the asked layer's gradients
+        LayerGradTrace* lt = gt ? &gt->layers[static_cast<std::size_t>(l)] : nullptr;
+        if (lt) lt->d_output = dx;
+        block_backward(config_, p.layers[static_cast<std::size_t>(l)], g.layers[static_cast<std::size_t>(l)],
+                       attention_run(config_, s, l), s.layers[static_cast<std::size_t>(l)], dx, score_grad_sq,
+                       lt && recorder->keeps(l) ? &lt->heads : nullptr, lt && recorder->keeps(l) ? &lt->d_attention : nullptr);
+        if (lt) lt->d_input = dx;
+    }
 }
 
 namespace {

@@ -204,6 +204,8 @@ struct ForwardOptions {
     bool uniform_attention = false;
     /// -1: the model's own mask; 0: force no causal mask; 1: force causal.
     int causal_override = -1;
+    /// -1: the model's own 1/√D; 0: no scale (scores as they are); 1: 1/√D (the playground's switch).
+    int scale_override = -1;
 };
 
 /// Per-step numbers for the lab's charts (averaged over layers, heads and rows).
@@ -313,6 +315,25 @@ struct TraceKeep {
 /// bound (tests compare it with measured peaks). Runs above kMaxTrainingBytes are refused.
 std::int64_t run_memory(const ModelConfig& config, int batch, int length, const TraceKeep* keep);
 
+/// One layer's parameter gradients (Model::backward_layer): the tensors
+/// "layers.{l}.*" of parameter_layout, in its order, offsets into `flat`.
+struct LayerGradients {
+    int layer = -1;
+    std::vector<ParamInfo> layout;
+    std::vector<float> flat;
+    Eigen::Map<const Matrix> view(const std::string& name) const;  ///< throws attn::Error for a name it has not
+    bool has(const std::string& name) const;
+};
+
+/// The most a loaded model's forward and backward of one sentence (learn_forward and
+/// backward_layer with a recorder keeping one layer's heads) may allocate beyond its
+/// weights: the wasm module's 4 GiB holds GPT-2 small's weights (0.5 GB) and this.
+inline constexpr std::int64_t kMaxLearnBytes = std::int64_t{2} << 30;
+/// What that forward and backward of `length` tokens allocate beyond the weights, in
+/// bytes: training_memory's activations, attention and scratch of a batch of one, plus
+/// the recorder's trace and gradients and the layer's gradients (an upper bound).
+std::int64_t learn_memory(const ModelConfig& config, int length);
+
 namespace detail {
 struct ForwardState;
 }
@@ -344,6 +365,16 @@ public:
     /// Fills the score-gradient norm of the returned stats. With the recorder
     /// of that forward, also keeps every gradient intermediate in recorder->gradients.
     void backward(Parameters& grads, AttentionStats* stats = nullptr, Recorder* recorder = nullptr);
+    /// A loaded (pretrained) model's forward that keeps what backward_layer needs, for a
+    /// batch of one: checks the model only as one that is run (validate_inference_config)
+    /// and refuses (too_large) when learn_memory() is above kMaxLearnBytes.
+    LossResult learn_forward(const Batch& batch, const ForwardOptions& options = {}, Recorder* recorder = nullptr);
+    /// The backward of the last forward (learn_forward or forward) with the parameter
+    /// gradients of layer `layer` only (no buffer for the others): the activation gradients
+    /// flow from the loss through the layers above it, the layers below are not visited
+    /// (the recorder's gradients of layers below `layer` stay empty). Equal to backward()'s
+    /// gradients of that layer (the same operations in the same order).
+    void backward_layer(int layer, LayerGradients& grads, Recorder* recorder = nullptr);
     /// The trace of one sequence (ids.size() = T ≤ context; keys at or past
     /// `length` hidden, -1 = all real): run() on a batch of one with a recorder.
     ModelTrace trace(const std::vector<std::int32_t>& ids, int length = -1, const ForwardOptions& options = {},

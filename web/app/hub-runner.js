@@ -14,11 +14,15 @@
 //   {type: 'load', source: {kind: 'hub', base, id} | {kind: 'url', url} (a folder a host serves) | {kind: 'files', files: [File]}}
 //   {type: 'trace', req, sentence, layer, allWeights, generated}   (generated: the ids that wrote the sentence's end)
 //   {type: 'generate', req, sentence, generated, options}           the next token (pretrained.js's generate)
+//   {type: 'backward', req, sentence, targets, scale, layer}         the Learn steps' backward (pretrained.js's backwardTrace)
+//   {type: 'sgd', req, sentence, targets, lr, layer, head}          a step by hand (sgdStep); {type: 'undo', req} its undo
 // Worker → page:
 //   {type: 'progress', phase: 'download' | 'read', file, loaded, total, cached}
 //   {type: 'loaded', info: {config, parameterCount, maskId, files, neededBytes, fileBytes, memoryBytes}}
 //   {type: 'trace', req, trace}                        (pretrained.js's trace; its buffers transferred)
 //   {type: 'generated', req, token}                    (pretrained.js's generate)
+//   {type: 'backward', req, trace}                     (pretrained.js's backwardTrace; its buffers transferred)
+//   {type: 'stepped', req, step} / {type: 'undone', req, steps}   (sgdStep / undoStep)
 //   {type: 'error', req?, message, code, file}         a failed load or trace (code: err.code)
 // Every message is wrapped: an error becomes an 'error' reply, never an uncaught one.
 
@@ -117,6 +121,17 @@ export function createHubRunner(post, { loadEngine = createEngine, signal = null
           if (!model) throw hubError('bad_state', 'no model is loaded');
           const trace = model.trace(msg.sentence, { layer: msg.layer, allWeights: msg.allWeights !== false, generated: msg.generated ?? [] });
           post({ type: 'trace', req: msg.req, trace }, [...buffers(trace)]);
+        } else if (msg.type === 'backward') {
+          if (!model) throw hubError('bad_state', 'no model is loaded');
+          const trace = model.backwardTrace({ text: msg.sentence, targets: msg.targets ?? null, scale: msg.scale ?? null, layer: msg.layer ?? 0 });
+          post({ type: 'backward', req: msg.req, trace }, [...buffers(trace)]);
+        } else if (msg.type === 'sgd') {
+          if (!model) throw hubError('bad_state', 'no model is loaded');
+          const step = model.sgdStep({ text: msg.sentence, targets: msg.targets ?? null, lr: msg.lr, layer: msg.layer ?? 0, head: msg.head ?? -1 });
+          post({ type: 'stepped', req: msg.req, step });
+        } else if (msg.type === 'undo') {
+          if (!model) throw hubError('bad_state', 'no model is loaded');
+          post({ type: 'undone', req: msg.req, steps: model.undoStep() });
         } else if (msg.type === 'generate') {
           if (!model) throw hubError('bad_state', 'no model is loaded');
           const token = model.generate(msg.sentence, { ...msg.options, generated: msg.generated ?? [] });
