@@ -9,7 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { rmSync } from 'node:fs';
-import { startHarness, waitStep, waitHash } from './harness.mjs';
+import { startHarness, waitStep, waitHash, runCount } from './harness.mjs';
 import { numberProblems } from './number-check.mjs';
 import { startHubServer, readModelFolder } from '../js/hub-server.mjs';
 import { hubFolders } from '../js/pretrained.mjs';
@@ -107,6 +107,7 @@ for (const m of [GPT2, BERT]) {
     await learnShown(page, 'sgd');
     const L0 = await loss(page);
     const p0 = await movedP(page, 'after');
+    const runs = await runCount(page);
     await page.getByTestId('learn-step').click();
     await page.waitForFunction(() => /^1 step taken$/.test(document.querySelector('[data-testid="learn-taken"]').textContent));
     await page.waitForFunction((b) => {
@@ -119,6 +120,8 @@ for (const m of [GPT2, BERT]) {
     assert.equal(await movedP(page, 'before'), p0, 'the table\u2019s "before" is the trained weights\u2019 p(answer)');
     assert.ok(p1 > p0, `p(answer) at position ${m.q}: ${p0} \u2192 ${p1}`);
     assert.ok(L1 < L0, `loss ${L0} \u2192 ${L1}`);
+    assert.ok(await runCount(page) > runs, 'the forward trace was asked again on the new weights');
+    await waitHash(page, 'sgd', '1:0.0');
     await page.getByTestId('learn-undo').click();
     await page.waitForFunction(() => /trained weights/.test(document.querySelector('[data-testid="learn-taken"]').textContent));
     await page.waitForFunction((b) => {
@@ -156,6 +159,44 @@ test('a BERT sentence without [MASK]: the Learn step says why, with no figure', 
   assert.match(await problem.textContent(), /no \[MASK\]/);
   assert.match(await problem.textContent(), /Pick a word as the answer/);
   assert.equal(await page.locator(`${section('loss')} .learn-loss-line`).isHidden(), true);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a link with a step by hand on GPT-2: the worker takes it again, the table shows the loss before and after it', async () => {
+  const { page, errors } = await openModel(GPT2, '&step=sgd&sgd=1:0.0');
+  await learnShown(page, 'sgd');
+  assert.equal(await page.getByTestId('learn-taken').textContent(), '1 step taken');
+  const rows = await page.locator(`${section('sgd')} [data-testid="learn-moved"] tr`).nth(1).locator('td').evaluateAll((tds) => tds.map((td) => Number(td.dataset.value)));
+  const [, before, after] = rows;
+  assert.ok(before > after, `loss ${before} \u2192 ${after}`);
+  assert.equal(await loss(page), after);
+  // Undo: the trained weights' loss, the same as a page opened without the step
+  await page.getByTestId('learn-undo').click();
+  await page.waitForFunction((b) => Number(document.querySelector('section[data-step="sgd"] [data-testid="learn-loss"]')?.dataset.value) === b, before, { timeout: 60000 });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('the answer picker on GPT-2: another word of the sentence as the next token changes the loss, and the link keeps it', async () => {
+  const { page, errors } = await openModel(GPT2, '&step=loss');
+  await learnShown(page, 'loss');
+  const L0 = await loss(page);
+  const target = page.locator(`${section('loss')} [data-testid="learn-target"]`);
+  const options = await target.locator('option').evaluateAll((os) => os.map((o) => [o.value, o.textContent]));
+  // the default at "sat" (position 2) is the next token, " on"
+  assert.match(options[0][1], /^the task\u2019s: .*on/);
+  const mat = options.find(([, text]) => /mat/.test(text) && !/likely/.test(text));
+  assert.ok(mat, `a choice for " mat": ${JSON.stringify(options)}`);
+  await target.selectOption(mat[0]);
+  await waitHash(page, 'tg', `2:${mat[0]}`);
+  await page.waitForFunction((b) => {
+    const el = document.querySelector('section[data-step="loss"] [data-testid="learn-loss"]');
+    const st = document.querySelector('[data-testid="panel-status"]');
+    return (!st || st.hidden) && el?.dataset.value && Number(el.dataset.value) !== b;
+  }, L0, { timeout: 60000 });
+  const row = page.locator(`${section('loss')} [data-testid="learn-top"] tr`, { hasText: '(answer)' });
+  assert.match(await row.textContent(), /mat/);
   assert.deepEqual(errors, []);
   await page.close();
 });
