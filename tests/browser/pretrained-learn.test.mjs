@@ -200,3 +200,22 @@ test('the answer picker on GPT-2: another word of the sentence as the next token
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('a one-token GPT-2 sentence: the Learn step says there is no next token; an answer picked at position 0 starts the backward', async () => {
+  const { page, errors } = await openModel({ ...GPT2, sentence: 'cat', q: 0 }, '&step=loss');
+  await waitStep(page, 'loss', { timeout: 60000 });
+  const problem = page.locator(`${section('loss')} [data-testid="learn-problem"]`);
+  await problem.waitFor({ state: 'visible', timeout: 60000 });
+  const text = await problem.textContent();
+  assert.match(text, /one-token sentence has no next token/);
+  assert.doesNotMatch(text, /--target/, 'no CLI flag on the page');
+  const target = page.locator(`${section('loss')} [data-testid="learn-target"]`);
+  const cat = await target.locator('option').evaluateAll((os) => os.find((o) => /cat/.test(o.textContent) && o.value !== 'task')?.value);
+  assert.ok(cat);
+  await target.selectOption(cat);
+  await learnShown(page, 'loss');
+  assert.equal(await problem.isHidden(), true);
+  assert.ok(Number.isFinite(await loss(page)));
+  assert.deepEqual(errors, []);
+  await page.close();
+});

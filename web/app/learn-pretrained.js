@@ -58,10 +58,11 @@ export function createPretrainedLearn() {
       const bw = await h.backward({ sentence: state.sentence, targets: null, scale: null, layer: 0 });
       d = { sentence: state.sentence, defaults: Array.from(bw.defaults) };
     } catch (e) {
-      if (e?.code !== 'bad_input' && !/\[MASK\]/.test(String(e?.message))) throw e;
+      if (e?.code !== 'bad_input' && !/\[MASK\]|one-token/.test(String(e?.message))) throw e;
       // no answer of the model's own here (a BERT sentence without [MASK], one GPT-2 token): only picked ones
       const raw = await h.rawTrace(state.sentence, 0, { allWeights: false });
-      d = { sentence: state.sentence, defaults: new Array(raw.tokens.length).fill(-1), error: String(e?.message ?? e) };
+      // the CLI's way to give a target is not the page's (its picker, in the note's next sentence)
+      d = { sentence: state.sentence, defaults: new Array(raw.tokens.length).fill(-1), error: String(e?.message ?? e).replace(/, or give a target \(--target [^)]*\)/, '') };
     }
     m.defaults = d;
     return d;
