@@ -542,7 +542,12 @@ export function createController(layout, { initialState = {}, notices = [], cont
     // the forward on screen must be of these weights and this sentence (a step by hand asks a new one)
     if (!handle || result?.learnKey !== traceLearnKey(state)) return computing;
     const key = pretrainedLearnKey(state);
-    if (plearnValue?.key === key) return plearn.pick(plearnValue.value, state, handle, tr.model.tokenTexts);
+    if (plearnValue?.key === key) {
+      // the backward reads the text again; the forward may carry generated ids that read differently
+      const n = plearnValue.value.targets?.length ?? 0;
+      if (n && n !== tr.tokens.length) return { unavailable: `The backward reads this text as ${n} tokens and the forward shows ${tr.tokens.length} (tokens written by \u201cNext token\u201d can read differently as text): edit the sentence to follow the backward.` };
+      return plearn.pick(plearnValue.value, state, handle, tr.model.tokenTexts);
+    }
     if (plearnAsked !== key) {
       plearnAsked = key;
       const answer = (value) => {
