@@ -108,6 +108,12 @@ for (const m of [GPT2, BERT]) {
     const L0 = await loss(page);
     const p0 = await movedP(page, 'after');
     const runs = await runCount(page);
+    // every status line the panel shows from here on (it is set before the worker can answer)
+    await page.evaluate(() => {
+      window.__statuses = [];
+      const st = document.querySelector('[data-testid="panel-status"]');
+      new MutationObserver(() => { if (!st.hidden) window.__statuses.push(st.textContent); }).observe(st, { childList: true, subtree: true, attributes: true, characterData: true });
+    });
     await page.getByTestId('learn-step').click();
     await page.waitForFunction(() => /^1 step taken$/.test(document.querySelector('[data-testid="learn-taken"]').textContent));
     await page.waitForFunction((b) => {
@@ -121,6 +127,8 @@ for (const m of [GPT2, BERT]) {
     assert.ok(p1 > p0, `p(answer) at position ${m.q}: ${p0} \u2192 ${p1}`);
     assert.ok(L1 < L0, `loss ${L0} \u2192 ${L1}`);
     assert.ok(await runCount(page) > runs, 'the forward trace was asked again on the new weights');
+    const statuses = await page.evaluate(() => window.__statuses);
+    assert.ok(statuses.some((s) => /^Computing the backward of layer 1 of /.test(s)), `a status while it computes: ${JSON.stringify(statuses)}`);
     await waitHash(page, 'sgd', '1:0.0');
     await page.getByTestId('learn-undo').click();
     await page.waitForFunction(() => /trained weights/.test(document.querySelector('[data-testid="learn-taken"]').textContent));
