@@ -17,6 +17,7 @@ import {
 import { STEP_REGISTRY } from './steps.js';
 import { LEARN_REGISTRY } from './learn-steps.js';
 import { createLearn, withTarget, sgdStepText } from './learn.js';
+import { createPretrainedLearn, pretrainedLearnKey } from './learn-pretrained.js';
 import { createAnimation } from './animation.js';
 import { createTooltip } from './views/tooltip.js';
 import { createThemeToggle } from './views/theme.js';
@@ -121,6 +122,10 @@ export function createController(layout, { initialState = {}, notices = [], cont
   const models = createModelCache({ fetchShipped, loadLab });
   const learn = createLearn();
   let learnProblem = null; // why a step by hand in the link could not be taken
+  // the Learn part of a pretrained model: asked of its worker (learn-pretrained.js), the newest request wins
+  const plearn = createPretrainedLearn();
+  let plearnAsked = null; // the key (pretrainedLearnKey) of the backward asked last
+  let plearnValue = null; // {key, value}: the last answer, for that key
   // pretrained models (hub.js): each in its own worker, loaded when the user asks (or a link names one)
   const pretrained = new Map(); // name → handle
   let hubLoad = null; // {name, abort: AbortController, progress} while one loads
@@ -246,6 +251,8 @@ export function createController(layout, { initialState = {}, notices = [], cont
     if (compute.length && !customOnly) run();
     else if (changed.includes('shown') && result?.traces) result = { ...result, trace: result.traces[Math.min(state.shown, result.traces.length - 1)] };
     else if (changed.includes('layer') && isPretrainedName(state.model)) run();
+    // a pretrained model's steps by hand are taken on the picked targets: new ones put the trained weights back (a new forward)
+    else if (changed.includes('targets') && isPretrainedName(state.model) && state.sgd.length) run();
     else if (changed.includes('layer') && result?.modelTrace) result = sliceLayer(result, state.layer);
     placeQuery();
     clampSelection();
@@ -425,6 +432,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
   function dropOtherPretrained() {
     for (const [name, handle] of pretrained) {
       if (name === state.model) continue;
+      plearn.forget(name);
       handle.dispose();
       pretrained.delete(name);
     }
@@ -446,9 +454,16 @@ export function createController(layout, { initialState = {}, notices = [], cont
     const seq = ++traceSeq;
     const { sentence } = state;
     const layer = Math.min(state.layer, handle.info.config.layers - 1);
-    handle.rawTrace(sentence, layer, { allWeights: sentence.length <= ALL_LAYERS_MAX_CHARS, generated: state.gen }).then((raw) => {
+    // the steps by hand first (the worker's weights), then the trace on them: one queue (learn-pretrained.js)
+    const asked = { ...state };
+    plearn.sync(handle, asked).then((synced) => {
       if (seq !== traceSeq || state.model !== name) return;
-      result = { traces: null, trace: pretrainedLayerTrace(raw, layer, name, handle.info, sentence), entry: { name }, modelTrace: null };
+      learnProblem = synced.problem;
+      if (synced.applied < state.sgd.length) state = { ...state, sgd: state.sgd.slice(0, synced.applied) };
+    }, () => {});
+    plearn.enqueue(() => handle.rawTrace(sentence, layer, { allWeights: sentence.length <= ALL_LAYERS_MAX_CHARS, generated: state.gen })).then((raw) => {
+      if (seq !== traceSeq || state.model !== name) return;
+      result = { traces: null, trace: pretrainedLayerTrace(raw, layer, name, handle.info, sentence), entry: { name }, modelTrace: null, learnKey: traceLearnKey(asked) };
       runError = null;
       runCount += 1;
       root.dataset.run = String(runCount);
@@ -512,9 +527,48 @@ export function createController(layout, { initialState = {}, notices = [], cont
     };
   }
 
+  /** Which weights and sentence a pretrained trace is of (its Learn steps need the same). */
+  function traceLearnKey(s) {
+    return JSON.stringify([s.model, s.sentence, s.layer, s.sgd, s.sgd.length ? s.targets : null]);
+  }
+
+  /**
+   * A pretrained model's backward (learn-pretrained.js): the worker's answer for this state, or
+   * {unavailable, pending} while it computes (asked once per state; an older state's answer is dropped).
+   */
+  function pretrainedLearnData(tr) {
+    const handle = pretrained.get(state.model);
+    const computing = { unavailable: `Computing the backward of layer ${state.layer + 1} of ${modelLabel(state.model)}\u2026`, pending: true };
+    // the forward on screen must be of these weights and this sentence (a step by hand asks a new one)
+    if (!handle || result?.learnKey !== traceLearnKey(state)) return computing;
+    const key = pretrainedLearnKey(state);
+    if (plearnValue?.key === key) {
+      // the backward reads the text again; the forward may carry generated ids that read differently
+      const n = plearnValue.value.targets?.length ?? 0;
+      if (n && n !== tr.tokens.length) return { unavailable: `The backward reads this text as ${n} tokens and the forward shows ${tr.tokens.length} (tokens written by \u201cNext token\u201d can read differently as text): edit the sentence to follow the backward.` };
+      return plearn.pick(plearnValue.value, state, handle, tr.model.tokenTexts);
+    }
+    if (plearnAsked !== key) {
+      plearnAsked = key;
+      const answer = (value) => {
+        if (plearnAsked !== key) return; // asked for an older state: dropped
+        plearnValue = { key, value };
+        if (value.synced && value.synced.applied < state.sgd.length) {
+          learnProblem = value.synced.problem;
+          state = { ...state, sgd: state.sgd.slice(0, value.synced.applied) };
+          persist();
+          run();
+        }
+        render();
+      };
+      plearn.compute(handle, { ...state }).then(answer, (e) => answer({ defaults: [], targets: [], problem: `The backward could not be computed: ${String(e?.message ?? e)}` }));
+    }
+    return computing;
+  }
+
   /** The backward the Learn steps show (learn.js), or {unavailable: why} for a model without one. */
   function learnData(tr) {
-    if (isPretrainedName(state.model)) return { unavailable: `The backward pass of ${modelLabel(state.model)} is not available yet: pick the coreference or the language model to follow it.` };
+    if (isPretrainedName(state.model)) return pretrainedLearnData(tr);
     if (!tr.model) return { unavailable: 'Random weights were never trained on anything, so there is no loss to learn from: pick the coreference or the language model to follow the backward pass.' };
     try {
       return learn.compute(result.entry, state);
@@ -553,7 +607,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
     views.selection.update(tr, v);
     views.messages.update(messageList());
     const status = panelStatus({ fatal, engine, modelError, state, modelLoaded: isPretrainedName(state.model) ? pretrained.has(state.model) : Boolean(models.get(state.model)), trace: tr, runError })
-      ?? (v.learn?.unavailable ? ['empty', v.learn.unavailable] : null);
+      ?? (v.learn?.unavailable ? [v.learn.pending ? 'loading' : 'empty', v.learn.unavailable] : null);
     if (status) views.panel.status(...status);
     if (!v.learn?.unavailable) views.panel.update(tr, v);
     else views.panel.update(null, v);

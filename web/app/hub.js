@@ -59,6 +59,9 @@ function openInPage(source, { onProgress, signal, loadEngine }) {
       else if (msg.type === 'loaded') resolve(handleOf(msg.info));
       else if (msg.type === 'trace') waiting?.resolve(msg.trace);
       else if (msg.type === 'generated') waiting?.resolve(msg.token);
+      else if (msg.type === 'backward') waiting?.resolve(msg.trace);
+      else if (msg.type === 'stepped') waiting?.resolve(msg.step);
+      else if (msg.type === 'undone') waiting?.resolve(msg.steps);
       else if (msg.type === 'error' && msg.req) waiting?.reject(Object.assign(new Error(msg.message), { code: msg.code }));
       else if (msg.type === 'error') reject(Object.assign(new Error(msg.message), { code: msg.code, file: msg.file }));
     }, { loadEngine, signal });
@@ -77,6 +80,10 @@ function openInPage(source, { onProgress, signal, loadEngine }) {
           runner.onMessage({ type: 'generate', req: next++, sentence, generated, options });
         });
       },
+      ...learnRequests((msg) => new Promise((res, rej) => {
+        waiting = { resolve: res, reject: rej };
+        runner.onMessage({ ...msg, req: next++ });
+      })),
       dispose: () => runner.dispose(),
     });
     runner.onMessage({ type: 'load', source });
@@ -120,6 +127,19 @@ export function openPretrained(source, { onProgress = null, signal = null, inPag
   });
 }
 
+/**
+ * The Learn steps' requests (hub-runner.js's backward, sgd, undo) over ask(msg) → the reply:
+ * backward({sentence, targets, scale, layer}) → backwardTrace's object, sgd({sentence, targets,
+ * lr, layer, head}) → sgdStep's, undo() → how many steps remain.
+ */
+function learnRequests(ask) {
+  return {
+    backward: ({ sentence, targets = null, scale = null, layer = 0 }) => ask({ type: 'backward', sentence, targets, scale, layer }),
+    sgd: ({ sentence, targets = null, lr, layer = 0, head = -1 }) => ask({ type: 'sgd', sentence, targets, lr, layer, head }),
+    undo: () => ask({ type: 'undo' }),
+  };
+}
+
 /** The page's handle on a loaded model's worker. */
 function pretrainedHandle(worker, info) {
   let next = 1;
@@ -129,8 +149,10 @@ function pretrainedHandle(worker, info) {
     const w = waiting.get(msg.req);
     if (!w) return;
     waiting.delete(msg.req);
-    if (msg.type === 'trace') w.resolve(msg.trace);
+    if (msg.type === 'trace' || msg.type === 'backward') w.resolve(msg.trace);
     else if (msg.type === 'generated') w.resolve(msg.token);
+    else if (msg.type === 'stepped') w.resolve(msg.step);
+    else if (msg.type === 'undone') w.resolve(msg.steps);
     else w.reject(Object.assign(new Error(msg.message), { code: msg.code }));
   };
   worker.onerror = (e) => {
@@ -155,6 +177,13 @@ function pretrainedHandle(worker, info) {
         worker.postMessage({ type: 'generate', req, sentence, generated, options });
       });
     },
+    ...learnRequests((msg) => {
+      const req = next++;
+      return new Promise((resolve, reject) => {
+        waiting.set(req, { resolve, reject });
+        worker.postMessage({ ...msg, req });
+      });
+    }),
     dispose() {
       worker.terminate();
       for (const w of waiting.values()) w.reject(hubError('cancelled', 'the model was closed'));
@@ -221,6 +250,8 @@ export function pretrainedLayerTrace(raw, layer, name, info, sentence) {
   // how many of the last tokens "Next token" wrote (generate.js)
   trace.generated = raw.generated ?? 0;
   trace.model.vocabulary = vocabulary;
+  // the texts of the full vocabulary's ids the trace knows (its tokens, each position's top ones): the Learn steps' targets are full ids
+  trace.model.tokenTexts = new Map([...raw.tokens.map((t) => [t.id, t.text]), ...Array.from(raw.top.ids, (id, i) => [id, raw.top.texts[i]])]);
   trace.model.pretrained = { family: c.family, postNorm: c.postNorm, maskId: info.maskId, parameterCount: info.parameterCount };
   trace.model.fit = null;
   trace.bias = { query: vec(lt.bQuery), key: vec(lt.bKey), value: vec(lt.bValue), output: vec(lt.bOutput) };

@@ -64,7 +64,7 @@ function lossFigure(t, h, L, q) {
   const P = L.bw.probabilities;
   const V = P.cols;
   const y = L.targets[q];
-  const voc = t.model.vocabulary;
+  const voc = L.vocabulary ?? t.model.vocabulary;
   const items = lossWords(P, q, voc, y);
   const dL = L.bw.dLogits.data;
   const values = Float32Array.from(items, (it) => dL[q * V + it.id]);
@@ -86,9 +86,9 @@ function lossFigure(t, h, L, q) {
 }
 
 /** "learning rate 1, on head 1 of layer 2" for a step by hand's link text (learn.js). */
-function stepText(text) {
+function stepText(text, t) {
   const st = parseSgdStep(text);
-  return `learning rate ${st.lr}, on ${st.scope === 'all' ? 'every parameter' : `head ${st.head + 1} of layer ${st.layer + 1}`}`;
+  return `learning rate ${st.lr}, on ${st.scope === 'all' ? (t.model.pretrained ? `every head of layer ${t.model.layer + 1}` : 'every parameter') : `head ${st.head + 1} of layer ${st.layer + 1}`}`;
 }
 
 /**
@@ -108,7 +108,7 @@ function sgdFigure(t, h, L, q) {
   const n = L.history.length;
   const y = L.targets[q];
   const lossText = before ? `the loss L went from ${formatValue(before.loss, DIGITS.formula)} to ${formatValue(now.loss, DIGITS.formula)}` : `the loss L is ${formatValue(now.loss, DIGITS.formula)}`;
-  const caption = `${before ? `rows: the weights before and after the last of ${n} step${n === 1 ? '' : 's'} by hand (${stepText(L.history[n - 1])})` : 'no step by hand taken yet: the trained weights\u2019 row'}; columns: keys; each row sums to 1; ${lossText}${y >= 0 ? ` (the answer at position ${q}: ${quoted(t.model.vocabulary[y])})` : ''}; the steps use the model\u2019s own 1/\u221ad_k`;
+  const caption = `${before ? `rows: the weights before and after the last of ${n} step${n === 1 ? '' : 's'} by hand (${stepText(L.history[n - 1], t)})` : 'no step by hand taken yet: the trained weights\u2019 row'}; columns: keys; each row sums to 1; ${lossText}${y >= 0 ? ` (the answer at position ${q}: ${quoted((L.vocabulary ?? t.model.vocabulary)[y])})` : ''}; the steps use the model\u2019s own 1/\u221ad_k`;
   return {
     matrix: { rows: rows.length, cols: T, data },
     title: learnFigureTitle('sgd', t, h, { q }),

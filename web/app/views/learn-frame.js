@@ -3,7 +3,8 @@
 // position (a picker: the task's answer, another word, or none) and the scale
 // switch on the backward. ctx.learn (the controller) sets the target and the
 // switch. v.learn is the controller's backward (learn.js): {bw, on, off, now,
-// before, targets, defaults, problem, modelScale}.
+// before, targets, defaults, problem, modelScale, and for a pretrained model its
+// vocabulary by full token id: the trace's own is only the top tokens}.
 
 import { el, clear, setOptions, setValue, uniqueId } from './dom.js';
 import { createStepFrame, tok } from './common.js';
@@ -59,7 +60,7 @@ export function createLearnFrame(root, name, ctx) {
       const L = v.learn;
       q = v.q;
       targetLabel.textContent = `Answer at ${tok(tr, q)} (position ${q})`;
-      setOptions(target, targetChoices(tr, L, q, tr.model.vocabulary));
+      setOptions(target, targetChoices(tr, L, q, L.vocabulary ?? tr.model.vocabulary));
       const picked = v.state.targets.some((x) => Number(x.split(':')[0]) === q);
       setValue(target, picked ? String(L.targets[q]) : TASK);
       scale.checked = v.state.learnScale;

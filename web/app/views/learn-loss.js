@@ -18,7 +18,7 @@ export const createLearnLossStep = learnStep('loss', {
     const top = tableFigure(r, 'learn-top');
     return (tr, v, L) => {
       if (!L) return;
-      const voc = tr.model.vocabulary;
+      const voc = L.vocabulary ?? tr.model.vocabulary;
       const P = L.bw.probabilities;
       const V = P.cols;
       const targeted = [];

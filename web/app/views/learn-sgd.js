@@ -24,7 +24,7 @@ function createSgdControls(f, ctx) {
   take.addEventListener('click', () => ctx.learn.step());
   undo.addEventListener('click', () => ctx.learn.undo());
   return (tr, v, ready) => {
-    setOptions(scope, [{ value: 'head', text: `head ${v.head + 1}, layer ${tr.model.layer + 1}` }, { value: 'all', text: 'every parameter' }]);
+    setOptions(scope, [{ value: 'head', text: `head ${v.head + 1}, layer ${tr.model.layer + 1}` }, { value: 'all', text: tr.model.pretrained ? `every head, layer ${tr.model.layer + 1}` : 'every parameter' }]);
     setValue(scope, v.state.scope);
     setValue(lr, v.state.lr);
     const n = v.state.sgd.length;
@@ -52,7 +52,7 @@ export const createLearnSgdStep = learnStep('sgd', {
       const V = now.probabilities.cols;
       const p = (bw) => bw.probabilities.data[v.q * V + y];
       const dash = { text: '\u2013' };
-      const answer = y >= 0 ? tokenLabel(tr.model.vocabulary[y]) : '';
+      const answer = y >= 0 ? tokenLabel((L.vocabulary ?? tr.model.vocabulary)[y]) : '';
       const rows = [[{ text: 'loss L' }, before ? { n: before.loss } : dash, { n: now.loss }]];
       if (y >= 0) rows.push([{ text: `p(${answer}) at ${tok(tr, v.q)}` }, before ? { n: p(before) } : dash, { n: p(now) }]);
       fillTable(moved.table, ['', 'before', 'after'], rows);
