@@ -26,7 +26,10 @@ function targetChoices(tr, L, q, vocabulary) {
     out.push({ value: String(id), text });
   };
   const def = L.defaults[q];
-  out.push({ value: TASK, text: def >= 0 ? `the task\u2019s: ${tokenLabel(vocabulary[def])}` : 'the task\u2019s: none' });
+  // whose answer the default is: the task's (our models), the next token (GPT-2), the trained model's own fill (BERT)
+  const family = tr.model?.pretrained?.family;
+  const whose = family === 'gpt2' ? 'the next token' : family === 'bert' ? 'the model\u2019s fill' : 'the task\u2019s';
+  out.push({ value: TASK, text: `${whose}: ${def >= 0 ? tokenLabel(vocabulary[def]) : 'none'}` });
   if (L.targets[q] >= 0 && L.targets[q] !== def) add(L.targets[q], tokenLabel(vocabulary[L.targets[q]]));
   const probs = L.now?.probabilities ?? tr.final?.probabilities;
   if (probs) for (const it of topTokens(probs, q, vocabulary, 5)) add(it.id, `${tokenLabel(it.text)} (likely)`);
