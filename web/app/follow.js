@@ -26,22 +26,25 @@ export function createFollower(win, { panel, stepper, offset }) {
   };
   for (const type of STOP_ON) win.addEventListener(type, stop, { capture: true, passive: true });
 
-  function glide(by) {
+  // The first move is made in the frame that decided to scroll (as if one frame had passed):
+  // a frame without motion between that decision and the glide would look like a page at
+  // rest to code that waits for two still frames (Playwright's "stable" check), which then
+  // acts on a page about to move.
+  function glide(by, now) {
     const from = win.scrollY;
     const ms = Math.min(450, 180 + Math.abs(by) / 4);
-    let t0 = null;
-    const tick = (now) => {
-      t0 ??= now;
-      const t = Math.min(1, (now - t0) / ms);
+    const t0 = now - 16;
+    const tick = (time) => {
+      const t = Math.min(1, Math.max(0, time - t0) / ms);
       win.scrollTo({ left: win.scrollX, top: from + by * (1 - (1 - t) ** 3), behavior: 'instant' });
       frame = t < 1 ? win.requestAnimationFrame(tick) : 0;
     };
-    frame = win.requestAnimationFrame(tick);
+    tick(now);
   }
 
   return function follow({ watching = false } = {}) {
     stop();
-    frame = win.requestAnimationFrame(() => {
+    frame = win.requestAnimationFrame((now) => {
       frame = 0;
       if (watching) {
         const r = panel.getBoundingClientRect();
@@ -54,7 +57,7 @@ export function createFollower(win, { panel, stepper, offset }) {
       const by = offset({ top });
       if (!by) return;
       if (win.matchMedia('(prefers-reduced-motion: reduce)').matches) win.scrollBy({ top: by, behavior: 'instant' });
-      else glide(by);
+      else glide(by, now);
     });
   };
 }
