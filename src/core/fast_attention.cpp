@@ -281,8 +281,8 @@ void FastAttention::pack_panels_of(const Weights& w, int c) {
     const float* parts[3] = {w.w_query.data(), w.w_key.data(), w.w_value.data()};
     float* w_qkv = grow(w_qkv_, static_cast<std::size_t>(panel_count(3 * c)) * c * kNR);
     float* w_out = grow(w_out_, static_cast<std::size_t>(panel_count(c)) * c * kNR);
-    kernels::pack_panels(c, 3 * c, c, [&](int j) { return parts[j / c] + j % c; }, w_qkv);
-    kernels::pack_panels(c, c, c, [&](int j) { return w.w_output.data() + j; }, w_out);
+    kernels::pack_panels(c, 3 * c, c, [&](int j) { return parts[std::min(j / c, 2)] + j % c; }, w_qkv);
+    kernels::pack_row_major(c, c, c, w.w_output.data(), w_out);
 }
 
 float* FastAttention::project_qkv(const Eigen::Ref<const Matrix>& x, const WeightPanels& wp) {
@@ -330,7 +330,7 @@ void FastAttention::attend_head(int h, int t, int c, int d, float factor, const 
     const float* v_h = qkv + 2 * c + h * d;  // (T, D)
     // K_hᵀ as panels of 8 keys (D, 8); V_h as panels of 8 columns (T, 8)
     kernels::pack_panels(d, t, 1, [&](int j) { return k_h + j * ld_qkv; }, b.keys);
-    kernels::pack_panels(t, d, ld_qkv, [&](int j) { return v_h + j; }, b.values);
+    kernels::pack_row_major(t, d, ld_qkv, v_h, b.values);
     int tile_end[kMaxBlockTiles];  // per row tile of a block: the keys its rows need
 
     for (int t0 = 0; t0 < tile_count(t); t0 += b.tiles) {

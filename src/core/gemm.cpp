@@ -67,7 +67,10 @@ void blocked_product(int m, int n, int k, const float* tiles, const float* b, st
     const std::ptrdiff_t panel_size = static_cast<std::ptrdiff_t>(k) * kNR;
     for (int j0 = 0; j0 < n; j0 += kBlockPanels * kNR) {
         const int width = std::min(kBlockPanels * kNR, n - j0);
-        kernels::pack_panels(k, width, ld, [&](int j) { return b + (j0 + j) * col_step; }, block);
+        if (col_step == 1)
+            kernels::pack_row_major(k, width, ld, b + j0, block);
+        else
+            kernels::pack_panels(k, width, ld, [&](int j) { return b + (j0 + j) * col_step; }, block);
         kernels::gemm(m, width, k, tiles, [&](int p) { return kernels::Panel{block + p * panel_size, kNR}; }, c + j0, ldc);
     }
 }
@@ -94,8 +97,7 @@ void check_inner(Eigen::Index a_cols, Eigen::Index b_inner, const char* what) {
 const float* pack_b(const Eigen::Ref<const Matrix>& b, Workspace& ws) {
     const int k = static_cast<int>(b.rows()), n = static_cast<int>(b.cols());
     float* panels = grow(ws.panels, static_cast<std::size_t>(panel_count(n)) * k * kNR);
-    const float* b0 = b.data();
-    kernels::pack_panels(k, n, b.outerStride(), [&](int j) { return b0 + j; }, panels);
+    kernels::pack_row_major(k, n, b.outerStride(), b.data(), panels);
     return panels;
 }
 
