@@ -815,6 +815,43 @@ LossResult Model::run(const Batch& batch, const ForwardOptions& options, Recorde
     return forward_pass(config_, params_.flat().data(), *state_, batch, options, recorder, false);
 }
 
+namespace {
+
+/// The backward of the last forward from the loss down to layer `lowest` (its
+/// gradients included): the head, LN_f, then the blocks from the top. The one
+/// loop of Model::backward (lowest 0, then the embeddings) and
+/// Model::backward_layer. dx: out, ∂loss/∂(layer `lowest`'s input stream) (N, C).
+/// Returns Σ ‖∂loss/∂scaled scores‖² of the layers visited.
+double backward_to_layer(const ModelConfig& config, ForwardState& s, const ParamPtrs& p, const GradPtrs& g, int lowest,
+                         Recorder* recorder, Matrix& dx) {
+    const int N = s.B * s.T, C = config.d_model;
+    GradientTrace* gt = recorder ? &recorder->gradients : nullptr;
+    if (gt) {
+        gt->d_logits = s.logits_grad;
+        gt->layers.assign(static_cast<std::size_t>(config.layers), LayerGradTrace{});
+    }
+    Matrix dh;
+    head_backward(config, p, g, s.normed_final, s.head, s.logits_grad, dh);
+    if (config.layernorm && config.norm == Norm::pre) {
+        dx.setZero(N, C);
+        layernorm_backward(s.x_final, p.final_ln_gain, s.final_ln, dh, dx, g.final_ln_gain, g.final_ln_bias);
+    } else {
+        dx = std::move(dh);
+    }
+    double score_grad_sq = 0;
+    for (int l = config.layers - 1; l >= lowest; --l) {
+        LayerGradTrace* lt = gt ? &gt->layers[static_cast<std::size_t>(l)] : nullptr;
+        if (lt) lt->d_output = dx;
+        block_backward(config, p.layers[static_cast<std::size_t>(l)], g.layers[static_cast<std::size_t>(l)],
+                       attention_run(config, s, l), s.layers[static_cast<std::size_t>(l)], dx, score_grad_sq,
+                       lt && recorder->keeps(l) ? &lt->heads : nullptr, lt && recorder->keeps(l) ? &lt->d_attention : nullptr);
+        if (lt) lt->d_input = dx;
+    }
+    return score_grad_sq;
+}
+
+}  // namespace
+
 void Model::backward(Parameters& grads, AttentionStats* stats, Recorder* recorder) {
     ForwardState& s = *state_;
     if (!trained_forward_) throw Error(Error::Code::bad_state, "backward() needs a forward() first");
@@ -823,29 +860,8 @@ void Model::backward(Parameters& grads, AttentionStats* stats, Recorder* recorde
     grads.set_zero();
     const ParamPtrs p = bind(s.slots, static_cast<const float*>(params_.flat().data()));
     const GradPtrs g = bind(s.slots, grads.flat().data());
-    const int N = s.B * s.T, C = config_.d_model;
-    GradientTrace* gt = recorder ? &recorder->gradients : nullptr;
-    if (gt) {
-        gt->d_logits = s.logits_grad;
-        gt->layers.assign(static_cast<std::size_t>(config_.layers), LayerGradTrace{});
-    }
-    Matrix dh, dx;  // dx: the gradient of the residual stream, (N, C)
-    head_backward(config_, p, g, s.normed_final, s.head, s.logits_grad, dh);
-    if (config_.layernorm && config_.norm == Norm::pre) {
-        dx.setZero(N, C);
-        layernorm_backward(s.x_final, p.final_ln_gain, s.final_ln, dh, dx, g.final_ln_gain, g.final_ln_bias);
-    } else {
-        dx = std::move(dh);
-    }
-    double score_grad_sq = 0;
-    for (int l = config_.layers - 1; l >= 0; --l) {
-        LayerGradTrace* lt = gt ? &gt->layers[static_cast<std::size_t>(l)] : nullptr;
-        if (lt) lt->d_output = dx;
-        block_backward(config_, p.layers[static_cast<std::size_t>(l)], g.layers[static_cast<std::size_t>(l)],
-                       attention_run(config_, s, l), s.layers[static_cast<std::size_t>(l)], dx, score_grad_sq,
-                       lt && recorder->keeps(l) ? &lt->heads : nullptr, lt && recorder->keeps(l) ? &lt->d_attention : nullptr);
-        if (lt) lt->d_input = dx;
-    }
+    Matrix dx;
+    const double score_grad_sq = backward_to_layer(config_, s, p, g, 0, recorder, dx);
     embedding_backward(config_, p, g, s.ids, s.B, s.T, s.embedding, dx);
     if (stats) stats->score_grad_norm = std::sqrt(score_grad_sq);
 }
@@ -907,29 +923,8 @@ void Model::backward_layer(int layer, LayerGradients& grads, Recorder* recorder)
                      [&](float*& ptr, const Slot& slot) {
                          ptr = slot.offset < 0 ? nullptr : grads.flat.data() + (static_cast<std::size_t>(slot.offset) - base);
                      });
-    const int N = s.B * s.T, C = config_.d_model;
-    GradientTrace* gt = recorder ? &recorder->gradients : nullptr;
-    if (gt) {
-        gt->d_logits = s.logits_grad;
-        gt->layers.assign(static_cast<std::size_t>(config_.layers), LayerGradTrace{});
-    }
-    Matrix dh, dx;
-    head_backward(config_, p, g, s.normed_final, s.head, s.logits_grad, dh);
-    if (config_.layernorm && config_.norm == Norm::pre) {
-        dx.setZero(N, C);
-        layernorm_backward(s.x_final, p.final_ln_gain, s.final_ln, dh, dx, g.final_ln_gain, g.final_ln_bias);
-    } else {
-        dx = std::move(dh);
-    }
-    double score_grad_sq = 0;
-    for (int l = config_.layers - 1; l >= layer; --l) {  // the layers below do not change the asked layer's gradients
-        LayerGradTrace* lt = gt ? &gt->layers[static_cast<std::size_t>(l)] : nullptr;
-        if (lt) lt->d_output = dx;
-        block_backward(config_, p.layers[static_cast<std::size_t>(l)], g.layers[static_cast<std::size_t>(l)],
-                       attention_run(config_, s, l), s.layers[static_cast<std::size_t>(l)], dx, score_grad_sq,
-                       lt && recorder->keeps(l) ? &lt->heads : nullptr, lt && recorder->keeps(l) ? &lt->d_attention : nullptr);
-        if (lt) lt->d_input = dx;
-    }
+    Matrix dx;  // the layers below do not change the asked layer's gradients: not visited
+    backward_to_layer(config_, s, p, g, layer, recorder, dx);
 }
 
 namespace {
