@@ -1,7 +1,8 @@
 #pragma once
 // Shared helpers of the model tests (test_model.cpp, test_architecture.cpp,
-// test_recorder.cpp): random configs (with or without the architecture
-// options), batches, ids and perturbed parameters, the relative error of a
+// test_pretrained_backward.cpp,
+// test_recorder.cpp): random configs (GPT-2's and BERT's options, or random ones),
+// batches, ids and perturbed parameters, the relative error of a
 // float tensor against the double reference, and the three checks every
 // option of the model goes through: the reference against central finite
 // differences, the fast path against the reference, the per-sequence trace
@@ -43,6 +44,21 @@ inline ModelConfig gpt2_options(ModelConfig c) {
     c.attn_bias = true;
     c.activation = attn::Activation::gelu_tanh;
     c.family = "gpt2";
+    return c;
+}
+
+/// `c` with BERT's architecture options: post-LN (eps 1e-12), tied, Q/K/V/O biases, token
+/// types, the embeddings' LayerNorm, the MLM head's transform and output bias, family "bert".
+inline ModelConfig bert_options(ModelConfig c) {
+    c.tied = true;
+    c.attn_bias = true;
+    c.ln_eps = 1e-12f;
+    c.norm = attn::Norm::post;
+    c.token_types = 2;
+    c.embed_layernorm = true;
+    c.output_transform = true;
+    c.output_bias = true;
+    c.family = "bert";
     return c;
 }
 

@@ -29,19 +29,7 @@ namespace {
 
 ModelConfig gpt2_like() { return gpt2_options(sized_config(11, 6, 8, 2, 2, 12)); }
 
-ModelConfig bert_like() {
-    ModelConfig c = sized_config(11, 6, 8, 2, 2, 12);
-    c.tied = true;
-    c.attn_bias = true;
-    c.ln_eps = 1e-12f;
-    c.norm = attn::Norm::post;
-    c.token_types = 2;
-    c.embed_layernorm = true;
-    c.output_transform = true;
-    c.output_bias = true;
-    c.family = "bert";
-    return c;
-}
+ModelConfig bert_like() { return bert_options(sized_config(11, 6, 8, 2, 2, 12)); }
 
 }  // namespace
 

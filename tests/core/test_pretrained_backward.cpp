@@ -22,24 +22,8 @@ namespace {
 
 using attn::ModelConfig;
 
-ModelConfig tiny_gpt2() {
-    ModelConfig c = model_test::gpt2_options(model_test::sized_config(11, 8, 8, 2, 3, 12));
-    return c;
-}
-
-ModelConfig tiny_bert() {
-    ModelConfig c = model_test::sized_config(13, 8, 8, 2, 2, 12);
-    c.attn_bias = true;
-    c.tied = true;
-    c.norm = attn::Norm::post;
-    c.ln_eps = 1e-12f;
-    c.token_types = 2;
-    c.embed_layernorm = true;
-    c.output_transform = true;
-    c.output_bias = true;
-    c.family = "bert";
-    return c;
-}
+ModelConfig tiny_gpt2() { return model_test::gpt2_options(model_test::sized_config(11, 8, 8, 2, 3, 12)); }
+ModelConfig tiny_bert() { return model_test::bert_options(model_test::sized_config(13, 8, 8, 2, 2, 12)); }
 
 struct Case {
     ModelConfig config;
