@@ -214,4 +214,33 @@ Config config_from_js(const val& s) {
     return c;
 }
 
+void set_matrices(val& o, std::initializer_list<MatrixField> fields) {
+    for (const MatrixField& f : fields) o.set(f.first, matrix_to_js(f.second));
+}
+
+val layer_backward_to_js(const LayerTrace& lt, const LayerGradTrace& lg, const LayerBackwardWeights& w) {
+    val heads = val::array();
+    for (std::size_t k = 0; k < lg.heads.size(); ++k) {
+        const HeadGradTrace& g = lg.heads[k];
+        const HeadTrace& f = lt.attention.heads[k];
+        val h = val::object();
+        set_matrices(h, {{"query", f.query}, {"key", f.key}, {"value", f.value}, {"weights", f.weights},
+                         {"dOutput", g.d_output}, {"dWeights", g.d_weights}, {"dScaled", g.d_scaled},
+                         {"dScores", g.d_scores}, {"dQuery", g.d_query}, {"dKey", g.d_key}, {"dValue", g.d_value}});
+        heads.call<void>("push", h);
+    }
+    val lo = val::object();
+    set_matrices(lo, {{"normed", lt.normed},
+                      {"dStreamIn", lg.d_input},
+                      {"dStreamOut", lg.d_output},
+                      {"dAttention", lg.d_attention},
+                      {"wOutput", w.w_output},
+                      {"dWQuery", w.d_query},
+                      {"dWKey", w.d_key},
+                      {"dWValue", w.d_value},
+                      {"dWOutput", w.d_output}});
+    lo.set("heads", heads);
+    return lo;
+}
+
 }  // namespace attn::js

@@ -9,7 +9,9 @@
 
 #include <emscripten/val.h>
 
+#include <initializer_list>
 #include <string>
+#include <utility>
 
 namespace attn::js {
 
@@ -48,6 +50,22 @@ emscripten::val trace_to_js(const Trace& trace);
 emscripten::val pattern_scores_to_js(const std::vector<PatternScore>& scores);
 /// o.patterns = [per head: {name: {score, rows}}], beside o.heads (the core's head_patterns).
 void set_head_patterns(emscripten::val& o, const std::vector<std::vector<PatternScore>>& patterns);
+/// o[name] = matrix_to_js(m) for each (name, m).
+using MatrixField = std::pair<const char*, Eigen::Ref<const Matrix>>;
+void set_matrices(emscripten::val& o, std::initializer_list<MatrixField> fields);
+
+/// The weights a layer's backward object shows beside its gradients: W_O and the
+/// gradients of W_Q, W_K, W_V, W_O.
+struct LayerBackwardWeights {
+    Eigen::Ref<const Matrix> w_output, d_query, d_key, d_value, d_output;
+};
+/// One layer of a backward trace, the shape of Trainer.backwardTrace's and
+/// PretrainedModel.backwardTrace's layers (engine.d.ts): {normed, dStreamIn, dStreamOut,
+/// dAttention, wOutput, dWQuery, dWKey, dWValue, dWOutput, heads: [{query, key, value,
+/// weights, dOutput, dWeights, dScaled, dScores, dQuery, dKey, dValue}]}.
+emscripten::val layer_backward_to_js(const LayerTrace& forward, const LayerGradTrace& grads,
+                                     const LayerBackwardWeights& weights);
+
 /// The settings object the JS wrapper normalised (every field present);
 /// without weights, run() takes the seeded ones from the caller's cache.
 Config config_from_js(const emscripten::val& settings);

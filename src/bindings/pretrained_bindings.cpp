@@ -39,6 +39,8 @@ namespace {
 
 using emscripten::val;
 using namespace attn;
+using js::LayerBackwardWeights;
+using js::set_matrices;
 using attn::js::guarded;
 
 /// Bytes of the staging buffer a chunk is copied into (the page's chunk size).
@@ -495,11 +497,6 @@ LearnInput learn_input(ModelRecord& r, const val& options) {
     return in;
 }
 
-using MatrixField = std::pair<const char*, Eigen::Ref<const Matrix>>;
-void set_matrices(val& o, std::initializer_list<MatrixField> fields) {
-    for (const MatrixField& f : fields) o.set(f.first, js::matrix_to_js(f.second));
-}
-
 /// Trainer.backwardTrace's shape for a loaded model (options: text, targets, scale, layer):
 /// {loss, scale, targets, defaults (the model's own: next tokens, or the top fill at each
 /// [MASK]), layer, memoryBytes (learn_memory), dLogits, probabilities, layers: L entries, the
@@ -529,28 +526,11 @@ val model_backward_js(int handle, const val& options) {
             }
             const LayerGradTrace& lg = b.recorder.gradients.layers[static_cast<std::size_t>(l)];
             const LayerTrace& lt = b.recorder.trace.layers[static_cast<std::size_t>(l)];
-            val heads = val::array();
-            for (std::size_t k = 0; k < lg.heads.size(); ++k) {
-                const HeadGradTrace& g = lg.heads[k];
-                const HeadTrace& f = lt.attention.heads[k];
-                val h = val::object();
-                set_matrices(h, {{"query", f.query}, {"key", f.key}, {"value", f.value}, {"weights", f.weights},
-                                 {"dOutput", g.d_output}, {"dWeights", g.d_weights}, {"dScaled", g.d_scaled},
-                                 {"dScores", g.d_scores}, {"dQuery", g.d_query}, {"dKey", g.d_key}, {"dValue", g.d_value}});
-                heads.call<void>("push", h);
-            }
             const std::string prefix = "layers." + std::to_string(l) + ".";
-            val lo = val::object();
-            set_matrices(lo, {{"normed", lt.normed},
-                              {"dStreamIn", lg.d_input},
-                              {"dStreamOut", lg.d_output},
-                              {"dAttention", lg.d_attention},
-                              {"wOutput", params.view(prefix + "w_output")},
-                              {"dWQuery", b.grads.view(prefix + "w_query")},
-                              {"dWKey", b.grads.view(prefix + "w_key")},
-                              {"dWValue", b.grads.view(prefix + "w_value")},
-                              {"dWOutput", b.grads.view(prefix + "w_output")}});
-            lo.set("heads", heads);
+            const LayerBackwardWeights w{params.view(prefix + "w_output"), b.grads.view(prefix + "w_query"),
+                                         b.grads.view(prefix + "w_key"), b.grads.view(prefix + "w_value"),
+                                         b.grads.view(prefix + "w_output")};
+            const val lo = js::layer_backward_to_js(lt, lg, w);
             layers.call<void>("push", lo);
         }
         o.set("layers", layers);

@@ -30,14 +30,12 @@ namespace {
 
 using emscripten::val;
 using namespace attn;
+using js::LayerBackwardWeights;
+using js::set_matrices;
 using attn::js::guarded;
 
 /// Sets each {name, matrix} on o as {rows, cols, data} (js::matrix_to_js): the one
 /// matrix → JS loop of the trainer's objects.
-using MatrixField = std::pair<const char*, Eigen::Ref<const Matrix>>;
-void set_matrices(val& o, std::initializer_list<MatrixField> fields) {
-    for (const MatrixField& f : fields) o.set(f.first, js::matrix_to_js(f.second));
-}
 
 std::map<int, std::unique_ptr<Trainer>>& registry() {
     static std::map<int, std::unique_ptr<Trainer>> trainers;
@@ -587,28 +585,11 @@ val trainer_backward_js(int handle, const val& options) {
         for (std::size_t l = 0; l < b.recorder.gradients.layers.size(); ++l) {
             const LayerGradTrace& lg = b.recorder.gradients.layers[l];
             const LayerTrace& lt = b.recorder.trace.layers[l];
-            val heads = val::array();
-            for (std::size_t k = 0; k < lg.heads.size(); ++k) {
-                const HeadGradTrace& g = lg.heads[k];
-                const HeadTrace& f = lt.attention.heads[k];
-                val h = val::object();
-                set_matrices(h, {{"query", f.query}, {"key", f.key}, {"value", f.value}, {"weights", f.weights},
-                                 {"dOutput", g.d_output}, {"dWeights", g.d_weights}, {"dScaled", g.d_scaled},
-                                 {"dScores", g.d_scores}, {"dQuery", g.d_query}, {"dKey", g.d_key}, {"dValue", g.d_value}});
-                heads.call<void>("push", h);
-            }
             const std::string prefix = "layers." + std::to_string(l) + ".";
-            val lo = val::object();
-            set_matrices(lo, {{"normed", lt.normed},
-                              {"dStreamIn", lg.d_input},
-                              {"dStreamOut", lg.d_output},
-                              {"dAttention", lg.d_attention},
-                              {"wOutput", t.model().params().view(prefix + "w_output")},
-                              {"dWQuery", b.grads.view(prefix + "w_query")},
-                              {"dWKey", b.grads.view(prefix + "w_key")},
-                              {"dWValue", b.grads.view(prefix + "w_value")},
-                              {"dWOutput", b.grads.view(prefix + "w_output")}});
-            lo.set("heads", heads);
+            const LayerBackwardWeights w{t.model().params().view(prefix + "w_output"), b.grads.view(prefix + "w_query"),
+                                         b.grads.view(prefix + "w_key"), b.grads.view(prefix + "w_value"),
+                                         b.grads.view(prefix + "w_output")};
+            const val lo = js::layer_backward_to_js(lt, lg, w);
             layers.call<void>("push", lo);
         }
         o.set("layers", layers);
