@@ -199,7 +199,7 @@ val model_tokenize_js(int handle, const std::string& text) {
 }
 
 void set_vector(val& o, const char* key, const Parameters& p, const std::string& name) {
-    if (p.has(name)) o.set(key, js::matrix_to_js(p.view(name)));
+    if (p.has(name)) o.set(key, js::matrix_to_js(p.matrix(name)));
 }
 
 /// The trace's top tokens per position (tr.top_k of them, the likeliest first): {k, ids: Int32Array(T·k),
@@ -319,10 +319,10 @@ val model_trace_js(int handle, const std::string& text, const val& given_ids, co
                 const std::string prefix = "layers." + std::to_string(l) + ".";
                 lo.set("input", js::matrix_to_js(lt.input));
                 lo.set("normed", js::matrix_to_js(lt.normed));
-                lo.set("wQuery", js::matrix_to_js(params.view(prefix + "w_query")));
-                lo.set("wKey", js::matrix_to_js(params.view(prefix + "w_key")));
-                lo.set("wValue", js::matrix_to_js(params.view(prefix + "w_value")));
-                lo.set("wOutput", js::matrix_to_js(params.view(prefix + "w_output")));
+                lo.set("wQuery", js::matrix_to_js(params.matrix(prefix + "w_query")));
+                lo.set("wKey", js::matrix_to_js(params.matrix(prefix + "w_key")));
+                lo.set("wValue", js::matrix_to_js(params.matrix(prefix + "w_value")));
+                lo.set("wOutput", js::matrix_to_js(params.matrix(prefix + "w_output")));
                 set_vector(lo, "bQuery", params, prefix + "b_query");
                 set_vector(lo, "bKey", params, prefix + "b_key");
                 set_vector(lo, "bValue", params, prefix + "b_value");
@@ -527,7 +527,8 @@ val model_backward_js(int handle, const val& options) {
             const LayerGradTrace& lg = b.recorder.gradients.layers[static_cast<std::size_t>(l)];
             const LayerTrace& lt = b.recorder.trace.layers[static_cast<std::size_t>(l)];
             const std::string prefix = "layers." + std::to_string(l) + ".";
-            const LayerBackwardWeights w{params.view(prefix + "w_output"), b.grads.view(prefix + "w_query"),
+            const Matrix w_output = params.matrix(prefix + "w_output");  // row-major, however it is stored
+            const LayerBackwardWeights w{w_output, b.grads.view(prefix + "w_query"),
                                          b.grads.view(prefix + "w_key"), b.grads.view(prefix + "w_value"),
                                          b.grads.view(prefix + "w_output")};
             const val lo = js::layer_backward_to_js(lt, lg, w);

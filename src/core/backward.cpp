@@ -77,18 +77,58 @@ BackwardTrace backward_trace(const ModelConfig& config, const Parameters& params
 
 namespace {
 
-/// The flat [begin, end) ranges of layer `layer`'s attention: head ≥ 0 its columns
-/// h·D … of W_Q, W_K, W_V and their biases and its rows of W_O; head < 0 all of
-/// W_Q, W_K, W_V, W_O and their biases.
-std::vector<std::pair<std::size_t, std::size_t>> attention_ranges(const ModelConfig& config, const Parameters& params,
-                                                                   int layer, int head) {
-    std::vector<std::pair<std::size_t, std::size_t>> ranges;
+/// A [begin, end) range of params.flat() inside one tensor.
+struct Range {
+    std::size_t begin, end;
+    const ParamInfo* tensor;
+};
+
+/// The storage ranges of rows [r0, r1) × columns [c0, c1) of a tensor: a row-major
+/// one's row pieces, or, stored as panels (Parameters::use_panels), each panel's piece
+/// (whole panels: one range of their rows).
+void add_block(std::vector<Range>& out, const ParamInfo& p, int r0, int r1, int c0, int c1) {
+    if (!p.panels) {
+        if (c0 == 0 && c1 == p.cols) {
+            out.push_back({p.offset + static_cast<std::size_t>(r0) * p.cols, p.offset + static_cast<std::size_t>(r1) * p.cols, &p});
+            return;
+        }
+        for (int r = r0; r < r1; ++r) {
+            const std::size_t row = p.offset + static_cast<std::size_t>(r) * static_cast<std::size_t>(p.cols);
+            out.push_back({row + static_cast<std::size_t>(c0), row + static_cast<std::size_t>(c1), &p});
+        }
+        return;
+    }
+    for (int q = c0 / 8; q * 8 < c1; ++q) {
+        const int lo = std::max(c0, q * 8) - q * 8, hi = std::min(c1, q * 8 + 8) - q * 8;
+        const std::size_t panel = p.offset + static_cast<std::size_t>(q) * static_cast<std::size_t>(p.rows) * 8;
+        if (lo == 0 && hi == 8) {
+            out.push_back({panel + static_cast<std::size_t>(r0) * 8, panel + static_cast<std::size_t>(r1) * 8, &p});
+            continue;
+        }
+        for (int r = r0; r < r1; ++r)
+            out.push_back({panel + static_cast<std::size_t>(r) * 8 + lo, panel + static_cast<std::size_t>(r) * 8 + hi, &p});
+    }
+}
+
+/// The row-major index (from the tensor's offset) of the element at storage index i.
+std::size_t row_major_index(const ParamInfo& p, std::size_t i) {
+    if (!p.panels) return i - p.offset;
+    const std::size_t j = i - p.offset, panel = static_cast<std::size_t>(p.rows) * 8;
+    const std::size_t q = j / panel, r = (j % panel) / 8, c = q * 8 + j % 8;
+    return r * static_cast<std::size_t>(p.cols) + c;
+}
+
+/// The storage ranges of layer `layer`'s attention: head ≥ 0 its columns h·D … of
+/// W_Q, W_K, W_V and their biases and its rows of W_O; head < 0 all of W_Q, W_K, W_V,
+/// W_O and their biases.
+std::vector<Range> attention_ranges(const ModelConfig& config, const Parameters& params, int layer, int head) {
+    std::vector<Range> ranges;
     const auto name = [&](const char* leaf) { return "layers." + std::to_string(layer) + "." + leaf; };
     if (head < 0) {
         for (const char* leaf : {"w_query", "b_query", "w_key", "b_key", "w_value", "b_value", "w_output", "b_output"}) {
             if (!params.has(name(leaf))) continue;
             const ParamInfo& p = params.info(name(leaf));
-            ranges.emplace_back(p.offset, p.offset + p.size());
+            add_block(ranges, p, 0, p.rows, 0, p.cols);
         }
         return ranges;
     }
@@ -96,14 +136,10 @@ std::vector<std::pair<std::size_t, std::size_t>> attention_ranges(const ModelCon
     for (const char* leaf : {"w_query", "w_key", "w_value", "b_query", "b_key", "b_value"}) {
         if (!params.has(name(leaf))) continue;
         const ParamInfo& p = params.info(name(leaf));
-        for (int r = 0; r < p.rows; ++r) {
-            const std::size_t row = p.offset + static_cast<std::size_t>(r) * static_cast<std::size_t>(p.cols);
-            ranges.emplace_back(row + static_cast<std::size_t>(head * D), row + static_cast<std::size_t>((head + 1) * D));
-        }
+        add_block(ranges, p, 0, p.rows, head * D, (head + 1) * D);
     }
     const ParamInfo& o = params.info(name("w_output"));
-    ranges.emplace_back(o.offset + static_cast<std::size_t>(head * D) * static_cast<std::size_t>(o.cols),
-                        o.offset + static_cast<std::size_t>((head + 1) * D) * static_cast<std::size_t>(o.cols));
+    add_block(ranges, o, head * D, (head + 1) * D, 0, o.cols);
     return ranges;
 }
 
@@ -124,12 +160,14 @@ double sgd_step(const ModelConfig& config, Parameters& params, const Parameters&
     if (layer >= config.layers || (layer >= 0 && (head < 0 || head >= config.heads)))
         throw Error("layer " + std::to_string(layer) + " head " + std::to_string(head) + " is not in this model (" +
                     std::to_string(config.layers) + " layers of " + std::to_string(config.heads) + " heads)");
+    if (params.panels() || grads.panels())
+        throw Error(Error::Code::bad_state, "sgd_step reads row-major parameters; these are stored as panels (sgd_step_layer takes them)");
     // the flat ranges to move: [begin, end) pairs into params.flat()
     std::vector<std::pair<std::size_t, std::size_t>> ranges;
     if (layer < 0)
         ranges.emplace_back(0, params.size());
     else
-        ranges = attention_ranges(config, params, layer, head);
+        for (const Range& r : attention_ranges(config, params, layer, head)) ranges.emplace_back(r.begin, r.end);
     std::vector<float>& w = params.flat();
     const std::vector<float>& g = grads.flat();
     double size2 = 0;
@@ -286,28 +324,34 @@ double sgd_step_layer(const ModelConfig& config, Parameters& params, const Layer
     const std::size_t base = first.offset;
     std::size_t n = 0;
     for (const ParamInfo& i : grads.layout) n += i.size();
-    const auto ranges = attention_ranges(config, params, grads.layer, head);
-    for (const auto& [b, e] : ranges)
-        if (b < base || e > base + n || n != grads.flat.size())
+    const std::vector<Range> ranges = attention_ranges(config, params, grads.layer, head);
+    for (const Range& r : ranges)
+        if (r.begin < base || r.end > base + n || n != grads.flat.size())
             throw Error(Error::Code::bad_shape, "the gradients are not layer " + std::to_string(grads.layer) + "'s of this model");
+    // the gradient of storage index i: row-major, as the gradients are, at the tensor's place
+    const auto grad_of = [&](const Range& r, std::size_t i) {
+        return grads.flat[r.tensor->offset - base + row_major_index(*r.tensor, i)];
+    };
     std::vector<float>& w = params.flat();
-    const float* g = grads.flat.data();
     double size2 = 0;
-    for (const auto& [b, e] : ranges)
-        for (std::size_t i = b; i < e; ++i) {
-            const float x = w[i] - static_cast<float>(lr * static_cast<double>(g[i - base]));
+    for (const Range& r : ranges)
+        for (std::size_t i = r.begin; i < r.end; ++i) {
+            const float x = w[i] - static_cast<float>(lr * static_cast<double>(grad_of(r, i)));
             if (!std::isfinite(x))
                 throw Error(Error::Code::not_finite, "the step makes a weight non-finite (learning rate " + std::to_string(lr) + "): the weights are kept");
             const double d = static_cast<double>(x) - static_cast<double>(w[i]);
             size2 += d * d;
         }
     if (undo) {
-        undo->ranges = ranges;
+        undo->ranges.clear();
         undo->old.clear();
-        for (const auto& [b, e] : ranges) undo->old.insert(undo->old.end(), w.begin() + static_cast<std::ptrdiff_t>(b), w.begin() + static_cast<std::ptrdiff_t>(e));
+        for (const Range& r : ranges) {
+            undo->ranges.emplace_back(r.begin, r.end);
+            undo->old.insert(undo->old.end(), w.begin() + static_cast<std::ptrdiff_t>(r.begin), w.begin() + static_cast<std::ptrdiff_t>(r.end));
+        }
     }
-    for (const auto& [b, e] : ranges)
-        for (std::size_t i = b; i < e; ++i) w[i] -= static_cast<float>(lr * static_cast<double>(g[i - base]));
+    for (const Range& r : ranges)
+        for (std::size_t i = r.begin; i < r.end; ++i) w[i] -= static_cast<float>(lr * static_cast<double>(grad_of(r, i)));
     return std::sqrt(size2);
 }
 
@@ -326,9 +370,13 @@ void undo_sgd(Parameters& params, const SgdUndo& undo) {
 
 std::string pretrained_backward_json(const Parameters& params, const PretrainedBackward& b) {
     std::string o = "{\"config\":" + model_config_json(b.config) + ",\"layer\":" + std::to_string(b.layer) + ",\"params\":";
-    std::vector<ParamInfo> own;  // the layer's tensors at their offsets in params
-    for (const ParamInfo& g : b.grads.layout) own.push_back(params.info(g.name));
-    put_layer_tensors(o, own, params.flat().data());
+    std::vector<float> own;  // the layer's tensors, row-major, in the gradients' layout
+    own.reserve(b.grads.flat.size());
+    for (const ParamInfo& g : b.grads.layout) {
+        const Matrix m = params.matrix(g.name);
+        own.insert(own.end(), m.data(), m.data() + m.size());
+    }
+    put_layer_tensors(o, b.grads.layout, own.data());
     o += ",\"batch\":{\"ids\":[[";
     for (std::size_t i = 0; i < b.batch.ids.size(); ++i) o += (i ? "," : "") + std::to_string(b.batch.ids[i]);
     o += "]],\"targets\":[[";

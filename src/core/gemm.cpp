@@ -192,6 +192,71 @@ void PackedLhs::times(const Eigen::Ref<const Matrix>& b, Matrix& c) const {
     trim(ws);
 }
 
+void pack_matrix_panels(const float* b, int k, int n, float* panels) {
+    if (n % kNR != 0) throw Error(Error::Code::bad_shape, "panels hold 8 columns each; the matrix has " + std::to_string(n));
+    kernels::pack_row_major(k, n, n, b, panels);
+}
+
+void unpack_matrix_panels(const float* panels, int k, int n, float* b) {
+    if (n % kNR != 0) throw Error(Error::Code::bad_shape, "panels hold 8 columns each; the matrix has " + std::to_string(n));
+    const std::ptrdiff_t panel_size = static_cast<std::ptrdiff_t>(k) * kNR;
+    for (int p = 0; p < n / kNR; ++p)
+        for (int r = 0; r < k; ++r)
+            std::copy_n(panels + p * panel_size + static_cast<std::ptrdiff_t>(r) * kNR, kNR,
+                        b + static_cast<std::ptrdiff_t>(r) * n + p * kNR);
+}
+
+namespace {
+
+/// Products of at most this many row tiles by panels already in memory (gemm_panels)
+/// read ahead while they multiply (kernel_touching): with few rows, the first row tile
+/// to reach a panel otherwise waits for it to come from memory.
+constexpr int kTouchingTiles = 8;
+/// How many panels ahead the reads go.
+constexpr int kTouchPanels = 2;
+/// Where the read-ahead's values go, so that they are not dropped.
+volatile float touch_sink;
+
+/// packed_product for m ≤ 4·kTouchingTiles rows and panels contiguous in memory, each
+/// row tile's pass over a panel reading ahead into the panels kTouchPanels on.
+void touching_product(int m, int n, int k, const float* tiles, const float* panels, float* c, std::ptrdiff_t ldc,
+                      int distance) {
+    const std::ptrdiff_t panel_size = static_cast<std::ptrdiff_t>(k) * kNR;
+    const int np = panel_count(n), nt = tile_count(m);
+    const float* end = panels + np * panel_size - 16;  // the last line a read may start
+    simd::F4 sink = simd::zero();
+    for (int p = 0; p < np; ++p) {
+        const float* touch = panels + std::min(p + distance, np) * panel_size;
+        for (int t = 0; t < nt; ++t) {
+            simd::F4 acc[kMR][2];
+            kernels::zero(acc);
+            kernels::kernel_touching<kMR, 2>(k, tiles + static_cast<std::ptrdiff_t>(t) * k * kMR, panels + p * panel_size, acc,
+                                             touch, end, sink);
+            kernels::store_tile(acc, std::min(kMR, m - t * kMR), std::min(kNR, n - p * kNR), c + t * kMR * ldc + p * kNR, ldc);
+        }
+    }
+    alignas(16) float out[4];
+    simd::store(out, sink);
+    touch_sink = out[0];
+}
+
+}  // namespace
+
+void gemm_panels(const Eigen::Ref<const Matrix>& a, const float* b_panels, int k, int n, Matrix& c) {
+    check_inner(a.cols(), k, "gemm_panels");
+    if (n % kNR != 0) throw Error(Error::Code::bad_shape, "panels hold 8 columns each; the matrix has " + std::to_string(n));
+    const int m = static_cast<int>(a.rows());
+    if (!prepare(c, m, n, k)) return;
+    Workspace& ws = workspace();
+    float* tiles = grow(ws.tiles, static_cast<std::size_t>(tile_count(m)) * k * kMR);
+    kernels::pack_row_tiles(m, k, a.data(), a.outerStride(), tiles);
+    if (tile_count(m) <= kTouchingTiles)
+        opaque(touching_product)(m, n, k, tiles, b_panels, c.data(), n, kTouchPanels);
+    else
+        opaque(packed_product)(m, n, k, tiles, b_panels, c.data(), n);
+    trim(ws);
+}
+
 std::size_t gemm_workspace_bytes() { return workspace().bytes(); }
 
 void gemm_release_workspace() {

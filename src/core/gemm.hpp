@@ -37,6 +37,16 @@ void gemm_bt(const Eigen::Ref<const Matrix>& a, const Eigen::Ref<const Matrix>& 
 /// pass (Xᵀ·dY). c is resized; it must not alias a or b.
 void gemm_at(const Eigen::Ref<const Matrix>& a, const Eigen::Ref<const Matrix>& b, Matrix& c);
 
+/// A matrix stored as the kernels' panels (Parameters::use_panels; kernels.hpp):
+/// b (k×n row-major, n a multiple of 8) into panels (k·n floats: panel p, the
+/// columns 8p … 8p+7, is k rows of 8), and back.
+void pack_matrix_panels(const float* b, int k, int n, float* panels);
+void unpack_matrix_panels(const float* panels, int k, int n, float* b);
+
+/// c (m×n) = a (m×k) · B, B (k×n) stored as panels (pack_matrix_panels): the same
+/// numbers as gemm(a, B, c), without packing B. c is resized.
+void gemm_panels(const Eigen::Ref<const Matrix>& a, const float* b_panels, int k, int n, Matrix& c);
+
 /// A left operand packed once for several products a·b₁, a·b₂, … (the
 /// per-head projections of one input): the same numbers as gemm(a, b, c).
 class PackedLhs {

@@ -1,5 +1,6 @@
 #include "generation.hpp"
 
+#include "gemm.hpp"
 #include "layers.hpp"
 #include "positional.hpp"
 #include "random.hpp"
@@ -21,8 +22,11 @@ std::string number(double x) {
 }
 
 /// y (1×n) = x (1×m)·W (m×n) (+ b).
-void row_affine(const Matrix& x, const float* w, const float* b, int m, int n, Matrix& y) {
-    y.noalias() = x * as_matrix(w, m, n);
+void row_affine(const Matrix& x, const float* w, const float* b, int m, int n, Matrix& y, bool panels) {
+    if (panels && fits_panels(n))
+        gemm_panels(x, w, m, n, y);  // the weights as Parameters::use_panels stores them
+    else
+        y.noalias() = x * as_matrix(w, m, n);
     if (b) y += as_matrix(b, 1, n);
 }
 
@@ -70,7 +74,7 @@ std::int32_t choose_token(const float* logits, int vocab, const GenerationOption
     return order[static_cast<std::size_t>(k - 1)];  // u·total rounded up to the sum
 }
 
-KvCache::KvCache(const Model& model) : model_(model), slots_(resolve_slots(model.config())) {
+KvCache::KvCache(const Model& model) : model_(model), slots_(resolve_slots(model.config(), model.params())) {
     const ModelConfig& c = model.config();
     if (!c.causal)
         throw Error(std::string(c.family == "bert" ? "BERT" : "this model") +
@@ -107,6 +111,7 @@ void KvCache::append(std::int32_t id) {
         throw Error(Error::Code::too_long_for_model, "the text has " + std::to_string(t) + " tokens, the most this model reads (its context): it cannot add another");
     if (id < 0 || id >= c.vocab)
         throw Error("token id " + std::to_string(id) + " is outside the vocabulary 0 … " + std::to_string(c.vocab - 1));
+    for (LayerParams<Slot>& l : slots_.layers) l.panels = model_.params().panels();  // as stored now
     const ParamPtrs p = bind(slots_, model_.params().flat().data());
     const bool post = c.norm == Norm::post;
 
@@ -133,9 +138,9 @@ void KvCache::append(std::int32_t id) {
             layernorm_forward(x, lp.ln1_gain, lp.ln1_bias, c.ln_eps, a, ln);
         else
             a = x;
-        row_affine(a, lp.w_query, lp.b_query, C, C, q);
-        row_affine(a, lp.w_key, lp.b_key, C, C, k);
-        row_affine(a, lp.w_value, lp.b_value, C, C, v);
+        row_affine(a, lp.w_query, lp.b_query, C, C, q, lp.panels);
+        row_affine(a, lp.w_key, lp.b_key, C, C, k, lp.panels);
+        row_affine(a, lp.w_value, lp.b_value, C, C, v, lp.panels);
         // the cache's new row (capacity doubles, up to the context)
         Matrix& K = keys_[static_cast<std::size_t>(l)];
         Matrix& V = values_[static_cast<std::size_t>(l)];
@@ -166,7 +171,7 @@ void KvCache::append(std::int32_t id) {
             }
             weights_[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)] = s;
         }
-        row_affine(concat, lp.w_output, lp.b_output, C, C, out);
+        row_affine(concat, lp.w_output, lp.b_output, C, C, out, lp.panels);
         if (post) {
             tmp = x + out;
             layernorm_forward(tmp, lp.ln1_gain, lp.ln1_bias, c.ln_eps, x, ln);

@@ -353,6 +353,9 @@ std::unique_ptr<Model> HubLoader::finish() {
              std::to_string(m.index.data_start + m.index.data_size) + " bytes)");
     }
     m.finished = true;
+    // a loaded model is only run: its product matrices as the kernels' panels, so that no
+    // forward packs them again (in place, one matrix's copy at a time)
+    m.model->params().use_panels();
     return std::move(m.model);
 }
 

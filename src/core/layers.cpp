@@ -22,10 +22,23 @@ void add_column_sums(const Matrix& m, float* out) {
     }
 }
 
-/// y = x·W (+ b): W (rows × cols) at w, b (cols) at b or null.
-void affine(const Eigen::Ref<const Matrix>& x, const float* w, const float* b, int rows, int cols, Matrix& y) {
-    gemm(x, as_matrix(w, rows, cols), y);
+/// y = x·W (+ b): W (rows × cols) at w, as panels when `panels` and it fits_panels(cols)
+/// (Parameters::use_panels), b (cols) at b or null.
+void affine(const Eigen::Ref<const Matrix>& x, const float* w, const float* b, int rows, int cols, Matrix& y,
+            bool panels = false) {
+    if (panels && fits_panels(cols))
+        gemm_panels(x, w, rows, cols, y);
+    else
+        gemm(x, as_matrix(w, rows, cols), y);
     if (b) add_row_vector(y, b);
+}
+
+/// W (rows × cols) at w row-major: w itself, or (stored as panels) unpacked into tmp.
+Eigen::Map<const Matrix> row_major(const float* w, int rows, int cols, bool panels, Matrix& tmp) {
+    if (!(panels && fits_panels(cols))) return as_matrix(w, rows, cols);
+    tmp.resize(rows, cols);
+    unpack_matrix_panels(w, rows, cols, tmp.data());
+    return Eigen::Map<const Matrix>(tmp.data(), rows, cols);
 }
 
 /// For y = x·W (+ b): dW += xᵀ·dy, db += Σ_rows dy (a null dw or db: that gradient is not asked for).
@@ -218,9 +231,9 @@ void attention_forward(const ModelConfig& config, const LayerParams<const float*
     const int B = run.B, T = run.T, C = config.d_model, H = config.heads, D = C / H, N = B * T;
     const ForwardOptions& options = *run.options;
     const bool uniform = options.uniform_attention;
-    affine(a, p.w_query, p.b_query, C, C, c.q);  // (N, C)·(C, C)
-    affine(a, p.w_key, p.b_key, C, C, c.k);
-    affine(a, p.w_value, p.b_value, C, C, c.v);
+    affine(a, p.w_query, p.b_query, C, C, c.q, p.panels);  // (N, C)·(C, C)
+    affine(a, p.w_key, p.b_key, C, C, c.k, p.panels);
+    affine(a, p.w_value, p.b_value, C, C, c.v, p.panels);
     c.weights.assign(static_cast<std::size_t>(std::int64_t{B} * H * T * T), 0.0f);
     c.concat.setZero(N, C);
     if (trace) trace->heads.assign(static_cast<std::size_t>(H), HeadTrace{});
@@ -280,7 +293,7 @@ void attention_forward(const ModelConfig& config, const LayerParams<const float*
             c.concat.block(b * T, h * D, T, D) = head_out;
         }
     }
-    affine(c.concat, p.w_output, p.b_output, C, C, out);  // (N, C)
+    affine(c.concat, p.w_output, p.b_output, C, C, out, p.panels);  // (N, C)
     if (trace) {
         trace->concat = c.concat;
         trace->output = out;
@@ -292,10 +305,10 @@ void attention_backward(const ModelConfig& config, const LayerParams<const float
                         Matrix& da, double& score_grad_sq, std::vector<HeadGradTrace>* trace) {
     const int B = run.B, T = run.T, C = config.d_model, H = config.heads, D = C / H, N = B * T;
     const ForwardOptions& options = *run.options;
-    Matrix tmp, dconcat, dq(N, C), dk(N, C), dv(N, C), dp, ds(T, T);
+    Matrix tmp, dconcat, dq(N, C), dk(N, C), dv(N, C), dp, ds(T, T), w;
     // out = concat·W_O + b_O
     affine_grads(c.concat, dout, g.w_output, g.b_output, C, C, tmp);
-    gemm_bt(dout, as_matrix(p.w_output, C, C), dconcat);  // (N, C)·(C, C)
+    gemm_bt(dout, row_major(p.w_output, C, C, p.panels, w), dconcat);  // (N, C)·(C, C)
     if (trace) trace->assign(static_cast<std::size_t>(H), HeadGradTrace{});
     for (int b = 0; b < B; ++b) {
         const int len = (*run.lengths)[static_cast<std::size_t>(b)];
@@ -371,10 +384,10 @@ void attention_backward(const ModelConfig& config, const LayerParams<const float
     affine_grads(a, dq, g.w_query, g.b_query, C, C, tmp);
     affine_grads(a, dk, g.w_key, g.b_key, C, C, tmp);
     affine_grads(a, dv, g.w_value, g.b_value, C, C, tmp);
-    gemm_bt(dq, as_matrix(p.w_query, C, C), da);  // (N, C)·(C, C)
-    gemm_bt(dk, as_matrix(p.w_key, C, C), tmp);
+    gemm_bt(dq, row_major(p.w_query, C, C, p.panels, w), da);  // (N, C)·(C, C)
+    gemm_bt(dk, row_major(p.w_key, C, C, p.panels, w), tmp);
     da += tmp;
-    gemm_bt(dv, as_matrix(p.w_value, C, C), tmp);
+    gemm_bt(dv, row_major(p.w_value, C, C, p.panels, w), tmp);
     da += tmp;
 }
 
@@ -383,21 +396,21 @@ void attention_backward(const ModelConfig& config, const LayerParams<const float
 void mlp_forward(const ModelConfig& config, const LayerParams<const float*>& p, const Matrix& m, MlpCache& c,
                  Matrix& out) {
     const int C = config.d_model, F = config.mlp;
-    affine(m, p.w_in, p.b_in, C, F, c.pre);  // (N, C)·(C, F)
+    affine(m, p.w_in, p.b_in, C, F, c.pre, p.panels);  // (N, C)·(C, F)
     c.act.resize(c.pre.rows(), c.pre.cols());
     for (Eigen::Index i = 0; i < c.pre.size(); ++i) c.act.data()[i] = activation(config.activation, c.pre.data()[i]);
-    affine(c.act, p.w_out, p.b_out, F, C, out);  // (N, F)·(F, C)
+    affine(c.act, p.w_out, p.b_out, F, C, out, p.panels);  // (N, F)·(F, C)
 }
 
 void mlp_backward(const ModelConfig& config, const LayerParams<const float*>& p, const LayerParams<float*>& g,
                   const Matrix& m, const MlpCache& c, const Matrix& dout, Matrix& dm) {
     const int C = config.d_model, F = config.mlp;
-    Matrix tmp, dact;
+    Matrix tmp, dact, w;
     affine_grads(c.act, dout, g.w_out, g.b_out, F, C, tmp);
-    gemm_bt(dout, as_matrix(p.w_out, F, C), dact);  // (N, C)·(C, F)
+    gemm_bt(dout, row_major(p.w_out, F, C, p.panels, w), dact);  // (N, C)·(C, F)
     for (Eigen::Index i = 0; i < dact.size(); ++i) dact.data()[i] *= activation_grad(config.activation, c.pre.data()[i]);
     affine_grads(m, dact, g.w_in, g.b_in, C, F, tmp);
-    gemm_bt(dact, as_matrix(p.w_in, C, F), dm);  // (N, F)·(F, C)
+    gemm_bt(dact, row_major(p.w_in, C, F, p.panels, w), dm);  // (N, F)·(F, C)
 }
 
 // ---- output head ------------------------------------------------------------------------------

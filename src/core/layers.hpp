@@ -33,6 +33,8 @@ struct LayerParams {
     T w_query{}, b_query{}, w_key{}, b_key{}, w_value{}, b_value{}, w_output{}, b_output{};
     T ln2_gain{}, ln2_bias{};
     T w_in{}, b_in{}, w_out{}, b_out{};
+    /// The product matrices whose width fits_panels() are stored as panels (Parameters::use_panels).
+    bool panels = false;
 };
 
 /// Every tensor of a config.
@@ -74,9 +76,16 @@ ModelParams<F*> bind(const ParamSlots& slots, F* base) {
     auto at = [base](F*& p, const Slot& s) { p = s.offset < 0 ? nullptr : base + s.offset; };
     zip_model_fields(out, slots, at);
     out.layers.resize(slots.layers.size());
-    for (std::size_t l = 0; l < slots.layers.size(); ++l) zip_layer_fields(out.layers[l], slots.layers[l], at);
+    for (std::size_t l = 0; l < slots.layers.size(); ++l) {
+        zip_layer_fields(out.layers[l], slots.layers[l], at);
+        out.layers[l].panels = slots.layers[l].panels;
+    }
     return out;
 }
+
+/// The slots of a config's layout in `params`, the layers marked as params stores them
+/// (Parameters::use_panels).
+ParamSlots resolve_slots(const ModelConfig& config, const Parameters& params);
 
 using ParamPtrs = ModelParams<const float*>;  ///< read-only weights
 using GradPtrs = ModelParams<float*>;          ///< gradients (accumulated into)

@@ -134,6 +134,12 @@ ParamSlots resolve_slots(const ModelConfig& c) {
     return slots;
 }
 
+ParamSlots resolve_slots(const ModelConfig& c, const Parameters& params) {
+    ParamSlots slots = resolve_slots(c);
+    for (LayerParams<Slot>& l : slots.layers) l.panels = params.panels();
+    return slots;
+}
+
 Parameters::Parameters(const ModelConfig& config) : layout_(parameter_layout(config)) {
     std::size_t n = 0;
     for (const ParamInfo& p : layout_) n += p.size();
@@ -152,14 +158,57 @@ bool Parameters::has(const std::string& name) const {
     return false;
 }
 
+namespace {
+
+const ParamInfo& row_major_info(const Parameters& params, const std::string& name) {
+    const ParamInfo& p = params.info(name);
+    if (p.panels)
+        throw Error(Error::Code::bad_state, "the parameter \"" + name + "\" is stored as panels: it has no row-major view");
+    return p;
+}
+
+/// The blocks' product matrices, by their leaf names (use_panels).
+bool product_matrix(const std::string& name) {
+    if (name.compare(0, 7, "layers.") != 0) return false;
+    const std::size_t dot = name.find('.', 7);
+    if (dot == std::string::npos) return false;
+    const std::string leaf = name.substr(dot + 1);
+    return leaf == "w_query" || leaf == "w_key" || leaf == "w_value" || leaf == "w_output" || leaf == "mlp.w_in" ||
+           leaf == "mlp.w_out";
+}
+
+}  // namespace
+
 Eigen::Map<Matrix> Parameters::view(const std::string& name) {
-    const ParamInfo& p = info(name);
+    const ParamInfo& p = row_major_info(*this, name);
     return Eigen::Map<Matrix>(data_.data() + p.offset, p.rows, p.cols);
 }
 
 Eigen::Map<const Matrix> Parameters::view(const std::string& name) const {
-    const ParamInfo& p = info(name);
+    const ParamInfo& p = row_major_info(*this, name);
     return Eigen::Map<const Matrix>(data_.data() + p.offset, p.rows, p.cols);
+}
+
+Matrix Parameters::matrix(const std::string& name) const {
+    const ParamInfo& p = info(name);
+    const float* d = data_.data() + p.offset;
+    if (!p.panels) return Eigen::Map<const Matrix>(d, p.rows, p.cols);
+    Matrix m(p.rows, p.cols);
+    unpack_matrix_panels(d, p.rows, p.cols, m.data());
+    return m;
+}
+
+void Parameters::use_panels() {
+    if (panels_) return;
+    std::vector<float> tmp;
+    for (ParamInfo& p : layout_) {
+        if (p.vector || !product_matrix(p.name) || !fits_panels(p.cols)) continue;
+        float* d = data_.data() + p.offset;
+        tmp.assign(d, d + p.size());
+        pack_matrix_panels(tmp.data(), p.rows, p.cols, d);
+        p.panels = true;
+    }
+    panels_ = true;
 }
 
 void Parameters::set_zero() { std::fill(data_.begin(), data_.end(), 0.0f); }
@@ -303,10 +352,12 @@ std::int64_t learn_memory(const ModelConfig& c, int length) {
     // (input, normed, residual, mlp_*, output, concat, the attention's output: 8 T×C, 2 T×F;
     // d_output, d_input and d_attention: 3 T×C); the asked layer's heads: per head 3 T×T and
     // 4 T×D of the forward and 4 T×T and 3 T×D of the gradients; the embeddings (5 T×C); the
-    // layer's gradients (at most 4C² + 2CF + 4C + F + 4C floats).
+    // layer's gradients (at most 4C² + 2CF + 4C + F + 4C floats), and a row-major copy of
+    // the largest product matrix (C·max(C, F)) that the backward of a model whose weights
+    // are panels (Parameters::use_panels) multiplies by.
     const std::int64_t trace = mul(mul(T, V), 3) + mul(mul(mul(T, C), 11) + mul(mul(T, F), 2), c.layers) +
                                mul(H, mul(mul(T, T), 7) + mul(mul(T, D), 7)) + mul(mul(T, C), 5);
-    const std::int64_t layer = mul(mul(C, C), 4) + mul(mul(C, F), 2) + mul(C, 8) + F;
+    const std::int64_t layer = mul(mul(C, C), 4) + mul(mul(C, F), 2) + mul(C, 8) + F + mul(C, std::max(C, F));
     return m.activations + m.attention + m.scratch + mul(trace + layer, 4);
 }
 
@@ -575,14 +626,17 @@ AttentionRun attention_run(const ModelConfig& cfg, const ForwardState& s, int la
     return run;
 }
 
-/// The forward of a validated batch on `weights` (a buffer of s.slots'
-/// layout). keep: every layer's activations stay for backward (else one
-/// layer's buffers are reused); need_grad: the logits' gradient is computed.
-LossResult forward_pass(const ModelConfig& cfg, const float* weights, ForwardState& s, const Batch& batch,
+/// The forward of a validated batch on `params` (of cfg's layout; s.slots are set
+/// from it: where each tensor is, and whether the product matrices are panels).
+/// keep: every layer's activations stay for backward (else one layer's buffers are
+/// reused); need_grad: the logits' gradient is computed.
+LossResult forward_pass(const ModelConfig& cfg, const Parameters& params, ForwardState& s, const Batch& batch,
                         const ForwardOptions& options, Recorder* recorder, bool keep) {
     if (recorder && batch.batch != 1)
         throw Error("a recorder keeps the trace of one sequence; the batch has " + std::to_string(batch.batch));
-    const ParamPtrs p = bind(s.slots, weights);
+    if (s.slots.layers.size() != static_cast<std::size_t>(cfg.layers)) s.slots = resolve_slots(cfg);
+    for (LayerParams<Slot>& l : s.slots.layers) l.panels = params.panels();
+    const ParamPtrs p = bind(s.slots, params.flat().data());
     const int B = batch.batch, T = batch.length;
     s.B = B;
     s.T = T;
@@ -797,7 +851,7 @@ LossResult Model::forward(const Batch& batch, const ForwardOptions& options, Rec
         checked_length_ = batch.length;
     }
     trained_forward_ = false;
-    const LossResult r = forward_pass(config_, params_.flat().data(), *state_, batch, options, recorder, true);
+    const LossResult r = forward_pass(config_, params_, *state_, batch, options, recorder, true);
     trained_forward_ = true;
     return r;
 }
@@ -812,7 +866,7 @@ LossResult Model::run(const Batch& batch, const ForwardOptions& options, Recorde
                                     " tokens" + (recorder ? " with a trace" : ""),
                                 parts, recorder ? &keep : nullptr));
     trained_forward_ = false;
-    return forward_pass(config_, params_.flat().data(), *state_, batch, options, recorder, false);
+    return forward_pass(config_, params_, *state_, batch, options, recorder, false);
 }
 
 namespace {
@@ -889,7 +943,7 @@ LossResult Model::learn_forward(const Batch& batch, const ForwardOptions& option
                         format_bytes(need) + " beyond its weights; the limit is " + format_bytes(kMaxLearnBytes) +
                         " — use a shorter sentence");
     trained_forward_ = false;
-    const LossResult r = forward_pass(config_, params_.flat().data(), *state_, batch, options, recorder, true);
+    const LossResult r = forward_pass(config_, params_, *state_, batch, options, recorder, true);
     trained_forward_ = true;
     return r;
 }
@@ -912,6 +966,7 @@ void Model::backward_layer(int layer, LayerGradients& grads, Recorder* recorder)
         if (info.offset != base + n) throw Error(Error::Code::bad_state, "layer " + std::to_string(layer) + "'s tensors are not contiguous");
         ParamInfo i = info;
         i.offset = n;
+        i.panels = false;  // gradients are row-major
         n += info.size();
         grads.layout.push_back(i);
     }
@@ -989,13 +1044,12 @@ ModelTrace trace_model(const ModelConfig& config, const Parameters& params, cons
     if (parts.total() * 4 > kMaxTrainingBytes)
         throw Error(Error::Code::too_large, run_refusal("tracing " + std::to_string(b.length) + " tokens", parts, &keep));
     ForwardState s;
-    s.slots = resolve_slots(config);
     Recorder recorder;
     recorder.layer = layer;
     recorder.vectors = keep.vectors;
     recorder.logits = keep.logits;
     recorder.top_k = keep.top_k;
-    forward_pass(config, params.flat().data(), s, b, options, &recorder, false);
+    forward_pass(config, params, s, b, options, &recorder, false);
     return std::move(recorder.trace);
 }
 

@@ -103,6 +103,9 @@ struct ParamInfo {
     bool vector = false;  ///< a bias or gain: shape [cols] in checkpoints
     bool decay = false;   ///< weight decay applies (matrices only)
     std::size_t offset = 0;
+    /// Stored as the product kernels' panels (Parameters::use_panels): element (r, c) at
+    /// (c / 8)·rows·8 + r·8 + c % 8 from `offset`, not r·cols + c. Same size.
+    bool panels = false;
     std::size_t size() const { return static_cast<std::size_t>(rows) * cols; }
 };
 
@@ -126,17 +129,38 @@ public:
     std::vector<float>& flat() { return data_; }
     const std::vector<float>& flat() const { return data_; }
     std::size_t size() const { return data_.size(); }
-    /// The view of a named tensor; throws attn::Error for an unknown name.
+    /// The view of a named tensor; throws attn::Error for an unknown name, and
+    /// (bad_state) for a tensor stored as panels, which has no row-major view: matrix().
     Eigen::Map<Matrix> view(const std::string& name);
     Eigen::Map<const Matrix> view(const std::string& name) const;
+    /// A row-major copy of a named tensor, however it is stored.
+    Matrix matrix(const std::string& name) const;
     const ParamInfo& info(const std::string& name) const;
     bool has(const std::string& name) const;
     void set_zero();
+    /// Stores the blocks' product matrices (W_Q, W_K, W_V, W_O, the MLP's W_in and
+    /// W_out) as the kernels' panels of 8 columns, in place (those whose width is a
+    /// multiple of 8; the others stay row-major), so that a forward multiplies by them
+    /// without packing them first. For a model that is only run (a loaded checkpoint):
+    /// the trainer's AdamW and sgd_step read the flat buffer as row-major and refuse it.
+    /// The numbers of every forward and backward stay the same, bit for bit.
+    void use_panels();
+    /// use_panels() was called.
+    bool panels() const { return panels_; }
 
 private:
     std::vector<ParamInfo> layout_;
     std::vector<float> data_;
+    bool panels_ = false;
 };
+
+/// Whether a product matrix `cols` wide is stored as panels by Parameters::use_panels.
+inline bool fits_panels(int cols) { return cols > 0 && cols % 8 == 0; }
+/// Index of element (r, c) of a rows×cols matrix stored as panels, from its start.
+inline std::size_t panel_index(int rows, int r, int c) {
+    return static_cast<std::size_t>(c / 8) * static_cast<std::size_t>(rows) * 8 + static_cast<std::size_t>(r) * 8 +
+           static_cast<std::size_t>(c % 8);
+}
 
 /// Seeded initialisation (counter-based, the same natively and in wasm), each
 /// tensor from its own stream (a hash of its name):

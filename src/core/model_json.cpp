@@ -28,7 +28,7 @@ void put_tensors(std::string& out, const Parameters& p) {
         if (!first) out += ',';
         first = false;
         out += json_quote(info.name) + ':';
-        const auto v = p.view(info.name);
+        const Matrix v = p.matrix(info.name);  // row-major, however it is stored
         if (info.vector) {
             out += '[';
             for (int j = 0; j < info.cols; ++j) {

@@ -288,17 +288,17 @@ TEST_CASE("hub: GPT-2's Conv1D tensors land unchanged, c_attn split into q | k |
     const std::string pre = "transformer.h.1.";
     for (int r = 0; r < C; ++r)
         for (int k = 0; k < C; ++k) {
-            REQUIRE(p.view("layers.1.w_query")(r, k) == raw(f, pre + "attn.c_attn.weight", r, k));
-            REQUIRE(p.view("layers.1.w_key")(r, k) == raw(f, pre + "attn.c_attn.weight", r, C + k));
-            REQUIRE(p.view("layers.1.w_value")(r, k) == raw(f, pre + "attn.c_attn.weight", r, 2 * C + k));
-            REQUIRE(p.view("layers.1.w_output")(r, k) == raw(f, pre + "attn.c_proj.weight", r, k));
+            REQUIRE(p.matrix("layers.1.w_query")(r, k) == raw(f, pre + "attn.c_attn.weight", r, k));
+            REQUIRE(p.matrix("layers.1.w_key")(r, k) == raw(f, pre + "attn.c_attn.weight", r, C + k));
+            REQUIRE(p.matrix("layers.1.w_value")(r, k) == raw(f, pre + "attn.c_attn.weight", r, 2 * C + k));
+            REQUIRE(p.matrix("layers.1.w_output")(r, k) == raw(f, pre + "attn.c_proj.weight", r, k));
         }
     for (int k = 0; k < C; ++k) {
-        CHECK(p.view("layers.1.b_value")(0, k) == raw(f, pre + "attn.c_attn.bias", 0, 2 * C + k));
-        CHECK(p.view("layers.1.ln2.gain")(0, k) == raw(f, pre + "ln_2.weight", 0, k));
+        CHECK(p.matrix("layers.1.b_value")(0, k) == raw(f, pre + "attn.c_attn.bias", 0, 2 * C + k));
+        CHECK(p.matrix("layers.1.ln2.gain")(0, k) == raw(f, pre + "ln_2.weight", 0, k));
     }
     for (int v = 0; v < c.vocab; ++v)
-        for (int k = 0; k < C; ++k) REQUIRE(p.view("unembed")(k, v) == raw(f, "lm_head.weight", v, k));  // [V, C] → [C, V]
+        for (int k = 0; k < C; ++k) REQUIRE(p.matrix("unembed")(k, v) == raw(f, "lm_head.weight", v, k));  // [V, C] → [C, V]
     CHECK(load("gpt2")->config().tied);
 }
 
@@ -317,20 +317,20 @@ TEST_CASE("hub: BERT's nn.Linear tensors are transposed to in x out, the MLM hea
     const std::string l0 = "bert.encoder.layer.0.";
     for (int i = 0; i < c.d_model; ++i)
         for (int o = 0; o < c.mlp; ++o) {
-            REQUIRE(p.view("layers.0.mlp.w_in")(i, o) == raw(f, l0 + "intermediate.dense.weight", o, i));
-            REQUIRE(p.view("layers.0.mlp.w_out")(o, i) == raw(f, l0 + "output.dense.weight", i, o));
+            REQUIRE(p.matrix("layers.0.mlp.w_in")(i, o) == raw(f, l0 + "intermediate.dense.weight", o, i));
+            REQUIRE(p.matrix("layers.0.mlp.w_out")(o, i) == raw(f, l0 + "output.dense.weight", i, o));
         }
     for (int i = 0; i < c.d_model; ++i)
         for (int o = 0; o < c.d_model; ++o)
-            REQUIRE(p.view("head.w_transform")(i, o) == raw(f, "cls.predictions.transform.dense.weight", o, i));
-    for (int v = 0; v < c.vocab; ++v) CHECK(p.view("unembed_bias")(0, v) == raw(f, "cls.predictions.bias", 0, v));
+            REQUIRE(p.matrix("head.w_transform")(i, o) == raw(f, "cls.predictions.transform.dense.weight", o, i));
+    for (int v = 0; v < c.vocab; ++v) CHECK(p.matrix("unembed_bias")(0, v) == raw(f, "cls.predictions.bias", 0, v));
     // legacy names (LayerNorm.gamma/beta, the pooler and seq_relationship present) give the same model
     CHECK(load("bert")->params().flat() == p.flat());
     // without the head: no transform, no output bias, the encoder's weights the same
     const std::unique_ptr<attn::Model> bare = load("bert-model");
     CHECK_FALSE(bare->config().output_transform);
     CHECK_FALSE(bare->config().output_bias);
-    CHECK(bare->params().view("layers.1.w_value") == p.view("layers.1.w_value"));
+    CHECK(bare->params().matrix("layers.1.w_value") == p.matrix("layers.1.w_value"));
 }
 
 TEST_CASE("hub: the transformer. prefix, attn.bias buffers and a saved copy of the tied lm_head load the same weights",
@@ -339,8 +339,8 @@ TEST_CASE("hub: the transformer. prefix, attn.bias buffers and a saved copy of t
     CHECK(plain->config().tied);
     CHECK_FALSE(prefixed->config().tied);  // lm_head.weight is in the file: it is used as it is
     for (const attn::ParamInfo& info : plain->params().layout())
-        CHECK(plain->params().view(info.name) == prefixed->params().view(info.name));
-    CHECK(prefixed->params().view("unembed") == plain->params().view("embed").transpose());
+        CHECK(plain->params().matrix(info.name) == prefixed->params().matrix(info.name));
+    CHECK(prefixed->params().matrix("unembed") == plain->params().matrix("embed").transpose());
 }
 
 // ---- config.json ---------------------------------------------------------------------------------
