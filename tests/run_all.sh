@@ -182,7 +182,8 @@ if [ "$quick" = 0 ]; then
   cmake -S . -B build-asan -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTN_FUZZ=ON \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only -DNDEBUG" \
     -DBUILD_TESTING=ON >build-asan/configure.log 2>&1 || { cat build-asan/configure.log; exit 1; }
-  cmake --build build-asan -j"$jobs" --target core_tests -- --no-print-directory >build-asan/build.log 2>&1 \
+  # (the Catch2 suite and the fuzzers: tests/fuzz/CMakeLists.txt's sanitizer_suite)
+  cmake --build build-asan -j"$jobs" --target sanitizer_suite -- --no-print-directory >build-asan/build.log 2>&1 \
     || { cat build-asan/build.log; exit 1; }
   stage "Catch2 under ASan + UBSan (ctest, $jobs at a time)"
   # one process per test case, as natively: the long training tests run beside the rest
