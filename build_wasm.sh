@@ -7,11 +7,12 @@
 # and the embeddable element as one self-contained file, web/attention-playground.js.
 #
 #   ./build_wasm.sh            build (SIMD)
-#   ./build_wasm.sh --scalar   also build a scalar flavour into web/generated/scalar/ (benchmarks)
+#   ./build_wasm.sh --scalar   also build a scalar flavour into web/generated/scalar/ (fast-path tests,
+#                              benchmarks): its Node module, attention_core.node.cjs (and its .wasm)
 #   ./build_wasm.sh --relaxed  also build the relaxed-SIMD flavour (fused multiply-add; its last bits
-#                              differ from the exact build's) into web/generated/relaxed/: the glue
-#                              and attention_core.wasm, which the Node glue takes as wasmBinary
-#                              (Node 20 runs it with --experimental-wasm-relaxed-simd; Chromium as is)
+#                              differ from the exact build's) into web/generated/relaxed/: the Node
+#                              module and attention_core.wasm, which it takes as wasmBinary
+#                              (Node 20 runs it with --experimental-wasm-relaxed-simd)
 #   ./build_wasm.sh --serve    build, then serve web/ on http://127.0.0.1:8000/ (PORT=… to change)
 #   ./build_wasm.sh --dist     also make dist/: dist/site/ (the static site, ready for any static
 #                              host) and dist/attention-playground-VERSION.tgz (the npm package:
@@ -36,7 +37,7 @@ for arg in "$@"; do
     --relaxed) relaxed=1 ;;
     --serve) serve=1 ;;
     --dist) dist=1 ;;
-    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "build_wasm.sh: unknown argument $arg" >&2; exit 2 ;;
   esac
 done
@@ -47,15 +48,28 @@ ATTN_DEPS_FOR=build_wasm.sh .ci/install-deps.sh wasm
 # emcc's optimiser needs Debian's JS modules (acorn) when node is not Debian's.
 export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
 
-build_flavour() {  # $1 build dir, $2 ATTN_SIMD, then the targets to build (default: all); $relaxed_flag: ATTN_RELAXED_SIMD
-  local dir=$1 simd=$2 targets=()
-  shift 2
-  [ $# -gt 0 ] && targets=(--target "$@")
-  emcmake cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DATTN_SIMD="$simd" -DATTN_RELAXED_SIMD="${relaxed_flag:-OFF}" \
-    -DEigen3_DIR=/usr/share/eigen3/cmake -DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node >"$dir.configure.log" 2>&1 \
-    || { cat "$dir.configure.log" >&2; exit 1; }
-  cmake --build "$dir" -j"$(nproc)" "${targets[@]}" -- --no-print-directory >"$dir.build.log" 2>&1 \
-    || { cat "$dir.build.log" >&2; exit 1; }
+configure_flavour() {  # $1 build dir, $2 ATTN_SIMD, $3 ATTN_RELAXED_SIMD
+  emcmake cmake -S . -B "$1" -G "Unix Makefiles" -DCMAKE_BUILD_TYPE=Release -DATTN_SIMD="$2" -DATTN_RELAXED_SIMD="$3" \
+    -DEigen3_DIR=/usr/share/eigen3/cmake -DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node >"$1.configure.log" 2>&1 \
+    || { cat "$1.configure.log" >&2; exit 1; }
+}
+
+# Builds the flavours at once, under one make jobserver of $(nproc) jobs: one flavour's compiles
+# run while another links (a link is ~15 s of one core: wasm-ld, wasm-opt -O3, the JS optimiser),
+# so no core waits for the last link of a flavour before the next flavour starts.
+#   build_flavours DIR:TARGET ...   (TARGET "all": every target of DIR)
+build_flavours() {
+  local mk=build/wasm-flavours.mk spec dir target names=()
+  {
+    for spec in "$@"; do
+      dir=${spec%%:*} target=${spec#*:}
+      names+=("$dir")
+      printf '.PHONY: %s\n%s:\n\t+@$(MAKE) -C %s --no-print-directory %s >%s.build.log 2>&1 || { cat %s.build.log >&2; exit 1; }\n' \
+        "$dir" "$dir" "$dir" "$target" "$dir" "$dir"
+    done
+    printf '.PHONY: all\nall: %s\n.DEFAULT_GOAL := all\n' "${names[*]}"
+  } >"$mk"
+  make -f "$mk" -j"$(nproc)" --no-print-directory all || exit 1
 }
 
 simd_count() {
@@ -109,7 +123,21 @@ bundle_element() {
 }
 
 mkdir -p build
-build_flavour build/wasm ON
+# the SIMD flavour: the browser, Node and embed modules; the scalar and relaxed flavours: their
+# Node module alone (what the fast-path tests and bench/run.mjs load), whose wasm is taken out of
+# its base64 (src/tools/single_file_wasm.py) rather than linked a second time for a browser glue
+flavours=(build/wasm:all)
+configure_flavour build/wasm ON OFF
+if [ "$scalar" = 1 ]; then
+  configure_flavour build/wasm-scalar OFF OFF
+  flavours+=(build/wasm-scalar:attention_core_node)
+fi
+if [ "$relaxed" = 1 ]; then
+  configure_flavour build/wasm-relaxed ON ON
+  flavours+=(build/wasm-relaxed:attention_core_node)
+fi
+build_flavours "${flavours[@]}"
+
 install_outputs build/wasm web/generated
 write_constants
 install_models
@@ -123,19 +151,22 @@ echo "build_wasm.sh: web/generated/attention_core.wasm: $size bytes, $count SIMD
 bundle_element
 
 if [ "$scalar" = 1 ]; then
-  # (the browser and Node modules: the element's bundle is the SIMD flavour's alone)
-  build_flavour build/wasm-scalar OFF attention_core attention_core_node
-  install_outputs build/wasm-scalar web/generated/scalar
+  # the Node module and its wasm (the element's bundle is the SIMD flavour's alone)
+  mkdir -p web/generated/scalar
+  rm -f web/generated/scalar/attention_core.js  # (a browser glue of an earlier build would not match this wasm)
+  cp build/wasm-scalar/attention_core_node.js web/generated/scalar/attention_core.node.cjs
+  python3 src/tools/single_file_wasm.py build/wasm-scalar/attention_core_node.js web/generated/scalar/attention_core.wasm
   echo "build_wasm.sh: web/generated/scalar/attention_core.wasm: $(stat -c %s web/generated/scalar/attention_core.wasm) bytes, $(simd_count web/generated/scalar/attention_core.wasm) SIMD instructions"
 fi
 
 if [ "$relaxed" = 1 ]; then
-  # the browser and Node modules; Emscripten 3.1.6 writes the old FMA opcode, rewritten and checked here
-  relaxed_flag=ON build_flavour build/wasm-relaxed ON attention_core attention_core_node
+  # the Node module, and its wasm for it to take as wasmBinary: Emscripten 3.1.6 writes the old
+  # FMA opcode, rewritten and checked here
   mkdir -p web/generated/relaxed
-  cp build/wasm-relaxed/attention_core.js build/wasm-relaxed/attention_core_node.js web/generated/relaxed/
-  mv web/generated/relaxed/attention_core_node.js web/generated/relaxed/attention_core.node.cjs
-  python3 src/tools/relaxed_opcodes.py build/wasm-relaxed/attention_core.wasm web/generated/relaxed/attention_core.wasm
+  rm -f web/generated/relaxed/attention_core.js  # (a browser glue of an earlier build would not match this wasm)
+  cp build/wasm-relaxed/attention_core_node.js web/generated/relaxed/attention_core.node.cjs
+  python3 src/tools/single_file_wasm.py build/wasm-relaxed/attention_core_node.js build/wasm-relaxed/attention_core_node.wasm
+  python3 src/tools/relaxed_opcodes.py build/wasm-relaxed/attention_core_node.wasm web/generated/relaxed/attention_core.wasm
 fi
 
 # ---- dist/: a static site and an npm package ------------------------------------------

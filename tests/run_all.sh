@@ -182,7 +182,8 @@ if [ "$quick" = 0 ]; then
   cmake -S . -B build-asan -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTN_FUZZ=ON \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only -DNDEBUG" \
     -DBUILD_TESTING=ON >build-asan/configure.log 2>&1 || { cat build-asan/configure.log; exit 1; }
-  cmake --build build-asan -j"$jobs" --target core_tests -- --no-print-directory >build-asan/build.log 2>&1 \
+  # (the Catch2 suite and the fuzzers: tests/fuzz/CMakeLists.txt's sanitizer_suite)
+  cmake --build build-asan -j"$jobs" --target sanitizer_suite -- --no-print-directory >build-asan/build.log 2>&1 \
     || { cat build-asan/build.log; exit 1; }
   stage "Catch2 under ASan + UBSan (ctest, $jobs at a time)"
   # one process per test case, as natively: the long training tests run beside the rest
@@ -207,10 +208,14 @@ if [ "$quick" = 1 ]; then
   run_test_files browser tests/browser/smoke.test.mjs
 elif compgen -G "tests/browser/*.test.mjs" >/dev/null; then
   # each file drives its own Chromium (own profile) and its own server (a free port), and
-  # writes its own tests/artifacts/ folder. Two files at a time (ATTN_BROWSER_JOBS=1 for
-  # one): the harness's waits poll on a timer, not on animation frames, which a loaded
-  # renderer may not run for seconds (harness.mjs launchBrowser).
-  browser_jobs=${ATTN_BROWSER_JOBS:-2}
+  # writes its own tests/artifacts/ folder. Three files at a time on any machine
+  # (ATTN_BROWSER_JOBS=N for N, 1 for one): a file keeps about half a core busy on average
+  # (glides, page loads, Playwright's waits for a still element; the whole suite is ~255 CPU s),
+  # so two at a time left a core mostly idle on 2 cores; measured on them, the same run under
+  # the same outside load: 407 s two at a time, 371 s three. Safe under load because the
+  # harness's waits poll on a timer, not on animation frames, which a loaded renderer may not
+  # run for seconds (harness.mjs launchBrowser), and the training waits allow minutes.
+  browser_jobs=${ATTN_BROWSER_JOBS:-3}
   stage "browser tests (chromium), $browser_jobs files at a time"
   mapfile -t browser_files < <(longest_first tests/browser train races security steps)
   jobs=$browser_jobs run_test_files browser "${browser_files[@]}"
