@@ -208,14 +208,14 @@ if [ "$quick" = 1 ]; then
   run_test_files browser tests/browser/smoke.test.mjs
 elif compgen -G "tests/browser/*.test.mjs" >/dev/null; then
   # each file drives its own Chromium (own profile) and its own server (a free port), and
-  # writes its own tests/artifacts/ folder. Three files at a time on any machine
-  # (ATTN_BROWSER_JOBS=N for N, 1 for one): a file keeps about half a core busy on average
-  # (glides, page loads, Playwright's waits for a still element; the whole suite is ~255 CPU s),
-  # so two at a time left a core mostly idle on 2 cores; measured on them, the same run under
-  # the same outside load: 407 s two at a time, 371 s three. Safe under load because the
-  # harness's waits poll on a timer, not on animation frames, which a loaded renderer may not
-  # run for seconds (harness.mjs launchBrowser), and the training waits allow minutes.
-  browser_jobs=${ATTN_BROWSER_JOBS:-3}
+  # writes its own tests/artifacts/ folder. Two files at a time (ATTN_BROWSER_JOBS=N for N, 1
+  # for one). Three at a time was faster only while something else loaded the machine (the same
+  # suite under the same outside load: 407 s two at a time, 371 s three); on a quiet 2-core
+  # machine, one after the other in a built fresh clone, two took 346 s and three 365 s: the
+  # in-page training files, most of the stage, then share the cores three ways. The harness's
+  # waits poll on a timer, not on animation frames, which a loaded renderer may not run for
+  # seconds (harness.mjs launchBrowser), and the training waits allow minutes.
+  browser_jobs=${ATTN_BROWSER_JOBS:-2}
   stage "browser tests (chromium), $browser_jobs files at a time"
   mapfile -t browser_files < <(longest_first tests/browser train races security steps)
   jobs=$browser_jobs run_test_files browser "${browser_files[@]}"
