@@ -192,13 +192,21 @@ void PackedLhs::times(const Eigen::Ref<const Matrix>& b, Matrix& c) const {
     trim(ws);
 }
 
-void pack_matrix_panels(const float* b, int k, int n, float* panels) {
+namespace {
+
+void check_panel_width(int n) {
     if (n % kNR != 0) throw Error(Error::Code::bad_shape, "panels hold 8 columns each; the matrix has " + std::to_string(n));
+}
+
+}  // namespace
+
+void pack_matrix_panels(const float* b, int k, int n, float* panels) {
+    check_panel_width(n);
     kernels::pack_row_major(k, n, n, b, panels);
 }
 
 void unpack_matrix_panels(const float* panels, int k, int n, float* b) {
-    if (n % kNR != 0) throw Error(Error::Code::bad_shape, "panels hold 8 columns each; the matrix has " + std::to_string(n));
+    check_panel_width(n);
     const std::ptrdiff_t panel_size = static_cast<std::ptrdiff_t>(k) * kNR;
     for (int p = 0; p < n / kNR; ++p)
         for (int r = 0; r < k; ++r)
@@ -244,7 +252,7 @@ void touching_product(int m, int n, int k, const float* tiles, const float* pane
 
 void gemm_panels(const Eigen::Ref<const Matrix>& a, const float* b_panels, int k, int n, Matrix& c) {
     check_inner(a.cols(), k, "gemm_panels");
-    if (n % kNR != 0) throw Error(Error::Code::bad_shape, "panels hold 8 columns each; the matrix has " + std::to_string(n));
+    check_panel_width(n);
     const int m = static_cast<int>(a.rows());
     if (!prepare(c, m, n, k)) return;
     Workspace& ws = workspace();

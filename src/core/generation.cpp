@@ -111,7 +111,7 @@ void KvCache::append(std::int32_t id) {
         throw Error(Error::Code::too_long_for_model, "the text has " + std::to_string(t) + " tokens, the most this model reads (its context): it cannot add another");
     if (id < 0 || id >= c.vocab)
         throw Error("token id " + std::to_string(id) + " is outside the vocabulary 0 … " + std::to_string(c.vocab - 1));
-    for (LayerParams<Slot>& l : slots_.layers) l.panels = model_.params().panels();  // as stored now
+    mark_panels(slots_, model_.params());  // as stored now
     const ParamPtrs p = bind(slots_, model_.params().flat().data());
     const bool post = c.norm == Norm::post;
 

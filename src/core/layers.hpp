@@ -83,8 +83,12 @@ ModelParams<F*> bind(const ParamSlots& slots, F* base) {
     return out;
 }
 
-/// The slots of a config's layout in `params`, the layers marked as params stores them
-/// (Parameters::use_panels).
+/// Marks the slots' layers as `params` stores them (Parameters::use_panels).
+inline void mark_panels(ParamSlots& slots, const Parameters& params) {
+    for (LayerParams<Slot>& l : slots.layers) l.panels = params.panels();
+}
+
+/// The slots of a config's layout in `params`, the layers marked as params stores them.
 ParamSlots resolve_slots(const ModelConfig& config, const Parameters& params);
 
 using ParamPtrs = ModelParams<const float*>;  ///< read-only weights

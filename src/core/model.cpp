@@ -136,7 +136,7 @@ ParamSlots resolve_slots(const ModelConfig& c) {
 
 ParamSlots resolve_slots(const ModelConfig& c, const Parameters& params) {
     ParamSlots slots = resolve_slots(c);
-    for (LayerParams<Slot>& l : slots.layers) l.panels = params.panels();
+    mark_panels(slots, params);
     return slots;
 }
 
@@ -635,7 +635,7 @@ LossResult forward_pass(const ModelConfig& cfg, const Parameters& params, Forwar
     if (recorder && batch.batch != 1)
         throw Error("a recorder keeps the trace of one sequence; the batch has " + std::to_string(batch.batch));
     if (s.slots.layers.size() != static_cast<std::size_t>(cfg.layers)) s.slots = resolve_slots(cfg);
-    for (LayerParams<Slot>& l : s.slots.layers) l.panels = params.panels();
+    mark_panels(s.slots, params);
     const ParamPtrs p = bind(s.slots, params.flat().data());
     const int B = batch.batch, T = batch.length;
     s.B = B;
