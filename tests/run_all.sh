@@ -112,12 +112,14 @@ longest_first() {  # $1 dir, then names without .test.mjs
 }
 
 run_test_files() {  # $1 suite name, then the files (the longest first)
-  local suite=$1 dir="tests/artifacts/logs/$1" running=0 f n s status=0
+  local suite=$1 dir="tests/artifacts/logs/$1" f n s status=0
   shift
   mkdir -p "$dir"
   rm -f "$dir"/*.log "$dir"/*.status "$dir"/*.secs
   for f in "$@"; do
-    if [ "$running" -ge "$jobs" ]; then wait -n || true; running=$((running - 1)); fi
+    # count the files still running: `wait -n` also returns when a process substitution ends
+    # (the caller's `mapfile < <(longest_first …)`), so counting the waits ran one file too many
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
     (
       n=$(basename "$f" .test.mjs) s=0 t0=$(date +%s)
       node --test --test-concurrency=1 "$f" >"$dir/$n.log" 2>&1 || s=$?
@@ -125,7 +127,6 @@ run_test_files() {  # $1 suite name, then the files (the longest first)
       echo "$s" >"$dir/$n.status"
       flock "$dir/.print" cat "$dir/$n.log"
     ) &
-    running=$((running + 1))
   done
   wait || true
   echo "== $suite: wall time per file (s), $jobs files at a time"
@@ -209,10 +210,9 @@ if [ "$quick" = 1 ]; then
 elif compgen -G "tests/browser/*.test.mjs" >/dev/null; then
   # each file drives its own Chromium (own profile) and its own server (a free port), and
   # writes its own tests/artifacts/ folder. Two files at a time (ATTN_BROWSER_JOBS=N for N, 1
-  # for one). Three at a time was faster only while something else loaded the machine (the same
-  # suite under the same outside load: 407 s two at a time, 371 s three); on a quiet 2-core
-  # machine, one after the other in a built fresh clone, two took 346 s and three 365 s: the
-  # in-page training files, most of the stage, then share the cores three ways. The harness's
+  # for one). (The earlier comparisons here, "two 346 s, three 365 s" on a quiet 2-core machine,
+  # really ran three and four: the runner started one file too many until its count was fixed.)
+  # The in-page training files, most of the stage, share the two cores. The harness's
   # waits poll on a timer, not on animation frames, which a loaded renderer may not run for
   # seconds (harness.mjs launchBrowser), and the training waits allow minutes.
   browser_jobs=${ATTN_BROWSER_JOBS:-2}
