@@ -66,7 +66,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                    in_range(attn::settings::warmup, c.optimizer.warmup) && in_range(attn::settings::eps, c.optimizer.eps),
                "a setting out of range: batch %d lr %g warmup %d eps %g", c.batch, c.optimizer.lr, c.optimizer.warmup, c.optimizer.eps);
     if (t->has_task()) {
-        FUZZ_CHECK(t->task().vocabulary().size() == static_cast<std::size_t>(m.vocab), "task vocabulary %zu, model %d",
+        FUZZ_CHECK(t->task().vocabulary().size() == m.vocab, "task vocabulary %d, model %d",
                    t->task().vocabulary().size(), m.vocab);
         FUZZ_CHECK(t->task().context() <= m.context, "task context %d, model %d", t->task().context(), m.context);
     }
