@@ -123,8 +123,8 @@ test('context: the pronoun looks at “animal” when tired and at “street” 
 // ---- pause, links, switching --------------------------------------------------------
 
 test('pause stops the worker; the paused link replays to the same step with exactly the same numbers; resume finishes', async () => {
-  const { page, errors } = await openRace(h, 'order', '&rrun=1&rsteps=300');
-  await page.waitForFunction(() => Number(document.querySelector('[data-testid="race-order"]').dataset.step) >= 60, null, { timeout: 120000 });
+  const { page, errors } = await openRace(h, 'order', '&rrun=1&rsteps=200');
+  await page.waitForFunction(() => Number(document.querySelector('[data-testid="race-order"]').dataset.step) >= 40, null, { timeout: 120000 });
   await page.getByTestId('race-order').getByTestId('race-play').click();
   await waitRace(page, 'order', ['paused']);
   const paused = await raceState(page, 'order');
@@ -153,8 +153,8 @@ test('pause stops the worker; the paused link replays to the same step with exac
   // resume runs on to the finish line
   await again.getByTestId('race-order').getByTestId('race-play').click();
   await waitRace(again, 'order', ['done'], 200000);
-  assert.equal((await raceState(again, 'order')).step, '300');
-  assert.equal((await hashParams(again)).get('rat'), '300');
+  assert.equal((await raceState(again, 'order')).step, '200');
+  assert.equal((await hashParams(again)).get('rat'), '200');
   // reset goes back to an empty race
   await again.getByTestId('race-order').getByTestId('race-reset').click();
   await waitRace(again, 'order', ['idle']);
