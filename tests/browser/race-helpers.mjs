@@ -23,6 +23,21 @@ export async function waitRace(page, demo, states, timeout = 60000) {
   }, [demo, states], { timeout });
 }
 
+/**
+ * Presses the card's button (race-play, race-reset) from inside the page in the same poll that sees the
+ * race at minStep or later. A race of a few hundred steps can run to its finish within a second on a fast
+ * machine, between a test seeing the step and a Playwright click landing; pressed here, the press reaches
+ * the worker within one chunk. (The button's own click handler runs, as for a person's click.)
+ */
+export async function pressAtStep(page, demo, testid, minStep, timeout = 120000) {
+  await page.waitForFunction(([d, t, min]) => {
+    const card = document.querySelector(`[data-testid="race-${d}"]`);
+    if (!card || Number(card.dataset.step) < min) return false;
+    card.querySelector(`[data-testid="${t}"]`).click();
+    return true;
+  }, [demo, testid, minStep], { timeout });
+}
+
 /** The results table as {"acc-0": x, "acc-1": y, …} (exact values from data-value). */
 export function raceNumbers(page, demo) {
   return page.evaluate((d) => {

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { startHarness, artifactDir, pageScrollWidth } from './harness.mjs';
-import { openRace, raceState, raceNumbers, waitRace, checkValues, hashParams } from './race-helpers.mjs';
+import { openRace, raceState, raceNumbers, waitRace, checkValues, hashParams, pressAtStep } from './race-helpers.mjs';
 
 const PHONE = { width: 390, height: 844 };
 const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'";
@@ -122,10 +122,11 @@ test('context: the pronoun looks at “animal” when tired and at “street” 
 
 // ---- pause, links, switching --------------------------------------------------------
 
+// (600 steps, the order race's longest length: rsteps takes only its choices, 150/300/600; on a fast
+// machine the default 300 ran to the finish line, 1.3 s, before the pause landed)
 test('pause stops the worker; the paused link replays to the same step with exactly the same numbers; resume finishes', async () => {
-  const { page, errors } = await openRace(h, 'order', '&rrun=1&rsteps=200');
-  await page.waitForFunction(() => Number(document.querySelector('[data-testid="race-order"]').dataset.step) >= 40, null, { timeout: 120000 });
-  await page.getByTestId('race-order').getByTestId('race-play').click();
+  const { page, errors } = await openRace(h, 'order', '&rrun=1&rsteps=600');
+  await pressAtStep(page, 'order', 'race-play', 20);
   await waitRace(page, 'order', ['paused']);
   const paused = await raceState(page, 'order');
   await page.waitForFunction((s) => new URLSearchParams(location.hash.slice(1)).get('rat') === s, paused.step);
@@ -153,8 +154,8 @@ test('pause stops the worker; the paused link replays to the same step with exac
   // resume runs on to the finish line
   await again.getByTestId('race-order').getByTestId('race-play').click();
   await waitRace(again, 'order', ['done'], 200000);
-  assert.equal((await raceState(again, 'order')).step, '200');
-  assert.equal((await hashParams(again)).get('rat'), '200');
+  assert.equal((await raceState(again, 'order')).step, '600');
+  assert.equal((await hashParams(again)).get('rat'), '600');
   // reset goes back to an empty race
   await again.getByTestId('race-order').getByTestId('race-reset').click();
   await waitRace(again, 'order', ['idle']);
@@ -204,8 +205,7 @@ test('reset while running discards the run: the card goes back to step 0 and sta
   assert.equal(p.get('rrun'), '0');
   assert.equal(p.get('rat'), '0');
   await card.getByTestId('race-play').click();
-  await page.waitForFunction(() => Number(document.querySelector('[data-testid="race-context"]').dataset.step) >= 25, null, { timeout: 120000 });
-  await card.getByTestId('race-play').click();
+  await pressAtStep(page, 'context', 'race-play', 25);
   await waitRace(page, 'context', ['paused']);
   assert.deepEqual(errors, []);
   await page.close();
