@@ -25,30 +25,53 @@ jobs=$(nproc)
 # ---- stages and their wall times ---------------------------------------------------
 stage_names=()
 stage_secs=()
+stage_idle=()
 stage_name=""
+# the machine's idle and total CPU ticks so far (/proc/stat: idle + iowait, and all): "IDLE TOTAL"
+cpu_ticks() {
+  local _cpu user nice system idle iowait irq softirq steal _rest
+  read -r _cpu user nice system idle iowait irq softirq steal _rest </proc/stat
+  echo "$((idle + iowait)) $((user + nice + system + idle + iowait + irq + softirq + steal))"
+}
+# the share of the machine's CPU left idle since $1 ("IDLE TOTAL" of cpu_ticks), in %
+idle_share() {
+  local a b c d
+  read -r a b <<<"$1"
+  read -r c d <<<"$(cpu_ticks)"
+  echo $(((c - a) * 100 / (d > b ? d - b : 1)))
+}
 stage_t0=$(date +%s)
+stage_cpu0=$(cpu_ticks)
 run_t0=$stage_t0
+run_cpu0=$stage_cpu0
 end_stage() {
   [ -n "$stage_name" ] || return 0
   stage_names+=("$stage_name")
   stage_secs+=($(($(date +%s) - stage_t0)))
+  stage_idle+=("$(idle_share "$stage_cpu0")")
   stage_name=""
 }
 stage() {  # stage NAME: ends the previous stage, prints "== NAME"
   end_stage
   stage_name=$1
   stage_t0=$(date +%s)
+  stage_cpu0=$(cpu_ticks)
   echo "== $1"
 }
+# The stages so far: wall seconds, and the share of the machine's CPU left idle (where a stage
+# leaves a core idle, running something beside it would shorten the run; where not, only less work).
 report_times() {
   end_stage
-  echo "== wall time per stage (s)"
-  for i in "${!stage_names[@]}"; do printf '%6d  %s\n' "${stage_secs[$i]}" "${stage_names[$i]}"; done
-  printf '%6d  total\n' $(($(date +%s) - run_t0))
+  echo "== wall time per stage (s), and the machine's CPU left idle in it"
+  for i in "${!stage_names[@]}"; do printf '%6d %4d%% idle  %s\n' "${stage_secs[$i]}" "${stage_idle[$i]}" "${stage_names[$i]}"; done
+  printf '%6d %4d%% idle  total\n' $(($(date +%s) - run_t0)) "$(idle_share "$run_cpu0")"
 }
 on_exit() {
   local status=$? failed=$stage_name
-  [ "$status" = 0 ] || [ -z "$failed" ] || echo "run_all.sh: FAILED (exit $status) in stage: $failed, after $(($(date +%s) - run_t0)) s" >&2
+  if [ "$status" != 0 ] && [ -n "$failed" ]; then
+    report_times
+    echo "run_all.sh: FAILED (exit $status) in stage: $failed, after $(($(date +%s) - run_t0)) s" >&2
+  fi
 }
 trap on_exit EXIT
 
@@ -190,7 +213,7 @@ if [ "$quick" = 0 ]; then
   # one process per test case, as natively: the long training tests run beside the rest
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 run_ctest build-asan sanitized
   check_test_count build-asan
-  stage "fuzzers (every tests/fuzz/fuzz_*.cpp), 20 s each, $jobs at a time"
+  stage "fuzzers (every tests/fuzz/fuzz_*.cpp), 20 s of a core each, side by side"
   ATTN_FUZZ_BUILD=build-asan tests/fuzz/run.sh 20
 fi
 

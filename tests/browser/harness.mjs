@@ -206,11 +206,24 @@ export async function clickCell(page, id, i, j) {
   await canvas.click({ position: { x: Number(g.x0) + (j + 0.5) * Number(g.cw), y: Number(g.y0) + (i + 0.5) * Number(g.ch) } });
 }
 
-/** Moves the mouse over cell (i, j) of a heatmap. */
+/**
+ * Moves the mouse over cell (i, j) of a heatmap, and again (up to 5 times) when the canvas moved
+ * within 250 ms after: a page that begins to glide (web/app/follow.js) or to re-lay out just after
+ * Playwright found it still carries the cell away from the pointer, and no tooltip of that cell shows.
+ */
 export async function hoverCell(page, id, i, j) {
   const canvas = page.locator(`[data-testid="hm-${id}"] canvas`);
-  const g = await canvas.evaluate((c) => ({ ...c.dataset }));
-  await canvas.hover({ position: { x: Number(g.x0) + (j + 0.5) * Number(g.cw), y: Number(g.y0) + (i + 0.5) * Number(g.ch) } });
+  const where = () => canvas.evaluate((c) => {
+    const r = c.getBoundingClientRect();
+    return `${Math.round(r.left)},${Math.round(r.top)},${Math.round(r.width)},${Math.round(r.height)}`;
+  });
+  for (let attempt = 1; ; attempt += 1) {
+    const g = await canvas.evaluate((c) => ({ ...c.dataset }));
+    await canvas.hover({ position: { x: Number(g.x0) + (j + 0.5) * Number(g.cw), y: Number(g.y0) + (i + 0.5) * Number(g.ch) } });
+    const at = await where();
+    await page.waitForTimeout(250);
+    if (await where() === at || attempt === 5) return;
+  }
 }
 
 /** Values of the DOM readout of a heatmap's selected row: [{row, col, value}]. */

@@ -126,7 +126,7 @@ test('context: the pronoun looks at “animal” when tired and at “street” 
 // machine the default 300 ran to the finish line, 1.3 s, before the pause landed)
 test('pause stops the worker; the paused link replays to the same step with exactly the same numbers; resume finishes', async () => {
   const { page, errors } = await openRace(h, 'order', '&rrun=1&rsteps=600');
-  await pressAtStep(page, 'order', 'race-play', 20);
+  await pressAtStep(page, 'order', 'race-play', 60); // (after two checks, every 25 steps)
   await waitRace(page, 'order', ['paused']);
   const paused = await raceState(page, 'order');
   await page.waitForFunction((s) => new URLSearchParams(location.hash.slice(1)).get('rat') === s, paused.step);

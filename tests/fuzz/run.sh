@@ -3,12 +3,12 @@
 # instrumented for coverage) and runs each one for SECONDS, up to JOBS at once.
 #
 #   tests/fuzz/run.sh [SECONDS] [NAME...]    NAME: a harness tests/fuzz/fuzz_NAME.cpp (default: every one)
-#   tests/fuzz/run.sh 20                     what tests/run_all.sh runs (20 s each, two at a time on 2 cores)
+#   tests/fuzz/run.sh 20                     what tests/run_all.sh runs (20 s of a core each: the 5 at once, 50 s, on 2 cores)
 #   tests/fuzz/run.sh 3600 trace             a longer hunt, by hand
 #
 # Build directory: $ATTN_FUZZ_BUILD (default build-fuzz). Harnesses run side by
-# side, $ATTN_FUZZ_JOBS at a time (default: the number of cores), each on one core
-# for SECONDS. Inputs that reach new code are kept in BUILD/fuzz-corpus/NAME (the
+# side, each for SECONDS of one core: with more harnesses than $ATTN_FUZZ_JOBS (default: the
+# number of cores), all at once for SECONDS·N/JOBS of wall time. Inputs that reach new code are kept in BUILD/fuzz-corpus/NAME (the
 # committed seeds in tests/fuzz/corpus/NAME, when there are any, are only read); a
 # crash or a broken invariant saves the input as BUILD/fuzz-artifacts/NAME-crash-…,
 # and the run exits 1 with the command that reproduces it. Options per harness:
@@ -54,18 +54,24 @@ run_one() {
   [ -d "tests/fuzz/corpus/$n" ] && seeds=("tests/fuzz/corpus/$n")
   mkdir -p "$corpus"
   local status=0
-  "$build/tests/fuzz/fuzz_$n" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 "${opts[@]}" \
+  "$build/tests/fuzz/fuzz_$n" -max_total_time="$wall" -timeout=10 -rss_limit_mb=2048 "${opts[@]}" \
     -artifact_prefix="$artifacts/$n-" -print_final_stats=1 "$corpus" "${seeds[@]}" >"$build/fuzz-$n.log" 2>&1 || status=$?
   echo "$status" >"$build/fuzz-$n.status"
 }
 
-echo "== fuzz ${names[*]}: ${seconds} s each, $jobs at a time"
-running=0
+# More harnesses than cores: all of them at once, for SECONDS·N/JOBS of wall time each, which is
+# SECONDS of a core each, as JOBS at a time would give, but with no core idle while the last ones
+# run alone (5 harnesses on 2 cores: 50 s, not 3 rounds of 20 s)
+wall=$seconds
+if [ "${#names[@]}" -gt "$jobs" ]; then
+  wall=$(((seconds * ${#names[@]} + jobs - 1) / jobs))
+  echo "== fuzz ${names[*]}: ${seconds} s of a core each (all ${#names[@]} at once on $jobs cores, ${wall} s)"
+else
+  echo "== fuzz ${names[*]}: ${seconds} s each, at once"
+fi
 for n in "${names[@]}"; do
   rm -f "$build/fuzz-$n.status"
-  if [ "$running" -ge "$jobs" ]; then wait -n || true; running=$((running - 1)); fi
   run_one "$n" &
-  running=$((running + 1))
 done
 wait || true
 
