@@ -232,15 +232,16 @@ if [ "$quick" = 1 ]; then
   run_test_files browser tests/browser/smoke.test.mjs
 elif compgen -G "tests/browser/*.test.mjs" >/dev/null; then
   # each file drives its own Chromium (own profile) and its own server (a free port), and
-  # writes its own tests/artifacts/ folder. Two files at a time (ATTN_BROWSER_JOBS=N for N, 1
-  # for one). (The earlier comparisons here, "two 346 s, three 365 s" on a quiet 2-core machine,
-  # really ran three and four: the runner started one file too many until its count was fixed.)
-  # The in-page training files, most of the stage, share the two cores. The harness's
-  # waits poll on a timer, not on animation frames, which a loaded renderer may not run for
-  # seconds (harness.mjs launchBrowser), and the training waits allow minutes.
-  browser_jobs=${ATTN_BROWSER_JOBS:-2}
+  # writes its own tests/artifacts/ folder. One file more than there are cores at a time
+  # (ATTN_BROWSER_JOBS=N for N, 1 for one): a file alone keeps about 1.2 cores busy but waits
+  # at times (page loads, its workers' messages), so with as many files as cores the cores were
+  # 5% idle (361 s for the stage, AMD EPYC, 2 cores), with one more 1% (337 s, the stage alone).
+  # The longest files (measured) start first, so that none starts last and runs alone. The
+  # harness's waits poll on a timer, not on animation frames, which a loaded renderer may not
+  # run for seconds (harness.mjs launchBrowser), and the training waits allow minutes.
+  browser_jobs=${ATTN_BROWSER_JOBS:-$((jobs + 1))}
   stage "browser tests (chromium), $browser_jobs files at a time"
-  mapfile -t browser_files < <(longest_first tests/browser train races security steps)
+  mapfile -t browser_files < <(longest_first tests/browser train races concepts learn steps security truth phone numbers embed)
   jobs=$browser_jobs run_test_files browser "${browser_files[@]}"
 fi
 report_times
