@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses of tests/fuzz (clang; ASan + UBSan, the core
-# instrumented for coverage) and runs each one for SECONDS, up to JOBS at once.
+# instrumented for coverage) and runs each one for SECONDS of a core, side by side.
 #
 #   tests/fuzz/run.sh [SECONDS] [NAME...]    NAME: a harness tests/fuzz/fuzz_NAME.cpp (default: every one)
 #   tests/fuzz/run.sh 20                     what tests/run_all.sh runs (20 s of a core each: the 5 at once, 50 s, on 2 cores)
