@@ -199,11 +199,22 @@ export function pageScrollWidth(page) {
   return page.evaluate(() => document.scrollingElement.scrollWidth);
 }
 
+/** Where cell (i, j) of a heatmap's canvas is, in the canvas's own pixels (its data-x0/y0/cw/ch), and where the canvas is on screen. */
+function cellAt(canvas, i, j) {
+  return canvas.evaluate((c, [a, b]) => {
+    const d = c.dataset;
+    const r = c.getBoundingClientRect();
+    return {
+      position: { x: Number(d.x0) + (b + 0.5) * Number(d.cw), y: Number(d.y0) + (a + 0.5) * Number(d.ch) },
+      box: `${Math.round(r.left)},${Math.round(r.top)},${Math.round(r.width)},${Math.round(r.height)}`,
+    };
+  }, [i, j]);
+}
+
 /** Clicks cell (i, j) of the heatmap with the given data-testid id (e.g. 'mask'). */
 export async function clickCell(page, id, i, j) {
   const canvas = page.locator(`[data-testid="hm-${id}"] canvas`);
-  const g = await canvas.evaluate((c) => ({ ...c.dataset }));
-  await canvas.click({ position: { x: Number(g.x0) + (j + 0.5) * Number(g.cw), y: Number(g.y0) + (i + 0.5) * Number(g.ch) } });
+  await canvas.click({ position: (await cellAt(canvas, i, j)).position });
 }
 
 /**
@@ -213,16 +224,11 @@ export async function clickCell(page, id, i, j) {
  */
 export async function hoverCell(page, id, i, j) {
   const canvas = page.locator(`[data-testid="hm-${id}"] canvas`);
-  const where = () => canvas.evaluate((c) => {
-    const r = c.getBoundingClientRect();
-    return `${Math.round(r.left)},${Math.round(r.top)},${Math.round(r.width)},${Math.round(r.height)}`;
-  });
   for (let attempt = 1; ; attempt += 1) {
-    const g = await canvas.evaluate((c) => ({ ...c.dataset }));
-    await canvas.hover({ position: { x: Number(g.x0) + (j + 0.5) * Number(g.cw), y: Number(g.y0) + (i + 0.5) * Number(g.ch) } });
-    const at = await where();
+    await canvas.hover({ position: (await cellAt(canvas, i, j)).position });
+    const { box } = await cellAt(canvas, i, j);
     await page.waitForTimeout(250);
-    if (await where() === at || attempt === 5) return;
+    if ((await cellAt(canvas, i, j)).box === box || attempt === 5) return;
   }
 }
 
