@@ -30,13 +30,22 @@ export function createFollower(win, { panel, stepper, offset }) {
   // a frame without motion between that decision and the glide would look like a page at
   // rest to code that waits for two still frames (Playwright's "stable" check), which then
   // acts on a page about to move.
+  // A scroll the glide did not make (a script's scrollIntoView, the scrollbar, find in page) ends
+  // it where it is: its last frames move the page by less than a pixel, so the page looks at rest,
+  // and a later frame would otherwise pull the page back from where the other scroll took it.
   function glide(by, now) {
     const from = win.scrollY;
     const ms = Math.min(450, 180 + Math.abs(by) / 4);
     const t0 = now - 16;
+    let at = from; // where the glide's last frame left the page
     const tick = (time) => {
+      if (Math.abs(win.scrollY - at) > 1) {
+        frame = 0;
+        return;
+      }
       const t = Math.min(1, Math.max(0, time - t0) / ms);
       win.scrollTo({ left: win.scrollX, top: from + by * (1 - (1 - t) ** 3), behavior: 'instant' });
+      at = win.scrollY;
       frame = t < 1 ? win.requestAnimationFrame(tick) : 0;
     };
     tick(now);
