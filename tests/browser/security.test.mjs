@@ -26,30 +26,41 @@ async function assertInert(page, dialogs, label) {
 
 test('injection strings typed as a sentence render as text and do not execute', async () => {
   const { page, errors, dialogs } = await h.open();
-  for (const payload of PAYLOADS) {
+  const typeSentence = async (text) => {
     const n = await runCount(page);
-    await page.getByLabel('Sentence', { exact: true }).fill(payload);
+    await page.getByLabel('Sentence', { exact: true }).fill(text);
     await waitRunAfter(page, n);
     const chips = (await page.getByTestId('token-chip').locator('.chip-text').allTextContents()).join('');
-    assert.equal(chips, payload.replace(/\s+/g, ''), 'every character is shown as text');
-    for (const step of STEPS) {
-      await page.locator(`.step-btn[data-step="${step}"]`).click();
-      await waitStep(page, step);
-    }
-    await page.locator('.step-btn[data-step="scores"]').click();
-    await waitStep(page, 'scores');
-    await hoverCell(page, 'scores', 0, 1);
-    await page.getByTestId('tooltip').waitFor();
+    assert.equal(chips, text.replace(/\s+/g, ''), 'every character is shown as text');
+  };
+  // each string alone, as the whole sentence
+  for (const payload of PAYLOADS) {
+    await typeSentence(payload);
     await assertInert(page, dialogs, payload);
   }
+  // all of them in one sentence, through every step (each draws the tokens in its own way:
+  // chips, labels, bars, lines, tooltips), then a tooltip on the scores
+  await typeSentence(PAYLOADS.join(' '));
+  for (const step of STEPS) {
+    await page.locator(`.step-btn[data-step="${step}"]`).click();
+    await waitStep(page, step);
+    await assertInert(page, dialogs, `all strings, step ${step}`);
+  }
+  await page.locator('.step-btn[data-step="scores"]').click();
+  await waitStep(page, 'scores');
+  await hoverCell(page, 'scores', 0, 1);
+  await page.getByTestId('tooltip').waitFor();
+  await assertInert(page, dialogs, 'all strings, a tooltip');
   assert.deepEqual(errors, []);
 });
 
 test('injection strings in the URL hash render as text and do not execute', async () => {
+  // one page, each link loaded into it as a new document (h.reload)
+  const { page, errors, dialogs } = await h.open();
   for (const payload of PAYLOADS) {
     const enc = encodeURIComponent(payload);
     for (const hash of [`#s=${enc}&step=softmax`, `#batch=1&bs=${enc}%0Aok&step=heads`, `#${enc}=1`, `#step=${enc}`, `#s=${enc}&q=${enc}`]) {
-      const { page, errors, dialogs } = await h.open(hash);
+      await h.reload(page, hash);
       await assertInert(page, dialogs, hash);
       const text = await page.locator('.ap').textContent();
       if (hash.startsWith('#s=') || hash.startsWith('#batch')) {
@@ -59,9 +70,9 @@ test('injection strings in the URL hash render as text and do not execute', asyn
         assert.ok(text.includes('<') || text.includes('javascript'), `${hash}: the notice quotes it as text`);
       }
       assert.deepEqual(errors, [], hash);
-      await page.close();
     }
   }
+  await page.close();
 });
 
 test('the page sets no inline handlers and uses no inline scripts or styles', async () => {
