@@ -107,13 +107,13 @@ install_models() {
   done
 }
 
-# <attention-playground> as one file: the element's modules, the glue with the
+# <attention-playground> as one file: the element's modules, the browser glue with its
 # wasm inlined, and the stylesheet (src/tools/bundle_element.py).
 bundle_element() {
   # the coreference model travels inside the file; the language model is a second file
   # (generated/models/language.js beside it), loaded by a <script> when it is picked
   # PLAYGROUND_URL=https://… bakes in where "Copy link" leads by default (else index.html beside the file)
-  python3 src/tools/bundle_element.py web/element.js build/wasm/attention_core_embed.js web/style.css \
+  python3 src/tools/bundle_element.py web/element.js build/wasm/attention_core.js web/style.css \
     web/attention-playground.js coreference=models/coreference.safetensors ${PLAYGROUND_URL:+"--playground-url=$PLAYGROUND_URL"}
   if grep -q "new Function\|eval(" web/attention-playground.js; then
     echo "build_wasm.sh: FAILED: web/attention-playground.js uses eval or new Function (breaks a strict CSP)" >&2

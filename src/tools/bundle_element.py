@@ -6,9 +6,9 @@
 ENTRY.js and the modules it imports (relative imports only, no cycles) are
 inlined in dependency order, each inside its own function scope. The module
 web/embed-resources.js (which, unbundled, points at the separate files) is
-replaced by one exporting `moduleFactory`, the Emscripten glue GLUE.js (built
-with -sEXPORT_ES6 -sSINGLE_FILE, so the wasm is inlined as base64), and
-`cssText`, CSS_FILE's text, and `builtinModels`, the bytes of each named
+replaced by one exporting `moduleFactory`, the Emscripten glue GLUE.js (the
+browser flavour's, built with -sEXPORT_ES6) with the .wasm file it names, which
+must lie beside it, inlined as base64 and handed to the glue, and `cssText`, CSS_FILE's text, and `builtinModels`, the bytes of each named
 checkpoint (base64), and `playgroundUrl`, the absolute http(s) URL of the
 full playground that links lead to by default (null without --playground-url:
 index.html beside the script). The output needs no other file and makes no
@@ -159,19 +159,29 @@ def main():
         fail(f"{glue_path}: expected one 'export default createAttentionCore'")
     with open(css_path, encoding="utf-8") as f:
         css = f.read()
-    # The glue would fetch() its inlined data: URI, which a strict CSP blocks
-    # (connect-src); hand it the bytes as wasmBinary instead, so it never fetches.
-    m = re.search(r'wasmBinaryFile\s*=\s*"data:application/octet-stream;base64,([A-Za-z0-9+/=]+)"', glue)
-    if not m:
-        fail(f"{glue_path}: no inlined wasm found (was it built with -sSINGLE_FILE=1?)")
-    wasm_base64 = m.group(1)
-    glue = glue[:m.start(1)] + glue[m.end(1):]
+    # The wasm the glue would fetch(): inlined here, and handed to the glue as wasmBinary, so it
+    # never fetches (a strict CSP's connect-src would block even a data: URI). A glue built with
+    # -sSINGLE_FILE would bring a second copy, as a data: URI.
+    if re.search(r'wasmBinaryFile\s*=\s*"data:', glue):
+        fail(f"{glue_path}: the wasm is inlined in the glue (-sSINGLE_FILE): give the browser flavour's glue, its .wasm beside it")
+    names = set(re.findall(r'wasmBinaryFile\s*=\s*"([A-Za-z0-9_.-]+\.wasm)"', glue))
+    if len(names) != 1:
+        fail(f"{glue_path}: expected the glue to name one .wasm file (wasmBinaryFile=\"NAME.wasm\"), found {sorted(names) or 'none'}")
+    wasm_path = os.path.join(os.path.dirname(os.path.abspath(glue_path)), names.pop())
+    if not os.path.isfile(wasm_path):
+        fail(f"{glue_path}: its wasm, {wasm_path}, is missing")
+    with open(wasm_path, "rb") as f:
+        wasm_bytes = f.read()
+    if not wasm_bytes.startswith(b"\0asm"):
+        fail(f"{wasm_path}: not a WebAssembly module")
+    wasm_base64 = base64.b64encode(wasm_bytes).decode("ascii")
     resources = (
         f"// ---- {RESOURCES}: the Emscripten glue, the wasm (base64) and the stylesheet\n"
         f"__modules[{json.dumps(RESOURCES)}] = (() => {{\n{glue}\n"
         f"const wasmBase64 = {json.dumps(wasm_base64)};\n"
         "const wasmBinary = () => Uint8Array.from(atob(wasmBase64), (c) => c.charCodeAt(0));\n"
-        "const moduleFactory = (options = {}) => createAttentionCore({ ...options, wasmBinary: wasmBinary() });\n"
+        "// (locateFile: the glue then takes the wasm's name as it is, rather than a URL beside this script)\n"
+        "const moduleFactory = (options = {}) => createAttentionCore({ locateFile: (name) => name, ...options, wasmBinary: wasmBinary() });\n"
         f"const cssText = {json.dumps(css)};\n"
         f"const modelBase64 = {json.dumps(models)};\n"
         "const builtinModels = Object.freeze(Object.fromEntries(Object.entries(modelBase64).map(([name, b64]) =>\n"

@@ -641,7 +641,7 @@ test('a playground URL baked in at build time (PLAYGROUND_URL) is the default, a
   const elsewhere = `${h.url.replace('127.0.0.1', 'localhost')}index.html`;
   const dir = mkdtempSync(join(tmpdir(), 'ap-baked-'));
   const out = join(dir, 'attention-playground.js');
-  execFileSync('python3', [join(ROOT, 'src', 'tools', 'bundle_element.py'), join(WEB, 'element.js'), join(ROOT, 'build', 'wasm', 'attention_core_embed.js'),
+  execFileSync('python3', [join(ROOT, 'src', 'tools', 'bundle_element.py'), join(WEB, 'element.js'), join(ROOT, 'build', 'wasm', 'attention_core.js'),
     join(WEB, 'style.css'), out, `coreference=${join(ROOT, 'models', 'coreference.safetensors')}`, `--playground-url=${elsewhere}`]);
   const page = await h.context.newPage();
   const errors = [];

@@ -5,13 +5,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { REPO_ROOT } from './helpers.mjs';
 
 const SCRIPT = path.join(REPO_ROOT, 'src', 'tools', 'bundle_element.py');
-const GLUE = path.join(REPO_ROOT, 'build', 'wasm', 'attention_core_embed.js');
+const GLUE = path.join(REPO_ROOT, 'build', 'wasm', 'attention_core.js');
+const WASM = path.join(REPO_ROOT, 'build', 'wasm', 'attention_core.wasm');
 
 /** A copy of web/ and of the glue in a temp dir; `change(dir)` edits them; returns the run. */
 function bundle(change, extra = []) {
@@ -21,6 +22,7 @@ function bundle(change, extra = []) {
   mkdirSync(path.join(dir, 'web', 'generated'));
   copyFileSync(path.join(REPO_ROOT, 'web', 'generated', 'engine_constants.js'), path.join(dir, 'web', 'generated', 'engine_constants.js'));
   copyFileSync(GLUE, path.join(dir, 'glue.js'));
+  copyFileSync(WASM, path.join(dir, 'attention_core.wasm')); // (the wasm the glue names, beside it)
   change?.(dir);
   const out = path.join(dir, 'out.js');
   const r = spawnSync('python3', [SCRIPT, path.join(dir, 'web', 'element.js'), path.join(dir, 'glue.js'), path.join(dir, 'web', 'style.css'), out, ...extra], { encoding: 'utf8' });
@@ -42,7 +44,10 @@ test('the real modules and glue bundle into one classic script', () => {
 test('unrecognised glue or module syntax fails with a message, never a silent bundle', () => {
   const cases = [
     ['glue without its default export', (d) => edit(path.join(d, 'glue.js'), (s) => s.replace(/export\s+default\s+createAttentionCore\s*;?/, ''))],
-    ['glue without an inlined wasm', (d) => edit(path.join(d, 'glue.js'), (s) => s.replace(/data:application\/octet-stream;base64,/g, 'attention_core.wasm#'))],
+    ['glue that names no wasm file', (d) => edit(path.join(d, 'glue.js'), (s) => s.replace(/wasmBinaryFile\s*=\s*"attention_core\.wasm"/g, 'wasmBinaryFile="attention_core"'))],
+    ['glue whose wasm is not beside it', (d) => rmSync(path.join(d, 'attention_core.wasm'))],
+    ['a wasm file that is not WebAssembly', (d) => writeFileSync(path.join(d, 'attention_core.wasm'), 'not wasm')],
+    ['glue with the wasm inlined (-sSINGLE_FILE)', (d) => edit(path.join(d, 'glue.js'), (s) => s.replace('wasmBinaryFile="attention_core.wasm"', 'wasmBinaryFile="data:application/octet-stream;base64,AGFzbQ=="'))],
     ['a re-export', (d) => edit(path.join(d, 'web', 'engine.js'), (s) => `${s}\nexport { at as at2 } from './trainer.js';\n`)],
     ['a default export', (d) => edit(path.join(d, 'web', 'trainer.js'), (s) => `${s}\nexport default 1;\n`)],
     ['a side-effect import', (d) => edit(path.join(d, 'web', 'trainer.js'), (s) => `import './engine.js';\n${s}`)],
