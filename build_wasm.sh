@@ -7,8 +7,8 @@
 # and the embeddable element as one self-contained file, web/attention-playground.js.
 #
 #   ./build_wasm.sh            build (SIMD)
-#   ./build_wasm.sh --scalar   also build a scalar flavour into web/generated/scalar/ (fast-path tests,
-#                              benchmarks): its Node module, attention_core.node.cjs (and its .wasm)
+#   ./build_wasm.sh --scalar   also build a scalar flavour into web/generated/scalar/ (bench/run.sh's
+#                              ours-scalar): its Node module, attention_core.node.cjs (and its .wasm)
 #   ./build_wasm.sh --relaxed  also build the relaxed-SIMD flavour (fused multiply-add; its last bits
 #                              differ from the exact build's) into web/generated/relaxed/: the Node
 #                              module and attention_core.wasm, which it takes as wasmBinary
@@ -123,8 +123,8 @@ bundle_element() {
 }
 
 mkdir -p build
-# the SIMD flavour: the browser, Node and embed modules; the scalar and relaxed flavours: their
-# Node module alone (what the fast-path tests and bench/run.mjs load), whose wasm is taken out of
+# the SIMD flavour: the browser and Node modules (the element bundles the browser one); the scalar and
+# relaxed flavours: their Node module alone (what bench/run.mjs and the relaxed flavour's tests load), whose wasm is taken out of
 # its base64 (src/tools/single_file_wasm.py) rather than linked a second time for a browser glue
 flavours=(build/wasm:all)
 configure_flavour build/wasm ON OFF

@@ -3,7 +3,9 @@
 // Three backends, one set of kernels written against them:
 //   __wasm_simd128__  WebAssembly SIMD128 intrinsics (<wasm_simd128.h>, a compiler header)
 //   __SSE2__          SSE2 intrinsics: every x86-64, the native "portable form"
-//   otherwise         plain C++ over float[4] (also the scalar wasm build)
+//   otherwise         plain C++ over float[4]: the scalar wasm build, a CPU without SSE2, and
+//                     any build with ATTN_SCALAR_KERNELS defined (tests/core/test_scalar_kernels.cpp
+//                     compares it with the SSE2 form, bit for bit)
 // The default builds never use FMA: the native build computes what the wasm build
 // computes, bit for bit. One option fuses: the relaxed-SIMD wasm flavour
 // (ATTN_RELAXED_SIMD, ./build_wasm.sh --relaxed), where madd() is relaxed_madd
@@ -16,7 +18,7 @@
 #if defined(__wasm_simd128__)
 #include <wasm_simd128.h>
 #define ATTN_SIMD_BACKEND "wasm-simd128"
-#elif defined(__SSE2__)
+#elif defined(__SSE2__) && !defined(ATTN_SCALAR_KERNELS)
 #include <emmintrin.h>
 #define ATTN_SIMD_BACKEND "sse2"
 #else
@@ -91,7 +93,7 @@ ATTN_INLINE void transpose4(F4& r0, F4& r1, F4& r2, F4& r3) {
     r3 = wasm_i64x2_shuffle(t2, t3, 1, 3);
 }
 
-#elif defined(__SSE2__)
+#elif defined(__SSE2__) && !defined(ATTN_SCALAR_KERNELS)
 
 using F4 = __m128;
 ATTN_INLINE F4 load(const float* p) { return _mm_loadu_ps(p); }

@@ -1,7 +1,8 @@
 // The fast path in the real wasm module: engine.forward (hand-written SIMD128
 // kernels) against engine.forwardReference (the Eigen path) on random inputs.
-// The Catch2 tests check the same kernels natively (their SSE2 form); these
-// are the ones that run the wasm_simd128.h code.
+// The Catch2 tests check the same kernels natively (their SSE2 form, and their plain C++
+// form bit for bit against it: test_scalar_kernels.cpp); these are the ones that run the
+// wasm_simd128.h code.
 // ATTN_TEST_FLAVOUR=relaxed runs them on the relaxed-SIMD flavour (fused products;
 // tests/js/relaxed.test.mjs does, in a Node that runs relaxed SIMD).
 
@@ -239,18 +240,6 @@ test('(T, C, H) = (2048, 512, 8) runs in a fresh module within a 64 MB wasm heap
   assert.equal(y.rows, 2048);
   assert.ok(y.data.every(Number.isFinite));
   assert.ok(fresh.memoryBytes() < 64 * 1024 * 1024, `wasm heap ${fresh.memoryBytes()} bytes`);
-});
-
-const scalarModule = path.join(REPO_ROOT, 'web/generated/scalar/attention_core.node.cjs');
-test('the scalar build (./build_wasm.sh --scalar, as tests/run_all.sh does) agrees too', async () => {
-  assert.ok(fs.existsSync(scalarModule), `${scalarModule} is missing: build it with ./build_wasm.sh --scalar`);
-  const { default: factory } = await import(scalarModule);
-  const scalar = await createEngine({ moduleFactory: factory });
-  assert.equal(scalar.info.simd, false);
-  const rand = prng(11);
-  for (let i = 0; i < 40; i++) {
-    checkAgainstReference(scalar, randomCase(rand, 1 + Math.floor(rand() * 40), 1 + Math.floor(rand() * 3), 1 + Math.floor(rand() * 9)));
-  }
 });
 
 test('forward equals forwardReference within 1e-5 at T = 2048 with repeated tokens (near-equal scores)', () => {
