@@ -5,7 +5,7 @@
 #   tests/run_all.sh --quick   the edit loop: native build + ctest, the wasm build, the Node
 #                              tests, and a Chromium smoke test of every page
 #                              (tests/browser/smoke.test.mjs); no sanitizer build, no fuzzers,
-#                              not the full browser suite
+#                              not the relaxed-SIMD flavour, not the full browser suite
 # As root it installs Debian 12's packages itself; otherwise it prints the
 # apt-get command and stops. It ends with the wall time of each stage.
 set -euo pipefail
@@ -275,11 +275,21 @@ fi
 # (--quick too: the Node tests compare the flavours, and dist/ is only packaging;
 # after a change to web/ alone, the wasm builds have nothing to do)
 # (the scalar flavour is the benchmark's alone: the kernels' plain C++ form is tested natively,
-# test_scalar_kernels.cpp)
-stage "wasm build (SIMD, the relaxed-SIMD flavour its Node tests run, and dist/: site + npm package)"
-./build_wasm.sh --relaxed --dist
+# test_scalar_kernels.cpp; --quick leaves out the relaxed-SIMD flavour, an option beside the exact
+# build, and its test file: about a third of the wasm build from a fresh clone)
+if [ "$quick" = 1 ]; then
+  stage "wasm build (SIMD, dist/: site + npm package)"
+  ./build_wasm.sh --dist
+else
+  stage "wasm build (SIMD, the relaxed-SIMD flavour its Node tests run, and dist/: site + npm package)"
+  ./build_wasm.sh --relaxed --dist
+fi
 stage "node tests (engine API, CLI), $jobs files at a time"
 mapfile -t node_files < <(longest_first tests/js races models train leak train-memory hub-cli types bundler pretrained package fast relaxed)
+if [ "$quick" = 1 ]; then
+  for i in "${!node_files[@]}"; do [ "${node_files[$i]}" = tests/js/relaxed.test.mjs ] && unset 'node_files[i]'; done
+  node_files=("${node_files[@]}")
+fi
 ATTN_CLI="$root/build/attn" run_test_files node "${node_files[@]}"
 
 # ---- 4. browser tests (Chromium via playwright-core) ---------------------------------------
