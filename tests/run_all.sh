@@ -272,11 +272,10 @@ if [ "$quick" = 0 ]; then
 fi
 
 # ---- 3. WebAssembly module and its Node tests ---------------------------------------------
-# (--quick too: the Node tests compare the flavours, and dist/ is only packaging;
-# after a change to web/ alone, the wasm builds have nothing to do)
-# (the scalar flavour is the benchmark's alone: the kernels' plain C++ form is tested natively,
-# test_scalar_kernels.cpp; --quick leaves out the relaxed-SIMD flavour, an option beside the exact
-# build, and its test file: about a third of the wasm build from a fresh clone)
+# (--quick too, but for the relaxed-SIMD flavour, an option beside the exact build, and its test
+# file: about a third of the wasm build from a fresh clone; dist/ is only packaging; after a change
+# to web/ alone, the wasm builds have nothing to do. The scalar flavour is the benchmark's alone:
+# the kernels' plain C++ form is tested natively, test_scalar_kernels.cpp)
 if [ "$quick" = 1 ]; then
   stage "wasm build (SIMD, dist/: site + npm package)"
   ./build_wasm.sh --dist
@@ -285,11 +284,8 @@ else
   ./build_wasm.sh --relaxed --dist
 fi
 stage "node tests (engine API, CLI), $jobs files at a time"
-mapfile -t node_files < <(longest_first tests/js races models train leak train-memory hub-cli types bundler pretrained package fast relaxed)
-if [ "$quick" = 1 ]; then
-  for i in "${!node_files[@]}"; do [ "${node_files[$i]}" = tests/js/relaxed.test.mjs ] && unset 'node_files[i]'; done
-  node_files=("${node_files[@]}")
-fi
+mapfile -t node_files < <(longest_first tests/js races models train leak train-memory hub-cli types bundler pretrained package fast relaxed \
+  | if [ "$quick" = 1 ]; then grep -vx tests/js/relaxed.test.mjs; else cat; fi)
 ATTN_CLI="$root/build/attn" run_test_files node "${node_files[@]}"
 
 # ---- 4. browser tests (Chromium via playwright-core) ---------------------------------------

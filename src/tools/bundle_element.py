@@ -8,10 +8,10 @@ inlined in dependency order, each inside its own function scope. The module
 web/embed-resources.js (which, unbundled, points at the separate files) is
 replaced by one exporting `moduleFactory`, the Emscripten glue GLUE.js (the
 browser flavour's, built with -sEXPORT_ES6) with the .wasm file it names, which
-must lie beside it, inlined as base64 and handed to the glue, and `cssText`, CSS_FILE's text, and `builtinModels`, the bytes of each named
-checkpoint (base64), and `playgroundUrl`, the absolute http(s) URL of the
-full playground that links lead to by default (null without --playground-url:
-index.html beside the script). The output needs no other file and makes no
+must lie beside it, inlined as base64 and handed to the glue; `cssText`,
+CSS_FILE's text; `builtinModels`, the bytes of each named checkpoint (base64);
+and `playgroundUrl`, the absolute http(s) URL of the full playground that links
+lead to by default (null without --playground-url: index.html beside the script). The output needs no other file and makes no
 network request for what it carries.
 
 The project's modules follow a small subset of ES module syntax that this

@@ -8,7 +8,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { startHarness, artifactDir, pageScrollWidth, clickCell, hoverCell, readoutValues } from './harness.mjs';
+import { startHarness, artifactDir, pageScrollWidth, clickCell, hoverCell, readoutValues, gotoAnew } from './harness.mjs';
 import { numberProblems, notationLegend, NOTATION_ITEMS } from './number-check.mjs';
 
 const DEMOS = ['context', 'qkv', 'scores', 'scale', 'heads', 'order', 'masks'];
@@ -36,19 +36,21 @@ async function openConcepts(hash, { viewport, colorScheme = 'light', csp = false
     });
   }
   await page.goto(`${h.url}concepts.html${hash}`);
-  const demo = new URLSearchParams(hash.replace(/^#/, '')).get('demo') ?? 'context';
-  await waitDemo(page, DEMOS.includes(demo) ? demo : 'context');
+  await waitDemo(page, linkDemo(hash));
   return { page, errors, dialogs };
 }
 
-/** Loads concepts.html#hash as a new document into a page openConcepts gave, and waits for its demo:
- *  a fresh page's numbers at about half its CPU (its listeners, viewport and scheme stay; about:blank
- *  first, since a change of the hash alone would not load the page again). */
-async function reopenConcepts(page, hash) {
-  await page.goto('about:blank');
-  await page.goto(`${h.url}concepts.html${hash}`);
+/** The demo a link opens: its demo=, when that names one, else context. */
+function linkDemo(hash) {
   const demo = new URLSearchParams(hash.replace(/^#/, '')).get('demo') ?? 'context';
-  await waitDemo(page, DEMOS.includes(demo) ? demo : 'context');
+  return DEMOS.includes(demo) ? demo : 'context';
+}
+
+/** Loads concepts.html#hash as a new document into a page openConcepts gave (harness.mjs gotoAnew:
+ *  a fresh page's numbers at about half its CPU), and waits for its demo. */
+async function reopenConcepts(page, hash) {
+  await gotoAnew(page, `${h.url}concepts.html${hash}`);
+  await waitDemo(page, linkDemo(hash));
 }
 
 /** Waits until the demo is shown and has rendered at least once (or more than `after` times). */

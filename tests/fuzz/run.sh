@@ -7,10 +7,11 @@
 #   tests/fuzz/run.sh 3600 trace             a longer hunt, by hand
 #
 # Build directory: $ATTN_FUZZ_BUILD (default build-fuzz). Harnesses run side by
-# side, each for SECONDS of one core: with more harnesses than $ATTN_FUZZ_JOBS (default: the
-# number of cores), all at once for SECONDS·N/JOBS of wall time. Inputs that reach new code are kept in BUILD/fuzz-corpus/NAME (the
-# committed seeds in tests/fuzz/corpus/NAME, when there are any, are only read); a
-# crash or a broken invariant saves the input as BUILD/fuzz-artifacts/NAME-crash-…,
+# side, each for SECONDS of one core: with more harnesses than $ATTN_FUZZ_JOBS (default:
+# the number of cores), all at once for SECONDS·N/JOBS of wall time. Inputs that reach
+# new code are kept in BUILD/fuzz-corpus/NAME (the committed seeds in tests/fuzz/corpus/NAME,
+# when there are any, are only read); a crash or a broken invariant saves the input as
+# BUILD/fuzz-artifacts/NAME-crash-…,
 # and the run exits 1 with the command that reproduces it. Options per harness:
 # -max_len (default 4096) below, and tests/fuzz/NAME.dict as -dict= when it exists.
 set -euo pipefail
