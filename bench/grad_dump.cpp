@@ -10,9 +10,9 @@
 // uniform ±0.3 (so that gains are not 1 and biases not 0); the batch is random
 // ids and targets (-1 for a fifth), with random real lengths when PADDED is 1.
 
-#include "core/model.hpp"
-#include "core/model_json.hpp"
-#include "core/trainer.hpp"
+#include "model/model.hpp"
+#include "model/model_json.hpp"
+#include "train/trainer.hpp"
 
 #include <cstdio>
 #include <iostream>

@@ -10,9 +10,9 @@
 // --input: raw float32, x (T×C) then W_Q, W_K, W_V, W_O (C×C each), row-major;
 // without it the inputs are random (seeded). --output writes y (T×C) as raw float32.
 
-#include "core/fast_attention.hpp"
-#include "core/mask.hpp"
-#include "core/multi_head.hpp"
+#include "attention/fast_attention.hpp"
+#include "attention/mask.hpp"
+#include "attention/multi_head.hpp"
 
 #include <time.h>
 

@@ -15,7 +15,7 @@
 // Not a test (bench/pretrained.sh runs it beside PyTorch).
 
 #include "cli/hub_cli.hpp"
-#include "core/backward.hpp"
+#include "train/backward.hpp"
 
 #include <malloc.h>
 #include <sys/resource.h>

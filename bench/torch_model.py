@@ -17,7 +17,7 @@ width, V vocabulary, L layers.
 
 LayerNorm: biased variance, eps 1e-5, gain and bias. GELU: the exact erf form.
 
-The architecture options of pretrained checkpoints (src/core/pretrained.hpp; absent
+The architecture options of pretrained checkpoints (src/checkpoints/pretrained.hpp; absent
 keys of a dump's config = the defaults above):
   attn_bias         Q = a·W_Q + b_Q, K, V likewise, MHA output concat·W_O + b_O
   activation        "gelu_erf" (above) or "gelu_tanh": 0.5·x·(1 + tanh(√(2/π)(x + 0.044715x³)))

@@ -14,10 +14,10 @@
 // Optimizer: AdamW, betas (0.9, 0.999), eps 1e-8, weight decay 0, no clipping,
 // no warm-up (the same as every other implementation in the benchmark).
 
-#include "core/json_value.hpp"
-#include "core/model.hpp"
-#include "core/trainer.hpp"
-#include "core/types.hpp"
+#include "base/json_value.hpp"
+#include "model/model.hpp"
+#include "train/trainer.hpp"
+#include "base/types.hpp"
 
 #include <time.h>
 

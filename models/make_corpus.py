@@ -12,7 +12,7 @@ data.adj and data.adv, takes every double-quoted example of every gloss (one
 per line, inner whitespace collapsed), keeps the first copy of each (some
 examples serve several senses) and writes them in a fixed pseudo-random order,
 sorted by the SHA-1 of the sentence. The order matters: the text task
-(src/core/tasks_text.cpp) holds out the last 10% of the words, so the part-of-speech
+(src/train/tasks_text.cpp) holds out the last 10% of the words, so the part-of-speech
 order would hold out only adverbs.
 
 --twice writes each example twice on its line ("able to swim able to swim"):

@@ -171,7 +171,7 @@ export interface EngineConstants {
   errorCodes: readonly ErrorCode[];
   /** The training tasks (TASKS). */
   tasks: readonly TaskName[];
-  /** The task registry (src/core/task_registry.hpp): title and size range of each task. */
+  /** The task registry (src/train/task_registry.hpp): title and size range of each task. */
   taskTable: readonly { name: TaskName; title: string; causal: boolean; length: { default: number; lo: number; hi: number; rule: string } }[];
   /** createTrainer's settings (model_schema.hpp's rows, then settings:: of trainer.hpp): the
    * checkpoint key, JS key ('' = not a JS setting), attn train's flag, range and type. */

@@ -1,5 +1,5 @@
 // Pretrained tokenizers in the engine (GPT-2's byte-level BPE, BERT's WordPiece;
-// src/core/pretrained.hpp), made from the Hugging Face files' texts:
+// src/checkpoints/pretrained.hpp), made from the Hugging Face files' texts:
 //
 //   const tok = engine.createTokenizer({ 'tokenizer.json': text });
 //   tok.encode('Hello world')  // [{id: 15496, piece: 'Hello', text: 'Hello', start: 0, end: 5, startChar: 0, endChar: 5}, …]

@@ -1,6 +1,6 @@
 #include "convert.hpp"
 
-#include "core/trace_fields.hpp"
+#include "attention/trace_fields.hpp"
 
 #include <emscripten/bind.h>
 

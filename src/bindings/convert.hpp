@@ -2,10 +2,10 @@
 // Adapters between the core's Eigen types and JS values. Only the binding
 // layer includes Emscripten headers; the core never does.
 
-#include "core/model_schema.hpp"
-#include "core/pretrained.hpp"
-#include "core/tasks.hpp"
-#include "core/trace.hpp"
+#include "model/model_schema.hpp"
+#include "checkpoints/pretrained.hpp"
+#include "train/tasks.hpp"
+#include "attention/trace.hpp"
 
 #include <emscripten/val.h>
 

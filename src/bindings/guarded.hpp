@@ -7,7 +7,7 @@
 // wasm frames, because a JS exception unwinding wasm frames skips their
 // destructors: every argument string would leak.
 
-#include "core/types.hpp"
+#include "base/types.hpp"
 
 #include <emscripten/val.h>
 

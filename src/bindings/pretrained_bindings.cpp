@@ -18,11 +18,11 @@
 
 #include "convert.hpp"
 #include "guarded.hpp"
-#include "core/backward.hpp"
-#include "core/bpe.hpp"
-#include "core/generation.hpp"
-#include "core/pretrained.hpp"
-#include "core/tasks.hpp"
+#include "train/backward.hpp"
+#include "text/bpe.hpp"
+#include "model/generation.hpp"
+#include "checkpoints/pretrained.hpp"
+#include "train/tasks.hpp"
 
 #include <emscripten/bind.h>
 #include <emscripten/val.h>

@@ -5,8 +5,8 @@
 
 #include "convert.hpp"
 #include "guarded.hpp"
-#include "core/bpe.hpp"
-#include "core/pretrained.hpp"
+#include "text/bpe.hpp"
+#include "checkpoints/pretrained.hpp"
 
 #include <emscripten/bind.h>
 #include <emscripten/val.h>

@@ -9,10 +9,10 @@
 #include "convert.hpp"
 #include "guarded.hpp"
 #include "trainers.hpp"
-#include "core/model_schema.hpp"
-#include "core/task_registry.hpp"
-#include "core/backward.hpp"
-#include "core/trainer.hpp"
+#include "model/model_schema.hpp"
+#include "train/task_registry.hpp"
+#include "train/backward.hpp"
+#include "train/trainer.hpp"
 
 #include <emscripten/bind.h>
 #include <emscripten/val.h>

@@ -7,7 +7,7 @@
 // spaces, no exponent) within the option's range; the sentence comes from
 // --sentence TEXT or --sentence-file PATH ("-" = stdin), never both.
 
-#include "core/trace.hpp"
+#include "attention/trace.hpp"
 
 #include <cstdint>
 #include <optional>

@@ -7,10 +7,10 @@
 
 #include "args.hpp"
 
-#include "core/backward.hpp"
-#include "core/json.hpp"
-#include "core/model_json.hpp"
-#include "core/pretrained_tokenizer.hpp"
+#include "train/backward.hpp"
+#include "attention/json.hpp"
+#include "model/model_json.hpp"
+#include "text/pretrained_tokenizer.hpp"
 
 #include <sys/stat.h>
 

@@ -4,7 +4,7 @@
 // HubLoader (pretrained.hpp), streamed from disk in 1 MiB reads of the ranges
 // it needs, then traced like our own checkpoints.
 
-#include "core/pretrained.hpp"
+#include "checkpoints/pretrained.hpp"
 
 #include <cstdint>
 #include <memory>

@@ -7,8 +7,8 @@
 // Bad arguments: a message on stderr and exit code 2 (the rules: cli/args.hpp).
 
 #include "args.hpp"
-#include "core/json.hpp"
-#include "core/trace.hpp"
+#include "attention/json.hpp"
+#include "attention/trace.hpp"
 #include "tokenize_cli.hpp"
 #include "train_cli.hpp"
 

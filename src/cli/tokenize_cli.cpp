@@ -12,11 +12,11 @@
 
 #include "args.hpp"
 
-#include "core/bpe.hpp"
-#include "core/json.hpp"
-#include "core/json_value.hpp"
-#include "core/pretrained_tokenizer.hpp"
-#include "core/tokenizer.hpp"
+#include "text/bpe.hpp"
+#include "attention/json.hpp"
+#include "base/json_value.hpp"
+#include "text/pretrained_tokenizer.hpp"
+#include "text/tokenizer.hpp"
 
 #include <sys/stat.h>
 

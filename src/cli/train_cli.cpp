@@ -16,13 +16,13 @@
 #include "args.hpp"
 #include "hub_cli.hpp"
 
-#include "core/backward.hpp"
-#include "core/model_json.hpp"
-#include "core/json_value.hpp"
-#include "core/ngram.hpp"
-#include "core/model_schema.hpp"
-#include "core/task_registry.hpp"
-#include "core/trainer.hpp"
+#include "train/backward.hpp"
+#include "model/model_json.hpp"
+#include "base/json_value.hpp"
+#include "train/ngram.hpp"
+#include "model/model_schema.hpp"
+#include "train/task_registry.hpp"
+#include "train/trainer.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>

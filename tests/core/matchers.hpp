@@ -3,7 +3,7 @@
 // message contains a substring; Catch's own Contains matches strings, not
 // exceptions) and code_of / message_of, the code and message a call throws.
 
-#include "core/types.hpp"
+#include "base/types.hpp"
 
 #include <catch2/catch.hpp>
 

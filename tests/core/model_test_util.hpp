@@ -8,8 +8,8 @@
 // differences, the fast path against the reference, the per-sequence trace
 // against the batched forward.
 
-#include "core/model.hpp"
-#include "core/trainer.hpp"
+#include "model/model.hpp"
+#include "train/trainer.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -8,9 +8,9 @@
 //   head h (D = C/H) uses columns h·D … (h+1)·D-1 of W_Q, W_K, W_V and the
 //   same rows of W_O; mask[i][j] == true means query i may attend to key j.
 
-#include "core/tokenizer.hpp"
-#include "core/types.hpp"
-#include "core/weights.hpp"
+#include "text/tokenizer.hpp"
+#include "base/types.hpp"
+#include "attention/weights.hpp"
 
 #include <algorithm>
 #include <cmath>

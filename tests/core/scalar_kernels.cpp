@@ -2,8 +2,8 @@
 // every attn:: below is the scalar copy's (scalar_kernels.hpp).
 #include "scalar_kernels.hpp"
 
-#include "core/fast_attention.hpp"
-#include "core/gemm.hpp"
+#include "attention/fast_attention.hpp"
+#include "kernels/gemm.hpp"
 
 #if !defined(ATTN_SCALAR_KERNELS)
 #error "scalar_kernels.cpp belongs to attn_scalar_kernels (CMakeLists.txt), built with ATTN_SCALAR_KERNELS"

@@ -1,5 +1,5 @@
 #pragma once
-// The fast kernels compiled a second time with their plain C++ backend (src/core/simd.hpp with
+// The fast kernels compiled a second time with their plain C++ backend (src/kernels/simd.hpp with
 // ATTN_SCALAR_KERNELS: what the scalar wasm flavour and a CPU without SSE2 run), beside the core's
 // own. CMake's attn_scalar_kernels compiles the kernels' files under the namespace attn_scalar
 // (-Dattn=attn_scalar), so both forms live in core_tests; this header reaches that copy with

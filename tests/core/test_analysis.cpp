@@ -1,8 +1,8 @@
-// Tests of src/core/analysis.hpp.
+// Tests of src/attention/analysis.hpp.
 
-#include "core/analysis.hpp"
-#include "core/mask.hpp"
-#include "core/types.hpp"
+#include "attention/analysis.hpp"
+#include "attention/mask.hpp"
+#include "base/types.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -2,7 +2,7 @@
 // head_patterns; web/app/patterns.js only names heads from these numbers): the
 // score and the rows it rests on, on hand-made weights and sequences.
 
-#include "core/tasks.hpp"
+#include "train/tasks.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -6,9 +6,9 @@
 // per-layer trace against the batched forward, the layout's canonical names,
 // the config JSON, and the limits of a model that is run vs trained.
 
-#include "core/layers.hpp"
-#include "core/model.hpp"
-#include "core/trainer.hpp"
+#include "model/layers.hpp"
+#include "model/model.hpp"
+#include "train/trainer.hpp"
 #include "model_test_util.hpp"
 
 #include <catch2/catch.hpp>

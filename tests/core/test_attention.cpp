@@ -1,7 +1,7 @@
-// Tests of src/core/attention.hpp: the single-head steps.
+// Tests of src/attention/attention.hpp: the single-head steps.
 
-#include "core/attention.hpp"
-#include "core/types.hpp"
+#include "attention/attention.hpp"
+#include "base/types.hpp"
 #include "reference.hpp"
 
 #include <catch2/catch.hpp>

@@ -3,8 +3,8 @@
 // intermediates of the shipped trained models against the double reference
 // (model_reference.cpp: plain loops, no code shared with the fast path).
 
-#include "core/backward.hpp"
-#include "core/json_value.hpp"
+#include "train/backward.hpp"
+#include "base/json_value.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,7 +1,7 @@
-// Tests of src/core/bounds.hpp: the accepted range of input values.
+// Tests of src/kernels/bounds.hpp: the accepted range of input values.
 
-#include "core/bounds.hpp"
-#include "core/types.hpp"
+#include "kernels/bounds.hpp"
+#include "base/types.hpp"
 
 #include <catch2/catch.hpp>
 

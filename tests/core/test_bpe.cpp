@@ -1,13 +1,13 @@
-// Tests of src/core/bpe.hpp on small vocabularies written here: the byte
+// Tests of src/text/bpe.hpp on small vocabularies written here: the byte
 // alphabet, the pre-tokenizer's pattern (cases worked out by hand from the
 // regular expression), merges by rank against a slow obvious reference, special
 // tokens, offsets, display text, decode, and every kind of bad file and text.
 // The real GPT-2 vocabulary is tested in tests/js/pretrained-tokenizer.test.mjs.
 
-#include "core/bpe.hpp"
-#include "core/tokenizer.hpp"
-#include "core/pretrained.hpp"
-#include "core/types.hpp"
+#include "text/bpe.hpp"
+#include "text/tokenizer.hpp"
+#include "checkpoints/pretrained.hpp"
+#include "base/types.hpp"
 #include "matchers.hpp"
 
 #include <catch2/catch.hpp>

@@ -10,8 +10,8 @@
 // allocating the model it claims. Off, it costs one relaxed atomic load per
 // allocation.
 
-#include "core/safetensors.hpp"
-#include "core/trainer.hpp"
+#include "checkpoints/safetensors.hpp"
+#include "train/trainer.hpp"
 #include "matchers.hpp"
 
 #include <catch2/catch.hpp>

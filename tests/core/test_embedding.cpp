@@ -1,9 +1,9 @@
-// Tests of src/core/embedding.hpp: a seeded, position-independent table.
+// Tests of src/attention/embedding.hpp: a seeded, position-independent table.
 
-#include "core/embedding.hpp"
-#include "core/random.hpp"
-#include "core/tokenizer.hpp"
-#include "core/types.hpp"
+#include "attention/embedding.hpp"
+#include "base/random.hpp"
+#include "text/tokenizer.hpp"
+#include "base/types.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,16 +1,16 @@
-// Tests of src/core/fast_attention.hpp: the SIMD fast path against the Eigen
+// Tests of src/attention/fast_attention.hpp: the SIMD fast path against the Eigen
 // reference (multi_head_output) and the independent double-precision
 // reference of reference.hpp, on random shapes including T = 1, 3, 17 and
 // head widths D that are not multiples of 4; every mask kind; scale on and off.
 // These run natively (the kernels' SSE2 form); tests/js/fast.test.mjs runs
 // the same comparisons through the wasm SIMD128 kernels.
 
-#include "core/attention.hpp"
-#include "core/fast_attention.hpp"
-#include "core/mask.hpp"
-#include "core/multi_head.hpp"
-#include "core/types.hpp"
-#include "core/weights.hpp"
+#include "attention/attention.hpp"
+#include "attention/fast_attention.hpp"
+#include "attention/mask.hpp"
+#include "attention/multi_head.hpp"
+#include "base/types.hpp"
+#include "attention/weights.hpp"
 #include "reference.hpp"
 
 #include <catch2/catch.hpp>

@@ -1,9 +1,9 @@
-// Tests of src/core/gemm.hpp: the kernel-based products against Eigen's on
+// Tests of src/kernels/gemm.hpp: the kernel-based products against Eigen's on
 // many shapes, including 1×1 and odd inner dimensions.
 
-#include "core/gemm.hpp"
-#include "core/kernels.hpp"
-#include "core/types.hpp"
+#include "kernels/gemm.hpp"
+#include "kernels/kernels.hpp"
+#include "base/types.hpp"
 #include "reference.hpp"
 
 #include <catch2/catch.hpp>

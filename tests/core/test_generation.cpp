@@ -3,7 +3,7 @@
 // every architecture option; choosing the next token (greedy, seeded sampling);
 // the refusals (a model that is not causal, the context, bad settings).
 
-#include "core/generation.hpp"
+#include "model/generation.hpp"
 #include "matchers.hpp"
 #include "model_test_util.hpp"
 

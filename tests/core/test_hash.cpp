@@ -4,10 +4,10 @@
 // the prefixes of "foobar"; and its users: the initial weights' streams, the
 // tokenizer's ids.
 
-#include "core/hash.hpp"
-#include "core/model.hpp"
-#include "core/random.hpp"
-#include "core/tokenizer.hpp"
+#include "base/hash.hpp"
+#include "model/model.hpp"
+#include "base/random.hpp"
+#include "text/tokenizer.hpp"
 
 #include <catch2/catch.hpp>
 

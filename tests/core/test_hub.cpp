@@ -5,11 +5,11 @@
 // (tests/pretrained/reference.py → golden.json), streaming in any chunk size,
 // and every bad file refused by name.
 
-#include "core/generation.hpp"
-#include "core/json_value.hpp"
-#include "core/pretrained.hpp"
-#include "core/safetensors.hpp"
-#include "core/tasks.hpp"
+#include "model/generation.hpp"
+#include "base/json_value.hpp"
+#include "checkpoints/pretrained.hpp"
+#include "checkpoints/safetensors.hpp"
+#include "train/tasks.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,9 +1,9 @@
-// Tests of src/core/json.hpp. A small strict JSON parser below checks that the
+// Tests of src/attention/json.hpp. A small strict JSON parser below checks that the
 // output is well-formed JSON and that the numbers round-trip.
 
-#include "core/json.hpp"
-#include "core/trace.hpp"
-#include "core/types.hpp"
+#include "attention/json.hpp"
+#include "attention/trace.hpp"
+#include "base/types.hpp"
 
 #include <catch2/catch.hpp>
 

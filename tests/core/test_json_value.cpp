@@ -1,9 +1,9 @@
-// Tests of src/core/json_value.hpp that the subword tokenizers rely on: an
+// Tests of src/base/json_value.hpp that the subword tokenizers rely on: an
 // object of tens of thousands of members (a vocabulary) keeps every member in
 // file order and still refuses a duplicate key wherever it is.
 
-#include "core/json_value.hpp"
-#include "core/types.hpp"
+#include "base/json_value.hpp"
+#include "base/types.hpp"
 #include "matchers.hpp"
 
 #include <catch2/catch.hpp>

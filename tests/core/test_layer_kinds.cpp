@@ -6,9 +6,9 @@
 // own forward (of J = Σ out ⊙ R for a random R, so ∂J/∂out = R).
 // The whole model's composition is tested in test_model.cpp / test_architecture.cpp.
 
-#include "core/layer_reference.hpp"
-#include "core/layers.hpp"
-#include "core/model.hpp"
+#include "model/layer_reference.hpp"
+#include "model/layers.hpp"
+#include "model/model.hpp"
 #include "model_test_util.hpp"
 
 #include <catch2/catch.hpp>

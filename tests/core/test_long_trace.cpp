@@ -5,7 +5,7 @@
 // independently in double precision, on a short input against the reference
 // (model_reference.cpp), and the memory estimate against the measured peak.
 
-#include "core/model.hpp"
+#include "model/model.hpp"
 #include "model_test_util.hpp"
 #include "peak_memory.hpp"
 

@@ -1,7 +1,7 @@
-// Tests of src/core/mask.hpp.
+// Tests of src/attention/mask.hpp.
 
-#include "core/mask.hpp"
-#include "core/types.hpp"
+#include "attention/mask.hpp"
+#include "base/types.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,11 +1,11 @@
-// Tests of src/core/model.hpp: the fast forward/backward against the
+// Tests of src/model/model.hpp: the fast forward/backward against the
 // independent double-precision reference (model_reference.cpp), the reference
 // against central finite differences, and the properties of masks, padding,
 // ablation and the per-layer trace.
 
-#include "core/model.hpp"
+#include "model/model.hpp"
 #include "model_test_util.hpp"
-#include "core/types.hpp"
+#include "base/types.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -6,8 +6,8 @@
 // config: its ranges come from the named limit sets (kTrainingLimits,
 // kInferenceLimits), validate_model_config / validate_inference_config are it.
 
-#include "core/model_schema.hpp"
-#include "core/trainer.hpp"
+#include "model/model_schema.hpp"
+#include "train/trainer.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,11 +1,11 @@
-// Tests of src/core/multi_head.hpp: hand-computed golden values and the Eigen
+// Tests of src/attention/multi_head.hpp: hand-computed golden values and the Eigen
 // path against the double reference of reference.hpp.
 
-#include "core/attention.hpp"
-#include "core/mask.hpp"
-#include "core/multi_head.hpp"
-#include "core/types.hpp"
-#include "core/weights.hpp"
+#include "attention/attention.hpp"
+#include "attention/mask.hpp"
+#include "attention/multi_head.hpp"
+#include "base/types.hpp"
+#include "attention/weights.hpp"
 #include "reference.hpp"
 
 #include <catch2/catch.hpp>

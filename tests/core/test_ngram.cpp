@@ -1,9 +1,9 @@
-// Tests of src/core/ngram.hpp: the split is the text task's; the baselines on
+// Tests of src/train/ngram.hpp: the split is the text task's; the baselines on
 // a hand-worked corpus; against a separately written reference on a seeded
 // corpus; a model's perplexity counts every held-out target once.
 
-#include "core/ngram.hpp"
-#include "core/tasks.hpp"
+#include "train/ngram.hpp"
+#include "train/tasks.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -6,9 +6,9 @@
 // rounding (its row-major path is Eigen's product); the tensors read back row-major;
 // what refuses panels says so.
 
-#include "core/backward.hpp"
-#include "core/gemm.hpp"
-#include "core/generation.hpp"
+#include "train/backward.hpp"
+#include "kernels/gemm.hpp"
+#include "model/generation.hpp"
 
 #include "model_test_util.hpp"
 

@@ -1,7 +1,7 @@
-// Tests of src/core/positional.hpp against the formula computed in double.
+// Tests of src/attention/positional.hpp against the formula computed in double.
 
-#include "core/positional.hpp"
-#include "core/types.hpp"
+#include "attention/positional.hpp"
+#include "base/types.hpp"
 #include "reference.hpp"
 
 #include <catch2/catch.hpp>

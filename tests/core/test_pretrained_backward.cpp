@@ -6,7 +6,7 @@
 // intermediates against the reference's; the default targets; the memory
 // estimate and its refusal; the step by hand and its exact undo.
 
-#include "core/backward.hpp"
+#include "train/backward.hpp"
 
 #include "model_test_util.hpp"
 #include "peak_memory.hpp"

@@ -1,4 +1,4 @@
-#include "core/random.hpp"
+#include "base/random.hpp"
 
 #include <catch2/catch.hpp>
 

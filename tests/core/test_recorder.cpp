@@ -5,10 +5,10 @@
 // gradient intermediates against the double reference's; and the Model-only
 // (run, never trained) path allocates no training state.
 
-#include "core/mask.hpp"
-#include "core/model.hpp"
-#include "core/multi_head.hpp"
-#include "core/trainer.hpp"
+#include "attention/mask.hpp"
+#include "model/model.hpp"
+#include "attention/multi_head.hpp"
+#include "train/trainer.hpp"
 #include "model_test_util.hpp"
 
 #include <catch2/catch.hpp>

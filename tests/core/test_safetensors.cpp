@@ -1,9 +1,9 @@
-// Tests of src/core/safetensors.hpp: bit-exact round trips, a file built by
+// Tests of src/checkpoints/safetensors.hpp: bit-exact round trips, a file built by
 // hand byte by byte (independently of the writer), every malformed case the
 // reader must reject, and random corruptions that must never crash.
 
-#include "core/safetensors.hpp"
-#include "core/types.hpp"
+#include "checkpoints/safetensors.hpp"
+#include "base/types.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,15 +1,15 @@
-// The fast kernels' plain C++ backend (src/core/simd.hpp; what the scalar wasm flavour and a CPU
+// The fast kernels' plain C++ backend (src/kernels/simd.hpp; what the scalar wasm flavour and a CPU
 // without SSE2 run) against the backend of this build (SSE2 on x86-64): the same products,
 // exponentials, softmax rows and attention outputs, bit for bit, since no backend fuses a
 // multiply-add and all sum in the same order; and against the Eigen reference. The scalar copy
 // is CMake's attn_scalar_kernels, reached through scalar_kernels.hpp.
 
-#include "core/fast_attention.hpp"
-#include "core/gemm.hpp"
-#include "core/mask.hpp"
-#include "core/multi_head.hpp"
-#include "core/types.hpp"
-#include "core/weights.hpp"
+#include "attention/fast_attention.hpp"
+#include "kernels/gemm.hpp"
+#include "attention/mask.hpp"
+#include "attention/multi_head.hpp"
+#include "base/types.hpp"
+#include "attention/weights.hpp"
 #include "scalar_kernels.hpp"
 
 #include <catch2/catch.hpp>

@@ -10,9 +10,9 @@
 //     a previous-token, an induction and a first-token head on a phrase said twice.
 // Each takes well under a second.
 
-#include "core/ngram.hpp"
-#include "core/tasks.hpp"
-#include "core/trainer.hpp"
+#include "train/ngram.hpp"
+#include "train/tasks.hpp"
+#include "train/trainer.hpp"
 
 #include <catch2/catch.hpp>
 

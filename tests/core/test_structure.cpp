@@ -2,19 +2,19 @@
 // owned by its caller, bounded workspaces, machine-readable error codes, the
 // softmax row statistics of the trace, the one trace field table.
 
-#include "core/attention.hpp"
-#include "core/fast_attention.hpp"
-#include "core/gemm.hpp"
-#include "core/json.hpp"
-#include "core/json_value.hpp"
-#include "core/mask.hpp"
-#include "core/multi_head.hpp"
-#include "core/trace.hpp"
-#include "core/trace_fields.hpp"
-#include "core/safetensors.hpp"
-#include "core/trainer.hpp"
-#include "core/types.hpp"
-#include "core/weights.hpp"
+#include "attention/attention.hpp"
+#include "attention/fast_attention.hpp"
+#include "kernels/gemm.hpp"
+#include "attention/json.hpp"
+#include "base/json_value.hpp"
+#include "attention/mask.hpp"
+#include "attention/multi_head.hpp"
+#include "attention/trace.hpp"
+#include "attention/trace_fields.hpp"
+#include "checkpoints/safetensors.hpp"
+#include "train/trainer.hpp"
+#include "base/types.hpp"
+#include "attention/weights.hpp"
 #include "matchers.hpp"
 
 #include <catch2/catch.hpp>

@@ -3,8 +3,8 @@
 // hold each row to the task it makes: name, size range, mask, sentences and
 // recipe.
 
-#include "core/task_registry.hpp"
-#include "core/trainer.hpp"
+#include "train/task_registry.hpp"
+#include "train/trainer.hpp"
 
 #include <catch2/catch.hpp>
 

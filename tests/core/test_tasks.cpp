@@ -1,13 +1,13 @@
-// Tests of src/core/tasks.hpp: valid, deterministic batches for every task;
+// Tests of src/train/tasks.hpp: valid, deterministic batches for every task;
 // targets checked against each task's definition by a computation written
 // here; answer keys consistent with the targets; the coreference held-out
 // split; the text vocabulary; answer_key_score and standard_keys on
 // hand-worked examples; and a clear error for every bad option.
 
-#include "core/tasks.hpp"
-#include "core/trainer.hpp"
-#include "core/tokenizer.hpp"
-#include "core/types.hpp"
+#include "train/tasks.hpp"
+#include "train/trainer.hpp"
+#include "text/tokenizer.hpp"
+#include "base/types.hpp"
 
 #include <catch2/catch.hpp>
 

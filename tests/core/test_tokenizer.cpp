@@ -1,8 +1,8 @@
-// Tests of src/core/tokenizer.hpp: the documented word-splitting rules, byte
+// Tests of src/text/tokenizer.hpp: the documented word-splitting rules, byte
 // offsets, UTF-8 validation and the hashed vocabulary.
 
-#include "core/tokenizer.hpp"
-#include "core/types.hpp"
+#include "text/tokenizer.hpp"
+#include "base/types.hpp"
 #include "reference.hpp"
 
 #include <catch2/catch.hpp>

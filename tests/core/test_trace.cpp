@@ -1,13 +1,13 @@
-// Tests of src/core/trace.hpp: the whole pipeline from a sentence, its
+// Tests of src/attention/trace.hpp: the whole pipeline from a sentence, its
 // properties over random configurations, and every validation error.
 
-#include "core/embedding.hpp"
-#include "core/mask.hpp"
-#include "core/positional.hpp"
-#include "core/tokenizer.hpp"
-#include "core/trace.hpp"
-#include "core/types.hpp"
-#include "core/weights.hpp"
+#include "attention/embedding.hpp"
+#include "attention/mask.hpp"
+#include "attention/positional.hpp"
+#include "text/tokenizer.hpp"
+#include "attention/trace.hpp"
+#include "base/types.hpp"
+#include "attention/weights.hpp"
 #include "matchers.hpp"
 #include "reference.hpp"
 

@@ -1,9 +1,9 @@
-// Tests of src/core/trainer.hpp: AdamW against a hand-computed update,
+// Tests of src/train/trainer.hpp: AdamW against a hand-computed update,
 // determinism, stopping on non-finite numbers, checkpoints, and learning itself
 // (fixed seeds, outcomes asserted, never times).
 
-#include "core/safetensors.hpp"
-#include "core/trainer.hpp"
+#include "checkpoints/safetensors.hpp"
+#include "train/trainer.hpp"
 #include "peak_memory.hpp"
 
 #include <catch2/catch.hpp>

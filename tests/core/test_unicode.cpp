@@ -1,9 +1,9 @@
-// Tests of src/core/unicode.hpp: the generated tables answer as the Unicode
+// Tests of src/text/unicode.hpp: the generated tables answer as the Unicode
 // Character Database says for characters checked by hand (categories from
 // UnicodeData.txt), lower-casing, canonical decomposition, UTF-8 helpers.
 
-#include "core/unicode.hpp"
-#include "core/types.hpp"
+#include "text/unicode.hpp"
+#include "base/types.hpp"
 
 #include <catch2/catch.hpp>
 

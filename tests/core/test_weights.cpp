@@ -1,7 +1,7 @@
-// Tests of src/core/weights.hpp: Glorot initialisation, head sharing, validation.
+// Tests of src/attention/weights.hpp: Glorot initialisation, head sharing, validation.
 
-#include "core/types.hpp"
-#include "core/weights.hpp"
+#include "base/types.hpp"
+#include "attention/weights.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,12 +1,12 @@
-// Tests of src/core/wordpiece.hpp on a vocabulary written here, with the
+// Tests of src/text/wordpiece.hpp on a vocabulary written here, with the
 // expected tokens worked out by hand from BERT's algorithm (transformers'
 // BasicTokenizer + WordpieceTokenizer): cleaning, lower-casing and accents,
 // CJK, punctuation, "##" pieces, the 100-character limit, [MASK], offsets,
 // both readers, and bad files.
 
-#include "core/pretrained.hpp"
-#include "core/tokenizer.hpp"
-#include "core/types.hpp"
+#include "checkpoints/pretrained.hpp"
+#include "text/tokenizer.hpp"
+#include "base/types.hpp"
 #include "matchers.hpp"
 
 #include <catch2/catch.hpp>

@@ -1,5 +1,5 @@
-// libFuzzer harness of the checkpoint loader (src/core/trainer.hpp:
-// Trainer::from_checkpoint, load_checkpoint; src/core/safetensors.hpp) and of
+// libFuzzer harness of the checkpoint loader (src/train/trainer.hpp:
+// Trainer::from_checkpoint, load_checkpoint; src/checkpoints/safetensors.hpp) and of
 // what a loaded trainer does next: trace, step, evaluate, save.
 // Input: the bytes of a .safetensors file. A text model is loaded with the
 // fixed corpus kCorpus below (the seeds include one trained on it).
@@ -21,7 +21,7 @@
 //   attn train --task text --corpus corpus.txt --length 4 --max-vocab 8 --layers 1 --d-model 4 --heads 1 --mlp 0 --steps 2 --batch 2 --out seed-text
 
 #include "check.hpp"
-#include "core/trainer.hpp"
+#include "train/trainer.hpp"
 
 #include <algorithm>
 #include <cstdint>

@@ -1,4 +1,4 @@
-// libFuzzer harness of the subword tokenizers (src/core/bpe.hpp, wordpiece.hpp)
+// libFuzzer harness of the subword tokenizers (src/text/bpe.hpp, wordpiece.hpp)
 // on small vocabularies written here. Input: byte 0 = which (bit 0: WordPiece,
 // bit 1: WordPiece without lower-casing), the rest = the text.
 // Invariants: only attn::Error escapes, bad_text exactly for invalid UTF-8 and
@@ -9,10 +9,10 @@
 // twice gives the same tokens.
 
 #include "check.hpp"
-#include "core/bpe.hpp"
-#include "core/pretrained.hpp"
-#include "core/tokenizer.hpp"
-#include "core/types.hpp"
+#include "text/bpe.hpp"
+#include "checkpoints/pretrained.hpp"
+#include "text/tokenizer.hpp"
+#include "base/types.hpp"
 
 #include <cstddef>
 #include <cstdint>

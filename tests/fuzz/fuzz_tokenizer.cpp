@@ -1,4 +1,4 @@
-// libFuzzer harness of the tokenizer (src/core/tokenizer.hpp).
+// libFuzzer harness of the tokenizer (src/text/tokenizer.hpp).
 // Input: byte 0 = options (bit 0: lowercase), the rest = the sentence bytes.
 // Invariants: tokenize() and decode_utf8() agree on what is valid UTF-8 (and
 // throw attn::Error, nothing else); tokens are ordered, non-empty,
@@ -8,8 +8,8 @@
 // itself; the result does not depend on running it twice.
 
 #include "check.hpp"
-#include "core/tokenizer.hpp"
-#include "core/types.hpp"
+#include "text/tokenizer.hpp"
+#include "base/types.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,5 +1,5 @@
-// libFuzzer harness of the whole computation (src/core/trace.hpp) and of the
-// fast path against it (src/core/fast_attention.hpp).
+// libFuzzer harness of the whole computation (src/attention/trace.hpp) and of the
+// fast path against it (src/attention/fast_attention.hpp).
 // Input: 8 bytes of settings, then optionally 4·C² raw floats of custom
 // weights (any bit pattern: NaN, ±inf, 3e38, denormals), then the sentence.
 //   byte 0: d_model (1 … 16)       byte 1: heads (0 … 7, so some do not divide)
@@ -14,10 +14,10 @@
 // are tame enough for the comparison to mean something; see below).
 
 #include "check.hpp"
-#include "core/bounds.hpp"
-#include "core/fast_attention.hpp"
-#include "core/multi_head.hpp"
-#include "core/trace.hpp"
+#include "kernels/bounds.hpp"
+#include "attention/fast_attention.hpp"
+#include "attention/multi_head.hpp"
+#include "attention/trace.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,5 +1,5 @@
 // Generation through the engine's JS API (PretrainedModel.generate, web/pretrained.js
-// over the KV cache of src/core/generation.hpp): on the test checkpoint with GPT-2's
+// over the KV cache of src/model/generation.hpp): on the test checkpoint with GPT-2's
 // real vocabulary and tokenizer, every appended token is the full forward's argmax
 // (traceIds on the sequence so far), and the new row's weights and logits equal the
 // full forward's on the extended sequence; undo recomputes only what it must;

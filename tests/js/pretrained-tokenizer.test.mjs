@@ -1,4 +1,4 @@
-// GPT-2's byte-level BPE (src/core/bpe.cpp) with the real vocabulary, natively
+// GPT-2's byte-level BPE (src/text/bpe.cpp) with the real vocabulary, natively
 // (attn tokenize): the ids known from the sources, the same ids as an independent
 // encoder (gpt-3-encoder, a port of openai's encoder.py) on hand-picked and random
 // texts, the three ways of reading the files agree, and offsets and display text

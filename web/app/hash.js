@@ -1,5 +1,5 @@
 // FNV-1a, 32 bits (xor the byte, then multiply; offset basis 2166136261, prime
-// 16777619): the pages' one byte hash, as src/core/hash.hpp is the engine's. For
+// 16777619): the pages' one byte hash, as src/base/hash.hpp is the engine's. For
 // digests that say "the same numbers" (a head map's floats, a stored checkpoint's
 // bytes), never for security.
 

@@ -1,6 +1,6 @@
 // Heads that mean something get named. The engine scores every head's weights
 // against the standard attention patterns on the current sentence (the core's
-// head_patterns(): standard_keys() and answer_key_score(), src/core/tasks.hpp)
+// head_patterns(): standard_keys() and answer_key_score(), src/train/tasks.hpp)
 // and hands them over beside the heads: trace.patterns[h] (a trained model's:
 // layers[l].patterns[h]) = {name: {score, rows}}:
 //

@@ -16,7 +16,7 @@ import { ENGINE_CONSTANTS } from '../../generated/engine_constants.js';
 
 export { THEMES, POSITIONALS };
 
-/** The tasks, in the engine's order (the task registry, src/core/task_registry.hpp). */
+/** The tasks, in the engine's order (the task registry, src/train/task_registry.hpp). */
 export const TASKS = ENGINE_CONSTANTS.tasks;
 const TASK_TITLES = Object.fromEntries(ENGINE_CONSTANTS.taskTable.map((t) => [t.name, t.title]));
 /** The page's title of a task ("Previous token"), from the registry. */
@@ -104,7 +104,7 @@ export function trainerSettings(state, taskInfo = null) {
   return out;
 }
 
-/** Words a text task of size T needs (TextTask::minimum_words in src/core/tasks_text.cpp: a window of
+/** Words a text task of size T needs (TextTask::minimum_words in src/train/tasks_text.cpp: a window of
  * T + 1 words in both the first 90% and the held-out last 10%). */
 export function minimumWords(T) {
   let n = T + 1;

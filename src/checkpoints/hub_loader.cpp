@@ -1,0 +1,362 @@
+// HubLoader (pretrained.hpp): a Hub model.safetensors streamed into our Model.
+//
+// From the header alone it decides which of the file's tensors the model needs
+// (a Source each), checks their names, shapes and dtypes against the config,
+// and allocates the model: its parameters are the only large allocation. Then
+// feed() converts the bytes as they arrive, in any chunk sizes, straight into
+// the parameter buffer: an element split between two chunks waits in a carry
+// of at most 4 bytes. Bytes outside the needed ranges (attn.bias buffers, the
+// pooler, position_ids) are skipped.
+//
+// One rule maps every Hub tensor, seen as [R, K] (a vector is [1, K]), onto
+// our row-major [in, out] tensors: element (r, c) goes to
+//     base[c / split] + r·row_stride + (c % split)·col_stride
+//   Conv1D [in, out], same layout:  split K, row_stride K, col_stride 1
+//   nn.Linear [out, in], transposed: split K, row_stride 1, col_stride R
+//   c_attn [C, 3C] → q | k | v:     split C, row_stride C, col_stride 1, three bases
+
+#include "checkpoints/pretrained.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <new>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace attn {
+namespace {
+
+[[noreturn]] void fail(const std::string& message) { throw Error(Error::Code::bad_checkpoint, "model.safetensors: " + message); }
+
+std::string quoted(const std::string& s) { return "'" + s + "'"; }
+
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+    std::string s = "[";
+    for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+    return s + "]";
+}
+
+/// The most parameter memory a loaded model may take: what a wasm32 page can
+/// hold (4 GB) with room left for the trace and the module. One rule natively too.
+constexpr std::uint64_t kMaxParameterBytes = std::uint64_t{3} << 30;
+
+enum class Kind { f32, f16, bf16 };
+
+struct Source {
+    std::string name;  ///< as in the file
+    Kind kind = Kind::f32;
+    unsigned element_size = 4;
+    std::uint64_t begin = 0, end = 0;  ///< absolute file offsets
+    std::int64_t rows = 1, cols = 1;   ///< the Hub tensor as [R, K]
+    std::int64_t split = 1;
+    std::size_t base[3] = {0, 0, 0};
+    std::size_t row_stride = 0, col_stride = 1;
+    // progress
+    std::uint64_t done = 0;  ///< bytes converted (or waiting in the carry)
+    std::int64_t r = 0, c = 0;
+};
+
+float convert(Kind kind, const std::uint8_t* p) {
+    if (kind == Kind::f32) {
+        const std::uint32_t u = static_cast<std::uint32_t>(p[0]) | (static_cast<std::uint32_t>(p[1]) << 8) |
+                                (static_cast<std::uint32_t>(p[2]) << 16) | (static_cast<std::uint32_t>(p[3]) << 24);
+        float f;
+        std::memcpy(&f, &u, sizeof f);
+        return f;
+    }
+    const auto h = static_cast<std::uint16_t>(p[0] | (p[1] << 8));
+    return kind == Kind::f16 ? f16_to_float(h) : bf16_to_float(h);
+}
+
+}  // namespace
+
+struct HubLoader::Impl {
+    ModelConfig config;
+    SafeTensorsIndex index;
+    std::vector<Source> sources;  ///< in file order
+    std::vector<ByteRange> needed;
+    std::uint64_t needed_bytes = 0;
+    std::unique_ptr<Model> model;
+    std::set<std::string> filled;  ///< our names the sources write (each exactly once)
+    // streaming
+    std::size_t cur = 0;     ///< the source being filled
+    std::uint64_t pos = 0;   ///< the end of the bytes fed so far
+    std::uint64_t fed = 0;
+    std::uint8_t carry[8] = {};
+    unsigned carry_n = 0;
+    bool finished = false;
+
+    std::string prefix;      ///< "transformer.", "bert." or ""
+    std::string size_note;   ///< the config's fields, for messages
+
+    const TensorEntry* find(const std::string& name) const { return index.find(name); }
+
+    /// The entry of `name` under the model's prefix (or, for a head tensor, without it),
+    /// LayerNorm.weight/bias also as the legacy gamma/beta.
+    const TensorEntry* lookup(const std::string& name, bool top_level = false) const {
+        const std::string full = top_level ? name : prefix + name;
+        if (const TensorEntry* e = find(full)) return e;
+        const auto legacy = [](std::string n) {
+            const auto swap = [&](const std::string& from, const std::string& to) {
+                if (n.size() >= from.size() && n.compare(n.size() - from.size(), from.size(), from) == 0)
+                    n = n.substr(0, n.size() - from.size()) + to;
+            };
+            swap("LayerNorm.weight", "LayerNorm.gamma");
+            swap("LayerNorm.bias", "LayerNorm.beta");
+            return n;
+        };
+        return find(legacy(full));
+    }
+
+    /// Needs the Hub tensor `name` of shape `shape` into our `targets` (1 or 3 names) by `layout`.
+    enum class Layout { same, transposed, split3 };
+    void need(const std::string& name, std::vector<std::int64_t> shape, const std::vector<std::string>& targets,
+              Layout layout, const std::string& why, bool top_level = false) {
+        const TensorEntry* e = lookup(name, top_level);
+        const std::string full = top_level ? name : prefix + name;
+        if (!e) fail("has no tensor " + quoted(full) + ", which " + why + " needs");
+        if (e->shape != shape) {
+            const bool vocab_rows = (name.find("wte.") != std::string::npos || name.find("word_embeddings") != std::string::npos) &&
+                                    e->shape.size() == 2 && shape.size() == 2 && e->shape[1] == shape[1];
+            if (vocab_rows)
+                fail("tensor " + quoted(e->name) + " has " + std::to_string(e->shape[0]) +
+                     " rows (its vocabulary) but config.json's vocab_size is " + std::to_string(shape[0]) +
+                     ": the vocabulary and model sizes disagree");
+            fail("tensor " + quoted(e->name) + " has shape " + shape_text(e->shape) + " but the config (" + size_note +
+                 ") needs " + shape_text(shape));
+        }
+        Source s;
+        s.name = e->name;
+        if (e->dtype == "F32") s.kind = Kind::f32;
+        else if (e->dtype == "F16") s.kind = Kind::f16;
+        else if (e->dtype == "BF16") s.kind = Kind::bf16;
+        else fail("tensor " + quoted(e->name) + " has dtype " + e->dtype + "; this engine reads F32, F16 and BF16 weights");
+        s.element_size = e->element_size;
+        s.begin = index.data_start + e->begin;
+        s.end = index.data_start + e->end;
+        s.rows = shape.size() == 2 ? shape[0] : 1;
+        s.cols = shape.back();
+        Parameters& p = model->params();
+        for (std::size_t i = 0; i < targets.size(); ++i) {
+            const ParamInfo& info = p.info(targets[i]);
+            if (!filled.insert(targets[i]).second) throw Error(Error::Code::internal, "hub loader: " + targets[i] + " twice");
+            s.base[i] = info.offset;
+        }
+        switch (layout) {
+            case Layout::same: s.split = s.cols; s.row_stride = static_cast<std::size_t>(s.cols); s.col_stride = 1; break;
+            case Layout::transposed: s.split = s.cols; s.row_stride = 1; s.col_stride = static_cast<std::size_t>(s.rows); break;
+            case Layout::split3: s.split = s.cols / 3; s.row_stride = static_cast<std::size_t>(s.split); s.col_stride = 1; break;
+        }
+        sources.push_back(s);
+    }
+
+    void plan_gpt2() {
+        const std::int64_t V = config.vocab, C = config.d_model, F = config.mlp, T = config.context;
+        const std::string layers = "n_layer " + std::to_string(config.layers);
+        size_note = "vocab_size " + std::to_string(V) + ", n_positions " + std::to_string(T) + ", n_embd " +
+                    std::to_string(C) + ", inner width " + std::to_string(F);
+        need("wte.weight", {V, C}, {"embed"}, Layout::same, "the token embedding");
+        need("wpe.weight", {T, C}, {"pos"}, Layout::same, "the position embedding");
+        for (int l = 0; l < config.layers; ++l) {
+            const std::string h = "h." + std::to_string(l) + ".", ours = "layers." + std::to_string(l) + ".";
+            const std::string why = "layer " + std::to_string(l) + " (" + layers + ")";
+            need(h + "ln_1.weight", {C}, {ours + "ln1.gain"}, Layout::same, why);
+            need(h + "ln_1.bias", {C}, {ours + "ln1.bias"}, Layout::same, why);
+            need(h + "attn.c_attn.weight", {C, 3 * C}, {ours + "w_query", ours + "w_key", ours + "w_value"}, Layout::split3, why);
+            need(h + "attn.c_attn.bias", {3 * C}, {ours + "b_query", ours + "b_key", ours + "b_value"}, Layout::split3, why);
+            need(h + "attn.c_proj.weight", {C, C}, {ours + "w_output"}, Layout::same, why);
+            need(h + "attn.c_proj.bias", {C}, {ours + "b_output"}, Layout::same, why);
+            need(h + "ln_2.weight", {C}, {ours + "ln2.gain"}, Layout::same, why);
+            need(h + "ln_2.bias", {C}, {ours + "ln2.bias"}, Layout::same, why);
+            need(h + "mlp.c_fc.weight", {C, F}, {ours + "mlp.w_in"}, Layout::same, why);
+            need(h + "mlp.c_fc.bias", {F}, {ours + "mlp.b_in"}, Layout::same, why);
+            need(h + "mlp.c_proj.weight", {F, C}, {ours + "mlp.w_out"}, Layout::same, why);
+            need(h + "mlp.c_proj.bias", {C}, {ours + "mlp.b_out"}, Layout::same, why);
+        }
+        need("ln_f.weight", {C}, {"final_ln.gain"}, Layout::same, "the final LayerNorm");
+        need("ln_f.bias", {C}, {"final_ln.bias"}, Layout::same, "the final LayerNorm");
+        if (!config.tied) need("lm_head.weight", {V, C}, {"unembed"}, Layout::transposed, "the output layer", true);
+    }
+
+    void plan_bert() {
+        const std::int64_t V = config.vocab, C = config.d_model, F = config.mlp, T = config.context;
+        const std::string layers = "num_hidden_layers " + std::to_string(config.layers);
+        size_note = "vocab_size " + std::to_string(V) + ", max_position_embeddings " + std::to_string(T) +
+                    ", hidden_size " + std::to_string(C) + ", intermediate_size " + std::to_string(F) +
+                    ", type_vocab_size " + std::to_string(config.token_types);
+        const std::string e = "embeddings.";
+        need(e + "word_embeddings.weight", {V, C}, {"embed"}, Layout::same, "the token embedding");
+        need(e + "position_embeddings.weight", {T, C}, {"pos"}, Layout::same, "the position embedding");
+        need(e + "token_type_embeddings.weight", {config.token_types, C}, {"token_type"}, Layout::same,
+             "the token type embedding");
+        need(e + "LayerNorm.weight", {C}, {"embed_ln.gain"}, Layout::same, "the embedding LayerNorm");
+        need(e + "LayerNorm.bias", {C}, {"embed_ln.bias"}, Layout::same, "the embedding LayerNorm");
+        for (int l = 0; l < config.layers; ++l) {
+            const std::string b = "encoder.layer." + std::to_string(l) + ".", ours = "layers." + std::to_string(l) + ".";
+            const std::string why = "layer " + std::to_string(l) + " (" + layers + ")";
+            const auto linear = [&](const std::string& name, std::int64_t in, std::int64_t out, const std::string& w,
+                                    const std::string& bias) {
+                need(b + name + ".weight", {out, in}, {ours + w}, Layout::transposed, why);  // nn.Linear [out, in]
+                need(b + name + ".bias", {out}, {ours + bias}, Layout::same, why);
+            };
+            linear("attention.self.query", C, C, "w_query", "b_query");
+            linear("attention.self.key", C, C, "w_key", "b_key");
+            linear("attention.self.value", C, C, "w_value", "b_value");
+            linear("attention.output.dense", C, C, "w_output", "b_output");
+            need(b + "attention.output.LayerNorm.weight", {C}, {ours + "ln1.gain"}, Layout::same, why);
+            need(b + "attention.output.LayerNorm.bias", {C}, {ours + "ln1.bias"}, Layout::same, why);
+            linear("intermediate.dense", C, F, "mlp.w_in", "mlp.b_in");
+            linear("output.dense", F, C, "mlp.w_out", "mlp.b_out");
+            need(b + "output.LayerNorm.weight", {C}, {ours + "ln2.gain"}, Layout::same, why);
+            need(b + "output.LayerNorm.bias", {C}, {ours + "ln2.bias"}, Layout::same, why);
+        }
+        if (config.output_transform) {
+            const std::string t = "cls.predictions.transform.", why = "the masked-LM head";
+            need(t + "dense.weight", {C, C}, {"head.w_transform"}, Layout::transposed, why, true);
+            need(t + "dense.bias", {C}, {"head.b_transform"}, Layout::same, why, true);
+            need(t + "LayerNorm.weight", {C}, {"head.ln.gain"}, Layout::same, why, true);
+            need(t + "LayerNorm.bias", {C}, {"head.ln.bias"}, Layout::same, why, true);
+            need("cls.predictions.bias", {V}, {"unembed_bias"}, Layout::same, why, true);
+        }
+    }
+};
+
+std::uint64_t HubLoader::header_size(const std::string& first8) {
+    if (first8.size() < 8)
+        fail("the file has " + std::to_string(first8.size()) + " bytes, fewer than the 8 of the header size");
+    std::uint64_t n = 0;
+    for (int i = 0; i < 8; ++i) n |= static_cast<std::uint64_t>(static_cast<unsigned char>(first8[static_cast<std::size_t>(i)])) << (8 * i);
+    if (n > kMaxSafetensorsHeader)
+        fail("header size " + std::to_string(n) + " is above the limit of " + std::to_string(kMaxSafetensorsHeader) + " bytes");
+    return 8 + n;
+}
+
+HubLoader::HubLoader(const ModelConfig& config, const std::string& header) : impl_(std::make_unique<Impl>()) {
+    Impl& m = *impl_;
+    if (config.family != "gpt2" && config.family != "bert")
+        throw Error(Error::Code::bad_checkpoint, "the Hub loader reads GPT-2 and BERT models; the config's family is \"" +
+                                                     config.family + "\"");
+    const std::uint64_t size = header_size(header);
+    if (header.size() < size)
+        fail("the header needs " + std::to_string(size) + " bytes; " + std::to_string(header.size()) + " were given");
+    m.index = read_safetensors_header(header.substr(0, static_cast<std::size_t>(size)));
+    m.config = config;
+    // decided by the file: an untied output layer, BERT's masked-LM head
+    if (config.family == "gpt2") {
+        m.prefix = m.find("transformer.wte.weight") ? "transformer." : "";
+        m.config.tied = !m.find("lm_head.weight");
+    } else {
+        m.prefix = m.find("bert.embeddings.word_embeddings.weight") ? "bert." : "";
+        m.config.tied = true;  // the decoder is the word embeddings
+        const bool head = m.find("cls.predictions.transform.dense.weight") != nullptr;
+        m.config.output_transform = head;
+        m.config.output_bias = head;
+    }
+    validate_inference_config(m.config);
+    std::size_t floats = 0;
+    for (const ParamInfo& p : parameter_layout(m.config)) floats += p.size();
+    if (std::uint64_t{floats} * 4 > kMaxParameterBytes)
+        throw Error(Error::Code::too_large, "the model has " + std::to_string(floats) + " parameters (" +
+                                                format_bytes(static_cast<std::int64_t>(floats) * 4) +
+                                                " as float32), above the " + format_bytes(kMaxParameterBytes) +
+                                                " this engine holds");
+    try {
+        m.model = std::make_unique<Model>(m.config);
+    } catch (const std::bad_alloc&) {
+        throw Error(Error::Code::out_of_memory, "cannot allocate the model's " + format_bytes(static_cast<std::int64_t>(floats) * 4) +
+                                                    " of parameters");
+    }
+    if (m.config.family == "gpt2") m.plan_gpt2();
+    else m.plan_bert();
+    for (const ParamInfo& p : m.model->params().layout())
+        if (!m.filled.count(p.name)) throw Error(Error::Code::internal, "hub loader: nothing fills " + p.name);
+    std::sort(m.sources.begin(), m.sources.end(), [](const Source& a, const Source& b) { return a.begin < b.begin; });
+    for (const Source& s : m.sources) {
+        m.needed_bytes += s.end - s.begin;
+        if (s.end == s.begin) continue;
+        if (!m.needed.empty() && m.needed.back().end == s.begin) m.needed.back().end = s.end;
+        else m.needed.push_back({s.begin, s.end});
+    }
+}
+
+HubLoader::~HubLoader() = default;
+
+const std::vector<ByteRange>& HubLoader::needed() const { return impl_->needed; }
+std::uint64_t HubLoader::needed_bytes() const { return impl_->needed_bytes; }
+std::uint64_t HubLoader::fed_bytes() const { return impl_->fed; }
+
+void HubLoader::feed(std::uint64_t offset, const std::uint8_t* data, std::size_t size) {
+    Impl& m = *impl_;
+    if (m.finished) throw Error(Error::Code::bad_state, "the Hub loader has finished: feed() after finish()");
+    if (offset < m.pos)
+        throw Error(Error::Code::bad_input, "feed: offset " + std::to_string(offset) + " is before the end of the bytes already fed (" +
+                                                std::to_string(m.pos) + "); feed the file in increasing order");
+    const std::uint64_t end = offset + size;
+    float* out = m.model->params().flat().data();
+    while (m.cur < m.sources.size()) {
+        Source& s = m.sources[m.cur];
+        const std::uint64_t at = s.begin + s.done;  // the next byte this tensor needs
+        if (at >= end) break;
+        if (at < offset)
+            fail("bytes " + std::to_string(at) + " to " + std::to_string(offset) + " of tensor " + quoted(s.name) +
+                 " were skipped");
+        const std::uint8_t* p = data + (at - offset);
+        std::uint64_t n = std::min(s.end, end) - at;
+        s.done += n;
+        const auto put = [&](const std::uint8_t* bytes) {
+            const float v = convert(s.kind, bytes);
+            if (!std::isfinite(v))
+                fail("tensor " + quoted(s.name) + " has a non-finite value (" + (std::isnan(v) ? "NaN" : "infinity") +
+                     ") at row " + std::to_string(s.r) + ", column " + std::to_string(s.c));
+            const std::int64_t block = s.c / s.split, col = s.c % s.split;
+            out[s.base[block] + static_cast<std::size_t>(s.r) * s.row_stride + static_cast<std::size_t>(col) * s.col_stride] = v;
+            if (++s.c == s.cols) {
+                s.c = 0;
+                ++s.r;
+            }
+        };
+        const unsigned es = s.element_size;
+        while (n > 0) {
+            if (m.carry_n > 0 || n < es) {  // an element split between chunks
+                const unsigned take = static_cast<unsigned>(std::min<std::uint64_t>(es - m.carry_n, n));
+                std::memcpy(m.carry + m.carry_n, p, take);
+                m.carry_n += take;
+                p += take;
+                n -= take;
+                if (m.carry_n == es) {
+                    put(m.carry);
+                    m.carry_n = 0;
+                }
+                continue;
+            }
+            const std::uint64_t whole = n / es;
+            for (std::uint64_t i = 0; i < whole; ++i) put(p + i * es);
+            p += whole * es;
+            n -= whole * es;
+        }
+        if (s.done == s.end - s.begin) ++m.cur;
+        else break;
+    }
+    m.pos = end;
+    m.fed += size;
+}
+
+std::unique_ptr<Model> HubLoader::finish() {
+    Impl& m = *impl_;
+    if (m.finished) throw Error(Error::Code::bad_state, "the Hub loader has finished already");
+    if (m.cur < m.sources.size()) {
+        const Source& s = m.sources[m.cur];
+        fail("the file ends at byte " + std::to_string(m.pos) + " but tensor " + quoted(s.name) + " needs bytes " +
+             std::to_string(s.begin) + " to " + std::to_string(s.end) + " (the file is truncated; the header says " +
+             std::to_string(m.index.data_start + m.index.data_size) + " bytes)");
+    }
+    m.finished = true;
+    // a loaded model is only run: its product matrices as the kernels' panels, so that no
+    // forward packs them again (in place, one matrix's copy at a time)
+    m.model->params().use_panels();
+    return std::move(m.model);
+}
+
+}  // namespace attn

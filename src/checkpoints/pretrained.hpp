@@ -1,0 +1,94 @@
+#pragma once
+// CONTRACT (lead, stop 27): the shape that the model core (#20), the Hub loader
+// (#22, C++) and the page's loader (#22, web) build to. Declarations only; each
+// part is implemented by its owner. Change it only by agreement (say so in the
+// commit message) so the three branches still fit together.
+//
+// A pretrained checkpoint (GPT-2 or BERT family, Hugging Face files) becomes
+// our Model: the Hub's tensors are converted, while they stream in, into the
+// flat Parameters of parameter_layout(config), under OUR canonical names
+// (row-major, "x · W" layout: a matrix is [in, out]):
+//
+//   embed [V, C]            wte / word_embeddings
+//   pos [T_max, C]          wpe / position_embeddings       (Positional::learned)
+//   token_type [types, C]   token_type_embeddings            (config.token_types > 0)
+//   embed_ln.gain/bias [C]  embeddings.LayerNorm             (config.embed_layernorm)
+//   layers.{l}.ln1.gain/bias            GPT-2 ln_1 (before attention, pre-LN)
+//                                       BERT attention.output.LayerNorm (after the residual, post-LN)
+//   layers.{l}.w_query w_key w_value w_output [C, C]
+//   layers.{l}.b_query b_key b_value b_output [C]           (config.attn_bias)
+//   layers.{l}.ln2.gain/bias            GPT-2 ln_2 / BERT output.LayerNorm
+//   layers.{l}.mlp.w_in [C, F], mlp.b_in [F], mlp.w_out [F, C], mlp.b_out [C]
+//   final_ln.gain/bias [C]  GPT-2 ln_f                       (pre-LN with layernorm)
+//   head.w_transform [C, C], head.b_transform [C], head.ln.gain/bias [C]
+//                           BERT cls.predictions.transform   (config.output_transform)
+//   unembed [C, V]          lm_head (absent = tied to embed)
+//   unembed_bias [V]        BERT cls.predictions.bias        (config.output_bias)
+//
+// ModelConfig (model.hpp) gains these options (defaults = today's models):
+//   bool attn_bias = false;            biases on Q, K, V and O
+//   Activation activation = gelu_erf;  or gelu_tanh (GPT-2's "gelu_new")
+//   float ln_eps = 1e-5f;              LayerNorm epsilon (BERT 1e-12)
+//   Norm norm = Norm::pre;             pre-LN (ours, GPT-2) or post-LN (BERT)
+//   int token_types = 0;               BERT: 2 (the input always uses type 0)
+//   bool embed_layernorm = false;      BERT: LN after word + position + type
+//   bool output_transform = false;     BERT MLM: LN(act(x·W_t + b_t)) before unembed
+//   bool output_bias = false;          BERT MLM: logits + unembed_bias
+//   std::string family;                "" (ours), "gpt2", "bert"
+// Post-LN block: x = LN1(x + MHA(x)); x = LN2(x + MLP(x)); no final_ln.
+// Pre-LN block (today): x = x + MHA(LN1(x)); x = x + MLP(LN2(x)); final_ln.
+
+#include "model/model.hpp"
+#include "checkpoints/safetensors.hpp"
+#include "text/pretrained_tokenizer.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace attn {
+
+/// config.json of either family → our ModelConfig (family set). Refuses an
+/// unsupported architecture by name ("LlamaForCausalLM is not supported: …"),
+/// a missing or out-of-range field by name. Code bad_checkpoint.
+ModelConfig read_hub_config(const std::string& config_json);
+
+/// One contiguous byte range of the safetensors file that the loader needs.
+struct ByteRange {
+    std::uint64_t begin = 0, end = 0;  ///< absolute file offsets
+};
+
+/// Streams a Hub safetensors file into a Model without a second copy of the
+/// file: give it the header, then feed the file's bytes in any chunk sizes, in
+/// increasing offset order, covering needed() (bytes outside it are skipped:
+/// attn.bias buffers, the pooler). Converts F32 / F16 / BF16 and the Hub's
+/// layouts (Conv1D [in,out]; nn.Linear [out,in] transposed; c_attn split into
+/// q|k|v) into the canonical names above, and fills the model's parameters.
+class HubLoader {
+public:
+    /// `header`: at least the first 8 + N bytes of the file. Checks every
+    /// tensor the config needs is present with the right shape and a supported
+    /// dtype, naming prefixes ("transformer.", "bert.") and legacy names
+    /// (LayerNorm.gamma/beta) it accepts. Throws attn::Error (bad_checkpoint,
+    /// too_large, out_of_memory) naming the tensor, its shape and the config's.
+    HubLoader(const ModelConfig& config, const std::string& header);
+    ~HubLoader();
+    /// Bytes of the safetensors header (8 + N), known from the first 8 bytes;
+    /// throws bad_checkpoint when fewer than 8 bytes or N is too large.
+    static std::uint64_t header_size(const std::string& first8);
+    const std::vector<ByteRange>& needed() const;
+    std::uint64_t needed_bytes() const;
+    /// The next chunk: `size` bytes at file offset `offset`.
+    void feed(std::uint64_t offset, const std::uint8_t* data, std::size_t size);
+    std::uint64_t fed_bytes() const;
+    /// Throws bad_checkpoint if a needed byte was not fed; returns the model
+    /// (parameters only; no gradients or optimizer state are allocated).
+    std::unique_ptr<Model> finish();
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace attn

@@ -1,0 +1,90 @@
+#pragma once
+// Generation one token at a time with a KV cache, for causal models (GPT-2,
+// and our own models trained with the causal mask).
+//
+// Under the causal mask, row t of every head's weights covers keys 0 … t
+// only, so appending token t+1 changes no earlier row: every layer's earlier
+// rows (their residual stream, and so their keys and values) are exactly what
+// they were. An append therefore computes the new position alone:
+//
+//   x = E[id] + P[t] (+ TT[0]) (LN_e)                      one row (1×C)
+//   per layer: a = LN1(x) (pre-LN; post-LN: a = x)
+//              q, k, v = a·W_Q (+ b_Q), a·W_K (+ b_K), a·W_V (+ b_V)
+//              K[t] = k, V[t] = v                           stored: the cache's new row
+//              head h: w = softmax(q_h·K_h[0…t]ᵀ · scale)   keys 0 … t-1 come from the cache
+//                      o_h = w·V_h[0…t]
+//              x = x + concat(o)·W_O (+ b_O) (post-LN: LN1 of it); the MLP as in the block
+//   logits = head(LN_f(x))                                  1×V
+//
+// It shares the row-wise kinds (LayerNorm, MLP, output head) with the full
+// forward; the attention of the one row is its own. tests/core/test_generation.cpp
+// checks its logits and weights against trace_model on the extended sequence.
+//
+// Choosing the next token: the argmax (greedy; ties to the smaller id), or a
+// sample from softmax(logits / temperature) over the top_k largest logits
+// (0 = all), drawn with the counter-based generator (random.hpp) at
+// (seed, Stream::generation, position): the same seed and sequence give the
+// same token natively and in wasm, whatever came before, so a link replays.
+
+#include "model/layers.hpp"
+#include "model/model.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace attn {
+
+/// The sampling settings' ranges (a temperature of 0 would be greedy: ask for that instead).
+inline constexpr double kMinTemperature = 0.05;
+inline constexpr double kMaxTemperature = 5.0;
+
+struct GenerationOptions {
+    bool sample = false;       ///< false: the argmax
+    double temperature = 1.0;  ///< kMinTemperature … kMaxTemperature (sample only)
+    int top_k = 0;             ///< 0 = every token; else 1 … V (sample only)
+    std::uint32_t seed = 0;
+};
+
+/// Throws attn::Error (bad_input) naming the setting and its range.
+void validate_generation_options(const GenerationOptions& options, int vocab);
+
+/// The token chosen after `logits` (V values) at sequence position `position`
+/// (the index the new token will have).
+std::int32_t choose_token(const float* logits, int vocab, const GenerationOptions& options, int position);
+
+/// The keys and values of every layer for the tokens appended so far.
+class KvCache {
+public:
+    /// Refuses a model without the causal mask by name (BERT reads the tokens
+    /// after each one: it cannot generate one token at a time). Keeps a
+    /// reference to the model, which must outlive the cache.
+    explicit KvCache(const Model& model);
+    ~KvCache();
+    KvCache(const KvCache&) = delete;
+    KvCache& operator=(const KvCache&) = delete;
+
+    int length() const { return static_cast<int>(ids_.size()); }
+    const std::vector<std::int32_t>& ids() const { return ids_; }
+    /// Appends token `id` at position length(): computes only its row (above).
+    /// Throws attn::Error: too_long_for_model at the model's context, bad_input
+    /// for an id outside the vocabulary.
+    void append(std::int32_t id);
+    /// Forgets the tokens from `length` on (0 … length()): undo. The logits and
+    /// weights are cleared until the next append.
+    void truncate(int length);
+    /// The last append's logits (1×V; empty before the first append or after truncate).
+    const Matrix& logits() const { return logits_; }
+    /// The last append's attention weights of head h in layer l over keys 0 … length()-1.
+    const std::vector<float>& weights(int layer, int head) const;
+
+private:
+    const Model& model_;
+    ParamSlots slots_;
+    std::vector<std::int32_t> ids_;
+    std::vector<Matrix> keys_, values_;                 ///< per layer, rows 0 … length()-1 used (capacity grows by doubling)
+    std::vector<std::vector<std::vector<float>>> weights_;  ///< [layer][head], the last append's row
+    Matrix logits_;
+    Matrix sinusoid_;                                   ///< P of a sinusoidal model, up to its context (made once)
+};
+
+}  // namespace attn
