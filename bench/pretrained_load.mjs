@@ -1,5 +1,5 @@
 // The benchmark's one way of streaming a Hub checkpoint into the engine, the way
-// the page's worker does (web/app/hub-runner.js): the header first, then only the
+// the page's worker does (web/app/hub/runner.js): the header first, then only the
 // byte ranges the loader needs, in chunks of its staging size. Used in Node
 // (bench/pretrained_node.mjs) and, as source text, in Chromium's page
 // (bench/pretrained_page.mjs), so it imports nothing.

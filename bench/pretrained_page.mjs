@@ -1,7 +1,7 @@
 // The Chromium half of bench/pretrained.sh (not a test): the GPT-2-small-shaped
 // Hub folder served by a local stand-in for the Hub (tests/js/hub-server.mjs), in
 // headless Chromium (wasm SIMD):
-//   worker  the page's own worker (web/app/hub-worker.js, the hub-runner protocol):
+//   worker  the page's own worker (web/app/hub/worker.js, the hub-runner protocol):
 //           the load (download + Cache Storage the first time, then from the cache),
 //           and the one-layer trace (layer 0, allWeights: false) at each T, from the
 //           message to the reply (the trace's buffers transferred);

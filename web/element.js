@@ -34,12 +34,12 @@
 // (--ap-font-size: the base text size; the host's font size and `rem` do not reach in).
 // Instances are independent and share one compiled WebAssembly module.
 
-import { mountPlayground, CONTROL_NAMES } from './app/playground.js';
-import { STEPS, FIELDS, MODELS, normalizeState, serializeState } from './app/state.js';
+import { mountPlayground, CONTROL_NAMES } from './app/playground/playground.js';
+import { STEPS, FIELDS, MODELS, normalizeState, serializeState } from './app/playground/state.js';
 import { createEngine } from './engine.js';
-import { figureToSvg, figureToPng } from './app/export.js';
+import { figureToSvg, figureToPng } from './app/playground/export.js';
 import { moduleFactory, cssText, baseUrl, builtinModels, bundled, playgroundUrl as builtPlaygroundUrl } from './embed-resources.js';
-import { isHubName, modelFolderUrl } from './app/hub-source.js';
+import { isHubName, modelFolderUrl } from './app/hub/source.js';
 
 /** attribute → state field */
 const ATTRIBUTES = Object.freeze({

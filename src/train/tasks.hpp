@@ -78,7 +78,7 @@ struct PatternScore {
 /// One head's weights (T×T) against each key, in the keys' order.
 std::vector<PatternScore> pattern_scores(const Eigen::Ref<const Matrix>& weights, const std::vector<AnswerKey>& keys);
 
-/// The head patterns the pages name heads by (web/app/patterns.js shows these
+/// The head patterns the pages name heads by (web/app/kit/patterns.js shows these
 /// numbers): standard_keys(ids, length, causal) plus `extra` keys (a task's
 /// own, e.g. coreference's "antecedent"), scored for each head's weights.
 std::vector<std::vector<PatternScore>> head_patterns(const std::vector<const Matrix*>& heads,

@@ -220,7 +220,7 @@ test('the export buttons and "Copy link" work inside the element', async () => {
   await full.goto(link);
   await full.waitForFunction(() => document.querySelector('[data-testid="panel"]')?.dataset.rendered === 'softmax', null, { timeout: 20000 });
   const state = await full.evaluate(async () => {
-    const { parseHash } = await import('/app/state.js');
+    const { parseHash } = await import('/app/playground/state.js');
     return parseHash(location.hash).state;
   });
   assert.equal(state.sentence, 'The cat sat on the mat.');
@@ -452,7 +452,7 @@ test('playground-url: link() and "Copy link" open that playground in the element
   await full.waitForFunction(() => document.querySelector('.ap')?.dataset.state === 'ready' && document.querySelector('[data-testid="panel"]')?.dataset.rendered === 'masked', null, { timeout: 20000 });
   const want = await page.evaluate(() => document.getElementById('pointed').getState());
   const got = await full.evaluate(async () => {
-    const { parseHash } = await import('/app/state.js');
+    const { parseHash } = await import('/app/playground/state.js');
     return parseHash(location.hash).state;
   });
   for (const k of ['model', 'sentence', 'mask', 'step', 'query', 'heads', 'dModel', 'seed', 'head']) assert.deepEqual(got[k], want[k], k);

@@ -12,13 +12,13 @@ import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { STEPS } from '../../web/app/steps.js';
+import { STEPS } from '../../web/app/playground/steps.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const ROOT = join(here, '..', '..');
 export const WEB = join(ROOT, 'web');
 export const ARTIFACTS = join(ROOT, 'tests', 'artifacts');
-/** The playground's step ids, from its registry (web/app/steps.js). */
+/** The playground's step ids, from its registry (web/app/playground/steps.js). */
 export { STEPS };
 
 /** Starts `python3 -m http.server` on port 0 (serving `directory`, web/ by default) and reads the port it printed. */
@@ -188,7 +188,7 @@ export async function settled(page) {
 export async function hashState(page) {
   await settled(page);
   return page.evaluate(async () => {
-    const { parseHash } = await import('/app/state.js');
+    const { parseHash } = await import('/app/playground/state.js');
     return parseHash(location.hash).state;
   });
 }
@@ -242,7 +242,7 @@ export async function clickCell(page, id, i, j) {
 
 /**
  * Moves the mouse over cell (i, j) of a heatmap, and again (up to 5 times) when the canvas moved
- * within 250 ms after: a page that begins to glide (web/app/follow.js) or to re-lay out just after
+ * within 250 ms after: a page that begins to glide (web/app/playground/follow.js) or to re-lay out just after
  * Playwright found it still carries the cell away from the pointer, and no tooltip of that cell shows.
  */
 export async function hoverCell(page, id, i, j) {
@@ -272,7 +272,7 @@ export async function waitHash(page, param, value) {
  * Waits until the sticky stepper is wholly on screen and the step's main figure
  * (its first row of figures) is in view below it, 8 px clear of the stepper and
  * the window's bottom: wholly when it fits, else filling at least 90% of that
- * space (the rule of figureOffset in web/app/views/panel.js).
+ * space (the rule of figureOffset in web/app/playground/views/panel.js).
  */
 export async function waitFigureInView(page, step) {
   await page.waitForFunction((s) => {

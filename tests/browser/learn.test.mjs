@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { startHarness, waitStep, artifactDir, settled, waitHash } from './harness.mjs';
 import { numberProblems } from './number-check.mjs';
-import { LEARN_STEPS } from '../../web/app/learn-steps.js';
-import { formatValue } from '../../web/app/format.js';
+import { LEARN_STEPS } from '../../web/app/playground/learn/steps.js';
+import { formatValue } from '../../web/app/kit/format.js';
 
 let h;
 before(async () => { h = await startHarness(); });

@@ -2,7 +2,7 @@
 // written with the proper minus (U+2212, also in exponents), never a hyphen-minus,
 // and no element holding a number or a token label is narrower than its text.
 
-import { NOTATION } from '../../web/app/notation.js';
+import { NOTATION } from '../../web/app/kit/notation.js';
 
 /**
  * Problems inside the element matching `root`: [{text, why}], empty when all is well.
@@ -57,7 +57,7 @@ export async function notationLegend(page) {
   return { summary: await legend.locator('summary').textContent(), text: await legend.textContent() };
 }
 
-/** What every Notation legend must state: each item of the one list (web/app/notation.js), symbol then meaning. */
+/** What every Notation legend must state: each item of the one list (web/app/kit/notation.js), symbol then meaning. */
 export const NOTATION_ITEMS = NOTATION.map(([symbol, meaning]) => new RegExp(`${escapeRegExp(symbol)}\\s*${escapeRegExp(meaning)}`));
 
 function escapeRegExp(text) {

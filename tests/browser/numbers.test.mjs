@@ -17,7 +17,7 @@ after(async () => { await h?.close(); });
  */
 function checkInPage(step) {
   return /* in the page */ (async (stepName) => {
-    const { parseHash } = await import('/app/state.js');
+    const { parseHash } = await import('/app/playground/state.js');
     const { createEngine } = await import('/engine.js');
     const s = parseHash(location.hash).state;
     const engine = await createEngine();
@@ -132,7 +132,7 @@ test('hovering a cell shows the engine\'s exact value and where it came from', a
     const shown = Number(await tip.getAttribute('data-value'));
     const want = await page.evaluate(async ([a, b]) => {
       const { createEngine } = await import('/engine.js');
-      const { parseHash } = await import('/app/state.js');
+      const { parseHash } = await import('/app/playground/state.js');
       const s = parseHash(location.hash).state;
       const t = (await createEngine()).run({ sentence: s.sentence, dModel: s.dModel, heads: s.heads, seed: s.seed, positional: s.positional, mask: s.mask, scale: s.scale });
       return t.heads[s.head].scores.data[a * t.tokens.length + b];

@@ -13,7 +13,7 @@ import { startHarness, waitStep, waitHash, runCount } from './harness.mjs';
 import { numberProblems } from './number-check.mjs';
 import { startHubServer, readModelFolder } from '../js/hub-server.mjs';
 import { hubFolders } from '../js/pretrained.mjs';
-import { LEARN_STEPS } from '../../web/app/learn-steps.js';
+import { LEARN_STEPS } from '../../web/app/playground/learn/steps.js';
 
 let h;
 let hub;

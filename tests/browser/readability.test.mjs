@@ -157,7 +157,7 @@ test('phone (390×844): a map that still does not fit after shrinking its cells 
   // the cells are as wide as their widest number: measure every printed number in the cells' font
   const widest = await page.evaluate(async () => {
     const c = document.querySelector('[data-testid="hm-scores"] canvas');
-    const { formatValue } = await import('/app/format.js');
+    const { formatValue } = await import('/app/kit/format.js');
     const values = [...document.querySelectorAll('[data-testid="row-scores"] li')].map((li) => Number(li.dataset.value));
     const ctx = document.createElement('canvas').getContext('2d');
     ctx.font = `500 10.5px ${getComputedStyle(document.querySelector('.ap')).getPropertyValue('--font-sans') || 'sans-serif'}`;

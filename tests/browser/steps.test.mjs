@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { startHarness, STEPS, waitStep, artifactDir, hashState, waitHash, waitFigureInView } from './harness.mjs';
-import { stepEntry } from '../../web/app/steps.js';
+import { stepEntry } from '../../web/app/playground/steps.js';
 
 let h;
 before(async () => { h = await startHarness(); });

@@ -1,5 +1,5 @@
 // The head pattern scores the pages name heads by (tasks.hpp: pattern_scores,
-// head_patterns; web/app/patterns.js only names heads from these numbers): the
+// head_patterns; web/app/kit/patterns.js only names heads from these numbers): the
 // score and the rows it rests on, on hand-made weights and sequences.
 
 #include "train/tasks.hpp"

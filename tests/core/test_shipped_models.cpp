@@ -51,7 +51,7 @@ std::string wordnet_twice() {
 /// The seed of the 200 acceptance sentences (README): held-out batch 0 of this seed.
 constexpr std::uint64_t kAcceptanceSeed = 20261201;
 constexpr int kAcceptanceSentences = 200;
-/// The head the playground opens the coreference model on (web/app/models.js).
+/// The head the playground opens the coreference model on (web/app/playground/models.js).
 constexpr int kFeaturedLayer = 1, kFeaturedHead = 0;
 
 struct Acceptance {
@@ -167,7 +167,7 @@ TEST_CASE("shipped models: the language model beats the unigram and bigram basel
 
 TEST_CASE("shipped models: the language model has previous-token, induction and first-token heads", "[models]") {
     const auto trainer = attn::Trainer::from_checkpoint(read_file("models/language.safetensors"));
-    // the playground's example (web/app/models.js): a phrase said twice, the second
+    // the playground's example (web/app/playground/models.js): a phrase said twice, the second
     // copy should look at what followed the first
     const std::string text = "she was able to buy a car . she was able to buy a car";
     const std::vector<attn::Token> tokens = attn::tokenize_for_model(trainer->vocabulary(), text);

@@ -59,13 +59,17 @@ const GRAPH = new Map([...SOURCE].map(([file, src]) => [file, importsOf(src)
 
 // ---- the layers of ARCHITECTURE.md's table --------------------------------------------
 
-const isView = (f) => /^web\/app\/(concepts\/)?views\//.test(f);
+/** Views: the playground's (views/, steps/, learn/learn-*.js), the concept lab's, and the kit's view pieces
+ * (kit/heatmap*, dom, formula, common, tooltip, theme, messages, notation-legend; the kit's pure modules are not views). */
+const isView = (f) => /^web\/app\/(playground\/(views|steps)|concepts\/views|kit\/heatmap)\//.test(f)
+  || /^web\/app\/playground\/learn\/learn-[^/]+\.js$/.test(f)
+  || /^web\/app\/kit\/(heatmap|dom|formula|common|tooltip|theme|messages|notation-legend)\.js$/.test(f);
 const isEngine = (f) => f === 'web/engine.js' || f === 'web/trainer.js';
 const isState = (f) => f.startsWith('web/app/') && basename(f) === 'state.js';
 const isWorker = (f) => /worker\.js$/.test(f);
 const isWorkerClient = (f) => /(^|-)client\.js$/.test(basename(f));
 /** Controllers: the playground's, each concept demo's (concepts/<idea>.js beside views/<idea>.js), their shared helpers, the pages' wiring. */
-const isController = (f) => f === 'web/app/controller.js' || f === 'web/app/concepts/controller.js' || f === 'web/app/train/controller.js' || basename(f) === 'main.js'
+const isController = (f) => f === 'web/app/playground/controller.js' || f === 'web/app/concepts/controller.js' || f === 'web/app/train/controller.js' || basename(f) === 'main.js'
   || (/^web\/app\/concepts\/[^/]+\.js$/.test(f) && SOURCE.has(f.replace('concepts/', 'concepts/views/')) && basename(f) !== 'common.js');
 const isDomModule = (f) => isView(f) || touchesDom(SOURCE.get(f));
 
@@ -123,21 +127,21 @@ test('importsOf reads static imports, re-exports, side-effect and dynamic import
 });
 
 test('the layers are found: views, the engine modules, both workers, the controllers', () => {
-  assert.ok(VIEWS.includes('web/app/views/heatmap.js') && VIEWS.includes('web/app/concepts/views/masks.js'));
+  assert.ok(VIEWS.includes('web/app/kit/heatmap.js') && VIEWS.includes('web/app/concepts/views/masks.js'));
   assert.ok(VIEWS.length >= 30, `only ${VIEWS.length} views found`);
   assert.deepEqual(ENGINES.sort(), ['web/engine.js', 'web/trainer.js']);
   assert.ok(WORKERS.includes('web/app/train/worker.js') && WORKERS.includes('web/app/concepts/race-worker.js'));
-  for (const c of ['web/app/controller.js', 'web/app/concepts/masks.js', 'web/app/concepts/controller.js', 'web/app/train/main.js', 'web/app/train/controller.js']) assert.ok(isController(c), c);
-  for (const c of ['web/app/concepts/common.js', 'web/app/concepts/races.js', 'web/app/format.js']) assert.ok(!isController(c), c);
-  assert.ok(isDomModule('web/app/views/dom.js') && !isDomModule('web/engine.js'));
+  for (const c of ['web/app/playground/controller.js', 'web/app/concepts/masks.js', 'web/app/concepts/controller.js', 'web/app/train/main.js', 'web/app/train/controller.js']) assert.ok(isController(c), c);
+  for (const c of ['web/app/concepts/common.js', 'web/app/concepts/races.js', 'web/app/kit/format.js']) assert.ok(!isController(c), c);
+  assert.ok(isDomModule('web/app/kit/dom.js') && !isDomModule('web/engine.js'));
 });
 
 test('a forbidden import is reported with its file, its import and the chain that reaches it', () => {
-  // web/app/main.js → state.js is allowed (main.js wires the page), and a real edge of the graph
-  const chain = forbiddenChain('web/app/main.js', isState);
+  // web/app/playground/main.js → state.js is allowed (main.js wires the page), and a real edge of the graph
+  const chain = forbiddenChain('web/app/playground/main.js', isState);
   assert.ok(chain, 'main.js imports state.js');
-  assert.equal(chain[0].file, 'web/app/main.js');
-  assert.equal(chain.at(-1).target, 'web/app/state.js');
+  assert.equal(chain[0].file, 'web/app/playground/main.js');
+  assert.equal(chain.at(-1).target, 'web/app/playground/state.js');
 });
 
 // ---- the rules --------------------------------------------------------------------------

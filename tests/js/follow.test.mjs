@@ -1,4 +1,4 @@
-// The playground's follow glide (web/app/follow.js) on a stand-in window whose
+// The playground's follow glide (web/app/playground/follow.js) on a stand-in window whose
 // animation frames the test runs by hand: the glide reaches its target, the
 // user's input stops it, and a scroll it did not make ends it where that scroll
 // left the page (a script's scrollIntoView came undone by the glide's last
@@ -6,7 +6,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createFollower } from '../../web/app/follow.js';
+import { createFollower } from '../../web/app/playground/follow.js';
 
 /** A window with a scroll position, frames run by frame(ms), and listeners fired by fire(type). */
 function standIn({ by }) {

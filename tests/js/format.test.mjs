@@ -4,7 +4,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatValue, valueWidth, parseValue, MINUS, formatPercent, formatTick, formatBytes, headMark, superscript, tokenText, tokenLabel, quoted, excerpt, DIGITS } from '../../web/app/format.js';
+import { formatValue, valueWidth, parseValue, MINUS, formatPercent, formatTick, formatBytes, headMark, superscript, tokenText, tokenLabel, quoted, excerpt, DIGITS } from '../../web/app/kit/format.js';
 import { prng as rng } from './helpers.mjs'; // seeded, so a failure names a reproducible value
 
 

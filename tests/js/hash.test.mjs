@@ -1,9 +1,9 @@
-// The pages' one byte hash (web/app/hash.js): FNV-1a 32, checked against the published test
+// The pages' one byte hash (web/app/kit/hash.js): FNV-1a 32, checked against the published test
 // vectors (Fowler/Noll/Vo's test suite), and the two digests built on it.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fnv1a32, hex32, FNV32_BASIS } from '../../web/app/hash.js';
+import { fnv1a32, hex32, FNV32_BASIS } from '../../web/app/kit/hash.js';
 import { digest } from '../../web/app/train/grid.js';
 import { bytesKey } from '../../web/app/train/storage.js';
 

@@ -3,9 +3,9 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { resolveScale, rowMaxima, cellIndex, READABLE } from '../../web/app/views/heatmap/colors.js';
-import { computeLayout, MAX_ASPECT, COMFORT, labelTexts, MIN_LABEL_PX, GUTTER_SHARE } from '../../web/app/views/heatmap/layout.js';
-import { fitLabel, labelLines } from '../../web/app/views/heatmap/text.js';
+import { resolveScale, rowMaxima, cellIndex, READABLE } from '../../web/app/kit/heatmap/colors.js';
+import { computeLayout, MAX_ASPECT, COMFORT, labelTexts, MIN_LABEL_PX, GUTTER_SHARE } from '../../web/app/kit/heatmap/layout.js';
+import { fitLabel, labelLines } from '../../web/app/kit/heatmap/text.js';
 
 const palette = { font: 'sans-serif' };
 /** A measuring context stand-in: every character 7 px wide. */

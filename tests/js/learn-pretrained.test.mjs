@@ -7,7 +7,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createPretrainedLearn, pretrainedLearnKey } from '../../web/app/learn-pretrained.js';
+import { createPretrainedLearn, pretrainedLearnKey } from '../../web/app/playground/learn/pretrained.js';
 
 /** A handle whose answers are made up; `log` lists the requests in the order the worker would get them. */
 function fakeHandle({ T = 4, noDefaults = false } = {}) {

@@ -5,10 +5,10 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseHash, serializeState, normalizeState, LEARN_RATES, MAX_SGD_STEPS, STEPS, ALL_STEPS } from '../../web/app/state.js';
-import { applyPatch } from '../../web/app/rules.js';
-import { withTarget, parseSgdStep, sgdStepText } from '../../web/app/learn.js';
-import { LEARN_STEPS } from '../../web/app/learn-steps.js';
+import { parseHash, serializeState, normalizeState, LEARN_RATES, MAX_SGD_STEPS, STEPS, ALL_STEPS } from '../../web/app/playground/state.js';
+import { applyPatch } from '../../web/app/playground/rules.js';
+import { withTarget, parseSgdStep, sgdStepText } from '../../web/app/playground/learn/learn.js';
+import { LEARN_STEPS } from '../../web/app/playground/learn/steps.js';
 
 test('the forward steps stay the twelve; the Learn steps come after them in the URL\'s step choices', () => {
   assert.equal(STEPS.length, 12);

@@ -1,7 +1,7 @@
 // The trained models shipped in models/: they load in wasm and give the same
 // traces as the native CLI (attn run); the playground's head naming
-// (web/app/patterns.js) shows the engine's pattern scores, the core's answer keys; the
-// layer adapter (web/app/model-trace.js) hands each step the right matrices;
+// (web/app/kit/patterns.js) shows the engine's pattern scores, the core's answer keys; the
+// layer adapter (web/app/playground/model-trace.js) hands each step the right matrices;
 // attn baseline prints the n-gram baselines and the model's perplexity.
 //
 // The slow test (ATTN_SLOW=1, about 1–2 minutes): the README's training command
@@ -15,9 +15,9 @@ import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createEngine } from '../../web/engine.js';
-import { headPatterns } from '../../web/app/patterns.js';
-import { layerTrace, topTokens } from '../../web/app/model-trace.js';
-import { aboutText, SHIPPED_MODELS } from '../../web/app/models.js';
+import { headPatterns } from '../../web/app/kit/patterns.js';
+import { layerTrace, topTokens } from '../../web/app/playground/model-trace.js';
+import { aboutText, SHIPPED_MODELS } from '../../web/app/playground/models.js';
 import { readSafetensors } from './safetensors-reader.mjs';
 import { cliRun, REPO_ROOT } from './helpers.mjs';
 

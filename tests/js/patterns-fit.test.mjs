@@ -4,9 +4,9 @@
 // sentence (model-trace.js sentenceFit).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { headPatterns, MIN_REPEAT_ROWS } from '../../web/app/patterns.js';
-import { patternText, rowSpread } from '../../web/app/views/headsgrid.js';
-import { followQuery, naturalQuery } from '../../web/app/rules.js';
+import { headPatterns, MIN_REPEAT_ROWS } from '../../web/app/kit/patterns.js';
+import { patternText, rowSpread } from '../../web/app/playground/views/headsgrid.js';
+import { followQuery, naturalQuery } from '../../web/app/playground/rules.js';
 
 /** A head's pattern scores as the engine gives them ({name: [score, rows]} → {name: {score, rows}}). The
  * numbers are the core's for these hand-made heads (tests/core/test_answer_keys.cpp computes them from the weights). */

@@ -157,7 +157,7 @@ test('a step by hand on a layer\u2019s attention lowers the loss, and undoStep p
 });
 
 test('the pretrained worker\u2019s runner answers backward, sgd and undo requests with the model\u2019s own numbers', async () => {
-  const { createHubRunner } = await import('../../web/app/hub-runner.js');
+  const { createHubRunner } = await import('../../web/app/hub/runner.js');
   const { readdirSync } = await import('node:fs');
   const replies = [];
   const runner = createHubRunner((msg) => replies.push(msg), { loadEngine: async () => engine });

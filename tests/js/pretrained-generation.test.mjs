@@ -145,7 +145,7 @@ test('BERT refuses generation by name; a text at the model\'s context cannot gro
 });
 
 test('the hand-built gpt2-patterns checkpoint: the engine\'s pattern scores name head 0 previous-token and head 1 first-token', async () => {
-  const { headPatterns } = await import('../../web/app/patterns.js');
+  const { headPatterns } = await import('../../web/app/kit/patterns.js');
   const model = load('gpt2-patterns', readFileSync(GPT2_TOKENIZER, 'utf8'));
   for (const text of [SENTENCE, 'I am here. I am here. I am']) {
     const named = headPatterns(model.trace(text).layers[0].patterns);

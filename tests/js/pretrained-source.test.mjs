@@ -1,4 +1,4 @@
-// Where a pretrained model's files come from (web/app/hub-source.js): the Hub
+// Where a pretrained model's files come from (web/app/hub/source.js): the Hub
 // through a cache, and the files a user drops. Against a local stand-in for
 // the Hub (hub-server.mjs) and an in-memory Cache Storage with the same
 // methods the module uses (Node has none); the browser's real one is in
@@ -7,7 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHubServer } from './hub-server.mjs';
-import { parseHubId, hubSource, filesSource, pickTokenizer, isHubName, isLocalName, hubFileUrl, readRanges } from '../../web/app/hub-source.js';
+import { parseHubId, hubSource, filesSource, pickTokenizer, isHubName, isLocalName, hubFileUrl, readRanges } from '../../web/app/hub/source.js';
 
 /** Cache Storage in memory: put() reads the whole body (and fails when the body fails), match() gives a new Response. */
 function memoryCaches() {

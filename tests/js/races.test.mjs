@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { RACES, spreadText } from '../../web/app/concepts/races.js';
-import { formatValue } from '../../web/app/format.js';
+import { formatValue } from '../../web/app/kit/format.js';
 
 /** The finish line of `race` at every seed, the seeds spread over the cores: [{seed, arms}] by seed. */
 async function finishLines(race, { variant, steps, seeds }) {

@@ -9,7 +9,7 @@ import {
   createEngine, ENGINE_CONSTANTS, TASKS, DEFAULT_SETTINGS, MASKS, POSITIONALS, MAX_SENTENCE_BYTES, MAX_BATCH_SENTENCES,
   MAX_TOKENS, MAX_D_MODEL, ERROR_CODES, at,
 } from '../../web/engine.js';
-import { FIELDS, MASKS as STATE_MASKS, POSITIONALS as STATE_POSITIONALS, MAX_INDEX, DEFAULT_SENTENCE } from '../../web/app/state.js';
+import { FIELDS, MASKS as STATE_MASKS, POSITIONALS as STATE_POSITIONALS, MAX_INDEX, DEFAULT_SENTENCE } from '../../web/app/playground/state.js';
 import { cliTrace } from './helpers.mjs';
 
 const engine = await createEngine();

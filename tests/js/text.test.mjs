@@ -1,10 +1,10 @@
-// Text caps of the page (web/app/text.js, web/app/state.js, the lab's state):
+// Text caps of the page (web/app/kit/text.js, web/app/playground/state.js, the lab's state):
 // a cut never splits a character, and batch lines are never dropped.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cutText } from '../../web/app/text.js';
-import { parseHash, normalizeState, computedSentences, MAX_BATCH } from '../../web/app/state.js';
+import { cutText } from '../../web/app/kit/text.js';
+import { parseHash, normalizeState, computedSentences, MAX_BATCH } from '../../web/app/playground/state.js';
 import { parseConceptHash, normalizeDemoState } from '../../web/app/concepts/state.js';
 import { prng } from './helpers.mjs';
 

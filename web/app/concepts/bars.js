@@ -3,8 +3,8 @@
 // [0, 1] grow from the left, with an optional reference tick (e.g. 1/T, the
 // weight of a plain average). Every row keeps its exact value in data-value.
 
-import { el } from '../views/dom.js';
-import { formatValue, tokenText } from '../format.js';
+import { el } from '../kit/dom.js';
+import { formatValue, tokenText } from '../kit/format.js';
 
 export function createBars(parent, { caption, testid, signed = false, labelHeader = 'key', valueHeader = 'value', className = '' }) {
   const valueHeaderText = valueHeader;

@@ -6,8 +6,8 @@
 //   const chart = createLineChart(parent, { title, xLabel, yLabel, yLog: true, testid });
 //   chart.update({ series: [{name, className, points: [[x, y]], active}], refs, marker, xDomain });
 
-import { el, svgEl } from '../views/dom.js';
-import { formatTick, niceStep } from '../format.js';
+import { el, svgEl } from '../kit/dom.js';
+import { formatTick, niceStep } from '../kit/format.js';
 
 const W = 420;
 const H = 270;

@@ -3,8 +3,8 @@
 // exact value in data-value, token chips, and small matrix helpers.
 // Text always goes in through textContent (views/dom.js), never as markup.
 
-import { el, field, setOptions, setValue, uniqueId } from '../views/dom.js';
-import { formatValue, tokenText } from '../format.js';
+import { el, field, setOptions, setValue, uniqueId } from '../kit/dom.js';
+import { formatValue, tokenText } from '../kit/format.js';
 import { DEMO_META } from './meta.js';
 import { MAX_TEXT } from './limits.js';
 

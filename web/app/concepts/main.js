@@ -9,12 +9,12 @@
 // root only. See controller.js.
 
 import { createEngine } from '../../engine.js';
-import { el } from '../views/dom.js';
-import { createTooltip } from '../views/tooltip.js';
-import { createThemeToggle } from '../views/theme.js';
-import { createMessages } from '../views/messages.js';
-import { createNotation } from '../views/notation.js';
-import { readPalette } from '../palette.js';
+import { el } from '../kit/dom.js';
+import { createTooltip } from '../kit/tooltip.js';
+import { createThemeToggle } from '../kit/theme.js';
+import { createMessages } from '../kit/messages.js';
+import { createNotation } from '../kit/notation-legend.js';
+import { readPalette } from '../kit/palette.js';
 import { DEMOS, parseConceptHash, serializeConceptHash, normalizeDemoState, defaultDemoState } from './state.js';
 import { DEMO_META } from './meta.js';
 import { createContextDemo } from './context.js';

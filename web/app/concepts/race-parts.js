@@ -5,7 +5,7 @@
 // The table's functions get a context ctx = {arms, label(i, form)} for the arms'
 // names and colours (form 'label' or 'short', of the race's variant).
 
-import { formatValue, formatPercent } from '../format.js';
+import { formatValue, formatPercent } from '../kit/format.js';
 
 /** Step rows: [step, loss, accuracy, scoreVariance, rowEntropy, scoreGradNorm] (the training batch of that step, before its update). */
 export const ROW = Object.freeze({ step: 0, loss: 1, accuracy: 2, scoreVariance: 3, rowEntropy: 4, scoreGradNorm: 5 });

@@ -13,9 +13,9 @@
 // wall time in the worker) and data-step-ms (ms inside the training steps);
 // every number in the results table carries data-value.
 
-import { el, uniqueId } from '../views/dom.js';
-import { createHeatmap } from '../views/heatmap.js';
-import { formatValue, tokenText } from '../format.js';
+import { el, uniqueId } from '../kit/dom.js';
+import { createHeatmap } from '../kit/heatmap.js';
+import { formatValue, tokenText } from '../kit/format.js';
 import { createLineChart } from './chart.js';
 import { createNote, createTable } from './common.js';
 import { RACES, raceKey, variantOf, armLabel, COREFERENCE_SENTENCES } from './races.js';

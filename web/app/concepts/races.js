@@ -21,7 +21,7 @@
 // tables are in race-parts.js.
 
 import { ROW, fmt, pct, meanOver, recentMean, perArm, evalSeries, sinceLastCheck, RESULT, CHART, COLUMN, finalOr } from './race-parts.js';
-import { formatValue, formatPercent } from '../format.js';
+import { formatValue, formatPercent } from '../kit/format.js';
 
 export { ROW, meanOver, recentMean };
 

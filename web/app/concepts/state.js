@@ -6,8 +6,8 @@
 //   const { demo, states, theme, problems } = parseConceptHash(location.hash);
 //   location.hash = serializeConceptHash(demo, states[demo], theme);
 
-import { parseScalarField, splitLines, THEMES, POSITIONALS } from '../state.js';
-import { cutText } from '../text.js';
+import { parseScalarField, splitLines, THEMES, POSITIONALS } from '../playground/state.js';
+import { cutText } from '../kit/text.js';
 import { RACES, raceOfDemo } from './races.js';
 import { DK_VALUES, MAX_TEXT, MAX_LINES, MAX_LINES_TEXT } from './limits.js';
 

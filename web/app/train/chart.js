@@ -10,8 +10,8 @@
 //   const chart = createChart(parent, { title, yLabel, testid });
 //   chart.update({ series: [{name, className, points: [[x, y]], dashed}], xMax, log, yDomain, marker });
 
-import { el, svgEl } from '../views/dom.js';
-import { formatTick, niceStep } from '../format.js';
+import { el, svgEl } from '../kit/dom.js';
+import { formatTick, niceStep } from '../kit/format.js';
 
 const M = { left: 46, right: 12, top: 10, bottom: 34 };
 

@@ -6,8 +6,8 @@
 //   const view = createSettingsView(root, { onChange(patch), onTask(name), onDefaults(), onCorpus(text), onCorpusFile(file) });
 //   view.update(state, tasks, { disabled });
 
-import { el, field, setOptions, setValue, clear } from '../views/dom.js';
-import { tokenText } from '../format.js';
+import { el, field, setOptions, setValue, clear } from '../kit/dom.js';
+import { tokenText } from '../kit/format.js';
 import { LAYER_CHOICES, HEAD_CHOICES, WIDTH_CHOICES, LR_CHOICES, BATCH_CHOICES, POSITIONALS, MAX_CORPUS, taskTitle } from './state.js';
 
 export { taskTitle };

@@ -7,8 +7,8 @@
 //   files.saved(m)              // the worker's 'saved' reply: download it or open the playground
 //   files.bindDrop(document.body)
 
-import { el } from '../views/dom.js';
-import { formatValue } from '../format.js';
+import { el } from '../kit/dom.js';
+import { formatValue } from '../kit/format.js';
 import { MAX_CORPUS } from './state.js';
 import { storeModel } from './storage.js';
 import { SAMPLE_TEXT } from './sample-text.js';

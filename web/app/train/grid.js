@@ -10,10 +10,10 @@
 //   grid.update({ layers, heads, tokens, T, maps, scores, keys, keyName, keyView, ablate,
 //                 heldoutScores, causal, step, palette, live });
 
-import { el, clear } from '../views/dom.js';
-import { lutIndex } from '../palette.js';
-import { formatValue, tokenText } from '../format.js';
-import { fnv1a32, hex32 } from '../hash.js';
+import { el, clear } from '../kit/dom.js';
+import { lutIndex } from '../kit/palette.js';
+import { formatValue, tokenText } from '../kit/format.js';
+import { fnv1a32, hex32 } from '../kit/hash.js';
 
 /** A head's name for the reader, layers and heads counted from 1 like the Head picker: "L1 H2". */
 export const headName = (layer, head) => `L${layer + 1} H${head + 1}`;

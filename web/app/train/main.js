@@ -14,8 +14,8 @@
 // data-heldout-samples, data-final (1 once the bigger evaluation after a pause
 // has arrived), data-ablated (held-out accuracy with the ablated heads).
 
-import { createTooltip } from '../views/tooltip.js';
-import { createNotation } from '../views/notation.js';
+import { createTooltip } from '../kit/tooltip.js';
+import { createNotation } from '../kit/notation-legend.js';
 import { createSession } from './session.js';
 import { createNotices } from './notices.js';
 import { createWorkerClient } from './worker-client.js';

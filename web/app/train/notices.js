@@ -5,7 +5,7 @@
 //   notices.notify('file', 'error', 'That file could not be loaded:', 'it is empty.', { dismissible: true });
 //   notices.clear('file');
 
-import { createMessages } from '../views/messages.js';
+import { createMessages } from '../kit/messages.js';
 
 export function createNotices(root) {
   const shown = new Map(); // id → message

@@ -8,8 +8,8 @@
 //
 // The list is built once per probe; updates while training only change texts and classes.
 
-import { el, clear } from '../views/dom.js';
-import { tokenText } from '../format.js';
+import { el, clear } from '../kit/dom.js';
+import { tokenText } from '../kit/format.js';
 
 export function createPredictionsView(root) {
   const title = el('h2', 'card-title', { text: 'Predictions on the probe' });

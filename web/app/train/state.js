@@ -11,7 +11,7 @@
 // The own-text corpus travels compressed (deflate-raw, base64url) in the
 // parameter `text`; main.js packs and unpacks it (CompressionStream is async).
 
-import { parseScalarField, THEMES, POSITIONALS, fitHeads } from '../state.js';
+import { parseScalarField, THEMES, POSITIONALS, fitHeads } from '../playground/state.js';
 import { ENGINE_CONSTANTS } from '../../generated/engine_constants.js';
 
 export { THEMES, POSITIONALS };

@@ -7,8 +7,8 @@
 //   const view = createTimelineView(root, { onScrub(step | null) });
 //   view.update({ timeline, keys, scrub, heldout, xMax, bytes });
 
-import { el } from '../views/dom.js';
-import { formatValue } from '../format.js';
+import { el } from '../kit/dom.js';
+import { formatValue } from '../kit/format.js';
 
 /** Bytes for the reader by the page's rule: "412 KiB", "1.37 MiB". */
 const size = (bytes) => (bytes < 1024 * 1000 ? `${formatValue(bytes / 1024, 3)} KiB` : `${formatValue(bytes / 1048576, 3)} MiB`);

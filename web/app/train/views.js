@@ -10,10 +10,10 @@
 // Test hooks written on <main id="lab"> (see main.js): data-step, data-running,
 // data-catching, data-final, data-gen, data-heldout(-samples), data-ablated, data-stopped, …
 
-import { el } from '../views/dom.js';
-import { createThemeToggle } from '../views/theme.js';
-import { readPalette } from '../palette.js';
-import { formatValue, formatPercent, formatBytes } from '../format.js';
+import { el } from '../kit/dom.js';
+import { createThemeToggle } from '../kit/theme.js';
+import { readPalette } from '../kit/palette.js';
+import { formatValue, formatPercent, formatBytes } from '../kit/format.js';
 import { headName, createGridView } from './grid.js';
 import { MAX_CORPUS, WATCH_STEPS_PER_SECOND } from './state.js';
 import { snapshotInterval } from './timeline.js';

@@ -2,9 +2,9 @@
 // the three rows as a heatmap), and one word in two sentences. Draws the model
 // the controller (../context.js) gives it.
 
-import { el } from '../../views/dom.js';
-import { createHeatmap } from '../../views/heatmap.js';
-import { headMark, formatValue } from '../../format.js';
+import { el } from '../../kit/dom.js';
+import { createHeatmap } from '../../kit/heatmap.js';
+import { headMark, formatValue } from '../../kit/format.js';
 import {
   createDemoFrame, createMetric, createVerdict, createNote, textField, selectField, seedField, tokenChips,
   stackRows, labelsOf, q, formatDiff, headOptions,

@@ -2,9 +2,9 @@
 // verdict (how different the heads are) and the table of every pair. Draws the
 // model the controller (../heads.js) gives it.
 
-import { el } from '../../views/dom.js';
-import { createHeatmap } from '../../views/heatmap.js';
-import { headMark } from '../../format.js';
+import { el } from '../../kit/dom.js';
+import { createHeatmap } from '../../kit/heatmap.js';
+import { headMark } from '../../kit/format.js';
 import {
   createDemoFrame, createMetric, createVerdict, createNote, textField, selectField, checkField, seedField, createTable,
   labelsOf, q, formatDiff,

@@ -3,9 +3,9 @@
 // batch with the mask on and off, one sentence's weights and its weight on
 // [PAD] per row). Draws the model the controller (../masks.js) gives it.
 
-import { el } from '../../views/dom.js';
-import { createHeatmap } from '../../views/heatmap.js';
-import { headMark, formatValue, tokenText } from '../../format.js';
+import { el } from '../../kit/dom.js';
+import { createHeatmap } from '../../kit/heatmap.js';
+import { headMark, formatValue, tokenText } from '../../kit/format.js';
 import {
   createDemoFrame, createMetric, createVerdict, createNote, textField, linesField, selectField, checkField, seedField,
   createTable, labelsOf, q, formatDiff, headOptions,

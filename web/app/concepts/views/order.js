@@ -3,8 +3,8 @@
 // itself (heatmap, a few dimensions as curves, the position·position dot
 // products). Draws the model the controller (../order.js) gives it.
 
-import { el } from '../../views/dom.js';
-import { createHeatmap } from '../../views/heatmap.js';
+import { el } from '../../kit/dom.js';
+import { createHeatmap } from '../../kit/heatmap.js';
 import {
   createDemoFrame, createMetric, createVerdict, createNote, textField, selectField, seedField, createTable,
   labelsOf, q, formatDiff,

@@ -3,13 +3,13 @@
 // written out, and the same row giving the other two. Draws the model the
 // controller (../qkv.js) gives it.
 
-import { el } from '../../views/dom.js';
-import { createHeatmap } from '../../views/heatmap.js';
-import { createFormula, productTerms } from '../../views/formula.js';
+import { el } from '../../kit/dom.js';
+import { createHeatmap } from '../../kit/heatmap.js';
+import { createFormula, productTerms } from '../../kit/formula.js';
 
 /** The concept lab writes its formulas with 3 significant digits, like its metrics and bars. */
 const DIGITS = 3;
-import { headMark, formatValue } from '../../format.js';
+import { headMark, formatValue } from '../../kit/format.js';
 import {
   createDemoFrame, createMetric, createVerdict, createNote, textField, selectField, seedField,
   labelsOf, q, formatDiff, headOptions,

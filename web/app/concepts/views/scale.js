@@ -2,13 +2,13 @@
 // and an off/on table), the two sweeps over widths 2 … 512 as three charts, and
 // the numbers behind them. Draws the sweeps the controller (../scale.js) gives it.
 
-import { el, uniqueId } from '../../views/dom.js';
+import { el, uniqueId } from '../../kit/dom.js';
 import {
   createDemoFrame, createMetric, createVerdict, createNote, selectField, checkField, seedField, createTable,
 } from '../common.js';
 import { createLineChart } from '../chart.js';
 import { DK_VALUES } from '../limits.js';
-import { formatValue } from '../../format.js';
+import { formatValue } from '../../kit/format.js';
 
 /** Every number of this demo: three significant digits by the page's rule. */
 function fmt(x) {

@@ -2,13 +2,13 @@
 // softmax of one key written out, then every row of every head as two heatmaps.
 // Draws the model the controller (../scores.js) gives it.
 
-import { el } from '../../views/dom.js';
-import { createHeatmap } from '../../views/heatmap.js';
-import { createFormula } from '../../views/formula.js';
+import { el } from '../../kit/dom.js';
+import { createHeatmap } from '../../kit/heatmap.js';
+import { createFormula } from '../../kit/formula.js';
 
 /** The concept lab writes its formulas with 3 significant digits, like its metrics and bars. */
 const DIGITS = 3;
-import { headMark, formatValue } from '../../format.js';
+import { headMark, formatValue } from '../../kit/format.js';
 import {
   createDemoFrame, createMetric, createVerdict, createNote, textField, selectField, checkField, seedField, tokenChips,
   labelsOf, q, formatSum, headOptions,

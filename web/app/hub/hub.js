@@ -1,0 +1,260 @@
+// Pretrained models from the Hugging Face Hub (or a folder of its files) on
+// the page: each lives in its own worker (hub-worker.js), which fetches,
+// streams and traces; this module starts it, relays its progress, and turns
+// a trace into the step data the playground's twelve steps draw.
+//
+//   const m = await openPretrained({ kind: 'hub', base, id }, { onProgress, signal });
+//   const trace = await m.trace('Hello world', 0);     // the page's layer trace (model-trace.js shape)
+//   const token = await m.generate('Hello', [], { sample: false });   // the next token (GPT-2), its KV cache in the worker
+//   m.dispose();                                        // ends the worker and frees the model
+//
+// A model name in the picker and the URL: "hf:<id>" (a link reopens it; the
+// files come from Cache Storage after the first visit) or "local:<name>" for
+// dropped files (a link cannot bring those back: drop them again).
+
+import { layerTrace } from '../playground/model-trace.js';
+import { parseHubId, hubError, DEFAULT_HUB_BASE, isHubName, isUrlName, isLocalName, isPretrainedName, modelFolderUrl } from './source.js';
+import { createHubRunner } from './runner.js';
+
+export { parseHubId, DEFAULT_HUB_BASE, isHubName, isUrlName, isLocalName, isPretrainedName, modelFolderUrl };
+
+/** Above this many characters only the layer on screen sends its heads (the model view needs
+ * all layers: 12 layers × 12 heads × T² floats, 150 MB at T = 512). */
+export const ALL_LAYERS_MAX_CHARS = 1024;
+
+
+/** "GPT-2 (openai-community/gpt2)" for the picker. */
+export function pretrainedLabel(name) {
+  if (isHubName(name)) return `${name.slice(3)} (Hub)`;
+  if (isUrlName(name)) return `${decodeURI(new URL(name.slice(4)).pathname).split('/').filter(Boolean).pop() ?? 'model'} (${new URL(name.slice(4)).host})`;
+  if (isLocalName(name)) return `${name.slice(6)} (your files)`;
+  return name;
+}
+
+function plural(n, word) {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** The one line about a loaded model: what it is and how big. */
+export function pretrainedAbout(name, info) {
+  const c = info.config;
+  const family = c.family === 'gpt2' ? 'GPT-2' : c.family === 'bert' ? 'BERT' : c.family;
+  const from = isHubName(name) ? `${name.slice(3)} from the Hugging Face Hub` : isUrlName(name) ? `from ${name.slice(4)}` : 'your files';
+  return `A pretrained ${family} model (${from}), run by our engine in this page: ${plural(c.layers, 'layer')} \u00d7 ${plural(c.heads, 'head')}, C = ${c.dModel}, vocabulary ${c.vocab.toLocaleString('en-US')}, ${info.parameterCount.toLocaleString('en-US')} parameters.`;
+}
+
+/** Where a model name's files come from: {kind: 'hub', base, id} or {kind: 'url', url}; null for dropped files. */
+export function sourceOf(name, hubBase = DEFAULT_HUB_BASE) {
+  if (isHubName(name)) return { kind: 'hub', base: hubBase, id: name.slice(3) };
+  if (isUrlName(name)) return { kind: 'url', url: name.slice(4) };
+  return null;
+}
+
+/** The same as openPretrained, without a worker (the one-file element has no worker file beside it). */
+function openInPage(source, { onProgress, signal, loadEngine }) {
+  return new Promise((resolve, reject) => {
+    let waiting = null; // a trace request's {resolve, reject}
+    const runner = createHubRunner((msg) => {
+      if (msg.type === 'progress') onProgress?.(msg);
+      else if (msg.type === 'loaded') resolve(handleOf(msg.info));
+      else if (msg.type === 'trace') waiting?.resolve(msg.trace);
+      else if (msg.type === 'generated') waiting?.resolve(msg.token);
+      else if (msg.type === 'backward') waiting?.resolve(msg.trace);
+      else if (msg.type === 'stepped') waiting?.resolve(msg.step);
+      else if (msg.type === 'undone') waiting?.resolve(msg.steps);
+      else if (msg.type === 'error' && msg.req) waiting?.reject(Object.assign(new Error(msg.message), { code: msg.code }));
+      else if (msg.type === 'error') reject(Object.assign(new Error(msg.message), { code: msg.code, file: msg.file }));
+    }, { loadEngine, signal });
+    let next = 1;
+    const handleOf = (info) => ({
+      info,
+      rawTrace(sentence, layer, { allWeights = true, generated = [] } = {}) {
+        return new Promise((res, rej) => {
+          waiting = { resolve: res, reject: rej };
+          runner.onMessage({ type: 'trace', req: next++, sentence, layer, allWeights, generated });
+        });
+      },
+      generate(sentence, generated, options) {
+        return new Promise((res, rej) => {
+          waiting = { resolve: res, reject: rej };
+          runner.onMessage({ type: 'generate', req: next++, sentence, generated, options });
+        });
+      },
+      ...learnRequests((msg) => new Promise((res, rej) => {
+        waiting = { resolve: res, reject: rej };
+        runner.onMessage({ ...msg, req: next++ });
+      })),
+      dispose: () => runner.dispose(),
+    });
+    runner.onMessage({ type: 'load', source });
+  });
+}
+
+/**
+ * Starts a worker and loads the model in it (inPage: in this page, on loadEngine's engine). source: {kind: 'hub', base, id} or
+ * {kind: 'files', files: File[]}. onProgress({phase, file, loaded, total, cached}).
+ * signal (AbortSignal): cancels (the worker ends; the promise rejects with code cancelled).
+ */
+export function openPretrained(source, { onProgress = null, signal = null, inPage = false, loadEngine = null, workerUrl = new URL('./worker.js', import.meta.url) } = {}) {
+  if (inPage) return openInPage(source, { onProgress, signal, loadEngine });
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(hubError('cancelled', 'the download was cancelled'));
+      return;
+    }
+    const worker = new Worker(workerUrl, { type: 'module' });
+    let settled = false;
+    const fail = (e) => {
+      if (settled) return;
+      settled = true;
+      worker.terminate();
+      reject(e);
+    };
+    const onAbort = () => fail(hubError('cancelled', 'the download was cancelled'));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    worker.onerror = (e) => fail(hubError('internal', `the model's worker stopped: ${e.message ?? 'an error'}`));
+    worker.onmessage = (event) => {
+      const msg = event.data;
+      if (msg.type === 'progress') onProgress?.(msg);
+      else if (msg.type === 'error') fail(Object.assign(new Error(msg.message), { code: msg.code, file: msg.file }));
+      else if (msg.type === 'loaded') {
+        settled = true;
+        signal?.removeEventListener('abort', onAbort);
+        resolve(pretrainedHandle(worker, msg.info));
+      }
+    };
+    worker.postMessage({ type: 'load', source });
+  });
+}
+
+/**
+ * The Learn steps' requests (hub-runner.js's backward, sgd, undo) over ask(msg) → the reply:
+ * backward({sentence, targets, scale, layer}) → backwardTrace's object, sgd({sentence, targets,
+ * lr, layer, head}) → sgdStep's, undo() → how many steps remain.
+ */
+function learnRequests(ask) {
+  return {
+    backward: ({ sentence, targets = null, scale = null, layer = 0 }) => ask({ type: 'backward', sentence, targets, scale, layer }),
+    sgd: ({ sentence, targets = null, lr, layer = 0, head = -1 }) => ask({ type: 'sgd', sentence, targets, lr, layer, head }),
+    undo: () => ask({ type: 'undo' }),
+  };
+}
+
+/** The page's handle on a loaded model's worker. */
+function pretrainedHandle(worker, info) {
+  let next = 1;
+  const waiting = new Map(); // req → {resolve, reject}
+  worker.onmessage = (event) => {
+    const msg = event.data;
+    const w = waiting.get(msg.req);
+    if (!w) return;
+    waiting.delete(msg.req);
+    if (msg.type === 'trace' || msg.type === 'backward') w.resolve(msg.trace);
+    else if (msg.type === 'generated') w.resolve(msg.token);
+    else if (msg.type === 'stepped') w.resolve(msg.step);
+    else if (msg.type === 'undone') w.resolve(msg.steps);
+    else w.reject(Object.assign(new Error(msg.message), { code: msg.code }));
+  };
+  worker.onerror = (e) => {
+    for (const w of waiting.values()) w.reject(hubError('internal', `the model's worker stopped: ${e.message ?? 'an error'}`));
+    waiting.clear();
+  };
+  return {
+    info,
+    /** The worker's trace of one sentence (pretrained.js's PretrainedModel.trace). */
+    rawTrace(sentence, layer, { allWeights = true, generated = [] } = {}) {
+      const req = next++;
+      return new Promise((resolve, reject) => {
+        waiting.set(req, { resolve, reject });
+        worker.postMessage({ type: 'trace', req, sentence, layer, allWeights, generated });
+      });
+    },
+    /** The next token after the sentence, in the worker (pretrained.js's PretrainedModel.generate). */
+    generate(sentence, generated, options) {
+      const req = next++;
+      return new Promise((resolve, reject) => {
+        waiting.set(req, { resolve, reject });
+        worker.postMessage({ type: 'generate', req, sentence, generated, options });
+      });
+    },
+    ...learnRequests((msg) => {
+      const req = next++;
+      return new Promise((resolve, reject) => {
+        waiting.set(req, { resolve, reject });
+        worker.postMessage({ ...msg, req });
+      });
+    }),
+    dispose() {
+      worker.terminate();
+      for (const w of waiting.values()) w.reject(hubError('cancelled', 'the model was closed'));
+      waiting.clear();
+    },
+  };
+}
+
+/** The top tokens of a raw trace as a compact probabilities matrix over their own vocabulary. */
+function topMatrix(top, T) {
+  const vocabulary = [];
+  const column = new Map();
+  for (let i = 0; i < top.ids.length; i++) {
+    if (!column.has(top.ids[i])) {
+      column.set(top.ids[i], vocabulary.length);
+      vocabulary.push(top.texts[i]);
+    }
+  }
+  const V = vocabulary.length;
+  const data = new Float32Array(T * V);
+  for (let i = 0; i < T; i++) for (let j = 0; j < top.k; j++) data[i * V + column.get(top.ids[i * top.k + j])] = top.p[i * top.k + j];
+  return { probabilities: { rows: T, cols: V, data }, vocabulary };
+}
+
+/** A vector {rows: 1, cols: n, data} as the plain array the formulas quote. */
+const vec = (m) => (m ? m.data : null);
+
+/**
+ * A raw trace (one layer in full) as the playground's layer trace: the same
+ * shape as a trained model's (model-trace.js layerTrace), its tokens as the
+ * model reads them, its biases for the formulas, and the five likeliest
+ * tokens per position as the output step's prediction.
+ */
+export function pretrainedLayerTrace(raw, layer, name, info, sentence) {
+  const c = raw.config;
+  const T = raw.tokens.length;
+  const { probabilities, vocabulary } = topMatrix(raw.top, T);
+  // model-trace.js reads a trained model's trace; the layers it does not show carry only weights
+  const modelTrace = {
+    // post-LN (BERT): nothing normalises x before attention, so X′ = x (the step says why)
+    config: { ...c, layernorm: !c.postNorm },
+    tokens: raw.tokens.map((t) => ({ text: t.text, id: t.id, start: Math.max(0, t.start), end: Math.max(0, t.end) })),
+    length: raw.length,
+    sentence,
+    embeddings: raw.embeddings,
+    positional: raw.positional,
+    mask: raw.mask,
+    layers: raw.layers.map((l) => ({ ...l, heads: l.heads })),
+    finalNormed: null,
+    logits: null,
+    probabilities,
+    grammar: -1,
+  };
+  const lt = raw.layers[layer];
+  const entry = {
+    name,
+    task: null,
+    about: pretrainedAbout(name, info),
+    // token texts come with the trace: no vocabulary lookup for them
+    trainer: { vocabulary: [], settings: null },
+  };
+  const trace = layerTrace(modelTrace, layer, entry);
+  trace.tokens = trace.tokens.map((t, i) => ({ ...t, piece: raw.tokens[i].piece, special: raw.tokens[i].start < 0, startChar: raw.tokens[i].startChar }));
+  // how many of the last tokens "Next token" wrote (generate.js)
+  trace.generated = raw.generated ?? 0;
+  trace.model.vocabulary = vocabulary;
+  // the texts of the full vocabulary's ids the trace knows (its tokens, each position's top ones): the Learn steps' targets are full ids
+  trace.model.tokenTexts = new Map([...raw.tokens.map((t) => [t.id, t.text]), ...Array.from(raw.top.ids, (id, i) => [id, raw.top.texts[i]])]);
+  trace.model.pretrained = { family: c.family, postNorm: c.postNorm, maskId: info.maskId, parameterCount: info.parameterCount };
+  trace.model.fit = null;
+  trace.bias = { query: vec(lt.bQuery), key: vec(lt.bKey), value: vec(lt.bValue), output: vec(lt.bOutput) };
+  if (trace.final) trace.final = { normed: null, logits: null, probabilities };
+  return trace;
+}

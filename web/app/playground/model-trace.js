@@ -1,0 +1,177 @@
+// A trained model's trace (Trainer.trace: every intermediate of every layer)
+// seen one layer at a time, in the shape the twelve step views already read
+// for random weights (engine.run's trace), plus what a full block adds:
+//
+//   embeddings, positional     E[ids] and P: the same for every layer
+//   stream                     x, the residual stream into this layer (layer 0: X + P)
+//   input                      X′, what Q, K and V are computed from: LN1(x) (x without LayerNorm)
+//   wQuery … wOutput, heads, concat, output = concat·W_O   this layer's attention
+//   block {residual, mlpNormed, mlpHidden, mlpOutput, out} the rest of the block
+//   final {normed, logits, probabilities}                  after the last layer only
+//   model {name, layer, layers, …}                         what the views need to say it
+//
+// Pure: no DOM, no engine.
+
+import { headPatterns } from '../kit/patterns.js';
+
+/** The token texts as the model reads them: its vocabulary entry ([UNK] for unknown words). */
+function modelTokens(trace, vocabulary) {
+  const unk = vocabulary.indexOf('[UNK]');
+  return trace.tokens.map((t) => {
+    const text = vocabulary[t.id] ?? t.text;
+    return { ...t, text, typed: t.text, unknown: t.id === unk && unk >= 0 };
+  });
+}
+
+/** A LayerNorm's gain and bias from the engine's trace (1×C matrices), or null. */
+function gainBias(gain, bias) {
+  return gain && bias ? { gain: gain.data, bias: bias.data } : null;
+}
+
+/**
+ * One layer of a trained model's trace as a playground trace.
+ * entry: a loaded model (models.js: {name, trainer, task, about}).
+ * Head names come from the engine's pattern scores (layers[l].patterns; a
+ * coreference model's include its task's antecedent key).
+ */
+export function layerTrace(modelTrace, layer, entry, { featured = null } = {}) {
+  const c = modelTrace.config;
+  const L = modelTrace.layers.length;
+  const l = Math.max(0, Math.min(L - 1, layer));
+  const lt = modelTrace.layers[l];
+  const tokens = modelTokens(modelTrace, entry.trainer.vocabulary);
+  const T = tokens.length;
+  const last = l === L - 1;
+  const trace = {
+    config: { dModel: c.dModel, heads: c.heads, dHead: c.dModel / c.heads, seed: entry.trainer.settings?.seed ?? 0, positional: c.positional, mask: c.causal ? 'causal' : 'none', scale: c.scale },
+    tokens,
+    realTokens: modelTrace.length ?? T,
+    sentence: modelTrace.sentence,
+    embeddings: modelTrace.embeddings,
+    positional: modelTrace.positional,
+    stream: lt.input,
+    input: lt.normed,
+    wQuery: lt.wQuery,
+    wKey: lt.wKey,
+    wValue: lt.wValue,
+    wOutput: lt.wOutput,
+    mask: modelTrace.mask,
+    heads: lt.heads,
+    concat: lt.concat,
+    output: lt.attentionOutput,
+    block: {
+      residual: lt.residual,
+      mlpNormed: lt.mlpNormed ?? null,
+      mlpHidden: lt.mlpHidden ?? null,
+      mlpOutput: lt.mlpOutput ?? null,
+      out: lt.output,
+    },
+    final: last ? { normed: modelTrace.finalNormed, logits: modelTrace.logits, probabilities: modelTrace.probabilities } : null,
+    model: {
+      name: entry.name,
+      task: entry.task,
+      about: entry.about,
+      layer: l,
+      layers: L,
+      layernorm: c.layernorm,
+      mlp: c.mlp,
+      causal: c.causal,
+      vocabulary: entry.trainer.vocabulary,
+      vocab: c.vocab,
+      context: c.context,
+      unknown: tokens.filter((t) => t.unknown).map((t) => t.typed),
+      fit: sentenceFit(modelTrace, tokens, entry),
+      ln1: c.layernorm ? gainBias(lt.ln1Gain, lt.ln1Bias) : null,
+      lnFinal: c.layernorm ? gainBias(modelTrace.finalLnGain, modelTrace.finalLnBias) : null,
+    },
+  };
+  trace.headPatterns = headPatterns(lt.patterns);
+  // every layer at once, for the model view: its heads and their pattern names
+  trace.model.layerHeads = modelTrace.layers.map((x, i) => ({ heads: x.heads, patterns: i === l ? trace.headPatterns : headPatterns(x.patterns) }));
+  trace.model.featured = featured;
+  return trace;
+}
+
+/** "1 of 9 words is", "4 of 13 words are" */
+function ofWords(n, total) {
+  return `${n} of ${total} word${total === 1 ? '' : 's'} ${n === 1 ? 'is' : 'are'}`;
+}
+
+/** More than this share of [UNK] words puts a sentence outside what a model learned. */
+export const UNKNOWN_SHARE_LIMIT = 0.2;
+
+/**
+ * How far a sentence is from what a trained model learned, from three
+ * measures: the share of its words the model does not know ([UNK]), whether
+ * the task's grammar makes it (the engine's Task::grammar: the coreference
+ * generator's four sentence shapes; -1 when a model has no grammar, as the
+ * language model), and for coreference whether its answer at "it" is a word
+ * of the sentence at all. Longer than the model's context is an error before
+ * this (too_long_for_model).
+ * Returns {outside, measures: [plain lines], known, length, context, grammar, suggest}.
+ */
+export function sentenceFit(modelTrace, tokens, entry) {
+  const T = modelTrace.length ?? tokens.length;
+  const real = tokens.slice(0, T);
+  const unknown = real.filter((t) => t.unknown);
+  const context = modelTrace.config.context;
+  const grammar = modelTrace.grammar ?? -1;
+  const measures = [];
+  const reasons = [];
+  const share = T ? unknown.length / T : 0;
+  if (unknown.length) {
+    const line = `${ofWords(unknown.length, T)} unknown to it (it reads them as [UNK]): ${unknown.map((t) => `\u201c${t.typed}\u201d`).join(', ')}.`;
+    measures.push(line);
+    if (share > UNKNOWN_SHARE_LIMIT) reasons.push('unknown');
+  } else {
+    measures.push(`It knows all ${T} word${T === 1 ? '' : 's'}.`);
+  }
+  measures.push(`${T} of the ${context} positions it was trained on.`);
+  if (grammar === 0) {
+    measures.push('Not one of the sentence shapes it was trained on.');
+    reasons.push('grammar');
+  } else if (grammar === 1) {
+    measures.push('One of the sentence shapes it was trained on.');
+  }
+  if (entry.task === 'coreference') {
+    const it = real.findIndex((t) => t.text === 'it');
+    if (it < 0) {
+      measures.push('There is no \u201cit\u201d: the model was trained to answer only at \u201cit\u201d.');
+      reasons.push('no-it');
+    } else if (modelTrace.probabilities) {
+      const V = modelTrace.probabilities.cols;
+      const row = modelTrace.probabilities.data.subarray(it * V, (it + 1) * V);
+      let best = 0;
+      for (let j = 1; j < V; j++) if (row[j] > row[best]) best = j;
+      const word = entry.trainer.vocabulary[best] ?? String(best);
+      if (!real.some((t) => t.id === best)) {
+        measures.push(`Its answer at \u201cit\u201d, \u201c${word}\u201d, is not a word of this sentence.`);
+        reasons.push('answer');
+      }
+    }
+  }
+  return {
+    outside: reasons.length > 0,
+    reasons,
+    measures,
+    known: T - unknown.length,
+    length: T,
+    context,
+    grammar,
+    // the model that fits everyday sentences better (none yet for the language model itself)
+    suggest: entry.task === 'coreference' ? 'language' : null,
+  };
+}
+
+/** Head names for a random-weights trace, from the engine's pattern scores (its real tokens only). */
+export function randomHeadPatterns(trace) {
+  return headPatterns(trace.patterns);
+}
+
+/** The k most likely tokens of row i of a probabilities matrix: [{id, text, p}]. */
+export function topTokens(probabilities, i, vocabulary, k = 5) {
+  const V = probabilities.cols;
+  const row = probabilities.data.subarray(i * V, (i + 1) * V);
+  const idx = Array.from({ length: V }, (_, j) => j).sort((a, b) => row[b] - row[a] || a - b).slice(0, k);
+  return idx.map((id) => ({ id, text: vocabulary[id] ?? String(id), p: row[id] }));
+}

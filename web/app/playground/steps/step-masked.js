@@ -1,0 +1,60 @@
+// Step 7: the mask. Forbidden scores become −∞; clicking a cell of the mask
+// toggles it (switching the mask to "custom").
+
+import { createStepFrame, tok, at, clampIndex } from '../../kit/common.js';
+import { createHeatmap } from '../../kit/heatmap.js';
+import { figureTitle } from '../../kit/notation.js';
+
+const TEXT = {
+  none: 'No mask: every token may look at every token, including later ones.',
+  causal: 'Causal mask: a token may only look at itself and the tokens before it, as when a model writes text left to right. Later keys are blocked.',
+  padding: 'Padding mask: [PAD] tokens only fill shorter sentences of a batch up to the same length, so no query may look at them.',
+  'causal+padding': 'Causal and padding mask: only earlier tokens, and never [PAD].',
+  custom: 'Your own mask: each cell you block is forbidden for that query.',
+};
+
+export function createMaskedStep(root, ctx) {
+  const f = createStepFrame(root, 'masked');
+  let trace = null;
+  const r = f.row();
+  const hmMask = createHeatmap(r, {
+    id: 'mask',
+    share: 0.45,
+    tooltip: ctx.tooltip, getWidth: ctx.width,
+    onCellClick: (i, j) => ctx.toggleMask(i, j),
+    describe: (i, j, value) => ({ name: `mask[${i}, ${j}]  ${tok(trace, i)} \u2192 ${tok(trace, j)}`, provenance: trace.model ? `${value ? 'allowed' : 'blocked'}: the mask this model was trained with` : `${value ? 'allowed' : 'blocked'}: click to ${value ? 'block' : 'allow'} it` }),
+  });
+  const hm = createHeatmap(r, {
+    id: 'masked',
+    share: 0.52,
+    tooltip: ctx.tooltip, getWidth: ctx.width,
+    onCellClick: (i, j) => ctx.select({ query: i, key: j }),
+    describe: (i, j, value) => ({ name: `masked S\u2032[${i}, ${j}]  ${tok(trace, i)} \u2192 ${tok(trace, j)}`, provenance: value === -Infinity ? 'blocked by the mask: \u2212\u221e, so its weight will be exactly 0' : `= S\u2032[${i}, ${j}] (allowed by the mask)` }),
+  });
+
+  return {
+    update(tr, v) {
+      trace = tr;
+      const h = tr.heads[v.head];
+      const k = clampIndex(v.k, v.T);
+      const allowed = at(tr.mask, v.q, k) !== 0;
+      const kind = tr.config.mask;
+      if (tr.model) {
+        f.explain(
+          TEXT[kind] ?? TEXT.none,
+          `A blocked score is set to \u2212\u221e before softmax, and e^(\u2212\u221e) = 0, so its weight is exactly zero. This model was trained with ${tr.model.causal ? 'a causal mask (it predicts each next word, so it must not see it)' : 'no mask (it reads the whole sentence before answering)'}; the mask is part of the model, so it cannot be edited here. Pick random weights to draw your own.`,
+        );
+      } else {
+        f.explain(
+          TEXT[kind] ?? TEXT.none,
+          `A blocked score is set to \u2212\u221e before softmax, and e^(\u2212\u221e) = 0, so its weight is exactly zero. Click a cell of the mask to block or allow it${kind === 'custom' ? '' : ' (this switches the mask to custom)'}.`,
+        );
+      }
+      f.formula.set(allowed
+        ? [[`mask[${v.q}, ${k}] = 1 (allowed), so masked S\u2032[${v.q}, ${k}] = S\u2032[${v.q}, ${k}] = `, { result: at(h.scaled, v.q, k) }]]
+        : [[`mask[${v.q}, ${k}] = 0 (blocked), so masked S\u2032[${v.q}, ${k}] = `, { result: -Infinity }]]);
+      hmMask.update({ matrix: tr.mask, title: `Mask (${kind})`, rowLabels: v.labels, colLabels: v.labels, kind: 'mask', palette: v.palette, selRow: v.q, selCol: k });
+      hm.update({ matrix: h.scaled, mask: tr.mask.data, title: figureTitle('masked', tr, v.head), rowLabels: v.labels, colLabels: v.labels, kind: 'diverging', palette: v.palette, selRow: v.q, selCol: k });
+    },
+  };
+}

@@ -1,0 +1,94 @@
+// The step list and the transport: Previous step, Play/Pause, Next step,
+// Speed, and a bar showing how far the current step has played. `steps` is
+// the registry (steps.js): each entry's id, short label and title; `learnSteps`
+// the Learn part's (learn-steps.js), a second, smaller row after them (Previous
+// and Next move inside the part of the current step); `speeds` the speed
+// choices (the state's SPEEDS).
+
+import { el, field, setValue } from '../../kit/dom.js';
+import { formatSpeed } from '../../kit/format.js';
+
+export function createStepper(root, { steps, learnSteps = [], speeds, onStep, onPrev, onNext, onTogglePlay, onSpeed }) {
+  const buttons = new Map();
+  function stepList(part, className, word) {
+    const ol = el('ol', className);
+    part.forEach(({ id: name, short, title }, i) => {
+      const b = el('button', 'step-btn', { type: 'button', dataset: { step: name } },
+        el('span', 'step-n', { text: String(i + 1) }),
+        el('span', 'step-label', { text: short }));
+      b.title = title;
+      b.setAttribute('aria-label', `${word} ${i + 1}: ${title}`);
+      b.addEventListener('click', () => onStep(name));
+      buttons.set(name, b);
+      ol.append(el('li', null, {}, b));
+    });
+    return ol;
+  }
+  const list = stepList(steps, 'steps', 'Step');
+  const nav = el('nav', 'steps-nav', { attrs: { 'aria-label': 'Steps of the computation' } }, list);
+  const learnList = stepList(learnSteps, 'steps-learn', 'Learn step');
+  const learnNav = el('nav', 'steps-nav steps-nav-learn', { attrs: { 'aria-label': 'Learn: the backward pass' } }, el('span', 'steps-part', { text: 'Learn' }), learnList);
+  learnNav.hidden = learnSteps.length === 0;
+  const forwardIds = steps.map((s) => s.id);
+  const learnIds = learnSteps.map((s) => s.id);
+  const partOf = (step) => (learnIds.includes(step) ? learnIds : forwardIds);
+
+  // on a narrow stepper "Previous step" shows as its arrow (the words stay its accessible name)
+  const prev = el('button', 'btn btn-prev', { type: 'button', testid: 'prev' }, el('span', 'icon', { text: '\u25c0', attrs: { 'aria-hidden': 'true' } }), el('span', 'btn-words', { text: ' Previous step' }));
+  const play = el('button', 'btn btn-primary', { type: 'button', testid: 'play' });
+  const playIcon = el('span', 'icon', { attrs: { 'aria-hidden': 'true' } });
+  const playText = el('span', null);
+  play.append(playIcon, ' ', playText);
+  const next = el('button', 'btn', { type: 'button', testid: 'next' }, 'Next step ', el('span', 'icon', { text: '\u25b6', attrs: { 'aria-hidden': 'true' } }));
+  const speed = el('select', 'control');
+  for (const s of speeds) speed.append(el('option', null, { value: String(s), text: formatSpeed(s) }));
+  prev.addEventListener('click', onPrev);
+  next.addEventListener('click', onNext);
+  play.addEventListener('click', onTogglePlay);
+  speed.addEventListener('change', () => onSpeed(Number(speed.value)));
+  const speedField = field('Speed', speed, { className: 'field field-inline' });
+  const transport = el('div', 'transport', {}, prev, play, next, speedField);
+  const bar = el('div', 'progress-fill');
+  const progress = el('div', 'progress', { attrs: { 'aria-hidden': 'true' } }, bar);
+  root.append(nav, learnNav, transport, progress);
+
+  /** On a phone the steps are one scrolling strip: scroll it (not the page) to the current step. */
+  function showCurrent(b) {
+    const strip = b?.closest('ol');
+    if (!b || strip.scrollWidth <= strip.clientWidth) return;
+    const r = b.getBoundingClientRect();
+    const box = strip.getBoundingClientRect();
+    if (r.left < box.left || r.right > box.right) strip.scrollLeft += r.left - box.left - (box.width - r.width) / 2;
+  }
+
+  let last = {};
+  return {
+    update(trace, v) {
+      const { step } = v.state;
+      // random weights have no loss: no Learn row (a link to a Learn step still shows it, and the panel says why)
+      if (trace) learnNav.hidden = learnIds.length === 0 || (!trace.model && !learnIds.includes(step));
+      if (last.step !== step) {
+        for (const [name, b] of buttons) {
+          if (name === step) b.setAttribute('aria-current', 'step');
+          else b.removeAttribute('aria-current');
+        }
+        showCurrent(buttons.get(step));
+        const ids = partOf(step);
+        const i = ids.indexOf(step);
+        prev.disabled = i === 0;
+        next.disabled = i === ids.length - 1;
+        // Play walks the forward steps; the Learn part is stepped by hand
+        play.disabled = ids !== forwardIds && !v.playing;
+      }
+      if (last.playing !== v.playing) {
+        playIcon.textContent = v.playing ? '\u275a\u275a' : '\u25b6';
+        playText.textContent = v.playing ? 'Pause' : 'Play';
+        play.setAttribute('aria-pressed', v.playing ? 'true' : 'false');
+      }
+      setValue(speed, v.state.speed);
+      const p = v.playing ? v.progress : 0;
+      if (last.p !== p) bar.style.transform = `scaleX(${p.toFixed(4)})`;
+      last = { step, playing: v.playing, p };
+    },
+  };
+}
