@@ -273,19 +273,19 @@ test('the element sizes to a narrow column without horizontal overflow', async (
   await page.close();
 });
 
-/** The README's snippet, verbatim: the first ```html block under "Embedding in your page". */
-function readmeSnippet() {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## Embedding in your page'));
+/** The element's snippet, verbatim: the first ```html block of docs/embedding.md (README.md shows a copy). */
+function elementSnippet() {
+  const doc = readFileSync(join(ROOT, 'docs', 'embedding.md'), 'utf8');
+  const section = doc.slice(doc.indexOf('# Embedding in your page'));
   const m = /```html\n([\s\S]*?)```/.exec(section);
-  assert.ok(m, 'the README has an html snippet under "Embedding in your page"');
+  assert.ok(m, 'docs/embedding.md has an html snippet under "Embedding in your page"');
   return m[1];
 }
 
-test('the README snippet in a blank HTML file next to the built file works, opened from disk', async () => {
+test('the element snippet of docs/embedding.md in a blank HTML file next to the built file works, opened from disk', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'ap-blank-'));
   copyFileSync(join(ROOT, 'web', 'attention-playground.js'), join(dir, 'attention-playground.js'));
-  writeFileSync(join(dir, 'blank.html'), `<!doctype html>\n<meta charset="utf-8">\n<title>blank</title>\n${readmeSnippet()}`);
+  writeFileSync(join(dir, 'blank.html'), `<!doctype html>\n<meta charset="utf-8">\n<title>blank</title>\n${elementSnippet()}`);
   const page = await h.context.newPage();
   const errors = [];
   const requests = [];
@@ -306,12 +306,12 @@ test('the README snippet in a blank HTML file next to the built file works, open
   rmSync(dir, { recursive: true, force: true });
 });
 
-test('the README snippet works over http under the strict CSP', async () => {
+test('the element snippet of docs/embedding.md works over http under the strict CSP', async () => {
   const page = await h.context.newPage();
   const errors = [];
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
   page.on('pageerror', (e) => errors.push(e.message));
-  const html = `<!doctype html>\n<meta charset="utf-8">\n<title>blank</title>\n${readmeSnippet()}`;
+  const html = `<!doctype html>\n<meta charset="utf-8">\n<title>blank</title>\n${elementSnippet()}`;
   await page.route('**/__blank/page.html', (r) => r.fulfill({ contentType: 'text/html', body: html, headers: { 'content-security-policy': CSP } }));
   await page.route('**/__blank/attention-playground.js', (r) => r.fulfill({ path: join(ROOT, 'web', 'attention-playground.js'), contentType: 'text/javascript' }));
   await page.goto(`${h.url}__blank/page.html`);
@@ -504,17 +504,17 @@ test('embed.html ignores playground-url in its hash (its links open the playgrou
   await page.close();
 });
 
-/** The README's iframe snippet, verbatim: the ```html block under "Iframe form". */
-function readmeIframeSnippet() {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('**Iframe form**'));
+/** The iframe snippet, verbatim: the ```html block under "Iframe form" in docs/embedding.md. */
+function iframeSnippet() {
+  const doc = readFileSync(join(ROOT, 'docs', 'embedding.md'), 'utf8');
+  const section = doc.slice(doc.indexOf('## Iframe form'));
   const m = /```html\n([\s\S]*?)```/.exec(section);
-  assert.ok(m, 'the README has an html snippet after "Iframe form"');
+  assert.ok(m, 'docs/embedding.md has an html snippet after "Iframe form"');
   return m[1];
 }
 
-test('the README iframe snippet with its listener sizes the iframe to its content: no inner scrollbar, no empty band', async () => {
-  const snippet = readmeIframeSnippet();
+test('the iframe snippet of docs/embedding.md with its listener sizes the iframe to its content: no inner scrollbar, no empty band', async () => {
+  const snippet = iframeSnippet();
   assert.match(snippet, /event\.source === frame\.contentWindow/);
   assert.match(snippet, /'attention-playground:height'/);
   const page = await h.context.newPage();

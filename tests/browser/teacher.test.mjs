@@ -161,8 +161,8 @@ test('one copied file on a phone: the missing language model is named in text th
 });
 
 test('an iframe below the fold of a phone page, from another origin, reports its final height once, before it is seen', async () => {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const snippet = /```html\n([\s\S]*?)```/.exec(readme.slice(readme.indexOf('**Iframe form**')))[1].replace('src="embed.html', `src="${h.url}embed.html`);
+  const doc = readFileSync(join(ROOT, 'docs', 'embedding.md'), 'utf8');
+  const snippet = /```html\n([\s\S]*?)```/.exec(doc.slice(doc.indexOf('## Iframe form')))[1].replace('src="embed.html', `src="${h.url}embed.html`);
   const { page, errors } = await openTeacherPage('iframe.html', `<!doctype html>
 <meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>A lesson</title><link rel="icon" href="data:,">
 <script>

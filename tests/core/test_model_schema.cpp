@@ -137,7 +137,7 @@ TEST_CASE("model schema: model_config_from_json reads back every config model_co
 }
 
 TEST_CASE("model schema: the size rows' bounds are the limit set's, and validate_* are the schema's check with each set", "[schema]") {
-    // the sets as README and pretrained.hpp state them (written out here, not read from the code)
+    // the sets as docs/training.md, docs/pretrained.md and limits.hpp state them (written out here, not read from the code)
     struct Set {
         const char* what;
         const attn::ModelLimits& limits;

@@ -1,5 +1,5 @@
-// The trained models shipped with the playground (models/*.safetensors, README
-// "Trained models"): they load, and they do what the README says they do.
+// The trained models shipped with the playground (models/*.safetensors, docs/training.md
+// "The shipped models"): they load, and they do what docs/training.md says they do.
 //   coreference: on 200 fresh held-out sentences of the grammar (fixed seed),
 //     one head's strongest key from "it" is the antecedent >= 90% of the time
 //     and the model's answer is right >= 95%; the playground's featured head
@@ -48,7 +48,7 @@ std::string wordnet_twice() {
     return out;
 }
 
-/// The seed of the 200 acceptance sentences (README): held-out batch 0 of this seed.
+/// The seed of the 200 acceptance sentences (docs/training.md): held-out batch 0 of this seed.
 constexpr std::uint64_t kAcceptanceSeed = 20261201;
 constexpr int kAcceptanceSentences = 200;
 /// The head the playground opens the coreference model on (web/app/playground/models.js).

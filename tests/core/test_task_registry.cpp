@@ -93,7 +93,7 @@ TEST_CASE("task registry: default_recipe is the row's recipe on the documented b
         CHECK(r.config.seed == 1u);
         CHECK(r.steps == t.recipe.steps);
     }
-    // README "Trained models": the coreference and text recipes, by hand
+    // docs/training.md "The shipped models": the coreference and text recipes, by hand
     const attn::Recipe coref = attn::default_recipe(TaskKind::coreference);
     CHECK(coref.config.model.layers == 2);
     CHECK(coref.config.model.d_model == 32);

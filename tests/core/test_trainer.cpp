@@ -406,7 +406,7 @@ TEST_CASE("learning: two layers learn induction with a layer-1 induction head, o
 }
 
 TEST_CASE("trainer: random settings inside the documented ranges train or fail with a coded error, never crash", "[trainer][memory]") {
-    // README: L ≤ 12, C ≤ 512 (H divides C), F ≤ 2048, V ≤ 50,000, context ≤ 512, batch ≤ 4096, and each
+    // docs/training.md: L ≤ 12, C ≤ 512 (H divides C), F ≤ 2048, V ≤ 50,000, context ≤ 512, batch ≤ 4096, and each
     // task's length range. Sizes are drawn log-uniformly so that small and huge settings both come up.
     std::mt19937 rng(2026);
     auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };

@@ -1,7 +1,7 @@
 // The npm package ./build_wasm.sh --dist packs (dist/attention-playground-*.tgz):
 // it installs with `npm install ./file.tgz` into a project made by `npm init -y`
 // (a CommonJS project) and works from node_modules: the engine computes and
-// trains, the README's Node snippet runs as written, the types, the element, the
+// trains, the Node snippet of docs/js-api.md runs as written, the types, the element, the
 // shipped models and the licences are there.
 
 import { test, before } from 'node:test';
@@ -15,11 +15,11 @@ import { REPO_ROOT } from './helpers.mjs';
 const dist = path.join(REPO_ROOT, 'dist');
 const tarball = existsSync(dist) ? readdirSync(dist).find((f) => /^attention-playground-.*\.tgz$/.test(f)) : undefined;
 
-/** The fenced ```js block of the README that starts with `// use.mjs`, verbatim. */
-function readmeSnippet() {
-  const readme = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
-  const m = readme.match(/```js\n(\/\/ use\.mjs[\s\S]*?)```/);
-  assert.ok(m, 'the README has a ```js block starting with // use.mjs');
+/** The fenced ```js block of docs/js-api.md that starts with `// use.mjs`, verbatim. */
+function useSnippet() {
+  const doc = readFileSync(path.join(REPO_ROOT, 'docs', 'js-api.md'), 'utf8');
+  const m = doc.match(/```js\n(\/\/ use\.mjs[\s\S]*?)```/);
+  assert.ok(m, 'docs/js-api.md has a ```js block starting with // use.mjs');
   return m[1];
 }
 
@@ -60,10 +60,10 @@ test('the packed tarball installs into an empty project and its engine runs and 
   assert.ok(out.accuracy >= 0.99, `accuracy ${out.accuracy}`);
 });
 
-test('the README\u2019s Node snippet, verbatim, runs in an `npm init -y` project: it computes and opens the shipped language model', () => {
+test('the Node snippet of docs/js-api.md, verbatim, runs in an `npm init -y` project: it computes and opens the shipped language model', () => {
   const consumer = JSON.parse(readFileSync(path.join(project, 'package.json'), 'utf8'));
-  assert.notEqual(consumer.type, 'module', 'npm init -y makes a CommonJS project (the case the README covers)');
-  const snippet = readmeSnippet();
+  assert.notEqual(consumer.type, 'module', 'npm init -y makes a CommonJS project (the case docs/js-api.md covers)');
+  const snippet = useSnippet();
   writeFileSync(path.join(project, 'readme-use.mjs'), snippet);
   const r = spawnSync('node', ['readme-use.mjs'], { cwd: project, encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
@@ -72,7 +72,7 @@ test('the README\u2019s Node snippet, verbatim, runs in an `npm init -y` project
   // the shipped language model's guesses, one per word; after "on" it says "the"
   assert.equal(guesses.split(', ').length, 5, guesses);
   assert.match(guesses, /^the → .*, on → the, the → /);
-  // what the README warns of: the same lines in a .js file of this project do not load
+  // what docs/js-api.md warns of: the same lines in a .js file of this project do not load
   writeFileSync(path.join(project, 'readme-use.js'), snippet);
   const js = spawnSync('node', ['readme-use.js'], { cwd: project, encoding: 'utf8' });
   assert.notEqual(js.status, 0);
