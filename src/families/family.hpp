@@ -8,7 +8,8 @@
 // architecture written anywhere else in src/ or web/.
 //
 // A new family is one file, src/families/<name>.cpp, defining `const Family& <name>_family()`,
-// and its line in families.cpp's list. The file gives:
+// and its line in families.cpp's list. The file gives (set as `f.name = "…";`,
+// `f.architectures = {…};` …: tests/js/architecture.test.mjs reads its words there):
 //   1. name ("gpt2": ModelConfig::family, `attn tokenize --family`, JS) and title ("GPT-2":
 //      messages and the page);
 //   2. architectures and model_types: the config.json values it accepts (registry lookups,
