@@ -178,7 +178,7 @@ make_dist() {
   (cd web && tar --exclude='./generated/scalar' --exclude='./generated/relaxed' -cf - .) | (cd dist/site && tar -xf -)
   # the package: the element, the engine (ES module + wasm for browsers, CommonJS for Node), types,
   # and the shipped models with their licence in generated/models/, next to the element as it expects
-  cp web/attention-playground.js web/engine.js web/trainer.js web/tokenizer.js web/pretrained.js web/validate.js web/engine.d.ts LICENSE dist/npm/
+  cp web/attention-playground.js web/engine.js web/trainer.js web/tokenizer.js web/pretrained.js web/validate.js web/families.js web/engine.d.ts LICENSE dist/npm/
   cp web/generated/attention_core.js web/generated/attention_core.wasm web/generated/attention_core.node.cjs \
     web/generated/engine_constants.js dist/npm/generated/
   mkdir -p dist/npm/generated/models
@@ -205,7 +205,7 @@ make_dist() {
     "./models/*": "./generated/models/*",
     "./package.json": "./package.json"
   },
-  "files": ["attention-playground.js", "engine.js", "trainer.js", "tokenizer.js", "pretrained.js", "validate.js", "engine.d.ts", "generated/", "README.md", "LICENSE"],
+  "files": ["attention-playground.js", "engine.js", "trainer.js", "tokenizer.js", "pretrained.js", "validate.js", "families.js", "engine.d.ts", "generated/", "README.md", "LICENSE"],
   "engines": { "node": ">=20" },
   "keywords": ["attention", "transformer", "webassembly", "visualization", "education"]
 }

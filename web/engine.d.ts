@@ -181,6 +181,32 @@ export interface EngineConstants {
   }[];
   /** The fast path's inputs in the order of its raw-heap offset table. */
   fastInputs: readonly ('x' | 'wQuery' | 'wKey' | 'wValue' | 'wOutput')[];
+  /** The model families of pretrained checkpoints (src/families/family.hpp; web/families.js). */
+  families: readonly FamilyInfo[];
+}
+
+/** A family's name ('gpt2', …): one of engine.info.families. */
+export type FamilyName = string;
+
+/** One model family, as the page asks it (buildInfo().families). */
+export interface FamilyInfo {
+  name: FamilyName;
+  /** for messages and the page ('GPT-2') */
+  title: string;
+  /** the config.json architectures and model_type values it accepts */
+  architectures: readonly string[];
+  modelTypes: readonly string[];
+  tokenizer: 'byte_level_bpe' | 'wordpiece';
+  /** the choices of files that make its tokenizer, in the order tried */
+  tokenizerFiles: readonly (readonly string[])[];
+  /** those files in words ('tokenizer.json, or vocab.json and merges.txt') */
+  tokenizerNeeds: string;
+  /** causal: writes a text one token at a time (generate) */
+  generates: boolean;
+  /** what its top tokens are ('likeliest next tokens') */
+  predictions: string;
+  /** whose answer the Learn part's default target is ('the next token') */
+  learnTarget: string;
 }
 
 /** simd: the SIMD128 build; fusedMultiplyAdd: the relaxed-SIMD flavour (./build_wasm.sh --relaxed),
@@ -295,7 +321,7 @@ export declare class Engine {
    * WordPiece), or 'vocab.json' + 'merges.txt' (GPT-2), or 'vocab.txt' (BERT, with
    * 'tokenizer_config.json' for its lower-casing). A bad file is a TypeError with code
    * 'bad_checkpoint' naming the file and the problem. Free it with dispose(). */
-  createTokenizer(files: TokenizerFiles, options?: { family?: '' | 'gpt2' | 'bert' }): PretrainedTokenizer;
+  createTokenizer(files: TokenizerFiles, options?: { family?: '' | FamilyName }): PretrainedTokenizer;
 }
 
 // ---- pretrained tokenizers (web/tokenizer.js) -------------------------------------------
@@ -322,7 +348,8 @@ export interface PretrainedToken {
 }
 
 export declare class PretrainedTokenizer {
-  readonly family: 'gpt2' | 'bert';
+  /** the family asked for, else the first whose tokenizer the files make */
+  readonly family: FamilyName;
   readonly vocabSize: number;
   /** BERT's [MASK] id; -1 for GPT-2 */
   readonly maskId: number;
@@ -337,7 +364,7 @@ export declare class PretrainedTokenizer {
 /** A pretrained checkpoint's config (GPT-2 or BERT), as the engine reads it. */
 /** A pretrained checkpoint's config: every row of the engine's model schema (as Trainer.config), and postNorm. */
 export interface PretrainedConfig extends ModelConfig {
-  family: 'gpt2' | 'bert' | string;
+  family: FamilyName;
   attnBias: boolean;
   activation: 'gelu_erf' | 'gelu_tanh';
   lnEps: number;

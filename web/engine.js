@@ -325,7 +325,7 @@ export class Engine {
   /** A new model + AdamW + task, initialised from the seed (trainer.js). */
   /** A pretrained tokenizer (GPT-2's BPE, BERT's WordPiece) from the Hugging Face files' texts,
    * by name ('tokenizer.json', or 'vocab.json' + 'merges.txt', or 'vocab.txt'; 'tokenizer_config.json'
-   * for BERT's lower-casing); family 'gpt2' | 'bert' | '' (from the files). Free it with dispose(). */
+   * for BERT's lower-casing); family: a name of engine.info.families, or '' (from the files). Free it with dispose(). */
   createTokenizer(files, options = {}) {
     return this._tokenizers.createTokenizer(files, options);
   }

@@ -1,5 +1,6 @@
-// Pretrained tokenizers in the engine (GPT-2's byte-level BPE, BERT's WordPiece;
-// src/checkpoints/pretrained.hpp), made from the Hugging Face files' texts:
+// Pretrained tokenizers in the engine (byte-level BPE, WordPiece: the tokenizer of each
+// model family, families.js; src/text/pretrained_tokenizer.hpp), made from the Hugging
+// Face files' texts:
 //
 //   const tok = engine.createTokenizer({ 'tokenizer.json': text });
 //   tok.encode('Hello world')  // [{id: 15496, piece: 'Hello', text: 'Hello', start: 0, end: 5, startChar: 0, endChar: 5}, …]
@@ -9,10 +10,12 @@
 
 import { codedError, typeName, checkInteger, checkText } from './validate.js';
 import { addCharOffsets } from './trainer.js';
+import { FAMILY_NAMES, familyChoices } from './families.js';
 
 /** The file names a tokenizer is made from (read_tokenizer's arguments, in order). */
 export const TOKENIZER_FILES = Object.freeze(['tokenizer.json', 'vocab.json', 'merges.txt', 'vocab.txt', 'tokenizer_config.json']);
-const FAMILIES = ['', 'gpt2', 'bert'];
+/** createTokenizer's family option: '' (whichever the files make) or a family's name. */
+const FAMILIES = ['', ...FAMILY_NAMES];
 
 const finalizer = typeof FinalizationRegistry === 'function' ? new FinalizationRegistry((state) => state.delete()) : null;
 
@@ -25,10 +28,10 @@ export class PretrainedTokenizer {
     const state = new module.TokenizerState();
     try {
       const info = unwrap(state.load(family, ...TOKENIZER_FILES.map((name) => files[name] ?? '')));
-      /** 'gpt2' or 'bert' */
+      /** the family asked for, else the first whose tokenizer the files make (families.js) */
       this.family = info.family;
       this.vocabSize = info.vocabSize;
-      /** BERT's [MASK] id, -1 for GPT-2 */
+      /** the [MASK] id (WordPiece), -1 without one */
       this.maskId = info.maskId;
     } catch (error) {
       state.delete();
@@ -77,7 +80,7 @@ export function tokenizerApi(module, unwrap, maxTextBytes) {
   return {
     createTokenizer(files, { family = '' } = {}) {
       if (files === null || typeof files !== 'object') throw codedError(TypeError, 'bad_input', `files must be an object of file texts by name, got ${typeName(files)}`);
-      if (!FAMILIES.includes(family)) throw codedError(RangeError, 'bad_input', `family "${family}" is not gpt2 or bert`);
+      if (!FAMILIES.includes(family)) throw codedError(RangeError, 'bad_input', `family "${family}" is not ${familyChoices()}`);
       const texts = {};
       for (const name of Object.keys(files)) {
         if (!TOKENIZER_FILES.includes(name)) throw codedError(RangeError, 'bad_input', `"${name}" is not a tokenizer file (${TOKENIZER_FILES.join(', ')})`);

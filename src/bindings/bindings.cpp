@@ -11,6 +11,7 @@
 #include "attention/analysis.hpp"
 #include "train/backward.hpp"
 #include "kernels/bounds.hpp"
+#include "families/family.hpp"
 #include "attention/fast_attention.hpp"
 #include "kernels/gemm.hpp"
 #include "model/generation.hpp"
@@ -310,6 +311,36 @@ val task_table_js() {
     return out;
 }
 
+/// buildInfo().families: the family registry (families/family.hpp), what the page asks of a
+/// family: {name, title, architectures, modelTypes, tokenizer (its kind), tokenizerFiles (the
+/// choices of files that make it, in the order tried), tokenizerNeeds, generates, predictions,
+/// learnTarget}. web/families.js reads it.
+val families_js() {
+    const auto strings = [](const std::vector<std::string>& list) {
+        val out = val::array();
+        for (const std::string& s : list) out.call<void>("push", s);
+        return out;
+    };
+    val out = val::array();
+    for (const Family* f : families()) {
+        val o = val::object();
+        o.set("name", f->name);
+        o.set("title", f->title);
+        o.set("architectures", strings(f->architectures));
+        o.set("modelTypes", strings(f->model_types));
+        o.set("tokenizer", std::string(tokenizer_kind_name(f->tokenizer)));
+        val files = val::array();
+        for (const std::vector<std::string>& choice : tokenizer_file_choices(f->tokenizer)) files.call<void>("push", strings(choice));
+        o.set("tokenizerFiles", files);
+        o.set("tokenizerNeeds", f->tokenizer_needs);
+        o.set("generates", f->generates);
+        o.set("predictions", f->predictions);
+        o.set("learnTarget", f->learn_target);
+        out.call<void>("push", o);
+    }
+    return out;
+}
+
 val build_info() {
     val o = val::object();
 #ifdef __wasm_simd128__
@@ -356,6 +387,7 @@ val build_info() {
     o.set("taskTable", task_table_js());                // the task registry (task_registry.hpp)
     o.set("trainSettings", train_settings_js());        // the settings createTrainer checks (trainer.js)
     o.set("fastInputs", names_of(kFastInputs, [](const char* n) { return n; }));
+    o.set("families", families_js());  // the family registry (families/family.hpp; web/families.js)
     return o;
 }
 

@@ -19,7 +19,7 @@
 #include "convert.hpp"
 #include "guarded.hpp"
 #include "train/backward.hpp"
-#include "text/bpe.hpp"
+#include "families/family.hpp"
 #include "model/generation.hpp"
 #include "checkpoints/pretrained.hpp"
 #include "train/tasks.hpp"
@@ -171,9 +171,9 @@ val loader_finish_js(int handle, const val& files) {
         const ModelConfig config = lr.config;
         loaders().items.erase(handle);
         ModelRecord r;
-        r.tokenizer = read_tokenizer(config.family, text_field(files, "tokenizerJson"), text_field(files, "vocabJson"),
-                                     text_field(files, "mergesTxt"), text_field(files, "vocabTxt"),
-                                     text_field(files, "tokenizerConfigJson"));
+        r.tokenizer = read_family_tokenizer(config.family, text_field(files, "tokenizerJson"), text_field(files, "vocabJson"),
+                                            text_field(files, "mergesTxt"), text_field(files, "vocabTxt"),
+                                            text_field(files, "tokenizerConfigJson"));
         if (r.tokenizer->vocab_size() > config.vocab)
             throw Error(Error::Code::bad_checkpoint, "the tokenizer has " + std::to_string(r.tokenizer->vocab_size()) +
                                                          " tokens but the model's vocabulary is " + std::to_string(config.vocab));
@@ -234,7 +234,7 @@ struct Continued {
     int used = 0;
 };
 
-Continued continued_tokens(const PretrainedTokenizer& tokenizer, const std::string& family, const std::string& text,
+Continued continued_tokens(const PretrainedTokenizer& tokenizer, const std::string& text,
                            const std::vector<std::int32_t>& generated) {
     Continued c;
     c.prompt = text;
@@ -250,7 +250,7 @@ Continued continued_tokens(const PretrainedTokenizer& tokenizer, const std::stri
     for (int i = 0; i < c.used; ++i) {
         const std::int32_t id = generated[static_cast<std::size_t>(i)];
         const std::string bytes = tokenizer.decode({id});
-        c.tokens.push_back(PretrainedToken{id, tokenizer.piece(id), family == "gpt2" ? display_bytes(bytes) : bytes,
+        c.tokens.push_back(PretrainedToken{id, tokenizer.piece(id), tokenizer.display(bytes),
                                            static_cast<std::int32_t>(at), static_cast<std::int32_t>(at + bytes.size())});
         at += bytes.size();
     }
@@ -284,7 +284,7 @@ val model_trace_js(int handle, const std::string& text, const val& given_ids, co
             for (const std::int32_t id : ids_from_js(given_ids, m.vocab, "ids"))
                 tokens.push_back(PretrainedToken{id, r.tokenizer->piece(id), r.tokenizer->decode({id}), -1, -1});
         } else {
-            Continued c = continued_tokens(*r.tokenizer, m.family, text,
+            Continued c = continued_tokens(*r.tokenizer, text,
                                            generated.isArray() ? ids_from_js(generated, m.vocab, "generated") : std::vector<std::int32_t>{});
             tokens = std::move(c.tokens);
             used = c.used;
@@ -378,7 +378,7 @@ val model_generate_js(int handle, const std::string& text, const val& generated,
         const ModelConfig& m = r.model->config();
         if (!r.cache) r.cache = std::make_unique<KvCache>(*r.model);
         const std::vector<std::int32_t> before_ids = ids_from_js(generated, m.vocab, "generated");
-        const Continued c = continued_tokens(*r.tokenizer, m.family, text, before_ids);
+        const Continued c = continued_tokens(*r.tokenizer, text, before_ids);
         check_sequence(c.tokens.size(), m);
         std::vector<std::int32_t> ids;
         for (const auto& t : c.tokens) ids.push_back(t.id);
@@ -419,7 +419,7 @@ val model_generate_js(int handle, const std::string& text, const val& generated,
         out.set("piece", r.tokenizer->piece(id));
         const std::string bytes = r.tokenizer->decode({id});
         out.set("text", bytes);
-        out.set("display", m.family == "gpt2" ? display_bytes(bytes) : bytes);
+        out.set("display", r.tokenizer->display(bytes));
         std::vector<std::int32_t> after(before_ids.begin(), before_ids.begin() + c.used);
         after.push_back(id);
         out.set("sentence", c.prompt + r.tokenizer->decode(after));

@@ -5,8 +5,7 @@
 
 #include "convert.hpp"
 #include "guarded.hpp"
-#include "text/bpe.hpp"
-#include "checkpoints/pretrained.hpp"
+#include "families/family.hpp"
 
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
@@ -23,13 +22,15 @@ using attn::js::guarded;
 
 class TokenizerState {
 public:
-    /// Reads the tokenizer (read_tokenizer's arguments); returns {family, vocabSize, maskId}.
+    /// Reads the tokenizer (read_family_tokenizer's arguments); returns {family, vocabSize, maskId}.
     val load(const std::string& family, const std::string& tokenizer_json, const std::string& vocab_json,
              const std::string& merges_txt, const std::string& vocab_txt, const std::string& tokenizer_config_json) {
         return guarded([&] {
-            tokenizer_ = read_tokenizer(family, tokenizer_json, vocab_json, merges_txt, vocab_txt, tokenizer_config_json);
+            tokenizer_ = read_family_tokenizer(family, tokenizer_json, vocab_json, merges_txt, vocab_txt, tokenizer_config_json);
+            // the family asked for, else the first whose tokenizer is of the kind the files made
+            const Family* f = family.empty() ? family_by_tokenizer(tokenizer_->kind()) : family_named(family);
             val o = val::object();
-            o.set("family", std::string(dynamic_cast<const BpeTokenizer*>(tokenizer_.get()) ? "gpt2" : "bert"));
+            o.set("family", f ? f->name : std::string());
             o.set("vocabSize", tokenizer_->vocab_size());
             o.set("maskId", tokenizer_->mask_id());
             return o;

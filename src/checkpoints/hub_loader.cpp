@@ -8,6 +8,10 @@
 // of at most 4 bytes. Bytes outside the needed ranges (attn.bias buffers, the
 // pooler, position_ids) are skipped.
 //
+// Which tensors, and where they go, is the family's (families/: read_file and plan, through
+// the HubTensors interface this file implements); the rest is this file's: dtypes, streaming,
+// the shape messages, the legacy LayerNorm names.
+//
 // One rule maps every Hub tensor, seen as [R, K] (a vector is [1, K]), onto
 // our row-major [in, out] tensors: element (r, c) goes to
 //     base[c / split] + r·row_stride + (c % split)·col_stride
@@ -16,6 +20,7 @@
 //   c_attn [C, 3C] → q | k | v:     split C, row_stride C, col_stride 1, three bases
 
 #include "checkpoints/pretrained.hpp"
+#include "families/family.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -72,7 +77,7 @@ float convert(Kind kind, const std::uint8_t* p) {
 
 }  // namespace
 
-struct HubLoader::Impl {
+struct HubLoader::Impl final : HubTensors {
     ModelConfig config;
     SafeTensorsIndex index;
     std::vector<Source> sources;  ///< in file order
@@ -110,16 +115,19 @@ struct HubLoader::Impl {
         return find(legacy(full));
     }
 
-    /// Needs the Hub tensor `name` of shape `shape` into our `targets` (1 or 3 names) by `layout`.
-    enum class Layout { same, transposed, split3 };
-    void need(const std::string& name, std::vector<std::int64_t> shape, const std::vector<std::string>& targets,
-              Layout layout, const std::string& why, bool top_level = false) {
+    bool has(const std::string& name) const override { return find(name) != nullptr; }
+    void sizes(const std::string& note) override { size_note = note; }
+
+    /// The family's plan asks for the Hub tensor `name` of shape `shape` into our `targets` (1 or 3 names) by `layout`.
+    void add(const std::string& name, const std::vector<std::int64_t>& shape, const std::vector<std::string>& targets,
+             HubLayout layout, const std::string& why, bool top_level) override {
         const TensorEntry* e = lookup(name, top_level);
         const std::string full = top_level ? name : prefix + name;
         if (!e) fail("has no tensor " + quoted(full) + ", which " + why + " needs");
         if (e->shape != shape) {
-            const bool vocab_rows = (name.find("wte.") != std::string::npos || name.find("word_embeddings") != std::string::npos) &&
-                                    e->shape.size() == 2 && shape.size() == 2 && e->shape[1] == shape[1];
+            // the token embedding's rows are the vocabulary: say so rather than only the shapes
+            const bool vocab_rows = targets.front() == "embed" && e->shape.size() == 2 && shape.size() == 2 &&
+                                    e->shape[1] == shape[1];
             if (vocab_rows)
                 fail("tensor " + quoted(e->name) + " has " + std::to_string(e->shape[0]) +
                      " rows (its vocabulary) but config.json's vocab_size is " + std::to_string(shape[0]) +
@@ -145,81 +153,11 @@ struct HubLoader::Impl {
             s.base[i] = info.offset;
         }
         switch (layout) {
-            case Layout::same: s.split = s.cols; s.row_stride = static_cast<std::size_t>(s.cols); s.col_stride = 1; break;
-            case Layout::transposed: s.split = s.cols; s.row_stride = 1; s.col_stride = static_cast<std::size_t>(s.rows); break;
-            case Layout::split3: s.split = s.cols / 3; s.row_stride = static_cast<std::size_t>(s.split); s.col_stride = 1; break;
+            case HubLayout::same: s.split = s.cols; s.row_stride = static_cast<std::size_t>(s.cols); s.col_stride = 1; break;
+            case HubLayout::transposed: s.split = s.cols; s.row_stride = 1; s.col_stride = static_cast<std::size_t>(s.rows); break;
+            case HubLayout::split3: s.split = s.cols / 3; s.row_stride = static_cast<std::size_t>(s.split); s.col_stride = 1; break;
         }
         sources.push_back(s);
-    }
-
-    void plan_gpt2() {
-        const std::int64_t V = config.vocab, C = config.d_model, F = config.mlp, T = config.context;
-        const std::string layers = "n_layer " + std::to_string(config.layers);
-        size_note = "vocab_size " + std::to_string(V) + ", n_positions " + std::to_string(T) + ", n_embd " +
-                    std::to_string(C) + ", inner width " + std::to_string(F);
-        need("wte.weight", {V, C}, {"embed"}, Layout::same, "the token embedding");
-        need("wpe.weight", {T, C}, {"pos"}, Layout::same, "the position embedding");
-        for (int l = 0; l < config.layers; ++l) {
-            const std::string h = "h." + std::to_string(l) + ".", ours = "layers." + std::to_string(l) + ".";
-            const std::string why = "layer " + std::to_string(l) + " (" + layers + ")";
-            need(h + "ln_1.weight", {C}, {ours + "ln1.gain"}, Layout::same, why);
-            need(h + "ln_1.bias", {C}, {ours + "ln1.bias"}, Layout::same, why);
-            need(h + "attn.c_attn.weight", {C, 3 * C}, {ours + "w_query", ours + "w_key", ours + "w_value"}, Layout::split3, why);
-            need(h + "attn.c_attn.bias", {3 * C}, {ours + "b_query", ours + "b_key", ours + "b_value"}, Layout::split3, why);
-            need(h + "attn.c_proj.weight", {C, C}, {ours + "w_output"}, Layout::same, why);
-            need(h + "attn.c_proj.bias", {C}, {ours + "b_output"}, Layout::same, why);
-            need(h + "ln_2.weight", {C}, {ours + "ln2.gain"}, Layout::same, why);
-            need(h + "ln_2.bias", {C}, {ours + "ln2.bias"}, Layout::same, why);
-            need(h + "mlp.c_fc.weight", {C, F}, {ours + "mlp.w_in"}, Layout::same, why);
-            need(h + "mlp.c_fc.bias", {F}, {ours + "mlp.b_in"}, Layout::same, why);
-            need(h + "mlp.c_proj.weight", {F, C}, {ours + "mlp.w_out"}, Layout::same, why);
-            need(h + "mlp.c_proj.bias", {C}, {ours + "mlp.b_out"}, Layout::same, why);
-        }
-        need("ln_f.weight", {C}, {"final_ln.gain"}, Layout::same, "the final LayerNorm");
-        need("ln_f.bias", {C}, {"final_ln.bias"}, Layout::same, "the final LayerNorm");
-        if (!config.tied) need("lm_head.weight", {V, C}, {"unembed"}, Layout::transposed, "the output layer", true);
-    }
-
-    void plan_bert() {
-        const std::int64_t V = config.vocab, C = config.d_model, F = config.mlp, T = config.context;
-        const std::string layers = "num_hidden_layers " + std::to_string(config.layers);
-        size_note = "vocab_size " + std::to_string(V) + ", max_position_embeddings " + std::to_string(T) +
-                    ", hidden_size " + std::to_string(C) + ", intermediate_size " + std::to_string(F) +
-                    ", type_vocab_size " + std::to_string(config.token_types);
-        const std::string e = "embeddings.";
-        need(e + "word_embeddings.weight", {V, C}, {"embed"}, Layout::same, "the token embedding");
-        need(e + "position_embeddings.weight", {T, C}, {"pos"}, Layout::same, "the position embedding");
-        need(e + "token_type_embeddings.weight", {config.token_types, C}, {"token_type"}, Layout::same,
-             "the token type embedding");
-        need(e + "LayerNorm.weight", {C}, {"embed_ln.gain"}, Layout::same, "the embedding LayerNorm");
-        need(e + "LayerNorm.bias", {C}, {"embed_ln.bias"}, Layout::same, "the embedding LayerNorm");
-        for (int l = 0; l < config.layers; ++l) {
-            const std::string b = "encoder.layer." + std::to_string(l) + ".", ours = "layers." + std::to_string(l) + ".";
-            const std::string why = "layer " + std::to_string(l) + " (" + layers + ")";
-            const auto linear = [&](const std::string& name, std::int64_t in, std::int64_t out, const std::string& w,
-                                    const std::string& bias) {
-                need(b + name + ".weight", {out, in}, {ours + w}, Layout::transposed, why);  // nn.Linear [out, in]
-                need(b + name + ".bias", {out}, {ours + bias}, Layout::same, why);
-            };
-            linear("attention.self.query", C, C, "w_query", "b_query");
-            linear("attention.self.key", C, C, "w_key", "b_key");
-            linear("attention.self.value", C, C, "w_value", "b_value");
-            linear("attention.output.dense", C, C, "w_output", "b_output");
-            need(b + "attention.output.LayerNorm.weight", {C}, {ours + "ln1.gain"}, Layout::same, why);
-            need(b + "attention.output.LayerNorm.bias", {C}, {ours + "ln1.bias"}, Layout::same, why);
-            linear("intermediate.dense", C, F, "mlp.w_in", "mlp.b_in");
-            linear("output.dense", F, C, "mlp.w_out", "mlp.b_out");
-            need(b + "output.LayerNorm.weight", {C}, {ours + "ln2.gain"}, Layout::same, why);
-            need(b + "output.LayerNorm.bias", {C}, {ours + "ln2.bias"}, Layout::same, why);
-        }
-        if (config.output_transform) {
-            const std::string t = "cls.predictions.transform.", why = "the masked-LM head";
-            need(t + "dense.weight", {C, C}, {"head.w_transform"}, Layout::transposed, why, true);
-            need(t + "dense.bias", {C}, {"head.b_transform"}, Layout::same, why, true);
-            need(t + "LayerNorm.weight", {C}, {"head.ln.gain"}, Layout::same, why, true);
-            need(t + "LayerNorm.bias", {C}, {"head.ln.bias"}, Layout::same, why, true);
-            need("cls.predictions.bias", {V}, {"unembed_bias"}, Layout::same, why, true);
-        }
     }
 };
 
@@ -235,25 +173,17 @@ std::uint64_t HubLoader::header_size(const std::string& first8) {
 
 HubLoader::HubLoader(const ModelConfig& config, const std::string& header) : impl_(std::make_unique<Impl>()) {
     Impl& m = *impl_;
-    if (config.family != "gpt2" && config.family != "bert")
-        throw Error(Error::Code::bad_checkpoint, "the Hub loader reads GPT-2 and BERT models; the config's family is \"" +
+    const Family* family = family_of(config);
+    if (!family)
+        throw Error(Error::Code::bad_checkpoint, "the Hub loader reads " + family_titles() + " models; the config's family is \"" +
                                                      config.family + "\"");
     const std::uint64_t size = header_size(header);
     if (header.size() < size)
         fail("the header needs " + std::to_string(size) + " bytes; " + std::to_string(header.size()) + " were given");
     m.index = read_safetensors_header(header.substr(0, static_cast<std::size_t>(size)));
     m.config = config;
-    // decided by the file: an untied output layer, BERT's masked-LM head
-    if (config.family == "gpt2") {
-        m.prefix = m.find("transformer.wte.weight") ? "transformer." : "";
-        m.config.tied = !m.find("lm_head.weight");
-    } else {
-        m.prefix = m.find("bert.embeddings.word_embeddings.weight") ? "bert." : "";
-        m.config.tied = true;  // the decoder is the word embeddings
-        const bool head = m.find("cls.predictions.transform.dense.weight") != nullptr;
-        m.config.output_transform = head;
-        m.config.output_bias = head;
-    }
+    // decided by the file: the names' prefix, an untied output layer, BERT's masked-LM head
+    m.prefix = family->read_file(m, m.config);
     validate_inference_config(m.config);
     std::size_t floats = 0;
     for (const ParamInfo& p : parameter_layout(m.config)) floats += p.size();
@@ -268,8 +198,7 @@ HubLoader::HubLoader(const ModelConfig& config, const std::string& header) : imp
         throw Error(Error::Code::out_of_memory, "cannot allocate the model's " + format_bytes(static_cast<std::int64_t>(floats) * 4) +
                                                     " of parameters");
     }
-    if (m.config.family == "gpt2") m.plan_gpt2();
-    else m.plan_bert();
+    family->plan(m.config, m);
     for (const ParamInfo& p : m.model->params().layout())
         if (!m.filled.count(p.name)) throw Error(Error::Code::internal, "hub loader: nothing fills " + p.name);
     std::sort(m.sources.begin(), m.sources.end(), [](const Source& a, const Source& b) { return a.begin < b.begin; });

@@ -49,9 +49,10 @@
 
 namespace attn {
 
-/// config.json of either family → our ModelConfig (family set). Refuses an
-/// unsupported architecture by name ("LlamaForCausalLM is not supported: …"),
-/// a missing or out-of-range field by name. Code bad_checkpoint.
+/// config.json of a registered family (families/family.hpp) → our ModelConfig
+/// (family set; the family reads its own fields). Refuses an unsupported
+/// architecture by name ("LlamaForCausalLM is not supported: …", the registry's
+/// list), a missing or out-of-range field by name. Code bad_checkpoint.
 ModelConfig read_hub_config(const std::string& config_json);
 
 /// One contiguous byte range of the safetensors file that the loader needs.
@@ -65,6 +66,7 @@ struct ByteRange {
 /// attn.bias buffers, the pooler). Converts F32 / F16 / BF16 and the Hub's
 /// layouts (Conv1D [in,out]; nn.Linear [out,in] transposed; c_attn split into
 /// q|k|v) into the canonical names above, and fills the model's parameters.
+/// Which tensors, and how each lies, is the config's family's plan (Family::plan).
 class HubLoader {
 public:
     /// `header`: at least the first 8 + N bytes of the file. Checks every

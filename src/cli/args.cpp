@@ -16,7 +16,7 @@ const char* const kUsage =
     "            [--pad-to N] [--no-scale] [--lowercase] [--share-heads] [--format json|table]\n"
     "Each option at most once; numbers are plain digits. --sentence-file - reads stdin.\n"
     "       attn tokenize --tokenizer DIR|FILE [--tokenizer FILE …] (--text \"TEXT\" | --text-file PATH|-)\n"
-    "            [--family gpt2|bert] [--format json|table]   a Hugging Face tokenizer (GPT-2 BPE, BERT WordPiece)\n"
+    "            [--family NAME] [--format json|table]   a Hugging Face tokenizer (attn tokenize --help)\n"
     "       attn train | grad | run | baseline …   the training engine (attn train --help)\n";
 
 namespace {

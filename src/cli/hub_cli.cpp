@@ -1,7 +1,7 @@
 // attn run --model DIR: a Hugging Face folder through the core's HubLoader.
-// The JSON is `attn run --model FILE`'s (model_trace_json) plus, for GPT-2,
-// "top_next" (the five likeliest next tokens at each position) and, for BERT,
-// "top_fill" (the five likeliest fills at each [MASK]).
+// The JSON is `attn run --model FILE`'s (model_trace_json) plus, for a family that
+// generates (GPT-2), "top_next" (the five likeliest next tokens at each position) and,
+// for the others (BERT), "top_fill" (the five likeliest fills at each [MASK]).
 
 #include "hub_cli.hpp"
 
@@ -9,6 +9,7 @@
 
 #include "train/backward.hpp"
 #include "attention/json.hpp"
+#include "families/family.hpp"
 #include "model/model_json.hpp"
 #include "text/pretrained_tokenizer.hpp"
 
@@ -18,6 +19,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <numeric>
 
 namespace attn::cli {
@@ -47,15 +49,19 @@ std::string optional_file(const std::string& dir, const std::string& name) {
 std::unique_ptr<PretrainedTokenizer> read_folder_tokenizer(const std::string& dir, const ModelConfig& config, bool required) {
     const std::string tokenizer_json = optional_file(dir, "tokenizer.json"), vocab_json = optional_file(dir, "vocab.json"),
                       merges_txt = optional_file(dir, "merges.txt"), vocab_txt = optional_file(dir, "vocab.txt");
-    const bool gpt2 = config.family == "gpt2";
-    if (tokenizer_json.empty() && (gpt2 ? vocab_json.empty() || merges_txt.empty() : vocab_txt.empty())) {
+    const std::map<std::string, const std::string*> texts = {{"tokenizer.json", &tokenizer_json}, {"vocab.json", &vocab_json},
+                                                             {"merges.txt", &merges_txt}, {"vocab.txt", &vocab_txt}};
+    const Family& family = *family_of(config);  // (read_hub_config has found it)
+    bool complete = false;  // one of the family's choices of files is all there
+    for (const std::vector<std::string>& choice : tokenizer_file_choices(family.tokenizer))
+        complete = complete || std::all_of(choice.begin(), choice.end(), [&](const std::string& f) { return !texts.at(f)->empty(); });
+    if (!complete) {
         if (!required) return nullptr;
-        fail("no tokenizer in \"" + dir + "\": " +
-             (gpt2 ? "GPT-2 needs tokenizer.json, or vocab.json and merges.txt" : "BERT needs vocab.txt or tokenizer.json") +
+        fail("no tokenizer in \"" + dir + "\": " + family.title + " needs " + family.tokenizer_needs +
              " (give --ids to run without one)");
     }
     std::unique_ptr<PretrainedTokenizer> t =
-        read_tokenizer(config.family, tokenizer_json, vocab_json, merges_txt, vocab_txt, optional_file(dir, "tokenizer_config.json"));
+        read_family_tokenizer(config.family, tokenizer_json, vocab_json, merges_txt, vocab_txt, optional_file(dir, "tokenizer_config.json"));
     if (t->vocab_size() > config.vocab)
         fail("the tokenizer has " + std::to_string(t->vocab_size()) + " tokens but the model's vocabulary (vocab_size) is " +
              std::to_string(config.vocab) + ": the vocabulary and model sizes disagree");
@@ -202,7 +208,7 @@ int run_hub(const HubRunOptions& o) {
                     std::printf("\n");
                 }
             }
-        std::printf("\n%s:\n", config.family == "gpt2" ? "likeliest next tokens" : "likeliest tokens");
+        std::printf("\n%s:\n", family_of(config)->predictions.c_str());
         for (Eigen::Index i = 0; i < static_cast<Eigen::Index>(ids.size()); ++i) {
             std::printf("  %-12s ->", tokens[static_cast<std::size_t>(i)].text.c_str());
             for (const Choice& c : top5(tr, i))
@@ -219,7 +225,7 @@ int run_hub(const HubRunOptions& o) {
         json.pop_back();
         if (brace) break;
     }
-    if (config.family == "gpt2") {
+    if (family_of(config)->generates) {
         json += ",\"top_next\":[";
         for (Eigen::Index i = 0; i < static_cast<Eigen::Index>(ids.size()); ++i)
             json += (i ? "," : "") + choices_json(top5(tr, i), tokenizer.get());
@@ -253,10 +259,9 @@ int grad_hub(const HubGradOptions& o) {
     if (o.layer >= header_config.layers)
         throw UsageError{"--layer " + std::to_string(o.layer) + " is past the model's " + std::to_string(header_config.layers) +
                          " layers (0 to " + std::to_string(header_config.layers - 1) + ")"};
-    // the estimate before the weights are read (it does not depend on them; BERT's MLM head,
-    // which the loader finds in the file, is counted as if present)
-    ModelConfig bound = header_config;
-    if (bound.family == "bert") bound.output_transform = bound.output_bias = true;
+    // the estimate before the weights are read (it does not depend on them; what the loader
+    // finds in the file, BERT's MLM head, is counted as if present)
+    const ModelConfig bound = largest_file_config(header_config);
     const std::int64_t need = learn_memory(bound, static_cast<int>(ids.size()));
     if (need > kMaxLearnBytes)
         throw Error(Error::Code::too_large, "the backward of " + std::to_string(ids.size()) + " tokens through this model needs " +

@@ -1,5 +1,5 @@
 // attn tokenize --tokenizer DIR|FILE [--tokenizer FILE …] (--text "TEXT" | --text-file PATH|- | --texts-json PATH)
-//               [--family gpt2|bert] [--format json|table]
+//               [--family NAME] [--format json|table]   (NAME: a family of families/, gpt2|bert)
 // --texts-json: a JSON list of texts, each encoded on its own; the output is the list of their results.
 // The files are known by their names: tokenizer.json, tokenizer_config.json,
 // vocab.json (or encoder.json), merges.txt (or vocab.bpe), vocab.txt; a
@@ -12,9 +12,9 @@
 
 #include "args.hpp"
 
-#include "text/bpe.hpp"
 #include "attention/json.hpp"
 #include "base/json_value.hpp"
+#include "families/family.hpp"
 #include "text/pretrained_tokenizer.hpp"
 #include "text/tokenizer.hpp"
 
@@ -29,12 +29,22 @@
 namespace attn::cli {
 namespace {
 
-const char* const kTokenizeUsage =
-    "usage: attn tokenize --tokenizer DIR|FILE [--tokenizer FILE …]\n"
-    "                     (--text \"TEXT\" | --text-file PATH|- | --texts-json PATH) [--family gpt2|bert] [--format json|table]\n"
-    "--texts-json: a JSON list of texts, each encoded on its own (JSON output: the list of results).\n"
-    "Files by name: tokenizer.json, tokenizer_config.json, vocab.json (or encoder.json),\n"
-    "merges.txt (or vocab.bpe), vocab.txt; a directory gives those it holds.\n";
+/// "gpt2|bert": the registry's names, as the usage and the --family check write them.
+std::string family_flag_choices() {
+    std::string out;
+    for (const Family* f : families()) out += (out.empty() ? "" : "|") + f->name;
+    return out;
+}
+
+std::string tokenize_usage() {
+    return "usage: attn tokenize --tokenizer DIR|FILE [--tokenizer FILE …]\n"
+           "                     (--text \"TEXT\" | --text-file PATH|- | --texts-json PATH) [--family " +
+           family_flag_choices() +
+           "] [--format json|table]\n"
+           "--texts-json: a JSON list of texts, each encoded on its own (JSON output: the list of results).\n"
+           "Files by name: tokenizer.json, tokenizer_config.json, vocab.json (or encoder.json),\n"
+           "merges.txt (or vocab.bpe), vocab.txt; a directory gives those it holds.\n";
+}
 
 // Which read_tokenizer argument a file's name stands for.
 const std::map<std::string, std::string> kFileRoles = {
@@ -86,8 +96,8 @@ TokenizeOptions parse(int argc, char** argv) {
     if (o.tokenizer.empty()) throw UsageError{"--tokenizer is required"};
     if (o.text.has_value() + o.text_file.has_value() + o.texts_json.has_value() != 1)
         throw UsageError{"give exactly one of --text, --text-file and --texts-json"};
-    if (o.family != "" && o.family != "gpt2" && o.family != "bert")
-        throw UsageError{"--family expects gpt2 or bert, got \"" + o.family + "\""};
+    if (o.family != "" && !family_named(o.family))
+        throw UsageError{"--family expects " + family_choices() + ", got \"" + o.family + "\""};
     if (o.format != "json" && o.format != "table")
         throw UsageError{"--format expects json or table, got \"" + o.format + "\""};
     return o;
@@ -121,9 +131,11 @@ std::map<std::string, std::string> read_files(const std::vector<std::string>& pa
     return files;
 }
 
-std::string result_json(const PretrainedTokenizer& tok, const std::vector<PretrainedToken>& tokens) {
+std::string result_json(const std::string& asked, const PretrainedTokenizer& tok, const std::vector<PretrainedToken>& tokens) {
+    // the family: the one asked for, else the first whose tokenizer is of this kind
+    const Family* family = asked.empty() ? family_by_tokenizer(tok.kind()) : family_named(asked);
     std::string out = "{\"family\": ";
-    out += json_quote(dynamic_cast<const BpeTokenizer*>(&tok) ? "gpt2" : "bert");
+    out += json_quote(family ? family->name : "");
     out += ", \"vocab_size\": " + std::to_string(tok.vocab_size()) + ", \"mask_id\": " + std::to_string(tok.mask_id());
     out += ", \"ids\": [";
     for (std::size_t i = 0; i < tokens.size(); ++i) out += (i ? ", " : "") + std::to_string(tokens[i].id);
@@ -168,7 +180,7 @@ int tokenize_main(int argc, char** argv) {
         const TokenizeOptions o = parse(argc, argv);
         std::map<std::string, std::string> files = read_files(o.tokenizer);
         const std::unique_ptr<PretrainedTokenizer> tok =
-            read_tokenizer(o.family, files["tokenizer.json"], files["vocab.json"], files["merges.txt"],
+            read_family_tokenizer(o.family, files["tokenizer.json"], files["vocab.json"], files["merges.txt"],
                            files["vocab.txt"], files["tokenizer_config.json"]);
         std::vector<std::string> texts;
         if (o.texts_json) texts = read_texts(*o.texts_json);
@@ -177,7 +189,7 @@ int tokenize_main(int argc, char** argv) {
         for (std::size_t i = 0; i < texts.size(); ++i) {
             const std::vector<PretrainedToken> tokens = tok->encode(texts[i]);
             if (o.format == "table") print_table(tokens);
-            else out += (i ? ",\n" : "") + result_json(*tok, tokens);
+            else out += (i ? ",\n" : "") + result_json(o.family, *tok, tokens);
         }
         if (o.texts_json) out += "]";
         if (o.format == "json") {
@@ -187,7 +199,7 @@ int tokenize_main(int argc, char** argv) {
         return 0;
     } catch (const UsageError& e) {
         if (!e.message.empty()) std::fprintf(stderr, "attn tokenize: %s\n", e.message.c_str());
-        std::fputs(kTokenizeUsage, e.message.empty() ? stdout : stderr);
+        std::fputs(tokenize_usage().c_str(), e.message.empty() ? stdout : stderr);
         return e.message.empty() ? 0 : 2;
     } catch (const Error& e) {
         std::fprintf(stderr, "attn tokenize: %s (%s)\n", e.what(), error_code_name(e.code()));

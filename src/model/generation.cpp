@@ -77,7 +77,7 @@ std::int32_t choose_token(const float* logits, int vocab, const GenerationOption
 KvCache::KvCache(const Model& model) : model_(model), slots_(resolve_slots(model.config(), model.params())) {
     const ModelConfig& c = model.config();
     if (!c.causal)
-        throw Error(std::string(c.family == "bert" ? "BERT" : "this model") +
+        throw Error(family_title(c.family, "this model") +
                     " is not causal: every token reads the tokens after it too, so it cannot write a text one token at "
                     "a time (generation needs a causal model such as GPT-2)");
     keys_.resize(static_cast<std::size_t>(c.layers));

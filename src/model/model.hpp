@@ -70,8 +70,16 @@ struct ModelConfig {
     bool embed_layernorm = false;               ///< LN after word + position + type embeddings
     bool output_transform = false;              ///< BERT MLM: LN(act(x·W_t + b_t)) before the unembedding
     bool output_bias = false;                   ///< logits + unembed_bias
-    std::string family;                         ///< "" (ours), "gpt2", "bert"
+    std::string family;                         ///< a checkpoint family's name (families/family.hpp); "" ours
 };
+
+/// The checkpoint families' names, "" (our own models) first: the choices of the model
+/// schema's family row and of check_model_config. The family registry defines this and
+/// family_title (families/families.cpp): the one thing this layer takes from a layer above
+/// it, so that it names no family itself.
+const std::vector<std::string>& family_names();
+/// A family's title for messages ("GPT-2"); `otherwise` for our own models.
+std::string family_title(const std::string& family, const std::string& otherwise);
 
 /// A model that is trained: the model schema's check_model_config with
 /// kTrainingLimits (model_schema.cpp). Throws attn::Error naming the field and its range.

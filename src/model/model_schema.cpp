@@ -2,6 +2,7 @@
 
 #include "base/json_value.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -105,11 +106,16 @@ std::vector<ModelSetting> make_rows() {
     architecture(boolean_row<&ModelConfig::output_bias>({"output_bias", "a bias on the logits", 0, 1, true, "outputBias", ""}));
     {
         ModelSetting s;
-        s.range = {"family", "the checkpoint's family", 0, 2, true, "family", ""};
+        s.range = {"family", "the checkpoint's family", 0, 0, true, "family", ""};
         s.type = SettingType::choice;
-        s.values = {"", "gpt2", "bert"};
-        s.get = [](const ModelConfig& c) { return c.family == "gpt2" ? 1.0 : c.family == "bert" ? 2.0 : 0.0; };
-        s.set = [](ModelConfig& c, double v) { c.family = v == 1 ? "gpt2" : v == 2 ? "bert" : ""; };
+        s.values = family_names();  // "" (ours), then the registry's (families/)
+        s.range.hi = static_cast<double>(s.values.size() - 1);
+        s.get = [](const ModelConfig& c) {
+            const std::vector<std::string>& names = family_names();
+            const auto at = std::find(names.begin(), names.end(), c.family);
+            return at == names.end() ? 0.0 : static_cast<double>(at - names.begin());
+        };
+        s.set = [](ModelConfig& c, double v) { c.family = family_names().at(static_cast<std::size_t>(v)); };
         architecture(std::move(s));
     }
     return rows;
@@ -174,8 +180,13 @@ double model_setting_choice(const ModelSetting& s, const std::string& name, cons
 
 void check_model_config(const ModelConfig& c, const ModelLimits& limits, const std::string& where, Error::Code code) {
     // a family string that is none of the row's choices (the row reads it as "")
-    if (c.family != "" && c.family != "gpt2" && c.family != "bert")
-        throw Error(code, where + "family must be \"\", \"gpt2\" or \"bert\", got \"" + c.family.substr(0, 32) + "\"");
+    const std::vector<std::string>& families = family_names();
+    if (std::find(families.begin(), families.end(), c.family) == families.end()) {
+        std::string names;
+        for (std::size_t i = 0; i < families.size(); ++i)
+            names += std::string(i == 0 ? "" : i + 1 == families.size() ? " or " : ", ") + "\"" + families[i] + "\"";
+        throw Error(code, where + "family must be " + names + ", got \"" + c.family.substr(0, 32) + "\"");
+    }
     for (const ModelSetting& s : model_settings()) check_setting(range_within(s, limits), s.get(c), where, code);
     if (c.heads > c.d_model)
         throw Error(code, where + "heads " + std::to_string(c.heads) + " is more than d_model " + std::to_string(c.d_model));

@@ -46,6 +46,8 @@ public:
     std::string decode(const std::vector<std::int32_t>& ids) const override;
     std::int32_t vocab_size() const override { return vocab_.size(); }
     std::string piece(std::int32_t id) const override { return vocab_.piece(id); }
+    TokenizerKind kind() const override { return TokenizerKind::byte_level_bpe; }
+    std::string display(const std::string& bytes) const override { return display_bytes(bytes); }
 
     /// The ids of one pre-tokenized piece's bytes after all merges.
     std::vector<std::int32_t> merge(const std::string& bytes) const;

@@ -128,32 +128,45 @@ std::vector<TextSegment> split_on_specials(const std::string& text, const std::v
     return out;
 }
 
-std::unique_ptr<PretrainedTokenizer> read_tokenizer(const std::string& family, const std::string& tokenizer_json,
+std::unique_ptr<PretrainedTokenizer> read_tokenizer(const TokenizerRequest& request, const std::string& tokenizer_json,
                                                     const std::string& vocab_json, const std::string& merges_txt,
                                                     const std::string& vocab_txt,
                                                     const std::string& tokenizer_config_json) {
-    if (family != "" && family != "gpt2" && family != "bert")
-        throw Error(Error::Code::bad_checkpoint, "unknown tokenizer family \"" + family + "\" (gpt2 or bert)");
+    const bool bpe = request.kind != TokenizerKind::wordpiece, wordpiece = request.kind != TokenizerKind::byte_level_bpe;
     if (!tokenizer_json.empty()) {
         const JsonValue root = parse_tokenizer_json(tokenizer_json, "tokenizer.json");
         const JsonValue* model = root.get("model");
         const JsonValue* type = model ? model->get("type") : nullptr;
         if (!type || !type->is(JsonValue::Type::string))
             bad_tokenizer_file("tokenizer.json", "model.type is missing (BPE or WordPiece)");
-        if (type->string == "BPE" && family != "bert") return read_bpe_tokenizer_json(root);
-        if (type->string == "WordPiece" && family != "gpt2")
-            return read_wordpiece_tokenizer_json(root, tokenizer_config_json);
-        bad_tokenizer_file("tokenizer.json", "model.type \"" + type->string + "\" is not " +
-                                                 (family == "gpt2"   ? "BPE (GPT-2)"
-                                                  : family == "bert" ? "WordPiece (BERT)"
-                                                                     : "BPE or WordPiece"));
+        if (type->string == "BPE" && bpe) return read_bpe_tokenizer_json(root);
+        if (type->string == "WordPiece" && wordpiece) return read_wordpiece_tokenizer_json(root, tokenizer_config_json);
+        const std::string expected = bpe && wordpiece ? "BPE or WordPiece" : (bpe ? "BPE (" : "WordPiece (") + request.title + ")";
+        bad_tokenizer_file("tokenizer.json", "model.type \"" + type->string + "\" is not " + expected);
     }
-    if (family != "bert" && (!vocab_json.empty() || !merges_txt.empty())) return read_bpe_files(vocab_json, merges_txt);
-    if (family != "gpt2" && !vocab_txt.empty()) return read_wordpiece_vocab_txt(vocab_txt, tokenizer_config_json);
+    if (bpe && (!vocab_json.empty() || !merges_txt.empty())) return read_bpe_files(vocab_json, merges_txt);
+    if (wordpiece && !vocab_txt.empty()) return read_wordpiece_vocab_txt(vocab_txt, tokenizer_config_json);
     throw Error(Error::Code::bad_checkpoint,
-                std::string("no tokenizer files") + (family.empty() ? "" : " for " + family) +
-                    ": give tokenizer.json" + (family != "bert" ? ", or vocab.json and merges.txt" : "") +
-                    (family != "gpt2" ? ", or vocab.txt" : ""));
+                std::string("no tokenizer files") + (request.name.empty() ? "" : " for " + request.name) +
+                    ": give tokenizer.json" + (bpe ? ", or vocab.json and merges.txt" : "") +
+                    (wordpiece ? ", or vocab.txt" : ""));
+}
+
+const char* tokenizer_kind_name(TokenizerKind kind) {
+    switch (kind) {
+        case TokenizerKind::any: return "any";
+        case TokenizerKind::byte_level_bpe: return "byte_level_bpe";
+        case TokenizerKind::wordpiece: return "wordpiece";
+    }
+    return "?";
+}
+
+std::vector<std::vector<std::string>> tokenizer_file_choices(TokenizerKind kind) {
+    // read_tokenizer's order: tokenizer.json, then the older files of each kind
+    std::vector<std::vector<std::string>> choices = {{"tokenizer.json"}};
+    if (kind != TokenizerKind::wordpiece) choices.push_back({"vocab.json", "merges.txt"});
+    if (kind != TokenizerKind::byte_level_bpe) choices.push_back({"vocab.txt"});
+    return choices;
 }
 
 }  // namespace attn

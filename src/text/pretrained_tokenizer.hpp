@@ -15,13 +15,24 @@
 
 namespace attn {
 
-/// A model's tokenizer: our word tokenizer, GPT-2's byte-level BPE or BERT's WordPiece.
+/// The kinds of subword tokenizer this engine reads. A model family (families/family.hpp)
+/// names the kind its files must make; this layer knows no family.
+enum class TokenizerKind {
+    any,             ///< whichever the files make (attn tokenize and createTokenizer without a family)
+    byte_level_bpe,  ///< byte-level BPE: tokenizer.json (model.type "BPE"), or vocab.json + merges.txt
+    wordpiece,       ///< WordPiece: tokenizer.json (model.type "WordPiece"), or vocab.txt
+};
+
+/// "any", "byte_level_bpe", "wordpiece" (buildInfo().families' tokenizer).
+const char* tokenizer_kind_name(TokenizerKind kind);
+
+/// A model's tokenizer: our word tokenizer, a byte-level BPE or a WordPiece.
 /// (Not `Token`: that name is the word tokenizer's, tokenizer.hpp, and a second
 /// attn::Token in the same program breaks the one-definition rule.)
 struct PretrainedToken {
     std::int32_t id = 0;
     std::string text;         ///< the vocabulary's piece ("Ġworld", "##ing", "[CLS]")
-    std::string display;      ///< readable: GPT-2 bytes decoded, the leading space shown as "␣"; BERT as is
+    std::string display;      ///< readable: byte-level bytes decoded, the leading space shown as "␣"; WordPiece as is
     std::int32_t begin = -1;  ///< byte offsets of the piece in the user's text; -1 for added tokens ([CLS], [SEP])
     std::int32_t end = -1;
 };
@@ -34,18 +45,35 @@ public:
     virtual std::string decode(const std::vector<std::int32_t>& ids) const = 0;
     virtual std::int32_t vocab_size() const = 0;
     virtual std::string piece(std::int32_t id) const = 0;
-    virtual std::int32_t mask_id() const { return -1; }  ///< BERT's [MASK], -1 for GPT-2
+    virtual std::int32_t mask_id() const { return -1; }  ///< WordPiece's [MASK], -1 without one
+    virtual TokenizerKind kind() const = 0;
+    /// The readable text of decoded bytes, as encode() writes PretrainedToken::display
+    /// (a generated token's display is written by this too, so that the two agree).
+    virtual std::string display(const std::string& bytes) const { return bytes; }
 };
 
-/// Reads a tokenizer from the files' texts (empty string = file absent):
-/// GPT-2: tokenizer.json (model.type "BPE"; merges as "a b" strings or pairs)
-/// or vocab.json + merges.txt; BERT: vocab.txt or tokenizer.json (WordPiece),
-/// lower-casing per the config / tokenizer_config.json. Throws attn::Error
-/// (bad_checkpoint) naming the file and the problem.
-std::unique_ptr<PretrainedTokenizer> read_tokenizer(const std::string& family, const std::string& tokenizer_json,
+/// Who asks read_tokenizer for a tokenizer: the kind the files must make, and for its
+/// messages the asker's name and title ("no tokenizer files for <name>", "is not BPE (<title>)");
+/// both empty for `any`. A family fills it (families/family.hpp: read_family_tokenizer).
+struct TokenizerRequest {
+    TokenizerKind kind = TokenizerKind::any;
+    std::string name;
+    std::string title;
+};
+
+/// Reads a tokenizer from the files' texts (empty string = file absent), tokenizer.json
+/// first: byte-level BPE from tokenizer.json (model.type "BPE"; merges as "a b" strings or
+/// pairs) or vocab.json + merges.txt; WordPiece from tokenizer.json or vocab.txt,
+/// lower-casing per the config / tokenizer_config.json. Only the request's kind is read
+/// (any: whichever the files are). Throws attn::Error (bad_checkpoint) naming the file and
+/// the problem.
+std::unique_ptr<PretrainedTokenizer> read_tokenizer(const TokenizerRequest& request, const std::string& tokenizer_json,
                                                     const std::string& vocab_json, const std::string& merges_txt,
                                                     const std::string& vocab_txt, const std::string& tokenizer_config_json);
 
+/// The tokenizer files that make a tokenizer of this kind, each choice a set of files, in the
+/// order read_tokenizer tries them (any: every kind's).
+std::vector<std::vector<std::string>> tokenizer_file_choices(TokenizerKind kind);
 
 /// Largest tokenizer file read (tokenizer.json of the big multilingual models is about 20 MB).
 inline constexpr std::size_t kMaxTokenizerFileBytes = 64u << 20;

@@ -41,6 +41,7 @@ public:
     std::int32_t vocab_size() const override { return vocab_.size(); }
     std::string piece(std::int32_t id) const override { return vocab_.piece(id); }
     std::int32_t mask_id() const override { return mask_id_; }
+    TokenizerKind kind() const override { return TokenizerKind::wordpiece; }
 
 private:
     PieceVocabulary vocab_;

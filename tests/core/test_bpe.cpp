@@ -7,6 +7,7 @@
 #include "text/bpe.hpp"
 #include "text/tokenizer.hpp"
 #include "checkpoints/pretrained.hpp"
+#include "families/family.hpp"
 #include "base/types.hpp"
 #include "matchers.hpp"
 
@@ -81,7 +82,7 @@ std::unique_ptr<attn::PretrainedTokenizer> small_bpe(const std::vector<std::pair
     std::vector<std::string> unique;
     for (const std::string& e : extra)
         if (seen.insert(e).second) unique.push_back(e);
-    return attn::read_tokenizer("gpt2", "", vocab_json(unique), txt, "", "");
+    return attn::read_family_tokenizer("gpt2", "", vocab_json(unique), txt, "", "");
 }
 
 std::vector<std::string> pieces(const std::vector<attn::PretrainedToken>& tokens) {
@@ -251,9 +252,9 @@ TEST_CASE("bpe: tokenizer.json with merges as strings or pairs reads like vocab.
     };
     // "hi" → hi; " hi" → Ġ hi (h i ranks before Ġ h); the special; " h" → Ġh
     const std::vector<std::int32_t> want = {256, ' ', 256, 258, 257};
-    CHECK(ids(attn::read_tokenizer("gpt2", strings, "", "", "", "")) == want);
-    CHECK(ids(attn::read_tokenizer("gpt2", pairs, "", "", "", "")) == want);
-    CHECK(ids(attn::read_tokenizer("", "", vocab_json({pieces_of("hi"), pieces_of(" h"), "<|endoftext|>"}), merges, "", "")) == want);
+    CHECK(ids(attn::read_family_tokenizer("gpt2", strings, "", "", "", "")) == want);
+    CHECK(ids(attn::read_family_tokenizer("gpt2", pairs, "", "", "", "")) == want);
+    CHECK(ids(attn::read_family_tokenizer("", "", vocab_json({pieces_of("hi"), pieces_of(" h"), "<|endoftext|>"}), merges, "", "")) == want);
 }
 
 TEST_CASE("bpe: bad files are bad_checkpoint errors naming the file and the problem") {
@@ -264,27 +265,27 @@ TEST_CASE("bpe: bad files are bad_checkpoint errors naming the file and the prob
         CHECK(code_of(f) == Error::Code::bad_checkpoint);
         CHECK_THAT(message_of(f), Catch::Matchers::Contains(needle));
     };
-    fails([&] { attn::read_tokenizer("gpt2", "", "", merges, "", ""); }, "vocab.json: the file is empty or missing");
-    fails([&] { attn::read_tokenizer("gpt2", "", "{}", merges, "", ""); }, "vocab.json: the vocabulary is empty");
-    fails([&] { attn::read_tokenizer("gpt2", "", "[1]", merges, "", ""); }, "vocab.json: the vocabulary is not a JSON object");
-    fails([&] { attn::read_tokenizer("gpt2", "", "{\"a\": 0, \"b\": 2}", merges, "", ""); }, "vocab.json: no piece has the id 1");
-    fails([&] { attn::read_tokenizer("gpt2", "", "{\"a\": 0, \"b\": 0}", merges, "", ""); }, "the id 0 is given to both \"a\" and \"b\"");
-    fails([&] { attn::read_tokenizer("gpt2", "", "{\"a\": 0.5}", merges, "", ""); }, "the id of \"a\" is not a whole number");
-    fails([&] { attn::read_tokenizer("gpt2", "", "{\"a\": 300000}", merges, "", ""); }, "the largest vocabulary we run");
-    fails([&] { attn::read_tokenizer("gpt2", "", "{\"a\": 0, \"a\": 1}", merges, "", ""); }, "duplicate key");
-    fails([&] { attn::read_tokenizer("gpt2", "", "{\"a\": 0}", merges, "", ""); }, "vocab.json: the vocabulary has no piece");
-    fails([&] { attn::read_tokenizer("gpt2", "", vocab_json({}), "", "", ""); }, "merges.txt: the file is empty or missing");
-    fails([&] { attn::read_tokenizer("gpt2", "", vocab_json({}), merges + "a\n", "", ""); }, "merges.txt: line 2 is not two pieces");
-    fails([&] { attn::read_tokenizer("gpt2", "", vocab_json({}), merges + "a b c\n", "", ""); }, "merges.txt: line 2 is not two pieces");
-    fails([&] { attn::read_tokenizer("gpt2", "", vocab_json({}), merges + "a zz\n", "", ""); }, "merges.txt: merge 1 \"a zz\": \"zz\" is not in the vocabulary");
-    fails([&] { attn::read_tokenizer("gpt2", "", vocab_json({}), merges + "a b\n", "", ""); }, "their join \"ab\" is not in the vocabulary");
-    fails([&] { attn::read_tokenizer("gpt2", "{\"model\": {\"type\": \"Unigram\"}}", "", "", "", ""); }, "tokenizer.json: model.type \"Unigram\" is not BPE");
-    fails([&] { attn::read_tokenizer("gpt2", "{\"model\": {\"type\": \"BPE\", \"vocab\": {}}}", "", "", "", ""); }, "tokenizer.json: model.merges is not a list");
-    fails([&] { attn::read_tokenizer("gpt2", "{\"model\": {\"type\": \"BPE\", \"vocab\": " + vocab_json({}) + ", \"merges\": [3]}}", "", "", "", ""); }, "tokenizer.json: model.merges[0] is neither");
-    fails([&] { attn::read_tokenizer("gpt2", "{\"model\": ", "", "", "", ""); }, "tokenizer.json: invalid JSON at byte");
-    fails([&] { attn::read_tokenizer("gpt2", "", "", "", "", ""); }, "no tokenizer files for gpt2");
-    fails([&] { attn::read_tokenizer("gpt2", "", "", "", "[PAD]\n", ""); }, "no tokenizer files for gpt2");
-    fails([&] { attn::read_tokenizer("llama", "", "", "", "", ""); }, "unknown tokenizer family \"llama\"");
+    fails([&] { attn::read_family_tokenizer("gpt2", "", "", merges, "", ""); }, "vocab.json: the file is empty or missing");
+    fails([&] { attn::read_family_tokenizer("gpt2", "", "{}", merges, "", ""); }, "vocab.json: the vocabulary is empty");
+    fails([&] { attn::read_family_tokenizer("gpt2", "", "[1]", merges, "", ""); }, "vocab.json: the vocabulary is not a JSON object");
+    fails([&] { attn::read_family_tokenizer("gpt2", "", "{\"a\": 0, \"b\": 2}", merges, "", ""); }, "vocab.json: no piece has the id 1");
+    fails([&] { attn::read_family_tokenizer("gpt2", "", "{\"a\": 0, \"b\": 0}", merges, "", ""); }, "the id 0 is given to both \"a\" and \"b\"");
+    fails([&] { attn::read_family_tokenizer("gpt2", "", "{\"a\": 0.5}", merges, "", ""); }, "the id of \"a\" is not a whole number");
+    fails([&] { attn::read_family_tokenizer("gpt2", "", "{\"a\": 300000}", merges, "", ""); }, "the largest vocabulary we run");
+    fails([&] { attn::read_family_tokenizer("gpt2", "", "{\"a\": 0, \"a\": 1}", merges, "", ""); }, "duplicate key");
+    fails([&] { attn::read_family_tokenizer("gpt2", "", "{\"a\": 0}", merges, "", ""); }, "vocab.json: the vocabulary has no piece");
+    fails([&] { attn::read_family_tokenizer("gpt2", "", vocab_json({}), "", "", ""); }, "merges.txt: the file is empty or missing");
+    fails([&] { attn::read_family_tokenizer("gpt2", "", vocab_json({}), merges + "a\n", "", ""); }, "merges.txt: line 2 is not two pieces");
+    fails([&] { attn::read_family_tokenizer("gpt2", "", vocab_json({}), merges + "a b c\n", "", ""); }, "merges.txt: line 2 is not two pieces");
+    fails([&] { attn::read_family_tokenizer("gpt2", "", vocab_json({}), merges + "a zz\n", "", ""); }, "merges.txt: merge 1 \"a zz\": \"zz\" is not in the vocabulary");
+    fails([&] { attn::read_family_tokenizer("gpt2", "", vocab_json({}), merges + "a b\n", "", ""); }, "their join \"ab\" is not in the vocabulary");
+    fails([&] { attn::read_family_tokenizer("gpt2", "{\"model\": {\"type\": \"Unigram\"}}", "", "", "", ""); }, "tokenizer.json: model.type \"Unigram\" is not BPE");
+    fails([&] { attn::read_family_tokenizer("gpt2", "{\"model\": {\"type\": \"BPE\", \"vocab\": {}}}", "", "", "", ""); }, "tokenizer.json: model.merges is not a list");
+    fails([&] { attn::read_family_tokenizer("gpt2", "{\"model\": {\"type\": \"BPE\", \"vocab\": " + vocab_json({}) + ", \"merges\": [3]}}", "", "", "", ""); }, "tokenizer.json: model.merges[0] is neither");
+    fails([&] { attn::read_family_tokenizer("gpt2", "{\"model\": ", "", "", "", ""); }, "tokenizer.json: invalid JSON at byte");
+    fails([&] { attn::read_family_tokenizer("gpt2", "", "", "", "", ""); }, "no tokenizer files for gpt2");
+    fails([&] { attn::read_family_tokenizer("gpt2", "", "", "", "[PAD]\n", ""); }, "no tokenizer files for gpt2");
+    fails([&] { attn::read_family_tokenizer("llama", "", "", "", "", ""); }, "unknown tokenizer family \"llama\"");
 }
 
 TEST_CASE("bpe: invalid UTF-8 is bad_text naming the byte, too long a text too_many_tokens, before any work") {

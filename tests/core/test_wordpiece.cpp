@@ -5,6 +5,7 @@
 // both readers, and bad files.
 
 #include "checkpoints/pretrained.hpp"
+#include "families/family.hpp"
 #include "text/tokenizer.hpp"
 #include "base/types.hpp"
 #include "matchers.hpp"
@@ -46,7 +47,7 @@ std::string tokenizer_json(bool lowercase) {
 }
 
 std::unique_ptr<attn::PretrainedTokenizer> bert(const std::string& config = "") {
-    return attn::read_tokenizer("bert", "", "", "", vocab_txt(), config);
+    return attn::read_family_tokenizer("bert", "", "", "", vocab_txt(), config);
 }
 
 std::vector<std::int32_t> ids(const attn::PretrainedTokenizer& tok, const std::string& text) {
@@ -141,13 +142,13 @@ TEST_CASE("wordpiece: do_lower_case false keeps case and accents") {
     const auto tok = bert("{\"do_lower_case\": false}");
     CHECK(ids(*tok, "Hello hello") == Ids{CLS, 26, 5, SEP});
     CHECK(ids(*tok, "H\xC3\xA9llo") == Ids{CLS, UNK, SEP});
-    CHECK(ids(*tok, "hello") == ids(*attn::read_tokenizer("bert", tokenizer_json(false), "", "", "", ""), "hello"));
-    CHECK(ids(*attn::read_tokenizer("bert", tokenizer_json(false), "", "", "", ""), "Hello") == Ids{CLS, 26, SEP});
+    CHECK(ids(*tok, "hello") == ids(*attn::read_family_tokenizer("bert", tokenizer_json(false), "", "", "", ""), "hello"));
+    CHECK(ids(*attn::read_family_tokenizer("bert", tokenizer_json(false), "", "", "", ""), "Hello") == Ids{CLS, 26, SEP});
 }
 
 TEST_CASE("wordpiece: tokenizer.json gives the same tokens as vocab.txt") {
     const auto a = bert();
-    const auto b = attn::read_tokenizer("", tokenizer_json(true), "", "", "", "");
+    const auto b = attn::read_family_tokenizer("", tokenizer_json(true), "", "", "", "");
     for (const char* text : {"Hello, World!", "H\xC3\xA9llo unaffable cats dogs", "hello [MASK] \xE7\x8C\xAB", "don't"}) {
         INFO(text);
         CHECK(ids(*a, text) == ids(*b, text));
@@ -164,19 +165,19 @@ TEST_CASE("wordpiece: bad files are bad_checkpoint errors naming the file, bad t
         CHECK(code_of(f) == attn::Error::Code::bad_checkpoint);
         CHECK_THAT(message_of(f), Catch::Matchers::Contains(needle));
     };
-    fails([] { attn::read_tokenizer("bert", "", "", "", "[CLS]\n[SEP]\nhello\n", ""); }, "vocab.txt: the vocabulary has no [UNK]");
-    fails([] { attn::read_tokenizer("bert", "", "", "", "[UNK]\n[SEP]\n", ""); }, "vocab.txt: the vocabulary has no [CLS]");
-    fails([] { attn::read_tokenizer("bert", "", "", "", "[UNK]\n\n[CLS]\n", ""); }, "vocab.txt: line 2 is empty");
-    fails([] { attn::read_tokenizer("bert", "", "", "", "[UNK]\n[UNK]\n", ""); }, "\"[UNK]\" has two ids, 0 and 1");
-    fails([] { attn::read_tokenizer("bert", "", "", "", "[UNK]\n\xFF\n", ""); }, "vocab.txt: invalid UTF-8 at byte 6");
-    fails([] { attn::read_tokenizer("bert", "", "", "", "", ""); }, "no tokenizer files for bert");
-    fails([] { attn::read_tokenizer("bert", "", "", "", vocab_txt(), "{\"do_lower_case\": 1}"); }, "tokenizer_config.json: do_lower_case is not true, false or null");
-    fails([] { attn::read_tokenizer("bert", "", "", "", vocab_txt(), "{"); }, "tokenizer_config.json: invalid JSON");
-    fails([] { attn::read_tokenizer("bert", "{\"model\": {\"type\": \"WordPiece\"}}", "", "", "", ""); }, "tokenizer.json: model.vocab is not an object");
-    fails([] { attn::read_tokenizer("bert", "{\"model\": {\"type\": \"BPE\"}}", "", "", "", ""); }, "tokenizer.json: model.type \"BPE\" is not WordPiece (BERT)");
+    fails([] { attn::read_family_tokenizer("bert", "", "", "", "[CLS]\n[SEP]\nhello\n", ""); }, "vocab.txt: the vocabulary has no [UNK]");
+    fails([] { attn::read_family_tokenizer("bert", "", "", "", "[UNK]\n[SEP]\n", ""); }, "vocab.txt: the vocabulary has no [CLS]");
+    fails([] { attn::read_family_tokenizer("bert", "", "", "", "[UNK]\n\n[CLS]\n", ""); }, "vocab.txt: line 2 is empty");
+    fails([] { attn::read_family_tokenizer("bert", "", "", "", "[UNK]\n[UNK]\n", ""); }, "\"[UNK]\" has two ids, 0 and 1");
+    fails([] { attn::read_family_tokenizer("bert", "", "", "", "[UNK]\n\xFF\n", ""); }, "vocab.txt: invalid UTF-8 at byte 6");
+    fails([] { attn::read_family_tokenizer("bert", "", "", "", "", ""); }, "no tokenizer files for bert");
+    fails([] { attn::read_family_tokenizer("bert", "", "", "", vocab_txt(), "{\"do_lower_case\": 1}"); }, "tokenizer_config.json: do_lower_case is not true, false or null");
+    fails([] { attn::read_family_tokenizer("bert", "", "", "", vocab_txt(), "{"); }, "tokenizer_config.json: invalid JSON");
+    fails([] { attn::read_family_tokenizer("bert", "{\"model\": {\"type\": \"WordPiece\"}}", "", "", "", ""); }, "tokenizer.json: model.vocab is not an object");
+    fails([] { attn::read_family_tokenizer("bert", "{\"model\": {\"type\": \"BPE\"}}", "", "", "", ""); }, "tokenizer.json: model.type \"BPE\" is not WordPiece (BERT)");
     std::string big;
     for (int i = 0; i < 262145; ++i) big += "p" + std::to_string(i) + "\n";
-    fails([&] { attn::read_tokenizer("bert", "", "", "", big, ""); }, "the largest vocabulary we run");
+    fails([&] { attn::read_family_tokenizer("bert", "", "", "", big, ""); }, "the largest vocabulary we run");
     const auto tok = bert();
     CHECK(code_of([&] { tok->encode("hello \xC3"); }) == attn::Error::Code::bad_text);
     CHECK(code_of([&] { tok->encode(std::string(attn::kMaxSentenceBytes + 1, ' ')); }) == attn::Error::Code::too_many_tokens);

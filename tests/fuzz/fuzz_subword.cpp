@@ -11,6 +11,7 @@
 #include "check.hpp"
 #include "text/bpe.hpp"
 #include "checkpoints/pretrained.hpp"
+#include "families/family.hpp"
 #include "text/tokenizer.hpp"
 #include "base/types.hpp"
 
@@ -56,7 +57,7 @@ std::unique_ptr<attn::PretrainedTokenizer> make_bpe() {
     }
     vocab += "}";
     const std::string merges = "#version: 0.2\nt h\nth e\n" + G + " t\nh e\n" + G + "t he\ne r\n\xC3\x83 \xC2\xA9\n";
-    return attn::read_tokenizer("gpt2", "", vocab, merges, "", "");
+    return attn::read_family_tokenizer("gpt2", "", vocab, merges, "", "");
 }
 
 }  // namespace
@@ -64,9 +65,9 @@ std::unique_ptr<attn::PretrainedTokenizer> make_bpe() {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     static const std::unique_ptr<attn::PretrainedTokenizer> bpe = make_bpe();
     static const std::string vocab = "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\n##s\ncat\n##at\na\n##a\n,\n.\n\xE7\x8C\xAB\nhe\n##llo\n";
-    static const std::unique_ptr<attn::PretrainedTokenizer> lower = attn::read_tokenizer("bert", "", "", "", vocab, "");
+    static const std::unique_ptr<attn::PretrainedTokenizer> lower = attn::read_family_tokenizer("bert", "", "", "", vocab, "");
     static const std::unique_ptr<attn::PretrainedTokenizer> cased =
-        attn::read_tokenizer("bert", "", "", "", vocab, "{\"do_lower_case\": false}");
+        attn::read_family_tokenizer("bert", "", "", "", vocab, "{\"do_lower_case\": false}");
     if (size == 0) return 0;
     const attn::PretrainedTokenizer& tok = (data[0] & 1) ? ((data[0] & 2) ? *cased : *lower) : *bpe;
     const std::string text(reinterpret_cast<const char*>(data + 1), size - 1);

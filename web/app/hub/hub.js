@@ -15,6 +15,7 @@
 import { layerTrace } from '../playground/model-trace.js';
 import { parseHubId, hubError, DEFAULT_HUB_BASE, isHubName, isUrlName, isLocalName, isPretrainedName, modelFolderUrl } from './source.js';
 import { createHubRunner } from './runner.js';
+import { familyInfo } from '../../families.js';
 
 export { parseHubId, DEFAULT_HUB_BASE, isHubName, isUrlName, isLocalName, isPretrainedName, modelFolderUrl };
 
@@ -38,7 +39,7 @@ function plural(n, word) {
 /** The one line about a loaded model: what it is and how big. */
 export function pretrainedAbout(name, info) {
   const c = info.config;
-  const family = c.family === 'gpt2' ? 'GPT-2' : c.family === 'bert' ? 'BERT' : c.family;
+  const family = familyInfo(c.family)?.title ?? c.family;
   const from = isHubName(name) ? `${name.slice(3)} from the Hugging Face Hub` : isUrlName(name) ? `from ${name.slice(4)}` : 'your files';
   return `A pretrained ${family} model (${from}), run by our engine in this page: ${plural(c.layers, 'layer')} \u00d7 ${plural(c.heads, 'head')}, C = ${c.dModel}, vocabulary ${c.vocab.toLocaleString('en-US')}, ${info.parameterCount.toLocaleString('en-US')} parameters.`;
 }

@@ -22,6 +22,8 @@
 // network (no answer), cancelled, missing_file (a dropped folder without a
 // file the model needs); err.file names the file.
 
+import { familyInfo } from '../../families.js';
+
 export const DEFAULT_HUB_BASE = 'https://huggingface.co';
 export const HUB_CACHE = 'attention-playground-hub-v1';
 const MANIFEST = '.attention-playground-files.json';
@@ -36,11 +38,6 @@ export const TOKENIZER_FILES = Object.freeze({
   mergesTxt: 'merges.txt',
   vocabTxt: 'vocab.txt',
   tokenizerConfigJson: 'tokenizer_config.json',
-});
-/** Which tokenizer files make a tokenizer, per family, in the order they are tried. */
-const TOKENIZER_CHOICES = Object.freeze({
-  gpt2: [['tokenizer.json'], ['vocab.json', 'merges.txt']],
-  bert: [['tokenizer.json'], ['vocab.txt']],
 });
 
 const ID_PART = '[A-Za-z0-9](?:[A-Za-z0-9._-]{0,94}[A-Za-z0-9_])?';
@@ -93,7 +90,7 @@ export function hubFileUrl(base, id, file) {
   return `${String(base).replace(/\/+$/, '')}/${id}/resolve/main/${file}`;
 }
 
-/** The model family config.json names: 'gpt2', 'bert', or its model_type as given. */
+/** The model family config.json names: its model_type as given. */
 export function familyOf(configText) {
   try {
     const c = JSON.parse(configText);
@@ -103,16 +100,16 @@ export function familyOf(configText) {
   }
 }
 
-/** The tokenizer files to read for a family among the names available, or null when none fits. */
+/** The tokenizer files to read for a family among the names available (the family's choices,
+ * in the order they are tried: families.js), or null when none fits. */
 export function pickTokenizer(family, has) {
-  const choices = TOKENIZER_CHOICES[family] ?? [];
+  const choices = familyInfo(family)?.tokenizerFiles ?? [];
   return choices.find((set) => set.every((f) => has(f))) ?? null;
 }
 
 /** "tokenizer.json, or vocab.json and merges.txt": what a family's tokenizer needs, in words. */
 export function tokenizerNeeds(family) {
-  const choices = TOKENIZER_CHOICES[family] ?? [['tokenizer.json']];
-  return choices.map((set) => set.join(' and ')).join(', or ');
+  return familyInfo(family)?.tokenizerNeeds ?? 'tokenizer.json';
 }
 
 /**

@@ -12,6 +12,7 @@
 import { createGenerationView } from './views/generation.js';
 import { PICKS, TEMPERATURES, TOP_KS } from './state.js';
 import { isPretrainedName } from '../hub/source.js';
+import { familyInfo } from '../../families.js';
 
 /**
  * handle(): the pretrained model on screen (hub.js handle) or null; state(): the playground's
@@ -78,7 +79,7 @@ export function createGeneration(root, { handle, state, trace, set, render }) {
       if (last && tr && tr.sentence === s.sentence && (last.position !== tr.tokens.length - 1 || s.gen.at(-1) !== last.id)) last = null;
       view.update(tr, s, {
         available: Boolean(pretrained && config.causal),
-        reason: pretrained && !config.causal ? 'BERT is not causal: every token reads the tokens after it, so it cannot write a text one token at a time.' : null,
+        reason: pretrained && !config.causal ? `${familyInfo(config.family)?.title ?? 'This model'} is not causal: every token reads the tokens after it, so it cannot write a text one token at a time.` : null,
         busy,
         last,
         error,

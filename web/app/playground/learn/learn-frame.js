@@ -12,6 +12,7 @@ import { formatValue, DIGITS, tokenLabel } from '../../kit/format.js';
 import { topTokens } from '../model-trace.js';
 import { createHeatmap } from '../../kit/heatmap.js';
 import { productTerms } from '../../kit/formula.js';
+import { familyInfo } from '../../../families.js';
 
 const NONE = '-1';
 const TASK = 'task';
@@ -26,9 +27,8 @@ function targetChoices(tr, L, q, vocabulary) {
     out.push({ value: String(id), text });
   };
   const def = L.defaults[q];
-  // whose answer the default is: the task's (our models), the next token (GPT-2), the trained model's own fill (BERT)
-  const family = tr.model?.pretrained?.family;
-  const whose = family === 'gpt2' ? 'the next token' : family === 'bert' ? 'the model\u2019s fill' : 'the task\u2019s';
+  // whose answer the default is: the task's (our models), the family's (GPT-2 the next token, BERT the model's own fill)
+  const whose = familyInfo(tr.model?.pretrained?.family)?.learnTarget ?? 'the task\u2019s';
   out.push({ value: TASK, text: `${whose}: ${def >= 0 ? tokenLabel(vocabulary[def]) : 'none'}` });
   if (L.targets[q] >= 0 && L.targets[q] !== def) add(L.targets[q], tokenLabel(vocabulary[L.targets[q]]));
   const probs = L.now?.probabilities ?? tr.final?.probabilities;
