@@ -36,7 +36,8 @@ before(() => {
 
 test('the packed tarball installs into an empty project and its engine runs and trains from node_modules', () => {
   const pkg = JSON.parse(readFileSync(path.join(installed, 'package.json'), 'utf8'));
-  for (const file of ['attention-playground.js', 'engine.js', 'trainer.js', 'tokenizer.js', 'pretrained.js', 'validate.js', 'engine.d.ts', 'generated/attention_core.wasm', 'generated/attention_core.node.cjs']) {
+  for (const file of ['attention-playground.js', 'engine.js', 'trainer.js', 'tokenizer.js', 'pretrained.js', 'validate.js', 'matrices.js', 'results.js',
+    'engine.d.ts', 'types.d.ts', 'trainer.d.ts', 'tokenizer.d.ts', 'pretrained.d.ts', 'generated/attention_core.wasm', 'generated/attention_core.node.cjs']) {
     assert.ok(existsSync(path.join(installed, file)), `${file} is in the package`);
   }
   // the shipped models and their licence, byte for byte, where the element looks for them
