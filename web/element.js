@@ -33,13 +33,16 @@
 // ours cannot leak out; the host may theme it with the --ap-* custom properties
 // (--ap-font-size: the base text size; the host's font size and `rem` do not reach in).
 // Instances are independent and share one compiled WebAssembly module.
+// What they share is loaded in element-assets.js (the engine, the shipped models, the
+// stylesheet); where their links lead is worked out in element-links.js.
 
 import { mountPlayground, CONTROL_NAMES } from './app/playground/playground.js';
 import { STEPS, FIELDS, MODELS, normalizeState, serializeState } from './app/playground/state.js';
-import { createEngine } from './engine.js';
 import { figureToSvg, figureToPng } from './app/playground/export.js';
-import { moduleFactory, cssText, baseUrl, builtinModels, bundled, playgroundUrl as builtPlaygroundUrl } from './embed-resources.js';
+import { bundled } from './embed-resources.js';
 import { isHubName, modelFolderUrl } from './app/hub/source.js';
+import { sharedEngine, fetchShipped, styleShadowRoot } from './element-assets.js';
+import { resolvePlaygroundUrl, defaultPlayground, probePlayground, playgroundThere, linkStatusText } from './element-links.js';
 
 /** attribute → state field */
 const ATTRIBUTES = Object.freeze({
@@ -60,164 +63,6 @@ const ATTRIBUTES = Object.freeze({
 const LAYOUT_ATTRIBUTES = Object.freeze(['controls', 'view', 'playground-url', 'model-src', 'hub-base']);
 /** Without a `model` attribute an element shows random weights (the page opens on a trained model). */
 const ELEMENT_MODEL = 'random';
-
-/** The global that build_wasm.sh's model scripts (generated/models/NAME.js) fill: {name: base64}. */
-const MODEL_SCRIPTS = '__attentionPlaygroundModels';
-const modelLoads = new Map();
-
-/**
- * A shipped model that is not inside this file, from its script beside it,
- * generated/models/NAME.js (build_wasm.sh writes one per model). A <script> loads
- * from wherever this file came from, another origin (no CORS needed) or file://,
- * where fetch() of the .safetensors would be refused. One load per page.
- */
-function loadModelScript(name) {
-  const url = new URL(`generated/models/${name}.js`, baseUrl).href;
-  if (!modelLoads.has(url)) {
-    modelLoads.set(url, new Promise((resolve, reject) => {
-      const script = document.createElement('script');
-      script.src = url;
-      script.async = true;
-      script.onload = () => {
-        script.remove();
-        const text = globalThis[MODEL_SCRIPTS]?.[name];
-        if (typeof text !== 'string') {
-          reject(new Error(`${url} loaded but holds no ${name} model (was it made by build_wasm.sh?)`));
-          return;
-        }
-        delete globalThis[MODEL_SCRIPTS][name];
-        resolve(Uint8Array.from(atob(text), (c) => c.charCodeAt(0)));
-      };
-      script.onerror = () => {
-        script.remove();
-        modelLoads.delete(url);
-        reject(new Error(`the ${name} model is a second file, ${url}, which could not be loaded. `
-          + `Copy generated/models/${name}.js (from dist/site/ or the npm package) so that it sits at that address, next to attention-playground.js`));
-      };
-      document.head.append(script);
-    }));
-  }
-  // each caller gets its own copy of the bytes
-  return modelLoads.get(url).then((bytes) => bytes.slice());
-}
-
-/** The shipped checkpoints: inside the bundle (the coreference model), else from their scripts. */
-function fetchShipped(name) {
-  const inside = builtinModels?.[name];
-  return inside ? Promise.resolve(inside()) : loadModelScript(name);
-}
-
-/**
- * Reads a playground-url: an absolute http(s) URL, or a relative one (resolved
- * against `base`, the host page). Anything else (javascript:, data:, blob:, …)
- * gives null. The result has no fragment: the state goes there.
- */
-export function resolvePlaygroundUrl(raw, base) {
-  const text = String(raw).replace(/[\t\n\r]/g, '').trim();
-  if (text === '') return null;
-  let url;
-  try {
-    url = new URL(text, base);
-  } catch {
-    return null;
-  }
-  const relative = !/^[a-z][a-z0-9+.-]*:/i.test(text);
-  const ok = url.protocol === 'http:' || url.protocol === 'https:' || (relative && url.protocol === 'file:' && new URL(base).protocol === 'file:');
-  if (!ok) return null;
-  url.hash = '';
-  return url.href;
-}
-
-/** The playground a link opens without the attribute, and how we know it. */
-function defaultPlayground() {
-  const built = builtPlaygroundUrl ? resolvePlaygroundUrl(builtPlaygroundUrl, baseUrl) : null;
-  if (built) return { url: built, source: 'build' };
-  return { url: new URL('index.html', baseUrl).href, source: 'script' };
-}
-
-const PLAYGROUND_TITLE = /<title>\s*Attention Playground\s*<\/title>/i;
-const probes = new Map();
-/**
- * Is the playground at `url`? 'found', 'missing' (no such page, or another page),
- * or 'unknown': only a same-origin http(s) page can be checked (elsewhere CORS
- * hides the answer and a strict Content-Security-Policy forbids the request).
- * One request per URL and page.
- */
-function probePlayground(url) {
-  const target = new URL(url);
-  if (!/^https?:$/.test(target.protocol) || target.origin !== window.location.origin) return Promise.resolve('unknown');
-  if (!probes.has(url)) {
-    probes.set(url, fetch(url, { credentials: 'same-origin', cache: 'no-cache' }).then(
-      async (r) => (r.ok && PLAYGROUND_TITLE.test(await r.text()) ? 'found' : 'missing'),
-      () => 'unknown'));
-  }
-  return probes.get(url);
-}
-
-/**
- * Is the playground where links lead, without asking the network? A URL the page
- * or the build named: yes. The default, index.html beside this file: yes when the
- * file came from another site (the playground's own, which serves it with the
- * site); not on the page's own origin or from disk, where a lone copied file is
- * the common case (the full playground then opens in place).
- */
-function playgroundThere({ url, source }) {
-  if (source !== 'script') return true;
-  const target = new URL(url);
-  return /^https?:$/.test(target.protocol) && target.origin !== window.location.origin;
-}
-
-/** What "Copy link" says, once it knows whether the playground is where the link leads. */
-export function linkStatusText(where, verdict, copied) {
-  if (verdict === 'missing') {
-    return copied
-      ? `Link copied, but it needs the playground at ${where}, and there is none there (page authors: set playground-url).`
-      : `This link needs the playground at ${where}, and there is none there (page authors: set playground-url). Copy it:`;
-  }
-  if (verdict === 'unknown') {
-    return copied
-      ? `Link copied: it opens this view in the playground at ${where}, if the playground is there (this page cannot check).`
-      : `Copy this link (it opens this view in the playground at ${where}, if the playground is there):`;
-  }
-  return copied
-    ? `Link copied: it opens this exact view in the playground at ${where}.`
-    : `Copy this link (it opens this exact view in the playground at ${where}):`;
-}
-
-let enginePromise = null;
-/** One engine (one compiled module) for every instance on the page. */
-function sharedEngine() {
-  if (!enginePromise) {
-    enginePromise = (moduleFactory ? createEngine({ moduleFactory }) : createEngine()).catch((e) => {
-      enginePromise = null;
-      throw e;
-    });
-  }
-  return enginePromise;
-}
-
-/**
- * The stylesheet as the shadow root needs it. `rem` means the host page's <html>
- * font size, even inside a shadow root (html { font-size: 40px } made every label
- * 2.5 times too big), so each `N rem` becomes `calc(N * var(--ap-rem))`, where
- * --ap-rem is the element's own base size (--ap-font-size, 16px by default; style.css).
- * At-rule preludes (@media, @container) are left alone: var() is not allowed there.
- */
-export function shadowCss(css) {
-  return css.split('\n').map((line) => (line.includes('@') ? line
-    : line.replace(/(^|[^\w.-])(\d*\.?\d+)rem\b/g, (m, pre, n) => `${pre}calc(${n} * var(--ap-rem, 1rem))`))).join('\n');
-}
-
-let sheet = null;
-function styleSheet() {
-  if (!sheet && cssText !== null) {
-    // A constructed stylesheet is not an inline <style>, so a strict
-    // Content-Security-Policy (style-src 'self') allows it.
-    sheet = new CSSStyleSheet();
-    sheet.replaceSync(shadowCss(cssText));
-  }
-  return sheet;
-}
 
 /** Reads one attribute into a state value; returns undefined when invalid. */
 function attributeValue(field, raw) {
@@ -252,16 +97,7 @@ export class AttentionPlayground extends HTMLElement {
   constructor() {
     super();
     this._shadow = this.attachShadow({ mode: 'open' });
-    const s = styleSheet();
-    if (s) {
-      this._shadow.adoptedStyleSheets = [s];
-    } else {
-      // unbundled (development only): style.css as it is, so `rem` follows the host page
-      const link = document.createElement('link');
-      link.rel = 'stylesheet';
-      link.href = new URL('./style.css', baseUrl).href;
-      this._shadow.append(link);
-    }
+    styleShadowRoot(this._shadow);
     this._mount = document.createElement('div');
     this._mount.className = 'ap-host';
     this._shadow.append(this._mount);

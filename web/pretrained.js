@@ -12,10 +12,10 @@
 // A chunk is copied into the loader's staging buffer (a fixed block of wasm
 // memory, stagingBytes long) and converted into the model's parameters from
 // there: the file is never held whole in wasm memory. Results are plain
-// objects with typed-array copies. See engine.d.ts for the types.
+// objects with typed-array copies. Types in pretrained.d.ts.
 
 import { codedError, checkInteger, checkNumber, checkBoolean, checkText } from './validate.js';
-import { addCharOffsets } from './trainer.js';
+import { unwrap, addCharOffsets } from './results.js';
 import { ENGINE_CONSTANTS } from './generated/engine_constants.js';
 
 /** Longest sentence a pretrained model traces, in UTF-16 units. */
@@ -34,8 +34,8 @@ function fileText(files, key) {
   return checkText(v, key, { maxChars: MAX_FILE_CHARS });
 }
 
-/** The pretrained-model functions of one module; unwrap turns error records into errors. */
-export function pretrainedApi(module, unwrap) {
+/** The pretrained-model functions of one module. */
+export function pretrainedApi(module) {
   return {
     /** Bytes of a safetensors header (8 + N) from the file's first 8 bytes. */
     headerSize(first8) {
@@ -46,7 +46,7 @@ export function pretrainedApi(module, unwrap) {
       return unwrap(module.hubReadConfig(checkText(configText, 'config.json', { maxChars: MAX_FILE_CHARS })));
     },
     openCheckpoint(configText, header) {
-      return new HubLoader(module, unwrap, checkText(configText, 'config.json', { maxChars: MAX_FILE_CHARS }), toBytes(header, 'header'));
+      return new HubLoader(module, checkText(configText, 'config.json', { maxChars: MAX_FILE_CHARS }), toBytes(header, 'header'));
     },
   };
 }
@@ -57,9 +57,8 @@ const forgotten = typeof FinalizationRegistry === 'function'
   : null;
 
 export class HubLoader {
-  constructor(module, unwrap, configText, header) {
+  constructor(module, configText, header) {
     this._m = module;
-    this._unwrap = unwrap;
     const r = unwrap(module.hubLoaderCreate(configText, header));
     this._handle = r.handle;
     /** The model's config as read from config.json. */
@@ -86,7 +85,7 @@ export class HubLoader {
     if (bytes.length > this.stagingBytes) throw codedError(RangeError, 'bad_input', `a chunk holds at most ${this.stagingBytes} bytes, got ${bytes.length}`);
     // HEAPU8 is read here, after any growth: a view taken before it would be stale
     this._m.HEAPU8.set(bytes, this._staging);
-    return this._unwrap(this._m.hubLoaderFeed(handle, offset, bytes.length));
+    return unwrap(this._m.hubLoaderFeed(handle, offset, bytes.length));
   }
 
   /** The model, with its tokenizer read from the files' texts; the loader is freed either way. */
@@ -96,8 +95,8 @@ export class HubLoader {
     for (const key of ['tokenizerJson', 'vocabJson', 'mergesTxt', 'vocabTxt', 'tokenizerConfigJson']) texts[key] = fileText(files, key);
     this._handle = 0;
     forgotten?.unregister(this);
-    const r = this._unwrap(this._m.hubLoaderFinish(handle, texts));
-    return new PretrainedModel(this._m, this._unwrap, r);
+    const r = unwrap(this._m.hubLoaderFinish(handle, texts));
+    return new PretrainedModel(this._m, r);
   }
 
   dispose() {
@@ -109,9 +108,8 @@ export class HubLoader {
 }
 
 export class PretrainedModel {
-  constructor(module, unwrap, r) {
+  constructor(module, r) {
     this._m = module;
-    this._unwrap = unwrap;
     this._handle = r.handle;
     this.config = Object.freeze(r.config);
     this.parameterCount = r.parameterCount;
@@ -128,7 +126,7 @@ export class PretrainedModel {
   /** [{id, piece, text (readable), start, end (UTF-8 bytes; -1 for [CLS], [SEP]), startChar, endChar}]:
    * PretrainedTokenizer.encode's shape. */
   tokenize(text) {
-    return addCharOffsets(this._unwrap(this._m.pretrainedTokenize(this._live(), checkText(text, 'text', { maxChars: MAX_TEXT_CHARS }))), text);
+    return addCharOffsets(unwrap(this._m.pretrainedTokenize(this._live(), checkText(text, 'text', { maxChars: MAX_TEXT_CHARS }))), text);
   }
 
   /**
@@ -145,7 +143,7 @@ export class PretrainedModel {
     checkInteger(layer, 'layer', 0, this.config.layers - 1);
     checkBoolean(allWeights, 'allWeights');
     checkBoolean(logits, 'logits');
-    const out = this._unwrap(this._m.pretrainedTrace(handle, text, null, gen, layer, allWeights, logits));
+    const out = unwrap(this._m.pretrainedTrace(handle, text, null, gen, layer, allWeights, logits));
     addCharOffsets(out.tokens, text);
     out.sentence = text;
     return out;
@@ -158,7 +156,7 @@ export class PretrainedModel {
     checkInteger(layer, 'layer', 0, this.config.layers - 1);
     checkBoolean(allWeights, 'allWeights');
     checkBoolean(logits, 'logits');
-    return this._unwrap(this._m.pretrainedTrace(handle, '', list, null, layer, allWeights, logits));
+    return unwrap(this._m.pretrainedTrace(handle, '', list, null, layer, allWeights, logits));
   }
 
   /**
@@ -180,7 +178,7 @@ export class PretrainedModel {
     checkInteger(topK, 'topK', 0, this.config.vocab);
     checkInteger(seed, 'seed', 0, 0xffffffff);
     checkBoolean(logits, 'logits');
-    return this._unwrap(this._m.pretrainedGenerate(handle, text, ids, { sample, temperature, topK, seed, logits }));
+    return unwrap(this._m.pretrainedGenerate(handle, text, ids, { sample, temperature, topK, seed, logits }));
   }
 
   _ids(ids, what) {
@@ -202,7 +200,7 @@ export class PretrainedModel {
     checkInteger(layer, 'layer', 0, this.config.layers - 1);
     if (scale !== null) checkBoolean(scale, 'scale');
     const tg = targets === null ? null : this._targets(targets);
-    return this._unwrap(this._m.pretrainedBackward(handle, { text, targets: tg, scale, layer }));
+    return unwrap(this._m.pretrainedBackward(handle, { text, targets: tg, scale, layer }));
   }
 
   /**
@@ -217,12 +215,12 @@ export class PretrainedModel {
     checkInteger(head, 'head', -1, this.config.heads - 1);
     if (typeof lr !== 'number' || !(lr > 0 && lr <= 100)) throw codedError(RangeError, 'bad_input', `lr must be a number above 0 and at most 100, got ${lr}`);
     const tg = targets === null ? null : this._targets(targets);
-    return this._unwrap(this._m.pretrainedSgd(handle, { text, targets: tg, lr, layer, head }));
+    return unwrap(this._m.pretrainedSgd(handle, { text, targets: tg, lr, layer, head }));
   }
 
   /** Undoes the last sgdStep exactly (the old weights put back); returns how many steps remain. */
   undoStep() {
-    return this._unwrap(this._m.pretrainedUndo(this._live()));
+    return unwrap(this._m.pretrainedUndo(this._live()));
   }
 
   _targets(targets) {
@@ -235,7 +233,7 @@ export class PretrainedModel {
     const handle = this._live();
     if (!Array.isArray(ids) && !ArrayBuffer.isView(ids)) throw codedError(TypeError, 'bad_input', 'ids must be an array of token ids');
     const list = Array.from(ids, (id, i) => checkInteger(id, `ids[${i}]`, 0, this.config.vocab - 1));
-    return this._unwrap(this._m.pretrainedForward(handle, list));
+    return unwrap(this._m.pretrainedForward(handle, list));
   }
 
   dispose() {

@@ -6,10 +6,10 @@
 //   tok.encode('Hello world')  // [{id: 15496, piece: 'Hello', text: 'Hello', start: 0, end: 5, startChar: 0, endChar: 5}, …]
 //   tok.dispose();
 //
-// engine.js adds createTokenizer to Engine (tokenizerApi); types in engine.d.ts.
+// engine.js adds createTokenizer to Engine (tokenizerApi); types in tokenizer.d.ts.
 
 import { codedError, typeName, checkInteger, checkText } from './validate.js';
-import { addCharOffsets } from './trainer.js';
+import { unwrap, addCharOffsets } from './results.js';
 import { FAMILY_NAMES, familyChoices } from './families.js';
 
 /** The file names a tokenizer is made from (read_tokenizer's arguments, in order). */
@@ -21,9 +21,8 @@ const finalizer = typeof FinalizationRegistry === 'function' ? new FinalizationR
 
 export class PretrainedTokenizer {
   /** Use engine.createTokenizer(files, options). */
-  constructor(module, unwrap, files, family, maxTextBytes) {
+  constructor(module, files, family, maxTextBytes) {
     this._m = module;
-    this._unwrap = unwrap;
     this._maxTextBytes = maxTextBytes;
     const state = new module.TokenizerState();
     try {
@@ -51,19 +50,19 @@ export class PretrainedTokenizer {
    * UTF-16 indices into `text` (-1 for [CLS] and [SEP]). */
   encode(text) {
     checkText(text, 'text', { maxBytes: this._maxTextBytes });
-    return addCharOffsets(this._unwrap(this._live().encode(text)), text);
+    return addCharOffsets(unwrap(this._live().encode(text)), text);
   }
 
   /** The text of token ids (GPT-2: the bytes as UTF-8; BERT: the pieces joined). */
   decode(ids) {
     if (!Array.isArray(ids)) throw codedError(TypeError, 'bad_input', `ids must be an array of token ids, got ${typeName(ids)}`);
     const list = ids.map((id, i) => checkInteger(id, `ids[${i}]`, 0, this.vocabSize - 1));
-    return this._unwrap(this._live().decode(list));
+    return unwrap(this._live().decode(list));
   }
 
   /** The vocabulary's piece of an id ("Ġworld", "##ing"). */
   piece(id) {
-    return this._unwrap(this._live().piece(checkInteger(id, 'id', 0, this.vocabSize - 1)));
+    return unwrap(this._live().piece(checkInteger(id, 'id', 0, this.vocabSize - 1)));
   }
 
   /** Frees the tokenizer in wasm memory; every later call throws (code bad_state). */
@@ -76,7 +75,7 @@ export class PretrainedTokenizer {
 }
 
 /** The methods engine.js adds to Engine. */
-export function tokenizerApi(module, unwrap, maxTextBytes) {
+export function tokenizerApi(module, maxTextBytes) {
   return {
     createTokenizer(files, { family = '' } = {}) {
       if (files === null || typeof files !== 'object') throw codedError(TypeError, 'bad_input', `files must be an object of file texts by name, got ${typeName(files)}`);
@@ -87,7 +86,7 @@ export function tokenizerApi(module, unwrap, maxTextBytes) {
         const value = files[name];
         if (value != null) texts[name] = checkText(value, name);
       }
-      return new PretrainedTokenizer(module, unwrap, texts, family, maxTextBytes);
+      return new PretrainedTokenizer(module, texts, family, maxTextBytes);
     },
   };
 }

@@ -4,10 +4,11 @@
 // engine.loadTrainer(bytes), engine.tasks(). Results are plain objects and
 // typed-array copies; the only handle is the Trainer itself: call dispose()
 // when done (a FinalizationRegistry frees forgotten ones eventually).
-// See engine.d.ts for every type.
+// Types in trainer.d.ts (re-exported by engine.d.ts).
 
 import { ENGINE_CONSTANTS } from './generated/engine_constants.js';
 import { codedError, typeName, checkInteger as int, checkNumber as num, checkBoolean as bool, checkChoice as choice, checkText } from './validate.js';
+import { unwrap, addCharOffsets } from './results.js';
 
 /** The training tasks, in the C++'s TaskKind order (engine.info.tasks). */
 export const TASKS = ENGINE_CONSTANTS.tasks;
@@ -143,9 +144,8 @@ const finalizer = typeof FinalizationRegistry === 'function'
 /** One trainable model. Create with engine.createTrainer() or engine.loadTrainer(). */
 export class Trainer {
   /** @internal */
-  constructor(module, unwrap, info) {
+  constructor(module, info) {
     this._m = module;
-    this._unwrap = unwrap;
     this._handle = info.handle;
     this._steps = info.stepCount;
     /** the normalised settings, defaults filled in */
@@ -187,9 +187,9 @@ export class Trainer {
     const handle = this._live();
     let report;
     try {
-      report = this._unwrap(call(handle));
+      report = unwrap(call(handle));
     } catch (error) {
-      this._steps = this._unwrap(this._m.trainerInfo(handle)).stepCount;
+      this._steps = unwrap(this._m.trainerInfo(handle)).stepCount;
       throw error;
     }
     this._steps = report.step;
@@ -199,24 +199,24 @@ export class Trainer {
   /** Held-out loss and accuracy (the same held-out set every call). */
   evaluate(options = {}) {
     const samples = int(options?.samples ?? 256, 'samples', 1, 100000);
-    return this._unwrap(this._m.trainerEvaluate(this._live(), samples, forwardOptions(options)));
+    return unwrap(this._m.trainerEvaluate(this._live(), samples, forwardOptions(options)));
   }
 
   /** Each head's answer-key scores averaged over held-out samples. */
   headScores(samples = 64, options = {}) {
     int(samples, 'samples', 1, 10000);
-    return this._unwrap(this._m.trainerHeadScores(this._live(), samples, forwardOptions(options)));
+    return unwrap(this._m.trainerHeadScores(this._live(), samples, forwardOptions(options)));
   }
 
   /** Attention maps, answer keys and predictions on the task's probe, or on {ids} / {text}. */
   probe(options = {}) {
-    return this._unwrap(this._m.trainerProbe(this._live(), sequenceOptions(options)));
+    return unwrap(this._m.trainerProbe(this._live(), sequenceOptions(options)));
   }
 
   /** Every intermediate of every layer for {text} or {ids} (the playground's steps). */
   trace(options = {}) {
     const s = sequenceOptions(options);
-    const out = this._unwrap(this._m.trainerTrace(this._live(), s));
+    const out = unwrap(this._m.trainerTrace(this._live(), s));
     if (s.text != null) {
       addCharOffsets(out.tokens, s.text);
       out.sentence = s.text;
@@ -231,7 +231,7 @@ export class Trainer {
     const s = sequenceOptions(options);
     if (options.targets != null) s.targets = Array.from(toIds(options.targets, 'targets'));
     if (options.scale != null) s.scale = bool(options.scale, 'scale');
-    return this._unwrap(this._m.trainerBackward(this._live(), s));
+    return unwrap(this._m.trainerBackward(this._live(), s));
   }
 
   /** One plain SGD step by hand on one sentence's loss (the playground's "take one step"):
@@ -246,23 +246,23 @@ export class Trainer {
     const scope = choice(options.scope ?? 'all', 'scope', ['all', 'head']);
     s.layer = scope === 'all' ? -1 : int(options.layer, 'layer', 0, this.config.layers - 1);
     s.head = scope === 'all' ? -1 : int(options.head, 'head', 0, this.config.heads - 1);
-    return this._unwrap(this._m.trainerSgd(this._live(), s));
+    return unwrap(this._m.trainerSgd(this._live(), s));
   }
 
   /** Every parameter, flat in the checkpoint's layout order (a copy: keep it to undo steps). */
   parameters() {
-    return this._unwrap(this._m.trainerParameters(this._live()));
+    return unwrap(this._m.trainerParameters(this._live()));
   }
 
   /** Puts back the parameters() of this model, bit for bit (the optimizer state is not touched). */
   setParameters(values) {
     if (!(values instanceof Float32Array)) throw codedError(TypeError, 'bad_input', `parameters must be a Float32Array (from parameters()), got ${typeName(values)}`);
-    this._unwrap(this._m.trainerSetParameters(this._live(), values));
+    unwrap(this._m.trainerSetParameters(this._live(), values));
   }
 
   /** The model as .safetensors bytes (config, task and vocabulary in __metadata__). */
   save() {
-    return this._unwrap(this._m.trainerSave(this._live()));
+    return unwrap(this._m.trainerSave(this._live()));
   }
 
   /** Frees the model in wasm memory; every later call throws. */
@@ -274,40 +274,15 @@ export class Trainer {
   }
 }
 
-/** UTF-8 byte offset → UTF-16 index at every character boundary of `text` (walks it once). */
-export function utf8ToUtf16Offsets(text) {
-  const byteToChar = new Map([[0, 0]]);
-  let bytes = 0;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.codePointAt(i);
-    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
-    if (code > 0xffff) i++;
-    byteToChar.set(bytes, i + 1);
-  }
-  return byteToChar;
-}
-
-/** Adds UTF-16 offsets (startChar, endChar) to tokens that carry UTF-8 byte offsets
- * (start, end; -1, a pretrained tokenizer's [CLS] or [SEP], stays -1): engine.js's traces
- * and tokenize(), the pretrained tokenizers and models use it too. */
-export function addCharOffsets(tokens, sentence) {
-  const byteToChar = utf8ToUtf16Offsets(sentence);
-  for (const t of tokens) {
-    t.startChar = t.start < 0 ? -1 : byteToChar.get(t.start) ?? sentence.length;
-    t.endChar = t.end < 0 ? -1 : byteToChar.get(t.end) ?? sentence.length;
-  }
-  return tokens;
-}
-
 /** The methods engine.js adds to Engine. */
-export function trainingApi(module, unwrap) {
+export function trainingApi(module) {
   let tasks = null;
   const taskList = () => (tasks ??= Object.freeze(unwrap(module.trainTasks())));
   return {
     tasks: () => taskList(),
     createTrainer(settings = {}) {
       const s = normalizeTrainSettings(settings, taskList());
-      return new Trainer(module, unwrap, unwrap(module.trainerCreate(s)));
+      return new Trainer(module, unwrap(module.trainerCreate(s)));
     },
     /** What createTrainer(settings) and its steps need in memory, before anything is allocated:
      * {bytes, limitBytes, fits, parts, message} (message: the too_large error createTrainer throws, or null). */
@@ -318,7 +293,7 @@ export function trainingApi(module, unwrap) {
     loadTrainer(bytes, { corpus = '' } = {}) {
       if (!(bytes instanceof Uint8Array)) throw codedError(TypeError, 'bad_input', `a checkpoint must be a Uint8Array of the file's bytes, got ${typeName(bytes)}`);
       checkText(corpus, 'corpus', { maxChars: MAX_CORPUS_CHARS });
-      return new Trainer(module, unwrap, unwrap(module.trainerLoad(bytes, corpus)));
+      return new Trainer(module, unwrap(module.trainerLoad(bytes, corpus)));
     },
   };
 }

@@ -175,7 +175,7 @@ test('the language model loads only when picked, and shows the next word (top 5 
 test('a model trained in the lab opens from its key; a key this browser does not have says how to get it', async () => {
   const { page, errors } = await h.open('', { model: null });
   const key = await page.evaluate(async () => {
-    const { storeModel } = await import('/app/train/storage.js');
+    const { storeModel } = await import('/app/kit/model-store.js');
     const bytes = new Uint8Array(await (await fetch('/generated/models/coreference.safetensors')).arrayBuffer());
     return storeModel(bytes, { settings: { task: 'coreference' }, step: 1500, trainLink: 'train.html#task=coreference' });
   });

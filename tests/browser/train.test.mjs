@@ -230,7 +230,7 @@ test('"Open in playground" stores the checkpoint under a key, opens index.html#m
   assert.match(params.get('from'), /task=reverse/);
   assert.match(params.get('from'), /step=\d+/);
   const stored = await page.evaluate(async (k) => {
-    const { loadModel } = await import('/app/train/storage.js');
+    const { loadModel } = await import('/app/kit/model-store.js');
     const r = await loadModel(k);
     return r && { bytes: Array.from(r.bytes), step: r.step, trainLink: r.trainLink };
   }, key);

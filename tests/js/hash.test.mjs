@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fnv1a32, hex32, FNV32_BASIS } from '../../web/app/kit/hash.js';
 import { digest } from '../../web/app/train/grid.js';
-import { bytesKey } from '../../web/app/train/storage.js';
+import { bytesKey } from '../../web/app/kit/model-store.js';
 
 const bytes = (s) => new TextEncoder().encode(s);
 

@@ -36,7 +36,8 @@ before(() => {
 
 test('the packed tarball installs into an empty project and its engine runs and trains from node_modules', () => {
   const pkg = JSON.parse(readFileSync(path.join(installed, 'package.json'), 'utf8'));
-  for (const file of ['attention-playground.js', 'engine.js', 'trainer.js', 'tokenizer.js', 'pretrained.js', 'validate.js', 'families.js', 'engine.d.ts', 'generated/attention_core.wasm', 'generated/attention_core.node.cjs']) {
+  for (const file of ['attention-playground.js', 'engine.js', 'trainer.js', 'tokenizer.js', 'pretrained.js', 'validate.js', 'matrices.js', 'results.js', 'families.js',
+    'engine.d.ts', 'types.d.ts', 'trainer.d.ts', 'tokenizer.d.ts', 'pretrained.d.ts', 'generated/attention_core.wasm', 'generated/attention_core.node.cjs']) {
     assert.ok(existsSync(path.join(installed, file)), `${file} is in the package`);
   }
   // the shipped models and their licence, byte for byte, where the element looks for them
@@ -88,4 +89,20 @@ test('the project is MIT-licensed: LICENSE at the top, "license": "MIT" and LICE
   assert.equal(readFileSync(path.join(installed, 'LICENSE'), 'utf8'), licence);
   assert.ok(existsSync(path.join(REPO_ROOT, 'models', 'WORDNET-LICENSE')), 'models/WORDNET-LICENSE beside models/wordnet-examples.txt');
   assert.match(readFileSync(path.join(installed, 'generated', 'models', 'WORDNET-LICENSE'), 'utf8'), /WordNet/);
+});
+
+test('the package\u2019s types resolve from node_modules: tsc --strict accepts a caller importing them from \u2018attention-playground\u2019', () => {
+  // engine.d.ts re-exports the types of trainer, tokenizer and pretrained .d.ts: each must be packed
+  writeFileSync(path.join(project, 'types-use.mts'), `
+    import { createEngine, type Trainer, type ModelTrace, type PretrainedModel, type PretrainedTokenizer, type Matrix } from 'attention-playground';
+    const engine = await createEngine();
+    const t: Trainer = engine.createTrainer({ task: 'reverse' });
+    const trace: ModelTrace = t.trace({ text: '1 2 3' });
+    const m: Matrix = trace.layers[0].heads[0].weights;
+    const later: [PretrainedModel | null, PretrainedTokenizer | null] = [null, null];
+    console.log(m.rows, later.length);
+  `);
+  const tsc = path.join(REPO_ROOT, 'tests', 'node_modules', '.bin', 'tsc');
+  const r = spawnSync(tsc, ['--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--skipLibCheck', 'false', 'types-use.mts'], { cwd: project, encoding: 'utf8' });
+  assert.equal(r.status, 0, `tsc failed:\n${r.stdout}${r.stderr}`);
 });

@@ -1,5 +1,5 @@
 // Each race of the concept lab is one table (web/app/concepts/races.js): what the
-// worker trains and what the page shows of it. The view (race-view.js) reads the
+// worker trains and what the page shows of it. The view (race-view.js, race-maps.js) reads the
 // table and names no race; every race's table has every part the view reads.
 
 import { test } from 'node:test';
@@ -7,15 +7,17 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { RACES, RACE_NAMES, armLabel } from '../../web/app/concepts/races.js';
 
-// the view's code, without its comments (its usage line names a race as an example)
-const VIEW = readFileSync(new URL('../../web/app/concepts/race-view.js', import.meta.url), 'utf8')
-  .replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+// the view's code (race-view.js and its maps, race-maps.js), without its comments (its usage line names a race as an example)
+const VIEWS = ['race-view.js', 'race-maps.js'].map((file) => [file, readFileSync(new URL(`../../web/app/concepts/${file}`, import.meta.url), 'utf8')
+  .replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '')]);
 
-test('race-view.js holds no per-race branch: no race is named in it', () => {
-  for (const name of RACE_NAMES) {
-    assert.ok(!new RegExp(`['"\`]${name}['"\`]|\\b${name}:`).test(VIEW), `race-view.js names the ${name} race`);
+test('race-view.js and race-maps.js hold no per-race branch: no race is named in them', () => {
+  for (const [file, VIEW] of VIEWS) {
+    for (const name of RACE_NAMES) {
+      assert.ok(!new RegExp(`['"\`]${name}['"\`]|\\b${name}:`).test(VIEW), `${file} names the ${name} race`);
+    }
+    assert.ok(!/switch\s*\(\s*race\s*\)/.test(VIEW), `${file} switches on the race`);
   }
-  assert.ok(!/switch\s*\(\s*race\s*\)/.test(VIEW), 'race-view.js switches on the race');
 });
 
 /** A finished history of a race, as the page keeps it (two checks, a final evaluation). */

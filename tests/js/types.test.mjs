@@ -1,4 +1,5 @@
-// web/engine.d.ts against the code: tsc type-checks a usage file of every public
+// web/engine.d.ts (with the files it re-exports: types, trainer, tokenizer,
+// pretrained .d.ts) against the code: tsc type-checks a usage file of every public
 // API (tests/types/usage.ts, strict), and every method the declarations give the
 // Engine and Trainer classes exists at run time, and the other way round.
 
@@ -20,10 +21,11 @@ test('tsc --noEmit --strict accepts the usage file of every public API (and its 
   }
 });
 
-/** Method names declared in `declare class NAME { … }` of engine.d.ts. */
-function declaredMethods(source, className) {
+/** Method names declared in `declare class NAME { … }` of web/FILE. */
+function declaredMethods(file, className) {
+  const source = readFileSync(path.join(REPO_ROOT, 'web', file), 'utf8');
   const start = source.indexOf(`export declare class ${className} {`);
-  assert.ok(start >= 0, `engine.d.ts declares class ${className}`);
+  assert.ok(start >= 0, `${file} declares class ${className}`);
   const body = source.slice(start, source.indexOf('\n}', start));
   return [...body.matchAll(/^\s+([a-zA-Z]\w*)\(/gm)].map((m) => m[1]).sort();
 }
@@ -33,10 +35,9 @@ function runtimeMethods(cls) {
 }
 
 test('the declared methods of Engine, Trainer and PretrainedTokenizer are exactly the runtime ones', async () => {
-  const source = readFileSync(path.join(REPO_ROOT, 'web', 'engine.d.ts'), 'utf8');
-  assert.deepEqual(declaredMethods(source, 'Engine'), runtimeMethods(Engine));
-  assert.deepEqual(declaredMethods(source, 'Trainer'), runtimeMethods(Trainer));
-  assert.deepEqual(declaredMethods(source, 'PretrainedTokenizer'), runtimeMethods(PretrainedTokenizer));
+  assert.deepEqual(declaredMethods('engine.d.ts', 'Engine'), runtimeMethods(Engine));
+  assert.deepEqual(declaredMethods('trainer.d.ts', 'Trainer'), runtimeMethods(Trainer));
+  assert.deepEqual(declaredMethods('tokenizer.d.ts', 'PretrainedTokenizer'), runtimeMethods(PretrainedTokenizer));
   const engine = await createEngine();
   assert.ok(engine instanceof Engine);
 });

@@ -14,13 +14,13 @@
 // every number in the results table carries data-value.
 
 import { el, uniqueId } from '../kit/dom.js';
-import { createHeatmap } from '../kit/heatmap.js';
-import { formatValue, tokenText } from '../kit/format.js';
+import { formatValue } from '../kit/format.js';
 import { createLineChart } from './chart.js';
 import { createNote, createTable } from './common.js';
-import { RACES, raceKey, variantOf, armLabel, COREFERENCE_SENTENCES } from './races.js';
-import { fmt, pct, lastEval } from './race-parts.js';
+import { RACES, raceKey, variantOf, armLabel } from './races.js';
+import { fmt } from './race-parts.js';
 import { raceClient } from './race-client.js';
+import { createRaceMaps } from './race-maps.js';
 
 const seconds = (ms) => `${formatValue(ms / 1000, 3)} s`;
 
@@ -103,42 +103,8 @@ export function createRace(frame, race, { onState, tooltip, palette }) {
   card.append(chartBox);
   const charts = def.charts.map((c) => ({ ...c, view: createLineChart(chartBox, { title: c.title, xLabel: 'training step', yLabel: c.yLabel, yLog: Boolean(c.yLog), xLog: false, testid: `race-${race}-chart-${c.id}`, description: c.title }) }));
 
-  // attention maps
-  const mapsTitle = el('h4', 'cx-race-subtitle');
-  const mapsNote = createNote(el('div'), 'cx-note');
-  const mapsRow = el('div', 'cx-race-maps');
-  card.append(mapsTitle, mapsNote.element, mapsRow);
-  const armBoxes = [];
-  let sentenceMaps = null;
-  let sentenceTable = null;
-  let sentenceNote = null;
-  let headTable = null;
-  if (def.maps === 'sentences') {
-    sentenceMaps = COREFERENCE_SENTENCES.map((sentence) => {
-      const box = el('div', 'cx-race-arm');
-      mapsRow.append(box);
-      let cur = null;
-      const hm = createHeatmap(box, {
-        id: `race-context-${sentence.word}`,
-        compact: true,
-        tooltip,
-        getWidth: () => Math.max(200, box.clientWidth),
-        describe: (r, c) => ({ name: `weight of \u201c${cur?.tokens[c] ?? ''}\u201d for \u201cit\u201d`, provenance: `layer ${(cur?.heads[r]?.layer ?? 0) + 1}, head ${(cur?.heads[r]?.head ?? 0) + 1}, sentence ending \u201c${sentence.word}\u201d` }),
-      });
-      return { hm, set: (s) => { cur = s; } };
-    });
-    sentenceTable = createTable(card, { caption: 'Where \u201cit\u201d looks, and what the model answers', headers: ['', '\u2026too tired: animal', '\u2026too tired: street', '\u2026too wide: animal', '\u2026too wide: street'], testid: 'race-context-sentences', className: 'cx-race-heads' });
-    sentenceNote = createNote(card, 'cx-note cx-race-condition');
-  } else {
-    for (let i = 0; i < def.arms.length; i++) {
-      const title = el('h5', 'cx-race-arm-title');
-      const grid = el('div', 'cx-race-arm-grid');
-      const box = el('div', `cx-race-arm ${def.arms[i].className}`, { testid: `race-${race}-maps-${i}` }, title, grid);
-      mapsRow.append(box);
-      armBoxes.push({ title, grid, maps: [], box });
-    }
-    if (def.headKeys) headTable = createTable(card, { caption: 'Each head\u2019s mean weight on the two letters it needs (256 new sequences, at the finish)', headers: ['head', 'previous letter', 'letter two back'], testid: 'race-heads-keys', className: 'cx-race-heads' });
-  }
+  // attention maps (and the tables that go with them)
+  const maps = createRaceMaps(card, race, { tooltip });
 
   // the numbers behind the curves
   const details = el('details', 'cx-details cx-race-details');
@@ -199,14 +165,14 @@ export function createRace(frame, race, { onState, tooltip, palette }) {
     unlisten();
     h = freshHistory(key, armsCount);
     unlisten = raceClient.listen(key, onMessage);
-    clearMaps();
+    maps.clear();
   }
 
   function restart() {
     raceClient.drop(h.key);
     const key = h.key;
     h = freshHistory(key, armsCount);
-    clearMaps();
+    maps.clear();
   }
 
   function start(target) {
@@ -289,13 +255,6 @@ export function createRace(frame, race, { onState, tooltip, palette }) {
   });
 
   // ---- drawing -----------------------------------------------------------------------------
-  function clearMaps() {
-    for (const a of armBoxes) {
-      a.grid.replaceChildren();
-      a.maps = [];
-    }
-  }
-
   function schedule() {
     if (!visible) {
       if (state) renderStatus(); // the hooks stay true while the demo is hidden
@@ -306,102 +265,6 @@ export function createRace(frame, race, { onState, tooltip, palette }) {
       frameId = 0;
       render();
     });
-  }
-
-  /** The context race: where “it” looks in each head, in both sentences, and what the model answers. */
-  function drawCoreference(pal) {
-    mapsTitle.textContent = def.mapsTitle;
-    mapsNote.set(def.mapsNote());
-    const look = h.final?.sentences ?? h.live?.sentences;
-    sentenceMaps.forEach((m, i) => {
-      m.hm.hidden = !look;
-      if (!look) return;
-      const s = look[i];
-      m.set(s);
-      const n = s.tokens.length;
-      const data = new Float32Array(s.heads.length * n);
-      s.heads.forEach((x, r) => data.set(x.row.subarray(0, n), r * n));
-      m.hm.update({
-        matrix: { rows: s.heads.length, cols: n, data },
-        title: `\u2026 it was too ${s.word}: answer \u201c${s.answer}\u201d`,
-        shapeText: `step ${h.final?.step ?? h.live.step}`,
-        rowLabels: s.heads.map((x) => `L${x.layer + 1} H${x.head + 1}`),
-        colLabels: s.tokens,
-        kind: 'sequential',
-        palette: pal,
-        selRow: null,
-        selCol: null,
-        range: 1,
-      });
-    });
-    if (look) {
-      const [a, b] = look;
-      const rows = a.heads.map((x, r) => ({
-        testid: `race-context-head-${x.layer}-${x.head}`,
-        cells: [`layer ${x.layer + 1}, head ${x.head + 1}`,
-          { text: fmt(x.animal), value: x.animal, className: x.animal > 0.5 ? 'is-good' : '' },
-          { text: fmt(x.street), value: x.street },
-          { text: fmt(b.heads[r].animal), value: b.heads[r].animal },
-          { text: fmt(b.heads[r].street), value: b.heads[r].street, className: b.heads[r].street > 0.5 ? 'is-good' : '' }],
-      }));
-      rows.push({ testid: 'race-context-answers', cells: ['the model answers', { text: a.answer, value: a.answer, testid: 'race-context-answer-tired', className: a.answer === a.expect ? 'is-good' : 'is-bad' }, '', { text: b.answer, value: b.answer, testid: 'race-context-answer-wide', className: b.answer === b.expect ? 'is-good' : 'is-bad' }, ''] });
-      rows.push({ testid: 'race-context-average-answers', cells: ['with the plain average instead', { text: a.averageAnswer, value: a.averageAnswer, testid: 'race-context-average-tired' }, '', { text: b.averageAnswer, value: b.averageAnswer, testid: 'race-context-average-wide' }, ''] });
-      sentenceTable.set(rows);
-      const acc = (h.final ?? lastEval(h))?.arms?.[1]?.accuracy;
-      const both = a.averageAnswer === a.expect && b.averageAnswer === b.expect;
-      sentenceNote.set(Number.isFinite(acc)
-        ? `${both ? 'On these two sentences the averaged model still happens to name the right noun' : 'With the plain average the answers change'}; over the held-out sentences it is right ${pct(acc)} of the time. The heads with attention change where they look when the last word changes; an average cannot.`
-        : '');
-    } else {
-      sentenceTable.set([]);
-      sentenceNote.set('');
-    }
-  }
-
-  /** The other races: every head's map of the probe, for each arm. */
-  function drawArmMaps(pal) {
-    const v = variantNow();
-    mapsTitle.textContent = def.mapsTitle;
-    mapsNote.set(def.mapsNote(v));
-    const live = h.live;
-    armBoxes.forEach((a, i) => {
-      a.title.textContent = armLabel(race, i, v);
-      const arm = live?.arms?.[i];
-      if (!arm) return;
-      while (a.maps.length < arm.maps.length) {
-        const k = a.maps.length;
-        let cur = null;
-        const hm = createHeatmap(a.grid, {
-          id: `race-${race}-${i}-${k}`,
-          compact: true,
-          tooltip,
-          getWidth: () => Math.max(140, Math.min(260, Math.floor((a.box.clientWidth - 12) / Math.min(2, arm.maps.length)) - 8)),
-          describe: (r, c) => ({ name: `weight of position ${c} (\u201c${cur?.tokens[c] ?? ''}\u201d) for position ${r} (\u201c${cur?.tokens[r] ?? ''}\u201d)`, provenance: `${armLabel(race, i, v)}, step ${cur?.step ?? 0}` }),
-        });
-        a.maps.push({ hm, set: (x) => { cur = x; } });
-      }
-      arm.maps.forEach((m, k) => {
-        const labels = arm.tokens.map((t) => tokenText(t));
-        a.maps[k].set({ tokens: arm.tokens, step: live.step });
-        a.maps[k].hm.update({
-          matrix: { rows: arm.n, cols: arm.n, data: m.data },
-          title: mapTitle(arm.maps, m),
-          shapeText: `step ${live.step}`,
-          rowLabels: labels,
-          colLabels: labels,
-          kind: 'sequential',
-          palette: pal,
-          selRow: null,
-          selCol: null,
-          range: 1,
-        });
-      });
-    });
-  }
-
-  function drawMaps(pal) {
-    if (def.maps === 'sentences') drawCoreference(pal);
-    else drawArmMaps(pal);
   }
 
   function renderStatus() {
@@ -468,19 +331,7 @@ export function createRace(frame, race, { onState, tooltip, palette }) {
       const empty = !series.some((x) => x.points.some(([, y]) => Number.isFinite(y) && (!c.yLog || y > 0)));
       c.view.update({ series, refs: chanceRefs(def, c), xDomain: [0, finish], yDomain: c.yDomain ?? (empty ? (c.yLog ? [1e-3, 1] : [0, 1]) : null) });
     }
-    drawMaps(palette());
-
-    if (headTable) {
-      const rows = [];
-      if (h.final) {
-        h.final.arms.forEach((arm, i) => arm.heads.forEach((x) => rows.push({
-          testid: `race-heads-key-${i}-${x.head}`,
-          cells: [`${armLabel(race, i, v, 'short')}: head ${x.head + 1}`, { text: fmt(x.previous), value: x.previous, className: x.previous > 0.6 ? 'is-good' : '' }, { text: fmt(x.twoBack), value: x.twoBack, className: x.twoBack > 0.6 ? 'is-good' : '' }],
-        })));
-      }
-      headTable.set(rows);
-      headTable.element.parentElement.hidden = rows.length === 0;
-    }
+    maps.draw(h, v, palette());
 
     // checks
     const armsShown = def.single ? [0, 1] : def.arms.map((_, i) => i);
@@ -532,12 +383,4 @@ export function createRace(frame, race, { onState, tooltip, palette }) {
       }
     },
   };
-}
-
-/** A map's title: "layer 2, head 1", "layer 1" (one head per layer) or "head 2" (one layer). */
-function mapTitle(maps, m) {
-  const layers = new Set(maps.map((x) => x.layer)).size;
-  const headsInLayer = maps.filter((x) => x.layer === m.layer).length;
-  if (layers > 1) return headsInLayer > 1 ? `layer ${m.layer + 1}, head ${m.head + 1}` : `layer ${m.layer + 1}`;
-  return `head ${m.head + 1}`;
 }

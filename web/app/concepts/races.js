@@ -18,72 +18,18 @@
 // what the page shows of it (its text, chance level, results rows, charts, check
 // columns, verdict and maps), read by the view (race-view.js), the demo's state
 // (state.js: its URL fields) and the worker alike. The shared parts of those
-// tables are in race-parts.js.
+// tables are in race-parts.js, what the races measure of their trainers in
+// race-measures.js, the heads race's own task in race-diff-task.js.
 
 import { ROW, fmt, pct, meanOver, recentMean, perArm, evalSeries, sinceLastCheck, RESULT, CHART, COLUMN, finalOr } from './race-parts.js';
 import { formatValue, formatPercent } from '../kit/format.js';
+import { DIFF, diffBatch, DIFF_PROBE, diffLetters } from './race-diff-task.js';
+import { COREFERENCE_SENTENCES, probeMaps, diffMeasures, peekScores, coreferenceLook } from './race-measures.js';
 
-export { ROW, meanOver, recentMean };
-
-// ---- the custom task of the heads race --------------------------------------------
-// Letters a–h stand for 0–7. At every position p ≥ 2 the answer is the number of
-// steps forward from the letter two back to the previous letter, round the
-// clock of eight: (x[p−1] − x[p−2]) mod 8, written as a letter. It needs both
-// letters, and which one is which: the sum of the two would lose the order.
-// Sequences live in the vocabulary of the engine's previous-token task
-// ([PAD], a … p: letter k has id k + 1); only a … h are used.
-
-export const DIFF = Object.freeze({ T: 8, K: 8, first: 2 });
-
-function mix32(h) {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x7feb352d);
-  h ^= h >>> 15;
-  h = Math.imul(h, 0x846ca68b);
-  h ^= h >>> 16;
-  return h >>> 0;
-}
-
-/** A counter-based random integer for (seed, stream, index, k): the same everywhere. */
-function draw(seed, stream, index, k) {
-  return mix32((mix32((mix32((seed ^ mix32(stream + 0x9e3779b9)) >>> 0) + index) >>> 0) + k) >>> 0);
-}
-
-/** One sequence of the difference task: {ids, targets} (targets −1 before position 2). */
-export function diffSequence(seed, stream, index, b) {
-  const { T, K, first } = DIFF;
-  const ids = new Array(T);
-  const targets = new Array(T).fill(-1);
-  for (let i = 0; i < T; i++) ids[i] = 1 + (draw(seed, stream, index, b * T + i) % K);
-  for (let i = first; i < T; i++) targets[i] = 1 + ((((ids[i - 1] - ids[i - 2]) % K) + K) % K);
-  return { ids, targets };
-}
-
-/** The training batch of step `index` (0-based): B sequences, flat. */
-export function diffBatch(seed, index, B = 64) {
-  const { T } = DIFF;
-  const ids = new Int32Array(B * T);
-  const targets = new Int32Array(B * T);
-  for (let b = 0; b < B; b++) {
-    const s = diffSequence(seed, 1, index, b);
-    ids.set(s.ids, b * T);
-    targets.set(s.targets, b * T);
-  }
-  return { batch: B, length: T, ids, targets };
-}
-
-/** Held-out sequence i: another stream, never a training batch. */
-export const diffHeldout = (seed, i) => diffSequence(seed, 2, 0, i);
-/** The sequence whose attention maps are shown. */
-export const DIFF_PROBE = Object.freeze(diffSequence(7, 3, 0, 0));
+export { ROW, meanOver, recentMean, COREFERENCE_SENTENCES };
 
 // ---- the races ------------------------------------------------------------------
 
-const CORE_SENTENCES = Object.freeze([
-  { text: "The animal didn't cross the street because it was too tired.", word: 'tired', expect: 'animal' },
-  { text: "The animal didn't cross the street because it was too wide.", word: 'wide', expect: 'street' },
-]);
-export const COREFERENCE_SENTENCES = CORE_SENTENCES;
 
 /** One line of a race: its label in the table, its short name on the charts, its colour. */
 const arm = (label, short, className) => ({ label, short, className });
@@ -349,12 +295,6 @@ export function spreadText(race) {
   return `race seeds ${seeds[0]}\u2013${seeds[1]} at ${steps} steps: ${arms.map((a, i) => `${armLabel(race, i, v, 'short')} ${range(a)}`).join(', ')}`;
 }
 
-const LETTERS = 'abcdefghijklmnop';
-/** "c f a …" for ids of the difference task. */
-function diffLetters(ids) {
-  return ids.map((x) => LETTERS[x - 1]).join(' ');
-}
-
 /** The race of a demo, or null. */
 export function raceOfDemo(demo) {
   return RACE_NAMES.find((n) => RACES[n].demo === demo) ?? null;
@@ -374,112 +314,6 @@ export function variantOf(race, state) {
 /** The key of a run: the race and everything its numbers depend on. */
 export function raceKey(race, { seed, variant }) {
   return `${race}|${seed}|${variant ?? ''}`;
-}
-
-// ---- measures ---------------------------------------------------------------------
-
-/** Mean over the rows of a T×T map (row-major, cols = T) of the weight at (i, col(i)), rows where col(i) is valid. */
-function meanWeight(data, T, rows, colOf) {
-  let s = 0;
-  let n = 0;
-  for (const i of rows) {
-    const j = colOf(i);
-    if (j < 0 || j >= T) continue;
-    s += data[i * T + j];
-    n++;
-  }
-  return n ? s / n : 0;
-}
-
-/** The top-left n×n block of a {rows, cols, data} map, as a copy. */
-function crop(m, n) {
-  const out = new Float32Array(n * n);
-  for (let i = 0; i < n; i++) out.set(m.data.subarray(i * m.cols, i * m.cols + n), i * n);
-  return out;
-}
-
-/** Maps of every head of a probe: [{layer, head, data (n×n), scores}] and the tokens. */
-function probeMaps(p) {
-  const n = p.length;
-  const maps = [];
-  p.layers.forEach((layer, l) => layer.heads.forEach((h, k) => maps.push({ layer: l, head: k, data: crop(h.weights, n), scores: { ...h.scores } })));
-  return { tokens: Array.from(p.tokens).slice(0, n), n, maps };
-}
-
-/** Heads race: accuracy, each head's weight on the two letters, and how well the heads together cover both. */
-export function diffMeasures(trainer, seed, count) {
-  const { T, first } = DIFF;
-  const H = trainer.config.heads;
-  const prev = new Float64Array(H);
-  const back = new Float64Array(H);
-  let cover = 0;
-  let rows = 0;
-  let correct = 0;
-  let targets = 0;
-  for (let i = 0; i < count; i++) {
-    const s = diffHeldout(seed, i);
-    const p = trainer.probe({ ids: s.ids });
-    for (let q = first; q < T; q++) {
-      targets++;
-      if (p.predictions[q] === s.targets[q]) correct++;
-      let bestPrev = 0;
-      let bestBack = 0;
-      p.layers[0].heads.forEach((h, k) => {
-        const a = h.weights.data[q * h.weights.cols + q - 1];
-        const b = h.weights.data[q * h.weights.cols + q - 2];
-        prev[k] += a;
-        back[k] += b;
-        bestPrev = Math.max(bestPrev, a);
-        bestBack = Math.max(bestBack, b);
-      });
-      cover += (bestPrev + bestBack) / 2;
-      rows++;
-    }
-  }
-  return {
-    accuracy: targets ? correct / targets : 0,
-    cover: rows ? cover / rows : 0,
-    heads: Array.from({ length: H }, (_, k) => ({ head: k, previous: prev[k] / rows, twoBack: back[k] / rows })),
-    samples: count,
-  };
-}
-
-/** Masks race: for each head of a probe, the mean weight a target row puts on the very next position (the answer). */
-function peekScores(p) {
-  const n = p.length;
-  const rows = [];
-  for (let i = 0; i + 1 < n; i++) if (p.targets[i] >= 0) rows.push(i);
-  const out = [];
-  p.layers.forEach((layer) => layer.heads.forEach((h) => out.push(meanWeight(h.weights.data.length === n * n ? h.weights.data : crop(h.weights, n), n, rows, (i) => i + 1))));
-  return out;
-}
-
-/** Context race: where "it" looks in each head, and what the model answers, with attention and with the plain average. */
-function coreferenceLook(trainer) {
-  return CORE_SENTENCES.map((sentence) => {
-    const p = trainer.probe({ text: sentence.text });
-    const u = trainer.probe({ text: sentence.text, uniformAttention: true });
-    const tokens = Array.from(p.tokens).slice(0, p.length);
-    const it = tokens.indexOf('it');
-    const animal = tokens.indexOf('animal');
-    const street = tokens.indexOf('street');
-    const heads = [];
-    p.layers.forEach((layer, l) => layer.heads.forEach((h, k) => {
-      const C = h.weights.cols;
-      const row = Float32Array.from(h.weights.data.subarray(it * C, it * C + p.length));
-      heads.push({ layer: l, head: k, row, animal: row[animal], street: row[street] });
-    }));
-    const vocab = trainer.vocabulary;
-    return {
-      word: sentence.word,
-      expect: sentence.expect,
-      tokens,
-      it,
-      heads,
-      answer: vocab[p.predictions[it]],
-      averageAnswer: vocab[u.predictions[it]],
-    };
-  });
 }
 
 // ---- a run ------------------------------------------------------------------------

@@ -6,8 +6,9 @@
 //   const { demo, states, theme, problems } = parseConceptHash(location.hash);
 //   location.hash = serializeConceptHash(demo, states[demo], theme);
 
-import { parseScalarField, splitLines, THEMES, POSITIONALS } from '../playground/state.js';
-import { cutText } from '../kit/text.js';
+import { POSITIONALS } from '../../engine.js';
+import { parseScalarField, THEMES } from '../kit/url-fields.js';
+import { cutText, splitLines } from '../kit/text.js';
 import { RACES, raceOfDemo } from './races.js';
 import { DK_VALUES, MAX_TEXT, MAX_LINES, MAX_LINES_TEXT } from './limits.js';
 

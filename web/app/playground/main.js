@@ -3,7 +3,7 @@
 
 import { mountPlayground } from './playground.js';
 import { parseHash, serializeState } from './state.js';
-import { loadModel } from '../train/storage.js';
+import { loadModel } from '../kit/model-store.js';
 
 const root = document.getElementById('app');
 const { state, problems, empty } = parseHash(location.hash);

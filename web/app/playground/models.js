@@ -1,7 +1,7 @@
 // The models the playground can show: the two trained checkpoints shipped
 // with it (models/*.safetensors, trained by our own `attn train`, see the
 // README), a model trained in the lab ("lab:<key>", its bytes in this
-// browser's IndexedDB, app/train/storage.js), and seeded random weights.
+// browser's IndexedDB, app/kit/model-store.js), and seeded random weights.
 //
 //   const cache = createModelCache({ fetchShipped: (name, file) => bytes, loadLab: (key) => record|null });
 //   const entry = await cache.load(engine, 'coreference');   // {name, trainer, task, about, record}

@@ -13,6 +13,7 @@
 // before the wasm has loaded, so a link is parsed against the engine's own limits.
 import { POSITIONALS, MASKS, DEFAULT_SETTINGS, MAX_TOKENS, MAX_D_MODEL } from '../../engine.js';
 import { cutText, splitLines } from '../kit/text.js';
+import { THEMES, parseScalarField as parseUrlScalar, fitHeads } from '../kit/url-fields.js';
 import { STEPS } from './steps.js';
 import { LEARN_STEPS } from './learn/steps.js';
 import { encodeCells, decodeCells } from './mask-cells.js';
@@ -21,7 +22,6 @@ import { isPretrainedName } from '../hub/source.js';
 export const WIDTHS = Object.freeze([4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024]);
 export const HEAD_CHOICES = Object.freeze([1, 2, 3, 4, 6, 8, 12, 16, 32]);
 export const SPEEDS = Object.freeze([0.25, 0.5, 1, 2, 4]);
-export const THEMES = Object.freeze(['system', 'light', 'dark']);
 /** The Learn part's one-step-by-hand choices: learning rates and what a step moves. */
 export const LEARN_RATES = Object.freeze([0.01, 0.03, 0.1, 0.3, 1, 3, 10]);
 export const LEARN_SCOPES = Object.freeze(['head', 'all']);
@@ -146,30 +146,11 @@ export function canonicalCells(cells) {
   return pairs.map(([q, k]) => `${q}-${k}`);
 }
 
-/** Reads an int, choice or bool field from its URL text: {value} or {error}; null for other kinds. */
+/** Reads an int, choice, bool or model field from its URL text: {value} or {error}; null for other kinds. */
 export function parseScalarField(f, raw) {
-  switch (f.kind) {
-    case 'int': {
-      if (!/^\d{1,10}$/.test(raw)) return { error: `must be a whole number from ${f.min} to ${f.max}` };
-      const n = Number(raw);
-      if (n < f.min || n > f.max) return { error: `must be a whole number from ${f.min} to ${f.max}` };
-      return { value: n };
-    }
-    case 'choice': {
-      const found = f.choices.find((c) => String(c) === raw);
-      if (found === undefined) return { error: `must be one of ${f.choices.join(', ')}` };
-      return { value: found };
-    }
-    case 'bool':
-      if (raw === '1' || raw === 'true') return { value: true };
-      if (raw === '0' || raw === 'false') return { value: false };
-      return { error: 'must be 0 or 1' };
-    case 'model':
-      if (MODELS.includes(raw) || LAB_MODEL_RE.test(raw) || isPretrainedName(raw)) return { value: raw };
-      return { error: `must be one of ${MODELS.join(', ')}, lab:<key> or hf:<Hub model id>` };
-    default:
-      return null;
-  }
+  if (f.kind !== 'model') return parseUrlScalar(f, raw);
+  if (MODELS.includes(raw) || LAB_MODEL_RE.test(raw) || isPretrainedName(raw)) return { value: raw };
+  return { error: `must be one of ${MODELS.join(', ')}, lab:<key> or hf:<Hub model id>` };
 }
 
 /** Reads one field from its URL text; returns {value} or {error}. */
@@ -233,12 +214,6 @@ function showRaw(raw) {
 }
 
 // ---- whole state ---------------------------------------------------------------
-
-/** Largest divisor of c that is at most h (so c % heads == 0 always holds). */
-export function fitHeads(c, h) {
-  for (let x = Math.min(h, c); x >= 1; x--) if (c % x === 0) return x;
-  return 1;
-}
 
 /**
  * Returns a copy with every cross-field rule applied (heads divide the width,

@@ -15,7 +15,7 @@ import {
   modelChanged, taskDefaults, canonicalHeads, minimumWords, MODEL_FIELDS, WATCH_STEPS_PER_SECOND,
 } from './state.js';
 import { taskTitle } from './controls.js';
-import { findModelByLink } from './storage.js';
+import { findModelByLink } from '../kit/model-store.js';
 import { SAMPLE_TEXT } from './sample-text.js';
 import { resetRun, recordProgress, acceptAblation } from './session.js';
 

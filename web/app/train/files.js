@@ -1,6 +1,6 @@
 // The training lab's files: a checkpoint loaded (the button or a drop) or saved
 // (Download .safetensors), the model handed to the playground (stored in this
-// browser, app/train/storage.js), and a .txt file to train on.
+// browser, app/kit/model-store.js), and a .txt file to train on.
 //
 //   const files = createFiles({ session, lab, send, notices, url, applyCorpus });
 //   files.loadModel(file); files.loadText(file);
@@ -10,7 +10,7 @@
 import { el } from '../kit/dom.js';
 import { formatValue } from '../kit/format.js';
 import { MAX_CORPUS } from './state.js';
-import { storeModel } from './storage.js';
+import { storeModel } from '../kit/model-store.js';
 import { SAMPLE_TEXT } from './sample-text.js';
 
 const MAX_FILE_BYTES = 64 * 1024 * 1024;

@@ -11,8 +11,8 @@
 // The own-text corpus travels compressed (deflate-raw, base64url) in the
 // parameter `text`; main.js packs and unpacks it (CompressionStream is async).
 
-import { parseScalarField, THEMES, POSITIONALS, fitHeads } from '../playground/state.js';
-import { ENGINE_CONSTANTS } from '../../generated/engine_constants.js';
+import { POSITIONALS, ENGINE_CONSTANTS } from '../../engine.js';
+import { parseScalarField, THEMES, fitHeads } from '../kit/url-fields.js';
 
 export { THEMES, POSITIONALS };
 

@@ -8,7 +8,7 @@
 // Bound: at most MAX_MODELS records (the oldest are deleted first) and at most
 // MAX_BYTES per checkpoint (a bigger one is not stored; the page says so).
 
-import { fnv1a32, hex32, FNV32_BASIS } from '../kit/hash.js';
+import { fnv1a32, hex32, FNV32_BASIS } from './hash.js';
 
 export const DB_NAME = 'attention-playground';
 export const STORE = 'models';
