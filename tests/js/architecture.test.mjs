@@ -168,51 +168,6 @@ test('engine.js and trainer.js never touch the DOM, in their own code or in what
   assert.ok(existsSync(join(WEB, 'engine.js')));
 });
 
-// ---- model families: named only in src/families/ (issue #35) ----------------------------
-
-/** Every file under dir whose name ends with one of exts (web/generated and node_modules left out). */
-function filesUnder(dir, exts) {
-  const out = [];
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) {
-      if (rel(p) !== 'web/generated' && name !== 'node_modules') out.push(...filesUnder(p, exts));
-    } else if (exts.some((e) => name.endsWith(e))) out.push(p);
-  }
-  return out;
-}
-
-/** The registry's words, read from the family files (src/families/<family>.cpp): each one's
- * name and model types, and its architectures (config.json's class names). Written in code
- * elsewhere, they are a comparison or a copy of the registry. */
-function familyWords() {
-  const dir = join(ROOT, 'src', 'families');
-  const words = { names: new Set(), architectures: new Set(), files: [] };
-  for (const file of readdirSync(dir).filter((n) => n.endsWith('.cpp') && n !== 'families.cpp')) {
-    const src = readFileSync(join(dir, file), 'utf8');
-    const before = words.names.size;
-    for (const m of src.matchAll(/\bf\.(name|model_types|architectures)\s*=\s*(\{[^}]*\}|"[^"]*")/g)) {
-      const values = [...m[2].matchAll(/"([^"]+)"/g)].map((v) => v[1]);
-      for (const v of values) (m[1] === 'architectures' ? words.architectures : words.names).add(v);
-    }
-    words.files.push([file, words.names.size > before]);
-  }
-  return words;
-}
-
-const escapeRe = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-/** Lines of code (comments left out) that write a family's name (a literal, an object key; not
- * inside a Hub model id such as 'openai-community/gpt2' or 'bert-base-uncased') or an architecture's. */
-function familyMentions(files, words) {
-  const named = new RegExp(`(?<![\\w/-])(${[...words.names].map(escapeRe).join('|')})(?![\\w-])`);
-  const architecture = new RegExp(`\\b(${[...words.architectures].map(escapeRe).join('|')})\\b`);
-  const out = [];
-  for (const f of files) {
-    stripComments(readFileSync(f, 'utf8')).split('\n').forEach((line, i) => {
-      if (named.test(line) || architecture.test(line)) out.push(`${rel(f)}:${i + 1}: ${line.trim()}`);
-    });
-
 // ---- the folders of web/ and the engine API ---------------------------------------------
 // Each folder of web/app imports only what its row allows, checked on every import
 // statement of every file in it (so what a folder reaches through another is covered by
@@ -256,37 +211,6 @@ function folderViolations(from, allowed, why) {
   }
   return out;
 }
-
-test('the family files are read: each gives a name, and GPT-2\'s and BERT\'s words are among them', () => {
-  const words = familyWords();
-  for (const [file, named] of words.files) assert.ok(named, `src/families/${file} gives no f.name = "…"`);
-  for (const w of ['gpt2', 'bert']) assert.ok(words.names.has(w), w);
-  for (const w of ['GPT2LMHeadModel', 'BertForMaskedLM']) assert.ok(words.architectures.has(w), w);
-});
-
-test('no family is named outside src/families/: the C++ and the web code ask the registry', () => {
-  const words = familyWords();
-  const cpp = filesUnder(join(ROOT, 'src'), ['.cpp', '.hpp']).filter((f) => !rel(f).startsWith('src/families/'));
-  // (web/attention-playground.js is built, not written: the one-file element bundles the generated constants)
-  const web = filesUnder(WEB, ['.js', '.mjs', '.ts']).filter((f) => rel(f) !== 'web/attention-playground.js');
-  assert.ok(cpp.length > 50 && web.length > 50, `${cpp.length} C++ files, ${web.length} web files`);
-  // a mention in a comment is documentation, not a comparison: comments are left out
-  assert.deepEqual(familyMentions([...cpp, ...web], words), []);
-});
-
-test('the family check finds a comparison and a copied architecture list, not a comment', () => {
-  const words = { names: new Set(['gpt2']), architectures: new Set(['GPT2Model']) };
-  // (written to a scratch file: familyMentions reads files)
-  const file = join(mkdtempSync(join(tmpdir(), 'family-check-')), 'sample.js');
-  writeFileSync(file, [
-    "if (family === 'gpt2') go();",
-    'const known = ["GPT2Model"];',
-    "const files = { gpt2: ['vocab.json'] };",
-    '// the gpt2 family ("gpt2", GPT2Model) in a comment',
-    "const ids = ['openai-community/gpt2', 'distilgpt2', 'gpt2-xl'];",
-  ].join('\n'));
-  const found = familyMentions([file], words).map((l) => l.replace(/^.*sample\.js:/, ''));
-  assert.deepEqual(found, ["1: if (family === 'gpt2') go();", '2: const known = ["GPT2Model"];', "3: const files = { gpt2: ['vocab.json'] };"]);
 
 test('the engine API is found: engine.js and every module it imports, and they exist', () => {
   for (const f of ENGINE_API) assert.ok(SOURCE.has(f), `${f} is missing`);
@@ -365,4 +289,84 @@ test('the cycle finder finds a cycle and its path, and none in a chain', () => {
 
 test('no import cycle anywhere under web/', () => {
   assert.deepEqual(cyclesOf(GRAPH).map((c) => c.join(' → ')), []);
+});
+
+// ---- model families: named only in src/families/ (issue #35) ----------------------------
+
+/** Every file under dir whose name ends with one of exts (web/generated and node_modules left out). */
+function filesUnder(dir, exts) {
+  const out = [];
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) {
+      if (rel(p) !== 'web/generated' && name !== 'node_modules') out.push(...filesUnder(p, exts));
+    } else if (exts.some((e) => name.endsWith(e))) out.push(p);
+  }
+  return out;
+}
+
+/** The registry's words, read from the family files (src/families/<family>.cpp): each one's
+ * name and model types, and its architectures (config.json's class names). Written in code
+ * elsewhere, they are a comparison or a copy of the registry. */
+function familyWords() {
+  const dir = join(ROOT, 'src', 'families');
+  const words = { names: new Set(), architectures: new Set(), files: [] };
+  for (const file of readdirSync(dir).filter((n) => n.endsWith('.cpp') && n !== 'families.cpp')) {
+    const src = readFileSync(join(dir, file), 'utf8');
+    const before = words.names.size;
+    for (const m of src.matchAll(/\bf\.(name|model_types|architectures)\s*=\s*(\{[^}]*\}|"[^"]*")/g)) {
+      const values = [...m[2].matchAll(/"([^"]+)"/g)].map((v) => v[1]);
+      for (const v of values) (m[1] === 'architectures' ? words.architectures : words.names).add(v);
+    }
+    words.files.push([file, words.names.size > before]);
+  }
+  return words;
+}
+
+const escapeRe = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Lines of code (comments left out) that write a family's name (a literal, an object key; not
+ * inside a Hub model id such as 'openai-community/gpt2' or 'bert-base-uncased') or an architecture's. */
+function familyMentions(files, words) {
+  const named = new RegExp(`(?<![\\w/-])(${[...words.names].map(escapeRe).join('|')})(?![\\w-])`);
+  const architecture = new RegExp(`\\b(${[...words.architectures].map(escapeRe).join('|')})\\b`);
+  const out = [];
+  for (const f of files) {
+    stripComments(readFileSync(f, 'utf8')).split('\n').forEach((line, i) => {
+      if (named.test(line) || architecture.test(line)) out.push(`${rel(f)}:${i + 1}: ${line.trim()}`);
+    });
+  }
+  return out;
+}
+
+test('the family files are read: each gives a name, and GPT-2\'s and BERT\'s words are among them', () => {
+  const words = familyWords();
+  for (const [file, named] of words.files) assert.ok(named, `src/families/${file} gives no f.name = "…"`);
+  for (const w of ['gpt2', 'bert']) assert.ok(words.names.has(w), w);
+  for (const w of ['GPT2LMHeadModel', 'BertForMaskedLM']) assert.ok(words.architectures.has(w), w);
+});
+
+test('no family is named outside src/families/: the C++ and the web code ask the registry', () => {
+  const words = familyWords();
+  const cpp = filesUnder(join(ROOT, 'src'), ['.cpp', '.hpp']).filter((f) => !rel(f).startsWith('src/families/'));
+  // (web/attention-playground.js is built, not written: the one-file element bundles the generated constants)
+  const web = filesUnder(WEB, ['.js', '.mjs', '.ts']).filter((f) => rel(f) !== 'web/attention-playground.js');
+  assert.ok(cpp.length > 50 && web.length > 50, `${cpp.length} C++ files, ${web.length} web files`);
+  // a mention in a comment is documentation, not a comparison: comments are left out
+  assert.deepEqual(familyMentions([...cpp, ...web], words), []);
+});
+
+test('the family check finds a comparison and a copied architecture list, not a comment', () => {
+  const words = { names: new Set(['gpt2']), architectures: new Set(['GPT2Model']) };
+  // (written to a scratch file: familyMentions reads files)
+  const file = join(mkdtempSync(join(tmpdir(), 'family-check-')), 'sample.js');
+  writeFileSync(file, [
+    "if (family === 'gpt2') go();",
+    'const known = ["GPT2Model"];',
+    "const files = { gpt2: ['vocab.json'] };",
+    '// the gpt2 family ("gpt2", GPT2Model) in a comment',
+    "const ids = ['openai-community/gpt2', 'distilgpt2', 'gpt2-xl'];",
+  ].join('\n'));
+  const found = familyMentions([file], words).map((l) => l.replace(/^.*sample\.js:/, ''));
+  assert.deepEqual(found, ["1: if (family === 'gpt2') go();", '2: const known = ["GPT2Model"];', "3: const files = { gpt2: ['vocab.json'] };"]);
 });
