@@ -6,7 +6,7 @@
 // size the iframe to fit (no inner scrollbar, no empty band): once the figure is
 // drawn (also while the iframe is off-screen) and at every change it posts
 //   { type: 'attention-playground:height', height }   (height: whole CSS pixels)
-// to window.parent. The README has the few lines of listener a page needs.
+// to window.parent. docs/embedding.md has the few lines of listener a page needs.
 
 import './attention-playground.js';
 

@@ -1,4 +1,4 @@
-// The examples page's iframe listener: the README's snippet, as a file (works under a strict CSP).
+// The examples page's iframe listener: docs/embedding.md's snippet, as a file (works under a strict CSP).
 // embed.html posts {type: 'attention-playground:height', height} when its content's height changes.
 addEventListener('message', (event) => {
   for (const frame of document.querySelectorAll('iframe.attention-playground')) {

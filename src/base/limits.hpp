@@ -11,7 +11,7 @@ namespace attn {
 struct ModelLimits {
     int vocab, context, layers, d_model, mlp;
 };
-/// A model that is trained (Trainer, Model::forward with backward; documented in README.md).
+/// A model that is trained (Trainer, Model::forward with backward; documented in docs/training.md).
 inline constexpr ModelLimits kTrainingLimits{50000, 512, 12, 512, 2048};
 /// A model that is only run, never trained (a loaded checkpoint: trace, Model::run):
 /// gpt2-xl is L=48, C=1600, V=50257, T=1024.

@@ -17,7 +17,7 @@ using Vector = Eigen::VectorXf;
 /// T×T, true = the query (row) may attend to the key (column).
 using MaskMatrix = Eigen::Matrix<bool, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-/// Limits, documented in README.md. They keep a trace (H·T² floats per stage)
+/// Limits, documented in docs/playground.md. They keep a trace (H·T² floats per stage)
 /// and the weights (4·C² floats) within what a browser tab can hold.
 inline constexpr int kMaxTokens = 2048;
 inline constexpr int kMaxDModel = 1024;

@@ -122,7 +122,7 @@ Class classify(char32_t c) {
 // A letter: a word character that is not an ASCII digit.
 bool is_letter(char32_t c) { return classify(c) == Class::word && !is_ascii_digit(c) && !is_extender(c); }
 
-// ---- lower-casing (the common alphabets; documented in README) ---------------
+// ---- lower-casing (the common alphabets; documented in docs/playground.md) ---------------
 
 char32_t to_lower(char32_t c) {
     if (c >= U'A' && c <= U'Z') return c + 32;

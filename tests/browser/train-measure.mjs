@@ -1,5 +1,5 @@
 // Measures the training lab in headless Chromium (not a test: prints numbers
-// for the notes and the README; nothing here asserts a time).
+// for the notes and docs/performance.md; nothing here asserts a time).
 //   node tests/browser/train-measure.mjs [--tasks reverse,induction] [--long 10000]
 // For each task's defaults: steps/s while training from the page (after a
 // warm-up), the time from ▶ to a held-out accuracy of 90% (live evaluation on

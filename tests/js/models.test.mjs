@@ -4,7 +4,7 @@
 // layer adapter (web/app/playground/model-trace.js) hands each step the right matrices;
 // attn baseline prints the n-gram baselines and the model's perplexity.
 //
-// The slow test (ATTN_SLOW=1, about 1–2 minutes): the README's training command
+// The slow test (ATTN_SLOW=1, about 1–2 minutes): docs/training.md's training command
 // for the coreference model, rerun, reproduces the committed checkpoint's
 // held-out numbers.
 
@@ -221,7 +221,7 @@ test('attn baseline --model: the shipped language model beats the bigram baselin
   assert.ok(model < kn, `model ${model} vs bigram ${kn}`);
 });
 
-test('the coreference training command of the README reproduces the committed held-out numbers (ATTN_SLOW=1)', { skip: process.env.ATTN_SLOW ? false : 'slow (1–2 minutes): run with ATTN_SLOW=1' }, () => {
+test('the coreference training command of docs/training.md reproduces the committed held-out numbers (ATTN_SLOW=1)', { skip: process.env.ATTN_SLOW ? false : 'slow (1–2 minutes): run with ATTN_SLOW=1' }, () => {
   const out = path.join(tmp, 'coreference.safetensors');
   const args = ['train', '--task', 'coreference', '--heads', '4', '--steps', '1500', '--seed', '1', '--out', out];
   const fresh = cliRun(args);

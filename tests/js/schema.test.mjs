@@ -31,7 +31,7 @@ test('the generated constants carry the engine\'s tables as the module exports t
   const js = rows().filter((r) => r.js).map((r) => r.js);
   assert.deepEqual(js.slice(0, 10), ['context', 'layers', 'dModel', 'heads', 'mlp', 'layernorm', 'positional', 'causal', 'scale', 'tied']);
   for (const key of ['length', 'maxVocab', 'lr', 'beta1', 'beta2', 'weightDecay', 'clip', 'warmup', 'batch', 'seed']) assert.ok(js.includes(key), key);
-  // the limits the README documents (model.hpp)
+  // the limits docs/training.md documents (base/limits.hpp)
   const row = (name) => rows().find((r) => r.js === name);
   assert.deepEqual([row('layers').lo, row('layers').hi], [1, 12]);
   assert.deepEqual([row('dModel').hi, row('mlp').hi, row('context').lo, row('context').hi], [512, 2048, 0, 512]);

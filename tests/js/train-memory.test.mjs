@@ -128,7 +128,7 @@ test('random settings inside the documented ranges train or fail with a coded er
   const uniform = (lo, hi) => lo + Math.floor(rand() * (hi - lo + 1));
   const logUniform = (lo, hi) => Math.min(hi, Math.floor(Math.exp(Math.log(lo) + rand() * (Math.log(hi + 1) - Math.log(lo)))));
   const coin = (p = 0.5) => rand() < p;
-  // each task's length range (README), 0 = its default
+  // each task's length range (docs/training.md), 0 = its default
   const lengths = { copy: [2, 64], reverse: [2, 64], sort: [2, 64], 'previous-token': [2, 256], induction: [8, 256], recall: [1, 8], brackets: [4, 128], coreference: [128, 128], text: [4, 256] };
   const corpus = Array.from({ length: 3000 }, (_, i) => String.fromCharCode(97 + ((i * 7) % 20)) + String.fromCharCode(97 + (i % 2))).join(' ');
   const counts = { trained: 0, refused: 0, invalid: 0, built: 0 };
