@@ -288,7 +288,7 @@ val model_trace_js(int handle, const std::string& text, const val& given_ids, co
         const ModelTrace tr = r.model->trace(ids, -1, {}, keep);
         // the other layers are summaries: their heads' weights (model_trace_fields.hpp)
         val o = js::model_trace_to_js(m, tr, r.model->params());
-        o["config"].set("postNorm", m.norm == Norm::post);  // as config_to_js
+        o.set("config", config_to_js(m));  // with postNorm, as the loader gives it
         o.set("tokens", js::pretrained_tokens_to_js(tokens));
         o.set("generated", used);
         // the top tokens' texts beside their ids: {k, ids: Int32Array(T·k), p: Float32Array(T·k), texts}
