@@ -1,6 +1,6 @@
 #include "attention/json.hpp"
 
-#include "attention/trace_fields.hpp"
+#include "attention/json_writer.hpp"
 
 #include <cstdio>
 
@@ -69,83 +69,6 @@ std::string json_quote(const std::string& text) {
         }
     }
     return out + "\"";
-}
-
-namespace {
-
-/// trace_fields' writer for the CLI's JSON: names as the table writes them.
-class JsonWriter {
-public:
-    explicit JsonWriter(std::string& out) : o_(out) {}
-    using Where = trace_fields::Where;
-    void field(const char* name, int v, Where where) { put(name, where, std::to_string(v)); }
-    void field(const char* name, std::uint32_t v, Where where) { put(name, where, std::to_string(v)); }
-    void field(const char* name, std::int64_t v, Where where) { put(name, where, std::to_string(v)); }
-    void field(const char* name, bool v, Where where) { put(name, where, v ? "true" : "false"); }
-    void field(const char* name, const std::string& v, Where where) { put(name, where, json_quote(v)); }
-    void field(const char* name, const Matrix& m, Where where) {
-        if (key(name, where)) put_matrix(o_, m);
-    }
-    void field(const char* name, const MaskMatrix& m, Where where) {
-        if (key(name, where)) put_mask(o_, m);
-    }
-    void field(const char* name, const Vector& v, Where where) {
-        if (!key(name, where)) return;
-        o_ += '[';
-        for (Eigen::Index i = 0; i < v.size(); ++i) {
-            if (i) o_ += ',';
-            put_float(o_, v(i));
-        }
-        o_ += ']';
-    }
-    template <typename Body>
-    void object(const char* name, Where where, Body body) {
-        if (!key(name, where)) return;
-        open(body);
-    }
-    template <typename T, typename Each>
-    void list(const char* name, const std::vector<T>& items, Each each) {
-        key(name, Where::everywhere);
-        o_ += '[';
-        for (std::size_t i = 0; i < items.size(); ++i) {
-            if (i) o_ += ',';
-            open([&] { each(items[i]); });
-        }
-        o_ += ']';
-    }
-    /// {…} with the fields body() writes.
-    template <typename Body>
-    void open(Body body) {
-        o_ += '{';
-        const bool outer = first_;
-        first_ = true;
-        body();
-        first_ = outer;
-        o_ += '}';
-    }
-
-private:
-    bool key(const char* name, Where where) {
-        if (where == Where::js_only) return false;
-        if (!first_) o_ += ',';
-        first_ = false;
-        o_ += '"';
-        o_ += name;
-        o_ += "\":";
-        return true;
-    }
-    void put(const char* name, Where where, const std::string& text) {
-        if (key(name, where)) o_ += text;
-    }
-    std::string& o_;
-    bool first_ = true;
-};
-
-}  // namespace
-
-void json_put_head(std::string& out, const HeadTrace& head) {
-    JsonWriter w(out);
-    w.open([&] { trace_fields::head(w, head); });
 }
 
 std::string trace_to_json(const Trace& tr) {

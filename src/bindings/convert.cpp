@@ -1,6 +1,7 @@
 #include "convert.hpp"
 
 #include "attention/trace_fields.hpp"
+#include "model/model_trace_fields.hpp"
 
 #include <emscripten/bind.h>
 
@@ -100,6 +101,13 @@ public:
     void field(const char* name, const Matrix& m, Where) { o_->set(trace_fields::camel_case(name), matrix_to_js(m)); }
     void field(const char* name, const MaskMatrix& m, Where) { o_->set(trace_fields::camel_case(name), mask_to_js(m)); }
     void field(const char* name, const Vector& v, Where) { o_->set(trace_fields::camel_case(name), vector_to_js(v)); }
+    void field(const char* name, const std::vector<std::int32_t>& v, Where) {
+        o_->set(trace_fields::camel_case(name),
+                val::global("Int32Array").new_(emscripten::typed_memory_view(v.size(), v.data())));
+    }
+    void field(const char* name, const std::vector<float>& v, Where) {
+        o_->set(trace_fields::camel_case(name), float32_copy(v.data(), v.size()));
+    }
     template <typename Body>
     void object(const char* name, Where, Body body) {
         o_->set(trace_fields::camel_case(name), fill(body));
@@ -172,6 +180,24 @@ val trace_to_js(const Trace& tr) {
     val unused = val::undefined();
     JsWriter w(unused);
     return w.fill([&] { trace_fields::trace(w, tr); });
+}
+
+val model_trace_to_js(const ModelConfig& m, const ModelTrace& tr, const Parameters& params,
+                      const std::vector<AnswerKey>& task_keys) {
+    val o = val::object();
+    o.set("config", model_config_to_js(m));
+    JsWriter w(o);
+    trace_fields::model_trace(w, tr, &params);
+    // each layer's pattern scores beside its heads (the page names heads by them), for the
+    // layers whose heads the trace kept (none for a layer it skipped)
+    val layers = o["layers"];
+    for (std::size_t l = 0; l < tr.layers.size(); ++l) {
+        std::vector<const Matrix*> weights;
+        for (const HeadTrace& h : tr.layers[l].attention.heads) weights.push_back(&h.weights);
+        val layer = layers[l];
+        set_head_patterns(layer, head_patterns(weights, tr.ids, tr.length, m.causal, task_keys));
+    }
+    return o;
 }
 
 val pattern_scores_to_js(const std::vector<PatternScore>& scores) {

@@ -2,6 +2,7 @@
 // Adapters between the core's Eigen types and JS values. Only the binding
 // layer includes Emscripten headers; the core never does.
 
+#include "model/model.hpp"
 #include "model/model_schema.hpp"
 #include "checkpoints/pretrained.hpp"
 #include "train/tasks.hpp"
@@ -46,6 +47,15 @@ void set_model_setting(emscripten::val& o, const ModelSetting& row, const ModelC
 emscripten::val model_config_to_js(const ModelConfig& m);
 /// The trace: core/trace_fields.hpp's table with camelCase names.
 emscripten::val trace_to_js(const Trace& trace);
+/// A model's trace (ModelTrace) as Trainer.trace and PretrainedModel.trace give it: the
+/// table of model/model_trace_fields.hpp with camelCase names (the layers' weights, biases
+/// and LayerNorm gains, and the final LayerNorm's, from `params`), after
+/// config: model_config_to_js(m), and each layer's pattern scores beside its heads
+/// (patterns, head_patterns with the task's own keys). The callers add their tokens and
+/// what else is theirs (a trained model's grammar; a pretrained model's generated count,
+/// the top tokens' texts).
+emscripten::val model_trace_to_js(const ModelConfig& m, const ModelTrace& trace, const Parameters& params,
+                                  const std::vector<AnswerKey>& task_keys = {});
 /// {name: {score, rows}} of one head's pattern scores (score null when no row is scored).
 emscripten::val pattern_scores_to_js(const std::vector<PatternScore>& scores);
 /// o.patterns = [per head: {name: {score, rows}}], beside o.heads (the core's head_patterns).

@@ -198,23 +198,6 @@ val model_tokenize_js(int handle, const std::string& text) {
     });
 }
 
-void set_vector(val& o, const char* key, const Parameters& p, const std::string& name) {
-    if (p.has(name)) o.set(key, js::matrix_to_js(p.matrix(name)));
-}
-
-/// The trace's top tokens per position (tr.top_k of them, the likeliest first): {k, ids: Int32Array(T·k),
-/// p: Float32Array(T·k), texts}.
-val top_tokens_js(const ModelTrace& tr, const PretrainedTokenizer& tokenizer) {
-    val texts = val::array();
-    for (const std::int32_t id : tr.top_ids) texts.call<void>("push", tokenizer.decode({id}));
-    val o = val::object();
-    o.set("k", tr.top_k);
-    o.set("ids", val::global("Int32Array").new_(emscripten::typed_memory_view(tr.top_ids.size(), tr.top_ids.data())));
-    o.set("p", val::global("Float32Array").new_(emscripten::typed_memory_view(tr.top_p.size(), tr.top_p.data())));
-    o.set("texts", texts);
-    return o;
-}
-
 std::vector<std::int32_t> ids_from_js(const val& given, int vocab, const char* what) {
     if (!given.isArray()) throw Error(std::string(what) + " must be an array of token ids", Error::Kind::type);
     std::vector<std::int32_t> ids = emscripten::convertJSArrayToNumberVector<std::int32_t>(given);
@@ -270,7 +253,9 @@ void check_sequence(std::size_t tokens, const ModelConfig& m) {
 /// weights/output, concat, output and the rest of the block), the attention weights of every
 /// layer when `allWeights`, the top tokens, and the logits (T×V) when `withLogits`. With
 /// `generated` (an array of ids), a text whose end those ids wrote (continued_tokens); the
-/// trace's `generated` says how many of them it used.
+/// trace's `generated` says how many of them it used. The fields are a trained model's
+/// (js::model_trace_to_js): also tokenType, embedNormed, finalNormed, transformed,
+/// probabilities (with the logits) and the final LayerNorm's gain and bias when the model has them.
 val model_trace_js(int handle, const std::string& text, const val& given_ids, const val& generated, int layer,
                    bool all_weights, bool with_logits) {
     return guarded([&] {
@@ -292,7 +277,6 @@ val model_trace_js(int handle, const std::string& text, const val& given_ids, co
         check_sequence(tokens.size(), m);
         std::vector<std::int32_t> ids;
         for (const auto& t : tokens) ids.push_back(t.id);
-        const Parameters& params = r.model->params();
         // what the page shows: with allWeights every layer's heads, else only the layer on screen's
         // (a long input); that layer's vectors; the top tokens per position, and the T×V logits
         // only when asked (the unembedding then runs in row blocks: no T×V matrix is whole)
@@ -302,62 +286,15 @@ val model_trace_js(int handle, const std::string& text, const val& given_ids, co
         keep.logits = with_logits;
         keep.top_k = kTopTokens;
         const ModelTrace tr = r.model->trace(ids, -1, {}, keep);
-        val o = val::object();
-        o.set("config", config_to_js(m));
+        // the other layers are summaries: their heads' weights (model_trace_fields.hpp)
+        val o = js::model_trace_to_js(m, tr, r.model->params());
+        o.set("config", config_to_js(m));  // with postNorm, as the loader gives it
         o.set("tokens", js::pretrained_tokens_to_js(tokens));
         o.set("generated", used);
-        o.set("length", tr.length);
-        o.set("embeddings", js::matrix_to_js(tr.embeddings));
-        o.set("positional", js::matrix_to_js(tr.positional));
-        o.set("mask", js::mask_to_js(tr.mask));
-        val layers = val::array();
-        for (int l = 0; l < m.layers; ++l) {
-            const LayerTrace& lt = tr.layers[static_cast<std::size_t>(l)];
-            val lo = val::object();
-            val heads = val::array();
-            if (l == layer) {
-                const std::string prefix = "layers." + std::to_string(l) + ".";
-                lo.set("input", js::matrix_to_js(lt.input));
-                lo.set("normed", js::matrix_to_js(lt.normed));
-                lo.set("wQuery", js::matrix_to_js(params.matrix(prefix + "w_query")));
-                lo.set("wKey", js::matrix_to_js(params.matrix(prefix + "w_key")));
-                lo.set("wValue", js::matrix_to_js(params.matrix(prefix + "w_value")));
-                lo.set("wOutput", js::matrix_to_js(params.matrix(prefix + "w_output")));
-                set_vector(lo, "bQuery", params, prefix + "b_query");
-                set_vector(lo, "bKey", params, prefix + "b_key");
-                set_vector(lo, "bValue", params, prefix + "b_value");
-                set_vector(lo, "bOutput", params, prefix + "b_output");
-                set_vector(lo, "ln1Gain", params, prefix + "ln1.gain");
-                set_vector(lo, "ln1Bias", params, prefix + "ln1.bias");
-                for (const HeadTrace& ht : lt.attention.heads) heads.call<void>("push", js::head_trace_to_js(ht));
-                lo.set("concat", js::matrix_to_js(lt.attention.concat));
-                lo.set("attentionOutput", js::matrix_to_js(lt.attention.output));
-                lo.set("residual", js::matrix_to_js(lt.residual));
-                if (m.mlp > 0) {
-                    lo.set("mlpNormed", js::matrix_to_js(lt.mlp_normed));
-                    lo.set("mlpHidden", js::matrix_to_js(lt.mlp_hidden));
-                    lo.set("mlpOutput", js::matrix_to_js(lt.mlp_output));
-                }
-                lo.set("output", js::matrix_to_js(lt.output));
-            } else if (all_weights) {
-                for (const HeadTrace& ht : lt.attention.heads) {
-                    val h = val::object();
-                    h.set("weights", js::matrix_to_js(ht.weights));
-                    heads.call<void>("push", h);
-                }
-            }
-            lo.set("heads", heads);
-            // the heads' pattern scores on this sentence (the page names heads by them), for every
-            // layer whose weights were kept (none for a layer the trace skipped)
-            std::vector<const Matrix*> weights;
-            if (l == layer || all_weights)
-                for (const HeadTrace& ht : lt.attention.heads) weights.push_back(&ht.weights);
-            js::set_head_patterns(lo, head_patterns(weights, ids, tr.length, m.causal));
-            layers.call<void>("push", lo);
-        }
-        o.set("layers", layers);
-        o.set("top", top_tokens_js(tr, *r.tokenizer));
-        if (with_logits) o.set("logits", js::matrix_to_js(tr.logits));
+        // the top tokens' texts beside their ids: {k, ids: Int32Array(T·k), p: Float32Array(T·k), texts}
+        val texts = val::array();
+        for (const std::int32_t id : tr.top_ids) texts.call<void>("push", r.tokenizer->decode({id}));
+        o["top"].set("texts", texts);
         return o;
     });
 }

@@ -474,57 +474,14 @@ val trainer_trace_js(int handle, const val& options) {
         const ModelConfig& m = t.model().config();
         const Sequence s = sequence_from_js(t, options);
         const ModelTrace tr = trace_model(m, t.model().params(), s.ids, s.length, forward_options_from_js(options, m));
+        // the heads' pattern scores include the task's own keys (antecedent)
         const std::vector<AnswerKey> task_keys = t.has_task() ? t.task().answer_keys(s.ids, s.length) : std::vector<AnswerKey>{};
-        val o = val::object();
-        o.set("config", js::model_config_to_js(m));
+        val o = js::model_trace_to_js(m, tr, t.model().params(), task_keys);
         val tokens = val::array();
         for (const Token& tok : s.tokens) tokens.call<void>("push", js::token_to_js(tok));
         o.set("tokens", tokens);
-        o.set("length", tr.length);
         // 1: a sequence the task's generator makes, 0: not, -1: no task or no grammar to check
         o.set("grammar", t.has_task() ? t.task().grammar(s.ids, s.length) : -1);
-        set_matrices(o, {{"embeddings", tr.embeddings}, {"positional", tr.positional}});
-        if (m.token_types > 0) set_matrices(o, {{"tokenType", tr.token_type}});
-        if (m.embed_layernorm) set_matrices(o, {{"embedNormed", tr.embed_normed}});
-        o.set("mask", js::mask_to_js(tr.mask));
-        val layers = val::array();
-        for (std::size_t l = 0; l < tr.layers.size(); ++l) {
-            const LayerTrace& lt = tr.layers[l];
-            const std::string prefix = "layers." + std::to_string(l) + ".";
-            val lo = val::object();
-            const Parameters& params = t.model().params();
-            set_matrices(lo, {{"input", lt.input},
-                              {"normed", lt.normed},
-                              {"wQuery", params.view(prefix + "w_query")},
-                              {"wKey", params.view(prefix + "w_key")},
-                              {"wValue", params.view(prefix + "w_value")},
-                              {"wOutput", params.view(prefix + "w_output")}});
-            // the LayerNorm the step shows (its gain and bias, 1×C), from the model itself
-            if (m.layernorm)
-                set_matrices(lo, {{"ln1Gain", params.view(prefix + "ln1.gain")}, {"ln1Bias", params.view(prefix + "ln1.bias")}});
-            val heads = val::array();
-            std::vector<const Matrix*> weights;
-            for (const HeadTrace& ht : lt.attention.heads) {
-                heads.call<void>("push", js::head_trace_to_js(ht));
-                weights.push_back(&ht.weights);
-            }
-            // the heads' pattern scores (the page names heads by them), with the task's own keys (antecedent)
-            lo.set("heads", heads);
-            js::set_head_patterns(lo, head_patterns(weights, s.ids, s.length, m.causal, task_keys));
-            set_matrices(lo, {{"concat", lt.attention.concat},
-                              {"attentionOutput", lt.attention.output},
-                              {"residual", lt.residual}});
-            if (m.mlp > 0 || m.norm == Norm::post) set_matrices(lo, {{"mlpNormed", lt.mlp_normed}});
-            if (m.mlp > 0) set_matrices(lo, {{"mlpHidden", lt.mlp_hidden}, {"mlpOutput", lt.mlp_output}});
-            set_matrices(lo, {{"output", lt.output}});
-            layers.call<void>("push", lo);
-        }
-        o.set("layers", layers);
-        if (m.output_transform) set_matrices(o, {{"transformed", tr.transformed}});
-        set_matrices(o, {{"finalNormed", tr.final_normed}, {"logits", tr.logits}, {"probabilities", tr.probabilities}});
-        const Parameters& params = t.model().params();
-        if (params.has("final_ln.gain"))
-            set_matrices(o, {{"finalLnGain", params.view("final_ln.gain")}, {"finalLnBias", params.view("final_ln.bias")}});
         return o;
     });
 }

@@ -18,8 +18,10 @@ namespace attn {
 /// weights, output}], concat, attention_output (= concat·W_O + b_O), residual
 /// (= input + attention_output), mlp_normed (with an MLP, or post-LN),
 /// mlp_hidden, mlp_output (with an MLP), output (the residual stream out)}],
-/// "final_normed", "transformed" (output_transform), "logits", "probabilities"}.
-/// A layer that a one-layer trace skipped has "heads": [].
+/// "final_normed", "transformed" (output_transform), "logits", "probabilities"}:
+/// the fields of model_trace_fields.hpp that are not js_only, after the config and
+/// tokens. A layer that a one-layer trace skipped has "heads": []; a field the trace
+/// did not keep is left out.
 std::string model_trace_json(const ModelConfig& config, const std::vector<Token>& tokens, const ModelTrace& trace);
 
 /// {"config", "params": {name: matrix or vector}, "batch": {ids, targets,
