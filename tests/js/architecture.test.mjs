@@ -108,6 +108,7 @@ function violations(files, forbidden, why, opts) {
 const VIEWS = [...SOURCE.keys()].filter(isView);
 const WORKERS = [...SOURCE.keys()].filter(isWorker);
 const ENGINES = [...SOURCE.keys()].filter(isEngine);
+const STATES = [...SOURCE.keys()].filter(isState);
 
 // ---- the parser and the classification, on known cases --------------------------------
 
@@ -155,6 +156,12 @@ test('views import neither the engine nor a state, controller or worker, not eve
     ...violations(VIEWS, (f) => isWorker(f) || isWorkerClient(f), 'views never talk to a worker'),
   ];
   assert.deepEqual(bad, []);
+});
+
+test('a state module sits below the views: it reaches no view and no DOM module, not even through another module', () => {
+  assert.ok(STATES.includes('web/app/playground/state.js') && STATES.length >= 3, `states found: ${STATES}`);
+  assert.deepEqual(violations(STATES, isDomModule, 'a state is data: the URL\'s fields and their rules, read by the controller and the tests'), []);
+  for (const f of STATES) assert.ok(!touchesDom(SOURCE.get(f)), `${f} touches the DOM`);
 });
 
 test('workers never import a DOM module (a view, or a module that touches document/window)', () => {

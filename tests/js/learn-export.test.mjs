@@ -1,5 +1,5 @@
 // The Learn steps' export (issue #23 follow-up): each backward step's `figure` in
-// its registry (learn-steps.js), read by export.js stepFigure as the forward steps'
+// its registry (learn/step-registry.js), read by export.js stepFigure as the forward steps'
 // are. Each figure's matrix is checked against the trainer's own backwardTrace,
 // called here directly (not through learn.js, which the page uses), for the head
 // asked; its title is the one the page shows (written out by hand below); masked
@@ -15,8 +15,9 @@ import { createModelCache } from '../../web/app/playground/models.js';
 import { runTrained, sliceLayer } from '../../web/app/playground/runs.js';
 import { createLearn } from '../../web/app/playground/learn/learn.js';
 import { normalizeState } from '../../web/app/playground/state.js';
-import { LEARN_REGISTRY, LEARN_STEPS } from '../../web/app/playground/learn/steps.js';
-import { STEP_REGISTRY } from '../../web/app/playground/steps.js';
+import { LEARN_STEPS } from '../../web/app/playground/learn/steps.js';
+import { LEARN_REGISTRY } from '../../web/app/playground/learn/step-registry.js';
+import { STEP_REGISTRY } from '../../web/app/playground/step-registry.js';
 import { stepFigure, figureToSvg, figureLayout, estimateWidth } from '../../web/app/playground/export.js';
 import { formatValue } from '../../web/app/kit/format.js';
 import { REPO_ROOT } from './helpers.mjs';

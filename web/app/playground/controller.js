@@ -14,8 +14,10 @@ import {
   normalizeState, changedFields, COMPUTE_FIELDS, STEPS, ALL_STEPS, isLearnStep, LEARN_RATES, MAX_SGD_STEPS, splitLines, isTrainedModel, isLabModel, computedSentences,
   WIDTHS, HEAD_CHOICES, POSITIONALS, MASKS, MODELS, SPEEDS, MAX_SENTENCE_CHARS, MAX_BATCH, MAX_BATCH_CHARS,
 } from './state.js';
-import { STEP_REGISTRY } from './steps.js';
-import { LEARN_REGISTRY } from './learn/steps.js';
+import { STEP_LIST } from './steps.js';
+import { LEARN_LIST } from './learn/steps.js';
+import { STEP_REGISTRY } from './step-registry.js';
+import { LEARN_REGISTRY } from './learn/step-registry.js';
 import { createLearn, withTarget, sgdStepText } from './learn/learn.js';
 import { createPretrainedLearn, pretrainedLearnKey } from './learn/pretrained.js';
 import { createAnimation } from './animation.js';
@@ -73,8 +75,8 @@ function createViews(layout, stepCtx, { set, go, follow, togglePlay, controls, o
     }),
     controls: createControls(layout.controls, { choices: CONTROL_CHOICES, onChange: (patch) => set(patch), visible: controls, labModel, onLoadModel }),
     stepper: createStepper(layout.stepper, {
-      steps: STEP_REGISTRY,
-      learnSteps: LEARN_REGISTRY,
+      steps: STEP_LIST,
+      learnSteps: LEARN_LIST,
       speeds: SPEEDS,
       onStep: (step) => {
         set({ step });
