@@ -1,17 +1,17 @@
 // The controller: the one place that wires controls → state → model source →
-// views. It owns the state object and the latest result (the step data on
-// screen). A change of a compute field (model, sentence, width, heads, seed, …)
-// asks the model's source for a new trace; a pure view change (step, query,
-// head, layer, hover, theme) only re-renders, or asks the source for the same
-// run at another layer. What a model is (random weights, a model trained here,
-// a pretrained one in a worker) the controller learns only from its source
-// (sources/registry.js): its description, whether its traces come later, its
-// Learn part and whether it can write the next token.
-// The rules a change brings are in rules.js, the wording of errors in
-// errors.js, "Load a model…" in loader.js and "Next token" in generate.js;
-// labels.js, keyboard.js, appearance.js and follow.js hold the label caches,
-// the keys, the theme, palette and panel width, and the scrolling that keeps a
-// step's figure in view.
+// views. It owns the state object. A change of a compute field (model,
+// sentence, width, heads, seed, …) asks the model's source for a new trace
+// (runs.js, which keeps the result on screen and its errors); a pure view
+// change (step, query, head, layer, hover, theme) only re-renders, or asks
+// for the same run at another layer. What a model is (random weights, a model
+// trained here, a pretrained one in a worker) the controller learns only from
+// its source (sources/registry.js): its description, whether its traces come
+// later, its Learn part and whether it can write the next token.
+// The rules a change brings are in rules.js, where the query goes in query.js,
+// the wording of errors in errors.js, "Load a model…" in loader.js and "Next
+// token" in generate.js; labels.js, keyboard.js, appearance.js and follow.js
+// hold the label caches, the keys, the theme, palette and panel width, and the
+// scrolling that keeps a step's figure in view.
 
 import { createEngine } from '../../engine.js';
 import {
@@ -34,14 +34,15 @@ import { createSelection } from './views/selection.js';
 import { createStepPanel } from './views/panel.js';
 import { createMessages } from '../kit/messages.js';
 import { modelLabel } from './models.js';
-import { describeError } from './errors.js';
-import { applyPatch, blockedCells, toggleCell, clampToTrace, queryOffPadding, followQuery, queryText } from './rules.js';
+import { applyPatch, blockedCells, toggleCell } from './rules.js';
+import { createQueryKeeper } from './query.js';
 import { createLabels } from './labels.js';
 import { bindStepKeys } from './keyboard.js';
 import { createAppearance, watchWidth } from './appearance.js';
 import { createFollower } from './follow.js';
 import { DEFAULT_HUB_BASE } from '../hub/hub.js';
 import { createSources } from './sources/registry.js';
+import { createRuns } from './runs.js';
 import { createModelLoader } from './loader.js';
 import { createGeneration } from './generate.js';
 
@@ -101,37 +102,18 @@ function fatalText(e) {
   return fatal;
 }
 
-/** The note that stands for the step panel while there is no trace to show (or null). */
-function panelStatus({ fatal, engine, modelError, state, source, trace, runError }) {
-  if (fatal) return ['error', `The attention engine could not start: ${fatal}`];
-  if (!engine) return ['loading', 'Starting the attention engine\u2026'];
-  if (modelError && modelError.model === state.model) return ['error', `${modelError.title} ${modelError.text}`];
-  if (!source) return ['loading', `Loading the ${modelLabel(state.model)} model\u2026`];
-  if (source.remote && !trace && !runError) return ['loading', `Running ${modelLabel(state.model)} on the sentence\u2026`];
-  if (!trace) return ['empty', runError ? `${runError.title} ${runError.text}` : 'Type a sentence to begin.'];
-  return null;
+/** The message of a link's settings that could not be used. */
+function urlNotice(details) {
+  return { id: 'url', kind: 'notice', title: 'Some settings in the link could not be used,', text: 'so defaults were used for them:', details, dismissible: true };
 }
-
-const isPromise = (x) => typeof x?.then === 'function';
 
 export function createController(layout, { initialState = {}, notices = [], controls = null, onStateChange = null, keyboardTarget = null, loadEngine = createEngine, fetchShipped = defaultFetchShipped, loadLab = null, freshStart = false, freshStep = null, hubBase = DEFAULT_HUB_BASE, pretrainedInPage = false } = {}) {
   let state = normalizeState(initialState);
-  let learnProblem = null; // why a step by hand in the link could not be taken
-  let traceSeq = 0; // the newest trace asked for (a source's trace may come later)
-  let waiting = false; // a trace asked for has not come yet
-  let modelError = null; // {model, title, text, link} when the picked model could not be loaded
-  let opened = !freshStart; // a fresh page opens on the model's featured head (once)
+  let fresh = freshStart; // a fresh page opens on the model's featured head (once)
   let engine = null;
   let fatal = null;
-  let result = null; // {name, source, sentence, trace, …}: the source's answer for the model `name`
-  let runError = null;
   let runCount = 0;
-  let queryMoved = null; // {from, to} when batch mode moved the query off a [PAD] token
-  let queryWord = null; // the word the query is meant to be on (rules.js followQuery), kept across edits
-  let pendingFollow = null; // {word, query, last}: a new sentence waits for its trace to place the query
-  let messagesExtra = notices.length
-    ? [{ id: 'url', kind: 'notice', title: 'Some settings in the link could not be used,', text: 'so defaults were used for them:', details: notices, dismissible: true }]
-    : [];
+  let messagesExtra = notices.length ? [urlNotice(notices)] : [];
   const root = layout.root;
   const doc = root.ownerDocument;
   const win = doc.defaultView;
@@ -142,6 +124,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
   // a new layout when the panel's width changes (rotation, window resize)
   const panelWidth = watchWidth(win, layout.panel, () => renderFrame());
   const labels = createLabels();
+  const query = createQueryKeeper();
   const stepCtx = {
     tooltip,
     /** The step panel's width, tracked by a ResizeObserver (reading it would force a layout). */
@@ -168,7 +151,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
     onBatchText(text) {
       const lines = splitLines(text);
       if (!lines.length) {
-        runError = { title: 'Batch mode needs a sentence:', text: 'write at least one sentence, one per line.' };
+        runs.fail({ title: 'Batch mode needs a sentence:', text: 'write at least one sentence, one per line.' });
         render();
         return;
       }
@@ -185,24 +168,37 @@ export function createController(layout, { initialState = {}, notices = [], cont
     },
   });
 
-  // "Load a model…" (pretrained models, each in its own worker) and the sources of every model
+  // "Load a model…" (pretrained models, each in its own worker), the sources of every model and their runs
   const loader = createModelLoader(views.controls.loaderSlot, {
     hubBase, inPage: pretrainedInPage, loadEngine, render,
     current: () => state.model,
     label: modelLabel,
-    onAsk: (from, name) => openModel(name, from),
+    onAsk: (from, name) => runs.open(name, from),
   });
   const sources = createSources({ fetchShipped, loadLab, hubBase, loadPretrained: loader.load });
-  const sourceOnScreen = () => sources.get(state.model);
+  const runs = createRuns(sources, {
+    state: () => state,
+    replace: (s) => { state = s; },
+    ran() {
+      runCount += 1;
+      root.dataset.run = String(runCount);
+    },
+    later: () => { keepQuery(); persist(); render(); },
+    opened,
+    pick: (name) => set({ model: name }),
+    persist,
+    render,
+  });
+  const currentTrace = () => runs.trace();
 
   // "Next token" (a model that writes, GPT-2): its own module, under the sentence
-  const generation = createGeneration(layout.generation ?? null, { source: sourceOnScreen, state: () => state, trace: () => currentTrace(), set, render });
+  const generation = createGeneration(layout.generation ?? null, { source: runs.source, state: () => state, trace: currentTrace, set, render });
 
   const clock = createAnimation({
     doc,
     durationMs: () => {
       // the score step fills its row key by key, so it gets more time for more keys
-      if (state.step === 'scores' && result) return Math.min(9000, Math.max(STEP_MS, result.trace.tokens.length * 450));
+      if (state.step === 'scores' && runs.result) return Math.min(9000, Math.max(STEP_MS, runs.result.trace.tokens.length * 450));
       return STEP_MS;
     },
     onFrame: () => renderFrame(),
@@ -221,33 +217,23 @@ export function createController(layout, { initialState = {}, notices = [], cont
   // ---- state changes ---------------------------------------------------------------------
   function set(patch) {
     const prev = state;
-    const next = applyPatch(prev, patch, result?.trace ?? null);
+    const next = applyPatch(prev, patch, runs.result?.trace ?? null);
     const changed = changedFields(prev, next);
     if (!changed.length) return;
     state = next;
     if (changed.includes('theme')) appearance.apply(state.theme);
     if (changed.includes('speed')) clock.setSpeed(state.speed);
     if (changed.includes('step')) clock.restartStep();
-    if (changed.includes('sentence') && patch.sentence !== undefined && patch.query === undefined) {
-      // the query follows its word into the new sentence (placed once the new trace is there)
-      const tr = currentTrace();
-      pendingFollow = { word: queryWord ?? (tr ? queryText(tr, prev.query) : null), query: prev.query, last: tr ? prev.query >= tr.tokens.length - 1 : false };
-    }
+    // the query follows its word into the new sentence (placed once the new trace is there)
+    if (changed.includes('sentence') && patch.sentence !== undefined && patch.query === undefined) query.typed(prev.query, currentTrace());
     const compute = changed.filter((k) => COMPUTE_FIELDS.includes(k));
     const customOnly = compute.length === 1 && compute[0] === 'customMask' && state.mask !== 'custom';
-    if (compute.length && !customOnly) run();
+    if (compute.length && !customOnly) runs.run();
     // steps by hand are taken on the picked targets: new ones put the trained weights back (a new forward)
-    else if (changed.includes('targets') && state.sgd.length && sourceOnScreen()?.learned) run();
-    else if (changed.includes('shown') || changed.includes('layer')) reselect();
-    placeQuery();
-    clampSelection();
-    if (changed.includes('query')) queryMoved = null;
-    if (patch.query !== undefined || changed.includes('model')) queryWord = null;
-    if (patch.query === undefined && (changed.includes('shown') || changed.includes('batch') || changed.includes('sentences'))) {
-      const off = queryOffPadding(state, currentTrace());
-      state = off.state;
-      queryMoved = off.moved;
-    }
+    else if (changed.includes('targets') && state.sgd.length && runs.source()?.learned) runs.run();
+    else if (changed.includes('shown') || changed.includes('layer')) runs.reselect();
+    keepQuery();
+    state = query.changed(state, patch, changed, currentTrace());
     persist();
     render();
   }
@@ -266,8 +252,9 @@ export function createController(layout, { initialState = {}, notices = [], cont
   function togglePlay({ followFigure = true } = {}) {
     if (clock.playing) {
       const p = clock.progress;
+      const tr = runs.result?.trace;
       clock.pause();
-      if (state.step === 'scores' && result && p < 1) set({ key: Math.min(result.trace.tokens.length - 1, Math.floor(p * result.trace.tokens.length)) });
+      if (state.step === 'scores' && tr && p < 1) set({ key: Math.min(tr.tokens.length - 1, Math.floor(p * tr.tokens.length)) });
     } else {
       if (isLearnStep(state.step)) return; // the Learn part is stepped by hand
       if (state.step === STEPS[STEPS.length - 1]) set({ step: STEPS[0] });
@@ -277,148 +264,40 @@ export function createController(layout, { initialState = {}, notices = [], cont
   }
 
   function toggleMask(i, j) {
-    const tr = result?.trace;
+    const tr = runs.result?.trace;
     if (!tr || tr.model) return; // a trained model's mask is the one it was trained with
     const cells = state.mask === 'custom' ? state.customMask : blockedCells(tr.mask);
     set({ mask: 'custom', customMask: toggleCell(cells, i, j), query: i, key: j });
   }
 
-  function clampSelection() {
-    state = clampToTrace(state, currentTrace());
-    const tr = currentTrace();
-    if (tr && !pendingFollow && queryWord === null) queryWord = queryText(tr, state.query);
-  }
-
-  /** A new sentence's trace is on screen: put the query on its word, else on the model's natural query. */
-  function placeQuery() {
-    const tr = currentTrace();
-    if (!pendingFollow || !tr) return;
-    // a trace that comes later (a worker's) is of an older sentence until then: the query waits for the new one
-    if (result.sentence !== state.sentence) return;
-    const q = followQuery(tr, pendingFollow);
-    pendingFollow = null;
-    if (q !== state.query) state = { ...state, query: q };
+  /** The query on its word in the trace on screen (a trace that comes later is of the sentence before until then). */
+  function keepQuery() {
+    state = query.keep(state, currentTrace(), { ready: runs.current() });
   }
 
   function persist() {
     onStateChange?.({ ...state });
   }
 
-  // ---- the model's source ------------------------------------------------------------------
-  /**
-   * Loads a model's source (once at a time); from: the files or Hub id the user just gave
-   * ("Load a model…"), which put the model on screen once it works.
-   */
-  function openModel(name, from = null) {
-    sources.open(name, { from, labLink: state.from }).then(() => {
-      if (modelError?.model === name) modelError = null;
-      if (state.model !== name) {
-        if (from) set({ model: name });
-        return;
-      }
-      const fresh = !opened;
-      if (fresh) {
-        // a fresh page opens where the model's learned pattern is (the page: on the heads step)
-        opened = true;
-        const f = sources.get(name)?.featured;
-        if (f) state = normalizeState({ ...state, layer: f.layer, head: f.head, ...(freshStep ? { step: freshStep } : {}) });
-      }
-      run();
-      placeQuery();
-      clampSelection();
-      persist();
-      render();
-      // a fresh page shows its first figure when it starts low on the screen (a phone: below the sentence)
-      if (fresh && freshStep) {
-        win.requestAnimationFrame(() => {
-          const fig = layout.panel.querySelector('section:not([hidden]) .figures > .figure-row:not([hidden])');
-          if (fig && fig.getBoundingClientRect().top > win.innerHeight * 0.7) follow();
-        });
-      }
-    }, (e) => {
-      if (e?.code === 'superseded') return;
-      if (state.model === name) {
-        modelError = { model: name, ...e.page };
-        result = null;
-      }
-      render();
-    });
-  }
-
-  /** Asks the model's source for the state's trace (loading the model first, once). */
-  function run() {
-    if (!engine) return;
-    const name = state.model;
-    const source = sources.get(name);
-    if (!source) {
-      // a model whose load failed is not asked again while the page says why
-      if (!sources.opening(name) && modelError?.model !== name) openModel(name);
-      return;
+  /** The model on screen has loaded: a fresh page opens where its learned pattern is (the page: on the heads step). */
+  function opened(name) {
+    const first = fresh;
+    if (first) {
+      fresh = false;
+      const f = sources.get(name)?.featured;
+      if (f) state = normalizeState({ ...state, layer: f.layer, head: f.head, ...(freshStep ? { step: freshStep } : {}) });
     }
-    sources.use(source);
-    modelError = null;
-    // batch mode pads several sentences for random weights; a trained model reads one
-    if (state.batch && !source.batches) state = { ...state, batch: false };
-    const seq = ++traceSeq;
-    const current = () => seq === traceSeq && state.model === name;
-    const { sentence } = state;
-    const onSynced = (synced) => {
-      if (!current()) return;
-      learnProblem = synced.problem;
-      if (synced.applied < state.sgd.length) state = { ...state, sgd: state.sgd.slice(0, synced.applied) };
-    };
-    const shown = (r) => {
-      result = { ...r, name, source, sentence };
-      runError = null;
-      runCount += 1;
-      root.dataset.run = String(runCount);
-    };
-    const failed = (e) => {
-      const same = result?.name === name;
-      runError = describeError(e, same);
-      if (!same) result = null;
-    };
-    let out;
-    waiting = false;
-    try {
-      out = source.trace(state, { onSynced });
-    } catch (e) {
-      failed(e);
-      return;
+    runs.run();
+    keepQuery();
+    persist();
+    render();
+    // a fresh page shows its first figure when it starts low on the screen (a phone: below the sentence)
+    if (first && freshStep) {
+      win.requestAnimationFrame(() => {
+        const fig = layout.panel.querySelector('section:not([hidden]) .figures > .figure-row:not([hidden])');
+        if (fig && fig.getBoundingClientRect().top > win.innerHeight * 0.7) follow();
+      });
     }
-    if (!isPromise(out)) {
-      shown(out);
-      return;
-    }
-    waiting = true;
-    out.then((r) => {
-      if (!current()) return;
-      waiting = false;
-      shown(r);
-      placeQuery();
-      clampSelection();
-      persist();
-      render();
-    }, (e) => {
-      if (!current()) return;
-      waiting = false;
-      failed(e);
-      render();
-    });
-  }
-
-  /** The layer or the batch sentence changed: the same run seen there, or a new one. */
-  function reselect() {
-    const source = sourceOnScreen();
-    if (!source) return;
-    // a trace still to come is of the view before: ask again
-    if (result?.source !== source) {
-      if (waiting) run();
-      return;
-    }
-    const r = source.select(result, state);
-    if (r) result = r;
-    else run();
   }
 
   // ---- rendering ---------------------------------------------------------------------------
@@ -443,34 +322,21 @@ export function createController(layout, { initialState = {}, notices = [], cont
       playing: clock.playing,
       palette: appearance.palette(),
       trained: Boolean(tr?.model),
-      queryMoved,
-      learn: tr && isLearnStep(state.step) ? sourceOnScreen().learn(state, result, { onAnswer: learnAnswer }) : null,
+      queryMoved: query.moved,
+      learn: tr && isLearnStep(state.step) ? runs.learn() : null,
     };
   }
 
-  /** A backward that came later (a worker's) for the state on screen; a step by hand it could not take is dropped. */
-  function learnAnswer(value) {
-    if (value.synced && value.synced.applied < state.sgd.length) {
-      learnProblem = value.synced.problem;
-      state = { ...state, sgd: state.sgd.slice(0, value.synced.applied) };
-      persist();
-      run();
-    }
-    render();
-  }
-
   function messageList() {
-    const list = [...messagesExtra];
-    if (fatal) list.unshift({ id: 'fatal', kind: 'error', title: 'The attention engine could not start.', text: fatal });
-    else if (modelError && modelError.model === state.model) list.unshift({ id: 'model', kind: 'error', title: modelError.title, text: modelError.text, link: modelError.link });
-    else if (runError) list.unshift({ id: 'run', kind: 'error', ...runError });
-    if (learnProblem) list.push({ id: 'learn', kind: 'notice', title: 'A step by hand in the link could not be taken:', text: `${learnProblem}; the steps before it were.` });
-    return list;
+    const first = fatal ? [{ id: 'fatal', kind: 'error', title: 'The attention engine could not start.', text: fatal }] : runs.errors();
+    return [...first, ...messagesExtra, ...runs.notices()];
   }
 
-  /** The trace on screen: only one of the model that is picked. */
-  function currentTrace() {
-    return result?.name === state.model ? result.trace : null;
+  /** The note that stands for the step panel while there is no trace to show (or null). */
+  function panelStatus(tr) {
+    if (fatal) return ['error', `The attention engine could not start: ${fatal}`];
+    if (!engine) return ['loading', 'Starting the attention engine\u2026'];
+    return runs.status(tr);
   }
 
   function render() {
@@ -486,7 +352,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
     views.stepper.update(tr, v);
     views.selection.update(tr, v);
     views.messages.update(messageList());
-    const status = panelStatus({ fatal, engine, modelError, state, source: sourceOnScreen(), trace: tr, runError })
+    const status = panelStatus(tr)
       ?? (v.learn?.unavailable ? [v.learn.pending ? 'loading' : 'empty', v.learn.unavailable] : null);
     if (status) views.panel.status(...status);
     if (!v.learn?.unavailable) views.panel.update(tr, v);
@@ -511,9 +377,9 @@ export function createController(layout, { initialState = {}, notices = [], cont
     .then(() => loadEngine())
     .then((e) => {
       engine = e;
-      sources.start(e);
-      run();
-      clampSelection();
+      runs.start(e);
+      runs.run();
+      keepQuery();
       persist();
       render();
       return true;
@@ -540,7 +406,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
     palette: () => appearance.palette(),
     setState(patch, extraNotices = []) {
       if (extraNotices.length) {
-        messagesExtra = [...messagesExtra.filter((m) => m.id !== 'url'), { id: 'url', kind: 'notice', title: 'Some settings in the link could not be used,', text: 'so defaults were used for them:', details: extraNotices, dismissible: true }];
+        messagesExtra = [...messagesExtra.filter((m) => m.id !== 'url'), urlNotice(extraNotices)];
       }
       set(patch);
       render();

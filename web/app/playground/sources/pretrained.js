@@ -146,7 +146,7 @@ export function createPretrainedSource(name, handle) {
         .then((raw) => ({ layer: state.layer, learnKey: weightsKey(asked), trace: stepTraceOf(raw, layer, sentence, { name, about, info }) }));
     },
     /** The worker traces one layer in full: another layer is another trace (null). */
-    select: (result, state) => (result?.source === self && result.layer === state.layer ? result : null),
+    select: (result, state) => (result.layer === state.layer ? result : null),
     learn(state, result, { onAnswer } = {}) {
       const computing = { unavailable: `Computing the backward of layer ${state.layer + 1} of ${label}\u2026`, pending: true };
       // the forward on screen must be of these weights and this sentence (a step by hand asks a new one)

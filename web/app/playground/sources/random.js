@@ -36,7 +36,7 @@ export function runRandom(engine, state) {
 }
 
 export function createRandomSource(engine) {
-  const self = {
+  return {
     name: 'random',
     featured: null,
     learned: false,
@@ -45,13 +45,9 @@ export function createRandomSource(engine) {
     describe: () => RANDOM_DESCRIPTION,
     trace: (state) => runRandom(engine, state),
     /** Batch mode: the sentence shown is one of the run's traces. */
-    select(result, state) {
-      if (result?.source !== self || !result.traces) return result;
-      return { ...result, trace: result.traces[Math.min(state.shown, result.traces.length - 1)] };
-    },
+    select: (result, state) => (result.traces ? { ...result, trace: result.traces[Math.min(state.shown, result.traces.length - 1)] } : result),
     learn: () => ({ unavailable: 'Random weights were never trained on anything, so there is no loss to learn from: pick the coreference or the language model to follow the backward pass.' }),
     generation: null,
     dispose() {},
   };
-  return self;
 }

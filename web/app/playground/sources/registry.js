@@ -11,8 +11,8 @@
 //                  controls act on it) | {config (null while loading), seed, note}}
 //   trace(state, {onSynced}) → {trace, …} or a Promise of it: the step data of the state
 //                  (onSynced({applied, problem}): how many of the link's steps by hand held)
-//   select(result, state) → the same run seen at the state's layer or batch sentence,
-//                  or null: run again
+//   select(result, state) → this source's last result seen at the state's layer or
+//                  batch sentence, or null: run again
 //   learn(state, result, {onAnswer}) → v.learn, what the Learn steps read ({unavailable} without)
 //   generation     null, or {available, reason, layers}; generate(sentence, ids, options) when available
 //   dispose()

@@ -60,7 +60,7 @@ export function createTrainedSource(entry) {
     }),
   });
 
-  const self = {
+  return {
     name,
     featured,
     learned: true,
@@ -74,13 +74,9 @@ export function createTrainedSource(entry) {
       return { run, trace: layerTrace(run, state.layer, model) };
     },
     /** Another layer of the same trace. */
-    select(result, state) {
-      if (result?.source !== self) return result;
-      return { ...result, trace: layerTrace(result.run, state.layer, model) };
-    },
+    select: (result, state) => ({ ...result, trace: layerTrace(result.run, state.layer, model) }),
     learn: (state, result, { onAnswer } = {}) => learn.data(state, result.trace, { onAnswer }),
     generation: null,
     dispose() {},
   };
-  return self;
 }
