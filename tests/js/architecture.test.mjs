@@ -204,9 +204,7 @@ function importsResolved(file) {
 /** Crossings the restructure of issue #35 removes on another branch, by "file → target", with
  * why: listed so that the rules hold for everything else now. One that is gone fails the test
  * below (remove it here then), so this list only shrinks. */
-const KNOWN_CROSSINGS = new Map([
-  ['web/app/hub/hub.js → web/app/playground/model-trace.js', 'hub.js reshapes a pretrained trace with the playground\'s layerTrace; one reshape for every model source (brief W1) removes it'],
-]);
+const KNOWN_CROSSINGS = new Map([]);
 
 /** The imports of files matching `from` whose target `allowed` refuses, as "file: import 'spec' (why)". */
 function folderViolations(from, allowed, why) {
