@@ -134,7 +134,7 @@ void attention_forward(const ModelConfig& config, const LayerParams<const float*
             rec(Point::k, l, h, k);
             rec(Point::v, l, h, v);
             rec(Point::scores, l, h, scores);
-            if (rec.wants(Point::scaled, l)) rec(Point::scaled, l, h, scores * run.scale);
+            rec(Point::scaled, l, h, scores * run.scale);  // (evaluated only when kept)
             if (keep_rows) {
                 rec(Point::row_max, l, h, row_max);
                 rec(Point::row_sum, l, h, row_sum);

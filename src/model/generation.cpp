@@ -23,8 +23,10 @@ std::string number(double x) {
 /// Keeps each head's attention weights of the last new row (KvCache::weights).
 class WeightsTap final : public Tap {
 public:
-    explicit WeightsTap(std::vector<std::vector<std::vector<float>>>& out) : out_(out) {}
-    bool wants(Point point, int) const override { return point == Point::weights; }
+    explicit WeightsTap(std::vector<std::vector<std::vector<float>>>& out) : Tap(true), out_(out) {}
+
+private:
+    bool keeps(Point point, int) const override { return point == Point::weights; }
     void put(Point, const Site& at, const Eigen::Ref<const Matrix>& value) const override {
         std::vector<float>& w = out_[static_cast<std::size_t>(at.layer)][static_cast<std::size_t>(at.head)];
         const Eigen::Index last = value.rows() - 1;
@@ -32,7 +34,6 @@ public:
         for (Eigen::Index j = 0; j < value.cols(); ++j) w[static_cast<std::size_t>(j)] = value(last, j);
     }
 
-private:
     std::vector<std::vector<std::vector<float>>>& out_;
 };
 

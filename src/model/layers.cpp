@@ -157,9 +157,9 @@ void embedding_forward(const ModelConfig& config, const ParamPtrs& p, const std:
         rec(Point::pos_embed, -1, as_matrix(p.pos, config.context, C).middleRows(first, T));
     else if (config.positional == Positional::sinusoidal)
         rec(Point::pos_embed, -1, cache.sinusoid.middleRows(first, T));
-    else if (rec.wants(Point::pos_embed, -1))
+    else
         rec(Point::pos_embed, -1, Matrix::Zero(T, C));
-    if (config.token_types > 0 && rec.wants(Point::type_embed, -1))
+    if (config.token_types > 0)
         rec(Point::type_embed, -1, as_matrix(p.token_type, config.token_types, C).row(0).replicate(T, 1));
     if (config.embed_layernorm) {
         cache.sum = x;

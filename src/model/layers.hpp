@@ -5,10 +5,9 @@
 // block (block.hpp) composes LayerNorm, attention and MLP; the forward driver
 // (forward.hpp) and generation (generation.hpp) run the embedding, the blocks
 // and the head. Each kind hands its named intermediates to a Tap (tap.hpp).
-// Each kind's independent double
-// reference is its pair in layer_reference.hpp (tested kind by kind in
-// tests/core/test_layer_kinds.cpp); model_reference.cpp composes them into
-// the whole model's reference.
+// Each kind's independent double reference is its pair in layer_reference.hpp
+// (tested kind by kind in tests/core/test_layer_kinds.cpp); model_reference.cpp
+// composes them into the whole model's reference.
 //
 // Parameters are read by structure: ParamSlots says where each tensor of the
 // config sits in the flat buffer (built once per layout from the one name
@@ -70,7 +69,7 @@ void zip_model_fields(A& a, B& b, Fn f) {
     f(a.unembed, b.unembed), f(a.unembed_bias, b.unembed_bias);
 }
 
-/// The slots of parameter_layout(config) (model.cpp: the name table).
+/// The slots of parameter_layout(config) (parameters.cpp: the name table).
 ParamSlots resolve_slots(const ModelConfig& config);
 
 /// Pointers into `base` (a buffer of the slots' layout); absent tensors are null.

@@ -14,19 +14,21 @@ namespace {
 
 /// Softmax of each logits row, in double (the trace's probabilities): one exp
 /// per logit, kept for the division (T·V of them: 26 M at T = 512 with GPT-2's
-/// vocabulary).
+/// vocabulary). Read row by row through pointers: a row of the Ref is contiguous.
 Matrix row_softmax(const Eigen::Ref<const Matrix>& logits) {
-    Matrix out(logits.rows(), logits.cols());
-    std::vector<double> e(static_cast<std::size_t>(logits.cols()));
+    const Eigen::Index V = logits.cols();
+    Matrix out(logits.rows(), V);
+    std::vector<double> e(static_cast<std::size_t>(V));
     for (Eigen::Index i = 0; i < logits.rows(); ++i) {
-        const float mx = logits.row(i).maxCoeff();
+        const float* li = logits.data() + i * logits.outerStride();
+        float* oi = out.data() + i * V;
+        const float mx = *std::max_element(li, li + V);
         double sum = 0;
-        for (Eigen::Index j = 0; j < logits.cols(); ++j) {
-            e[static_cast<std::size_t>(j)] = std::exp(static_cast<double>(logits(i, j)) - mx);
+        for (Eigen::Index j = 0; j < V; ++j) {
+            e[static_cast<std::size_t>(j)] = std::exp(static_cast<double>(li[j]) - mx);
             sum += e[static_cast<std::size_t>(j)];
         }
-        for (Eigen::Index j = 0; j < logits.cols(); ++j)
-            out(i, j) = static_cast<float>(e[static_cast<std::size_t>(j)] / sum);
+        for (Eigen::Index j = 0; j < V; ++j) oi[j] = static_cast<float>(e[static_cast<std::size_t>(j)] / sum);
     }
     return out;
 }
@@ -50,9 +52,9 @@ void top_of_row(const Matrix& probabilities, Eigen::Index i, int k, std::vector<
 /// Which of the Recorder's rules keeps a point.
 enum class Rule {
     always,   ///< the model's intermediates, and the per-layer stream gradients of every visited layer
-    heads,    ///< Recorder::keeps(layer)
+    layer,    ///< Recorder::keeps(layer) (its `layer` field): a head's, and the attention's output gradient
     vectors,  ///< Recorder::keeps_vectors(layer)
-    either,   ///< the attention's concat and output: the heads' layers and the vectors' layers
+    either,   ///< the attention's concat and output: kept with the heads or with the vectors
 };
 
 Rule rule_of(Point p) {
@@ -61,7 +63,7 @@ Rule rule_of(Point p) {
         case Point::row_sum: case Point::weights: case Point::head_out:
         case Point::d_attn_out: case Point::d_head_out: case Point::d_weights: case Point::d_scaled:
         case Point::d_scores: case Point::d_q: case Point::d_k: case Point::d_v:
-            return Rule::heads;
+            return Rule::layer;
         case Point::block_in: case Point::attn_norm: case Point::attn_residual: case Point::ffn_norm:
         case Point::ffn_hidden: case Point::ffn_out: case Point::block_out:
             return Rule::vectors;
@@ -145,11 +147,10 @@ void TraceTap::start_backward(int layers) {
     r_->gradients.layers.assign(static_cast<std::size_t>(layers), LayerGradTrace{});
 }
 
-bool TraceTap::wants(Point point, int layer) const {
-    if (!r_) return false;
+bool TraceTap::keeps(Point point, int layer) const {
     switch (rule_of(point)) {
         case Rule::always: return true;
-        case Rule::heads: return r_->keeps(layer);
+        case Rule::layer: return r_->keeps(layer);
         case Rule::vectors: return r_->keeps_vectors(layer);
         case Rule::either: return r_->keeps(layer) || r_->keeps_vectors(layer);
     }
@@ -200,21 +201,19 @@ void TraceTap::put(Point point, const Site& at, const Eigen::Ref<const Matrix>& 
         case Point::d_logits: gt.d_logits = value; return;
         default: break;
     }
-    if (at.head >= 0 && rule_of(point) == Rule::heads) {
-        if (Matrix* m = head_field(tr.layers[layer].attention.heads[head], point)) {
-            *m = value;
-            return;
-        }
+    // the backward's go to the gradients only: its forward may have had no recorder
+    const bool gradient = point >= Point::d_logits;
+    Matrix* field = nullptr;
+    if (at.head >= 0 && gradient) {
         std::vector<HeadGradTrace>& heads = gt.layers[layer].heads;
         if (heads.size() <= head) heads.resize(head + 1);  // every head of a visited kept layer comes
-        if (Matrix* m = head_grad_field(heads[head], point)) *m = value;
-        return;
+        field = head_grad_field(heads[head], point);
+    } else if (at.head >= 0) {
+        field = head_field(tr.layers[layer].attention.heads[head], point);
+    } else {
+        field = gradient ? layer_grad_field(gt.layers[layer], point) : layer_field(tr.layers[layer], point);
     }
-    if (Matrix* m = layer_field(tr.layers[layer], point)) {
-        *m = value;
-        return;
-    }
-    if (Matrix* m = layer_grad_field(gt.layers[layer], point)) *m = value;
+    if (field) *field = value;
 }
 
 }  // namespace attn

@@ -19,7 +19,8 @@
 
 namespace attn {
 
-/// The named intermediates, in the order a forward and a backward produce them.
+/// The named intermediates, in the order a forward and a backward produce them
+/// (the backward's, from d_logits on, last: TraceTap tells them apart so).
 /// Per head: q … head_out, d_head_out … d_v (T×D or T×S, S keys); the rest T×C
 /// (ffn_hidden T×F, logits T×V) or, for the model's, rows of T.
 enum class Point {
@@ -67,31 +68,45 @@ struct Site {
 };
 
 /// The callback every forward and backward path takes. This base keeps nothing.
+/// The calls cost one predictable branch when nothing is kept (training): the value
+/// is bound for put() only after keeps() said yes.
 class Tap {
 public:
+    Tap() = default;
     virtual ~Tap() = default;
+
     /// Whether `point` of `layer` is kept: work that only a kept value needs is skipped otherwise.
-    virtual bool wants(Point point, int layer) const {
+    bool wants(Point point, int layer) const { return active_ && keeps(point, layer); }
+    /// A layer's intermediate (layer -1: the model's).
+    template <class M>
+    void operator()(Point point, int layer, const M& value) const {
+        if (wants(point, layer)) put(point, {layer, -1, 0}, value);
+    }
+    /// One head's.
+    template <class M>
+    void operator()(Point point, int layer, int head, const M& value) const {
+        if (wants(point, layer)) put(point, {layer, head, 0}, value);
+    }
+    /// Rows first … first + value.rows() − 1 of a model-level intermediate.
+    template <class M>
+    void rows(Point point, int first, const M& value) const {
+        if (wants(point, -1)) put(point, {-1, -1, first}, value);
+    }
+
+protected:
+    /// A tap that keeps something (active: keeps() is asked).
+    explicit Tap(bool active) : active_(active) {}
+    virtual bool keeps(Point point, int layer) const {
         (void)point, (void)layer;
         return false;
     }
-    /// Takes an intermediate that wants() asked for (the value is the caller's: copy what is kept).
+    /// Takes an intermediate that keeps() asked for (the value is the caller's: copy what is kept).
     virtual void put(Point point, const Site& at, const Eigen::Ref<const Matrix>& value) const {
         (void)point, (void)at, (void)value;
     }
 
-    /// A layer's intermediate (layer -1: the model's).
-    void operator()(Point point, int layer, const Eigen::Ref<const Matrix>& value) const {
-        if (wants(point, layer)) put(point, {layer, -1, 0}, value);
-    }
-    /// One head's.
-    void operator()(Point point, int layer, int head, const Eigen::Ref<const Matrix>& value) const {
-        if (wants(point, layer)) put(point, {layer, head, 0}, value);
-    }
-    /// Rows first … first + value.rows() − 1 of a model-level intermediate.
-    void rows(Point point, int first, const Eigen::Ref<const Matrix>& value) const {
-        if (wants(point, -1)) put(point, {-1, -1, first}, value);
-    }
+private:
+    bool active_ = false;
 };
 
 /// The Recorder's tap (recorder.cpp): keeps in recorder->trace and recorder->gradients
@@ -99,7 +114,7 @@ public:
 /// and probabilities, and its top-k, from the logits' rows. Null: keeps nothing.
 class TraceTap final : public Tap {
 public:
-    explicit TraceTap(Recorder* recorder) : r_(recorder) {}
+    explicit TraceTap(Recorder* recorder) : Tap(recorder != nullptr), r_(recorder) {}
     /// A recorded forward of one sequence of ids.size() tokens, the first `length` real:
     /// empties the trace and the gradients, and writes the trace's ids, length, mask and
     /// its L layer entries (the kept layers with their H heads).
@@ -108,10 +123,10 @@ public:
     /// backward does not visit stay so).
     void start_backward(int layers);
 
-    bool wants(Point point, int layer) const override;
+private:
+    bool keeps(Point point, int layer) const override;
     void put(Point point, const Site& at, const Eigen::Ref<const Matrix>& value) const override;
 
-private:
     Recorder* r_;
     int tokens_ = 0;  ///< T: the trace's rows
 };
