@@ -61,7 +61,7 @@ BpeMerges::BpeMerges(const PieceVocabulary& vocab, const std::vector<std::pair<s
     }
 }
 
-void BpeMerges::merge(std::vector<std::int32_t>& id, std::vector<std::int32_t>& starts) const {
+void BpeMerges::merge(std::vector<std::int32_t>& id, std::vector<std::int32_t>& starts, std::uint64_t& pushes) const {
     // symbols as a linked list over the positions; a merge keeps the left symbol and drops the right one
     const std::size_t n = id.size();
     std::vector<std::int32_t> next(n), prev(n);
@@ -80,7 +80,9 @@ void BpeMerges::merge(std::vector<std::int32_t>& id, std::vector<std::int32_t>& 
         const std::int32_t right = next[static_cast<std::size_t>(left)];
         if (left < 0 || right >= static_cast<std::int32_t>(n)) return;
         const auto it = merges_.find(pair_key(id[static_cast<std::size_t>(left)], id[static_cast<std::size_t>(right)]));
-        if (it != merges_.end()) queue.push({it->second.rank, left, right, it->second.id});
+        if (it == merges_.end()) return;
+        queue.push({it->second.rank, left, right, it->second.id});
+        ++pushes;
     };
     for (std::size_t i = 0; i + 1 < n; ++i) consider(static_cast<std::int32_t>(i));
     std::vector<bool> gone(n, false);
@@ -153,7 +155,8 @@ void BpeTokenizer::check_bytes(const std::string& file) {
 std::vector<std::int32_t> BpeTokenizer::merge(const std::string& bytes) const {
     std::vector<std::int32_t> ids(bytes.size()), starts;
     for (std::size_t i = 0; i < bytes.size(); ++i) ids[i] = byte_ids_[static_cast<unsigned char>(bytes[i])];
-    merges_.merge(ids, starts);
+    std::uint64_t pushes = 0;
+    merges_.merge(ids, starts, pushes);
     return ids;
 }
 
@@ -171,6 +174,7 @@ std::string BpeTokenizer::piece_bytes(std::int32_t token) const {
 
 void BpeTokenizer::encode_text(const NormText& text, std::vector<PretrainedToken>& out) const {
     std::vector<std::int32_t> ids, starts;
+    std::uint64_t pushes = 0;
     std::vector<std::size_t> char_at;  // byte of the piece → its character
     for (const NormText& piece : pipeline_.pre_tokenizer.apply(text)) {
         const std::string bytes = norm_utf8(piece);
@@ -189,7 +193,7 @@ void BpeTokenizer::encode_text(const NormText& text, std::vector<PretrainedToken
             ids.assign(1, whole);
             starts.assign(1, 0);
         } else {
-            merges_.merge(ids, starts);
+            merges_.merge(ids, starts, pushes);
         }
         for (std::size_t k = 0; k < ids.size(); ++k) {
             const auto begin = static_cast<std::size_t>(starts[k]);
@@ -202,6 +206,7 @@ void BpeTokenizer::encode_text(const NormText& text, std::vector<PretrainedToken
             out.push_back(std::move(t));
         }
     }
+    count_steps(pushes);
 }
 
 std::string BpeTokenizer::decode(const std::vector<std::int32_t>& ids) const {

@@ -45,8 +45,9 @@ public:
               const std::string& file);
     /// Merges `symbols` (ids) in place until no pair of the list is left, the pair of lowest
     /// rank first, leftmost among equals; `starts` gets each final symbol's first position in
-    /// the symbols given. O(n log n): a linked list over the positions and a priority queue.
-    void merge(std::vector<std::int32_t>& symbols, std::vector<std::int32_t>& starts) const;
+    /// the symbols given. O(n log n): a linked list over the positions and a priority queue,
+    /// into which at most 3n pairs are pushed (`pushes` is increased by their number).
+    void merge(std::vector<std::int32_t>& symbols, std::vector<std::int32_t>& starts, std::uint64_t& pushes) const;
 
 private:
     struct Merge {

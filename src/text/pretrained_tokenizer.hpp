@@ -63,8 +63,9 @@ public:
     /// (a generated token's display is written by this too, so that the two agree).
     virtual std::string display(const std::string& bytes) const { return bytes; }
 
-    /// The matching work encode() has done so far (the added-token automaton's moves, WordPiece's
-    /// vocabulary probes): tests bound it by the length of the texts rather than timing it.
+    /// The work encode() has done so far (the added-token automaton's moves, WordPiece's
+    /// vocabulary probes, the pairs BPE's merge loop queued): tests bound it by the length of
+    /// the texts rather than timing it.
     std::uint64_t steps() const { return steps_.load(std::memory_order_relaxed); }
 
 protected:

@@ -75,7 +75,9 @@ void SentencePieceBpeTokenizer::encode_text(const NormText& text, std::vector<Pr
         ids.assign(1, whole);
         starts.assign(1, 0);
     } else {
-        merges_.merge(ids, starts);
+        std::uint64_t pushes = 0;
+        merges_.merge(ids, starts, pushes);
+        count_steps(pushes);
     }
     for (std::size_t k = 0; k < ids.size(); ++k) {
         const auto first = static_cast<std::size_t>(starts[k]);

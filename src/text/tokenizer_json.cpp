@@ -153,8 +153,10 @@ void read_bpe_json(const JsonValue& root, const std::string& file, BpeModelFile&
     pipeline.pre_tokenizer = PreTokenizer::read(root.get("pre_tokenizer"), file);
     if (const JsonValue* post = root.get("post_processor"); post && !post->is(JsonValue::Type::null))
         read_post_processor(*post, file, pipeline, 0);
-    for (const std::int32_t id : pipeline.before) model.vocab.piece(id);  // out of the vocabulary: an error naming it
-    for (const std::int32_t id : pipeline.after) model.vocab.piece(id);
+    for (const std::vector<std::int32_t>* ids : {&pipeline.before, &pipeline.after})
+        for (const std::int32_t id : *ids)
+            if (id >= model.vocab.size())
+                bad_tokenizer_file(file, "the post_processor's special token id " + std::to_string(id) + " is not in the vocabulary");
     pipeline.index_added_tokens();
 }
 
