@@ -110,6 +110,8 @@ TEST_CASE("pre-tokenizer: Digits before ByteLevel (SmolLM2), and ByteLevel's pre
     CHECK(smol.byte_level());
     CHECK_FALSE(smol.splits());
     CHECK(pieces(smol, "a 12b") == V{"a", " ", "1", "2", "b"});  // GPT-2's pattern alone: "a", " 12", "b"
+    // every \p{N} character, as the tokenizers library's char::is_numeric: ½ (No), ٣ (Nd), Ⅻ (Nl)
+    CHECK(pieces(smol, "x\xC2\xBD\xD9\xA3\xE2\x85\xAB") == V{"x", "\xC2\xBD", "\xD9\xA3", "\xE2\x85\xAB"});
     const auto runs = pre(R"({"type": "Digits", "individual_digits": false})");
     CHECK(pieces(runs, "a12b3") == V{"a", "12", "b", "3"});
     const auto prefix = pre(R"({"type": "ByteLevel", "add_prefix_space": true})");
