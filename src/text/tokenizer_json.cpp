@@ -94,8 +94,18 @@ void TokenizerPipeline::index_added_tokens() {
     as_written_ids.clear();
     after_normalizing_ids.clear();
     for (const AddedToken& a : added) {
-        (a.normalized ? normalized : raw).push_back(a.content);
-        (a.normalized ? after_normalizing_ids : as_written_ids).push_back(a.id);
+        if (!a.normalized) {
+            raw.push_back(a.content);
+            as_written_ids.push_back(a.id);
+            continue;
+        }
+        // found in the normalized text as the normalizer writes it (the tokenizers library
+        // normalizes these tokens' contents too)
+        NormText content = norm_text(a.content, 0, a.content.size());
+        normalizer.apply(content);
+        if (content.empty()) continue;
+        normalized.push_back(norm_utf8(content));
+        after_normalizing_ids.push_back(a.id);
     }
     added_ids.clear();
     for (const AddedToken& a : added) added_ids.push_back(a.id);

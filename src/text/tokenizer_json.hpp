@@ -35,7 +35,8 @@ struct TokenizerPipeline {
     PreTokenizer pre_tokenizer;
     std::vector<std::int32_t> before, after;  ///< the template's tokens around the text
 
-    /// Makes the matchers from `added` (call after filling it).
+    /// Makes the matchers from `added` and `normalizer` (call after filling them): the
+    /// contents of the tokens with normalized: true are normalized first.
     void index_added_tokens();
     /// Whether `id` is one of the added tokens.
     bool is_added(std::int32_t id) const { return std::binary_search(added_ids.begin(), added_ids.end(), id); }

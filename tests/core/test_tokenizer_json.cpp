@@ -186,6 +186,11 @@ TEST_CASE("tokenizer.json: an added token with normalized: true is found after t
     REQUIRE(ids(*tok, "hello<X>") == Ids{f.id("hello"), f.id("<x>")});
     CHECK(tokens[1].begin == 5);
     CHECK(tokens[1].end == 8);
+    // the token's own content is normalized too: "<X>" in added_tokens matches "<x>" and "<X>"
+    std::string upper = json;
+    upper.replace(upper.find("\"content\": \"<x>\""), 16, "\"content\": \"<X>\"");
+    upper.replace(upper.find("\"<x>\": "), 5, "\"<X>\"");
+    CHECK(ids(*read(upper), "hello<x>") == Ids{f.id("hello"), f.id("<x>")});
 }
 
 TEST_CASE("tokenizer.json: settings the engine cannot run are refused by name, with the file") {
