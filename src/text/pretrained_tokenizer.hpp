@@ -1,6 +1,7 @@
 #pragma once
-// What the subword tokenizers share (bpe.cpp, wordpiece.cpp, and read_tokenizer
-// in pretrained_tokenizer.cpp): the vocabulary, the file limits and the text check.
+// What the subword tokenizers share (bpe.cpp, sentencepiece.cpp, wordpiece.cpp, the
+// tokenizer.json pipeline of tokenizer_json.cpp, and read_tokenizer in
+// pretrained_tokenizer.cpp): the kinds, the vocabulary, the file limits and the text check.
 
 #include "base/json_value.hpp"
 #include "base/limits.hpp"
@@ -38,14 +39,18 @@ std::string tokenizer_kind_title(TokenizerKind kind);
 /// Whether a request for `asked` takes a tokenizer of kind `made` (any takes all; any_bpe every BPE).
 bool tokenizer_kind_accepts(TokenizerKind asked, TokenizerKind made);
 
-/// A model's tokenizer: our word tokenizer, a byte-level BPE or a WordPiece.
+/// A token of a model's tokenizer: a byte-level BPE, a SentencePiece-style BPE or a WordPiece.
 /// (Not `Token`: that name is the word tokenizer's, tokenizer.hpp, and a second
 /// attn::Token in the same program breaks the one-definition rule.)
 struct PretrainedToken {
     std::int32_t id = 0;
-    std::string text;         ///< the vocabulary's piece ("Ġworld", "##ing", "[CLS]")
-    std::string display;      ///< readable: byte-level bytes decoded, the leading space shown as "␣"; WordPiece as is
-    std::int32_t begin = -1;  ///< byte offsets of the piece in the user's text; -1 for added tokens ([CLS], [SEP])
+    std::string text;         ///< the vocabulary's piece ("Ġworld", "▁world", "<0xE7>", "##ing", "[CLS]")
+    /// readable: byte-level bytes decoded, the leading space shown as "␣"; SentencePiece's
+    /// every ▁ as "␣" and byte pieces as \xHH; WordPiece as is
+    std::string display;
+    /// byte offsets of the piece in the user's text (a piece inside a character spans the
+    /// character); -1 for the tokens the tokenizer adds ([CLS], [SEP], a template's BOS)
+    std::int32_t begin = -1;
     std::int32_t end = -1;
 };
 
