@@ -114,10 +114,10 @@ void BpeMerges::merge(std::vector<std::int32_t>& id, std::vector<std::int32_t>& 
 
 namespace {
 
-TokenizerPipeline gpt2_pipeline(const PieceVocabulary& vocab, const std::vector<std::string>& specials) {
+TokenizerPipeline files_pipeline(const PieceVocabulary& vocab, const std::vector<std::string>& specials) {
     TokenizerPipeline p;
     for (const std::string& s : specials) p.added.push_back(AddedToken{s, vocab.find(s), true, false});
-    p.pre_tokenizer = PreTokenizer::gpt2();
+    p.pre_tokenizer = PreTokenizer::byte_level_default();
     p.index_added_tokens();
     return p;
 }
@@ -127,7 +127,7 @@ TokenizerPipeline gpt2_pipeline(const PieceVocabulary& vocab, const std::vector<
 BpeTokenizer::BpeTokenizer(PieceVocabulary vocab, const std::vector<std::pair<std::string, std::string>>& merges,
                            std::vector<std::string> specials, const std::string& vocab_file,
                            const std::string& merges_file)
-    : PipelineTokenizer(gpt2_pipeline(vocab, specials)), vocab_(std::move(vocab)) {
+    : PipelineTokenizer(files_pipeline(vocab, specials)), vocab_(std::move(vocab)) {
     check_bytes(vocab_file);
     merges_ = BpeMerges(vocab_, merges, merges_file);
 }
@@ -259,7 +259,7 @@ std::unique_ptr<PretrainedTokenizer> read_bpe_tokenizer_json(const JsonValue& ro
         const bool sentencepiece = model.byte_fallback || pipeline.normalizer.writes("\xE2\x96\x81");
         check_bpe_decoder(root, !sentencepiece, file);
         if (sentencepiece) return std::make_unique<SentencePieceBpeTokenizer>(std::move(model), std::move(pipeline), file);
-        pipeline.pre_tokenizer = PreTokenizer::gpt2();
+        pipeline.pre_tokenizer = PreTokenizer::byte_level_default();
         return std::make_unique<BpeTokenizer>(std::move(model), std::move(pipeline), file);
     }
     bad_tokenizer_file(file, "the pre_tokenizer does not end with ByteLevel: a BPE this engine runs is byte-level (its "

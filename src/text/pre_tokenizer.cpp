@@ -9,10 +9,10 @@ namespace {
 
 using Ranges = std::vector<std::pair<std::size_t, std::size_t>>;
 
-const char* const kGpt2Pattern = R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)";
-const char* const kLlama3Pattern =
+const char* const kByteLevelPattern = R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)";
+const char* const kThreeDigitsPattern =
     R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
-const char* const kQwen2Pattern =
+const char* const kOneDigitPattern =
     R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
 const char* const kPreTokenizersRun = "it runs ByteLevel, Split with GPT-2's, Llama 3's or Qwen2's pattern, Digits, and a Sequence of them";
 
@@ -48,7 +48,7 @@ std::size_t contraction_at(const std::u32string& s, std::size_t i, bool fold) {
     return 0;
 }
 
-Ranges split_gpt2(const std::u32string& s) {
+Ranges split_byte_level(const std::u32string& s) {
     const std::vector<Class> cls = classes(s);
     const std::size_t n = s.size();
     Ranges pieces;
@@ -77,7 +77,7 @@ Ranges split_gpt2(const std::u32string& s) {
 }
 
 // Llama 3's pattern (max_digits 3) and Qwen2's (max_digits 1), alternative by alternative.
-Ranges split_llama3(const std::u32string& s, std::size_t max_digits) {
+Ranges split_numbers_in_runs(const std::u32string& s, std::size_t max_digits) {
     const std::vector<Class> cls = classes(s);
     const std::size_t n = s.size();
     const auto newline = [&](std::size_t i) { return s[i] == U'\r' || s[i] == U'\n'; };
@@ -152,9 +152,9 @@ std::u32string values(const NormText& text) {
 
 std::vector<std::pair<std::size_t, std::size_t>> split_by_pattern(SplitPattern pattern, const std::u32string& text) {
     switch (pattern) {
-        case SplitPattern::gpt2: return split_gpt2(text);
-        case SplitPattern::llama3: return split_llama3(text, 3);
-        case SplitPattern::qwen2: return split_llama3(text, 1);
+        case SplitPattern::byte_level: return split_byte_level(text);
+        case SplitPattern::numbers_in_threes: return split_numbers_in_runs(text, 3);
+        case SplitPattern::single_numbers: return split_numbers_in_runs(text, 1);
     }
     return {};
 }
@@ -164,11 +164,11 @@ std::vector<std::pair<std::size_t, std::size_t>> pre_tokenize(const std::string&
     std::u32string s(cps.size(), 0);
     for (std::size_t i = 0; i < cps.size(); ++i) s[i] = cps[i].value;
     Ranges pieces;
-    for (const auto& [b, e] : split_gpt2(s)) pieces.emplace_back(cps[b].begin, cps[e - 1].end);
+    for (const auto& [b, e] : split_byte_level(s)) pieces.emplace_back(cps[b].begin, cps[e - 1].end);
     return pieces;
 }
 
-PreTokenizer PreTokenizer::gpt2() {
+PreTokenizer PreTokenizer::byte_level_default() {
     PreTokenizer p;
     p.steps_.push_back({Kind::byte_level});
     return p;
@@ -211,9 +211,9 @@ void PreTokenizer::read_into(const JsonValue& json, const std::string& file, std
         if (!regex || !regex->is(JsonValue::Type::string))
             bad_tokenizer_file(file, what + " has no {\"Regex\": …} pattern (" + kPreTokenizersRun + ")");
         Step s{Kind::split};
-        if (regex->string == kGpt2Pattern) s.pattern = SplitPattern::gpt2;
-        else if (regex->string == kLlama3Pattern) s.pattern = SplitPattern::llama3;
-        else if (regex->string == kQwen2Pattern) s.pattern = SplitPattern::qwen2;
+        if (regex->string == kByteLevelPattern) s.pattern = SplitPattern::byte_level;
+        else if (regex->string == kThreeDigitsPattern) s.pattern = SplitPattern::numbers_in_threes;
+        else if (regex->string == kOneDigitPattern) s.pattern = SplitPattern::single_numbers;
         else
             bad_tokenizer_file(file, "the Split pattern \"" + regex->string +
                                          "\" is not one this engine knows: it runs GPT-2's, Llama 3's and Qwen2's");

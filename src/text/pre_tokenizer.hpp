@@ -20,8 +20,10 @@
 
 namespace attn {
 
-/// The split patterns this engine runs (the opening comment's texts).
-enum class SplitPattern { gpt2, llama3, qwen2 };
+/// The split patterns this engine runs (the opening comment's texts), named by what tells
+/// them apart: ByteLevel's own (GPT-2's), numbers in runs of up to three (Llama 3's), each
+/// number on its own (Qwen2's).
+enum class SplitPattern { byte_level, numbers_in_threes, single_numbers };
 
 /// The pieces of a text by a pattern, as [begin, end) indices into `text` (code points).
 std::vector<std::pair<std::size_t, std::size_t>> split_by_pattern(SplitPattern pattern, const std::u32string& text);
@@ -31,8 +33,9 @@ std::vector<std::pair<std::size_t, std::size_t>> pre_tokenize(const std::string&
 
 class PreTokenizer {
 public:
-    /// GPT-2's: ByteLevel with its own pattern, no prefix space (vocab.json + merges.txt).
-    static PreTokenizer gpt2();
+    /// GPT-2's: ByteLevel with its own pattern, no prefix space (vocab.json + merges.txt, and a
+    /// tokenizer.json that says nothing of its splitting).
+    static PreTokenizer byte_level_default();
     /// tokenizer.json's "pre_tokenizer" (null or absent: none). Runs ByteLevel (last),
     /// Split with one of the known patterns (behavior Isolated), Digits, and a Sequence of
     /// them. Refuses any other kind, pattern or setting by name, with `file`.
@@ -53,7 +56,7 @@ private:
     enum class Kind { split, digits, byte_level };
     struct Step {
         Kind kind;
-        SplitPattern pattern = SplitPattern::gpt2;  ///< split, and byte_level with use_regex
+        SplitPattern pattern = SplitPattern::byte_level;  ///< split, and byte_level with use_regex
         bool individual = false;                   ///< digits: each digit on its own, else runs of digits
         bool prefix_space = false;                 ///< byte_level: add_prefix_space
         bool use_regex = true;                     ///< byte_level: split by GPT-2's pattern

@@ -64,7 +64,7 @@ V pieces(const attn::PreTokenizer& p, const std::string& text) {
 
 TEST_CASE("pre-tokenizer: Llama 3's pattern, cases worked out by hand") {
     using attn::SplitPattern;
-    const auto l = [](const std::string& t) { return split(SplitPattern::llama3, t); };
+    const auto l = [](const std::string& t) { return split(SplitPattern::numbers_in_threes, t); };
     CHECK(l("Hello world") == V{"Hello", " world"});
     CHECK(l("I'M don't") == V{"I", "'M", " don", "'t"});                 // contractions in any case
     CHECK(l("it'S 'sun") == V{"it", "'S", " '", "sun"});                 // " '" is punctuation with its space
@@ -89,9 +89,9 @@ TEST_CASE("pre-tokenizer: Llama 3's pattern, cases worked out by hand") {
 
 TEST_CASE("pre-tokenizer: Qwen2's pattern is Llama 3's with one digit at a time") {
     using attn::SplitPattern;
-    CHECK(split(SplitPattern::qwen2, "12345 6") == V{"1", "2", "3", "4", "5", " ", "6"});
-    CHECK(split(SplitPattern::qwen2, "x\xD9\xA3\xD9\xA4") == V{"x", "\xD9\xA3", "\xD9\xA4"});  // Arabic-Indic digits are \p{N}
-    CHECK(split(SplitPattern::qwen2, "I'M don't") == split(SplitPattern::llama3, "I'M don't"));
+    CHECK(split(SplitPattern::single_numbers, "12345 6") == V{"1", "2", "3", "4", "5", " ", "6"});
+    CHECK(split(SplitPattern::single_numbers, "x\xD9\xA3\xD9\xA4") == V{"x", "\xD9\xA3", "\xD9\xA4"});  // Arabic-Indic digits are \p{N}
+    CHECK(split(SplitPattern::single_numbers, "I'M don't") == split(SplitPattern::numbers_in_threes, "I'M don't"));
 }
 
 TEST_CASE("pre-tokenizer: a Sequence of Split and ByteLevel reads as Llama 3's file writes it") {
@@ -120,7 +120,7 @@ TEST_CASE("pre-tokenizer: Digits before ByteLevel (SmolLM2), and ByteLevel's pre
     const auto spaced = prefix.apply(attn::norm_text("Hi", 0, 2));
     REQUIRE(spaced.size() == 1);
     CHECK((spaced[0][0].begin == 0 && spaced[0][0].end == 1));  // the added space spans the first character
-    CHECK(attn::PreTokenizer::gpt2().byte_level());
+    CHECK(attn::PreTokenizer::byte_level_default().byte_level());
     CHECK(attn::PreTokenizer::read(nullptr, "tokenizer.json").empty());
 }
 
