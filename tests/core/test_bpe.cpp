@@ -11,6 +11,8 @@
 #include "base/types.hpp"
 #include "matchers.hpp"
 
+#include "bpe_reference.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <functional>
@@ -97,28 +99,11 @@ std::vector<std::string> split(const std::string& text) {
     return out;
 }
 
-// The merge loop as openai's encoder.py writes it: find the pair of lowest rank,
-// merge every occurrence of it left to right, repeat.
+/// The reference merge loop (bpe_reference.hpp) on a word's bytes.
 std::vector<std::string> reference_bpe(const std::string& bytes, const std::vector<std::pair<std::string, std::string>>& merges) {
     std::vector<std::string> word;
     for (char c : bytes) word.push_back(std::string(1, c));
-    for (;;) {
-        std::size_t best = merges.size();
-        for (std::size_t i = 0; i + 1 < word.size(); ++i)
-            for (std::size_t r = 0; r < best; ++r)
-                if (merges[r].first == word[i] && merges[r].second == word[i + 1]) best = r;
-        if (best == merges.size()) return word;
-        std::vector<std::string> next;
-        for (std::size_t i = 0; i < word.size(); ++i) {
-            if (i + 1 < word.size() && word[i] == merges[best].first && word[i + 1] == merges[best].second) {
-                next.push_back(word[i] + word[i + 1]);
-                ++i;
-            } else {
-                next.push_back(word[i]);
-            }
-        }
-        word = next;
-    }
+    return testing::reference_bpe(word, merges);
 }
 
 }  // namespace

@@ -11,6 +11,8 @@
 #include "base/types.hpp"
 #include "matchers.hpp"
 
+#include "bpe_reference.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <random>
@@ -89,27 +91,6 @@ using Ids = std::vector<std::int32_t>;
 using Span = std::pair<std::int32_t, std::int32_t>;
 constexpr std::int32_t P = 259;  // the first piece after the specials and bytes
 
-// The merge loop as a reference: find the pair of lowest rank, merge every occurrence of it
-// left to right, repeat (pieces as strings).
-std::vector<std::string> reference_bpe(std::vector<std::string> word, const std::vector<std::pair<std::string, std::string>>& merges) {
-    for (;;) {
-        std::size_t best = merges.size();
-        for (std::size_t i = 0; i + 1 < word.size(); ++i)
-            for (std::size_t r = 0; r < best; ++r)
-                if (merges[r].first == word[i] && merges[r].second == word[i + 1]) best = r;
-        if (best == merges.size()) return word;
-        std::vector<std::string> next;
-        for (std::size_t i = 0; i < word.size(); ++i) {
-            if (i + 1 < word.size() && word[i] == merges[best].first && word[i + 1] == merges[best].second) {
-                next.push_back(word[i] + word[i + 1]);
-                ++i;
-            } else {
-                next.push_back(word[i]);
-            }
-        }
-        word = next;
-    }
-}
 
 }  // namespace
 
@@ -178,7 +159,7 @@ TEST_CASE("sentencepiece: merges over the whole text agree with the reference lo
         const auto tokens = tok->encode(text);
         for (std::size_t i = 1; i < tokens.size(); ++i) got.push_back(tokens[i].text);
         INFO(text);
-        REQUIRE(got == reference_bpe(word, f.merges));
+        REQUIRE(got == testing::reference_bpe(word, f.merges));
         CHECK(tok->decode(ids(tokens)) == "<s>" + text);
     }
 }
