@@ -203,14 +203,14 @@ int run_hub(const HubRunOptions& o) {
                 const Matrix& w = tr.layers[l].attention.heads[h].weights;
                 std::printf("\nlayer %zu head %zu: weights (row = query, column = key)\n", l, h);
                 for (Eigen::Index i = 0; i < w.rows(); ++i) {
-                    std::printf("%10.10s", tokens[static_cast<std::size_t>(i)].text.c_str());
+                    std::printf("%s", pad_left(cut_chars(tokens[static_cast<std::size_t>(i)].text, 10), 10).c_str());
                     for (Eigen::Index j = 0; j < w.cols(); ++j) std::printf(" %7.4f", static_cast<double>(w(i, j)));
                     std::printf("\n");
                 }
             }
         std::printf("\n%s:\n", family_of(config)->predictions.c_str());
         for (Eigen::Index i = 0; i < static_cast<Eigen::Index>(ids.size()); ++i) {
-            std::printf("  %-12s ->", tokens[static_cast<std::size_t>(i)].text.c_str());
+            std::printf("  %s ->", pad_right(tokens[static_cast<std::size_t>(i)].text, 12).c_str());
             for (const Choice& c : top5(tr, i))
                 std::printf("  %s %.4f", tokenizer ? tokenizer->piece(c.id).c_str() : std::to_string(c.id).c_str(),
                             static_cast<double>(c.probability));

@@ -174,3 +174,13 @@ test('a sentence for a folder without tokenizer files is refused, naming what is
   refused(['--model', dir, '--sentence', 'hello'], /no tokenizer in .*BERT needs vocab\.txt or tokenizer\.json/);
   refused(['--model', path.join(root, 'gpt2'), '--sentence', 'hello'], /GPT-2 needs tokenizer\.json, or vocab\.json and merges\.txt/);
 });
+
+test('--format table cuts a long label at a character boundary, never inside a UTF-8 character', () => {
+  // GPT-2 writes "ドラゴン" as one token of 12 bytes: the weights table's label column is 10 wide
+  const dir = copyOf('gpt2-vocab');
+  cpSync(GPT2_TOKENIZER, path.join(dir, 'tokenizer.json'));
+  const r = cliRun(['run', '--model', dir, '--sentence', 'A dragon: ドラゴン ————', '--format', 'table']);
+  assert.equal(r.status, 0, r.stderr);
+  assert.ok(!r.stdout.includes('\uFFFD'), `the table holds a cut character:\n${r.stdout}`);
+  assert.match(r.stdout, /^ *ドラゴン  [01]\.\d{4}/m);
+});
