@@ -382,6 +382,14 @@ TEST_CASE("hub config: GPT-2 and BERT fields become the model's options, with tr
     CHECK(b.ln_eps == 1e-12f);
 }
 
+TEST_CASE("hub config: a config.json that starts with a UTF-8 byte order mark is read", "[hub]") {
+    const attn::ModelConfig plain = attn::read_hub_config(config_of("gpt2"));
+    const attn::ModelConfig bom = attn::read_hub_config("\xEF\xBB\xBF" + config_of("gpt2"));
+    CHECK(bom.family == plain.family);
+    CHECK(bom.d_model == plain.d_model);
+    CHECK(bom.vocab == plain.vocab);
+}
+
 TEST_CASE("hub config: an unsupported architecture is refused by name", "[hub]") {
     CHECK_THAT(error_of([] { attn::read_hub_config(R"({"architectures":["LlamaForCausalLM"],"model_type":"llama"})"); }),
                Contains("LlamaForCausalLM is not supported: this page runs GPT-2 and BERT models"));
