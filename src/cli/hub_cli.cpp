@@ -121,7 +121,11 @@ bool is_directory(const std::string& path) {
 
 ModelConfig read_hub_folder_config(const std::string& dir) {
     if (!exists(dir + "/config.json")) fail("no config.json in \"" + dir + "\"" + folder_note(dir));
-    return read_hub_config(read_input_file("--model", dir + "/config.json", kMaxConfigBytes));
+    const ModelConfig config = read_hub_config(read_input_file("--model", dir + "/config.json", kMaxConfigBytes));
+    // a model too large is refused from config.json alone, before the weights are opened
+    const HubSizeCheck size = check_hub_size(config);
+    if (!size.fits) throw Error(Error::Code::too_large, "config.json: " + size.refusal);
+    return config;
 }
 
 std::unique_ptr<Model> load_hub_folder(const std::string& dir, const ModelConfig& config, std::size_t chunk) {
@@ -135,7 +139,10 @@ std::unique_ptr<Model> load_hub_folder(const std::string& dir, const ModelConfig
     const std::uint64_t header_size = HubLoader::header_size(first);
     std::string header(static_cast<std::size_t>(header_size), '\0');
     header.resize(read_at(file.f, 0, reinterpret_cast<std::uint8_t*>(&header[0]), header.size(), path));
-    HubLoader loader(config, header);
+    if (fseeko(file.f, 0, SEEK_END) != 0) fail("cannot read \"" + path + "\": " + std::strerror(errno));
+    const off_t file_size = ftello(file.f);
+    if (file_size < 0) fail("cannot read \"" + path + "\": " + std::strerror(errno));
+    HubLoader loader(config, header, static_cast<std::uint64_t>(file_size));
     std::vector<std::uint8_t> buffer(chunk);
     for (const ByteRange& r : loader.needed())
         for (std::uint64_t at = r.begin; at < r.end;) {
