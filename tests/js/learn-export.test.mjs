@@ -1,5 +1,5 @@
 // The Learn steps' export (issue #23 follow-up): each backward step's `figure` in
-// its registry (learn-steps.js), read by export.js stepFigure as the forward steps'
+// its registry (learn/step-registry.js), read by export.js stepFigure as the forward steps'
 // are. Each figure's matrix is checked against the trainer's own backwardTrace,
 // called here directly (not through learn.js, which the page uses), for the head
 // asked; its title is the one the page shows (written out by hand below); masked
@@ -12,34 +12,40 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createEngine } from '../../web/engine.js';
 import { createModelCache } from '../../web/app/playground/models.js';
-import { runTrained, sliceLayer } from '../../web/app/playground/runs.js';
-import { createLearn } from '../../web/app/playground/learn/learn.js';
+import { createTrainedSource } from '../../web/app/playground/sources/trained.js';
 import { normalizeState } from '../../web/app/playground/state.js';
-import { LEARN_REGISTRY, LEARN_STEPS } from '../../web/app/playground/learn/steps.js';
-import { STEP_REGISTRY } from '../../web/app/playground/steps.js';
+import { LEARN_STEPS } from '../../web/app/playground/learn/steps.js';
+import { LEARN_REGISTRY } from '../../web/app/playground/learn/step-registry.js';
+import { STEP_REGISTRY } from '../../web/app/playground/step-registry.js';
 import { stepFigure, figureToSvg, figureLayout, estimateWidth } from '../../web/app/playground/export.js';
 import { formatValue } from '../../web/app/kit/format.js';
 import { REPO_ROOT } from './helpers.mjs';
 
 let engine;
 let cache;
-// one Learn part for the whole file, as the page has one: a state without steps by hand puts the shipped weights back
-const learn = createLearn();
+// one source per model for the whole file, as the page has one: a state without steps by hand puts the shipped weights back
+const sources = new Map();
 before(async () => {
   engine = await createEngine();
   cache = createModelCache({ fetchShipped: async (name, file) => new Uint8Array(readFileSync(path.join(REPO_ROOT, 'models', file))) });
 });
 
+/** The page's source of a trained model (sources/trained.js): its trace and its Learn part. */
+async function sourceOf(model) {
+  if (!sources.has(model)) sources.set(model, createTrainedSource(await cache.load(engine, model)));
+  return sources.get(model);
+}
+
 const SENTENCE = 'The animal didn\'t cross the street because it was too tired.';
 
 /** What the page has on a Learn step: the layer's trace and the backward (learn.js), as the controller makes them. */
 async function pageData(model, fields = {}) {
-  const entry = await cache.load(engine, model);
+  const source = await sourceOf(model);
   const state = normalizeState({ model, sentence: SENTENCE, layer: 1, head: 1, query: 7, ...fields });
-  const synced = learn.sync(entry, state);
+  let synced = null;
+  const result = { ...source.trace(state, { onSynced: (s) => { synced = s; } }), source };
   assert.equal(synced.problem, null);
-  const trace = sliceLayer(runTrained(entry, state.sentence), state.layer).trace;
-  return { entry, state, trace, L: learn.compute(entry, state) };
+  return { state, trace: result.trace, L: source.learn(state, result) };
 }
 
 /** A fresh trainer of the model's shipped weights (the page's one may have taken steps by hand). */
@@ -112,7 +118,7 @@ test('each Learn step exports its matrix for the head asked, equal to the traine
   if (!ids.includes(y)) ids.push(y);
   assert.equal(loss.rows, 1);
   assert.deepEqual(plain(loss.values), ids.map((j) => bw.dLogits.data[7 * V + j]));
-  const vocabulary = d.entry.trainer.vocabulary;
+  const vocabulary = d.trace.model.vocabulary;
   assert.deepEqual(loss.colLabels, ids.map((j) => `${vocabulary[j]}${j === y ? ' (answer)' : ''}`));
   assert.equal(vocabulary[y], 'animal');
   assert.ok(loss.values[ids.indexOf(y)] < 0, 'the answer\u2019s gradient is negative');
@@ -197,12 +203,12 @@ test('the causal language model: dS\u2032 and dS mark exactly the masked keys, w
 });
 
 test('a Learn step without a backward has no figure: no answer on the sentence, or no backward at all', async () => {
-  const entry = await cache.load(engine, 'coreference');
+  const source = await sourceOf('coreference');
   const state = normalizeState({ model: 'coreference', sentence: 'the dog was tired .', query: 1 });
-  learn.sync(entry, state);
-  const L = learn.compute(entry, state);
+  const result = { ...source.trace(state), source };
+  const L = source.learn(state, result);
   assert.ok(L.problem);
-  const trace = sliceLayer(runTrained(entry, state.sentence), 1).trace;
+  const trace = result.trace;
   for (const step of LEARN_STEPS) {
     assert.equal(stepFigure(trace, { ...state, step }, { learn: L }), null, step);
     assert.equal(stepFigure(trace, { ...state, step }, { learn: { unavailable: 'no backward' } }), null, step);

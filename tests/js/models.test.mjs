@@ -136,8 +136,7 @@ test('the coreference antecedent key names the featured head (the engine\'s scor
   const antecedent = trainer.probe({ text }).keys.find((k) => k.name === 'antecedent').key;
   const tr = trainer.trace({ text });
   const { layer, head } = SHIPPED_MODELS.coreference.featured;
-  const entry = { name: 'coreference', trainer, task: 'coreference', about: '' };
-  const view = layerTrace(tr, layer, entry);
+  const view = layerTrace(tr, layer, { name: 'coreference', task: 'coreference', about: '', vocabulary: trainer.vocabulary });
   // the antecedent key: "it" (7) → "street" (5), one scored row
   assert.deepEqual(Array.from(antecedent.data.subarray(7 * antecedent.cols, 8 * antecedent.cols)).map((x, j) => (x ? j : -1)).filter((j) => j >= 0), [5]);
   assert.equal(tr.layers[layer].patterns[head].antecedent.rows, 1);
@@ -153,9 +152,9 @@ test('the layer adapter gives each step the layer\'s own matrices, LayerNorm par
   const { tensors, metadata } = readSafetensors(bytes);
   assert.equal(JSON.parse(metadata.task).name, 'coreference');
   const tr = trainer.trace({ text: 'The zebra didn\'t cross the street because it was too tired.' });
-  const entry = { name: 'coreference', trainer, task: 'coreference', about: aboutText('coreference', trainer) };
+  const model = { name: 'coreference', task: 'coreference', about: aboutText('coreference', trainer), vocabulary: trainer.vocabulary };
   for (let l = 0; l < tr.layers.length; l++) {
-    const v = layerTrace(tr, l, entry);
+    const v = layerTrace(tr, l, model);
     assert.equal(v.model.layer, l);
     assert.equal(v.input, tr.layers[l].normed);
     assert.equal(v.stream, tr.layers[l].input);
@@ -172,7 +171,7 @@ test('the layer adapter gives each step the layer\'s own matrices, LayerNorm par
     const sigma = Math.sqrt(x.reduce((a, b) => a + (b - mean) ** 2, 0) / C + 1e-5);
     x.forEach((xi, d) => assert.ok(Math.abs((xi - mean) / sigma * v.model.ln1.gain[d] + v.model.ln1.bias[d] - v.input.data[7 * C + d]) < 1e-4));
   }
-  const v = layerTrace(tr, 9, entry);
+  const v = layerTrace(tr, 9, model);
   assert.equal(v.model.layer, tr.layers.length - 1, 'a layer past the last shows the last');
   // the final LayerNorm's parameters come from the engine's trace, equal to the file's
   assert.deepEqual(Array.from(v.model.lnFinal.gain), Array.from(tensors['final_ln.gain'].data));
@@ -180,7 +179,7 @@ test('the layer adapter gives each step the layer\'s own matrices, LayerNorm par
   assert.equal(v.tokens[1].text, '[UNK]');
   assert.equal(v.tokens[1].typed, 'zebra');
   assert.deepEqual(v.model.unknown, ['zebra']);
-  assert.match(entry.about, /1,500 steps, 2 layers \u00d7 4 heads, C = 32/);
+  assert.match(model.about, /1,500 steps, 2 layers \u00d7 4 heads, C = 32/);
   trainer.dispose();
 });
 
@@ -244,8 +243,8 @@ test('sentence fit: the engine\'s grammar and the [UNK] share say when a sentenc
     const trainer = engine.loadTrainer(bytesOf(name));
     try {
       const tr = trainer.trace({ text });
-      const entry = { name, trainer, task: name === 'coreference' ? 'coreference' : 'text', about: '' };
-      return { grammar: tr.grammar, fit: layerTrace(tr, 1, entry).model.fit };
+      const model = { name, task: name === 'coreference' ? 'coreference' : 'text', about: '', vocabulary: trainer.vocabulary };
+      return { grammar: tr.grammar, fit: layerTrace(tr, 1, model).model.fit };
     } finally {
       trainer.dispose();
     }

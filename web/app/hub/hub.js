@@ -1,10 +1,11 @@
 // Pretrained models from the Hugging Face Hub (or a folder of its files) on
-// the page: each lives in its own worker (hub-worker.js), which fetches,
-// streams and traces; this module starts it, relays its progress, and turns
-// a trace into the step data the playground's twelve steps draw.
+// the page: each lives in its own worker (worker.js), which fetches, streams
+// and traces; this module starts it and relays its progress and requests (the
+// playground's source of such a model, playground/sources/pretrained.js, turns
+// its traces into the step data).
 //
 //   const m = await openPretrained({ kind: 'hub', base, id }, { onProgress, signal });
-//   const trace = await m.trace('Hello world', 0);     // the page's layer trace (model-trace.js shape)
+//   const raw = await m.rawTrace('Hello world', 0);    // the worker's trace of layer 0 in full
 //   const token = await m.generate('Hello', [], { sample: false });   // the next token (GPT-2), its KV cache in the worker
 //   m.dispose();                                        // ends the worker and frees the model
 //
@@ -12,7 +13,6 @@
 // files come from Cache Storage after the first visit) or "local:<name>" for
 // dropped files (a link cannot bring those back: drop them again).
 
-import { layerTrace } from '../playground/model-trace.js';
 import { parseHubId, hubError, DEFAULT_HUB_BASE, isHubName, isUrlName, isLocalName, isPretrainedName, modelFolderUrl } from './source.js';
 import { createHubRunner } from './runner.js';
 import { familyInfo } from '../../families.js';
@@ -129,7 +129,7 @@ export function openPretrained(source, { onProgress = null, signal = null, inPag
 }
 
 /**
- * The Learn steps' requests (hub-runner.js's backward, sgd, undo) over ask(msg) → the reply:
+ * The Learn steps' requests (runner.js's backward, sgd, undo) over ask(msg) → the reply:
  * backward({sentence, targets, scale, layer}) → backwardTrace's object, sgd({sentence, targets,
  * lr, layer, head}) → sgdStep's, undo() → how many steps remain.
  */
@@ -191,71 +191,4 @@ function pretrainedHandle(worker, info) {
       waiting.clear();
     },
   };
-}
-
-/** The top tokens of a raw trace as a compact probabilities matrix over their own vocabulary. */
-function topMatrix(top, T) {
-  const vocabulary = [];
-  const column = new Map();
-  for (let i = 0; i < top.ids.length; i++) {
-    if (!column.has(top.ids[i])) {
-      column.set(top.ids[i], vocabulary.length);
-      vocabulary.push(top.texts[i]);
-    }
-  }
-  const V = vocabulary.length;
-  const data = new Float32Array(T * V);
-  for (let i = 0; i < T; i++) for (let j = 0; j < top.k; j++) data[i * V + column.get(top.ids[i * top.k + j])] = top.p[i * top.k + j];
-  return { probabilities: { rows: T, cols: V, data }, vocabulary };
-}
-
-/** A vector {rows: 1, cols: n, data} as the plain array the formulas quote. */
-const vec = (m) => (m ? m.data : null);
-
-/**
- * A raw trace (one layer in full) as the playground's layer trace: the same
- * shape as a trained model's (model-trace.js layerTrace), its tokens as the
- * model reads them, its biases for the formulas, and the five likeliest
- * tokens per position as the output step's prediction.
- */
-export function pretrainedLayerTrace(raw, layer, name, info, sentence) {
-  const c = raw.config;
-  const T = raw.tokens.length;
-  const { probabilities, vocabulary } = topMatrix(raw.top, T);
-  // model-trace.js reads a trained model's trace; the layers it does not show carry only weights
-  const modelTrace = {
-    // post-LN (BERT): nothing normalises x before attention, so X′ = x (the step says why)
-    config: { ...c, layernorm: !c.postNorm },
-    tokens: raw.tokens.map((t) => ({ text: t.text, id: t.id, start: Math.max(0, t.start), end: Math.max(0, t.end) })),
-    length: raw.length,
-    sentence,
-    embeddings: raw.embeddings,
-    positional: raw.positional,
-    mask: raw.mask,
-    layers: raw.layers.map((l) => ({ ...l, heads: l.heads })),
-    finalNormed: null,
-    logits: null,
-    probabilities,
-    grammar: -1,
-  };
-  const lt = raw.layers[layer];
-  const entry = {
-    name,
-    task: null,
-    about: pretrainedAbout(name, info),
-    // token texts come with the trace: no vocabulary lookup for them
-    trainer: { vocabulary: [], settings: null },
-  };
-  const trace = layerTrace(modelTrace, layer, entry);
-  trace.tokens = trace.tokens.map((t, i) => ({ ...t, piece: raw.tokens[i].piece, special: raw.tokens[i].start < 0, startChar: raw.tokens[i].startChar }));
-  // how many of the last tokens "Next token" wrote (generate.js)
-  trace.generated = raw.generated ?? 0;
-  trace.model.vocabulary = vocabulary;
-  // the texts of the full vocabulary's ids the trace knows (its tokens, each position's top ones): the Learn steps' targets are full ids
-  trace.model.tokenTexts = new Map([...raw.tokens.map((t) => [t.id, t.text]), ...Array.from(raw.top.ids, (id, i) => [id, raw.top.texts[i]])]);
-  trace.model.pretrained = { family: c.family, postNorm: c.postNorm, maskId: info.maskId, parameterCount: info.parameterCount };
-  trace.model.fit = null;
-  trace.bias = { query: vec(lt.bQuery), key: vec(lt.bKey), value: vec(lt.bValue), output: vec(lt.bOutput) };
-  if (trace.final) trace.final = { normed: null, logits: null, probabilities };
-  return trace;
 }

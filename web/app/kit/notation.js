@@ -52,7 +52,7 @@ export function figureTitle(step, trace, h) {
 /**
  * The title of a Learn step's main figure for head h (0-based), as the step's
  * view shows it above that figure (views/learn-*.js) and the export writes it
- * (learn-steps.js). scale: the backward's 1/√d_k (the scale switch); q: the
+ * (learn/step-registry.js). scale: the backward's 1/√d_k (the scale switch); q: the
  * selected query (the loss and the step by hand are about its row).
  */
 export function learnFigureTitle(step, trace, h, { scale = true, q = 0 } = {}) {

@@ -17,15 +17,15 @@
 import { lutCss } from '../kit/palette.js';
 import { resolveScale, cellIndex, SCALE_NAMES } from '../kit/heatmap/colors.js';
 import { tokenLabel, excerpt, formatValue, DIGITS } from '../kit/format.js';
-import { STEP_REGISTRY } from './steps.js';
-import { LEARN_REGISTRY } from './learn/steps.js';
+import { STEP_REGISTRY } from './step-registry.js';
+import { LEARN_REGISTRY } from './learn/step-registry.js';
 
-/** Every step's registry entry, the forward ones' (steps.js) and the Learn part's (learn-steps.js), by id. */
+/** Every step's registry entry, the forward ones' (step-registry.js) and the Learn part's (learn/step-registry.js), by id. */
 const ENTRIES = new Map([...STEP_REGISTRY, ...LEARN_REGISTRY].map((s) => [s.id, s]));
 
 /**
- * The matrix a step is about (each step's `figure` in the registries, steps.js and
- * learn-steps.js): {title, caption, rows, cols, values, rowLabels, colLabels, kind
+ * The matrix a step is about (each step's `figure` in the registries, step-registry.js and
+ * learn/step-registry.js): {title, caption, rows, cols, values, rowLabels, colLabels, kind
  * ('diverging'|'sequential'), blocked (Uint8Array or null: 1 = masked),
  * blockedAs ('minus-infinity': the value is −∞ | 'zero': an exact 0 the mask made),
  * scaleChoice (the page's colour-scale choice for weight maps: auto, fixed, row),

@@ -1,24 +1,23 @@
 // "Next token" on the playground (the controller's part; the view is
-// views/generation.js): for a pretrained causal model (GPT-2) it asks the
-// model's worker for the next token (hub.js generate: the worker's KV cache
-// reuses the earlier keys and values), then puts the token's text into the
-// sentence and its id into the state's `gen` (the URL), so a link reopens the
-// same tokens; the step views then show the new row (the query moves to it).
-// Undo drops the last generated token. BERT is not causal: the view says so.
+// views/generation.js): for a model whose source can write (a pretrained
+// causal model, GPT-2) it asks the source for the next token (its worker's
+// KV cache reuses the earlier keys and values), then puts the token's text
+// into the sentence and its id into the state's `gen` (the URL), so a link
+// reopens the same tokens; the step views then show the new row (the query
+// moves to it). Undo drops the last generated token. A model that is not
+// causal says why (its source's generation.reason).
 //
-//   const generation = createGeneration(slot, { handle, state, trace, set, render });
+//   const generation = createGeneration(slot, { source, state, trace, set, render });
 //   generation.update(trace);   // from the controller's render()
 
 import { createGenerationView } from './views/generation.js';
 import { PICKS, TEMPERATURES, TOP_KS } from './state.js';
-import { isPretrainedName } from '../hub/source.js';
-import { familyInfo } from '../../families.js';
 
 /**
- * handle(): the pretrained model on screen (hub.js handle) or null; state(): the playground's
+ * source(): the model source on screen (sources/registry.js) or null; state(): the playground's
  * state; trace(): the trace on screen; set(patch): the controller's; render(): redraw.
  */
-export function createGeneration(root, { handle, state, trace, set, render }) {
+export function createGeneration(root, { source, state, trace, set, render }) {
   let busy = false;
   let last = null; // the last generated token (GeneratedToken, pretrained.js) while its row is on screen
   let error = null;
@@ -32,15 +31,15 @@ export function createGeneration(root, { handle, state, trace, set, render }) {
   });
 
   async function next() {
-    const h = handle();
+    const src = source();
     const s = state();
     const tr = trace();
-    if (busy || !h || !tr) return;
+    if (busy || !src?.generate || !tr) return;
     busy = true;
     error = null;
     render();
     try {
-      const token = await h.generate(s.sentence, s.gen, { sample: s.pick === 'sample', temperature: s.temperature, topK: s.topK, seed: s.genSeed });
+      const token = await src.generate(s.sentence, s.gen, { sample: s.pick === 'sample', temperature: s.temperature, topK: s.topK, seed: s.genSeed });
       if (state().sentence !== s.sentence || state().model !== s.model) return; // the page moved on meanwhile
       last = token;
       moveTo = token.position;
@@ -67,9 +66,7 @@ export function createGeneration(root, { handle, state, trace, set, render }) {
   return {
     update(tr) {
       const s = state();
-      const h = handle();
-      const config = h?.info?.config ?? null;
-      const pretrained = isPretrainedName(s.model) && config;
+      const g = source()?.generation ?? null;
       if (tr && moveTo >= 0 && tr.sentence === s.sentence && tr.tokens.length - 1 === moveTo) {
         // the trace with the new token is here (a query set before it would be clamped to the old one)
         const q = moveTo;
@@ -78,12 +75,12 @@ export function createGeneration(root, { handle, state, trace, set, render }) {
       }
       if (last && tr && tr.sentence === s.sentence && (last.position !== tr.tokens.length - 1 || s.gen.at(-1) !== last.id)) last = null;
       view.update(tr, s, {
-        available: Boolean(pretrained && config.causal),
-        reason: pretrained && !config.causal ? `${familyInfo(config.family)?.title ?? 'This model'} is not causal: every token reads the tokens after it, so it cannot write a text one token at a time.` : null,
+        available: Boolean(g?.available),
+        reason: g?.reason ?? null,
         busy,
         last,
         error,
-        layers: config?.layers ?? 0,
+        layers: g?.layers ?? 0,
       });
     },
   };

@@ -1,6 +1,9 @@
-// A trained model's trace (Trainer.trace: every intermediate of every layer)
-// seen one layer at a time, in the shape the twelve step views already read
-// for random weights (engine.run's trace), plus what a full block adds:
+// A model's trace (every intermediate of every layer) seen one layer at a
+// time, in the shape the twelve step views already read for random weights
+// (engine.run's trace), plus what a full block adds. One function for every
+// model the playground shows with layers: a model trained here (Trainer.trace)
+// and a pretrained one (its worker's trace, sources/pretrained.js), each with a
+// plain description of the model beside its trace.
 //
 //   embeddings, positional     E[ids] and P: the same for every layer
 //   stream                     x, the residual stream into this layer (layer 0: X + P)
@@ -9,18 +12,29 @@
 //   block {residual, mlpNormed, mlpHidden, mlpOutput, out} the rest of the block
 //   final {normed, logits, probabilities}                  after the last layer only
 //   model {name, layer, layers, …}                         what the views need to say it
+//   bias, generated            a pretrained model's: its biases (the formulas quote
+//                              them), and how many of the last tokens "Next token" wrote
 //
 // Pure: no DOM, no engine.
 
 import { headPatterns } from '../kit/patterns.js';
 
-/** The token texts as the model reads them: its vocabulary entry ([UNK] for unknown words). */
-function modelTokens(trace, vocabulary) {
+/** The token texts as a model trained here reads them: its vocabulary entry ([UNK] for unknown words). */
+function vocabularyTokens(tokens, vocabulary) {
   const unk = vocabulary.indexOf('[UNK]');
-  return trace.tokens.map((t) => {
+  return tokens.map((t) => {
     const text = vocabulary[t.id] ?? t.text;
     return { ...t, text, typed: t.text, unknown: t.id === unk && unk >= 0 };
   });
+}
+
+/** A pretrained model's tokens: its tokenizer's pieces, their texts as the trace gives them
+ * ([CLS] and [SEP] have no place in the text: start −1, drawn at 0 and marked special). */
+function pieceTokens(tokens) {
+  return tokens.map((t) => ({
+    text: t.text, id: t.id, start: Math.max(0, t.start), end: Math.max(0, t.end), typed: t.text, unknown: false,
+    piece: t.piece, special: t.start < 0, startChar: t.startChar,
+  }));
 }
 
 /** A LayerNorm's gain and bias from the engine's trace (1×C matrices), or null. */
@@ -28,22 +42,38 @@ function gainBias(gain, bias) {
   return gain && bias ? { gain: gain.data, bias: bias.data } : null;
 }
 
+/** A vector {rows: 1, cols: n, data} as the plain array the formulas quote. */
+const vec = (m) => (m ? m.data : null);
+
 /**
- * One layer of a trained model's trace as a playground trace.
- * entry: a loaded model (models.js: {name, trainer, task, about}).
+ * One layer of a model's trace as the step data.
+ * modelTrace: the engine's model trace ({config, tokens, length, sentence, embeddings,
+ * positional, mask, layers, finalNormed, logits, probabilities, grammar}).
+ * model: what the page knows of the model, plainly:
+ *   name, task (null: none), about  the picker's value, its task, its one line
+ *   seed                            the seed it was trained from (0 when unknown)
+ *   featured                        {layer, head} the page opens on, or null
+ *   vocabulary                      the texts of the probabilities' columns (a model trained
+ *                                   here: its whole vocabulary, which also names its tokens)
+ *   pretrained                      null for a model trained here; for a pretrained one
+ *                                   {family, postNorm, maskId, parameterCount}: its tokens are
+ *                                   its tokenizer's pieces, and it has biases and no task
+ *   tokenTexts                      (pretrained) Map id → text of the full vocabulary's ids
+ *                                   the trace knows (the Learn steps' targets are full ids)
  * Head names come from the engine's pattern scores (layers[l].patterns; a
  * coreference model's include its task's antecedent key).
  */
-export function layerTrace(modelTrace, layer, entry, { featured = null } = {}) {
+export function layerTrace(modelTrace, layer, model) {
   const c = modelTrace.config;
   const L = modelTrace.layers.length;
   const l = Math.max(0, Math.min(L - 1, layer));
   const lt = modelTrace.layers[l];
-  const tokens = modelTokens(modelTrace, entry.trainer.vocabulary);
+  const pretrained = model.pretrained ?? null;
+  const tokens = pretrained ? pieceTokens(modelTrace.tokens) : vocabularyTokens(modelTrace.tokens, model.vocabulary);
   const T = tokens.length;
   const last = l === L - 1;
   const trace = {
-    config: { dModel: c.dModel, heads: c.heads, dHead: c.dModel / c.heads, seed: entry.trainer.settings?.seed ?? 0, positional: c.positional, mask: c.causal ? 'causal' : 'none', scale: c.scale },
+    config: { dModel: c.dModel, heads: c.heads, dHead: c.dModel / c.heads, seed: model.seed ?? 0, positional: c.positional, mask: c.causal ? 'causal' : 'none', scale: c.scale },
     tokens,
     realTokens: modelTrace.length ?? T,
     sentence: modelTrace.sentence,
@@ -68,19 +98,20 @@ export function layerTrace(modelTrace, layer, entry, { featured = null } = {}) {
     },
     final: last ? { normed: modelTrace.finalNormed, logits: modelTrace.logits, probabilities: modelTrace.probabilities } : null,
     model: {
-      name: entry.name,
-      task: entry.task,
-      about: entry.about,
+      name: model.name,
+      task: model.task,
+      about: model.about,
       layer: l,
       layers: L,
       layernorm: c.layernorm,
       mlp: c.mlp,
       causal: c.causal,
-      vocabulary: entry.trainer.vocabulary,
+      vocabulary: model.vocabulary,
       vocab: c.vocab,
       context: c.context,
       unknown: tokens.filter((t) => t.unknown).map((t) => t.typed),
-      fit: sentenceFit(modelTrace, tokens, entry),
+      // how far the sentence is from what the model learned: a model trained here on a task
+      fit: pretrained ? null : sentenceFit(modelTrace, tokens, model),
       ln1: c.layernorm ? gainBias(lt.ln1Gain, lt.ln1Bias) : null,
       lnFinal: c.layernorm ? gainBias(modelTrace.finalLnGain, modelTrace.finalLnBias) : null,
     },
@@ -88,7 +119,13 @@ export function layerTrace(modelTrace, layer, entry, { featured = null } = {}) {
   trace.headPatterns = headPatterns(lt.patterns);
   // every layer at once, for the model view: its heads and their pattern names
   trace.model.layerHeads = modelTrace.layers.map((x, i) => ({ heads: x.heads, patterns: i === l ? trace.headPatterns : headPatterns(x.patterns) }));
-  trace.model.featured = featured;
+  trace.model.featured = model.featured ?? null;
+  if (pretrained) {
+    trace.generated = modelTrace.generated ?? 0;
+    trace.model.tokenTexts = model.tokenTexts;
+    trace.model.pretrained = pretrained;
+    trace.bias = { query: vec(lt.bQuery), key: vec(lt.bKey), value: vec(lt.bValue), output: vec(lt.bOutput) };
+  }
   return trace;
 }
 
@@ -108,9 +145,10 @@ export const UNKNOWN_SHARE_LIMIT = 0.2;
  * language model), and for coreference whether its answer at "it" is a word
  * of the sentence at all. Longer than the model's context is an error before
  * this (too_long_for_model).
+ * model: layerTrace's description (its task and vocabulary).
  * Returns {outside, measures: [plain lines], known, length, context, grammar, suggest}.
  */
-export function sentenceFit(modelTrace, tokens, entry) {
+export function sentenceFit(modelTrace, tokens, model) {
   const T = modelTrace.length ?? tokens.length;
   const real = tokens.slice(0, T);
   const unknown = real.filter((t) => t.unknown);
@@ -133,7 +171,7 @@ export function sentenceFit(modelTrace, tokens, entry) {
   } else if (grammar === 1) {
     measures.push('One of the sentence shapes it was trained on.');
   }
-  if (entry.task === 'coreference') {
+  if (model.task === 'coreference') {
     const it = real.findIndex((t) => t.text === 'it');
     if (it < 0) {
       measures.push('There is no \u201cit\u201d: the model was trained to answer only at \u201cit\u201d.');
@@ -143,7 +181,7 @@ export function sentenceFit(modelTrace, tokens, entry) {
       const row = modelTrace.probabilities.data.subarray(it * V, (it + 1) * V);
       let best = 0;
       for (let j = 1; j < V; j++) if (row[j] > row[best]) best = j;
-      const word = entry.trainer.vocabulary[best] ?? String(best);
+      const word = model.vocabulary[best] ?? String(best);
       if (!real.some((t) => t.id === best)) {
         measures.push(`Its answer at \u201cit\u201d, \u201c${word}\u201d, is not a word of this sentence.`);
         reasons.push('answer');
@@ -159,7 +197,7 @@ export function sentenceFit(modelTrace, tokens, entry) {
     context,
     grammar,
     // the model that fits everyday sentences better (none yet for the language model itself)
-    suggest: entry.task === 'coreference' ? 'language' : null,
+    suggest: model.task === 'coreference' ? 'language' : null,
   };
 }
 

@@ -1,9 +1,11 @@
-// The model picker (two trained models, a lab model, random weights) and the
-// settings of random weights: width, heads, seed, positional encoding, mask,
-// scale. A trained model fixes them all: they show its values, disabled, with
-// the reason. Each control has a visible label; changes go out through onChange(patch).
+// The model picker (two trained models, a lab model, random weights, the
+// pretrained models loaded) and the settings of random weights: width, heads,
+// seed, positional encoding, mask, scale. A model with learned weights fixes
+// them all: they show its values, disabled, with the reason its description
+// gives. Each control has a visible label; changes go out through onChange(patch).
 // What the pickers offer comes in as `choices` (from the state's tables, through the
-// controller): {widths, heads, positionals, masks, models, isTrainedModel, modelLabel}.
+// controller): {widths, heads, positionals, masks, models, modelLabel}; what the model
+// on screen is, as its source's description ({line, fixed}, sources/registry.js).
 
 import { el, field, setOptions, setValue, uniqueId } from '../../kit/dom.js';
 
@@ -65,7 +67,7 @@ function createMaskNote(toBatchMode, { canBatch }) {
 export const LOAD_MODEL_VALUE = 'load:';
 
 export function createControls(root, { onChange, choices, visible = null, labModel = () => null, onLoadModel = null }) {
-  const { widths: WIDTHS, heads: HEAD_CHOICES, positionals: POSITIONALS, masks: MASKS, models: MODELS, isTrainedModel, modelLabel } = choices;
+  const { widths: WIDTHS, heads: HEAD_CHOICES, positionals: POSITIONALS, masks: MASKS, models: MODELS, modelLabel } = choices;
   const model = el('select', 'control', { testid: 'model-picker' });
   const modelAbout = el('p', 'model-about', { testid: 'model-about' });
   const fixedNote = el('p', 'field-hint model-fixed', { testid: 'model-fixed', hidden: true });
@@ -115,9 +117,8 @@ export function createControls(root, { onChange, choices, visible = null, labMod
   if (visible && !visible.includes('model')) modelField.hidden = true;
   const settingControls = [width, heads, seed, positional, mask, scale];
 
-  /** The fixed values of a trained model in the disabled controls, and why. */
-  function showTrained(entry, state) {
-    const c = entry?.trainer.config;
+  /** The fixed values of a model with learned weights in the disabled controls, and why (fixed: {config, seed, note}; config null while it loads). */
+  function showFixed({ config: c, seed: fixedSeed, note }) {
     for (const x of settingControls) {
       x.disabled = true;
       x.title = 'Fixed by training: this control acts on random weights';
@@ -130,33 +131,30 @@ export function createControls(root, { onChange, choices, visible = null, labMod
     setOptions(heads, [{ value: c.heads, text: `${c.heads}  (d_k = ${c.dModel / c.heads})` }]);
     setValue(width, c.dModel);
     setValue(heads, c.heads);
-    if (seed.getRootNode().activeElement !== seed) setValue(seed, entry.trainer.settings?.seed ?? 0);
+    if (seed.getRootNode().activeElement !== seed) setValue(seed, fixedSeed);
     setValue(positional, c.positional);
     setValue(mask, c.causal ? 'causal' : 'none');
     scale.checked = c.scale;
     fixedNote.hidden = false;
-    if (entry.pretrained) {
-      fixedNote.textContent = `Fixed by the checkpoint: ${modelLabel(state.model)} has C = ${c.dModel}, ${c.heads} heads, ${c.positional} positions and ${c.causal ? 'a causal mask' : 'no mask'}. These controls act on random weights.`;
-      return;
-    }
-    fixedNote.textContent = `Fixed by training: the ${modelLabel(state.model).replace(/ \(trained\)$/, '')} model has C = ${c.dModel}, ${c.heads} heads, ${c.positional} positions, ${c.causal ? 'a causal mask' : 'no mask'} and was trained from seed ${entry.trainer.settings?.seed ?? 0}. These controls act on random weights.`;
+    fixedNote.textContent = note;
   }
 
   return {
     loaderSlot,
-    update(trace, state, { entry = null, pretrained = [] } = {}) {
+    /** model: the description of the model on screen ({line, fixed}); listed: the loaded models the picker adds. */
+    update(trace, state, { model: described, listed = [] }) {
       const lab = labModel();
       const options = MODELS.map((m) => ({ value: m, text: modelLabel(m) }));
       if (lab) options.unshift({ value: lab, text: `${modelLabel(lab)} (${lab.slice(4, 12)}\u2026)` });
-      for (const name of pretrained) options.push({ value: name, text: modelLabel(name) });
+      for (const name of listed) options.push({ value: name, text: modelLabel(name) });
       if (onLoadModel) options.push({ value: LOAD_MODEL_VALUE, text: 'Load a model\u2026' });
       setOptions(model, options);
       setValue(model, state.model);
       shownModel = state.model;
-      modelAbout.textContent = isTrainedModel(state.model) ? (entry?.about ?? 'Loading\u2026') : 'Random but seeded weights: width, heads, seed and the rest below change them. Nothing here was learned.';
-      if (isTrainedModel(state.model)) {
+      modelAbout.textContent = described.line;
+      if (described.fixed) {
         maskNote.update(null, true);
-        showTrained(entry, state);
+        showFixed(described.fixed);
         return;
       }
       for (const x of settingControls) {

@@ -1,7 +1,7 @@
 // The step panel: the current step's title, then that step's own view. Step
 // views are created the first time they are shown; only the current one is
-// updated, so a step change never pays for the other eleven. `steps` is the
-// registry (steps.js): each entry's id, title and view factory.
+// updated, so a step change never pays for the other eleven. `steps` are the
+// registries (step-registry.js, learn/step-registry.js): each entry's id, title and view factory.
 
 import { el } from '../../kit/dom.js';
 
@@ -49,7 +49,7 @@ export function createStepPanel(root, ctx, steps) {
 
   function setHeader(step, trace) {
     const info = byId.get(step);
-    // the Learn part counts its own steps (learn-steps.js: part 'learn')
+    // the Learn part counts its own steps (learn/steps.js: part 'learn')
     const part = steps.filter((s) => s.part === info.part);
     const n = part.indexOf(info) + 1;
     // the embeddings and positions come before every layer: no layer for them

@@ -1,7 +1,7 @@
 // The step list and the transport: Previous step, Play/Pause, Next step,
 // Speed, and a bar showing how far the current step has played. `steps` is
-// the registry (steps.js): each entry's id, short label and title; `learnSteps`
-// the Learn part's (learn-steps.js), a second, smaller row after them (Previous
+// the step list (steps.js): each entry's id, short label and title; `learnSteps`
+// the Learn part's (learn/steps.js), a second, smaller row after them (Previous
 // and Next move inside the part of the current step); `speeds` the speed
 // choices (the state's SPEEDS).
 
