@@ -77,8 +77,10 @@ export interface PretrainedTrace {
   positional: Matrix;
   mask: Matrix<Uint8Array>;
   layers: PretrainedLayerTrace[];
-  /** the k likeliest tokens of each position: ids and p are T·k long, texts decoded */
-  top: { k: number; ids: Int32Array; p: Float32Array; texts: string[] };
+  /** the k likeliest tokens of each position: ids and p are T·k long, texts decoded. A model's
+   * vocabulary may be larger than its tokenizer's (nanoGPT pads GPT-2's 50257 pieces to 50304 ids):
+   * such a padding id is a logit with no text, its text "<pad ID>" and padding true. */
+  top: { k: number; ids: Int32Array; p: Float32Array; texts: string[]; padding: boolean[] };
   /** T×V, only with { logits: true } (a long input may not fit then: too_large, whose message says
    * to ask for the top-k instead; without it no T×V matrix is made, the unembedding runs in row blocks) */
   logits?: Matrix;
@@ -136,7 +138,7 @@ export declare class PretrainedModel {
   /** every intermediate of `layer`; the other layers' attention weights when allWeights (default) */
   /** generated: the ids that wrote the end of text (generate()), kept as chosen */
   trace(text: string, options?: { layer?: number; allWeights?: boolean; logits?: boolean; generated?: ArrayLike<number> }): PretrainedTrace;
-  /** trace() of given token ids (their start and end are -1) */
+  /** trace() of given token ids (their start and end are -1; a padding id's piece and text are "<pad ID>") */
   traceIds(ids: ArrayLike<number>, options?: { layer?: number; allWeights?: boolean; logits?: boolean }): PretrainedTrace;
   /** the next token after ids through the model's KV cache (causal models only: BERT is refused) */
   generate(text: string, options?: GenerateOptions): GeneratedToken;

@@ -232,6 +232,17 @@ std::vector<std::int32_t> ids_from_js(const val& given, int vocab, const char* w
     return ids;
 }
 
+/// The ids that wrote a text's end (generate's, given back): ids of the vocabulary that have
+/// text (a padding id, past the tokenizer's pieces, is never generated).
+std::vector<std::int32_t> generated_from_js(const val& given, const ModelRecord& r) {
+    std::vector<std::int32_t> ids = ids_from_js(given, r.model->config().vocab, "generated");
+    for (const std::int32_t id : ids)
+        if (is_padding_id(*r.tokenizer, id))
+            throw Error("generated token id " + std::to_string(id) + " is a padding id (the tokenizer has " +
+                        std::to_string(r.tokenizer->vocab_size()) + " pieces): it has no text and is never generated");
+    return ids;
+}
+
 /// A text whose end was generated: the prompt (the text before decode(generated)) as the
 /// tokenizer splits it, then the generated ids as they were chosen (tokenizing the appended
 /// text again could split it otherwise). When the text does not end with decode(generated)
@@ -291,11 +302,14 @@ val model_trace_js(int handle, const std::string& text, const val& given_ids, co
         std::vector<PretrainedToken> tokens;
         int used = 0;
         if (given_ids.isArray()) {
-            for (const std::int32_t id : ids_from_js(given_ids, m.vocab, "ids"))
-                tokens.push_back(PretrainedToken{id, r.tokenizer->piece(id), r.tokenizer->decode({id}), -1, -1});
+            for (const std::int32_t id : ids_from_js(given_ids, m.vocab, "ids")) {
+                const bool padding = is_padding_id(*r.tokenizer, id);
+                tokens.push_back(PretrainedToken{id, token_piece(*r.tokenizer, id),
+                                                 padding ? token_piece(*r.tokenizer, id) : r.tokenizer->decode({id}), -1, -1});
+            }
         } else {
             Continued c = continued_tokens(*r.tokenizer, text,
-                                           generated.isArray() ? ids_from_js(generated, m.vocab, "generated") : std::vector<std::int32_t>{});
+                                           generated.isArray() ? generated_from_js(generated, r) : std::vector<std::int32_t>{});
             tokens = std::move(c.tokens);
             used = c.used;
         }
@@ -316,10 +330,16 @@ val model_trace_js(int handle, const std::string& text, const val& given_ids, co
         o.set("config", config_to_js(m));  // with postNorm, as the loader gives it
         o.set("tokens", js::pretrained_tokens_to_js(tokens));
         o.set("generated", used);
-        // the top tokens' texts beside their ids: {k, ids: Int32Array(T·k), p: Float32Array(T·k), texts}
-        val texts = val::array();
-        for (const std::int32_t id : tr.top_ids) texts.call<void>("push", r.tokenizer->decode({id}));
+        // the top tokens' texts beside their ids: {k, ids: Int32Array(T·k), p: Float32Array(T·k), texts,
+        // padding}; a padding id (no text) has "<pad ID>" as its text and true in padding
+        val texts = val::array(), padding = val::array();
+        for (const std::int32_t id : tr.top_ids) {
+            const bool pad = is_padding_id(*r.tokenizer, id);
+            texts.call<void>("push", pad ? token_piece(*r.tokenizer, id) : r.tokenizer->decode({id}));
+            padding.call<void>("push", pad);
+        }
         o["top"].set("texts", texts);
+        o["top"].set("padding", padding);
         return o;
     });
 }
@@ -339,7 +359,7 @@ val model_generate_js(int handle, const std::string& text, const val& generated,
         ModelRecord& r = models().at(handle, "model");
         const ModelConfig& m = r.model->config();
         if (!r.cache) r.cache = std::make_unique<KvCache>(*r.model);
-        const std::vector<std::int32_t> before_ids = ids_from_js(generated, m.vocab, "generated");
+        const std::vector<std::int32_t> before_ids = generated_from_js(generated, r);
         const Continued c = continued_tokens(*r.tokenizer, text, before_ids);
         check_sequence(c.tokens.size(), m);
         std::vector<std::int32_t> ids;
@@ -364,7 +384,12 @@ val model_generate_js(int handle, const std::string& text, const val& generated,
         const Matrix& before = cache.logits();
         double top = before.maxCoeff(), z = 0;
         for (Eigen::Index j = 0; j < before.cols(); ++j) z += std::exp(before(0, j) - top);
-        const std::int32_t id = choose_token(before.data(), m.vocab, o, position);
+        // chosen among the ids with text: a padding id (past the tokenizer's pieces) is a logit
+        // with nothing to write (its probability stays in the softmax's sum)
+        const int with_text = std::min(m.vocab, r.tokenizer->vocab_size());
+        GenerationOptions among = o;
+        among.top_k = std::min(o.top_k, with_text);
+        const std::int32_t id = choose_token(before.data(), with_text, among, position);
         const double probability = std::exp(before(0, id) - top) / z;
         cache.append(id);
         val weights = val::array();

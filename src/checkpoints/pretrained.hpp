@@ -90,6 +90,21 @@ struct HubSizeCheck {
 /// The size verdict of a config that read_hub_config returned.
 HubSizeCheck check_hub_size(const ModelConfig& config);
 
+/// A model's vocabulary may be larger than its tokenizer's (nanoGPT pads GPT-2's 50257 pieces
+/// to 50304 ids; a BERT vocab.txt may be shorter than vocab_size): the ids from the
+/// tokenizer's size on are padding, valid logits with no text. Everything that shows a
+/// model's token asks these rather than the tokenizer: a padding id is "<pad ID>" and decodes
+/// to nothing.
+inline bool is_padding_id(const PretrainedTokenizer& tokenizer, std::int32_t id) { return id >= tokenizer.vocab_size(); }
+/// The vocabulary's piece of `id`, or "<pad ID>" for a padding id.
+inline std::string token_piece(const PretrainedTokenizer& tokenizer, std::int32_t id) {
+    return is_padding_id(tokenizer, id) ? "<pad " + std::to_string(id) + ">" : tokenizer.piece(id);
+}
+/// The text of `id` alone (decode), or "" for a padding id.
+inline std::string token_text(const PretrainedTokenizer& tokenizer, std::int32_t id) {
+    return is_padding_id(tokenizer, id) ? std::string() : tokenizer.decode({id});
+}
+
 /// One contiguous byte range of the safetensors file that the loader needs.
 struct ByteRange {
     std::uint64_t begin = 0, end = 0;  ///< absolute file offsets

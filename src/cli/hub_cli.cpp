@@ -1,7 +1,8 @@
 // attn run --model DIR: a Hugging Face folder through the core's HubLoader.
 // The JSON is `attn run --model FILE`'s (model_trace_json) plus, for a family that
 // generates (GPT-2), "top_next" (the five likeliest next tokens at each position) and,
-// for the others (BERT), "top_fill" (the five likeliest fills at each [MASK]).
+// for the others (BERT), "top_fill" (the five likeliest fills at each [MASK]). A padding id
+// (a vocabulary larger than the tokenizer's) is shown as "<pad ID>", with "padding": true.
 
 #include "hub_cli.hpp"
 
@@ -104,7 +105,10 @@ std::string choices_json(const std::vector<Choice>& choices, const PretrainedTok
     for (std::size_t i = 0; i < choices.size(); ++i) {
         if (i) o += ',';
         o += "{\"id\":" + std::to_string(choices[i].id);
-        if (tokenizer) o += ",\"token\":" + json_quote(tokenizer->piece(choices[i].id));
+        if (tokenizer) {
+            o += ",\"token\":" + json_quote(token_piece(*tokenizer, choices[i].id));
+            if (is_padding_id(*tokenizer, choices[i].id)) o += ",\"padding\":true";  // a logit with no text
+        }
         o += ",\"probability\":";
         json_put_float(o, choices[i].probability);
         o += '}';
@@ -170,7 +174,7 @@ int run_hub(const HubRunOptions& o) {
     } else {
         tokenizer = read_folder_tokenizer(o.dir, header_config, false);
         for (std::int32_t id : ids)
-            tokens.push_back(Token{tokenizer && id >= 0 && id < tokenizer->vocab_size() ? tokenizer->piece(id) : std::to_string(id), id, 0, 0});
+            tokens.push_back(Token{tokenizer && id >= 0 ? token_piece(*tokenizer, id) : std::to_string(id), id, 0, 0});
     }
     if (ids.empty()) throw Error(Error::Code::empty_text, "the input has no tokens");
     if (static_cast<int>(ids.size()) > header_config.context)
@@ -219,7 +223,7 @@ int run_hub(const HubRunOptions& o) {
         for (Eigen::Index i = 0; i < static_cast<Eigen::Index>(ids.size()); ++i) {
             std::printf("  %s ->", pad_right(tokens[static_cast<std::size_t>(i)].text, 12).c_str());
             for (const Choice& c : top5(tr, i))
-                std::printf("  %s %.4f", tokenizer ? tokenizer->piece(c.id).c_str() : std::to_string(c.id).c_str(),
+                std::printf("  %s %.4f", tokenizer ? token_piece(*tokenizer, c.id).c_str() : std::to_string(c.id).c_str(),
                             static_cast<double>(c.probability));
             std::printf("\n");
         }

@@ -185,7 +185,7 @@ TEST_CASE("hub: every test checkpoint's attention weights and logits match the f
           "[hub]") {
     const attn::JsonValue* all = golden().get("checkpoints");
     REQUIRE(all != nullptr);
-    REQUIRE(all->object.size() == 12);
+    REQUIRE(all->object.size() == 15);  // (bert-untied, gpt2-padded and bert-padded added: issue #36, 5 and 7)
     double worst = 0;
     for (const auto& [name, entry] : all->object) {
         INFO("checkpoint " << name);
@@ -258,7 +258,7 @@ TEST_CASE("hub: generating token by token with the KV cache gives the float64 re
         }
         ++checked;
     }
-    CHECK(checked == 7);
+    CHECK(checked == 8);  // (gpt2-padded added: issue #36, 5)
 }
 
 TEST_CASE("hub: the hand-built gpt2-patterns checkpoint's heads are named previous-token and first-token", "[hub]") {
@@ -372,6 +372,35 @@ TEST_CASE("hub: BERT's nn.Linear tensors are transposed to in x out, the MLM hea
     CHECK_FALSE(bare->config().output_transform);
     CHECK_FALSE(bare->config().output_bias);
     CHECK(bare->params().matrix("layers.1.w_value") == p.matrix("layers.1.w_value"));
+}
+
+TEST_CASE("hub: a BERT with tie_word_embeddings false takes its own output layer, cls.predictions.decoder.weight", "[hub]") {
+    // bert-untied is bert-mlm with a decoder of its own (make_checkpoints.py): its unembedding is
+    // that decoder, transposed ([V, C] nn.Linear → [C, V]); every other tensor is bert-mlm's
+    const attn::SafeTensors f = f32_tensors(file_of("bert-untied"));
+    const std::unique_ptr<attn::Model> untied = load("bert-untied");
+    const std::unique_ptr<attn::Model> tied = load("bert-mlm");
+    CHECK_FALSE(untied->config().tied);
+    CHECK(tied->config().tied);  // its file saves the embeddings as the decoder too: not read
+    const attn::Matrix unembed = untied->params().matrix("unembed");
+    REQUIRE(unembed.rows() == 32);
+    REQUIRE(unembed.cols() == 96);
+    for (const auto& [c, v] : std::vector<std::pair<int, int>>{{0, 0}, {5, 17}, {31, 95}})
+        CHECK(unembed(c, v) == raw(f, "cls.predictions.decoder.weight", v, c));
+    CHECK(untied->params().matrix("embed") == tied->params().matrix("embed"));
+    CHECK(unembed != tied->params().matrix("embed").transpose());
+    // config.json alone says the output layer is the file's: the largest model counts it
+    const attn::HubSizeCheck size = attn::check_hub_size(attn::read_hub_config(config_of("bert-untied")));
+    CHECK(size.largest_bytes == 4 * untied->params().flat().size());
+    // without the decoder in the file, the untied model is refused, naming it
+    const std::string bytes = file_of("bert-untied");
+    const std::size_t n = static_cast<std::size_t>(attn::HubLoader::header_size(bytes));
+    const std::string header = replace(bytes.substr(0, n), "\"cls.predictions.decoder.weight\"", "\"cls.predictions.decoder.wejght\"");
+    CHECK_THAT(error_of([&] { attn::HubLoader(attn::read_hub_config(config_of("bert-untied")), header, bytes.size()); }),
+               Contains("has no tensor 'cls.predictions.decoder.weight', which the output layer (tie_word_embeddings false) needs"));
+    // a BertModel (no head) keeps the word embeddings as its stand-in output, whatever config.json says
+    const std::string model_config = replace(config_of("bert-model"), "\"model_type\"", "\"tie_word_embeddings\": false, \"model_type\"");
+    CHECK(load(model_config, file_of("bert-model"))->config().tied);
 }
 
 TEST_CASE("hub: the transformer. prefix, attn.bias buffers and a saved copy of the tied lm_head load the same weights",

@@ -209,3 +209,27 @@ test('a safetensors header that describes more data than the file holds is refus
   assert.ok(Date.now() - t0 < 5000, `refused in ${Date.now() - t0} ms`);
   rmSync(dir, { recursive: true, force: true });
 });
+
+test('a vocabulary larger than the tokenizer: padding ids are valid logits with no text, shown as <pad ID>', () => {
+  // nanoGPT's 50304 ids with GPT-2's 50257 pieces; a BERT vocab.txt of 90 pieces for 96 ids: in both
+  // the padding ids are the likeliest (make_checkpoints.py), and every trace's top 5 holds them
+  const dir = copyOf('gpt2-padded');
+  cpSync(GPT2_TOKENIZER, path.join(dir, 'tokenizer.json'));
+  const gpt2 = runJson(['--model', dir, '--sentence', 'Hello world']);
+  for (const top of gpt2.top_next) {
+    for (const c of top) {
+      assert.equal(c.id >= 50257, c.padding === true, JSON.stringify(c));
+      if (c.padding) assert.equal(c.token, `<pad ${c.id}>`);
+    }
+  }
+  assert.ok(gpt2.top_next[0].some((c) => c.padding));
+  const table = cliRun(['run', '--model', dir, '--sentence', 'Hello world', '--format', 'table']);
+  assert.equal(table.status, 0, table.stderr);
+  assert.match(table.stdout, /<pad 5\d{4}>/);
+  const bert = runJson(['--model', path.join(root, 'bert-padded'), '--sentence', 'the cat sat on the [MASK] .']);
+  assert.equal(bert.top_fill.length, 1);
+  assert.deepEqual(bert.top_fill[0].choices.map((c) => c.token).sort(), bert.top_fill[0].choices.map((c) => `<pad ${c.id}>`).sort());
+  // ids given as input: a padding id is a token of the model, named the same way
+  const ids = runJson(['--model', path.join(root, 'bert-padded'), '--ids', '2,93,3']);
+  assert.deepEqual(ids.tokens.map((t) => t.text), ['[CLS]', '<pad 93>', '[SEP]']);
+});

@@ -23,9 +23,11 @@ before(async () => {
   engine = await createEngine();
   root = checkpointsDir();
   dir = mkdtempSync(join(tmpdir(), 'ap-pretrained-'));
-  for (const name of ['bert-mlm', 'bert', 'bert-f16', 'bert-bf16', 'bert-model']) cpSync(join(root, name), join(dir, name), { recursive: true });
-  cpSync(join(root, 'gpt2-vocab'), join(dir, 'gpt2-vocab'), { recursive: true });
-  writeFileSync(join(dir, 'gpt2-vocab', 'tokenizer.json'), readFileSync(GPT2_TOKENIZER));
+  for (const name of ['bert-mlm', 'bert', 'bert-f16', 'bert-bf16', 'bert-model', 'bert-untied', 'bert-padded']) cpSync(join(root, name), join(dir, name), { recursive: true });
+  for (const name of ['gpt2-vocab', 'gpt2-padded']) {
+    cpSync(join(root, name), join(dir, name), { recursive: true });
+    writeFileSync(join(dir, name, 'tokenizer.json'), readFileSync(GPT2_TOKENIZER));
+  }
 });
 after(() => {
   engine?.dispose();
@@ -79,7 +81,7 @@ const SENTENCE = 'the cat sat on the mat';
 const GPT2 = 'gpt2-vocab';
 
 test('the wasm loader\'s forward matches the float64 PyTorch reference (golden values) on the checkpoints it can tokenize', () => {
-  for (const name of [GPT2, 'bert', 'bert-mlm', 'bert-f16', 'bert-bf16', 'bert-model']) {
+  for (const name of [GPT2, 'bert', 'bert-mlm', 'bert-f16', 'bert-bf16', 'bert-model', 'bert-untied']) {
     const model = load(name);
     const worst = compareToGolden(name, (ids) => {
       const tr = model.traceIds(ids, { layer: 0, allWeights: true, logits: true });
@@ -244,4 +246,36 @@ test('bad checkpoints are refused with the reason and code, and nothing is left 
   m.dispose();
   assert.throws(() => m.trace('x'), (e) => e.code === 'bad_state');
   assert.equal(engine.allocatedBytes(), allocated);
+});
+
+test('a vocabulary larger than the tokenizer: padding ids are shown as <pad ID> with no text, and never generated', () => {
+  // gpt2-padded: 50304 ids, GPT-2's 50257 pieces, the padding ids the likeliest next tokens everywhere;
+  // bert-padded: a vocab.txt of 90 pieces for 96 ids, the padding ids the likeliest fills (make_checkpoints.py)
+  const gpt2 = load('gpt2-padded');
+  const tr = gpt2.trace('Hello world', { layer: 0 });
+  assert.equal(tr.top.padding.length, tr.top.ids.length);
+  tr.top.ids.forEach((id, i) => {
+    assert.equal(tr.top.padding[i], id >= 50257);
+    if (id >= 50257) assert.equal(tr.top.texts[i], `<pad ${id}>`);
+  });
+  assert.ok(tr.top.padding[0], 'the likeliest next token is a padding id');
+  // generation chooses among the ids with text: greedy, and sampled over the top 5
+  const greedy = gpt2.generate('Hello world');
+  assert.ok(greedy.id < 50257, `generated ${greedy.id}`);
+  assert.ok(greedy.probability < tr.top.p[(tr.length - 1) * tr.top.k], 'a padding id was likelier');
+  const sampled = gpt2.generate('Hello world', { sample: true, topK: 5, seed: 3 });
+  assert.ok(sampled.id < 50257);
+  const next = gpt2.trace(greedy.sentence, { layer: 0, generated: greedy.generated });
+  assert.equal(next.generated, 1);
+  // a padding id as an input is a token of the model; as a generated id it is refused
+  const ids = gpt2.traceIds([15496, 50300], { layer: 0 });
+  assert.deepEqual(ids.tokens.map((t) => t.piece), ['Hello', '<pad 50300>']);
+  assert.throws(() => gpt2.generate('Hello', { generated: [50300] }), (e) => e.code === 'bad_input' && /padding id/.test(e.message));
+  gpt2.dispose();
+  const bert = load('bert-padded');
+  const fill = bert.trace('the cat sat on the [MASK] .', { layer: 0 });
+  const mask = fill.tokens.findIndex((t) => t.piece === '[MASK]');
+  const row = Array.from({ length: fill.top.k }, (_, j) => mask * fill.top.k + j);
+  assert.ok(row.every((i) => fill.top.padding[i] && fill.top.texts[i] === `<pad ${fill.top.ids[i]}>`));
+  bert.dispose();
 });
