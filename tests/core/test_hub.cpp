@@ -669,3 +669,51 @@ TEST_CASE("hub size: a header whose parameters are above the limit is refused (t
     CHECK(used < (std::int64_t{64} << 20));
     CHECK_THAT(message, Contains("above the") && Contains("this engine holds"));
 }
+
+namespace {
+
+/// The gpt2 checkpoint with head 2 of layer 1's query and key columns of c_attn times `factor`:
+/// finite weights whose scores overflow float32 (0.2·1e20 a weight: scores near 1e40).
+std::string overflowing_gpt2(float factor) {
+    std::string bytes = file_of("gpt2");
+    const attn::SafeTensorsIndex index = attn::read_safetensors_header(bytes);
+    const attn::TensorEntry* t = index.find("h.1.attn.c_attn.weight");
+    REQUIRE(t != nullptr);
+    const std::int64_t C = 24, D = 8;
+    for (std::int64_t r = 0; r < C; ++r)
+        for (const std::int64_t c0 : {2 * D, C + 2 * D})  // q and k of head 2
+            for (std::int64_t c = c0; c < c0 + D; ++c) {
+                char* at = &bytes[index.data_start + t->begin + static_cast<std::size_t>(4 * (r * 3 * C + c))];
+                float f;
+                std::memcpy(&f, at, 4);
+                f *= factor;
+                std::memcpy(at, &f, 4);
+            }
+    return bytes;
+}
+
+}  // namespace
+
+TEST_CASE("hub: finite weights whose activations overflow are refused where they first appear (not_finite)", "[hub]") {
+    const std::unique_ptr<attn::Model> model = load(config_of("gpt2"), overflowing_gpt2(1e20f));
+    const std::vector<std::int32_t> ids = {5, 17, 42, 3};
+    const std::string where = "layer 1, the attention scores of head 2 are not finite";
+    // a trace (every layer kept), a trace of layer 0 only, a run, generation: each names the same place
+    for (int layer : {-1, 0}) {
+        INFO("trace layer " << layer);
+        CHECK_THAT(error_of([&] { model->trace(ids, -1, {}, layer); }, attn::Error::Code::not_finite), Contains(where));
+    }
+    attn::Batch b;
+    b.batch = 1;
+    b.length = 4;
+    b.ids = ids;
+    b.targets.assign(4, attn::kNoTarget);
+    CHECK_THAT(error_of([&] { model->run(b); }, attn::Error::Code::not_finite), Contains(where));
+    attn::KvCache cache(*model);
+    CHECK_THAT(error_of([&] { cache.append(ids[0]); }, attn::Error::Code::not_finite), Contains(where));
+    CHECK(cache.length() == 0);  // the token was not taken, and no logits are left to choose from
+    CHECK(cache.logits().size() == 0);
+    // the same weights times 1e10: the scores (about 1e20) fit float32 and everything is finite
+    const std::unique_ptr<attn::Model> large = load(config_of("gpt2"), overflowing_gpt2(1e10f));
+    CHECK(large->trace(ids, -1, {}, -1).logits.allFinite());
+}

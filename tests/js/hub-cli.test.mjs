@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { cliRun } from './helpers.mjs';
-import { checkpointsDir, compareToGolden, goldenNames, goldenOf, gpt2ConfigText, gpt2Header, GPT2_TOKENIZER } from './pretrained.mjs';
+import { checkpointsDir, compareToGolden, goldenNames, goldenOf, gpt2ConfigText, gpt2Header, overflowingGpt2, GPT2_TOKENIZER } from './pretrained.mjs';
 
 const root = checkpointsDir();
 
@@ -232,4 +232,19 @@ test('a vocabulary larger than the tokenizer: padding ids are valid logits with 
   // ids given as input: a padding id is a token of the model, named the same way
   const ids = runJson(['--model', path.join(root, 'bert-padded'), '--ids', '2,93,3']);
   assert.deepEqual(ids.tokens.map((t) => t.text), ['[CLS]', '<pad 93>', '[SEP]']);
+});
+
+test('finite weights whose activations overflow: exit 2 naming where, never nan in the JSON', () => {
+  // head 2 of layer 1's queries and keys times 1e20: its scores (near 1e40) overflow float32; the
+  // JSON held bare nan (invalid) with exit 0
+  const dir = copyOf('gpt2');
+  const file = path.join(dir, 'model.safetensors');
+  writeFileSync(file, overflowingGpt2(readFileSync(file)));
+  for (const format of ['json', 'table']) {
+    const r = cliRun(['run', '--model', dir, '--ids', '5,17,42,3', '--format', format]);
+    assert.equal(r.status, 2, `${format}: exit ${r.status}`);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /layer 1, the attention scores of head 2 are not finite/);
+  }
+  rmSync(dir, { recursive: true, force: true });
 });

@@ -145,3 +145,26 @@ export function gpt2Header({ V, T, C, L }) {
   header.set(text, 8);
   return { header, fileBytes: header.length + at };
 }
+
+/**
+ * The bytes of a GPT-2 test checkpoint (F32, no prefix) with one head's query and key columns of
+ * c_attn times `factor` (1e20: finite weights whose attention scores, near 1e40, overflow
+ * float32). Default: the gpt2 checkpoint (C 24, 3 heads), head 2 of layer 1.
+ */
+export function overflowingGpt2(bytes, { C = 24, heads = 3, layer = 1, head = 2, factor = 1e20 } = {}) {
+  const out = new Uint8Array(bytes);
+  const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
+  const n = Number(view.getBigUint64(0, true));
+  const header = JSON.parse(new TextDecoder().decode(out.subarray(8, 8 + n)));
+  const [begin] = header[`h.${layer}.attn.c_attn.weight`].data_offsets;
+  const D = C / heads;
+  for (let r = 0; r < C; r++) {
+    for (const c0 of [head * D, C + head * D]) {  // the head's q and k
+      for (let c = c0; c < c0 + D; c++) {
+        const at = 8 + n + begin + 4 * (r * 3 * C + c);
+        view.setFloat32(at, view.getFloat32(at, true) * factor, true);
+      }
+    }
+  }
+  return out;
+}

