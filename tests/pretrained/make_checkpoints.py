@@ -256,6 +256,10 @@ GPT2_PATTERNS = {"V": 50257, "C": 8, "H": 2, "L": 2, "T": 16, "seed": 5, "patter
 # layer's 12 T×T maps) and runs in a second (9.7 MB of weights)
 GPT2_LONG = {"V": 50257, "C": 48, "H": 12, "L": 2, "T": 1024, "seed": 6}
 BERT = {"V": 96, "C": 32, "H": 4, "L": 2, "F": 64, "T": 32, "types": 2, "seed": 3}
+# the smallest of each family, for the Hub loader's fuzz seeds (tests/fuzz/fuzz_checkpoint.cpp: a
+# few KB, under the harness's 16 KB inputs)
+GPT2_TINY = {"V": 16, "C": 8, "H": 2, "L": 1, "T": 8, "seed": 8}
+BERT_TINY = {"V": 60, "C": 8, "H": 2, "L": 1, "F": 16, "T": 8, "types": 2, "seed": 9}
 # a vocab.txt of 90 pieces for vocab_size 96: ids 90 … 95 are padding, and (their output bias + 8)
 # the likeliest fills
 BERT_PADDED = dict(BERT, pieces=90)
@@ -288,6 +292,10 @@ CHECKPOINTS = {
     "bert-untied": dict(family="bert", spec=BERT, dtype="F32", prefix="bert.", head="mlm", arch="BertForMaskedLM",
                         untied=True),
     "bert-padded": dict(family="bert", spec=BERT_PADDED, dtype="F32", prefix="bert.", head="mlm", arch="BertForMaskedLM"),
+    # written only when asked for by name: the fuzz seeds
+    "gpt2-tiny": dict(family="gpt2", spec=GPT2_TINY, dtype="F32", prefix="", buffers="", arch="GPT2LMHeadModel", on_demand=True),
+    "bert-tiny": dict(family="bert", spec=BERT_TINY, dtype="F16", prefix="bert.", head="mlm", arch="BertForMaskedLM",
+                      on_demand=True),
 }
 
 
