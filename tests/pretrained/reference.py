@@ -24,6 +24,8 @@ BERT (post-LN, bidirectional; token type 0):
   per layer: q = x·Wqᵀ + bq (nn.Linear [out, in]) …;  x = LN(x + attn·Wdᵀ + bd; attention.output.LayerNorm)
              x = LN(x + gelu(x·Wiᵀ + bi)·Woᵀ + bo; output.LayerNorm)
   logits = LN(gelu(x·Wtᵀ + bt); transform.LayerNorm)·wordᵀ + cls.predictions.bias   (MLM head)
+           (tie_word_embeddings false: cls.predictions.decoder.weight [V, C] instead of word, as
+           transformers' BertForMaskedLM unties it; true, the default: word, whatever the file saved)
            x·wordᵀ without a head (BertModel)
 gelu_new(x) = 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)));  gelu(x) = 0.5·x·(1 + erf(x/√2)).
 LayerNorm: biased variance, eps from the config.
@@ -163,7 +165,8 @@ def bert_forward(t, cfg, ids):
         x = ln(x + linear(act(linear(x, b + "intermediate.dense")), b + "output.dense"), b + "output.LayerNorm")
     if "cls.predictions.bias" in t:
         h = ln(act(linear(x, "cls.predictions.transform.dense", head)), "cls.predictions.transform.LayerNorm", head)
-        return weights, h @ e.T + t["cls.predictions.bias"]
+        decoder = e if cfg.get("tie_word_embeddings", True) else t["cls.predictions.decoder.weight"]
+        return weights, h @ decoder.T + t["cls.predictions.bias"]
     return weights, x @ e.T
 
 
