@@ -401,7 +401,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
       const tr = currentTrace();
       if (!tr) return null;
       const v = viewState();
-      return stepFigure(tr, { ...state, head: v.head, query: v.q }, { scale: views.panel.figureScale(), learn: v.learn });
+      return stepFigure(tr, { ...state, head: v.head, query: v.q }, { scale: views.panel.figureScale(), learn: v.learn, model: modelLabel(state.model) });
     },
     palette: () => appearance.palette(),
     setState(patch, extraNotices = []) {
