@@ -291,13 +291,6 @@ export function createController(layout, { initialState = {}, notices = [], cont
     keepQuery();
     persist();
     render();
-    // a fresh page shows its first figure when it starts low on the screen (a phone: below the sentence)
-    if (first && freshStep) {
-      win.requestAnimationFrame(() => {
-        const fig = layout.panel.querySelector('section:not([hidden]) .figures > .figure-row:not([hidden])');
-        if (fig && fig.getBoundingClientRect().top > win.innerHeight * 0.7) follow();
-      });
-    }
   }
 
   // ---- rendering ---------------------------------------------------------------------------
