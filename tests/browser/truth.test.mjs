@@ -59,10 +59,12 @@ for (const [viewport, name] of [[DESKTOP, 'desktop'], [PHONE, 'phone']]) {
       assert.equal(await page.evaluate(() => scrollY), 0);
     }
     assert.equal(await page.getByTestId('fit-note').getAttribute('data-outside'), '0');
-    // the tour starts at step 1 and plays; embeddings belong to no layer
+    // the tour starts at step 1; embeddings belong to no layer; it moves on at the learner's Next
+    // (issue #40 item 1: it no longer plays by itself)
     await page.getByTestId('tour-start').click();
     await waitStep(page, 'embeddings');
     assert.equal(await page.getByTestId('step-counter').textContent(), 'Step 1 of 12');
+    await page.getByTestId('tour-next').click();
     await page.waitForFunction(() => document.querySelector('[data-testid="panel"]').dataset.rendered === 'positional', null, { timeout: WAIT });
     assert.ok(await pageScrollWidth(page) <= viewport.width);
     await page.screenshot({ path: join(artifactDir('truth'), `${name}-tour.png`) });

@@ -127,6 +127,8 @@ export function mountPlayground(root, options = {}) {
   const controller = createController({ root: app, theme, messages, sentence, generation, controls, stepper, selection, panel, tipLayer, about }, {
     ...options,
     controls: shown ? [...modelControls.map((n) => MODEL_CONTROLS[n]), ...(has('batch') ? ['batch'] : [])] : null,
+    // the tour moves on with the stepper's Next: no stepper, no tour
+    tourable: has('step'),
   });
   // hide what the host did not ask for (after the views have built their parts)
   if (shown) {
