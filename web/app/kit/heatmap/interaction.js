@@ -78,7 +78,7 @@ export function attachInteraction({ canvas, scroll, hover, figure }, get, { tool
     const c = cellAt(e.offsetX, e.offsetY);
     if (!c) return;
     // a tap (or click) keeps the card off the matrix: a finger has no hover to move it away
-    showTip(c.i, c.j, e.clientX, e.clientY, scroll.getBoundingClientRect());
+    showTip(c.i, c.j, e.clientX, e.clientY, (scroll.closest('.hm-scroll-wrap') ?? scroll).getBoundingClientRect());
     onCellClick?.(c.i, c.j);
   });
 

@@ -65,7 +65,8 @@ export function createStepper(root, { steps, learnSteps = [], speeds, onStep, on
   const tourBack = el('button', 'btn btn-prev', { type: 'button', testid: 'tour-back' }, el('span', 'icon', { text: '\u25c0', attrs: { 'aria-hidden': 'true' } }), el('span', 'btn-words', { text: ' Back' }));
   const tourNextText = el('span', 'tour-next-text');
   const tourNext = el('button', 'btn btn-primary tour-next', { type: 'button', testid: 'tour-next' }, tourNextText, ' ', el('span', 'icon', { text: '\u25b6', attrs: { 'aria-hidden': 'true' } }));
-  const tourEnd = el('button', 'btn tour-end', { type: 'button', testid: 'tour-end', text: 'End tour' });
+  // on a phone End tour shows as its ✕ (the words stay its accessible name), so the row stays one line
+  const tourEnd = el('button', 'btn btn-prev tour-end', { type: 'button', testid: 'tour-end' }, el('span', 'icon', { text: '\u2715', attrs: { 'aria-hidden': 'true' } }), el('span', 'btn-words', { text: ' End tour' }));
   tourBack.addEventListener('click', onPrev);
   tourNext.addEventListener('click', () => (tourNext.dataset.last ? onTourEnd() : onNext()));
   tourEnd.addEventListener('click', onTourEnd);
