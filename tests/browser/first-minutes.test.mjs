@@ -164,3 +164,30 @@ test('Save SVG names the model, the layer and the head under the title (item 8)'
   assert.match(svg, /class="source"[^>]*>coreference \(trained\) \u00b7 layer 1 of 2 \u00b7 head 3 of 4<\/text>/);
   assert.deepEqual(errors, []);
 });
+
+for (const [name, viewport] of Object.entries(SIZES)) {
+  test(`${name}: view="figure" shows the step's figure alone, no prose, as tall as the figure (item 6)`, async () => {
+    const { page, errors } = await h.open('embed.html#model=coreference&step=softmax&view=figure', { model: null, viewport, wait: false });
+    await page.waitForFunction(() => document.querySelector('attention-playground')?.shadowRoot?.querySelector('[data-testid="panel"]')?.dataset.rendered === 'softmax', null, { timeout: WAIT });
+    const g = await page.evaluate(() => {
+      const root = document.querySelector('attention-playground').shadowRoot;
+      const shown = (sel) => [...root.querySelectorAll(sel)].some((e) => e.getClientRects().length > 0);
+      return {
+        prose: shown('.step-explain') || shown('.formula-wrap') || shown('.panel-header') || shown('.fit-note') || shown('.model-note'),
+        controls: shown('.card-sentence') || shown('.card-stepper') || shown('.card-controls'),
+        map: shown('[data-testid="hm-softmax"] canvas'),
+        rows: [...root.querySelectorAll('section[data-step="softmax"] .figures > .figure-row')].filter((r) => r.getClientRects().length).length,
+        height: document.querySelector('attention-playground').getBoundingClientRect().height,
+      };
+    });
+    assert.equal(g.prose, false, 'no explanation, formula or step heading');
+    assert.equal(g.controls, false, 'no controls unless the host lists some');
+    assert.equal(g.map, true);
+    assert.equal(g.rows, 1, 'one row of figures');
+    assert.ok(g.height < 800, `${Math.round(g.height)} px tall (a compact embed is ~1,900)`);
+    assert.ok(await pageScrollWidth(page) <= viewport.width);
+    await shot(page, `${name}-figure-embed`);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+}
