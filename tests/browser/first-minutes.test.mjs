@@ -191,3 +191,21 @@ for (const [name, viewport] of Object.entries(SIZES)) {
     await page.close();
   });
 }
+
+for (const [name, viewport] of Object.entries(SIZES)) {
+  test(`${name}: examples.html opens with a bare figure of a trained model, then the playground on it (item 9)`, async () => {
+    const { page, errors } = await h.open('examples.html', { model: null, viewport, wait: false });
+    const first = page.locator('attention-playground').first();
+    await page.waitForFunction(() => document.querySelector('attention-playground')?.shadowRoot?.querySelector('[data-testid="panel"]')?.dataset.rendered, null, { timeout: WAIT });
+    const attrs = await first.evaluate((e) => ({ view: e.getAttribute('view'), model: e.getState().model, height: e.getBoundingClientRect().height }));
+    assert.equal(attrs.view, 'figure');
+    assert.equal(attrs.model, 'coreference');
+    assert.ok(attrs.height < 800, `the first example is ${Math.round(attrs.height)} px tall`);
+    assert.equal(await page.locator('attention-playground').nth(1).evaluate((e) => e.getAttribute('model')), 'coreference');
+    assert.ok(await pageScrollWidth(page) <= viewport.width);
+    await first.scrollIntoViewIfNeeded();
+    await shot(page, `${name}-examples`);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+}
