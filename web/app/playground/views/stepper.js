@@ -28,12 +28,6 @@ export function createStepper(root, { steps, learnSteps = [], speeds, onStep, on
     return ol;
   }
   const list = stepList(steps, 'steps', 'Step');
-  // on a phone the Learn row folds into this entry at the end of the strip (one row stays sticky)
-  const toLearn = el('button', 'steps-to-learn', { type: 'button', testid: 'to-learn' }, el('span', 'step-n', { text: 'Learn' }), el('span', 'step-label', { text: 'Backward \u203a' }));
-  toLearn.setAttribute('aria-label', 'Learn: the backward pass');
-  toLearn.addEventListener('click', () => onStep(learnSteps[0].id));
-  const toLearnItem = el('li', 'steps-to-learn-item', {}, toLearn);
-  if (learnSteps.length) list.append(toLearnItem);
   const nav = el('nav', 'steps-nav', { attrs: { 'aria-label': 'Steps of the computation' } }, list);
   const learnList = stepList(learnSteps, 'steps-learn', 'Learn step');
   const learnNav = el('nav', 'steps-nav steps-nav-learn', { attrs: { 'aria-label': 'Learn: the backward pass' } }, el('span', 'steps-part', { text: 'Learn' }), learnList);
@@ -93,8 +87,6 @@ export function createStepper(root, { steps, learnSteps = [], speeds, onStep, on
       const { step } = v.state;
       // random weights have no loss: no Learn row (a link to a Learn step still shows it, and the panel says why)
       if (trace) learnNav.hidden = learnIds.length === 0 || (!trace.model && !learnIds.includes(step));
-      toLearnItem.hidden = learnNav.hidden;
-      root.dataset.part = learnIds.includes(step) ? 'learn' : 'forward';
       root.classList.toggle('is-playing', v.playing);
       if (last.step !== step) {
         for (const [name, b] of buttons) {
