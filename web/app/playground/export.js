@@ -185,8 +185,9 @@ export function figureLayout(fig, measure = (t, px) => estimateWidth(t, px)) {
   const colLabelH = fig.colLabels.length && cell >= 14 ? 10 + 7 * Math.max(2, ...fig.colLabels.map((l) => l.length)) : 12;
   const gridX = labelW;
   const width = Math.max(gridX + fig.cols * cellW + 24, 560);
+  // the title alone is weight 600 (a reader of the SVG finds it so); the source line under it 500
   const titleLines = wrapText(fig.title, width - 32, measure, TITLE_PX, 600);
-  const sourceLines = fig.source ? wrapText(fig.source, width - 32, measure, TEXT_PX, 600) : [];
+  const sourceLines = fig.source ? wrapText(fig.source, width - 32, measure, TEXT_PX, 500) : [];
   const captionLines = wrapText(fig.caption, width - 32, measure, TEXT_PX, 400);
   // title baselines 28, 50, …; the source line(s) then the caption lines 16 px apart below it
   const titleY = titleLines.map((_, i) => 28 + i * 22);
@@ -244,7 +245,7 @@ export function figureToSvg(fig, palette, { doc = null } = {}) {
   out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${L.width}" height="${L.height}" viewBox="0 0 ${L.width} ${L.height}" font-family="${font}">`);
   out.push(`<rect width="100%" height="100%" fill="${escapeXml(palette.surface)}"/>`);
   L.titleLines.forEach((line, i) => out.push(`<text x="16" y="${L.titleY[i]}" font-size="${TITLE_PX}" font-weight="600" fill="${escapeXml(palette.text)}">${escapeXml(line)}</text>`));
-  L.sourceLines.forEach((line, i) => out.push(`<text class="source" x="16" y="${L.sourceY[i]}" font-size="${TEXT_PX}" font-weight="600" fill="${escapeXml(palette.text)}">${escapeXml(line)}</text>`));
+  L.sourceLines.forEach((line, i) => out.push(`<text class="source" x="16" y="${L.sourceY[i]}" font-size="${TEXT_PX}" font-weight="500" fill="${escapeXml(palette.text)}">${escapeXml(line)}</text>`));
   L.captionLines.forEach((line, i) => out.push(`<text x="16" y="${L.captionY[i]}" font-size="${TEXT_PX}" fill="${escapeXml(palette.muted)}">${escapeXml(line)}</text>`));
   for (let r = 0; r < fig.rows; r++) {
     const y = L.gridY + r * L.cell + L.cell / 2;
@@ -290,7 +291,7 @@ export function figureToCanvas(fig, palette, doc, scale = 2) {
   ctx.font = `600 ${TITLE_PX}px ${palette.font}`;
   ctx.textBaseline = 'alphabetic';
   L.titleLines.forEach((line, i) => ctx.fillText(line, 16, L.titleY[i]));
-  ctx.font = `600 ${TEXT_PX}px ${palette.font}`;
+  ctx.font = `500 ${TEXT_PX}px ${palette.font}`;
   L.sourceLines.forEach((line, i) => ctx.fillText(line, 16, L.sourceY[i]));
   ctx.fillStyle = palette.muted;
   ctx.font = `400 ${TEXT_PX}px ${palette.font}`;
