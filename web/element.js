@@ -16,7 +16,7 @@
 //   sentence, d-model, heads, seed, positional (none|sinusoidal|learned),
 //   mask (none|causal|padding|causal+padding), scale (true|false), step (one of
 //   STEPS), query, head (0-based), theme (system|light|dark), view
-//   (compact|full), controls ("none", "all", or a comma list of CONTROL_NAMES:
+//   (compact|full|figure: the step's main figure alone, no controls unless listed), controls ("none", "all", or a comma list of CONTROL_NAMES:
 //   sentence,batch,width,heads,seed,positional,mask,scale,step,query,head,theme),
 //   playground-url (where "Copy link" and link() send the reader: an http(s) or
 //   relative URL of the full playground; by default the URL baked in at build time
@@ -220,10 +220,12 @@ export class AttentionPlayground extends HTMLElement {
   }
 
   _create() {
-    const view = this.getAttribute('view') === 'full' ? 'full' : 'compact';
+    const asked = this.getAttribute('view');
+    const view = asked === 'full' || asked === 'figure' ? asked : 'compact';
     this._pg = mountPlayground(this._mount, {
       initialState: this._initialState(),
-      controls: this._controls(),
+      // a bare figure has no controls unless the host lists some
+      controls: view === 'figure' && !this.hasAttribute('controls') ? [] : this._controls(),
       view,
       keyboardTarget: this._mount,
       loadEngine: sharedEngine,

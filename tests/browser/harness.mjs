@@ -278,24 +278,41 @@ export async function waitHash(page, param, value) {
 }
 
 /**
- * Waits until the sticky stepper is wholly on screen and the step's main figure
- * (its first row of figures) is in view below it, 8 px clear of the stepper and
- * the window's bottom: wholly when it fits, else filling at least 90% of that
- * space (the rule of figureOffset in web/app/playground/views/panel.js).
+ * Waits until the sticky stepper is wholly on screen, the step's heading and its first line of
+ * text are in view 8 px below it (issue #40: a step change showed the figure and hid its own
+ * explanation under the stepper), and the step's main figure (its first row of figures) too when
+ * heading, text and figure fit together between the stepper and the window's bottom (8 px clear);
+ * else the heading is at the top, 8 px below the stepper (the rule of revealOffset in
+ * web/app/playground/views/panel.js).
  */
 export async function waitFigureInView(page, step) {
   await page.waitForFunction((s) => {
     const card = document.querySelector('.card-stepper');
     const fig = document.querySelector(`section[data-step="${s}"] .figures > .figure-row:not([hidden])`);
-    if (!card || !fig) return false;
+    const head = document.querySelector('.panel-header');
+    const line = firstLine(document.querySelector(`section[data-step="${s}"]`));
+    if (!card || !fig || !head || !line) return false;
     const c = card.getBoundingClientRect();
     const r = fig.getBoundingClientRect();
+    const t = head.getBoundingClientRect();
     const H = innerHeight;
     if (c.top < -1 || c.bottom > H + 1) return false;
     const top = c.bottom + 8;
     const bottom = H - 8;
-    const avail = bottom - top;
-    if (r.height <= avail) return r.top >= top - 2 && r.bottom <= bottom + 2;
-    return Math.min(r.bottom, bottom) - Math.max(r.top, top) >= 0.9 * avail - 2;
+    if (t.top < top - 2 || line.bottom > bottom + 2) return false;
+    const end = Math.max(r.bottom, line.bottom);
+    if (end - t.top <= bottom - top) return r.top >= top - 2 && end <= bottom + 2;
+    return Math.abs(t.top - top) <= 2;
+    function firstLine(section) {
+      const walk = document.createTreeWalker(section, NodeFilter.SHOW_TEXT);
+      for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+        if (!n.data.trim()) continue;
+        const range = document.createRange();
+        range.selectNodeContents(n);
+        const box = range.getClientRects()[0];
+        if (box && box.height > 0) return box;
+      }
+      return null;
+    }
   }, step, { timeout: WAIT });
 }

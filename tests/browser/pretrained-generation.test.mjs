@@ -11,7 +11,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { rmSync } from 'node:fs';
-import { startHarness, waitReady, waitStep, runCount, waitRunAfter, hashState } from './harness.mjs';
+import { startHarness, waitReady, waitStep, runCount, waitRunAfter, hashState, artifactDir } from './harness.mjs';
 import { startHubServer, readModelFolder } from '../js/hub-server.mjs';
 import { cliTrace } from '../js/helpers.mjs';
 import { hubFolders } from '../js/pretrained.mjs';
@@ -134,3 +134,33 @@ test('the heads step names gpt2-patterns\' heads by their built-in patterns: pre
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+for (const [name, viewport] of [['desktop', { width: 1280, height: 800 }], ['phone', { width: 390, height: 844 }]]) {
+  test(`${name}: after Next token a long token list shows the new token and says it scrolls; its probability has 3 significant digits (issue #40, item 14)`, async () => {
+    const long = [SENTENCE, SENTENCE].join(' '); // 26 tokens (the test model reads at most 32)
+    const { page, errors } = await h.open(`#model=hf:tiny/gpt2&s=${encodeURIComponent(long)}&step=softmax`, { model: null, viewport, init: `window.attentionPlaygroundHub = ${JSON.stringify(hub.base)};` });
+    await waitReady(page);
+    await next(page);
+    const T = (await chipIds(page)).length;
+    // the new chip (the query now) is inside the list's box, which is cut: a line says so
+    const seen = await page.getByTestId('chips').evaluate((box) => {
+      const b = box.getBoundingClientRect();
+      const last = box.querySelector('li:last-child').getBoundingClientRect();
+      return { inside: last.top >= b.top - 1 && last.bottom <= b.bottom + 1, cut: box.scrollHeight > box.clientHeight };
+    });
+    assert.ok(seen.cut, 'the list is taller than its box');
+    assert.ok(seen.inside, 'the new token\'s chip is in view in the list');
+    const cue = page.getByTestId('chips-cue');
+    assert.equal(await cue.isVisible(), true);
+    assert.match(await cue.textContent(), new RegExp(`^${T} tokens: scroll`));
+    // the tiny model's probabilities are small: never "0.000"
+    const status = await page.getByTestId('gen-status').textContent();
+    const p = /probability ([^)]+)\)/.exec(status)[1];
+    assert.notEqual(p, '0.000');
+    assert.match(p, /^(\d\.\d\d|0\.\d*[1-9]\d\d|\d\.\d\de\u2212\d+)$/, `3 significant digits: ${p}`);
+    await page.getByTestId('chips').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(artifactDir('first-minutes'), `${name}-next-token.png`) });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+}

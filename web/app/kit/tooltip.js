@@ -12,7 +12,12 @@ export function createTooltip(parent) {
   parent.append(box);
   let owner = null;
 
-  function place(x, y) {
+  /**
+   * Beside the point (x, y); with `avoid` (the box of the cells a tap explains) below
+   * or above that box instead, so the card covers none of its rows, and else at the
+   * window's edge farther from the point.
+   */
+  function place(x, y, avoid) {
     const win = box.ownerDocument.defaultView;
     const vw = win.innerWidth;
     const vh = win.innerHeight;
@@ -22,13 +27,19 @@ export function createTooltip(parent) {
     let top = y + 16;
     if (left + w > vw - 8) left = Math.max(8, x - w - 14);
     if (top + h > vh - 8) top = Math.max(8, y - h - 12);
+    if (avoid) {
+      left = Math.max(8, Math.min(vw - w - 8, x - w / 2));
+      if (avoid.bottom + 8 + h <= vh - 8) top = avoid.bottom + 8;
+      else if (avoid.top - 8 - h >= 8) top = avoid.top - 8 - h;
+      else top = y > vh / 2 ? 8 : vh - h - 8;
+    }
     box.style.left = `${Math.round(left)}px`;
     box.style.top = `${Math.round(top)}px`;
   }
 
   return {
-    /** info: {name, value (number), provenance}; x, y: viewport coordinates */
-    show(source, x, y, info) {
+    /** info: {name, value (number), provenance}; x, y: viewport coordinates; avoid: a box to keep clear of (a tap's matrix) */
+    show(source, x, y, info, { avoid = null } = {}) {
       owner = source;
       name.textContent = info.name;
       value.textContent = formatValue(info.value, DIGITS.exact); // 7 digits: a float32's full precision
@@ -36,7 +47,7 @@ export function createTooltip(parent) {
       prov.textContent = info.provenance ?? '';
       prov.hidden = !info.provenance;
       box.hidden = false;
-      place(x, y);
+      place(x, y, avoid);
     },
     hide(source) {
       if (source && source !== owner) return;

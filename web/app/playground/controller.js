@@ -61,7 +61,7 @@ const CONTROL_CHOICES = Object.freeze({ widths: WIDTHS, heads: HEAD_CHOICES, pos
 const SENTENCE_LIMITS = Object.freeze({ maxChars: MAX_SENTENCE_CHARS, maxBatch: MAX_BATCH, maxBatchChars: MAX_BATCH_CHARS });
 
 /** The playground's views, each wired to the controller's actions. */
-function createViews(layout, stepCtx, { set, go, follow, togglePlay, controls, onBatchText, labModel, onDismiss, onLoadModel }) {
+function createViews(layout, stepCtx, { set, go, follow, togglePlay, endTour, controls, onBatchText, labModel, onDismiss, onLoadModel }) {
   return {
     theme: createThemeToggle(layout.theme, { onChange: (theme) => set({ theme }) }),
     sentence: createSentenceView(layout.sentence, {
@@ -87,6 +87,7 @@ function createViews(layout, stepCtx, { set, go, follow, togglePlay, controls, o
       onNext: () => go(1),
       onTogglePlay: () => togglePlay(),
       onSpeed: (speed) => set({ speed }),
+      onTourEnd: () => endTour(),
     }),
     selection: createSelection(layout.selection, { onChange: (patch) => set(patch) }),
     panel: createStepPanel(layout.panel, stepCtx, [...STEP_REGISTRY, ...LEARN_REGISTRY]),
@@ -107,13 +108,14 @@ function urlNotice(details) {
   return { id: 'url', kind: 'notice', title: 'Some settings in the link could not be used,', text: 'so defaults were used for them:', details, dismissible: true };
 }
 
-export function createController(layout, { initialState = {}, notices = [], controls = null, onStateChange = null, keyboardTarget = null, loadEngine = createEngine, fetchShipped = defaultFetchShipped, loadLab = null, freshStart = false, freshStep = null, hubBase = DEFAULT_HUB_BASE, pretrainedInPage = false } = {}) {
+export function createController(layout, { initialState = {}, notices = [], controls = null, onStateChange = null, keyboardTarget = null, loadEngine = createEngine, fetchShipped = defaultFetchShipped, loadLab = null, freshStart = false, freshStep = null, hubBase = DEFAULT_HUB_BASE, pretrainedInPage = false, tourable = true } = {}) {
   let state = normalizeState(initialState);
   let fresh = freshStart; // a fresh page opens on the model's featured head (once)
   let engine = null;
   let fatal = null;
   let runCount = 0;
   let messagesExtra = notices.length ? [urlNotice(notices)] : [];
+  let touring = false; // the guided tour is on: the stepper shows its row, Next moves it on
   const root = layout.root;
   const doc = root.ownerDocument;
   const win = doc.defaultView;
@@ -138,16 +140,12 @@ export function createController(layout, { initialState = {}, notices = [], cont
       undo: () => set({ sgd: state.sgd.slice(0, -1) }),
     },
     learnChoices: Object.freeze({ rates: LEARN_RATES, maxSteps: MAX_SGD_STEPS }),
-    /** The guided tour: step 1, playing (Pause, ← → and Next work as always). */
-    tour: () => {
-      set({ step: STEPS[0] });
-      if (!clock.playing) clock.play();
-      follow();
-    },
+    /** The guided tour: from step 1, one step per Next (the learner's pace; ← → work too, Escape or End tour stops it). */
+    tour: tourable ? () => startTour() : null,
   };
   const follow = createFollower(win, { panel: layout.panel, stepper: layout.stepper, offset: (o) => views.panel.revealOffset(o) });
   const views = createViews(layout, stepCtx, {
-    set, go, follow, togglePlay, controls,
+    set, go, follow, togglePlay, endTour, controls,
     onBatchText(text) {
       const lines = splitLines(text);
       if (!lines.length) {
@@ -224,6 +222,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
     if (changed.includes('theme')) appearance.apply(state.theme);
     if (changed.includes('speed')) clock.setSpeed(state.speed);
     if (changed.includes('step')) clock.restartStep();
+    if (touring && isLearnStep(state.step)) touring = false; // the tour walks the twelve forward steps
     // the query follows its word into the new sentence (placed once the new trace is there)
     if (changed.includes('sentence') && patch.sentence !== undefined && patch.query === undefined) query.typed(prev.query, currentTrace());
     const compute = changed.filter((k) => COMPUTE_FIELDS.includes(k));
@@ -235,6 +234,21 @@ export function createController(layout, { initialState = {}, notices = [], cont
     keepQuery();
     state = query.changed(state, patch, changed, currentTrace());
     persist();
+    render();
+  }
+
+  function startTour() {
+    touring = true;
+    if (clock.playing) clock.pause();
+    set({ step: STEPS[0] });
+    render();
+    views.stepper.focusTour();
+    follow();
+  }
+
+  function endTour() {
+    if (!touring) return;
+    touring = false;
     render();
   }
 
@@ -250,6 +264,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
 
   /** Play or pause; a user's Play brings the figure into view (a host's play() does not scroll its page). */
   function togglePlay({ followFigure = true } = {}) {
+    if (touring) return; // the tour moves only on Next
     if (clock.playing) {
       const p = clock.progress;
       const tr = runs.result?.trace;
@@ -291,13 +306,6 @@ export function createController(layout, { initialState = {}, notices = [], cont
     keepQuery();
     persist();
     render();
-    // a fresh page shows its first figure when it starts low on the screen (a phone: below the sentence)
-    if (first && freshStep) {
-      win.requestAnimationFrame(() => {
-        const fig = layout.panel.querySelector('section:not([hidden]) .figures > .figure-row:not([hidden])');
-        if (fig && fig.getBoundingClientRect().top > win.innerHeight * 0.7) follow();
-      });
-    }
   }
 
   // ---- rendering ---------------------------------------------------------------------------
@@ -320,6 +328,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
       dimLabels: labels.dims(C),
       progress: clock.progress,
       playing: clock.playing,
+      tour: touring,
       palette: appearance.palette(),
       trained: Boolean(tr?.model),
       queryMoved: query.moved,
@@ -368,7 +377,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
     if (tr && !v.learn?.unavailable) views.panel.update(tr, v);
   }
 
-  const unbindKeys = bindStepKeys(keyboardTarget ?? root, { go, togglePlay });
+  const unbindKeys = bindStepKeys(keyboardTarget ?? root, { go, togglePlay, escape: () => endTour() });
 
   // ---- start ------------------------------------------------------------------------------------
   appearance.apply(state.theme);
@@ -401,7 +410,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
       const tr = currentTrace();
       if (!tr) return null;
       const v = viewState();
-      return stepFigure(tr, { ...state, head: v.head, query: v.q }, { scale: views.panel.figureScale(), learn: v.learn });
+      return stepFigure(tr, { ...state, head: v.head, query: v.q }, { scale: views.panel.figureScale(), learn: v.learn, model: modelLabel(state.model) });
     },
     palette: () => appearance.palette(),
     setState(patch, extraNotices = []) {

@@ -34,7 +34,26 @@ const ENTRIES = new Map([...STEP_REGISTRY, ...LEARN_REGISTRY].map((s) => [s.id, 
  * state: {step, head, query}. options.scale: that choice (the page's heatmap;
  * 'fixed' when not given); options.learn: the backward the Learn steps show (v.learn).
  */
-export function stepFigure(trace, state, { scale = 'fixed', learn = null } = {}) {
+/** Steps whose figure is one head's; the rest show every head (concat, output) or come before the heads. */
+const PER_HEAD = new Set(['projections', 'scores', 'scaled', 'masked', 'softmax', 'weighted', 'heads']);
+/** Steps before every layer (the model's input): no layer to name. */
+const BEFORE_LAYERS = new Set(['embeddings', 'positional']);
+
+/**
+ * The line under a figure's title that says whose numbers these are: the model, the layer
+ * (a model with more than one) and the head, e.g. "coreference (trained) · layer 2 of 2 · head 1 of 4".
+ */
+export function figureSource(trace, step, h, model) {
+  const parts = [model ?? trace.model?.name ?? 'random weights'];
+  const m = trace.model;
+  if (m && m.layers > 1 && !BEFORE_LAYERS.has(step)) parts.push(`layer ${m.layer + 1} of ${m.layers}`);
+  const H = trace.heads.length;
+  if (PER_HEAD.has(step) || (!STEP_REGISTRY.some((e) => e.id === step) && ENTRIES.has(step))) parts.push(`head ${h + 1} of ${H}`);
+  else if (step === 'concat' || step === 'output') parts.push(`all ${H} head${H === 1 ? '' : 's'}`);
+  return parts.join(' \u00b7 ');
+}
+
+export function stepFigure(trace, state, { scale = 'fixed', learn = null, model = null } = {}) {
   const h = Math.min(Math.max(0, state.head ?? 0), trace.heads.length - 1);
   const q = Math.min(Math.max(0, state.query ?? 0), trace.tokens.length - 1);
   const tokens = trace.tokens.map((t) => tokenLabel(t.text));
@@ -56,7 +75,7 @@ export function stepFigure(trace, state, { scale = 'fixed', learn = null } = {})
   const keep = (text) => text.replace(/ /g, '\u00a0');
   const sizes = [keep(`C = d_model = ${c.dModel}`), keep(`H = ${c.heads} head${c.heads === 1 ? '' : 's'}`), keep(`d_k = ${c.dHead}`), trace.model ? 'trained weights' : keep(`seed ${c.seed}`)];
   return {
-    title, caption: `${caption}. Sentence: \u201c${excerpt(trace.sentence ?? '', 60)}\u201d (${sizes.join(', ')}).`,
+    title, source: figureSource(trace, state.step, h, model), caption: `${caption}. Sentence: \u201c${excerpt(trace.sentence ?? '', 60)}\u201d (${sizes.join(', ')}).`,
     step: state.step, stepTitle: ENTRIES.get(state.step)?.title,
     rows: m.rows, cols: m.cols, values: m.data, rowLabels, colLabels, kind, blocked,
     blockedAs: mask ? 'minus-infinity' : 'zero', scaleChoice: scale, range,
@@ -166,11 +185,14 @@ export function figureLayout(fig, measure = (t, px) => estimateWidth(t, px)) {
   const colLabelH = fig.colLabels.length && cell >= 14 ? 10 + 7 * Math.max(2, ...fig.colLabels.map((l) => l.length)) : 12;
   const gridX = labelW;
   const width = Math.max(gridX + fig.cols * cellW + 24, 560);
+  // the title alone is weight 600 (a reader of the SVG finds it so); the source line under it 500
   const titleLines = wrapText(fig.title, width - 32, measure, TITLE_PX, 600);
+  const sourceLines = fig.source ? wrapText(fig.source, width - 32, measure, TEXT_PX, 500) : [];
   const captionLines = wrapText(fig.caption, width - 32, measure, TEXT_PX, 400);
-  // title baselines 28, 50, …; caption lines 16 px apart below it
+  // title baselines 28, 50, …; the source line(s) then the caption lines 16 px apart below it
   const titleY = titleLines.map((_, i) => 28 + i * 22);
-  const captionY = captionLines.map((_, i) => titleY[titleY.length - 1] + 20 + i * 16);
+  const sourceY = sourceLines.map((_, i) => titleY[titleY.length - 1] + 20 + i * 16);
+  const captionY = captionLines.map((_, i) => (sourceY.length ? sourceY[sourceY.length - 1] : titleY[titleY.length - 1]) + 20 + i * 16);
   const top = captionY[captionY.length - 1] + 16;
   const gridY = top + colLabelH;
   const { model, scale } = figureScale(fig);
@@ -178,7 +200,7 @@ export function figureLayout(fig, measure = (t, px) => estimateWidth(t, px)) {
   const legendLines = wrapText(`${legendText(fig, scale)} \u00b7 Attention Playground`, width - 32, measure, TEXT_PX, 400);
   const legendY = legendLines.map((_, i) => gridY + fig.rows * cell + 38 + i * 16);
   const height = legendY[legendY.length - 1] + 18;
-  return { cell, cellW, showNumbers, digits, labelW, colLabelH, top, gridX, gridY, width, height, model, scale, titleLines, titleY, captionLines, captionY, legendLines, legendY };
+  return { cell, cellW, showNumbers, digits, labelW, colLabelH, top, gridX, gridY, width, height, model, scale, titleLines, titleY, sourceLines, sourceY, captionLines, captionY, legendLines, legendY };
 }
 
 const CELL_PX = 11;
@@ -223,6 +245,7 @@ export function figureToSvg(fig, palette, { doc = null } = {}) {
   out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${L.width}" height="${L.height}" viewBox="0 0 ${L.width} ${L.height}" font-family="${font}">`);
   out.push(`<rect width="100%" height="100%" fill="${escapeXml(palette.surface)}"/>`);
   L.titleLines.forEach((line, i) => out.push(`<text x="16" y="${L.titleY[i]}" font-size="${TITLE_PX}" font-weight="600" fill="${escapeXml(palette.text)}">${escapeXml(line)}</text>`));
+  L.sourceLines.forEach((line, i) => out.push(`<text class="source" x="16" y="${L.sourceY[i]}" font-size="${TEXT_PX}" font-weight="500" fill="${escapeXml(palette.text)}">${escapeXml(line)}</text>`));
   L.captionLines.forEach((line, i) => out.push(`<text x="16" y="${L.captionY[i]}" font-size="${TEXT_PX}" fill="${escapeXml(palette.muted)}">${escapeXml(line)}</text>`));
   for (let r = 0; r < fig.rows; r++) {
     const y = L.gridY + r * L.cell + L.cell / 2;
@@ -268,6 +291,8 @@ export function figureToCanvas(fig, palette, doc, scale = 2) {
   ctx.font = `600 ${TITLE_PX}px ${palette.font}`;
   ctx.textBaseline = 'alphabetic';
   L.titleLines.forEach((line, i) => ctx.fillText(line, 16, L.titleY[i]));
+  ctx.font = `500 ${TEXT_PX}px ${palette.font}`;
+  L.sourceLines.forEach((line, i) => ctx.fillText(line, 16, L.sourceY[i]));
   ctx.fillStyle = palette.muted;
   ctx.font = `400 ${TEXT_PX}px ${palette.font}`;
   L.captionLines.forEach((line, i) => ctx.fillText(line, 16, L.captionY[i]));

@@ -1,4 +1,5 @@
-// The playground's keys: ← and → step, Space plays and pauses. Keys typed
+// The playground's keys: ← and → step, Space plays and pauses, Escape ends
+// the guided tour. Keys typed
 // into a text field, a select or a focused button are left alone.
 
 /** True for an element that takes typed keys (text fields, selects, editable content). */
@@ -12,7 +13,7 @@ export function isTyping(t) {
 }
 
 /** Listens on target; returns the function that stops listening. */
-export function bindStepKeys(target, { go, togglePlay }) {
+export function bindStepKeys(target, { go, togglePlay, escape = () => {} }) {
   function onKey(e) {
     if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey) return;
     const t = e.composedPath()[0];
@@ -23,6 +24,8 @@ export function bindStepKeys(target, { go, togglePlay }) {
     } else if (e.key === 'ArrowLeft') {
       e.preventDefault();
       go(-1);
+    } else if (e.key === 'Escape') {
+      escape();
     } else if (e.key === ' ' || e.key === 'Spacebar') {
       if (t?.closest?.('button, a, summary, [role="button"], input')) return; // Space presses the focused control
       e.preventDefault();

@@ -76,11 +76,12 @@ const MODEL_CONTROLS = { model: 'model', width: 'dModel', heads: 'heads', seed: 
 /**
  * @param {Element|ShadowRoot} root
  * @param {{initialState?: object, notices?: string[], controls?: string[]|null,
- *          view?: 'full'|'compact', onStateChange?: (state) => void,
+ *          view?: 'full'|'compact'|'figure', onStateChange?: (state) => void,
  *          keyboardTarget?: EventTarget, loadEngine?: () => Promise<object>}} options
  *   controls: null shows every control; otherwise only the CONTROL_NAMES listed
  *   (an empty list shows none: a fixed figure with hover). view 'compact' drops
- *   the title, the about line and the keyboard hint (for embedding).
+ *   the title, the about line and the keyboard hint (for embedding); 'figure' also
+ *   the step's prose, formula, notation and every figure but its first row.
  */
 export function mountPlayground(root, options = {}) {
   const shown = options.controls ? new Set(options.controls) : null;
@@ -127,6 +128,8 @@ export function mountPlayground(root, options = {}) {
   const controller = createController({ root: app, theme, messages, sentence, generation, controls, stepper, selection, panel, tipLayer, about }, {
     ...options,
     controls: shown ? [...modelControls.map((n) => MODEL_CONTROLS[n]), ...(has('batch') ? ['batch'] : [])] : null,
+    // the tour moves on with the stepper's Next: no stepper, no tour
+    tourable: has('step'),
   });
   // hide what the host did not ask for (after the views have built their parts)
   if (shown) {
@@ -144,7 +147,13 @@ export function mountPlayground(root, options = {}) {
   }
   createExportBar(exportBar, controller, options);
   if (shown && !has('export')) exportBar.hidden = true;
-  if (options.view === 'compact') {
+  // 'figure': a bare figure for a slide or a worksheet (issue #40 item 6): the step's main figure
+  // only, no prose, formula or legend of notation, sized to its content (style.css .ap--figure)
+  if (options.view === 'figure') {
+    app.classList.add('ap--figure');
+    notation.hidden = true;
+  }
+  if (options.view === 'compact' || options.view === 'figure') {
     app.classList.add('ap--compact');
     brand.hidden = true;
     about.hidden = true;

@@ -114,6 +114,9 @@ export const FIELDS = Object.freeze({
   sgd: { param: 'sgd', kind: 'list', re: SGD_STEP_RE, max: MAX_SGD_STEPS, default: Object.freeze([]), label: 'steps by hand', when: (s) => s.sgd.length > 0 },
 });
 
+/** URL parameters of the settings only random weights have (the controls that act on nothing else). */
+const RANDOM_PARAMS = Object.freeze(['dModel', 'heads', 'seed', 'positional', 'mask', 'customMask', 'scale'].map((name) => FIELDS[name].param));
+
 /** Fields whose change needs a new engine run; the rest are pure view changes. */
 export const COMPUTE_FIELDS = Object.freeze(['model', 'sentence', 'batch', 'sentences', 'dModel', 'heads', 'seed', 'positional', 'mask', 'customMask', 'scale', 'sgd', 'gen']);
 
@@ -266,21 +269,23 @@ export function normalizeState(input) {
 /**
  * Parses a location.hash ("#s=...&c=16"). Returns {state, problems}: problems
  * are human-readable strings, one per field that fell back to its default.
- * An empty hash opens the default (trained) model; a link without model=
- * predates the model picker and always meant random weights, so it still does.
+ * A link without model= opens what the page opens with (the default trained
+ * model), unless it names a setting only random weights have (RANDOM_PARAMS):
+ * a trimmed link ("#step=softmax") keeps the page's model, and an old link
+ * from before the model picker ("#c=16&h=4&seed=42") still opens random weights.
  */
 export function parseHash(hash) {
   const problems = [];
   const text = String(hash ?? '').replace(/^#/, '');
   const state = defaultState();
   if (text === '') return { state, problems, empty: true };
-  state.model = 'random';
   let params;
   try {
     params = new URLSearchParams(text);
   } catch {
     return { state, problems: ['the link’s settings could not be read'], empty: false };
   }
+  if (!params.has('model') && RANDOM_PARAMS.some((p) => params.has(p))) state.model = 'random';
   const byParam = new Map(Object.entries(FIELDS).map(([name, f]) => [f.param, name]));
   const seen = new Set();
   for (const [param, raw] of params) {

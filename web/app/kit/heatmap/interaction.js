@@ -36,9 +36,9 @@ export function attachInteraction({ canvas, scroll, hover, figure }, get, { tool
     hover.style.height = `${L.ch}px`;
   }
 
-  function showTip(i, j, clientX, clientY) {
+  function showTip(i, j, clientX, clientY, avoid = null) {
     showHover(i, j);
-    tooltip?.show(figure, clientX, clientY, info(i, j));
+    tooltip?.show(figure, clientX, clientY, info(i, j), { avoid });
   }
 
   function hideTip() {
@@ -77,7 +77,8 @@ export function attachInteraction({ canvas, scroll, hover, figure }, get, { tool
     if (!get().m) return;
     const c = cellAt(e.offsetX, e.offsetY);
     if (!c) return;
-    showTip(c.i, c.j, e.clientX, e.clientY);
+    // a tap (or click) keeps the card off the matrix: a finger has no hover to move it away
+    showTip(c.i, c.j, e.clientX, e.clientY, (scroll.closest('.hm-scroll-wrap') ?? scroll).getBoundingClientRect());
     onCellClick?.(c.i, c.j);
   });
 

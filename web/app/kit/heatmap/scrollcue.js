@@ -1,7 +1,7 @@
 // The cut of a heatmap that does not fit its box: a fade at the right (or
 // bottom) edge with "scroll →" ("scroll ↓"), shown while there is more to
-// see in that direction. The cues are outside the scroll box, over its edge,
-// and let pointer events through.
+// see in that direction. The words sit on a line of their own below the box,
+// over no cell, and let pointer events through.
 
 import { el } from '../dom.js';
 
@@ -19,7 +19,8 @@ export function createScrollCues(scroll, id) {
     if (moreDown) down.textContent = 'scroll \u2193';
     // the box's own description says it is cut (screen readers do not see the fade)
     scroll.dataset.cut = [moreRight ? 'right' : '', moreDown ? 'down' : ''].filter(Boolean).join(' ');
-    down.style.right = moreRight ? '56px' : '0';
+    // the line for the words stays while the map is cut at all (no jump when a scroll hides them)
+    element.classList.toggle('is-cut', scroll.scrollWidth - scroll.clientWidth > 3 || scroll.scrollHeight - scroll.clientHeight > 3);
   }
 
   scroll.addEventListener('scroll', refresh, { passive: true });

@@ -34,7 +34,7 @@ export function createHeadsStep(root, ctx) {
   const start = el('p', 'start-here', { testid: 'start-here' });
   const tourBtn = el('button', 'btn btn-small', { type: 'button', testid: 'tour-start', text: '\u25b6 Take the tour from step 1' });
   tourBtn.addEventListener('click', () => ctx.tour?.());
-  const tour = el('p', 'tour', { testid: 'tour' }, tourBtn, el('span', 'tour-text', { text: ' New to attention? The 12 steps, from the words\u2019 embeddings to this output, one at a time (Play, or Next \u2192).' }));
+  const tour = el('p', 'tour', { testid: 'tour' }, tourBtn, el('span', 'tour-text', { text: ' New to attention? The 12 steps, from the words\u2019 embeddings to this output, one at a time and at your pace: Next when you are ready, End tour to stop.' }));
   // the first row of figures (the one a fresh page scrolls to): what to look at, the tour, the model view
   const mvRow = f.row('figure-row-stack');
   mvRow.append(start, tour);

@@ -8,6 +8,7 @@
 //   view.update(trace, state, { available, reason, busy, last, error });
 
 import { el, field } from '../../kit/dom.js';
+import { formatValue } from '../../kit/format.js';
 
 /** Rows of the cache drawn at most (the last ones; a long text is summarised above them). */
 const MAX_ROWS = 16;
@@ -85,7 +86,7 @@ export function createGenerationView(root, { choices, onNext, onUndo, onPick }) 
       if (document.activeElement !== seed) seed.value = String(state.genSeed);
       const last = g.last;
       if (g.error) status.textContent = g.error;
-      else if (last) status.textContent = `Added \u201c${last.display}\u201d (token ${last.position}, probability ${last.probability.toFixed(3)}).`;
+      else if (last) status.textContent = `Added \u201c${last.display}\u201d (token ${last.position}, probability ${formatValue(last.probability, 3)}).`;
       else status.textContent = state.gen.length ? `The last ${state.gen.length === 1 ? 'token was' : `${state.gen.length} tokens were`} generated.` : 'Writes one token at a time: the model reads only the tokens before each new one.';
       if (!tr) return;
       const L = g.layers;

@@ -25,6 +25,20 @@ export function figureOffset(r, top, bottom) {
   return visible >= 0.9 * avail ? 0 : r.top - top;
 }
 
+/** The box of the first line of text shown in `section` (null when it shows none). */
+function firstLineBox(section) {
+  const doc = section.ownerDocument;
+  const walk = doc.createTreeWalker(section, 4 /* NodeFilter.SHOW_TEXT */);
+  for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+    if (!n.data.trim()) continue;
+    const range = doc.createRange();
+    range.selectNodeContents(n);
+    const box = range.getClientRects()[0]; // none for hidden text
+    if (box && box.height > 0) return box;
+  }
+  return null;
+}
+
 export function createStepPanel(root, ctx, steps) {
   const byId = new Map(steps.map((s) => [s.id, s]));
   const counter = el('span', 'panel-counter', { testid: 'step-counter' });
@@ -61,16 +75,23 @@ export function createStepPanel(root, ctx, steps) {
 
   return {
     /**
-     * How far the page must scroll to bring the current step's main figure (its
-     * first row of figures) into view: wholly when it fits between `top` (the
-     * bottom of what covers the page, e.g. the sticky stepper) and the window's
-     * bottom, else its top at `top`. 0 when it is in view (follow.js scrolls).
+     * How far the page must scroll (follow.js) after a step change so that the
+     * step's heading and its first line of text are in view below `top` (the
+     * bottom of what covers the page, e.g. the sticky stepper), with its main
+     * figure (the first row of figures) when heading, text and figure fit
+     * together; else the heading goes to the top. 0 when that is so already.
      */
     revealOffset({ top = 0 } = {}) {
       const section = sections.get(current);
-      const fig = section?.querySelector('.figures > .figure-row:not([hidden])') ?? section?.querySelector('.figures');
-      if (!fig || body.hidden) return 0;
-      return figureOffset(fig.getBoundingClientRect(), top + 8, fig.ownerDocument.defaultView.innerHeight - 8);
+      if (!section || body.hidden) return 0;
+      const fig = section.querySelector('.figures > .figure-row:not([hidden])') ?? section.querySelector('.figures');
+      const head = header.getBoundingClientRect();
+      const line = firstLineBox(section);
+      const from = top + 8;
+      const to = root.ownerDocument.defaultView.innerHeight - 8;
+      const bottom = Math.max(head.bottom, line?.bottom ?? 0, fig?.getBoundingClientRect().bottom ?? 0);
+      if (bottom - head.top <= to - from) return figureOffset({ top: head.top, bottom, height: bottom - head.top }, from, to);
+      return Math.abs(head.top - from) < 2 ? 0 : head.top - from;
     },
     /** Shows a status (loading, no tokens yet, engine failed) instead of the step. */
     status(kind, text) {

@@ -9,10 +9,33 @@ import { splitLines } from '../../kit/text.js';
 
 const MAX_CHIPS = 300;
 
-/** The tokens as chips (text + id); a click makes one the query. render(trace, q) rebuilds only when the tokens change. */
-function createChips(chips, onSelectQuery) {
+/**
+ * The tokens as chips (text + id); a click makes one the query. render(trace, q) rebuilds only when
+ * the tokens change. A list taller than its box scrolls: the query's chip is kept in view inside it
+ * (the box, not the page: after "Next token" that is the new token, at the end), and `cue` says how
+ * many tokens the box holds and that it scrolls, while there is more to see.
+ */
+function createChips(chips, onSelectQuery, cue) {
   let chipsKey = null;
   let selected = -1;
+  let total = 0;
+  function refreshCue() {
+    const below = chips.scrollHeight - chips.clientHeight - chips.scrollTop > 2;
+    const above = chips.scrollTop > 2;
+    cue.hidden = !below && !above;
+    if (!cue.hidden) cue.textContent = `${total} tokens: ${below ? 'scroll the list for the rest \u2193' : 'scroll up for the first ones \u2191'}`;
+    chips.dataset.cut = [above ? 'up' : '', below ? 'down' : ''].filter(Boolean).join(' ');
+  }
+  function showSelected() {
+    const chip = chips.children[selected];
+    if (chip && chips.scrollHeight > chips.clientHeight) {
+      const top = chip.getBoundingClientRect().top - chips.getBoundingClientRect().top + chips.scrollTop;
+      if (top < chips.scrollTop) chips.scrollTop = Math.max(0, top - 4);
+      else if (top + chip.offsetHeight > chips.scrollTop + chips.clientHeight) chips.scrollTop = top + chip.offsetHeight - chips.clientHeight + 4;
+    }
+    refreshCue();
+  }
+  chips.addEventListener('scroll', refreshCue, { passive: true });
   return function render(trace, q) {
     const key = trace.tokens.map((t) => `${t.id}\u0000${t.text}\u0000${t.typed ?? ''}`).join('\u0001');
     if (chipsKey === key) {
@@ -20,9 +43,11 @@ function createChips(chips, onSelectQuery) {
         chips.children[selected]?.firstChild?.setAttribute('aria-pressed', 'false');
         chips.children[q]?.firstChild?.setAttribute('aria-pressed', 'true');
         selected = q;
+        showSelected();
       }
       return;
     }
+    total = trace.tokens.length;
     chipsKey = key;
     clear(chips);
     const n = Math.min(trace.tokens.length, MAX_CHIPS);
@@ -41,6 +66,7 @@ function createChips(chips, onSelectQuery) {
     if (trace.tokens.length > MAX_CHIPS) items.push(el('li', 'chips-more', { text: `+ ${trace.tokens.length - MAX_CHIPS} more` }));
     chips.append(...items);
     selected = q;
+    showSelected();
   };
 }
 
@@ -139,7 +165,8 @@ export function createSentenceView(root, { limits, computedSentences, onSentence
   const count = el('p', 'token-count', { testid: 'token-count', attrs: { 'aria-live': 'polite' } });
   const unknownLine = el('p', 'token-count token-unknown', { testid: 'token-unknown', hidden: true });
   const chips = el('ol', 'chips', { testid: 'chips', attrs: { 'aria-label': 'Tokens (select one as the query)' } });
-  root.append(sentenceField, batchRow, batchField, shownField, count, unknownLine, chips);
+  const chipsCue = el('p', 'chips-cue', { testid: 'chips-cue', hidden: true });
+  root.append(sentenceField, batchRow, batchField, shownField, count, unknownLine, chips, chipsCue);
   if (visible && !visible.includes('batch')) batchRow.hidden = true;
 
   let batchTimer = 0;
@@ -159,7 +186,7 @@ export function createSentenceView(root, { limits, computedSentences, onSentence
     batchStatus.classList.toggle('is-over', n > maxBatch);
     batchStatus.textContent = batchStatusText(n, maxBatch);
   }
-  const renderChips = createChips(chips, onSelectQuery);
+  const renderChips = createChips(chips, onSelectQuery, chipsCue);
 
   return {
     /** Writes the state into the controls (never while the user is typing in them). */

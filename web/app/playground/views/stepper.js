@@ -4,11 +4,14 @@
 // the Learn part's (learn/steps.js), a second, smaller row after them (Previous
 // and Next move inside the part of the current step); `speeds` the speed
 // choices (the state's SPEEDS).
+// During the guided tour the transport gives way to the tour's own row: where
+// the tour is ("3 of 12"), Back, Next (named after the step it leads to) and
+// End tour. The tour waits for Next: it never moves while the learner reads.
 
 import { el, field, setValue } from '../../kit/dom.js';
 import { formatSpeed } from '../../kit/format.js';
 
-export function createStepper(root, { steps, learnSteps = [], speeds, onStep, onPrev, onNext, onTogglePlay, onSpeed }) {
+export function createStepper(root, { steps, learnSteps = [], speeds, onStep, onPrev, onNext, onTogglePlay, onSpeed, onTourEnd = () => {} }) {
   const buttons = new Map();
   function stepList(part, className, word) {
     const ol = el('ol', className);
@@ -50,7 +53,20 @@ export function createStepper(root, { steps, learnSteps = [], speeds, onStep, on
   const transport = el('div', 'transport', {}, prev, play, next, speedField);
   const bar = el('div', 'progress-fill');
   const progress = el('div', 'progress', { attrs: { 'aria-hidden': 'true' } }, bar);
-  root.append(nav, learnNav, transport, progress);
+
+  // the tour's row (shown instead of the transport while the tour is on)
+  const tourWhere = el('span', 'tour-where', { testid: 'tour-where', attrs: { role: 'status', 'aria-live': 'polite' } });
+  const tourBack = el('button', 'btn btn-prev', { type: 'button', testid: 'tour-back' }, el('span', 'icon', { text: '\u25c0', attrs: { 'aria-hidden': 'true' } }), el('span', 'btn-words', { text: ' Back' }));
+  const tourNextText = el('span', 'tour-next-text');
+  const tourNext = el('button', 'btn btn-primary tour-next', { type: 'button', testid: 'tour-next' }, tourNextText, ' ', el('span', 'icon', { text: '\u25b6', attrs: { 'aria-hidden': 'true' } }));
+  // on a phone End tour shows as its ✕ (the words stay its accessible name), so the row stays one line
+  const tourEnd = el('button', 'btn btn-prev tour-end', { type: 'button', testid: 'tour-end' }, el('span', 'icon', { text: '\u2715', attrs: { 'aria-hidden': 'true' } }), el('span', 'btn-words', { text: ' End tour' }));
+  tourBack.addEventListener('click', onPrev);
+  tourNext.addEventListener('click', () => (tourNext.dataset.last ? onTourEnd() : onNext()));
+  tourEnd.addEventListener('click', onTourEnd);
+  const tourRow = el('div', 'transport tour-row', { testid: 'tour-row', attrs: { role: 'group', 'aria-label': 'Guided tour' } }, tourWhere, tourBack, tourNext, tourEnd);
+  tourRow.hidden = true;
+  root.append(nav, learnNav, transport, tourRow, progress);
 
   /** On a phone the steps are one scrolling strip: scroll it (not the page) to the current step. */
   function showCurrent(b) {
@@ -63,10 +79,15 @@ export function createStepper(root, { steps, learnSteps = [], speeds, onStep, on
 
   let last = {};
   return {
+    /** Puts the keyboard on the tour's Next (without scrolling): Enter then moves on. */
+    focusTour() {
+      tourNext.focus({ preventScroll: true });
+    },
     update(trace, v) {
       const { step } = v.state;
       // random weights have no loss: no Learn row (a link to a Learn step still shows it, and the panel says why)
       if (trace) learnNav.hidden = learnIds.length === 0 || (!trace.model && !learnIds.includes(step));
+      root.classList.toggle('is-playing', v.playing);
       if (last.step !== step) {
         for (const [name, b] of buttons) {
           if (name === step) b.setAttribute('aria-current', 'step');
@@ -85,10 +106,24 @@ export function createStepper(root, { steps, learnSteps = [], speeds, onStep, on
         playText.textContent = v.playing ? 'Pause' : 'Play';
         play.setAttribute('aria-pressed', v.playing ? 'true' : 'false');
       }
+      const tour = v.tour;
+      transport.hidden = Boolean(tour);
+      tourRow.hidden = !tour;
+      progress.hidden = Boolean(tour);
+      if (tour && (last.tourStep !== step || !last.tour)) {
+        const i = forwardIds.indexOf(step);
+        const final = i === forwardIds.length - 1;
+        tourWhere.textContent = `Tour \u00b7 ${i + 1} of ${forwardIds.length}`;
+        tourBack.disabled = i <= 0;
+        tourNextText.textContent = final ? 'Finish' : `Next: ${steps[i + 1].short}`;
+        tourNext.setAttribute('aria-label', final ? 'Finish the tour' : `Next: step ${i + 2}, ${steps[i + 1].title}`);
+        if (final) tourNext.dataset.last = '1';
+        else delete tourNext.dataset.last;
+      }
       setValue(speed, v.state.speed);
       const p = v.playing ? v.progress : 0;
       if (last.p !== p) bar.style.transform = `scaleX(${p.toFixed(4)})`;
-      last = { step, playing: v.playing, p };
+      last = { step, playing: v.playing, p, tour: Boolean(tour), tourStep: step };
     },
   };
 }
