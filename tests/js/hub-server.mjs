@@ -10,6 +10,7 @@
 //   const held = hub.hold('tiny/gpt2', 'model.safetensors');  // the next response stops after half its bytes
 //   await held.reached;          // …once it has sent that half
 //   held.release();              // sends the rest
+//   held.breakOff();             // …or ends the connection there, as a network that drops
 //   await hub.close();
 
 import { createServer } from 'node:http';
@@ -50,7 +51,10 @@ export function startHubServer(models = {}) {
     holds.delete(key);
     const half = Math.floor(bytes.length / 2);
     res.write(bytes.subarray(0, half), () => hold.resolveReached());
-    hold.released.then(() => res.end(bytes.subarray(half)));
+    hold.released.then((how) => {
+      if (how === 'break') res.destroy();
+      else res.end(bytes.subarray(half));
+    });
     req.on('close', () => hold.resolveClosed());
   });
   return new Promise((resolve) => {
@@ -62,11 +66,11 @@ export function startHubServer(models = {}) {
         models,
         /** Holds the next response of that file after half its bytes. */
         hold(id, file) {
-          let resolveReached, release, resolveClosed;
+          let resolveReached, settle, resolveClosed;
           const reached = new Promise((r) => { resolveReached = r; });
-          const released = new Promise((r) => { release = r; });
+          const released = new Promise((r) => { settle = r; });
           const closed = new Promise((r) => { resolveClosed = r; });
-          const h = { reached, released, release, resolveReached, closed, resolveClosed };
+          const h = { reached, released, release: () => settle('rest'), breakOff: () => settle('break'), resolveReached, closed, resolveClosed };
           holds.set(`${id}/${file}`, h);
           return h;
         },
