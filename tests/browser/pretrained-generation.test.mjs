@@ -11,7 +11,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { rmSync } from 'node:fs';
-import { startHarness, waitReady, waitStep, runCount, waitRunAfter, hashState } from './harness.mjs';
+import { startHarness, waitReady, waitStep, runCount, waitRunAfter, hashState, allowLinkModel } from './harness.mjs';
 import { startHubServer, readModelFolder } from '../js/hub-server.mjs';
 import { cliTrace } from '../js/helpers.mjs';
 import { hubFolders } from '../js/pretrained.mjs';
@@ -33,8 +33,12 @@ after(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-function openModel(hash) {
-  return h.open(hash, { model: null, init: `window.attentionPlaygroundHub = ${JSON.stringify(hub.base)};` });
+/** The page at a link naming a model (fetched once the reader asks, unless this browser has it). */
+async function openModel(hash) {
+  const opened = await h.open(hash, { model: null, wait: false, init: `window.attentionPlaygroundHub = ${JSON.stringify(hub.base)};` });
+  await allowLinkModel(opened.page);
+  await waitReady(opened.page);
+  return opened;
 }
 
 const chipIds = (page) => page.evaluate(() => [...document.querySelectorAll('[data-testid="token-chip"]')].map((x) => Number(/, id (\d+)$/.exec(x.getAttribute('aria-label'))[1])));

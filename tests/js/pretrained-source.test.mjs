@@ -6,46 +6,8 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHubServer } from './hub-server.mjs';
+import { startHubServer, memoryCaches } from './hub-server.mjs';
 import { parseHubId, hubSource, urlSource, filesSource, pickTokenizer, isHubName, isLocalName, hubFileUrl, readRanges, isCachedModel, fileSize } from '../../web/app/hub/source.js';
-
-/**
- * Cache Storage in memory: put() reads the whole body (and fails when the body fails), match()
- * gives a new Response. chromium: a failed body makes put() reject as Chromium's does, with a
- * DOMException of its own ("Failed to execute 'put' on 'Cache': network error", numeric code 19).
- */
-function memoryCaches({ chromium = false } = {}) {
-  const stores = new Map();
-  return {
-    stores,
-    async open(name) {
-      if (!stores.has(name)) stores.set(name, new Map());
-      const store = stores.get(name);
-      return {
-        async match(url) {
-          const e = store.get(String(url));
-          return e ? new Response(e.body, { headers: e.headers }) : undefined;
-        },
-        async put(url, response) {
-          let body;
-          try {
-            body = new Uint8Array(await response.arrayBuffer());
-          } catch (e) {
-            if (chromium) throw new DOMException("Failed to execute 'put' on 'Cache': network error", 'NetworkError');
-            throw e;
-          }
-          store.set(String(url), { body, headers: [...response.headers] });
-        },
-        async delete(url) {
-          return store.delete(String(url?.url ?? url));
-        },
-        async keys() {
-          return [...store.keys()].map((url) => ({ url }));
-        },
-      };
-    },
-  };
-}
 
 const WEIGHTS = new Uint8Array(3 << 20).map((_, i) => (i * 7) & 255);
 let hub;

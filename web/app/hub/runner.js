@@ -23,11 +23,14 @@
 //   {type: 'generated', req, token}                    (pretrained.js's generate)
 //   {type: 'backward', req, trace}                     (pretrained.js's backwardTrace; its buffers transferred)
 //   {type: 'stepped', req, step} / {type: 'undone', req, steps}   (sgdStep / undoStep)
-//   {type: 'error', req?, message, code, file}         a failed load or trace (code: err.code)
+//   {type: 'error', req?, message, code, file, forgotten}   a failed load or trace (code: err.code;
+//                                                      forgotten: the model's files in the cache were removed)
 // Every message is wrapped: an error becomes an 'error' reply, never an uncaught one.
+// A load that fails (not a cancel) forgets what the cache kept of the model: the
+// next try downloads it again, so one bad answer of a server does not stay.
 
 import { createEngine } from '../../engine.js';
-import { hubSource, urlSource, filesSource, readRanges, familyOf, pickTokenizer, tokenizerNeeds, hubError, CONFIG_FILE, TOKENIZER_FILES } from './source.js';
+import { hubSource, urlSource, filesSource, readRanges, familyOf, pickTokenizer, tokenizerNeeds, hubError, CONFIG_FILE, WEIGHTS_FILE, TOKENIZER_FILES } from './source.js';
 
 /** The tokenizer files' texts ({tokenizerJson, …}: pretrained.js's finish()), tokenizer_config.json optional. */
 async function tokenizerTexts(src, family) {
@@ -53,6 +56,21 @@ function buffers(value, out = new Set()) {
   return out;
 }
 
+/** The error with the file it is about (an engine error names none). */
+function aboutFile(e, file) {
+  if (e && typeof e === 'object' && !e.file) e.file = file;
+  return e;
+}
+
+/** Throws bad_download unless the blob holds every byte the loader needs (a file cut short with a clean end). */
+function checkLength(blob, loader, src) {
+  const needs = loader.needed.reduce((end, r) => Math.max(end, r.end), 0);
+  if (blob.size >= needs) return;
+  const from = src.address ? ` from ${src.address(WEIGHTS_FILE)}` : '';
+  throw hubError(src.address ? 'bad_download' : 'bad_checkpoint',
+    `${WEIGHTS_FILE}${from} has ${blob.size.toLocaleString('en-US')} bytes; its header says the model needs ${needs.toLocaleString('en-US')}: the download was cut short`, WEIGHTS_FILE);
+}
+
 /** post(msg, transfer): where the replies go. */
 export function createHubRunner(post, { loadEngine = createEngine, signal = null } = {}) {
   let engine = null;
@@ -68,9 +86,24 @@ export function createHubRunner(post, { loadEngine = createEngine, signal = null
     const src = source.kind === 'hub' ? hubSource({ base: source.base, id: source.id, onProgress, signal })
       : source.kind === 'url' ? urlSource({ url: source.url, onProgress, signal })
         : filesSource(source.files);
+    try {
+      await loadFrom(src);
+    } catch (e) {
+      // whatever the cache kept of a model that failed goes: the next try asks the server again
+      if (src.forget && e?.code !== 'cancelled' && !signal?.aborted && await src.forget().catch(() => 0) > 0 && e && typeof e === 'object') e.forgotten = true;
+      throw e;
+    }
+  }
+
+  async function loadFrom(src) {
     const configText = await src.text(CONFIG_FILE);
     // an unsupported architecture or a bad field is refused before the weights are fetched
-    const config = engine.readHubConfig(configText);
+    let config;
+    try {
+      config = engine.readHubConfig(configText);
+    } catch (e) {
+      throw aboutFile(e, CONFIG_FILE);
+    }
     const family = config.family || familyOf(configText);
     const tokenizer = await tokenizerTexts(src, family);
     const blob = await src.weights();
@@ -79,6 +112,7 @@ export function createHubRunner(post, { loadEngine = createEngine, signal = null
     const headerBytes = engine.safetensorsHeaderSize(await read(0, 8));
     const loader = engine.openCheckpoint(configText, await read(0, Math.min(blob.size, headerBytes)));
     try {
+      checkLength(blob, loader, src);
       const total = loader.neededBytes;
       let loaded = 0;
       post({ type: 'progress', phase: 'read', file: 'model.safetensors', loaded, total });
@@ -109,7 +143,7 @@ export function createHubRunner(post, { loadEngine = createEngine, signal = null
   }
 
   function reply(error, req) {
-    post({ type: 'error', req, message: String(error?.message ?? error), code: error?.code ?? 'internal', file: error?.file ?? null });
+    post({ type: 'error', req, message: String(error?.message ?? error), code: error?.code ?? 'internal', file: error?.file ?? null, forgotten: Boolean(error?.forgotten) });
   }
 
   return {

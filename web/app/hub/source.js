@@ -439,6 +439,8 @@ function cachedSource({ url, signal, onProgress }) {
     },
     /** Writes the list of files found, so the next visit asks for nothing; after a load that worked. */
     keep: () => writeManifest(),
+    /** The address a file is fetched from. */
+    address: (file) => url(file),
     /** Forgets every file of this model in the cache (after a load that failed); how many there were. */
     async forget() {
       found.clear();
