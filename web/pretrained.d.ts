@@ -62,8 +62,12 @@ export interface PretrainedTrace {
   logits?: Matrix;
   /** the text (trace(), not traceIds()) */
   sentence?: string;
-  /** how many of trace()'s generated ids it used: all, or 0 when the text does not end with their text */
+  /** how many of trace()'s generated ids it used: all, or 0 when the text does not end with their text;
+   * they are decoded together, so a token that holds part of a character spans that character */
   generated: number;
+  /** the text without the last generated token (the ids before it decoded together): what an undo
+   * of that token leaves; the text itself when no generated id was used */
+  undoSentence: string;
 }
 
 /** PretrainedModel.generate: greedy (the argmax) unless sample. */

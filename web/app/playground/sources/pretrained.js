@@ -92,6 +92,7 @@ function stepTraceOf(raw, layer, sentence, { name, about, info }) {
     probabilities,
     grammar: -1,
     generated: raw.generated,
+    undoSentence: raw.undoSentence,
   };
   return layerTrace(modelTrace, layer, {
     name, task: null, about, seed: 0, featured: null, vocabulary,
