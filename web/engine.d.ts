@@ -144,6 +144,11 @@ export interface EngineStats {
   /** Module-wide, shared by every engine: the live trainers (each freed by its dispose()) and their weights. */
   liveTrainers: number;
   trainerParameterBytes: number;
+  /** Module-wide too: the other live handles (engines, pretrained tokenizers, Hub loaders, loaded models). */
+  liveEngines: number;
+  liveTokenizers: number;
+  liveLoaders: number;
+  liveModels: number;
 }
 
 export declare const DEFAULT_SETTINGS: Readonly<Required<Settings>>;

@@ -147,7 +147,7 @@ function finishTrace(trace, sentence) {
 }
 
 /** Frees the C++ state of an engine that was dropped without dispose(). */
-const forgotten = typeof FinalizationRegistry === 'function' ? new FinalizationRegistry((state) => state.delete()) : null;
+const forgotten = typeof FinalizationRegistry === 'function' ? new FinalizationRegistry(({ module, handle }) => module.engineDispose(handle)) : null;
 
 /** The keys of engine.info the generated constants must match. */
 function constantsOf(info) {
@@ -177,33 +177,34 @@ export class Engine {
     if (constantsOf(this.info) !== JSON.stringify(ENGINE_CONSTANTS)) {
       throw new Error('generated/engine_constants.js does not match the engine\'s wasm module (a stale build): run ./build_wasm.sh');
     }
-    this._state = new module.EngineState();
-    forgotten?.register(this, this._state, this);
+    /** this engine's C++ state: a handle of the bindings' table (0 after dispose()) */
+    this._handle = module.engineCreate();
+    forgotten?.register(this, { module, handle: this._handle }, this);
     this._training = trainingApi(module);
     this._tokenizers = tokenizerApi(module, MAX_SENTENCE_BYTES);
     this._pretrained = pretrainedApi(module);
   }
 
-  /** The C++ state, or a TypeError (code bad_state) after dispose(). */
+  /** The C++ state's handle, or a TypeError (code bad_state) after dispose(). */
   _live() {
-    if (!this._state) throw codedError(TypeError, 'bad_state', 'this engine has been disposed: create a new one');
-    return this._state;
+    if (!this._handle) throw codedError(TypeError, 'bad_state', 'this engine has been disposed: create a new one');
+    return this._handle;
   }
 
   /** Frees this engine's C++ state (its weights cache and fast-path buffers); the
    * engine cannot be used afterwards. Trainers it created are separate (Trainer.dispose). */
   dispose() {
-    if (!this._state) return;
+    if (!this._handle) return;
     forgotten?.unregister(this);
-    this._state.delete();
-    this._state = null;
+    this._m.engineDispose(this._handle);
+    this._handle = 0;
   }
 
   /** What this engine keeps in wasm memory between calls: {cachedWeightsBytes,
    * weightsCacheHits, weightsCacheMisses, fastWorkspaceBytes, fastBufferBytes,
    * gemmWorkspaceBytes (the module's bounded product workspace)}. */
   stats() {
-    return this._live().stats();
+    return unwrap(this._m.engineStats(this._live()));
   }
 
   /** The training tasks: [{name, description, pattern, causal, context, vocabulary, defaults, steps, example}]. */
@@ -254,7 +255,7 @@ export class Engine {
   /** Every intermediate of multi-head attention for one sentence. */
   run(settings = {}) {
     const s = normalizeSettings(settings);
-    return finishTrace(unwrap(this._live().runTrace(s.sentence, s)), s.sentence);
+    return finishTrace(unwrap(this._m.engineRunTrace(this._live(), s.sentence, s)), s.sentence);
   }
 
   /** Several sentences padded to a common length (the longest, or padTo);
@@ -269,7 +270,7 @@ export class Engine {
     const list = new Array(n);
     for (let i = 0; i < n; i++) list[i] = checkSentence(sentences[i], `sentence ${i + 1}`);
     const s = normalizeSettings({ mask: 'padding', ...settings, sentence: list[0] ?? 'x' });
-    const traces = unwrap(this._live().runBatch(list, s));
+    const traces = unwrap(this._m.engineRunBatch(this._live(), list, s));
     return traces.map((t, i) => finishTrace(t, list[i]));
   }
 
@@ -324,12 +325,12 @@ export class Engine {
       throw codedError(TypeError, 'bad_state', 'these kept weights were replaced by a later keepWeights() or belong to another engine');
     }
     const spec = toMaskSpec(mask);
-    const state = this._live();
+    const handle = this._live();
     const empty = { rows: 0, cols: 0 };
     const w = kept ? { wQuery: empty, wKey: empty, wValue: empty, wOutput: empty } : toWeights(weights, toFloatMatrix);
-    this._fastInputs(state, { x: input, ...w });
+    this._fastInputs(handle, { x: input, ...w });
     const mode = [heads, MASKS.indexOf(spec.kind), spec.realTokens, scale, spec.matrix];
-    const y = unwrap(kept ? state.forwardKept(...mode) : state.forwardFast(...mode));
+    const y = unwrap(kept ? this._m.engineForwardKept(handle, ...mode) : this._m.engineForwardFast(handle, ...mode));
     const start = y >>> 2;
     return { rows: input.rows, cols: input.cols, data: this._m.HEAPF32.slice(start, start + input.rows * input.cols) };
   }
@@ -342,20 +343,20 @@ export class Engine {
    */
   keepWeights(weights) {
     const w = toWeights(weights, toFloatMatrix);
-    const state = this._live();
-    this._fastInputs(state, { x: { rows: 0, cols: 0 }, ...w });
+    const handle = this._live();
+    this._fastInputs(handle, { x: { rows: 0, cols: 0 }, ...w });
     this._keptVersion = (this._keptVersion ?? 0) + 1;  // the old handle is stale even if this fails
-    const c = unwrap(state.keepWeights());
+    const c = unwrap(this._m.engineKeepWeights(handle));
     return new KeptWeights(this, this._keptVersion, c);
   }
 
   /** forward()'s step 1: sizes the buffers kept in wasm memory and copies each input
    * in with one HEAPF32.set (HEAPF32 re-read after the call: memory may grow). The
    * order (the sizes passed, the offsets returned) is the C++'s: info.fastInputs. */
-  _fastInputs(state, inputs) {
+  _fastInputs(handle, inputs) {
     const names = { x: 'x', wQuery: 'weights.wQuery', wKey: 'weights.wKey', wValue: 'weights.wValue', wOutput: 'weights.wOutput' };
     const order = ENGINE_CONSTANTS.fastInputs;
-    const table = state.fastInputs(...order.flatMap((k) => [inputs[k].rows, inputs[k].cols]));
+    const table = unwrap(this._m.engineFastInputs(handle, ...order.flatMap((k) => [inputs[k].rows, inputs[k].cols])));
     if (table === 0) throw codedError(RangeError, 'out_of_memory', 'out of memory: the requested sizes are too large for this page');
     const heap = this._m.HEAPF32;
     const offsets = this._m.HEAPU32;

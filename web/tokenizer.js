@@ -17,32 +17,27 @@ export const TOKENIZER_FILES = Object.freeze(['tokenizer.json', 'vocab.json', 'm
 /** createTokenizer's family option: '' (whichever the files make) or a family's name. */
 const FAMILIES = ['', ...FAMILY_NAMES];
 
-const finalizer = typeof FinalizationRegistry === 'function' ? new FinalizationRegistry((state) => state.delete()) : null;
+const finalizer = typeof FinalizationRegistry === 'function' ? new FinalizationRegistry(({ module, handle }) => module.tokenizerDispose(handle)) : null;
 
 export class PretrainedTokenizer {
   /** Use engine.createTokenizer(files, options). */
   constructor(module, files, family, maxTextBytes) {
     this._m = module;
     this._maxTextBytes = maxTextBytes;
-    const state = new module.TokenizerState();
-    try {
-      const info = unwrap(state.load(family, ...TOKENIZER_FILES.map((name) => files[name] ?? '')));
-      /** the family asked for, else the first whose tokenizer the files make (families.js) */
-      this.family = info.family;
-      this.vocabSize = info.vocabSize;
-      /** the [MASK] id (WordPiece), -1 without one */
-      this.maskId = info.maskId;
-    } catch (error) {
-      state.delete();
-      throw error;
-    }
-    this._state = state;
-    finalizer?.register(this, state, this);
+    const info = unwrap(module.tokenizerLoad(family, ...TOKENIZER_FILES.map((name) => files[name] ?? '')));
+    /** the family asked for, else the first whose tokenizer the files make (families.js) */
+    this.family = info.family;
+    this.vocabSize = info.vocabSize;
+    /** the [MASK] id (WordPiece), -1 without one */
+    this.maskId = info.maskId;
+    /** the tokenizer in wasm memory: a handle of the bindings' table (0 after dispose()) */
+    this._handle = info.handle;
+    finalizer?.register(this, { module, handle: this._handle }, this);
   }
 
   _live() {
-    if (!this._state) throw codedError(TypeError, 'bad_state', 'this tokenizer has been disposed: create a new one');
-    return this._state;
+    if (!this._handle) throw codedError(TypeError, 'bad_state', 'this tokenizer has been disposed: create a new one');
+    return this._handle;
   }
 
   /** The tokens of a text: [{id, piece, text (readable), start, end, startChar, endChar}], the
@@ -50,27 +45,27 @@ export class PretrainedTokenizer {
    * UTF-16 indices into `text` (-1 for [CLS] and [SEP]). */
   encode(text) {
     checkText(text, 'text', { maxBytes: this._maxTextBytes });
-    return addCharOffsets(unwrap(this._live().encode(text)), text);
+    return addCharOffsets(unwrap(this._m.tokenizerEncode(this._live(), text)), text);
   }
 
   /** The text of token ids (GPT-2: the bytes as UTF-8; BERT: the pieces joined). */
   decode(ids) {
     if (!Array.isArray(ids)) throw codedError(TypeError, 'bad_input', `ids must be an array of token ids, got ${typeName(ids)}`);
     const list = ids.map((id, i) => checkInteger(id, `ids[${i}]`, 0, this.vocabSize - 1));
-    return unwrap(this._live().decode(list));
+    return unwrap(this._m.tokenizerDecode(this._live(), list));
   }
 
   /** The vocabulary's piece of an id ("Ġworld", "##ing"). */
   piece(id) {
-    return unwrap(this._live().piece(checkInteger(id, 'id', 0, this.vocabSize - 1)));
+    return unwrap(this._m.tokenizerPiece(this._live(), checkInteger(id, 'id', 0, this.vocabSize - 1)));
   }
 
   /** Frees the tokenizer in wasm memory; every later call throws (code bad_state). */
   dispose() {
-    if (!this._state) return;
+    if (!this._handle) return;
     finalizer?.unregister(this);
-    this._state.delete();
-    this._state = null;
+    this._m.tokenizerDispose(this._handle);
+    this._handle = 0;
   }
 }
 

@@ -24,7 +24,7 @@ constexpr std::uint32_t fnv1a32(std::string_view text) {
 }
 
 /// FNV-1a 64-bit of the bytes of `text`; another `basis` only for a stream
-/// that was made with one (model.cpp's parameter streams).
+/// that was made with one (model/parameters.cpp's parameter streams).
 constexpr std::uint64_t fnv1a64(std::string_view text, std::uint64_t basis = kFnv64Basis) {
     std::uint64_t h = basis;
     for (char c : text) h = (h ^ static_cast<unsigned char>(c)) * kFnv64Prime;

@@ -7,7 +7,7 @@
 
 #include "convert.hpp"
 #include "guarded.hpp"
-#include "trainers.hpp"
+#include "handles.hpp"
 #include "attention/analysis.hpp"
 #include "train/backward.hpp"
 #include "kernels/bounds.hpp"
@@ -107,8 +107,9 @@ val forward_output_js(const val& x, const val& weights, int heads, const val& ma
 }
 
 // ---- one engine's state: EngineState -----------------------------------------------
-// Each JS Engine owns one EngineState (engine.js creates it and dispose()
-// deletes it): its seeded-weights cache and the fast path's kept buffers.
+// Each JS Engine owns one EngineState, under a handle of this file's table
+// (handles.hpp; engine.js makes it with engineCreate and frees it with
+// engineDispose): its seeded-weights cache and the fast path's kept buffers.
 // Nothing is shared between engines.
 //
 // The fast path: fastInputs + forwardFast. engine.js copies the inputs
@@ -204,10 +205,14 @@ public:
                                                             weights_.w_output.size());
         o.set("fastBufferBytes", static_cast<double>(floats * sizeof(float)));
         o.set("gemmWorkspaceBytes", static_cast<double>(gemm_workspace_bytes()));
-        // module-wide, shared by every Engine: the trainer handle registry (trainers.hpp)
-        const js::TrainerRegistryStats trainers = js::trainer_registry_stats();
-        o.set("liveTrainers", static_cast<double>(trainers.trainers));
-        o.set("trainerParameterBytes", static_cast<double>(trainers.parameter_bytes));
+        // module-wide, shared by every Engine: the handle tables (handles.hpp)
+        const js::HandleCounts live = js::handle_counts();
+        o.set("liveTrainers", static_cast<double>(live.trainers));
+        o.set("trainerParameterBytes", static_cast<double>(live.trainer_parameter_bytes));
+        o.set("liveEngines", static_cast<double>(live.engines));
+        o.set("liveTokenizers", static_cast<double>(live.tokenizers));
+        o.set("liveLoaders", static_cast<double>(live.loaders));
+        o.set("liveModels", static_cast<double>(live.models));
         return o;
     }
 
@@ -241,6 +246,43 @@ private:
     Weights weights_;
     std::uint32_t offsets_[kFastInputCount] = {0, 0, 0, 0, 0};  // byte offsets of kFastInputs' buffers
 };
+
+/// The live engines (handles.hpp).
+js::Handles<EngineState>& engines() {
+    static js::Handles<EngineState> table("engine", ": create a new one");
+    return table;
+}
+
+// The Engine's calls, each on its state's handle (engine.js holds it). The fast path's
+// two steps return numbers, not records, on success: the offset table (0 when the sizes
+// cannot be allocated) and y's offset; a stale handle is the error record as everywhere.
+int engine_create_js() { return engines().add(std::make_unique<EngineState>()); }
+void engine_dispose_js(int handle) { engines().erase(handle); }
+val engine_run_trace_js(int handle, const std::string& sentence, const val& settings) {
+    return guarded([&] { return engines().at(handle).run_trace(sentence, settings); });
+}
+val engine_run_batch_js(int handle, const val& sentences, const val& settings) {
+    return guarded([&] { return engines().at(handle).run_batch(sentences, settings); });
+}
+val engine_fast_inputs_js(int handle, int x_rows, int x_cols, int q_rows, int q_cols, int k_rows, int k_cols, int v_rows,
+                          int v_cols, int o_rows, int o_cols) {
+    return guarded([&] {
+        return val(engines().at(handle).fast_inputs(x_rows, x_cols, q_rows, q_cols, k_rows, k_cols, v_rows, v_cols,
+                                                    o_rows, o_cols));
+    });
+}
+val engine_forward_fast_js(int handle, int heads, int mask_kind, int real_tokens, bool scale, const val& custom_mask) {
+    return guarded([&] { return engines().at(handle).forward_fast(heads, mask_kind, real_tokens, scale, custom_mask); });
+}
+val engine_keep_weights_js(int handle) {
+    return guarded([&] { return engines().at(handle).keep_weights(); });
+}
+val engine_forward_kept_js(int handle, int heads, int mask_kind, int real_tokens, bool scale, const val& custom_mask) {
+    return guarded([&] { return engines().at(handle).forward_kept(heads, mask_kind, real_tokens, scale, custom_mask); });
+}
+val engine_stats_js(int handle) {
+    return guarded([&] { return engines().at(handle).stats(); });
+}
 
 template <typename T, typename Name>
 val names_of(const T& items, Name name) {
@@ -400,16 +442,18 @@ val heap_stats() {
 
 }  // namespace
 
+void attn::js::count_engines(HandleCounts& counts) { counts.engines = engines().size(); }
+
 EMSCRIPTEN_BINDINGS(attention_core) {
-    emscripten::class_<EngineState>("EngineState")
-        .constructor<>()
-        .function("runTrace", &EngineState::run_trace)
-        .function("runBatch", &EngineState::run_batch)
-        .function("fastInputs", &EngineState::fast_inputs)
-        .function("forwardFast", &EngineState::forward_fast)
-        .function("keepWeights", &EngineState::keep_weights)
-        .function("forwardKept", &EngineState::forward_kept)
-        .function("stats", &EngineState::stats);
+    emscripten::function("engineCreate", &engine_create_js);
+    emscripten::function("engineDispose", &engine_dispose_js);
+    emscripten::function("engineRunTrace", &engine_run_trace_js);
+    emscripten::function("engineRunBatch", &engine_run_batch_js);
+    emscripten::function("engineFastInputs", &engine_fast_inputs_js);
+    emscripten::function("engineForwardFast", &engine_forward_fast_js);
+    emscripten::function("engineKeepWeights", &engine_keep_weights_js);
+    emscripten::function("engineForwardKept", &engine_forward_kept_js);
+    emscripten::function("engineStats", &engine_stats_js);
     emscripten::function("tokenize", &tokenize_js);
     emscripten::function("rowEntropy", &row_entropy_js);
     emscripten::function("softmaxJacobianNorm", &jacobian_norm_js);

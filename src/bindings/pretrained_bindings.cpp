@@ -1,6 +1,7 @@
 // Embind glue for pretrained checkpoints (core/pretrained.hpp), guarded like
-// bindings.cpp. Two kinds of handle live in this file's registries, each held
-// by one JS object of web/pretrained.js, which frees it (dispose):
+// bindings.cpp. Two kinds of handle live in this file's tables (handles.hpp: the
+// bindings' one handle scheme), each held by one JS object of web/pretrained.js,
+// which frees it (dispose):
 //
 //   a HubLoader while a checkpoint streams in: created from config.json's text
 //   and the safetensors header, it says which byte ranges it needs; the page
@@ -18,6 +19,7 @@
 
 #include "convert.hpp"
 #include "guarded.hpp"
+#include "handles.hpp"
 #include "train/backward.hpp"
 #include "families/family.hpp"
 #include "model/generation.hpp"
@@ -62,25 +64,14 @@ struct ModelRecord {
     std::vector<SgdUndo> undo;       ///< the steps by hand (pretrainedSgd), the last last: what each changed, for an exact undo
 };
 
-template <typename Record>
-struct Registry {
-    std::map<int, Record> items;
-    int next = 1;
-    Record& at(int handle, const char* what) {
-        const auto it = items.find(handle);
-        if (it == items.end())
-            throw Error(Error::Code::bad_state, std::string("this ") + what + " has been disposed (or never existed)", Error::Kind::type);
-        return it->second;
-    }
-};
-
-Registry<LoaderRecord>& loaders() {
-    static Registry<LoaderRecord> r;
-    return r;
+/// The live loaders and models (handles.hpp).
+js::Handles<LoaderRecord>& loaders() {
+    static js::Handles<LoaderRecord> table("loader");
+    return table;
 }
-Registry<ModelRecord>& models() {
-    static Registry<ModelRecord> r;
-    return r;
+js::Handles<ModelRecord>& models() {
+    static js::Handles<ModelRecord> table("model");
+    return table;
 }
 
 std::string bytes_from_js(const val& bytes, const char* what) {
@@ -135,9 +126,7 @@ val loader_create_js(const std::string& config_json, const val& header) {
         o.set("neededBytes", static_cast<double>(r.loader->needed_bytes()));
         o.set("staging", static_cast<double>(reinterpret_cast<std::uintptr_t>(r.staging.data())));
         o.set("stagingBytes", static_cast<double>(r.staging.size()));
-        const int handle = loaders().next++;
-        loaders().items.emplace(handle, std::move(r));
-        o.set("handle", handle);
+        o.set("handle", loaders().add(std::make_unique<LoaderRecord>(std::move(r))));
         return o;
     });
 }
@@ -145,7 +134,7 @@ val loader_create_js(const std::string& config_json, const val& header) {
 /// The staging buffer's first `size` bytes are the file's bytes at `offset`.
 val loader_feed_js(int handle, double offset, double size) {
     return guarded([&] {
-        LoaderRecord& r = loaders().at(handle, "loader");
+        LoaderRecord& r = loaders().at(handle);
         if (!(offset >= 0 && offset == std::floor(offset) && offset <= 9007199254740991.0))
             throw Error("the chunk's offset must be a whole number of bytes from 0");
         if (!(size >= 0 && size == std::floor(size) && size <= static_cast<double>(r.staging.size())))
@@ -157,7 +146,7 @@ val loader_feed_js(int handle, double offset, double size) {
 
 val loader_dispose_js(int handle) {
     return guarded([&] {
-        loaders().items.erase(handle);
+        loaders().erase(handle);
         return val::undefined();
     });
 }
@@ -166,11 +155,11 @@ val loader_dispose_js(int handle) {
 /// vocabTxt, tokenizerConfigJson}, absent = ""); the loader is freed either way.
 val loader_finish_js(int handle, const val& files) {
     return guarded([&] {
-        LoaderRecord& lr = loaders().at(handle, "loader");
+        LoaderRecord& lr = loaders().at(handle);
         // the loader's memory goes whatever happens next
         std::unique_ptr<HubLoader> loader = std::move(lr.loader);
         const ModelConfig config = lr.config;
-        loaders().items.erase(handle);
+        loaders().erase(handle);
         ModelRecord r;
         r.tokenizer = read_family_tokenizer(config.family, text_field(files, "tokenizerJson"), text_field(files, "vocabJson"),
                                             text_field(files, "mergesTxt"), text_field(files, "vocabTxt"),
@@ -183,9 +172,7 @@ val loader_finish_js(int handle, const val& files) {
         o.set("config", config_to_js(r.model->config()));
         o.set("parameterCount", static_cast<double>(r.model->params().size()));
         o.set("maskId", r.tokenizer->mask_id());
-        const int h = models().next++;
-        models().items.emplace(h, std::move(r));
-        o.set("handle", h);
+        o.set("handle", models().add(std::make_unique<ModelRecord>(std::move(r))));
         return o;
     });
 }
@@ -194,7 +181,7 @@ val loader_finish_js(int handle, const val& files) {
 
 val model_tokenize_js(int handle, const std::string& text) {
     return guarded([&] {
-        ModelRecord& r = models().at(handle, "model");
+        ModelRecord& r = models().at(handle);
         return js::pretrained_tokens_to_js(r.tokenizer->encode(text));
     });
 }
@@ -228,7 +215,7 @@ void check_sequence(std::size_t tokens, const ModelConfig& m) {
 val model_trace_js(int handle, const std::string& text, const val& given_ids, const val& generated, int layer,
                    bool all_weights, bool with_logits) {
     return guarded([&] {
-        ModelRecord& r = models().at(handle, "model");
+        ModelRecord& r = models().at(handle);
         const ModelConfig& m = r.model->config();
         if (layer < 0 || layer >= m.layers)
             throw Error("layer " + std::to_string(layer) + " is outside 0 … " + std::to_string(m.layers - 1));
@@ -283,7 +270,7 @@ val model_trace_js(int handle, const std::string& text, const val& given_ids, co
 /// (the new row), logits: the new position's (Float32Array V) when options.logits}.
 val model_generate_js(int handle, const std::string& text, const val& generated, const val& options) {
     return guarded([&] {
-        ModelRecord& r = models().at(handle, "model");
+        ModelRecord& r = models().at(handle);
         const ModelConfig& m = r.model->config();
         if (!r.cache) r.cache = std::make_unique<KvCache>(*r.model);
         const std::vector<std::int32_t> before_ids = ids_from_js(generated, m.vocab, "generated");
@@ -349,7 +336,7 @@ val model_generate_js(int handle, const std::string& text, const val& generated,
 /// forward a benchmark times, and what a caller that only wants the next token needs).
 val model_forward_js(int handle, const val& given_ids) {
     return guarded([&] {
-        ModelRecord& r = models().at(handle, "model");
+        ModelRecord& r = models().at(handle);
         const ModelConfig& m = r.model->config();
         if (!given_ids.isArray()) throw Error("ids must be an array of token ids");
         Batch b;
@@ -413,7 +400,7 @@ LearnInput learn_input(ModelRecord& r, const val& options) {
 /// dWQuery…, heads}) and null for the others, gradNorms (the asked layer's tensors)}.
 val model_backward_js(int handle, const val& options) {
     return guarded([&] {
-        ModelRecord& r = models().at(handle, "model");
+        ModelRecord& r = models().at(handle);
         const LearnInput in = learn_input(r, options);
         const val sc = options["scale"];
         const int scale = sc.isUndefined() || sc.isNull() ? -1 : sc.as<bool>();
@@ -457,7 +444,7 @@ val model_backward_js(int handle, const val& options) {
 /// back bit for bit). {loss (before the step), size: ‖Δθ‖, steps: how many can be undone}.
 val model_sgd_js(int handle, const val& options) {
     return guarded([&] {
-        ModelRecord& r = models().at(handle, "model");
+        ModelRecord& r = models().at(handle);
         const LearnInput in = learn_input(r, options);
         const double lr = options["lr"].isNumber() ? options["lr"].as<double>() : std::nan("");
         const int head = options["head"].isNumber() ? options["head"].as<int>() : -1;
@@ -477,7 +464,7 @@ val model_sgd_js(int handle, const val& options) {
 /// Undoes the last step by hand (exactly: the old values put back); returns how many are left.
 val model_undo_js(int handle) {
     return guarded([&] {
-        ModelRecord& r = models().at(handle, "model");
+        ModelRecord& r = models().at(handle);
         if (r.undo.empty()) throw Error(Error::Code::bad_state, "there is no step by hand to undo");
         undo_sgd(r.model->params(), r.undo.back());
         r.undo.pop_back();
@@ -488,7 +475,7 @@ val model_undo_js(int handle) {
 
 val model_dispose_js(int handle) {
     return guarded([&] {
-        models().items.erase(handle);
+        models().erase(handle);
         return val::undefined();
     });
 }
@@ -498,6 +485,11 @@ val header_size_guarded(const val& first8) {
 }
 
 }  // namespace
+
+void attn::js::count_pretrained(HandleCounts& counts) {
+    counts.loaders = loaders().size();
+    counts.models = models().size();
+}
 
 EMSCRIPTEN_BINDINGS(attention_pretrained) {
     emscripten::function("hubHeaderSize", &header_size_guarded);

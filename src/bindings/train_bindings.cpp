@@ -1,14 +1,12 @@
 // Embind glue for the training engine (core/trainer.hpp), guarded like
-// bindings.cpp. A Trainer lives in this file's registry under an integer
-// handle that web/trainer.js's Trainer object holds; `trainerDispose` frees it.
-// The registry is the only state here, module-wide beside the gemm workspace
-// (trainers.hpp; engine.stats() reports it), and each entry's owner is
-// explicit: the JS object that created the handle (trainer.js also registers a
+// bindings.cpp. A Trainer lives in this file's handle table (handles.hpp: the
+// bindings' one handle scheme) under the integer handle web/trainer.js's Trainer
+// object holds; `trainerDispose` frees it (trainer.js also registers a
 // FinalizationRegistry backstop). Everything returned is a copy.
 
 #include "convert.hpp"
 #include "guarded.hpp"
-#include "trainers.hpp"
+#include "handles.hpp"
 #include "model/model_schema.hpp"
 #include "train/task_registry.hpp"
 #include "train/backward.hpp"
@@ -34,34 +32,22 @@ using js::LayerBackwardWeights;
 using js::set_matrices;
 using attn::js::guarded;
 
-/// Sets each {name, matrix} on o as {rows, cols, data} (js::matrix_to_js): the one
-/// matrix → JS loop of the trainer's objects.
-
-std::map<int, std::unique_ptr<Trainer>>& registry() {
-    static std::map<int, std::unique_ptr<Trainer>> trainers;
-    return trainers;
+/// The live trainers (handles.hpp).
+js::Handles<Trainer>& trainers() {
+    static js::Handles<Trainer> table("trainer", ": create a new one");
+    return table;
 }
-int next_handle = 1;
+
+Trainer& trainer_of(int handle) { return trainers().at(handle); }
 
 }  // namespace
 
-attn::js::TrainerRegistryStats attn::js::trainer_registry_stats() {
-    TrainerRegistryStats out;
-    for (const auto& entry : registry()) {
-        ++out.trainers;
-        out.parameter_bytes += entry.second->model().params().size() * sizeof(float);
-    }
-    return out;
+void attn::js::count_trainers(HandleCounts& counts) {
+    counts.trainers = trainers().size();
+    trainers().each([&](const Trainer& t) { counts.trainer_parameter_bytes += t.model().params().size() * sizeof(float); });
 }
 
 namespace {
-
-Trainer& trainer_of(int handle) {
-    const auto it = registry().find(handle);
-    if (it == registry().end())
-        throw Error(Error::Code::bad_state, "this trainer has been disposed (or never existed): create a new one", Error::Kind::type);
-    return *it->second;
-}
 
 // ---- reading the settings engine.js normalised (every field present, primitives) ----
 
@@ -188,11 +174,7 @@ val describe_trainer(int handle, const Trainer& t) {
     return o;
 }
 
-int register_trainer(std::unique_ptr<Trainer> t) {
-    const int handle = next_handle++;
-    registry()[handle] = std::move(t);
-    return handle;
-}
+int register_trainer(std::unique_ptr<Trainer> t) { return trainers().add(std::move(t)); }
 
 std::string bytes_from_js(const val& bytes) {
     if (!bytes.instanceof(val::global("Uint8Array")))
@@ -293,7 +275,7 @@ val trainer_load_js(const val& bytes, const std::string& corpus) {
     });
 }
 
-void trainer_dispose_js(int handle) { registry().erase(handle); }
+void trainer_dispose_js(int handle) { trainers().erase(handle); }
 
 val step_report(const StepResult& r, double ms) {
     val o = val::object();

@@ -1,9 +1,8 @@
 #include "model/generation.hpp"
 
-#include "kernels/gemm.hpp"
-#include "model/layers.hpp"
-#include "attention/positional.hpp"
 #include "base/random.hpp"
+#include "model/block.hpp"
+#include "model/layers.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -21,14 +20,22 @@ std::string number(double x) {
     return s;
 }
 
-/// y (1×n) = x (1×m)·W (m×n) (+ b).
-void row_affine(const Matrix& x, const float* w, const float* b, int m, int n, Matrix& y, bool panels) {
-    if (panels && fits_panels(n))
-        gemm_panels(x, w, m, n, y);  // the weights as Parameters::use_panels stores them
-    else
-        y.noalias() = x * as_matrix(w, m, n);
-    if (b) y += as_matrix(b, 1, n);
-}
+/// Keeps each head's attention weights of the last new row (KvCache::weights).
+class WeightsTap final : public Tap {
+public:
+    explicit WeightsTap(std::vector<std::vector<std::vector<float>>>& out) : Tap(true), out_(out) {}
+
+private:
+    bool keeps(Point point, int) const override { return point == Point::weights; }
+    void put(Point, const Site& at, const Eigen::Ref<const Matrix>& value) const override {
+        std::vector<float>& w = out_[static_cast<std::size_t>(at.layer)][static_cast<std::size_t>(at.head)];
+        const Eigen::Index last = value.rows() - 1;
+        w.resize(static_cast<std::size_t>(value.cols()));
+        for (Eigen::Index j = 0; j < value.cols(); ++j) w[static_cast<std::size_t>(j)] = value(last, j);
+    }
+
+    std::vector<std::vector<std::vector<float>>>& out_;
+};
 
 }  // namespace
 
@@ -80,8 +87,7 @@ KvCache::KvCache(const Model& model) : model_(model), slots_(resolve_slots(model
         throw Error(family_title(c.family, "this model") +
                     " is not causal: every token reads the tokens after it too, so it cannot write a text one token at "
                     "a time (generation needs a causal model such as GPT-2)");
-    keys_.resize(static_cast<std::size_t>(c.layers));
-    values_.resize(static_cast<std::size_t>(c.layers));
+    kv_.resize(static_cast<std::size_t>(c.layers));
     weights_.assign(static_cast<std::size_t>(c.layers), std::vector<std::vector<float>>(static_cast<std::size_t>(c.heads)));
 }
 
@@ -106,99 +112,30 @@ void KvCache::truncate(int length) {
 
 void KvCache::append(std::int32_t id) {
     const ModelConfig& c = model_.config();
-    const int C = c.d_model, H = c.heads, D = C / H, t = length();
+    const int t = length();
     if (t >= c.context)
         throw Error(Error::Code::too_long_for_model, "the text has " + std::to_string(t) + " tokens, the most this model reads (its context): it cannot add another");
     if (id < 0 || id >= c.vocab)
         throw Error("token id " + std::to_string(id) + " is outside the vocabulary 0 … " + std::to_string(c.vocab - 1));
     mark_panels(slots_, model_.params());  // as stored now
     const ParamPtrs p = bind(slots_, model_.params().flat().data());
-    const bool post = c.norm == Norm::post;
-
-    // the new row's embedding
-    Matrix x = as_matrix(p.embed, c.vocab, C).row(id);
-    if (c.positional == Positional::learned) x += as_matrix(p.pos, c.context, C).row(t);
-    if (c.positional == Positional::sinusoidal) {
-        if (sinusoid_.rows() != c.context) sinusoid_ = positional_encoding(Positional::sinusoidal, c.context, C, 0);
-        x += sinusoid_.row(t);
-    }
-    if (c.token_types > 0) x += as_matrix(p.token_type, c.token_types, C).row(0);
-    LayerNormCache ln;
-    Matrix a, tmp;
-    if (c.embed_layernorm) {
-        tmp = x;
-        layernorm_forward(tmp, p.embed_ln_gain, p.embed_ln_bias, c.ln_eps, x, ln);
-    }
-    const float scale = c.scale ? static_cast<float>(1.0 / std::sqrt(static_cast<double>(D))) : 1.0f;
-    Matrix q, k, v, concat(1, C), out;
-    std::vector<float> s;
+    const std::vector<std::int32_t> ids = {id};
+    const std::vector<int> lengths = {1};
+    const ForwardOptions options;  // the model as it is: every head, its own mask and scale
+    const WeightsTap rec(weights_);
+    Matrix x, h;
+    embedding_forward(c, p, ids, 1, 1, embedding_, x, rec, t);  // the new row, at position t
+    LayerState state;  // one block's buffers, reused by every layer
     for (int l = 0; l < c.layers; ++l) {
-        const LayerParams<const float*>& lp = p.layers[static_cast<std::size_t>(l)];
-        if (c.layernorm && !post)
-            layernorm_forward(x, lp.ln1_gain, lp.ln1_bias, c.ln_eps, a, ln);
-        else
-            a = x;
-        row_affine(a, lp.w_query, lp.b_query, C, C, q, lp.panels);
-        row_affine(a, lp.w_key, lp.b_key, C, C, k, lp.panels);
-        row_affine(a, lp.w_value, lp.b_value, C, C, v, lp.panels);
-        // the cache's new row (capacity doubles, up to the context)
-        Matrix& K = keys_[static_cast<std::size_t>(l)];
-        Matrix& V = values_[static_cast<std::size_t>(l)];
-        if (K.rows() <= t) {
-            const Eigen::Index rows = std::min<Eigen::Index>(c.context, std::max<Eigen::Index>(8, 2 * K.rows()));
-            K.conservativeResize(rows, C);
-            V.conservativeResize(rows, C);
-        }
-        K.row(t) = k;
-        V.row(t) = v;
-        for (int h = 0; h < H; ++h) {
-            // pass 1: scores over keys 0 … t and their max; pass 2: exp and sum; pass 3: normalise and weight V
-            s.resize(static_cast<std::size_t>(t + 1));
-            float top = -INFINITY;
-            for (int j = 0; j <= t; ++j) {
-                float dot = 0;
-                for (int d = 0; d < D; ++d) dot += q(0, h * D + d) * K(j, h * D + d);
-                s[static_cast<std::size_t>(j)] = dot * scale;
-                top = std::max(top, s[static_cast<std::size_t>(j)]);
-            }
-            float sum = 0;
-            for (float& e : s) sum += e = std::exp(e - top);
-            for (float& e : s) e /= sum;
-            for (int d = 0; d < D; ++d) {
-                float o = 0;
-                for (int j = 0; j <= t; ++j) o += s[static_cast<std::size_t>(j)] * V(j, h * D + d);
-                concat(0, h * D + d) = o;
-            }
-            weights_[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)] = s;
-        }
-        row_affine(concat, lp.w_output, lp.b_output, C, C, out, lp.panels);
-        if (post) {
-            tmp = x + out;
-            layernorm_forward(tmp, lp.ln1_gain, lp.ln1_bias, c.ln_eps, x, ln);
-        } else {
-            x += out;
-        }
-        if (c.mlp > 0) {
-            MlpCache mlp;
-            if (c.layernorm && !post)
-                layernorm_forward(x, lp.ln2_gain, lp.ln2_bias, c.ln_eps, a, ln);
-            else
-                a = x;
-            mlp_forward(c, lp, a, mlp, out);
-            if (post) {
-                tmp = x + out;
-                layernorm_forward(tmp, lp.ln2_gain, lp.ln2_bias, c.ln_eps, x, ln);
-            } else {
-                x += out;
-            }
-        }
+        AttentionRun run = attention_run(c, 1, 1, lengths, options, l);
+        run.cache = &kv_[static_cast<std::size_t>(l)];
+        run.past = t;
+        block_forward(c, p.layers[static_cast<std::size_t>(l)], run, state, x, nullptr, rec);
     }
-    if (c.layernorm && !post) {
-        tmp = x;
-        layernorm_forward(tmp, p.final_ln_gain, p.final_ln_bias, c.ln_eps, x, ln);
-    }
+    LayerNormCache ln;
+    final_norm_forward(c, p, x, ln, h, rec);
     HeadCache head;
-    head_forward(c, p, x, head, logits_);
+    head_forward(c, p, h, head, logits_);
     ids_.push_back(id);
 }
 

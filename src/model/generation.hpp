@@ -5,20 +5,17 @@
 // Under the causal mask, row t of every head's weights covers keys 0 … t
 // only, so appending token t+1 changes no earlier row: every layer's earlier
 // rows (their residual stream, and so their keys and values) are exactly what
-// they were. An append therefore computes the new position alone:
+// they were. An append therefore runs the model on the new position alone,
+// with the same embedding, block (block.hpp) and head as the full forward:
 //
 //   x = E[id] + P[t] (+ TT[0]) (LN_e)                      one row (1×C)
-//   per layer: a = LN1(x) (pre-LN; post-LN: a = x)
-//              q, k, v = a·W_Q (+ b_Q), a·W_K (+ b_K), a·W_V (+ b_V)
-//              K[t] = k, V[t] = v                           stored: the cache's new row
+//   per layer: the block, its attention reading the layer's KV cache:
+//              q, k, v of the new row; K[t] = k, V[t] = v    stored: the cache's new row
 //              head h: w = softmax(q_h·K_h[0…t]ᵀ · scale)   keys 0 … t-1 come from the cache
-//                      o_h = w·V_h[0…t]
-//              x = x + concat(o)·W_O (+ b_O) (post-LN: LN1 of it); the MLP as in the block
 //   logits = head(LN_f(x))                                  1×V
 //
-// It shares the row-wise kinds (LayerNorm, MLP, output head) with the full
-// forward; the attention of the one row is its own. tests/core/test_generation.cpp
-// checks its logits and weights against trace_model on the extended sequence.
+// tests/core/test_generation.cpp checks its logits and weights against
+// trace_model on the extended sequence.
 //
 // Choosing the next token: the argmax (greedy; ties to the smaller id), or a
 // sample from softmax(logits / temperature) over the top_k largest logits
@@ -81,10 +78,10 @@ private:
     const Model& model_;
     ParamSlots slots_;
     std::vector<std::int32_t> ids_;
-    std::vector<Matrix> keys_, values_;                 ///< per layer, rows 0 … length()-1 used (capacity grows by doubling)
+    std::vector<KvRows> kv_;                            ///< per layer, rows 0 … length()-1 used (capacity grows by doubling)
     std::vector<std::vector<std::vector<float>>> weights_;  ///< [layer][head], the last append's row
     Matrix logits_;
-    Matrix sinusoid_;                                   ///< P of a sinusoidal model, up to its context (made once)
+    EmbeddingCache embedding_;                          ///< the sinusoids of a sinusoidal model, up to its context (made once)
 };
 
 }  // namespace attn

@@ -22,10 +22,16 @@ void add_column_sums(const Matrix& m, float* out) {
     }
 }
 
-/// y = x·W (+ b): W (rows × cols) at w, as panels when `panels` and it fits_panels(cols)
-/// (Parameters::use_panels), b (cols) at b or null.
+constexpr double kInvSqrt2 = 0.70710678118654752440;
+constexpr double kInvSqrt2Pi = 0.39894228040143267794;
+constexpr double kSqrt2OverPi = 0.79788456080286535588;
+
+}  // namespace
+
+// ---- the products every kind uses ---------------------------------------------------------
+
 void affine(const Eigen::Ref<const Matrix>& x, const float* w, const float* b, int rows, int cols, Matrix& y,
-            bool panels = false) {
+            bool panels) {
     if (panels && fits_panels(cols))
         gemm_panels(x, w, rows, cols, y);
     else
@@ -33,7 +39,6 @@ void affine(const Eigen::Ref<const Matrix>& x, const float* w, const float* b, i
     if (b) add_row_vector(y, b);
 }
 
-/// W (rows × cols) at w row-major: w itself, or (stored as panels) unpacked into tmp.
 Eigen::Map<const Matrix> row_major(const float* w, int rows, int cols, bool panels, Matrix& tmp) {
     if (!(panels && fits_panels(cols))) return as_matrix(w, rows, cols);
     tmp.resize(rows, cols);
@@ -41,7 +46,6 @@ Eigen::Map<const Matrix> row_major(const float* w, int rows, int cols, bool pane
     return Eigen::Map<const Matrix>(tmp.data(), rows, cols);
 }
 
-/// For y = x·W (+ b): dW += xᵀ·dy, db += Σ_rows dy (a null dw or db: that gradient is not asked for).
 void affine_grads(const Eigen::Ref<const Matrix>& x, const Matrix& dy, float* dw, float* db, int rows, int cols,
                   Matrix& tmp) {
     if (dw) {
@@ -50,45 +54,6 @@ void affine_grads(const Eigen::Ref<const Matrix>& x, const Matrix& dy, float* dw
     }
     if (db) add_column_sums(dy, db);
 }
-
-constexpr double kInvSqrt2 = 0.70710678118654752440;
-constexpr double kInvSqrt2Pi = 0.39894228040143267794;
-constexpr double kSqrt2OverPi = 0.79788456080286535588;
-
-/// What attention_row() found in a row: the largest scaled score over the
-/// allowed keys and the softmax's denominator Σ_j exp(s_j·scale − max) (in
-/// double; 0 under uniform attention, which computes no exponentials).
-struct RowWeights {
-    float max = 0;
-    double sum = 0;
-};
-
-/// The attention weights of one query row over its allowed keys 0 … end−1
-/// (end ≥ 1) from its unscaled scores: the softmax of scores·scale (pass 1:
-/// max; pass 2: exp, sum in double; pass 3: normalise), or exactly 1/end on
-/// each under uniform attention (ForwardOptions::uniform_attention). Keys from
-/// `end` on are not written.
-RowWeights attention_row(const float* scores, float scale, int end, bool uniform, float* weights) {
-    RowWeights out;
-    out.max = scores[0] * scale;
-    for (int j = 1; j < end; ++j) out.max = std::max(out.max, scores[j] * scale);
-    if (uniform) {
-        for (int j = 0; j < end; ++j) weights[j] = 1.0f / static_cast<float>(end);
-        return out;
-    }
-    for (int j = 0; j < end; ++j) {
-        weights[j] = std::exp(scores[j] * scale - out.max);
-        out.sum += weights[j];
-    }
-    const float inv = static_cast<float>(1.0 / out.sum);
-    for (int j = 0; j < end; ++j) weights[j] *= inv;
-    return out;
-}
-
-/// The keys row i of a sequence of `len` real tokens may see: 0 … end−1.
-int row_end(int i, int len, bool causal) { return causal ? std::min(i + 1, len) : len; }
-
-}  // namespace
 
 // ---- activations ------------------------------------------------------------------------
 
@@ -167,36 +132,39 @@ void layernorm_backward(const Matrix& x, const float* gain, const LayerNormCache
 // ---- embedding ----------------------------------------------------------------------------
 
 void embedding_forward(const ModelConfig& config, const ParamPtrs& p, const std::vector<std::int32_t>& ids, int B,
-                       int T, EmbeddingCache& cache, Matrix& x, ModelTrace* trace) {
+                       int T, EmbeddingCache& cache, Matrix& x, const Tap& rec, int first) {
     const int C = config.d_model, N = B * T;
     const auto embed = as_matrix(p.embed, config.vocab, C);
-    if (config.positional == Positional::sinusoidal && cache.sinusoid.rows() != T)
-        cache.sinusoid = positional_encoding(Positional::sinusoidal, T, C, 0);
+    // a row of the sinusoids does not depend on how many are made: a sequence's T, or
+    // (generation, first > 0) once up to the context
+    if (config.positional == Positional::sinusoidal && cache.sinusoid.rows() < first + T)
+        cache.sinusoid = positional_encoding(Positional::sinusoidal, first == 0 ? T : config.context, C, 0);
     x.resize(N, C);
     for (int b = 0; b < B; ++b)
         for (int t = 0; t < T; ++t) {
-            const int row = b * T + t;
+            const int row = b * T + t, pos = first + t;
             x.row(row) = embed.row(ids[static_cast<std::size_t>(row)]);
-            if (config.positional == Positional::learned) x.row(row) += as_matrix(p.pos, config.context, C).row(t);
-            if (config.positional == Positional::sinusoidal) x.row(row) += cache.sinusoid.row(t);
+            if (config.positional == Positional::learned) x.row(row) += as_matrix(p.pos, config.context, C).row(pos);
+            if (config.positional == Positional::sinusoidal) x.row(row) += cache.sinusoid.row(pos);
             if (config.token_types > 0) x.row(row) += as_matrix(p.token_type, config.token_types, C).row(0);
         }
-    if (trace) {
-        trace->embeddings.resize(T, C);
-        for (int t = 0; t < T; ++t) trace->embeddings.row(t) = embed.row(ids[static_cast<std::size_t>(t)]);
-        if (config.positional == Positional::learned)
-            trace->positional = as_matrix(p.pos, config.context, C).topRows(T);
-        else if (config.positional == Positional::sinusoidal)
-            trace->positional = cache.sinusoid;
-        else
-            trace->positional.setZero(T, C);
-        if (config.token_types > 0)
-            trace->token_type = as_matrix(p.token_type, config.token_types, C).row(0).replicate(T, 1);
+    if (rec.wants(Point::token_embed, -1)) {  // a trace: one sequence
+        Matrix e(T, C);
+        for (int t = 0; t < T; ++t) e.row(t) = embed.row(ids[static_cast<std::size_t>(t)]);
+        rec(Point::token_embed, -1, e);
     }
+    if (config.positional == Positional::learned)
+        rec(Point::pos_embed, -1, as_matrix(p.pos, config.context, C).middleRows(first, T));
+    else if (config.positional == Positional::sinusoidal)
+        rec(Point::pos_embed, -1, cache.sinusoid.middleRows(first, T));
+    else
+        rec(Point::pos_embed, -1, Matrix::Zero(T, C));
+    if (config.token_types > 0)
+        rec(Point::type_embed, -1, as_matrix(p.token_type, config.token_types, C).row(0).replicate(T, 1));
     if (config.embed_layernorm) {
         cache.sum = x;
         layernorm_forward(cache.sum, p.embed_ln_gain, p.embed_ln_bias, config.ln_eps, x, cache.ln);
-        if (trace) trace->embed_normed = x;
+        rec(Point::embed_norm, -1, x);
     }
 }
 
@@ -221,174 +189,6 @@ void embedding_backward(const ModelConfig& config, const ParamPtrs& p, const Gra
         Eigen::Map<Matrix> dtype(g.token_type, config.token_types, C);
         for (int i = 0; i < N; ++i) dtype.row(0) += dsum->row(i);
     }
-}
-
-// ---- attention ----------------------------------------------------------------------------
-
-void attention_forward(const ModelConfig& config, const LayerParams<const float*>& p, const Matrix& a,
-                       const AttentionRun& run, AttentionCache& c, Matrix& out, AttentionStatsSum* stats,
-                       MultiHeadTrace* trace) {
-    const int B = run.B, T = run.T, C = config.d_model, H = config.heads, D = C / H, N = B * T;
-    const ForwardOptions& options = *run.options;
-    const bool uniform = options.uniform_attention;
-    affine(a, p.w_query, p.b_query, C, C, c.q, p.panels);  // (N, C)·(C, C)
-    affine(a, p.w_key, p.b_key, C, C, c.k, p.panels);
-    affine(a, p.w_value, p.b_value, C, C, c.v, p.panels);
-    c.weights.assign(static_cast<std::size_t>(std::int64_t{B} * H * T * T), 0.0f);
-    c.concat.setZero(N, C);
-    if (trace) trace->heads.assign(static_cast<std::size_t>(H), HeadTrace{});
-    Matrix scores, head_out;
-    for (int b = 0; b < B; ++b) {
-        const int len = (*run.lengths)[static_cast<std::size_t>(b)];
-        for (int h = 0; h < H; ++h) {
-            const bool enabled = options.head_on(run.layer, h);
-            float* w = c.weights.data() + static_cast<std::size_t>((std::int64_t{b} * H + h) * T * T);
-            const auto q = c.q.block(b * T, h * D, T, D), k = c.k.block(b * T, h * D, T, D);
-            gemm_bt(q, k, scores);  // (T, D)·(D, T)
-            HeadTrace* ht = trace ? &trace->heads[static_cast<std::size_t>(h)] : nullptr;
-            if (ht) {
-                ht->row_max.setZero(T);
-                ht->row_sum.setZero(T);
-            }
-            // hidden keys stay exact zeros
-            for (int i = 0; i < T; ++i) {
-                const int end = row_end(i, len, run.causal);
-                float* wi = w + static_cast<std::size_t>(i) * T;
-                const float* si = scores.data() + static_cast<std::ptrdiff_t>(i) * T;
-                if (end <= 0) continue;
-                const RowWeights row = attention_row(si, run.scale, end, uniform, wi);
-                if (ht) {
-                    // under uniform attention: the softmax of n equal scores, max 0 and sum n
-                    ht->row_max(i) = uniform ? 0.0f : row.max;
-                    ht->row_sum(i) = uniform ? static_cast<float>(end) : static_cast<float>(row.sum);
-                }
-                if (stats && i < len) {  // statistics over the real queries
-                    // entropy without a log per entry: log p_j = (s_j − max) − log Z,
-                    // so H = log Z − Σ_j p_j·(s_j − max)
-                    double mean = 0, m2 = 0, expect = 0;
-                    for (int j = 0; j < end; ++j) mean += si[j] * run.scale;
-                    mean /= end;
-                    for (int j = 0; j < end; ++j) {
-                        const double sj = si[j] * run.scale;
-                        m2 += (sj - mean) * (sj - mean);
-                        expect += wi[j] * (sj - row.max);
-                    }
-                    stats->variance += m2 / end;
-                    stats->entropy += uniform ? std::log(static_cast<double>(end)) : std::max(0.0, std::log(row.sum) - expect);
-                    ++stats->rows;
-                }
-            }
-            const Eigen::Map<const Matrix> weights(w, T, T);
-            if (ht) {
-                ht->query = q;
-                ht->key = k;
-                ht->value = c.v.block(b * T, h * D, T, D);
-                ht->scores = scores;
-                ht->scaled = scores * run.scale;
-                ht->weights = weights;
-                gemm(weights, ht->value, ht->output);  // the head's own output, ablated or not
-            }
-            if (!enabled) continue;  // an ablated head's output stays zero in the concatenation
-            gemm(weights, c.v.block(b * T, h * D, T, D), head_out);  // (T, T)·(T, D)
-            c.concat.block(b * T, h * D, T, D) = head_out;
-        }
-    }
-    affine(c.concat, p.w_output, p.b_output, C, C, out, p.panels);  // (N, C)
-    if (trace) {
-        trace->concat = c.concat;
-        trace->output = out;
-    }
-}
-
-void attention_backward(const ModelConfig& config, const LayerParams<const float*>& p, const LayerParams<float*>& g,
-                        const Matrix& a, const AttentionRun& run, const AttentionCache& c, const Matrix& dout,
-                        Matrix& da, double& score_grad_sq, std::vector<HeadGradTrace>* trace) {
-    const int B = run.B, T = run.T, C = config.d_model, H = config.heads, D = C / H, N = B * T;
-    const ForwardOptions& options = *run.options;
-    Matrix tmp, dconcat, dq(N, C), dk(N, C), dv(N, C), dp, ds(T, T), w;
-    // out = concat·W_O + b_O
-    affine_grads(c.concat, dout, g.w_output, g.b_output, C, C, tmp);
-    gemm_bt(dout, row_major(p.w_output, C, C, p.panels, w), dconcat);  // (N, C)·(C, C)
-    if (trace) trace->assign(static_cast<std::size_t>(H), HeadGradTrace{});
-    for (int b = 0; b < B; ++b) {
-        const int len = (*run.lengths)[static_cast<std::size_t>(b)];
-        for (int h = 0; h < H; ++h) {
-            HeadGradTrace* gt = trace ? &(*trace)[static_cast<std::size_t>(h)] : nullptr;
-            auto dq_bh = dq.block(b * T, h * D, T, D), dk_bh = dk.block(b * T, h * D, T, D),
-                 dv_bh = dv.block(b * T, h * D, T, D);
-            if (!options.head_on(run.layer, h)) {  // its output never reached the loss
-                dq_bh.setZero();
-                dk_bh.setZero();
-                dv_bh.setZero();
-                if (gt) {
-                    gt->d_output.setZero(T, D);
-                    gt->d_weights.setZero(T, T);
-                    gt->d_scaled.setZero(T, T);
-                    gt->d_scores.setZero(T, T);
-                    gt->d_query.setZero(T, D);
-                    gt->d_key.setZero(T, D);
-                    gt->d_value.setZero(T, D);
-                }
-                continue;
-            }
-            const float* w = c.weights.data() + static_cast<std::size_t>((std::int64_t{b} * H + h) * T * T);
-            const Eigen::Map<const Matrix> weights(w, T, T);
-            const auto d_out = dconcat.block(b * T, h * D, T, D);
-            gemm_at(weights, d_out, tmp);  // dV = Pᵀ·dO: (T, T)·(T, D)
-            dv_bh = tmp;
-            gemm_bt(d_out, c.v.block(b * T, h * D, T, D), dp);  // dP = dO·Vᵀ: (T, D)·(D, T)
-            if (gt) {
-                gt->d_output = d_out;
-                gt->d_weights = dp;
-                gt->d_value = tmp;
-            }
-            if (options.uniform_attention) {  // constant weights: nothing reaches the scores
-                dq_bh.setZero();
-                dk_bh.setZero();
-                if (gt) {
-                    gt->d_scaled.setZero(T, T);
-                    gt->d_scores.setZero(T, T);
-                    gt->d_query.setZero(T, D);
-                    gt->d_key.setZero(T, D);
-                }
-                continue;
-            }
-            if (gt) gt->d_scaled.setZero(T, T);
-            // softmax JVP per row: dS′ = P ⊙ (dP − Σ_j P·dP); hidden keys have P = 0, dS′ = 0
-            for (int i = 0; i < T; ++i) {
-                const int end = row_end(i, len, run.causal);
-                const float* wi = w + static_cast<std::size_t>(i) * T;
-                const float* dpi = dp.data() + static_cast<std::ptrdiff_t>(i) * T;
-                float* dsi = ds.data() + static_cast<std::ptrdiff_t>(i) * T;
-                double r = 0;
-                for (int j = 0; j < end; ++j) r += static_cast<double>(wi[j]) * dpi[j];
-                for (int j = 0; j < end; ++j) {
-                    const float gij = wi[j] * (dpi[j] - static_cast<float>(r));
-                    score_grad_sq += static_cast<double>(gij) * gij;
-                    if (gt) gt->d_scaled(i, j) = gij;
-                    dsi[j] = gij * run.scale;  // through scaled = scores · scale
-                }
-                for (int j = std::max(end, 0); j < T; ++j) dsi[j] = 0.0f;
-            }
-            gemm(ds, c.k.block(b * T, h * D, T, D), tmp);  // dQ = dS·K: (T, T)·(T, D)
-            dq_bh = tmp;
-            if (gt) gt->d_query = tmp;
-            gemm_at(ds, c.q.block(b * T, h * D, T, D), tmp);  // dK = dSᵀ·Q: (T, T)·(T, D)
-            dk_bh = tmp;
-            if (gt) {
-                gt->d_key = tmp;
-                gt->d_scores = ds;
-            }
-        }
-    }
-    affine_grads(a, dq, g.w_query, g.b_query, C, C, tmp);
-    affine_grads(a, dk, g.w_key, g.b_key, C, C, tmp);
-    affine_grads(a, dv, g.w_value, g.b_value, C, C, tmp);
-    gemm_bt(dq, row_major(p.w_query, C, C, p.panels, w), da);  // (N, C)·(C, C)
-    gemm_bt(dk, row_major(p.w_key, C, C, p.panels, w), tmp);
-    da += tmp;
-    gemm_bt(dv, row_major(p.w_value, C, C, p.panels, w), tmp);
-    da += tmp;
 }
 
 // ---- MLP ------------------------------------------------------------------------------------

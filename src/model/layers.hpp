@@ -1,11 +1,13 @@
 #pragma once
 // The layer kinds of the model (model.hpp), each a forward/backward pair on
 // the N×C rows of a batch (N = B·T, row b·T + t): embedding, LayerNorm,
-// attention, MLP, the output head and cross-entropy. Model::forward and
-// Model::backward are loops over them. Each kind's independent double
-// reference is its pair in layer_reference.hpp (tested kind by kind in
-// tests/core/test_layer_kinds.cpp); model_reference.cpp composes them into
-// the whole model's reference.
+// attention (attention_kind.cpp), MLP, the output head and cross-entropy. The
+// block (block.hpp) composes LayerNorm, attention and MLP; the forward driver
+// (forward.hpp) and generation (generation.hpp) run the embedding, the blocks
+// and the head. Each kind hands its named intermediates to a Tap (tap.hpp).
+// Each kind's independent double reference is its pair in layer_reference.hpp
+// (tested kind by kind in tests/core/test_layer_kinds.cpp); model_reference.cpp
+// composes them into the whole model's reference.
 //
 // Parameters are read by structure: ParamSlots says where each tensor of the
 // config sits in the flat buffer (built once per layout from the one name
@@ -13,6 +15,7 @@
 // (the weights, or the gradients of the same layout).
 
 #include "model/model.hpp"
+#include "model/tap.hpp"
 #include "base/types.hpp"
 
 #include <cstddef>
@@ -66,7 +69,7 @@ void zip_model_fields(A& a, B& b, Fn f) {
     f(a.unembed, b.unembed), f(a.unembed_bias, b.unembed_bias);
 }
 
-/// The slots of parameter_layout(config) (model.cpp: the name table).
+/// The slots of parameter_layout(config) (parameters.cpp: the name table).
 ParamSlots resolve_slots(const ModelConfig& config);
 
 /// Pointers into `base` (a buffer of the slots' layout); absent tensors are null.
@@ -97,6 +100,18 @@ using GradPtrs = ModelParams<float*>;          ///< gradients (accumulated into)
 /// A rows×cols row-major view of a tensor of the flat buffer.
 inline Eigen::Map<const Matrix> as_matrix(const float* p, int rows, int cols) { return {p, rows, cols}; }
 
+// ---- the products every kind uses (layers.cpp) ----------------------------------------
+
+/// y = x·W (+ b): W (rows × cols) at w, as panels when `panels` and it fits_panels(cols)
+/// (Parameters::use_panels), b (cols) at b or null.
+void affine(const Eigen::Ref<const Matrix>& x, const float* w, const float* b, int rows, int cols, Matrix& y,
+            bool panels = false);
+/// For y = x·W (+ b): dW += xᵀ·dy, db += Σ_rows dy (a null dw or db: that gradient is not asked for).
+void affine_grads(const Eigen::Ref<const Matrix>& x, const Matrix& dy, float* dw, float* db, int rows, int cols,
+                  Matrix& tmp);
+/// W (rows × cols) at w row-major: w itself, or (stored as panels) unpacked into tmp.
+Eigen::Map<const Matrix> row_major(const float* w, int rows, int cols, bool panels, Matrix& tmp);
+
 // ---- activations ---------------------------------------------------------------------
 
 float activation(Activation kind, float x);
@@ -120,9 +135,10 @@ struct EmbeddingCache {
     LayerNormCache ln;
     Matrix sinusoid;
 };
-/// With a trace (a batch of one), also its embeddings, positional, token_type and embed_normed.
+/// The rows of B sequences of T tokens at positions first … first+T−1 (first > 0: the new
+/// rows of generation, B = 1). Hands token_embed, pos_embed, type_embed and embed_norm to rec.
 void embedding_forward(const ModelConfig& config, const ParamPtrs& p, const std::vector<std::int32_t>& ids, int B,
-                       int T, EmbeddingCache& cache, Matrix& x, ModelTrace* trace);
+                       int T, EmbeddingCache& cache, Matrix& x, const Tap& rec, int first = 0);
 /// dx: ∂loss/∂(the embedding's output); accumulates into embed, pos, token_type, embed_ln.
 void embedding_backward(const ModelConfig& config, const ParamPtrs& p, const GradPtrs& g,
                         const std::vector<std::int32_t>& ids, int B, int T, const EmbeddingCache& cache,
@@ -131,9 +147,18 @@ void embedding_backward(const ModelConfig& config, const ParamPtrs& p, const Gra
 // ---- attention: Q, K, V projections, scores, scale, mask, softmax, ×V, output projection ----
 
 struct AttentionCache {
-    Matrix q, k, v;              ///< N×C, head h = columns h·D …
-    std::vector<float> weights;  ///< B·H blocks of T×T softmax weights
+    Matrix q, k, v;              ///< N×C, head h = columns h·D … (the call's rows only)
+    std::vector<float> weights;  ///< B·H blocks of T×S softmax weights (S keys: T, or past + T with a KV cache)
     Matrix concat;               ///< N×C
+};
+
+/// One layer's keys and values of the positions before a call's rows: generation's
+/// KV cache (generation.hpp). Rows 0 … past−1 hold K and V as the attention computes
+/// them (head h = columns h·D …); more rows may be allocated.
+/// (Rotary positions: the keys are stored rotated, each by its own position, so a
+/// cached key is never rotated again. Grouped-query attention: H_kv·D columns.)
+struct KvRows {
+    Matrix keys, values;
 };
 
 /// What one attention call runs on.
@@ -144,6 +169,11 @@ struct AttentionRun {
     float scale = 1.0f;
     int layer = 0;
     const ForwardOptions* options = nullptr;
+    /// Generation (B = 1, causal): the layer's keys and values of positions 0 … past−1.
+    /// The call's rows are positions past … past+T−1: their K and V are stored at those
+    /// rows, and row i attends to keys 0 … past+i. Null: the rows are the whole sequence.
+    KvRows* cache = nullptr;
+    int past = 0;
 };
 
 /// Sums for AttentionStats over the real query rows.
@@ -152,15 +182,18 @@ struct AttentionStatsSum {
     long long rows = 0;
 };
 
-/// out (N×C) = concat·W_O (+ b_O). With a trace (a batch of one), also every head's intermediates.
+/// out (N×C) = concat·W_O (+ b_O). Hands every head's intermediates (q … head_out; a trace
+/// is of a batch of one), attn_concat and attn_out to rec. Adds the real query rows'
+/// statistics to stats (null: none).
 void attention_forward(const ModelConfig& config, const LayerParams<const float*>& p, const Matrix& a,
                        const AttentionRun& run, AttentionCache& cache, Matrix& out, AttentionStatsSum* stats,
-                       MultiHeadTrace* trace);
+                       const Tap& rec);
 /// da = ∂loss/∂a (overwritten) from dout; accumulates the parameter gradients.
-/// Adds Σ‖∂loss/∂scaled‖² to score_grad_sq. With a trace, every head's gradient intermediates.
+/// Adds Σ‖∂loss/∂scaled‖² to score_grad_sq. Hands every head's gradient intermediates
+/// (d_head_out … d_v) to rec. Not with a KV cache (generation has no backward).
 void attention_backward(const ModelConfig& config, const LayerParams<const float*>& p, const LayerParams<float*>& g,
                         const Matrix& a, const AttentionRun& run, const AttentionCache& cache, const Matrix& dout,
-                        Matrix& da, double& score_grad_sq, std::vector<HeadGradTrace>* trace);
+                        Matrix& da, double& score_grad_sq, const Tap& rec);
 
 // ---- MLP: act(m·W_in + b_in)·W_out + b_out ----
 

@@ -25,6 +25,12 @@
 //
 // Parameters live in one flat float buffer (Parameters), each a named row-major
 // view; gradients and the optimizer's moments use the same layout.
+//
+// The fast path by file: parameters.cpp (the name table, Parameters, init),
+// memory.cpp (what training and running allocate), layers.hpp (the layer kinds),
+// block.hpp (the one block: training, run, trace and generation run it),
+// forward.hpp (the driver), model.cpp (Model, the traces), tap.hpp (the recorder
+// callback that keeps a trace), generation.hpp (the KV cache).
 
 #include "base/limits.hpp"
 #include "model/batch.hpp"
@@ -295,7 +301,8 @@ struct GradientTrace {
 };
 
 /// What one forward (and backward) keeps of a batch of ONE sequence: every
-/// intermediate (the trace) and every gradient intermediate. `layer` = k keeps
+/// intermediate (the trace) and every gradient intermediate, as its tap (TraceTap,
+/// tap.hpp) takes them from the forward and backward by name. `layer` = k keeps
 /// the T×T maps and per-head matrices of layer k only (a long input of a deep
 /// model); -1 keeps every layer's.
 struct Recorder {

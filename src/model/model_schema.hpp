@@ -11,9 +11,10 @@
 //
 // The size rows take their largest value from a limit set (model.hpp's
 // kTrainingLimits for a model that is trained, kInferenceLimits for one that
-// is only run). A new ModelConfig option is one more row (and its forward,
-// backward and layout in model.cpp). Values cross the table as doubles: a whole number as
-// itself, a boolean as 0 / 1, a choice as its index in `choices`.
+// is only run). A new ModelConfig option is one more row (and its forward and
+// backward in a layer kind or the block, its tensors in parameters.cpp's name table).
+// Values cross the table as doubles: a whole number as itself, a boolean as 0 / 1, a
+// choice as its index in `choices`.
 
 #include "model/model.hpp"
 #include "base/settings.hpp"

@@ -56,7 +56,7 @@ namespace {
 
 /// FNV-1a 64 written out here, prime as a literal, from the offset basis the
 /// parameter streams use: 1469598103934665603, the published basis
-/// 14695981039346656037 short of its last digit (model.cpp says why it stays).
+/// 14695981039346656037 short of its last digit (model/parameters.cpp says why it stays).
 std::uint64_t stream_fnv1a64(const std::string& text) {
     std::uint64_t h = 1469598103934665603ULL;
     for (unsigned char c : text) h = (h ^ c) * 1099511628211ULL;

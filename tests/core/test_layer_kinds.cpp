@@ -289,7 +289,7 @@ TEST_CASE("layer kinds: fast embedding forward and backward equal its double ref
         Weights w(rng, t.c);
         attn::EmbeddingCache cache;
         Matrix x;
-        attn::embedding_forward(t.c, w.p, t.ids, t.B, t.T, cache, x, nullptr);
+        attn::embedding_forward(t.c, w.p, t.ids, t.B, t.T, cache, x, attn::Tap{});
         attn::embedding_backward(t.c, w.p, w.g, t.ids, t.B, t.T, cache, t.dout);
 
         const attn::reference::Tensors ref(t.c, w.values, &w.ref_grads);
@@ -402,8 +402,8 @@ TEST_CASE("layer kinds: fast attention forward and backward equal its double ref
         Matrix out, da;
         double score_grad_sq = 0;
         const attn::AttentionRun run = t.fast_run();
-        attn::attention_forward(t.c, w.p.layers[l], t.a, run, cache, out, nullptr, nullptr);
-        attn::attention_backward(t.c, w.p.layers[l], w.g.layers[l], t.a, run, cache, t.dout, da, score_grad_sq, nullptr);
+        attn::attention_forward(t.c, w.p.layers[l], t.a, run, cache, out, nullptr, attn::Tap{});
+        attn::attention_backward(t.c, w.p.layers[l], w.g.layers[l], t.a, run, cache, t.dout, da, score_grad_sq, attn::Tap{});
 
         const attn::reference::Tensors ref(t.c, w.values, &w.ref_grads);
         const std::vector<Mat> a = split(t.a, t.B, t.T), dout = split(t.dout, t.B, t.T);

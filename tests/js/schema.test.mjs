@@ -159,3 +159,24 @@ test('the trainer handle registry is module-wide and reported by engine.stats()'
   b.dispose();
   assert.equal(engine.stats().liveTrainers, other);
 });
+
+test('every kind of handle lives in the module-wide tables: engines and tokenizers are counted, freed by dispose, and a freed one is refused', async () => {
+  const before = engine.stats();
+  const second = await createEngine();
+  const vocab = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]', 'hello', 'world'].join('\n');
+  const tok = engine.createTokenizer({ 'vocab.txt': vocab });
+  const during = engine.stats();
+  assert.equal(during.liveEngines, before.liveEngines + 1);
+  assert.equal(during.liveTokenizers, before.liveTokenizers + 1);
+  assert.deepEqual(tok.encode('hello world').map((t) => t.piece), ['[CLS]', 'hello', 'world', '[SEP]']);
+  second.dispose();
+  tok.dispose();
+  tok.dispose(); // a second dispose is harmless
+  const after = engine.stats();
+  assert.equal(after.liveEngines, before.liveEngines);
+  assert.equal(after.liveTokenizers, before.liveTokenizers);
+  assert.equal(after.liveLoaders, before.liveLoaders);
+  assert.equal(after.liveModels, before.liveModels);
+  assert.throws(() => second.stats(), (e) => e.code === 'bad_state' && /engine has been disposed/.test(e.message));
+  assert.throws(() => tok.encode('hello'), (e) => e.code === 'bad_state' && /tokenizer has been disposed/.test(e.message));
+});

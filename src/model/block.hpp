@@ -1,0 +1,59 @@
+#pragma once
+// One transformer block on the fast path, composed of the layer kinds
+// (layers.hpp), and its backward beside it. The training forward, the run and
+// trace forward (forward.hpp) and generation (generation.hpp) all run it:
+//
+//   pre-LN:  x = x + MHA(LN1(x));  if F > 0: x = x + MLP(LN2(x))
+//   post-LN: x = LN1(x + MHA(x));  if F > 0: x = LN2(x + MLP(x))
+//
+// Each intermediate is handed to the Tap as it is produced (block_in,
+// attn_norm, the attention's, attn_residual, ffn_norm, ffn_hidden, ffn_out,
+// block_out; the backward's d_block_out, d_attn_out, the heads', d_block_in).
+// Generation passes the layer's KV cache in the AttentionRun: the same block
+// then computes its new rows over the cached keys.
+
+#include "model/layers.hpp"
+#include "model/tap.hpp"
+
+#include <vector>
+
+namespace attn {
+
+/// What one block keeps of a forward for its backward.
+struct LayerState {
+    Matrix input;   ///< N×C residual stream in
+    Matrix normed;  ///< N×C the attention's input (LN1 output in pre-LN; a copy of input otherwise)
+    LayerNormCache ln1, ln2;
+    AttentionCache attention;
+    Matrix sum1;    ///< post-LN: input + attention output, before LN1
+    Matrix mid;     ///< N×C: pre-LN input + attention output; post-LN LN1(sum1)
+    Matrix m;       ///< N×C the MLP's input (pre-LN: LN2(mid))
+    MlpCache mlp;
+    Matrix sum2;    ///< post-LN: mid + MLP output, before LN2
+};
+
+/// Whether the attention is causal under `options` (ForwardOptions::causal_override).
+bool causal_of(const ModelConfig& config, const ForwardOptions& options);
+
+/// The attention of layer `layer` over B sequences of T rows, the first lengths[b] of
+/// sequence b real: the mask and the scale of the config under `options` (its overrides).
+/// lengths and options must outlive the run.
+AttentionRun attention_run(const ModelConfig& config, int B, int T, const std::vector<int>& lengths,
+                           const ForwardOptions& options, int layer);
+
+/// The forward of one block over the N×C rows x (its input, then its output); c keeps
+/// what block_backward needs. Adds the attention's statistics to stats (null: none).
+void block_forward(const ModelConfig& config, const LayerParams<const float*>& p, const AttentionRun& run,
+                   LayerState& c, Matrix& x, AttentionStatsSum* stats, const Tap& rec);
+
+/// The backward of one block: dx, ∂loss/∂(its output), becomes ∂loss/∂(its input);
+/// accumulates the block's parameter gradients into g and Σ‖∂loss/∂scaled‖² into score_grad_sq.
+void block_backward(const ModelConfig& config, const LayerParams<const float*>& p, const LayerParams<float*>& g,
+                    const AttentionRun& run, const LayerState& c, Matrix& dx, double& score_grad_sq, const Tap& rec);
+
+/// h = LN_f(x) (pre-LN with layernorm), else a copy of x: the output head's input.
+/// Hands final_norm to rec.
+void final_norm_forward(const ModelConfig& config, const ParamPtrs& p, const Matrix& x, LayerNormCache& cache,
+                        Matrix& h, const Tap& rec);
+
+}  // namespace attn

@@ -1,0 +1,233 @@
+// The parameters of a config: the one name table (parameter_layout and the
+// layer kinds' ParamSlots), the flat buffer with its named views and panels,
+// and the seeded initialisation (model.hpp).
+
+#include "model/layers.hpp"
+#include "model/model.hpp"
+
+#include "base/hash.hpp"
+#include "base/random.hpp"
+#include "kernels/gemm.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace attn {
+namespace {
+
+/// A parameter's random stream, so that adding a tensor never changes another
+/// one's initial values: FNV-1a 64 of its name (hash.hpp) started from
+/// 1469598103934665603, FNV's offset basis 14695981039346656037 without its
+/// last digit. Not FNV-1a's published values: a typo, kept because every seeded
+/// initialisation depends on it (the fixed-seed tests, the shipped models).
+constexpr std::uint64_t kNameStreamBasis = 1469598103934665603ULL;
+std::uint64_t name_stream(const std::string& name) { return fnv1a64(name, kNameStreamBasis); }
+
+std::string layer_name(int l, const char* leaf) { return "layers." + std::to_string(l) + "." + leaf; }
+}  // namespace
+
+const char* activation_name(Activation a) { return a == Activation::gelu_tanh ? "gelu_tanh" : "gelu_erf"; }
+
+Activation parse_activation(const std::string& name) {
+    if (name == "gelu_erf") return Activation::gelu_erf;
+    if (name == "gelu_tanh") return Activation::gelu_tanh;
+    throw Error("activation must be \"gelu_erf\" or \"gelu_tanh\", got \"" + name.substr(0, 32) + "\"");
+}
+
+const char* norm_name(Norm n) { return n == Norm::post ? "post" : "pre"; }
+
+Norm parse_norm(const std::string& name) {
+    if (name == "pre") return Norm::pre;
+    if (name == "post") return Norm::post;
+    throw Error("norm must be \"pre\" or \"post\", got \"" + name.substr(0, 32) + "\"");
+}
+
+namespace {
+
+/// THE name table: every tensor of a config, in layout order, with its shape,
+/// kind and the slot of the layer kinds that reads it. parameter_layout() and
+/// resolve_slots() are both this list, so the checkpoint names and the
+/// structure the forward reads cannot drift apart.
+template <class Add>
+void parameter_table(const ModelConfig& c, ParamSlots& s, Add add) {
+    const int C = c.d_model, F = c.mlp;
+    // add(name, rows, cols, vector, decay, slot)
+    add("embed", c.vocab, C, false, true, s.embed);
+    if (c.positional == Positional::learned) add("pos", c.context, C, false, true, s.pos);
+    if (c.token_types > 0) add("token_type", c.token_types, C, false, true, s.token_type);
+    if (c.embed_layernorm) {
+        add("embed_ln.gain", 1, C, true, false, s.embed_ln_gain);
+        add("embed_ln.bias", 1, C, true, false, s.embed_ln_bias);
+    }
+    s.layers.resize(static_cast<std::size_t>(c.layers));
+    for (int l = 0; l < c.layers; ++l) {
+        LayerParams<Slot>& ls = s.layers[static_cast<std::size_t>(l)];
+        if (c.layernorm) {
+            add(layer_name(l, "ln1.gain"), 1, C, true, false, ls.ln1_gain);
+            add(layer_name(l, "ln1.bias"), 1, C, true, false, ls.ln1_bias);
+        }
+        add(layer_name(l, "w_query"), C, C, false, true, ls.w_query);
+        if (c.attn_bias) add(layer_name(l, "b_query"), 1, C, true, false, ls.b_query);
+        add(layer_name(l, "w_key"), C, C, false, true, ls.w_key);
+        if (c.attn_bias) add(layer_name(l, "b_key"), 1, C, true, false, ls.b_key);
+        add(layer_name(l, "w_value"), C, C, false, true, ls.w_value);
+        if (c.attn_bias) add(layer_name(l, "b_value"), 1, C, true, false, ls.b_value);
+        add(layer_name(l, "w_output"), C, C, false, true, ls.w_output);
+        if (c.attn_bias) add(layer_name(l, "b_output"), 1, C, true, false, ls.b_output);
+        if (F > 0) {
+            if (c.layernorm) {
+                add(layer_name(l, "ln2.gain"), 1, C, true, false, ls.ln2_gain);
+                add(layer_name(l, "ln2.bias"), 1, C, true, false, ls.ln2_bias);
+            }
+            add(layer_name(l, "mlp.w_in"), C, F, false, true, ls.w_in);
+            add(layer_name(l, "mlp.b_in"), 1, F, true, false, ls.b_in);
+            add(layer_name(l, "mlp.w_out"), F, C, false, true, ls.w_out);
+            add(layer_name(l, "mlp.b_out"), 1, C, true, false, ls.b_out);
+        }
+    }
+    if (c.layernorm && c.norm == Norm::pre) {
+        add("final_ln.gain", 1, C, true, false, s.final_ln_gain);
+        add("final_ln.bias", 1, C, true, false, s.final_ln_bias);
+    }
+    if (c.output_transform) {
+        add("head.w_transform", C, C, false, true, s.head_w);
+        add("head.b_transform", 1, C, true, false, s.head_b);
+        add("head.ln.gain", 1, C, true, false, s.head_ln_gain);
+        add("head.ln.bias", 1, C, true, false, s.head_ln_bias);
+    }
+    if (!c.tied) add("unembed", C, c.vocab, false, true, s.unembed);
+    if (c.output_bias) add("unembed_bias", 1, c.vocab, true, false, s.unembed_bias);
+}
+
+}  // namespace
+
+std::vector<ParamInfo> parameter_layout(const ModelConfig& c) {
+    std::vector<ParamInfo> out;
+    std::size_t offset = 0;
+    ParamSlots slots;
+    parameter_table(c, slots, [&](std::string name, int rows, int cols, bool vector, bool decay, Slot&) {
+        ParamInfo p;
+        p.name = std::move(name);
+        p.rows = rows;
+        p.cols = cols;
+        p.vector = vector;
+        p.decay = decay;
+        p.offset = offset;
+        offset += p.size();
+        out.push_back(std::move(p));
+    });
+    return out;
+}
+
+ParamSlots resolve_slots(const ModelConfig& c) {
+    ParamSlots slots;
+    std::size_t offset = 0;
+    parameter_table(c, slots, [&](const std::string&, int rows, int cols, bool, bool, Slot& slot) {
+        slot.offset = static_cast<std::ptrdiff_t>(offset);
+        offset += static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
+    });
+    return slots;
+}
+
+ParamSlots resolve_slots(const ModelConfig& c, const Parameters& params) {
+    ParamSlots slots = resolve_slots(c);
+    mark_panels(slots, params);
+    return slots;
+}
+
+Parameters::Parameters(const ModelConfig& config) : layout_(parameter_layout(config)) {
+    std::size_t n = 0;
+    for (const ParamInfo& p : layout_) n += p.size();
+    data_.assign(n, 0.0f);
+}
+
+const ParamInfo& Parameters::info(const std::string& name) const {
+    for (const ParamInfo& p : layout_)
+        if (p.name == name) return p;
+    throw Error("the model has no parameter \"" + name + "\"");
+}
+
+bool Parameters::has(const std::string& name) const {
+    for (const ParamInfo& p : layout_)
+        if (p.name == name) return true;
+    return false;
+}
+
+namespace {
+
+const ParamInfo& row_major_info(const Parameters& params, const std::string& name) {
+    const ParamInfo& p = params.info(name);
+    if (p.panels)
+        throw Error(Error::Code::bad_state, "the parameter \"" + name + "\" is stored as panels: it has no row-major view");
+    return p;
+}
+
+/// The blocks' product matrices, by their leaf names (use_panels).
+bool product_matrix(const std::string& name) {
+    if (name.compare(0, 7, "layers.") != 0) return false;
+    const std::size_t dot = name.find('.', 7);
+    if (dot == std::string::npos) return false;
+    const std::string leaf = name.substr(dot + 1);
+    return leaf == "w_query" || leaf == "w_key" || leaf == "w_value" || leaf == "w_output" || leaf == "mlp.w_in" ||
+           leaf == "mlp.w_out";
+}
+
+}  // namespace
+
+Eigen::Map<Matrix> Parameters::view(const std::string& name) {
+    const ParamInfo& p = row_major_info(*this, name);
+    return Eigen::Map<Matrix>(data_.data() + p.offset, p.rows, p.cols);
+}
+
+Eigen::Map<const Matrix> Parameters::view(const std::string& name) const {
+    const ParamInfo& p = row_major_info(*this, name);
+    return Eigen::Map<const Matrix>(data_.data() + p.offset, p.rows, p.cols);
+}
+
+Matrix Parameters::matrix(const std::string& name) const {
+    const ParamInfo& p = info(name);
+    const float* d = data_.data() + p.offset;
+    if (!p.panels) return Eigen::Map<const Matrix>(d, p.rows, p.cols);
+    Matrix m(p.rows, p.cols);
+    unpack_matrix_panels(d, p.rows, p.cols, m.data());
+    return m;
+}
+
+void Parameters::use_panels() {
+    if (panels_) return;
+    std::vector<float> tmp;
+    for (ParamInfo& p : layout_) {
+        if (p.vector || !product_matrix(p.name) || !fits_panels(p.cols)) continue;
+        float* d = data_.data() + p.offset;
+        tmp.assign(d, d + p.size());
+        pack_matrix_panels(tmp.data(), p.rows, p.cols, d);
+        p.panels = true;
+    }
+    panels_ = true;
+}
+
+void Parameters::set_zero() { std::fill(data_.begin(), data_.end(), 0.0f); }
+
+void init_parameters(const ModelConfig& config, std::uint32_t seed, Parameters& params) {
+    validate_inference_config(config);
+    params = Parameters(config);
+    for (const ParamInfo& p : params.layout()) {
+        float* out = params.flat().data() + p.offset;
+        const std::string& n = p.name;
+        const bool gain = n.size() > 5 && n.compare(n.size() - 5, 5, ".gain") == 0;
+        if (p.vector) {  // biases 0, gains 1
+            std::fill(out, out + p.size(), gain ? 1.0f : 0.0f);
+            continue;
+        }
+        const float limit = (n == "embed" || n == "pos" || n == "token_type")
+                                ? kUnitVarianceLimit
+                                : static_cast<float>(1.0 / std::sqrt(static_cast<double>(p.rows)));
+        const auto stream = static_cast<Stream>(name_stream(n));
+        for (int r = 0; r < p.rows; ++r)
+            counter_uniform_row(seed, stream, static_cast<std::uint64_t>(r), limit,
+                                [&](int j, float v) { out[static_cast<std::size_t>(r) * p.cols + j] = v; }, p.cols);
+    }
+}
+
+}  // namespace attn

@@ -1,0 +1,219 @@
+// The Recorder's tap (tap.hpp): which named intermediate goes where in a
+// ModelTrace and a GradientTrace, and which a Recorder keeps.
+
+#include "model/tap.hpp"
+
+#include "attention/mask.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace attn {
+namespace {
+
+/// Softmax of each logits row, in double (the trace's probabilities): one exp
+/// per logit, kept for the division (T·V of them: 26 M at T = 512 with GPT-2's
+/// vocabulary). Read row by row through pointers: a row of the Ref is contiguous.
+Matrix row_softmax(const Eigen::Ref<const Matrix>& logits) {
+    const Eigen::Index V = logits.cols();
+    Matrix out(logits.rows(), V);
+    std::vector<double> e(static_cast<std::size_t>(V));
+    for (Eigen::Index i = 0; i < logits.rows(); ++i) {
+        const float* li = logits.data() + i * logits.outerStride();
+        float* oi = out.data() + i * V;
+        const float mx = *std::max_element(li, li + V);
+        double sum = 0;
+        for (Eigen::Index j = 0; j < V; ++j) {
+            e[static_cast<std::size_t>(j)] = std::exp(static_cast<double>(li[j]) - mx);
+            sum += e[static_cast<std::size_t>(j)];
+        }
+        for (Eigen::Index j = 0; j < V; ++j) oi[j] = static_cast<float>(e[static_cast<std::size_t>(j)] / sum);
+    }
+    return out;
+}
+
+/// The k likeliest tokens of row i of `probabilities` into ids[0…k) and p[0…k): the largest
+/// first, equal probabilities by id. order: scratch of V entries.
+void top_of_row(const Matrix& probabilities, Eigen::Index i, int k, std::vector<int>& order, std::int32_t* ids, float* p) {
+    const int V = static_cast<int>(probabilities.cols());
+    order.resize(static_cast<std::size_t>(V));
+    for (int j = 0; j < V; ++j) order[static_cast<std::size_t>(j)] = j;
+    std::partial_sort(order.begin(), order.begin() + k, order.end(), [&](int a, int b) {
+        const float pa = probabilities(i, a), pb = probabilities(i, b);
+        return pa > pb || (pa == pb && a < b);
+    });
+    for (int j = 0; j < k; ++j) {
+        ids[j] = order[static_cast<std::size_t>(j)];
+        p[j] = probabilities(i, ids[j]);
+    }
+}
+
+/// Which of the Recorder's rules keeps a point.
+enum class Rule {
+    always,   ///< the model's intermediates, and the per-layer stream gradients of every visited layer
+    layer,    ///< Recorder::keeps(layer) (its `layer` field): a head's, and the attention's output gradient
+    vectors,  ///< Recorder::keeps_vectors(layer)
+    either,   ///< the attention's concat and output: kept with the heads or with the vectors
+};
+
+Rule rule_of(Point p) {
+    switch (p) {
+        case Point::q: case Point::k: case Point::v: case Point::scores: case Point::scaled: case Point::row_max:
+        case Point::row_sum: case Point::weights: case Point::head_out:
+        case Point::d_attn_out: case Point::d_head_out: case Point::d_weights: case Point::d_scaled:
+        case Point::d_scores: case Point::d_q: case Point::d_k: case Point::d_v:
+            return Rule::layer;
+        case Point::block_in: case Point::attn_norm: case Point::attn_residual: case Point::ffn_norm:
+        case Point::ffn_hidden: case Point::ffn_out: case Point::block_out:
+            return Rule::vectors;
+        case Point::attn_concat: case Point::attn_out:
+            return Rule::either;
+        default:
+            return Rule::always;
+    }
+}
+
+/// The head's matrix `p` names in a HeadTrace (null: p is not one of a head's).
+Matrix* head_field(HeadTrace& h, Point p) {
+    switch (p) {
+        case Point::q: return &h.query;
+        case Point::k: return &h.key;
+        case Point::v: return &h.value;
+        case Point::scores: return &h.scores;
+        case Point::scaled: return &h.scaled;
+        case Point::weights: return &h.weights;
+        case Point::head_out: return &h.output;
+        default: return nullptr;
+    }
+}
+
+Matrix* head_grad_field(HeadGradTrace& h, Point p) {
+    switch (p) {
+        case Point::d_head_out: return &h.d_output;
+        case Point::d_weights: return &h.d_weights;
+        case Point::d_scaled: return &h.d_scaled;
+        case Point::d_scores: return &h.d_scores;
+        case Point::d_q: return &h.d_query;
+        case Point::d_k: return &h.d_key;
+        case Point::d_v: return &h.d_value;
+        default: return nullptr;
+    }
+}
+
+/// The layer's (T×C, T×F) matrix `p` names in a LayerTrace or its attention (null: none).
+Matrix* layer_field(LayerTrace& l, Point p) {
+    switch (p) {
+        case Point::block_in: return &l.input;
+        case Point::attn_norm: return &l.normed;
+        case Point::attn_concat: return &l.attention.concat;
+        case Point::attn_out: return &l.attention.output;
+        case Point::attn_residual: return &l.residual;
+        case Point::ffn_norm: return &l.mlp_normed;
+        case Point::ffn_hidden: return &l.mlp_hidden;
+        case Point::ffn_out: return &l.mlp_output;
+        case Point::block_out: return &l.output;
+        default: return nullptr;
+    }
+}
+
+Matrix* layer_grad_field(LayerGradTrace& l, Point p) {
+    switch (p) {
+        case Point::d_block_out: return &l.d_output;
+        case Point::d_attn_out: return &l.d_attention;
+        case Point::d_block_in: return &l.d_input;
+        default: return nullptr;
+    }
+}
+
+}  // namespace
+
+void TraceTap::start_forward(const ModelConfig& config, const std::vector<std::int32_t>& ids, int length, bool causal) {
+    if (!r_) return;
+    tokens_ = static_cast<int>(ids.size());
+    ModelTrace& tr = r_->trace;
+    tr = ModelTrace{};
+    tr.ids = ids;
+    tr.length = length;
+    tr.mask = build_mask(causal ? MaskKind::causal_padding : MaskKind::padding, tokens_, length);
+    tr.layers.resize(static_cast<std::size_t>(config.layers));
+    for (int l = 0; l < config.layers; ++l)
+        if (r_->keeps(l)) tr.layers[static_cast<std::size_t>(l)].attention.heads.resize(static_cast<std::size_t>(config.heads));
+    r_->gradients = GradientTrace{};
+}
+
+void TraceTap::start_backward(int layers) {
+    if (!r_) return;
+    r_->gradients.layers.assign(static_cast<std::size_t>(layers), LayerGradTrace{});
+}
+
+bool TraceTap::keeps(Point point, int layer) const {
+    switch (rule_of(point)) {
+        case Rule::always: return true;
+        case Rule::layer: return r_->keeps(layer);
+        case Rule::vectors: return r_->keeps_vectors(layer);
+        case Rule::either: return r_->keeps(layer) || r_->keeps_vectors(layer);
+    }
+    return false;
+}
+
+void TraceTap::put(Point point, const Site& at, const Eigen::Ref<const Matrix>& value) const {
+    ModelTrace& tr = r_->trace;
+    GradientTrace& gt = r_->gradients;
+    const auto layer = static_cast<std::size_t>(at.layer), head = static_cast<std::size_t>(at.head);
+    switch (point) {
+        case Point::token_embed: tr.embeddings = value; return;
+        case Point::pos_embed: tr.positional = value; return;
+        case Point::type_embed: tr.token_type = value; return;
+        case Point::embed_norm: tr.embed_normed = value; return;
+        case Point::final_norm: tr.final_normed = value; return;
+        case Point::head_transform:
+            if (at.row == 0) tr.transformed.resize(tokens_, value.cols());
+            tr.transformed.middleRows(at.row, value.rows()) = value;
+            return;
+        case Point::logits: {
+            // the trace's logits and probabilities when it keeps them, and the top-k of each row
+            const int V = static_cast<int>(value.cols()), n = static_cast<int>(value.rows());
+            const int k = std::min(r_->top_k, V);
+            if (at.row == 0) {
+                tr.top_k = k;
+                tr.top_ids.assign(static_cast<std::size_t>(tokens_) * k, 0);
+                tr.top_p.assign(static_cast<std::size_t>(tokens_) * k, 0.0f);
+                if (r_->logits) {
+                    tr.logits.resize(tokens_, V);
+                    tr.probabilities.resize(tokens_, V);
+                }
+            }
+            if (!r_->logits && k == 0) return;
+            const Matrix probabilities = row_softmax(value);
+            if (r_->logits) {
+                tr.logits.middleRows(at.row, n) = value;
+                tr.probabilities.middleRows(at.row, n) = probabilities;
+            }
+            std::vector<int> order;
+            for (int i = 0; i < n; ++i)
+                top_of_row(probabilities, i, k, order, tr.top_ids.data() + static_cast<std::size_t>(at.row + i) * k,
+                           tr.top_p.data() + static_cast<std::size_t>(at.row + i) * k);
+            return;
+        }
+        case Point::row_max: tr.layers[layer].attention.heads[head].row_max = value.col(0); return;
+        case Point::row_sum: tr.layers[layer].attention.heads[head].row_sum = value.col(0); return;
+        case Point::d_logits: gt.d_logits = value; return;
+        default: break;
+    }
+    // the backward's go to the gradients only: its forward may have had no recorder
+    const bool gradient = point >= Point::d_logits;
+    Matrix* field = nullptr;
+    if (at.head >= 0 && gradient) {
+        std::vector<HeadGradTrace>& heads = gt.layers[layer].heads;
+        if (heads.size() <= head) heads.resize(head + 1);  // every head of a visited kept layer comes
+        field = head_grad_field(heads[head], point);
+    } else if (at.head >= 0) {
+        field = head_field(tr.layers[layer].attention.heads[head], point);
+    } else {
+        field = gradient ? layer_grad_field(gt.layers[layer], point) : layer_field(tr.layers[layer], point);
+    }
+    if (field) *field = value;
+}
+
+}  // namespace attn
