@@ -184,7 +184,7 @@ export async function waitReady(page) {
  * "Check its size", then "Download …". Returns false, clicking nothing, when the model ran
  * without asking (its files were in this browser's cache).
  */
-export async function allowLinkModel(page, { timeout = 20000 } = {}) {
+export async function allowLinkModel(page, { timeout = WAIT } = {}) {
   const seen = await page.waitForFunction(() => (document.querySelector('[data-testid="ask-look"]') ? 'ask'
     : document.querySelector('.ap')?.dataset.run ? 'ran' : null), null, { timeout });
   if (await seen.jsonValue() !== 'ask') return false;

@@ -12,7 +12,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { rmSync } from 'node:fs';
-import { startHarness, waitReady } from './harness.mjs';
+import { startHarness, waitReady, WAIT } from './harness.mjs';
 import { startHubServer, readModelFolder } from '../js/hub-server.mjs';
 import { hubFolders } from '../js/pretrained.mjs';
 import { formatBytes } from '../../web/app/kit/format.js';
@@ -109,7 +109,7 @@ async function openEmbed(hash) {
 const drawn = (page) => page.waitForFunction(() => {
   const root = document.querySelector('attention-playground')?.shadowRoot?.querySelector('.ap');
   return root?.dataset.run && root.querySelector('[data-testid="panel"]')?.dataset.rendered;
-}, null, { timeout: 30000 });
+}, null, { timeout: WAIT });
 
 test('embed.html#model-src=<another origin\u2019s folder>: the element asks before it fetches, then loads', async () => {
   const id = 'link/embed';
