@@ -10,7 +10,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { rmSync } from 'node:fs';
-import { startHarness, waitReady, runCount, waitRunAfter, allowLinkModel } from './harness.mjs';
+import { startHarness, waitReady, runCount, waitRunAfter, allowLinkModel, WAIT } from './harness.mjs';
 import { startHubServer, readModelFolder } from '../js/hub-server.mjs';
 import { hubFolders } from '../js/pretrained.mjs';
 
@@ -141,6 +141,13 @@ function watchWorkers(page) {
 
 const modelWorkers = (all) => all.filter((w) => w.url.endsWith('/app/hub/worker.js'));
 
+/** Waits for a worker to end, failing (not hanging) when it never does. */
+function ends(worker) {
+  let timer;
+  const late = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error('the old worker is still running')), WAIT); });
+  return Promise.race([worker.ended, late]).finally(() => clearTimeout(timer));
+}
+
 test('another model picked while one downloads: its worker ends and its download stops', async () => {
   const id = 'slow/gpt2';
   const { page, errors } = await openPage();
@@ -150,7 +157,7 @@ test('another model picked while one downloads: its worker ends and its download
   await held.reached;
   assert.equal(modelWorkers(workers).length, 1);
   await page.getByTestId('model-picker').selectOption('coreference');
-  await modelWorkers(workers)[0].ended;
+  await ends(modelWorkers(workers)[0]);
   await held.closed;
   held.release();
   await waitReady(page);
@@ -173,7 +180,7 @@ test('another model picked while the model\u2019s worker computes a trace: that 
   await page.waitForFunction(() => window.__heldTraces > 0);
   const runs = await runCount(page);
   await page.getByTestId('model-picker').selectOption('random');
-  await modelWorkers(workers)[0].ended;
+  await ends(modelWorkers(workers)[0]);
   await waitRunAfter(page, runs);
   assert.equal(await page.getByTestId('model-picker').inputValue(), 'random');
   assert.deepEqual(errors, []);
