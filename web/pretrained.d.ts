@@ -1,5 +1,5 @@
 // Types of web/pretrained.js's public part, the pretrained checkpoints
-// (engine.openCheckpoint, engine.readHubConfig), re-exported by engine.d.ts.
+// (engine.openCheckpoint, engine.readHubConfig, engine.checkHubConfig), re-exported by engine.d.ts.
 
 import type { Matrix, HeadTrace, FamilyName } from './types.js';
 import type { ModelConfig, BackwardTrace } from './trainer.js';
@@ -19,6 +19,28 @@ export interface PretrainedConfig extends ModelConfig {
   embedLayernorm: boolean;
   outputTransform: boolean;
   outputBias: boolean;
+}
+
+/**
+ * engine.checkHubConfig(configText): what config.json alone says of the model's size, so that a
+ * model too large for this engine is refused before anything else is downloaded. The safetensors
+ * header (a range request for its first 8 + N bytes) then gives the exact size: openCheckpoint
+ * refuses it before allocating, and before the rest of the file is needed.
+ */
+export interface HubSizeCheck {
+  config: PretrainedConfig;
+  /** float32 bytes of the smallest model the config allows (without the parts only the weights
+   * file can add: an output layer of its own, BERT's masked-LM head) */
+  parameterBytes: number;
+  /** with every part a weights file can add */
+  largestBytes: number;
+  /** the most this engine holds: in wasm 2 GiB − 64 MiB (one allocation gets at most 2³¹ − 4148 bytes) */
+  limitBytes: number;
+  /** parameterBytes <= limitBytes; false: do not download it */
+  fits: boolean;
+  /** when it does not fit, the too_large message ("the model has 774030080 parameters (3.1 GB as
+   * float32), above the 2.1 GB this engine holds"); else null */
+  message: string | null;
 }
 
 /** Streams model.safetensors into the engine without a second copy of the file (pretrained.js). */

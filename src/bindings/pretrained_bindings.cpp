@@ -3,8 +3,11 @@
 // bindings' one handle scheme), each held by one JS object of web/pretrained.js,
 // which frees it (dispose):
 //
-//   a HubLoader while a checkpoint streams in: created from config.json's text
-//   and the safetensors header, it says which byte ranges it needs; the page
+//   a HubLoader while a checkpoint streams in: created from config.json's text,
+//   the safetensors header and the file's size (hubCheckConfig says from
+//   config.json alone whether the model fits, before anything is downloaded;
+//   the loader refuses a header that does not fit before allocating), it says
+//   which byte ranges it needs; the page
 //   copies each chunk into the loader's staging buffer (a fixed block of wasm
 //   memory, so the file never has a second full copy here) and calls feed;
 //   finish() turns it into
@@ -107,11 +110,33 @@ val read_config_js(const std::string& config_json) {
     return guarded([&] { return config_to_js(read_hub_config(config_json)); });
 }
 
-val loader_create_js(const std::string& config_json, const val& header) {
+/// config.json → its size verdict (check_hub_size), before anything else is downloaded:
+/// {config, parameterBytes (the smallest model it allows), largestBytes (with every part a
+/// weights file can add), limitBytes (this build's), fits, message (the too_large refusal, or null)}.
+/// A config that cannot be read throws as hubReadConfig does; a model too large does not.
+val check_config_js(const std::string& config_json) {
     return guarded([&] {
+        const ModelConfig config = read_hub_config(config_json);
+        const HubSizeCheck c = check_hub_size(config);
+        val o = val::object();
+        o.set("config", config_to_js(config));
+        o.set("parameterBytes", static_cast<double>(c.parameter_bytes));
+        o.set("largestBytes", static_cast<double>(c.largest_bytes));
+        o.set("limitBytes", static_cast<double>(c.limit_bytes));
+        o.set("fits", c.fits);
+        o.set("message", c.fits ? val::null() : val(c.refusal));
+        return o;
+    });
+}
+
+val loader_create_js(const std::string& config_json, const val& header, double file_size) {
+    return guarded([&] {
+        if (!(file_size >= 0 && file_size == std::floor(file_size) && file_size <= 9007199254740991.0))
+            throw Error("the file's size must be a whole number of bytes", Error::Kind::type);
         LoaderRecord r;
         r.config = read_hub_config(config_json);
-        r.loader = std::make_unique<HubLoader>(r.config, bytes_from_js(header, "the safetensors header"));
+        r.loader = std::make_unique<HubLoader>(r.config, bytes_from_js(header, "the safetensors header"),
+                                               static_cast<std::uint64_t>(file_size));
         r.staging.resize(kStagingBytes);
         val needed = val::array();
         for (const ByteRange& b : r.loader->needed()) {
@@ -494,6 +519,7 @@ void attn::js::count_pretrained(HandleCounts& counts) {
 EMSCRIPTEN_BINDINGS(attention_pretrained) {
     emscripten::function("hubHeaderSize", &header_size_guarded);
     emscripten::function("hubReadConfig", &read_config_js);
+    emscripten::function("hubCheckConfig", &check_config_js);
     emscripten::function("hubLoaderCreate", &loader_create_js);
     emscripten::function("hubLoaderFeed", &loader_feed_js);
     emscripten::function("hubLoaderFinish", &loader_finish_js);

@@ -121,7 +121,11 @@ bool is_directory(const std::string& path) {
 
 ModelConfig read_hub_folder_config(const std::string& dir) {
     if (!exists(dir + "/config.json")) fail("no config.json in \"" + dir + "\"" + folder_note(dir));
-    return read_hub_config(read_input_file("--model", dir + "/config.json", kMaxConfigBytes));
+    const ModelConfig config = read_hub_config(read_input_file("--model", dir + "/config.json", kMaxConfigBytes));
+    // a model too large is refused from config.json alone, before the weights are opened
+    const HubSizeCheck size = check_hub_size(config);
+    if (!size.fits) throw Error(Error::Code::too_large, "config.json: " + size.refusal);
+    return config;
 }
 
 std::unique_ptr<Model> load_hub_folder(const std::string& dir, const ModelConfig& config, std::size_t chunk) {
@@ -135,7 +139,10 @@ std::unique_ptr<Model> load_hub_folder(const std::string& dir, const ModelConfig
     const std::uint64_t header_size = HubLoader::header_size(first);
     std::string header(static_cast<std::size_t>(header_size), '\0');
     header.resize(read_at(file.f, 0, reinterpret_cast<std::uint8_t*>(&header[0]), header.size(), path));
-    HubLoader loader(config, header);
+    if (fseeko(file.f, 0, SEEK_END) != 0) fail("cannot read \"" + path + "\": " + std::strerror(errno));
+    const off_t file_size = ftello(file.f);
+    if (file_size < 0) fail("cannot read \"" + path + "\": " + std::strerror(errno));
+    HubLoader loader(config, header, static_cast<std::uint64_t>(file_size));
     std::vector<std::uint8_t> buffer(chunk);
     for (const ByteRange& r : loader.needed())
         for (std::uint64_t at = r.begin; at < r.end;) {
@@ -203,14 +210,14 @@ int run_hub(const HubRunOptions& o) {
                 const Matrix& w = tr.layers[l].attention.heads[h].weights;
                 std::printf("\nlayer %zu head %zu: weights (row = query, column = key)\n", l, h);
                 for (Eigen::Index i = 0; i < w.rows(); ++i) {
-                    std::printf("%10.10s", tokens[static_cast<std::size_t>(i)].text.c_str());
+                    std::printf("%s", pad_left(cut_chars(tokens[static_cast<std::size_t>(i)].text, 10), 10).c_str());
                     for (Eigen::Index j = 0; j < w.cols(); ++j) std::printf(" %7.4f", static_cast<double>(w(i, j)));
                     std::printf("\n");
                 }
             }
         std::printf("\n%s:\n", family_of(config)->predictions.c_str());
         for (Eigen::Index i = 0; i < static_cast<Eigen::Index>(ids.size()); ++i) {
-            std::printf("  %-12s ->", tokens[static_cast<std::size_t>(i)].text.c_str());
+            std::printf("  %s ->", pad_right(tokens[static_cast<std::size_t>(i)].text, 12).c_str());
             for (const Choice& c : top5(tr, i))
                 std::printf("  %s %.4f", tokenizer ? tokenizer->piece(c.id).c_str() : std::to_string(c.id).c_str(),
                             static_cast<double>(c.probability));

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { cliRun } from './helpers.mjs';
-import { checkpointsDir, compareToGolden, goldenNames, goldenOf, GPT2_TOKENIZER } from './pretrained.mjs';
+import { checkpointsDir, compareToGolden, goldenNames, goldenOf, gpt2ConfigText, gpt2Header, GPT2_TOKENIZER } from './pretrained.mjs';
 
 const root = checkpointsDir();
 
@@ -173,4 +173,39 @@ test('a sentence for a folder without tokenizer files is refused, naming what is
   rmSync(path.join(dir, 'vocab.txt'));
   refused(['--model', dir, '--sentence', 'hello'], /no tokenizer in .*BERT needs vocab\.txt or tokenizer\.json/);
   refused(['--model', path.join(root, 'gpt2'), '--sentence', 'hello'], /GPT-2 needs tokenizer\.json, or vocab\.json and merges\.txt/);
+});
+
+test('--format table cuts a long label at a character boundary, never inside a UTF-8 character', () => {
+  // GPT-2 writes "ドラゴン" as one token of 12 bytes: the weights table's label column is 10 wide
+  const dir = copyOf('gpt2-vocab');
+  cpSync(GPT2_TOKENIZER, path.join(dir, 'tokenizer.json'));
+  const r = cliRun(['run', '--model', dir, '--sentence', 'A dragon: ドラゴン ————', '--format', 'table']);
+  assert.equal(r.status, 0, r.stderr);
+  assert.ok(!r.stdout.includes('\uFFFD'), `the table holds a cut character:\n${r.stdout}`);
+  assert.match(r.stdout, /^ *ドラゴン  [01]\.\d{4}/m);
+});
+
+test('a model too large for the engine is refused from config.json alone, before the weights are opened', () => {
+  // gpt2-xl's sizes (1.56 G parameters, 6.2 GB): the folder has no model.safetensors, and needs none to be refused
+  const dir = mkdtempSync(path.join(tmpdir(), 'attn-hub-xl-'));
+  writeFileSync(path.join(dir, 'config.json'), gpt2ConfigText({ V: 50257, T: 1024, C: 1600, L: 48, H: 25 }));
+  const r = cliRun(['run', '--model', dir, '--ids', '1,2']);
+  assert.equal(r.status, 2, r.stderr);
+  assert.match(r.stderr, /config\.json: the model has 1557611200 parameters \(6\.2 GB as float32\), above the 3\.2 GB this engine holds/);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('a safetensors header that describes more data than the file holds is refused before anything is allocated', () => {
+  // 34 KB of header describing a 2.6 GB GPT-2 (within the native limit): its parameters were allocated and zeroed first
+  const sizes = { V: 50257, T: 1024, C: 1280, L: 30, H: 20 };
+  const dir = mkdtempSync(path.join(tmpdir(), 'attn-hub-empty-'));
+  writeFileSync(path.join(dir, 'config.json'), gpt2ConfigText(sizes));
+  const { header, fileBytes } = gpt2Header(sizes);
+  writeFileSync(path.join(dir, 'model.safetensors'), header);
+  const t0 = Date.now();
+  const r = cliRun(['run', '--model', dir, '--ids', '1,2']);
+  assert.equal(r.status, 2, r.stderr);
+  assert.match(r.stderr, new RegExp(`the file ends at byte ${header.length} but tensor 'wte\\.weight' needs bytes .*the header says ${fileBytes} bytes`));
+  assert.ok(Date.now() - t0 < 5000, `refused in ${Date.now() - t0} ms`);
+  rmSync(dir, { recursive: true, force: true });
 });

@@ -50,7 +50,7 @@ function load(name, { chunk = 1 << 20, between = null } = {}) {
   const bytes = new Uint8Array(read(name, 'model.safetensors'));
   const config = text(name, 'config.json');
   const headerBytes = engine.safetensorsHeaderSize(bytes.subarray(0, 8));
-  const loader = engine.openCheckpoint(config, bytes.subarray(0, headerBytes));
+  const loader = engine.openCheckpoint(config, bytes.subarray(0, headerBytes), bytes.length);
   between?.(loader);
   const size = Math.min(chunk, loader.stagingBytes);
   let fed = 0;
@@ -233,9 +233,9 @@ test('bad checkpoints are refused with the reason and code, and nothing is left 
   const config = JSON.parse(text(GPT2, 'config.json'));
   assert.throws(() => engine.readHubConfig(JSON.stringify({ ...config, model_type: 'llama', architectures: ['LlamaForCausalLM'] })), (e) => e.code === 'bad_checkpoint' && /LlamaForCausalLM/.test(e.message));
   // a config whose width does not match the file's tensors: the tensor and both shapes are named
-  assert.throws(() => engine.openCheckpoint(JSON.stringify({ ...config, n_embd: config.n_embd * 2, n_head: config.n_head }), header), (e) => e.code === 'bad_checkpoint' && /shape|\[/.test(e.message));
+  assert.throws(() => engine.openCheckpoint(JSON.stringify({ ...config, n_embd: config.n_embd * 2, n_head: config.n_head }), header, bytes.length), (e) => e.code === 'bad_checkpoint' && /shape|\[/.test(e.message));
   assert.throws(() => engine.safetensorsHeaderSize(new Uint8Array(3)), (e) => e.code === 'bad_checkpoint');
-  const loader = engine.openCheckpoint(JSON.stringify(config), header);
+  const loader = engine.openCheckpoint(JSON.stringify(config), header, bytes.length);
   assert.throws(() => loader.feed(0, new Uint8Array(loader.stagingBytes + 1)), (e) => e.code === 'bad_input');
   // finishing before every needed byte came names what is missing
   assert.throws(() => loader.finish(tokenizerFiles(GPT2)), (e) => e.code === 'bad_checkpoint');
