@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { rmSync } from 'node:fs';
 import { startHarness, waitReady, runCount, waitRunAfter, allowLinkModel, WAIT } from './harness.mjs';
 import { startHubServer, readModelFolder } from '../js/hub-server.mjs';
-import { hubFolders } from '../js/pretrained.mjs';
+import { hubFolders, gpt2ConfigText } from '../js/pretrained.mjs';
 
 const SENTENCE = 'the cat sat on the mat';
 const PORTAL = '<!DOCTYPE html><html><head><title>Sign in to the Wi-Fi</title></head><body>Welcome</body></html>';
@@ -31,6 +31,9 @@ before(async () => {
     'break/gpt2': folder,
     'slow/gpt2': folder,
     'busy/gpt2': folder,
+    // GPT-2 large's config.json (3.1 GB of parameters) beside a small model's files
+    'large/gpt2': { ...folder, 'config.json': gpt2ConfigText({ V: 50257, T: 1024, C: 1280, L: 36, H: 20 }) },
+    'large/link': { ...folder, 'config.json': gpt2ConfigText({ V: 50257, T: 1024, C: 1280, L: 36, H: 20 }) },
   });
   h = await startHarness();
 });
@@ -96,7 +99,7 @@ test('a link\u2019s model whose model.safetensors was cut short: the message say
   const message = page.getByTestId('message-error');
   await message.waitFor();
   const text = await message.textContent();
-  assert.match(text, /cut\/gpt2 \(Hub\) could not be loaded: model\.safetensors from http:\/\/127\.0\.0\.1:\d+\/cut\/gpt2\/resolve\/main\/model\.safetensors has [\d,]+ bytes; its header says the model needs [\d,]+: the download was cut short/);
+  assert.match(text, /cut\/gpt2 \(Hub\) could not be loaded: model\.safetensors from http:\/\/127\.0\.0\.1:\d+\/cut\/gpt2\/resolve\/main\/model\.safetensors has [\d,]+ bytes; its header says the file holds [\d,]+: the download was cut short/);
   assert.match(text, /The copy of its files this browser kept was removed: Download again fetches them anew/);
   const cached = await page.evaluate(async () => (await (await caches.open('attention-playground-hub-v1')).keys()).map((r) => r.url));
   assert.deepEqual(cached.filter((u) => u.includes('/cut/')), []);
@@ -204,5 +207,38 @@ test('an idle model\u2019s worker is kept when another model is picked: picking 
   assert.equal(modelWorkers(workers)[0].closed, false);
   assert.deepEqual(hub.requests.slice(from), []);
   assert.deepEqual(errors, []);
+  await page.close();
+});
+
+const TOO_LARGE = /the model has 774,?030,?080 parameters \(3\.1 GB as float32\), above the 2\.1 GB this engine holds, as its config\.json says: its model\.safetensors was not downloaded\. Pick a smaller model/;
+
+test('a model too large for the engine, asked for by the reader: refused from config.json alone, no "Download again"; its weights and tokenizer never asked for', async () => {
+  const id = 'large/gpt2';
+  const { page, errors } = await openPage();
+  const from = hub.requests.length;
+  await fetchId(page, id);
+  const error = page.getByTestId('hub-error');
+  await error.waitFor({ state: 'visible' });
+  const text = await error.textContent();
+  assert.match(text, /large\/gpt2 \(Hub\) could not be loaded: /);
+  assert.match(text, TOO_LARGE);
+  assert.doesNotMatch(text, /Download again/);
+  assert.equal(await page.getByTestId('hub-retry').isVisible(), false);
+  assert.deepEqual(hub.requests.slice(from).filter((u) => u.startsWith(`/${id}/`)), [`/${id}/resolve/main/config.json`]);
+  assert.deepEqual(errors.filter((e) => !/404/.test(e)), []);
+  await page.close();
+});
+
+test('a link to a model too large for the engine: "Check its size" says so, with no Download button', async () => {
+  const id = 'large/link';
+  const { page, errors } = await openPage(`#model=hf:${id}&s=${encodeURIComponent(SENTENCE)}`, { model: null, wait: false });
+  await page.getByTestId('ask-look').click();
+  const message = page.getByTestId('message-error');
+  await message.waitFor();
+  assert.match(await message.textContent(), TOO_LARGE);
+  assert.equal(await page.getByTestId('ask-download').count(), 0);
+  assert.equal(await page.getByTestId('model-retry').count(), 0);
+  assert.deepEqual(hub.log.filter((r) => r.url.startsWith(`/${id}/`) && r.method === 'GET').map((r) => r.url), [`/${id}/resolve/main/config.json`], 'of its weights only the size was asked (HEAD)');
+  assert.deepEqual(errors.filter((e) => !/404/.test(e)), []);
   await page.close();
 });

@@ -12,7 +12,7 @@ import { createEngine } from '../../web/engine.js';
 import { createHubRunner } from '../../web/app/hub/runner.js';
 import { HUB_CACHE } from '../../web/app/hub/source.js';
 import { startHubServer, readModelFolder, memoryCaches } from './hub-server.mjs';
-import { hubFolders } from './pretrained.mjs';
+import { hubFolders, gpt2ConfigText } from './pretrained.mjs';
 
 let engine;
 let hub;
@@ -53,7 +53,7 @@ test('a model.safetensors cut short with a clean end: refused, forgotten; once t
     assert.equal(failed.type, 'error');
     assert.equal(failed.code, 'bad_download');
     assert.equal(failed.file, 'model.safetensors');
-    assert.match(failed.message, /^model\.safetensors from http:\/\/127\.0\.0\.1:\d+\/cut\/gpt2\/resolve\/main\/model\.safetensors has [\d,]+ bytes; its header says the model needs [\d,]+: the download was cut short/);
+    assert.match(failed.message, /^model\.safetensors from http:\/\/127\.0\.0\.1:\d+\/cut\/gpt2\/resolve\/main\/model\.safetensors has [\d,]+ bytes; its header says the file holds [\d,]+: the download was cut short/);
     assert.equal(failed.forgotten, true, 'the copy in this browser was removed');
     assert.deepEqual(await cachedUrls(id), [], 'nothing of the model is kept');
   }
@@ -92,4 +92,36 @@ test('a load that fails once everything is cached (a tokenizer the engine refuse
   hub.models[id] = { ...folder };
   assert.equal((await load(id)).type, 'loaded');
   assert.ok((await cachedUrls(id)).length >= 3);
+});
+
+test('a model too large for the engine (GPT-2 large\u2019s config.json) is refused from config.json alone: neither its tokenizer nor its weights are asked for, and no retry is offered', async () => {
+  globalThis.caches = memoryCaches();
+  const id = 'large/gpt2';
+  hub.models[id] = { ...folder, 'config.json': gpt2ConfigText({ V: 50257, T: 1024, C: 1280, L: 36, H: 20 }) };
+  const from = hub.requests.length;
+  const failed = await load(id);
+  assert.equal(failed.type, 'error');
+  assert.equal(failed.code, 'too_large');
+  assert.equal(failed.file, 'config.json');
+  assert.match(failed.message, /^the model has 774030080 parameters \(3\.1 GB as float32\), above the 2\.1 GB this engine holds, as its config\.json says: its model\.safetensors was not downloaded\. Pick a smaller model$/);
+  assert.equal(failed.forgotten, false, 'not offered as worth another download');
+  assert.deepEqual(hub.requests.slice(from).filter((u) => !u.endsWith('/config.json')), [], 'only config.json was asked for');
+  assert.deepEqual(await cachedUrls(id), [], 'nothing of it is kept');
+});
+
+test('a model.safetensors whose header describes more than the file holds, in dropped files: refused before the engine allocates the model', async () => {
+  const whole = folder['model.safetensors'];
+  const short = whole.subarray(0, whole.length - 1000);
+  const files = Object.entries({ ...folder, 'model.safetensors': short }).map(([name, data]) => new File([data], name));
+  const replies = [];
+  const before = engine.memoryBytes();
+  const runner = createHubRunner((msg) => replies.push(msg), { loadEngine: async () => engine });
+  await runner.onMessage({ type: 'load', source: { kind: 'files', files } });
+  runner.dispose();
+  const failed = replies.at(-1);
+  assert.equal(failed.type, 'error');
+  assert.equal(failed.code, 'bad_checkpoint');
+  assert.equal(failed.file, 'model.safetensors');
+  assert.match(failed.message, new RegExp(`^model\\.safetensors has ${short.length.toLocaleString('en-US')} bytes; its header says the file holds ${whole.length.toLocaleString('en-US')}: the file is cut short, or its header is wrong$`));
+  assert.equal(engine.memoryBytes(), before);
 });

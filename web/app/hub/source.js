@@ -90,6 +90,14 @@ export function hubError(code, message, file = null) {
   return e;
 }
 
+/**
+ * The refusal of a model too large for the engine, from engine.checkHubConfig(config.json)'s
+ * answer, before its weights are downloaded; null when it fits.
+ */
+export function tooLarge(size) {
+  return size.fits ? null : hubError('too_large', `${size.message}, as its ${CONFIG_FILE} says: its ${WEIGHTS_FILE} was not downloaded. Pick a smaller model`, CONFIG_FILE);
+}
+
 function cancelled() {
   return hubError('cancelled', 'the download was cancelled');
 }

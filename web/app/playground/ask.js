@@ -14,7 +14,7 @@
 //   ask.act('look' | 'download')             // its buttons
 //   ask.status(name)                          // the step panel's note while the question is open
 
-import { hubSource, urlSource, isCachedModel, fileSize, hubError, DEFAULT_HUB_BASE, CONFIG_FILE, WEIGHTS_FILE } from '../hub/source.js';
+import { hubSource, urlSource, isCachedModel, fileSize, hubError, tooLarge, DEFAULT_HUB_BASE, CONFIG_FILE, WEIGHTS_FILE } from '../hub/source.js';
 import { familyInfo } from '../../families.js';
 import { formatBytes } from '../kit/format.js';
 
@@ -46,16 +46,19 @@ export function createAsk({ engine, render }) {
     const src = q.source.kind === 'hub' ? hubSource({ base: q.source.base, id: q.source.id, signal }) : urlSource({ url: q.source.url, signal });
     try {
       const [configText, size] = await Promise.all([src.text(CONFIG_FILE), fileSize(q.source, WEIGHTS_FILE, { signal })]);
-      let c;
+      let fits;
       try {
-        c = engine().readHubConfig(configText);
+        fits = engine().checkHubConfig(configText);
       } catch (e) {
         throw Object.assign(e, { file: CONFIG_FILE });
       }
-      return { config: c, size };
+      // a model too large for the engine: no Download button, and why
+      if (!fits.fits) throw tooLarge(fits);
+      return { config: fits.config, size };
     } catch (e) {
-      // what was kept of a model that cannot load goes (a page served as config.json is never kept)
-      if (e?.code !== 'cancelled' && await src.forget().catch(() => 0) > 0) e.forgotten = true;
+      // what was kept of a model that cannot load goes (a page served as config.json is never kept);
+      // one too large is not worth another try, and not said to be
+      if (e?.code !== 'cancelled' && await src.forget().catch(() => 0) > 0 && e?.code !== 'too_large') e.forgotten = true;
       throw e;
     }
   }

@@ -103,7 +103,7 @@ export function createModelLoader(slot, { hubBase, inPage, loadEngine, engine, a
       error = e?.code === 'cancelled' || here ? null : {
         title: `${pretrainedLabel(name)} could not be loaded:`,
         text: `${failureText(e)}. The page still shows ${label(current())}.`,
-        retry: source.kind !== 'files',
+        retry: source.kind !== 'files' && e?.code !== 'too_large',
       };
       throw e;
     }

@@ -78,7 +78,7 @@ export function createSources({ fetchShipped, loadLab, hubBase, loadPretrained }
         title: `${pretrainedLabel(name)} could not be loaded:`,
         text: cancelled ? 'the download was cancelled. Pick a model, or Load a model\u2026 again.' : failureText(e),
         // files from a server can be asked for again (a failed load left none of them in the cache)
-        retry: !cancelled && where.kind !== 'files',
+        retry: !cancelled && where.kind !== 'files' && e?.code !== 'too_large',
       });
     });
   }
