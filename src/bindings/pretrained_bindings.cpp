@@ -35,6 +35,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -64,7 +65,8 @@ struct ModelRecord {
     std::unique_ptr<Model> model;
     std::unique_ptr<PretrainedTokenizer> tokenizer;
     std::unique_ptr<KvCache> cache;  ///< generation's keys and values (made at the first generate; freed before the model)
-    std::vector<SgdUndo> undo;       ///< the steps by hand (pretrainedSgd), the last last: what each changed, for an exact undo
+    std::deque<SgdUndo> undo;        ///< the steps by hand (pretrainedSgd), the last last: what each changed, for an exact undo
+                                     ///< (at most kMaxUndoSteps: the oldest goes)
 };
 
 /// The live loaders and models (handles.hpp).
@@ -466,7 +468,8 @@ val model_backward_js(int handle, const val& options) {
 /// One plain SGD step by hand on the sentence's loss (the model's own scale) on layer
 /// options.layer's attention: options.head ≥ 0 that head's share, -1 (default) the whole
 /// layer's W_Q, W_K, W_V, W_O and biases. Keeps the old values (pretrainedUndo puts them
-/// back bit for bit). {loss (before the step), size: ‖Δθ‖, steps: how many can be undone}.
+/// back bit for bit; the last kMaxUndoSteps only: an older one is dropped, and can no longer be
+/// undone). {loss (before the step), size: ‖Δθ‖, steps: how many can be undone}.
 val model_sgd_js(int handle, const val& options) {
     return guarded([&] {
         ModelRecord& r = models().at(handle);
@@ -477,6 +480,7 @@ val model_sgd_js(int handle, const val& options) {
         SgdUndo undo;
         const double size = sgd_step_layer(r.model->config(), r.model->params(), b.grads, lr, head, &undo);
         r.undo.push_back(std::move(undo));
+        if (r.undo.size() > static_cast<std::size_t>(kMaxUndoSteps)) r.undo.pop_front();
         r.cache.reset();  // the KV cache holds keys and values of the old weights
         val o = val::object();
         o.set("loss", b.loss);
@@ -484,6 +488,11 @@ val model_sgd_js(int handle, const val& options) {
         o.set("steps", static_cast<int>(r.undo.size()));
         return o;
     });
+}
+
+/// How many steps by hand can be undone (at most kMaxUndoSteps).
+val model_undo_steps_js(int handle) {
+    return guarded([&] { return val(static_cast<int>(models().at(handle).undo.size())); });
 }
 
 /// Undoes the last step by hand (exactly: the old values put back); returns how many are left.
@@ -532,4 +541,5 @@ EMSCRIPTEN_BINDINGS(attention_pretrained) {
     emscripten::function("pretrainedBackward", &model_backward_js);
     emscripten::function("pretrainedSgd", &model_sgd_js);
     emscripten::function("pretrainedUndo", &model_undo_js);
+    emscripten::function("pretrainedUndoSteps", &model_undo_steps_js);
 }
