@@ -13,6 +13,10 @@
 //   that holds its files, e.g. "./models/my-gpt2/": config.json, model.safetensors and
 //   tokenizer.json; kept in the browser's Cache Storage after the first visit),
 //   hub-base (where hf: ids are fetched from; https://huggingface.co by default),
+//   model-load (auto: the element loads its model-src as it opens, the default, since the page's
+//   author chose it; click: it first says where the files come from and how big they are, and
+//   waits for the reader's click; embed.html always sets click, its hash being a link anyone
+//   can write),
 //   sentence, d-model, heads, seed, positional (none|sinusoidal|learned),
 //   mask (none|causal|padding|causal+padding), scale (true|false), step (one of
 //   STEPS), query, head (0-based), theme (system|light|dark), view
@@ -60,7 +64,7 @@ const ATTRIBUTES = Object.freeze({
   head: 'head',
   theme: 'theme',
 });
-const LAYOUT_ATTRIBUTES = Object.freeze(['controls', 'view', 'playground-url', 'model-src', 'hub-base']);
+const LAYOUT_ATTRIBUTES = Object.freeze(['controls', 'view', 'playground-url', 'model-src', 'hub-base', 'model-load']);
 /** Without a `model` attribute an element shows random weights (the page opens on a trained model). */
 const ELEMENT_MODEL = 'random';
 
@@ -209,6 +213,12 @@ export class AttentionPlayground extends HTMLElement {
     return `url:${url}`;
   }
 
+  /** The model names that load without the reader's click: the author's model-src, unless model-load="click". */
+  _allowedModels() {
+    const src = this._modelSrc();
+    return src && this.getAttribute('model-load')?.trim() !== 'click' ? [src] : [];
+  }
+
   _controls() {
     const raw = this.getAttribute('controls');
     if (raw === null || raw.trim() === 'all') return null;
@@ -233,6 +243,7 @@ export class AttentionPlayground extends HTMLElement {
       // a pretrained model (model-src): in the page when this is the one-file bundle (no worker file beside it)
       pretrainedInPage: bundled,
       ...(this.getAttribute('hub-base') ? { hubBase: this.getAttribute('hub-base') } : {}),
+      allowedModels: this._allowedModels(),
       // a fresh element opens a shipped model on its featured head, unless it says where
       freshStart: !this._state && !this.hasAttribute('layer') && !this.hasAttribute('head'),
       onStateChange: (state) => this._changed(state),
@@ -303,6 +314,9 @@ export class AttentionPlayground extends HTMLElement {
       keyboardTarget: mount,
       loadEngine: sharedEngine,
       fetchShipped,
+      pretrainedInPage: bundled,
+      ...(this.getAttribute('hub-base') ? { hubBase: this.getAttribute('hub-base') } : {}),
+      allowedModels: this._allowedModels(),
       linkFor: (state) => this._linkFor(state),
       linkStatus: (url, copied) => this._linkStatus(copied),
       conceptsHref: new URL('concepts.html', this._playground().url).href,

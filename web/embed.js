@@ -13,8 +13,11 @@ import './attention-playground.js';
 const AttentionPlayground = customElements.get('attention-playground');
 
 // playground-url is not taken from the hash: a crafted embed.html link must not
-// point "Copy link" somewhere else; here the playground is beside this page.
-const ALLOWED = new Set(AttentionPlayground.observedAttributes.filter((a) => a !== 'playground-url'));
+// point "Copy link" somewhere else; here the playground is beside this page. Nor is
+// model-load: a model the hash names (model-src, hub-base) is a link's, fetched only
+// once the reader clicks (model-load="click", set below).
+const FIXED = new Set(['playground-url', 'model-load']);
+const ALLOWED = new Set(AttentionPlayground.observedAttributes.filter((a) => !FIXED.has(a)));
 const HEIGHT_MESSAGE = 'attention-playground:height';
 
 function attributesFromHash() {
@@ -27,6 +30,7 @@ function attributesFromHash() {
 const element = document.createElement('attention-playground');
 // the playground is beside this page: "Open in the full playground" links there
 element.setAttribute('playground-url', 'index.html');
+element.setAttribute('model-load', 'click');
 for (const [k, v] of attributesFromHash()) element.setAttribute(k, v);
 document.body.append(element);
 

@@ -86,8 +86,12 @@ export interface PretrainedTrace {
   logits?: Matrix;
   /** the text (trace(), not traceIds()) */
   sentence?: string;
-  /** how many of trace()'s generated ids it used: all, or 0 when the text does not end with their text */
+  /** how many of trace()'s generated ids it used: all, or 0 when the text does not end with their text;
+   * they are decoded together, so a token that holds part of a character spans that character */
   generated: number;
+  /** the text without the last generated token (the ids before it decoded together): what an undo
+   * of that token leaves; the text itself when no generated id was used */
+  undoSentence: string;
 }
 
 /** PretrainedModel.generate: greedy (the argmax) unless sample. */
@@ -148,10 +152,16 @@ export declare class PretrainedModel {
    * shape; `layers` has the asked layer's entry, null for the others). targets default: GPT-2 the
    * next token, BERT the model's own top fill at each [MASK] (none: RangeError bad_input). */
   backwardTrace(options: { text: string; targets?: ArrayLike<number> | null; scale?: boolean | null; layer?: number }): PretrainedBackwardTrace;
-  /** One SGD step by hand on layer's attention (head -1: all of it), the old values kept for undoStep. */
+  /** How many steps by hand can be undone at most (20): a step past it drops the oldest one's old values. */
+  static readonly UNDO_LIMIT: number;
+  /** One SGD step by hand on layer's attention (head -1: all of it), the old values kept for undoStep
+   * (each step's: ~9 MB for a whole layer of GPT-2 small; the last UNDO_LIMIT steps only). steps: how many
+   * can be undone now. */
   sgdStep(options: { text: string; targets?: ArrayLike<number> | null; lr: number; layer?: number; head?: number }): { loss: number; size: number; steps: number };
   /** puts back the last sgdStep's old weights bit for bit; returns the steps left (none: TypeError bad_state) */
   undoStep(): number;
+  /** how many sgdSteps undoStep can still undo (at most UNDO_LIMIT) */
+  readonly undoSteps: number;
   dispose(): void;
 }
 

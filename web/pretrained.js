@@ -114,6 +114,9 @@ export class HubLoader {
 }
 
 export class PretrainedModel {
+  /** How many steps by hand (sgdStep) can be undone at most: past it the oldest is dropped. */
+  static UNDO_LIMIT = ENGINE_CONSTANTS.maxUndoSteps;
+
   constructor(module, r) {
     this._m = module;
     this._handle = r.handle;
@@ -213,6 +216,8 @@ export class PretrainedModel {
    * One plain SGD step by hand on the sentence's loss (the model's own scale), on layer
    * `layer`'s attention: head ≥ 0 that head's columns of W_Q, W_K, W_V (and biases) and rows of
    * W_O, head -1 all of them. lr in (0, 100]. {loss (before), size: ‖Δθ‖, steps (undoable)}.
+   * Each step keeps the old values of what it changed (~9 MB for a whole layer of GPT-2 small), the
+   * last UNDO_LIMIT steps only: past it the oldest is dropped and can no longer be undone.
    */
   sgdStep({ text, targets = null, lr, layer = 0, head = -1 } = {}) {
     const handle = this._live();
@@ -227,6 +232,11 @@ export class PretrainedModel {
   /** Undoes the last sgdStep exactly (the old weights put back); returns how many steps remain. */
   undoStep() {
     return unwrap(this._m.pretrainedUndo(this._live()));
+  }
+
+  /** How many sgdSteps undoStep can still undo: the last PretrainedModel.UNDO_LIMIT at most. */
+  get undoSteps() {
+    return unwrap(this._m.pretrainedUndoSteps(this._live()));
   }
 
   _targets(targets) {

@@ -407,6 +407,7 @@ val build_info() {
     o.set("maxTextVocab", kMaxTextVocab);                            // trainer.js: maxVocab
     o.set("maxTrainingBytes", static_cast<double>(kMaxTrainingBytes));  // trainer.js: estimateTrainingMemory
     o.set("maxSgdRate", kMaxSgdRate);                                 // trainer.js: sgdStep
+    o.set("maxUndoSteps", kMaxUndoSteps);                             // pretrained.js: sgdStep / undoStep
     o.set("minTemperature", kMinTemperature);                        // pretrained.js: generate's sampling
     o.set("maxTemperature", kMaxTemperature);
     const Config c;

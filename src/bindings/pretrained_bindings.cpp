@@ -26,6 +26,7 @@
 #include "train/backward.hpp"
 #include "families/family.hpp"
 #include "model/generation.hpp"
+#include "text/continuation.hpp"
 #include "checkpoints/pretrained.hpp"
 #include "train/tasks.hpp"
 
@@ -34,6 +35,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -63,7 +65,8 @@ struct ModelRecord {
     std::unique_ptr<Model> model;
     std::unique_ptr<PretrainedTokenizer> tokenizer;
     std::unique_ptr<KvCache> cache;  ///< generation's keys and values (made at the first generate; freed before the model)
-    std::vector<SgdUndo> undo;       ///< the steps by hand (pretrainedSgd), the last last: what each changed, for an exact undo
+    std::deque<SgdUndo> undo;        ///< the steps by hand (pretrainedSgd), the last last: what each changed, for an exact undo
+                                     ///< (at most kMaxUndoSteps: the oldest goes)
 };
 
 /// The live loaders and models (handles.hpp).
@@ -230,39 +233,6 @@ std::vector<std::int32_t> generated_from_js(const val& given, const ModelRecord&
     return ids;
 }
 
-/// A text whose end was generated: the prompt (the text before decode(generated)) as the
-/// tokenizer splits it, then the generated ids as they were chosen (tokenizing the appended
-/// text again could split it otherwise). When the text does not end with decode(generated)
-/// (it was edited), all of it is the prompt and `used` is 0; else generated.size().
-struct Continued {
-    std::vector<PretrainedToken> tokens;
-    std::string prompt;
-    int used = 0;
-};
-
-Continued continued_tokens(const PretrainedTokenizer& tokenizer, const std::string& text,
-                           const std::vector<std::int32_t>& generated) {
-    Continued c;
-    c.prompt = text;
-    if (!generated.empty()) {
-        const std::string tail = tokenizer.decode(generated);
-        if (tail.size() <= text.size() && text.compare(text.size() - tail.size(), tail.size(), tail) == 0) {
-            c.prompt = text.substr(0, text.size() - tail.size());
-            c.used = static_cast<int>(generated.size());
-        }
-    }
-    c.tokens = tokenizer.encode(c.prompt);
-    std::size_t at = c.prompt.size();
-    for (int i = 0; i < c.used; ++i) {
-        const std::int32_t id = generated[static_cast<std::size_t>(i)];
-        const std::string bytes = tokenizer.decode({id});
-        c.tokens.push_back(PretrainedToken{id, tokenizer.piece(id), tokenizer.display(bytes),
-                                           static_cast<std::int32_t>(at), static_cast<std::int32_t>(at + bytes.size())});
-        at += bytes.size();
-    }
-    return c;
-}
-
 /// Throws empty_text / too_long_for_model for a sequence the model cannot read.
 void check_sequence(std::size_t tokens, const ModelConfig& m) {
     if (tokens == 0) throw Error(Error::Code::empty_text, "the sentence has no tokens");
@@ -275,8 +245,9 @@ void check_sequence(std::size_t tokens, const ModelConfig& m) {
 /// `layer` in full (its input, LayerNorm, weights, biases, every head's Q/K/V/scores/scaled/
 /// weights/output, concat, output and the rest of the block), the attention weights of every
 /// layer when `allWeights`, the top tokens, and the logits (T×V) when `withLogits`. With
-/// `generated` (an array of ids), a text whose end those ids wrote (continued_tokens); the
-/// trace's `generated` says how many of them it used. The fields are a trained model's
+/// `generated` (an array of ids), a text whose end those ids wrote (text/continuation.hpp); the
+/// trace's `generated` says how many of them it used, and `undoSentence` is the text without the
+/// last of them (what an undo of it leaves: the ids before it decoded together). The fields are a trained model's
 /// (js::model_trace_to_js): also tokenType, embedNormed, finalNormed, transformed,
 /// probabilities (with the logits) and the final LayerNorm's gain and bias when the model has them.
 val model_trace_js(int handle, const std::string& text, const val& given_ids, const val& generated, int layer,
@@ -288,6 +259,7 @@ val model_trace_js(int handle, const std::string& text, const val& given_ids, co
             throw Error("layer " + std::to_string(layer) + " is outside 0 … " + std::to_string(m.layers - 1));
         std::vector<PretrainedToken> tokens;
         int used = 0;
+        std::string undo = text;
         if (given_ids.isArray()) {
             for (const std::int32_t id : ids_from_js(given_ids, m.vocab, "ids")) {
                 const bool padding = is_padding_id(*r.tokenizer, id);
@@ -295,10 +267,11 @@ val model_trace_js(int handle, const std::string& text, const val& given_ids, co
                                                  padding ? token_piece(*r.tokenizer, id) : r.tokenizer->decode({id}), -1, -1});
             }
         } else {
-            Continued c = continued_tokens(*r.tokenizer, text,
+            Continuation c = continue_text(*r.tokenizer, text,
                                            generated.isArray() ? generated_from_js(generated, r) : std::vector<std::int32_t>{});
             tokens = std::move(c.tokens);
             used = c.used;
+            undo = std::move(c.before_last);
         }
         check_sequence(tokens.size(), m);
         std::vector<std::int32_t> ids;
@@ -317,6 +290,7 @@ val model_trace_js(int handle, const std::string& text, const val& given_ids, co
         o.set("config", config_to_js(m));  // with postNorm, as the loader gives it
         o.set("tokens", js::pretrained_tokens_to_js(tokens));
         o.set("generated", used);
+        o.set("undoSentence", undo);
         // the top tokens' texts beside their ids: {k, ids: Int32Array(T·k), p: Float32Array(T·k), texts,
         // padding}; a padding id (no text) has "<pad ID>" as its text and true in padding
         val texts = val::array(), padding = val::array();
@@ -347,7 +321,7 @@ val model_generate_js(int handle, const std::string& text, const val& generated,
         const ModelConfig& m = r.model->config();
         if (!r.cache) r.cache = std::make_unique<KvCache>(*r.model);
         const std::vector<std::int32_t> before_ids = generated_from_js(generated, r);
-        const Continued c = continued_tokens(*r.tokenizer, text, before_ids);
+        const Continuation c = continue_text(*r.tokenizer, text, before_ids);
         check_sequence(c.tokens.size(), m);
         std::vector<std::int32_t> ids;
         for (const auto& t : c.tokens) ids.push_back(t.id);
@@ -519,7 +493,8 @@ val model_backward_js(int handle, const val& options) {
 /// One plain SGD step by hand on the sentence's loss (the model's own scale) on layer
 /// options.layer's attention: options.head ≥ 0 that head's share, -1 (default) the whole
 /// layer's W_Q, W_K, W_V, W_O and biases. Keeps the old values (pretrainedUndo puts them
-/// back bit for bit). {loss (before the step), size: ‖Δθ‖, steps: how many can be undone}.
+/// back bit for bit; the last kMaxUndoSteps only: an older one is dropped, and can no longer be
+/// undone). {loss (before the step), size: ‖Δθ‖, steps: how many can be undone}.
 val model_sgd_js(int handle, const val& options) {
     return guarded([&] {
         ModelRecord& r = models().at(handle);
@@ -530,6 +505,7 @@ val model_sgd_js(int handle, const val& options) {
         SgdUndo undo;
         const double size = sgd_step_layer(r.model->config(), r.model->params(), b.grads, lr, head, &undo);
         r.undo.push_back(std::move(undo));
+        if (r.undo.size() > static_cast<std::size_t>(kMaxUndoSteps)) r.undo.pop_front();
         r.cache.reset();  // the KV cache holds keys and values of the old weights
         val o = val::object();
         o.set("loss", b.loss);
@@ -537,6 +513,11 @@ val model_sgd_js(int handle, const val& options) {
         o.set("steps", static_cast<int>(r.undo.size()));
         return o;
     });
+}
+
+/// How many steps by hand can be undone (at most kMaxUndoSteps).
+val model_undo_steps_js(int handle) {
+    return guarded([&] { return val(static_cast<int>(models().at(handle).undo.size())); });
 }
 
 /// Undoes the last step by hand (exactly: the old values put back); returns how many are left.
@@ -585,4 +566,5 @@ EMSCRIPTEN_BINDINGS(attention_pretrained) {
     emscripten::function("pretrainedBackward", &model_backward_js);
     emscripten::function("pretrainedSgd", &model_sgd_js);
     emscripten::function("pretrainedUndo", &model_undo_js);
+    emscripten::function("pretrainedUndoSteps", &model_undo_steps_js);
 }

@@ -45,6 +45,9 @@ BackwardTrace backward_trace(const ModelConfig& config, const Parameters& params
 /// grads of another layout (bad_shape), or a step whose result is not finite
 /// (not_finite; `params` is then left as it was).
 inline constexpr double kMaxSgdRate = 100.0;
+/// How many steps by hand a pretrained model keeps to undo (the oldest is dropped past it): each keeps
+/// the values it changed, ~9 MB for a whole-layer step on GPT-2 small. The page's link holds as many.
+inline constexpr int kMaxUndoSteps = 20;
 double sgd_step(const ModelConfig& config, Parameters& params, const Parameters& grads, double lr, int layer = -1,
                 int head = -1);
 

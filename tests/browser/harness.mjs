@@ -179,6 +179,20 @@ export async function waitReady(page) {
   }, null, { timeout: WAIT });
 }
 
+/**
+ * A link that names a pretrained model waits for the reader (web/app/playground/ask.js): clicks
+ * "Check its size", then "Download …". Returns false, clicking nothing, when the model ran
+ * without asking (its files were in this browser's cache).
+ */
+export async function allowLinkModel(page, { timeout = WAIT } = {}) {
+  const seen = await page.waitForFunction(() => (document.querySelector('[data-testid="ask-look"]') ? 'ask'
+    : document.querySelector('.ap')?.dataset.run ? 'ran' : null), null, { timeout });
+  if (await seen.jsonValue() !== 'ask') return false;
+  await page.getByTestId('ask-look').click();
+  await page.getByTestId('ask-download').click({ timeout });
+  return true;
+}
+
 /** The run counter: changes every time the engine produced a new trace. */
 export function runCount(page) {
   return page.evaluate(() => Number(document.querySelector('.ap').dataset.run || 0));

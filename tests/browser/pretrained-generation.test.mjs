@@ -11,7 +11,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { rmSync } from 'node:fs';
-import { startHarness, waitReady, waitStep, runCount, waitRunAfter, hashState, artifactDir } from './harness.mjs';
+import { startHarness, waitReady, waitStep, runCount, waitRunAfter, hashState, artifactDir, allowLinkModel } from './harness.mjs';
 import { startHubServer, readModelFolder } from '../js/hub-server.mjs';
 import { cliTrace } from '../js/helpers.mjs';
 import { hubFolders } from '../js/pretrained.mjs';
@@ -33,8 +33,12 @@ after(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-function openModel(hash) {
-  return h.open(hash, { model: null, init: `window.attentionPlaygroundHub = ${JSON.stringify(hub.base)};` });
+/** The page at a link naming a model (fetched once the reader asks, unless this browser has it). */
+async function openModel(hash) {
+  const opened = await h.open(hash, { model: null, wait: false, init: `window.attentionPlaygroundHub = ${JSON.stringify(hub.base)};` });
+  await allowLinkModel(opened.page);
+  await waitReady(opened.page);
+  return opened;
 }
 
 const chipIds = (page) => page.evaluate(() => [...document.querySelectorAll('[data-testid="token-chip"]')].map((x) => Number(/, id (\d+)$/.exec(x.getAttribute('aria-label'))[1])));
@@ -113,6 +117,51 @@ test('sampled tokens with a seed: the link with the same settings writes the sam
   }
   assert.deepEqual(written[1].gen, written[0].gen);
   assert.equal(written[1].sentence, written[0].sentence);
+});
+
+test('Undo after generated tokens that split one character (\u{1F408}, three byte-level tokens): the sentence, the chips and gen= agree', async () => {
+  // the cat's three ids, as GPT-2's tokenizer splits " \u{1F408}" (the last three chips)
+  const { page: first } = await openModel(`#model=hf:tiny/gpt2&s=${encodeURIComponent('Hi \u{1F408}')}`);
+  const all = await chipIds(first);
+  const cat = all.slice(-3);
+  await first.close();
+  const { page, errors } = await openModel(`#model=hf:tiny/gpt2&s=${encodeURIComponent('Hi \u{1F408}')}&gen=${cat.join(',')}`);
+  assert.deepEqual(await chipIds(page), all, 'the prompt\u2019s tokens, then the three of the cat');
+  const undo = async () => {
+    const runs = await runCount(page);
+    await page.getByTestId('gen-undo').click();
+    await waitRunAfter(page, runs);
+    return hashState(page);
+  };
+  // each undo leaves what the ids before the last one write: the cat's first bytes, each U+FFFD
+  let state = await undo();
+  assert.deepEqual(state.gen, cat.slice(0, 2));
+  assert.equal(state.sentence, 'Hi \uFFFD\uFFFD\uFFFD');
+  assert.equal(await page.getByLabel('Sentence', { exact: true }).inputValue(), state.sentence);
+  assert.deepEqual((await chipIds(page)).slice(-2), cat.slice(0, 2), 'the chips are the generated ids, as chosen');
+  state = await undo();
+  assert.deepEqual(state.gen, cat.slice(0, 1));
+  assert.equal(state.sentence, 'Hi \uFFFD\uFFFD');
+  state = await undo();
+  assert.deepEqual(state.gen, []);
+  assert.equal(state.sentence, 'Hi');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a link whose gen= holds an id past the vocabulary: a note says so, the sentence is read as typed, and Next token works', async () => {
+  const { page, errors } = await openModel(`#model=hf:tiny/gpt2&s=${encodeURIComponent(SENTENCE)}&gen=464,99999&step=softmax`);
+  const notice = page.getByTestId('message-notice');
+  await notice.waitFor();
+  assert.match(await notice.textContent(), /Some settings in the link could not be used,.*generated tokens \u201c464,99999\u201d name token 99999, past the vocabulary of tiny\/gpt2 \(Hub\) \(ids 0\u201350256\); the sentence is read as typed/);
+  assert.deepEqual((await hashState(page)).gen, []);
+  const before = await chipIds(page);
+  assert.ok(before.length > 5, 'the sentence is traced');
+  await next(page);
+  assert.equal((await chipIds(page)).length, before.length + 1);
+  assert.equal((await hashState(page)).gen.length, 1);
+  assert.deepEqual(errors, []);
+  await page.close();
 });
 
 test('BERT: no Next token, and the page says why', async () => {

@@ -9,7 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { rmSync } from 'node:fs';
-import { startHarness, waitStep, waitHash, runCount, WAIT } from './harness.mjs';
+import { startHarness, waitStep, waitHash, runCount, allowLinkModel, WAIT } from './harness.mjs';
 import { numberProblems } from './number-check.mjs';
 import { startHubServer, readModelFolder } from '../js/hub-server.mjs';
 import { hubFolders } from '../js/pretrained.mjs';
@@ -37,12 +37,15 @@ const GPT2 = { model: 'hf:tiny/gpt2', sentence: 'the cat sat on the mat', q: 2 }
 const BERT = { model: 'hf:tiny/bert', sentence: 'the cat [MASK] on the mat', q: 3 };
 const section = (step) => `section[data-step="${step}"]`;
 
-function openModel(m, extra = '') {
-  return h.open(`#model=${m.model}&s=${encodeURIComponent(m.sentence)}&layer=0&head=0&q=${m.q}&k=1&d=0${extra}`, {
+/** The page at a link naming a model (fetched once the reader asks, unless this browser has it). */
+async function openModel(m, extra = '') {
+  const opened = await h.open(`#model=${m.model}&s=${encodeURIComponent(m.sentence)}&layer=0&head=0&q=${m.q}&k=1&d=0${extra}`, {
     model: null,
     wait: false,
     init: `window.attentionPlaygroundHub = ${JSON.stringify(hub.base)};`,
   });
+  await allowLinkModel(opened.page);
+  return opened;
 }
 
 /** Waits until the Learn step shows the worker's backward (no status line, its loss set). */

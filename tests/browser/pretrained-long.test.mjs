@@ -9,7 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { readFileSync, rmSync } from 'node:fs';
-import { startHarness, waitReady, waitStep, runCount, waitRunAfter, WAIT } from './harness.mjs';
+import { startHarness, waitReady, waitStep, runCount, waitRunAfter, allowLinkModel, WAIT } from './harness.mjs';
 import { startHubServer, readModelFolder } from '../js/hub-server.mjs';
 import { hubFolders, textOfTokens } from '../js/pretrained.mjs';
 import { createEngine } from '../../web/engine.js';
@@ -73,6 +73,7 @@ test('a 1024-token text on a GPT-2 shape: the steps render, and the last layer\'
     wait: false,
     init: `window.attentionPlaygroundHub = ${JSON.stringify(hub.base)};`,
   });
+  await allowLinkModel(page);
   await waitReady(page);
   await waitStep(page, 'output');
   assert.equal(await page.getByTestId('model-picker').inputValue(), 'hf:tiny/long');

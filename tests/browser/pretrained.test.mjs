@@ -10,7 +10,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { rmSync, readFileSync } from 'node:fs';
-import { startHarness, waitReady, runCount, waitRunAfter, artifactDir, pageScrollWidth, readoutValues, hashState, WAIT } from './harness.mjs';
+import { startHarness, waitReady, runCount, waitRunAfter, artifactDir, pageScrollWidth, readoutValues, hashState, allowLinkModel, WAIT } from './harness.mjs';
 import { startHubServer, readModelFolder } from '../js/hub-server.mjs';
 import { cliTrace } from '../js/helpers.mjs';
 import { hubFolders } from '../js/pretrained.mjs';
@@ -191,6 +191,8 @@ test('a Hub model: progress while it downloads, then its tokens and a step\'s nu
 
 test('the next visit loads the model from the browser\'s cache: no request reaches the server', async () => {
   const { page } = await openPage(`#model=hf:tiny/gpt2&s=${encodeURIComponent(SENTENCE)}`, { model: null, wait: false });
+  // (a link's model waits for the reader's click unless this browser has it: loaded by the test before)
+  await allowLinkModel(page);
   await waitReady(page);
   const before = hub.requests.length;
   await page.reload();
@@ -202,6 +204,8 @@ test('the next visit loads the model from the browser\'s cache: no request reach
 
 test('a link with model=hf:… reopens that model (BERT), its [CLS] and [SEP] shown', async () => {
   const { page, errors } = await openPage(`#model=hf:tiny/bert&s=${encodeURIComponent(SENTENCE)}&step=projections&layer=0&q=1`, { model: null, wait: false });
+  // a link's model is fetched once the reader asks (pretrained-links.test.mjs)
+  assert.equal(await allowLinkModel(page), true);
   await waitReady(page);
   assert.equal(await page.getByTestId('model-picker').inputValue(), 'hf:tiny/bert');
   assert.ok(requestsFor('tiny/bert').some((u) => u.endsWith('model.safetensors')));
@@ -213,7 +217,9 @@ test('a link with model=hf:… reopens that model (BERT), its [CLS] and [SEP] sh
 });
 
 test('a bad folder (a tensor shape that does not match its config) says why and keeps the model on screen', async () => {
-  const { page } = await openPage(`#model=hf:tiny/gpt2&s=${encodeURIComponent(SENTENCE)}`, { model: null });
+  const { page } = await openPage(`#model=hf:tiny/gpt2&s=${encodeURIComponent(SENTENCE)}`, { model: null, wait: false });
+  await allowLinkModel(page);
+  await waitReady(page);
   const runs = await runCount(page);
   await openLoader(page);
   const config = JSON.parse(readFileSync(join(dir, 'gpt2', 'config.json'), 'utf8'));

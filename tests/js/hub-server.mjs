@@ -7,10 +7,13 @@
 //   const hub = await startHubServer({ 'tiny/gpt2': { 'config.json': text, 'model.safetensors': bytes } });
 //   hub.base                     // 'http://127.0.0.1:PORT'
 //   hub.requests                 // ['/tiny/gpt2/resolve/main/config.json', …]
+//   hub.log                      // [{method: 'HEAD', url: '/tiny/gpt2/resolve/main/model.safetensors'}, …]
 //   const held = hub.hold('tiny/gpt2', 'model.safetensors');  // the next response stops after half its bytes
 //   await held.reached;          // …once it has sent that half
 //   held.release();              // sends the rest
+//   held.breakOff();             // …or ends the connection there, as a network that drops
 //   await hub.close();
+//   globalThis.caches = memoryCaches();   // Cache Storage in memory, for Node (which has none)
 
 import { createServer } from 'node:http';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
@@ -26,11 +29,51 @@ export function readModelFolder(dir) {
   return files;
 }
 
+/**
+ * Cache Storage in memory: put() reads the whole body (and fails when the body fails), match()
+ * gives a new Response. chromium: a failed body makes put() reject as Chromium's does, with a
+ * DOMException of its own ("Failed to execute 'put' on 'Cache': network error", numeric code 19).
+ */
+export function memoryCaches({ chromium = false } = {}) {
+  const stores = new Map();
+  return {
+    stores,
+    async open(name) {
+      if (!stores.has(name)) stores.set(name, new Map());
+      const store = stores.get(name);
+      return {
+        async match(url) {
+          const e = store.get(String(url));
+          return e ? new Response(e.body, { headers: e.headers }) : undefined;
+        },
+        async put(url, response) {
+          let body;
+          try {
+            body = new Uint8Array(await response.arrayBuffer());
+          } catch (e) {
+            if (chromium) throw new DOMException("Failed to execute 'put' on 'Cache': network error", 'NetworkError');
+            throw e;
+          }
+          store.set(String(url), { body, headers: [...response.headers] });
+        },
+        async delete(url) {
+          return store.delete(String(url?.url ?? url));
+        },
+        async keys() {
+          return [...store.keys()].map((url) => ({ url }));
+        },
+      };
+    },
+  };
+}
+
 export function startHubServer(models = {}) {
   const requests = [];
+  const log = [];
   const holds = new Map(); // "id/file" → {reached, release, resolveReached, released}
   const server = createServer((req, res) => {
     requests.push(req.url);
+    log.push({ method: req.method, url: req.url });
     res.setHeader('Access-Control-Allow-Origin', '*');
     const m = /^\/(.+)\/resolve\/main\/([^/]+)$/.exec(decodeURIComponent(req.url.split('?')[0]));
     const body = m ? models[m[1]]?.[m[2]] : undefined;
@@ -50,7 +93,10 @@ export function startHubServer(models = {}) {
     holds.delete(key);
     const half = Math.floor(bytes.length / 2);
     res.write(bytes.subarray(0, half), () => hold.resolveReached());
-    hold.released.then(() => res.end(bytes.subarray(half)));
+    hold.released.then((how) => {
+      if (how === 'break') res.destroy();
+      else res.end(bytes.subarray(half));
+    });
     req.on('close', () => hold.resolveClosed());
   });
   return new Promise((resolve) => {
@@ -59,14 +105,15 @@ export function startHubServer(models = {}) {
       resolve({
         base: `http://127.0.0.1:${port}`,
         requests,
+        log,
         models,
         /** Holds the next response of that file after half its bytes. */
         hold(id, file) {
-          let resolveReached, release, resolveClosed;
+          let resolveReached, settle, resolveClosed;
           const reached = new Promise((r) => { resolveReached = r; });
-          const released = new Promise((r) => { release = r; });
+          const released = new Promise((r) => { settle = r; });
           const closed = new Promise((r) => { resolveClosed = r; });
-          const h = { reached, released, release, resolveReached, closed, resolveClosed };
+          const h = { reached, released, release: () => settle('rest'), breakOff: () => settle('break'), resolveReached, closed, resolveClosed };
           holds.set(`${id}/${file}`, h);
           return h;
         },

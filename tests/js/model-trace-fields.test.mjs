@@ -70,7 +70,7 @@ test('a trained model and a pretrained checkpoint of the same shape: the same tr
     const trained = trainer.trace({ ids });
     const pretrained = model.traceIds(ids, { layer: 0, allWeights: true, logits: true });
     // the document: the same fields but for what each caller adds
-    assert.deepEqual(without(trained, ['grammar']), without(pretrained, ['generated', 'top']));
+    assert.deepEqual(without(trained, ['grammar']), without(pretrained, ['generated', 'undoSentence', 'top']));
     assert.ok(Object.keys(pretrained).includes('finalLnGain') && Object.keys(pretrained).includes('finalNormed'));
     // the layer on screen: the same fields but GPT-2's attention biases
     const biases = ['bQuery', 'bKey', 'bValue', 'bOutput'];
@@ -103,7 +103,7 @@ test('a trained model and a pretrained checkpoint of the same shape: the same tr
 // the JS objects' own fields: the table's js_only ones, then what each caller adds (patterns, grammar,
 // generated; the JS wrapper's sentence)
 const JS_ONLY = {
-  trace: ['length', 'finalLnGain', 'finalLnBias', 'top', 'grammar', 'generated', 'sentence'],
+  trace: ['length', 'finalLnGain', 'finalLnBias', 'top', 'grammar', 'generated', 'undoSentence', 'sentence'],
   layer: ['wQuery', 'wKey', 'wValue', 'wOutput', 'bQuery', 'bKey', 'bValue', 'bOutput', 'ln1Gain', 'ln1Bias', 'patterns'],
 };
 

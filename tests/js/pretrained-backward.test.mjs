@@ -11,6 +11,8 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, existsSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEngine } from '../../web/engine.js';
+import { PretrainedModel } from '../../web/pretrained.js';
+import { MAX_SGD_STEPS } from '../../web/app/playground/state.js';
 import { cliTrace, cliRun } from './helpers.mjs';
 import { checkpointsDir, GPT2_TOKENIZER } from './pretrained.mjs';
 
@@ -154,6 +156,34 @@ test('a step by hand on a layer\u2019s attention lowers the loss, and undoStep p
       m.dispose();
     }
   }
+});
+
+test('the undo stack of steps by hand holds the last PretrainedModel.UNDO_LIMIT (20): past it the oldest is dropped; undoSteps says how many remain', () => {
+  assert.equal(PretrainedModel.UNDO_LIMIT, 20);
+  assert.ok(MAX_SGD_STEPS <= PretrainedModel.UNDO_LIMIT, 'the page\u2019s link holds no more steps than the engine can undo');
+  const m = load('gpt2-vocab');
+  try {
+    const sentence = 'the cat sat on the mat';
+    const weights = () => m.trace(sentence, { layer: 1 }).layers[1].wQuery.data.slice();
+    assert.equal(m.undoSteps, 0);
+    const extra = 2;
+    let kept = null;
+    for (let i = 0; i < PretrainedModel.UNDO_LIMIT + extra; i++) {
+      const step = m.sgdStep({ text: sentence, lr: 0.01, layer: 1, head: 0 });
+      assert.equal(step.steps, Math.min(i + 1, PretrainedModel.UNDO_LIMIT));
+      if (i === extra - 1) kept = weights();  // the oldest steps can no longer be undone: this is as far back as it goes
+    }
+    assert.equal(m.undoSteps, PretrainedModel.UNDO_LIMIT);
+    for (let left = PretrainedModel.UNDO_LIMIT - 1; left >= 0; left--) {
+      assert.equal(m.undoStep(), left);
+      assert.equal(m.undoSteps, left);
+    }
+    assert.deepEqual(weights(), kept, 'the undos put back the weights after the dropped steps, exactly');
+    assert.throws(() => m.undoStep(), (e) => e.code === 'bad_state');
+  } finally {
+    m.dispose();
+  }
+  assert.throws(() => m.undoSteps, (e) => e.code === 'bad_state');
 });
 
 test('the pretrained worker\u2019s runner answers backward, sgd and undo requests with the model\u2019s own numbers', async () => {

@@ -115,6 +115,33 @@ test('a text edited after generating: its generated ids no longer fit its end an
   model.dispose();
 });
 
+test('tokens that split one character (GPT-2 writes \u{1F408} as three): the sentence, the token offsets and the undo agree', () => {
+  const model = gpt2();
+  try {
+    const cat = model.tokenize(' \u{1F408}').map((t) => t.id);
+    assert.equal(cat.length, 3, 'three byte-level tokens');
+    const text = 'Hi \u{1F408}';
+    const tr = model.trace(text, { layer: 0, allWeights: false, generated: cat });
+    assert.equal(tr.generated, 3, 'the text ends with what the ids wrote');
+    const generated = tr.tokens.slice(-3);
+    // each token is inside the text (7 bytes), and spans the cat: the first from its space
+    assert.deepEqual(generated.map((t) => [t.start, t.end]), [[2, 7], [3, 7], [3, 7]]);
+    assert.deepEqual(generated.map((t) => [t.startChar, t.endChar]), [[2, 5], [3, 5], [3, 5]]);
+    // Undo leaves what the first two ids write: the cat's first three bytes, each U+FFFD
+    assert.equal(tr.undoSentence, 'Hi \uFFFD\uFFFD\uFFFD');
+    const back = model.trace(tr.undoSentence, { layer: 0, allWeights: false, generated: cat.slice(0, 2) });
+    assert.equal(back.generated, 2);
+    // there, while the cat is incomplete, each of its bytes is a U+FFFD: the first token's two, the second's one
+    assert.deepEqual(back.tokens.slice(-2).map((t) => [t.startChar, t.endChar]), [[2, 5], [5, 6]]);
+    assert.equal(back.undoSentence, 'Hi \uFFFD\uFFFD');
+    const once = model.trace(back.undoSentence, { layer: 0, allWeights: false, generated: cat.slice(0, 1) });
+    assert.equal(once.generated, 1);
+    assert.equal(once.undoSentence, 'Hi');
+  } finally {
+    model.dispose();
+  }
+});
+
 test('seeded sampling replays: the same seed and text give the same tokens, another seed may not', () => {
   const model = gpt2();
   const run = (seed) => {

@@ -6,36 +6,8 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHubServer } from './hub-server.mjs';
-import { parseHubId, hubSource, filesSource, pickTokenizer, isHubName, isLocalName, hubFileUrl, readRanges } from '../../web/app/hub/source.js';
-
-/** Cache Storage in memory: put() reads the whole body (and fails when the body fails), match() gives a new Response. */
-function memoryCaches() {
-  const stores = new Map();
-  return {
-    stores,
-    async open(name) {
-      if (!stores.has(name)) stores.set(name, new Map());
-      const store = stores.get(name);
-      return {
-        async match(url) {
-          const e = store.get(String(url));
-          return e ? new Response(e.body, { headers: e.headers }) : undefined;
-        },
-        async put(url, response) {
-          const body = new Uint8Array(await response.arrayBuffer());
-          store.set(String(url), { body, headers: [...response.headers] });
-        },
-        async delete(url) {
-          return store.delete(String(url?.url ?? url));
-        },
-        async keys() {
-          return [...store.keys()].map((url) => ({ url }));
-        },
-      };
-    },
-  };
-}
+import { startHubServer, memoryCaches } from './hub-server.mjs';
+import { parseHubId, hubSource, urlSource, filesSource, pickTokenizer, isHubName, isLocalName, hubFileUrl, readRanges, isCachedModel, fileSize } from '../../web/app/hub/source.js';
 
 const WEIGHTS = new Uint8Array(3 << 20).map((_, i) => (i * 7) & 255);
 let hub;
@@ -44,6 +16,8 @@ before(async () => {
   hub = await startHubServer({
     'org/tiny-gpt2': { 'config.json': '{"model_type": "gpt2"}', 'vocab.json': '{"a": 0}', 'merges.txt': '#version: 0.2\n', 'model.safetensors': WEIGHTS },
     'tiny-bert': { 'config.json': '{"model_type": "bert"}', 'tokenizer.json': '{}' },
+    // a captive portal's page where config.json should be (served 200)
+    'portal/gpt2': { 'config.json': '<!DOCTYPE html><html><head><title>Sign in to the Wi-Fi</title></head></html>', 'model.safetensors': WEIGHTS },
   });
 });
 after(async () => {
@@ -134,6 +108,76 @@ test('hubSource: the second visit reads every file from the cache, with no reque
   assert.deepEqual(new Uint8Array(await blob.arrayBuffer()), WEIGHTS);
   assert.deepEqual(hub.requests.slice(before), []);
   assert.ok(events.some((e) => e.file === 'model.safetensors' && e.cached && e.loaded === WEIGHTS.length));
+});
+
+test('hubSource: a download that breaks off names the file and says so, not the browser\u2019s DOMException (code network)', async () => {
+  // Chromium's cache.put rejects with its own DOMException (numeric code 19) when the body fails
+  globalThis.caches = memoryCaches({ chromium: true });
+  const held = hub.hold('org/tiny-gpt2', 'model.safetensors');
+  const src = hubSource({ base: hub.base, id: 'org/tiny-gpt2' });
+  const pending = src.weights();
+  await held.reached;
+  held.breakOff();
+  await assert.rejects(pending, (e) => {
+    assert.equal(e.code, 'network');
+    assert.equal(e.file, 'model.safetensors');
+    assert.match(e.message, /^model\.safetensors stopped downloading from http:\/\/127\.0\.0\.1:\d+\/org\/tiny-gpt2\/resolve\/main\/model\.safetensors after [\d.]+ MB of [\d.]+ MB: the connection broke off/);
+    assert.doesNotMatch(e.message, /Failed to execute/);
+    return true;
+  });
+  const store = await globalThis.caches.open('attention-playground-hub-v1');
+  assert.deepEqual((await store.keys()).map((k) => k.url).filter((u) => u.endsWith('model.safetensors')), [], 'nothing of it kept');
+});
+
+test('hubSource: a page served 200 as config.json is refused (bad_download) and not kept; the fixed file is fetched next time', async () => {
+  globalThis.caches = memoryCaches();
+  const id = 'portal/gpt2';
+  await assert.rejects(hubSource({ base: hub.base, id }).text('config.json'), (e) => {
+    assert.equal(e.code, 'bad_download');
+    assert.equal(e.file, 'config.json');
+    assert.match(e.message, /^config\.json from http:\/\/127\.0\.0\.1:\d+\/portal\/gpt2\/resolve\/main\/config\.json is not JSON: it begins \u201c<!DOCTYPE html><html><head><title>Sign in/);
+    return true;
+  });
+  const store = await globalThis.caches.open('attention-playground-hub-v1');
+  assert.deepEqual((await store.keys()).map((k) => k.url).filter((u) => u.includes(id)), [], 'nothing kept');
+  // the network is fixed: the next try asks the server again, and reads the real file
+  const real = hub.models[id]['config.json'];
+  hub.models[id]['config.json'] = '{"model_type": "gpt2"}';
+  try {
+    const before = hub.requests.length;
+    assert.equal(await hubSource({ base: hub.base, id }).text('config.json'), '{"model_type": "gpt2"}');
+    assert.deepEqual(hub.requests.slice(before), [`/${id}/resolve/main/config.json`]);
+  } finally {
+    hub.models[id]['config.json'] = real;
+  }
+});
+
+test('forget() removes every file of that model from the cache and only those; isCachedModel follows its list of files', async () => {
+  globalThis.caches = memoryCaches();
+  const where = { kind: 'hub', base: hub.base, id: 'org/tiny-gpt2' };
+  const src = hubSource({ base: hub.base, id: where.id });
+  await src.text('config.json');
+  await src.weights();
+  assert.equal(await isCachedModel(where), false, 'no list of files yet: a load has not worked');
+  await src.keep();
+  assert.equal(await isCachedModel(where), true);
+  const other = hubSource({ base: hub.base, id: 'tiny-bert' });
+  await other.text('config.json');
+  assert.equal(await src.forget(), 3, 'config.json, model.safetensors and the list of files');
+  assert.equal(await isCachedModel(where), false);
+  const store = await globalThis.caches.open('attention-playground-hub-v1');
+  assert.deepEqual((await store.keys()).map((k) => k.url), [hubFileUrl(hub.base, 'tiny-bert', 'config.json')]);
+  // a folder a host serves, by its address
+  const url = urlSource({ url: `${hub.base}/tiny-bert/resolve/main/` });
+  assert.equal(await url.forget(), 1);
+  assert.deepEqual(await store.keys(), []);
+});
+
+test('fileSize: a HEAD request\u2019s length, or null when the server does not say', async () => {
+  assert.equal(await fileSize({ kind: 'hub', base: hub.base, id: 'org/tiny-gpt2' }, 'model.safetensors'), WEIGHTS.length);
+  assert.equal(await fileSize({ kind: 'url', url: `${hub.base}/org/tiny-gpt2/resolve/main/` }, 'model.safetensors'), WEIGHTS.length);
+  assert.equal(await fileSize({ kind: 'hub', base: hub.base, id: 'nobody/none' }, 'model.safetensors'), null);
+  assert.equal(await fileSize({ kind: 'hub', base: 'http://127.0.0.1:1', id: 'x' }, 'model.safetensors'), null);
 });
 
 test('filesSource: files by name (a folder path dropped), a missing one named (missing_file)', async () => {

@@ -36,6 +36,17 @@ function plural(n, word) {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
+/** What the page says of a load that failed: the error's message, and that the cached copy went when it did. */
+export function failureText(e) {
+  const text = String(e?.message ?? e);
+  return e?.forgotten ? `${text}. The copy of its files this browser kept was removed: Download again fetches them anew` : text;
+}
+
+/** A worker's error reply as an Error with its code, file and whether the cache forgot the model. */
+function replyError(msg) {
+  return Object.assign(new Error(msg.message), { code: msg.code, file: msg.file ?? null, forgotten: Boolean(msg.forgotten) });
+}
+
 /** The one line about a loaded model: what it is and how big. */
 export function pretrainedAbout(name, info) {
   const c = info.config;
@@ -64,11 +75,13 @@ function openInPage(source, { onProgress, signal, loadEngine }) {
       else if (msg.type === 'stepped') waiting?.resolve(msg.step);
       else if (msg.type === 'undone') waiting?.resolve(msg.steps);
       else if (msg.type === 'error' && msg.req) waiting?.reject(Object.assign(new Error(msg.message), { code: msg.code }));
-      else if (msg.type === 'error') reject(Object.assign(new Error(msg.message), { code: msg.code, file: msg.file }));
+      else if (msg.type === 'error') reject(replyError(msg));
     }, { loadEngine, signal });
     let next = 1;
     const handleOf = (info) => ({
       info,
+      // the page computes in place: nothing runs once a request has answered
+      busy: () => false,
       rawTrace(sentence, layer, { allWeights = true, generated = [] } = {}) {
         return new Promise((res, rej) => {
           waiting = { resolve: res, reject: rej };
@@ -117,7 +130,7 @@ export function openPretrained(source, { onProgress = null, signal = null, inPag
     worker.onmessage = (event) => {
       const msg = event.data;
       if (msg.type === 'progress') onProgress?.(msg);
-      else if (msg.type === 'error') fail(Object.assign(new Error(msg.message), { code: msg.code, file: msg.file }));
+      else if (msg.type === 'error') fail(replyError(msg));
       else if (msg.type === 'loaded') {
         settled = true;
         signal?.removeEventListener('abort', onAbort);
@@ -162,6 +175,8 @@ function pretrainedHandle(worker, info) {
   };
   return {
     info,
+    /** Whether the worker is computing a request the page still waits for (a trace, a backward, a token). */
+    busy: () => waiting.size > 0,
     /** The worker's trace of one sentence (pretrained.js's PretrainedModel.trace). */
     rawTrace(sentence, layer, { allWeights = true, generated = [] } = {}) {
       const req = next++;

@@ -23,11 +23,14 @@
 //   {type: 'generated', req, token}                    (pretrained.js's generate)
 //   {type: 'backward', req, trace}                     (pretrained.js's backwardTrace; its buffers transferred)
 //   {type: 'stepped', req, step} / {type: 'undone', req, steps}   (sgdStep / undoStep)
-//   {type: 'error', req?, message, code, file}         a failed load or trace (code: err.code)
+//   {type: 'error', req?, message, code, file, forgotten}   a failed load or trace (code: err.code;
+//                                                      forgotten: the model's files in the cache were removed)
 // Every message is wrapped: an error becomes an 'error' reply, never an uncaught one.
+// A load that fails (not a cancel) forgets what the cache kept of the model: the
+// next try downloads it again, so one bad answer of a server does not stay.
 
 import { createEngine } from '../../engine.js';
-import { hubSource, urlSource, filesSource, readRanges, familyOf, pickTokenizer, tokenizerNeeds, hubError, CONFIG_FILE, TOKENIZER_FILES } from './source.js';
+import { hubSource, urlSource, filesSource, readRanges, familyOf, pickTokenizer, tokenizerNeeds, hubError, tooLarge, CONFIG_FILE, WEIGHTS_FILE, TOKENIZER_FILES } from './source.js';
 
 /** The tokenizer files' texts ({tokenizerJson, …}: pretrained.js's finish()), tokenizer_config.json optional. */
 async function tokenizerTexts(src, family) {
@@ -53,6 +56,35 @@ function buffers(value, out = new Set()) {
   return out;
 }
 
+/** The error with the file it is about (an engine error names none). */
+function aboutFile(e, file) {
+  if (e && typeof e === 'object' && !e.file) e.file = file;
+  return e;
+}
+
+/** The bytes a safetensors file holds by its header (headerBytes: 8 + N), or null when the header
+ * does not read as JSON (the engine then says what is wrong with it). */
+function describedBytes(header, headerBytes) {
+  try {
+    const index = JSON.parse(new TextDecoder().decode(header.subarray(8, headerBytes)));
+    let end = 0;
+    for (const [name, t] of Object.entries(index)) if (name !== '__metadata__') end = Math.max(end, Number(t?.data_offsets?.[1]) || 0);
+    return headerBytes + end;
+  } catch {
+    return null;
+  }
+}
+
+/** Throws unless the blob holds every byte its header describes: a download cut short with a clean
+ * end is the download's fault (bad_download), before the engine refuses the file (it checks too). */
+function checkLength(blob, header, headerBytes, src) {
+  const needs = describedBytes(header, headerBytes);
+  if (needs === null || blob.size >= needs) return;
+  const from = src.address ? ` from ${src.address(WEIGHTS_FILE)}` : '';
+  throw hubError(src.address ? 'bad_download' : 'bad_checkpoint',
+    `${WEIGHTS_FILE}${from} has ${blob.size.toLocaleString('en-US')} bytes; its header says the file holds ${needs.toLocaleString('en-US')}: ${src.address ? 'the download was cut short' : 'the file is cut short, or its header is wrong'}`, WEIGHTS_FILE);
+}
+
 /** post(msg, transfer): where the replies go. */
 export function createHubRunner(post, { loadEngine = createEngine, signal = null } = {}) {
   let engine = null;
@@ -68,16 +100,38 @@ export function createHubRunner(post, { loadEngine = createEngine, signal = null
     const src = source.kind === 'hub' ? hubSource({ base: source.base, id: source.id, onProgress, signal })
       : source.kind === 'url' ? urlSource({ url: source.url, onProgress, signal })
         : filesSource(source.files);
+    try {
+      await loadFrom(src);
+    } catch (e) {
+      // whatever the cache kept of a model that failed goes: the next try asks the server again
+      // (a model too large for the engine is not worth another try: the page does not offer one)
+      if (src.forget && e?.code !== 'cancelled' && !signal?.aborted && await src.forget().catch(() => 0) > 0 && e && typeof e === 'object' && e.code !== 'too_large') e.forgotten = true;
+      throw e;
+    }
+  }
+
+  async function loadFrom(src) {
     const configText = await src.text(CONFIG_FILE);
-    // an unsupported architecture or a bad field is refused before the weights are fetched
-    const config = engine.readHubConfig(configText);
+    // an unsupported architecture, a bad field or a model too large for the engine is refused
+    // from config.json alone, before the tokenizer and the weights are fetched
+    let size;
+    try {
+      size = engine.checkHubConfig(configText);
+    } catch (e) {
+      throw aboutFile(e, CONFIG_FILE);
+    }
+    if (!size.fits) throw tooLarge(size);
+    const { config } = size;
     const family = config.family || familyOf(configText);
     const tokenizer = await tokenizerTexts(src, family);
     const blob = await src.weights();
     const read = async (a, b) => new Uint8Array(await blob.slice(a, b).arrayBuffer());
     if (blob.size < 8) throw hubError('bad_checkpoint', `model.safetensors has ${blob.size} bytes: not a safetensors file`, 'model.safetensors');
     const headerBytes = engine.safetensorsHeaderSize(await read(0, 8));
-    const loader = engine.openCheckpoint(configText, await read(0, Math.min(blob.size, headerBytes)), blob.size);
+    const header = await read(0, Math.min(blob.size, headerBytes));
+    checkLength(blob, header, headerBytes, src);
+    // the file's size: a header that describes more is refused before anything is allocated
+    const loader = engine.openCheckpoint(configText, header, blob.size);
     try {
       const total = loader.neededBytes;
       let loaded = 0;
@@ -109,7 +163,7 @@ export function createHubRunner(post, { loadEngine = createEngine, signal = null
   }
 
   function reply(error, req) {
-    post({ type: 'error', req, message: String(error?.message ?? error), code: error?.code ?? 'internal', file: error?.file ?? null });
+    post({ type: 'error', req, message: String(error?.message ?? error), code: error?.code ?? 'internal', file: error?.file ?? null, forgotten: Boolean(error?.forgotten) });
   }
 
   return {

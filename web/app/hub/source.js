@@ -14,15 +14,24 @@
 // The Hub: https://huggingface.co/<id>/resolve/main/<file> (the base is
 // configurable, so the tests serve a folder). Every file that was fetched
 // once is kept in Cache Storage, with a list of the files the model has (a
-// manifest, so an absent optional file is known without asking again): the
-// next visit loads it with no request at all. A download that is cancelled or
-// fails stores nothing.
+// manifest, written once a load worked, so an absent optional file is known
+// without asking again): the next visit loads it with no request at all. A
+// download that is cancelled or fails stores nothing; a JSON file that does not
+// parse (a sign-in page served where config.json should be) is not kept; a
+// load that fails later forgets the model's files (src.forget()), so that the
+// next try downloads them again rather than meet the same bad copy.
 //
-// Errors carry err.code: not_found (a 404, naming the file and its address),
-// network (no answer), cancelled, missing_file (a dropped folder without a
-// file the model needs); err.file names the file.
+//   await isCachedModel({kind: 'hub', base, id})   → true when a load of it worked here (no request needed)
+//   await fileSize({kind: 'url', url}, 'model.safetensors')   → bytes from a HEAD request, or null
+//
+// Errors carry err.code (a string): not_found (a 404, naming the file and its
+// address), network (no answer, or a download that broke off), bad_download
+// (the server sent something that is not the file), storage (the browser would
+// not keep it), cancelled, missing_file (a dropped folder without a file the
+// model needs); err.file names the file.
 
 import { familyInfo } from '../../families.js';
+import { formatBytes } from '../kit/format.js';
 
 export const DEFAULT_HUB_BASE = 'https://huggingface.co';
 export const HUB_CACHE = 'attention-playground-hub-v1';
@@ -79,6 +88,14 @@ export function hubError(code, message, file = null) {
   e.code = code;
   e.file = file;
   return e;
+}
+
+/**
+ * The refusal of a model too large for the engine, from engine.checkHubConfig(config.json)'s
+ * answer, before its weights are downloaded; null when it fits.
+ */
+export function tooLarge(size) {
+  return size.fits ? null : hubError('too_large', `${size.message}, as its ${CONFIG_FILE} says: its ${WEIGHTS_FILE} was not downloaded. Pick a smaller model`, CONFIG_FILE);
 }
 
 function cancelled() {
@@ -221,25 +238,35 @@ async function fetchFile(url, file, signal) {
 
 /**
  * The body of a response read through, with onProgress({file, loaded, total})
- * after each chunk, as a new Response that Cache Storage keeps (streamed to
- * its disk, not held here).
+ * after each chunk: {response, failure()}, response a new Response that Cache
+ * Storage keeps (streamed to its disk, not held here), failure() why its body
+ * stopped (null while it has not): Chromium's cache.put rejects with a
+ * DOMException of its own then ("Failed to execute 'put' on 'Cache': network
+ * error", no file named), so the reason is kept here.
  */
-function counted(response, file, onProgress, signal) {
+function counted(response, file, address, onProgress, signal) {
   const total = Number(response.headers.get('content-length')) || 0;
   let loaded = 0;
+  let failure = null;
+  const fail = (controller, e) => {
+    failure = e;
+    controller.error(e);
+  };
   const reader = response.body.getReader();
   const body = new ReadableStream({
     async pull(controller) {
       if (signal?.aborted) {
         reader.cancel().catch(() => {});
-        controller.error(cancelled());
+        fail(controller, cancelled());
         return;
       }
       let part;
       try {
         part = await reader.read();
       } catch (e) {
-        controller.error(signal?.aborted ? cancelled() : hubError('network', `${file} stopped downloading: ${e?.message ?? e}`, file));
+        const of = total ? `${formatBytes(loaded)} of ${formatBytes(total)}` : formatBytes(loaded);
+        fail(controller, signal?.aborted ? cancelled()
+          : hubError('network', `${file} stopped downloading from ${address} after ${of}: the connection broke off (${e?.message ?? e}). Nothing of it was kept; try again`, file));
         return;
       }
       if (part.done) {
@@ -256,7 +283,24 @@ function counted(response, file, onProgress, signal) {
   });
   const headers = new Headers({ 'content-type': response.headers.get('content-type') ?? 'application/octet-stream' });
   if (total) headers.set('content-length', String(total));
-  return new Response(body, { status: 200, headers });
+  return { response: new Response(body, { status: 200, headers }), failure: () => failure };
+}
+
+/** Throws bad_download unless a JSON file's text parses: a page served in its place (a Wi-Fi sign-in) must not be kept. */
+function checkJson(text, file, address) {
+  try {
+    JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  } catch {
+    const start = Array.from(text.slice(0, 80)).slice(0, 60).join('').replace(/\s+/g, ' ');
+    throw hubError('bad_download', `${file} from ${address} is not JSON: it begins \u201c${start}\u201d. The server sent something else (a sign-in or error page?); nothing of it was kept`, file);
+  }
+}
+
+/** Why cache.put failed: the body's own failure, a cancel, else the storage's (never the browser's DOMException as ours). */
+function keepError(e, file, failure, signal) {
+  if (failure) return failure;
+  if (signal?.aborted) return cancelled();
+  return hubError('storage', `${file} could not be kept in this browser\u2019s storage (${e?.name ?? 'Error'}: ${e?.message ?? e}). Free some disk space, or try again`, file);
 }
 
 /**
@@ -265,13 +309,51 @@ function counted(response, file, onProgress, signal) {
  * cached}) reports every file, a cached one once with cached: true.
  */
 export function hubSource({ base = DEFAULT_HUB_BASE, id, signal = null, onProgress = null }) {
-  return cachedSource({ url: (file) => hubFileUrl(base, id, file), signal, onProgress });
+  return cachedSource({ url: fileAddress({ kind: 'hub', base, id }), signal, onProgress });
 }
 
 /** The same over a folder a host serves (`url` ends in "/": url + "config.json", …). */
 export function urlSource({ url, signal = null, onProgress = null }) {
-  const folder = String(url).endsWith('/') ? String(url) : `${url}/`;
-  return cachedSource({ url: (file) => new URL(file, folder).href, signal, onProgress });
+  return cachedSource({ url: fileAddress({ kind: 'url', url }), signal, onProgress });
+}
+
+/** file → its address, for a model's place: {kind: 'hub', base, id} or {kind: 'url', url} (a folder). */
+function fileAddress(where) {
+  if (where.kind === 'hub') return (file) => hubFileUrl(where.base ?? DEFAULT_HUB_BASE, where.id, file);
+  const folder = String(where.url).endsWith('/') ? String(where.url) : `${where.url}/`;
+  return (file) => new URL(file, folder).href;
+}
+
+/** Deletes the cache's entries under a model's address; returns how many there were. */
+async function forgetUnder(prefix) {
+  const c = await openCache();
+  if (!c) return 0;
+  let n = 0;
+  for (const req of await c.keys()) {
+    if (req.url.startsWith(prefix) && await c.delete(req)) n += 1;
+  }
+  return n;
+}
+
+/**
+ * Whether a model ({kind: 'hub', base, id} or {kind: 'url', url}) loaded here before: its list
+ * of files is in the cache (written once a load worked), so it opens with no request at all.
+ */
+export async function isCachedModel(where) {
+  const c = await openCache();
+  return Boolean(c && await c.match(fileAddress(where)(MANIFEST)).catch(() => null));
+}
+
+/** The size of one of a model's files, from a HEAD request, or null when the server does not say (or does not answer). */
+export async function fileSize(where, file, { signal = null } = {}) {
+  try {
+    const r = await fetch(fileAddress(where)(file), { method: 'HEAD', signal, cache: 'no-store' });
+    const n = Number(r.headers.get('content-length'));
+    return r.ok && Number.isSafeInteger(n) && n > 0 ? n : null;
+  } catch {
+    if (signal?.aborted) throw cancelled();
+    return null;
+  }
 }
 
 function cachedSource({ url, signal, onProgress }) {
@@ -321,14 +403,28 @@ function cachedSource({ url, signal, onProgress }) {
       }
       throw e;
     }
-    const body = counted(r, file, onProgress, signal);
+    const { response: body, failure } = counted(r, file, url(file), onProgress, signal);
     m.files[file] = true;
+    if (file.endsWith('.json')) {
+      // small: read whole and checked before it is kept
+      let text;
+      try {
+        text = await body.text();
+      } catch (e) {
+        throw failure() ?? (signal?.aborted ? cancelled() : e);
+      }
+      checkJson(text, file, url(file));
+      const checked = new Response(text, { status: 200, headers: { 'content-type': 'application/json', 'content-length': String(new Blob([text]).size) } });
+      if (c) await c.put(url(file), checked.clone()).catch((e) => { throw keepError(e, file, null, signal); });
+      found.set(file, checked);
+      return checked.clone();
+    }
     // without Cache Storage the body is read once, as it arrives (nothing kept)
     if (!c) return body;
     // stored as it arrives; read back from the cache (a file on its disk, not in memory)
     await c.put(url(file), body).catch((e) => {
       c.delete(url(file)).catch(() => {});
-      throw e?.code ? e : signal?.aborted ? cancelled() : hubError('network', `${file} could not be kept: ${e?.message ?? e}`, file);
+      throw keepError(e, file, failure(), signal);
     });
     const kept = await c.match(url(file));
     found.set(file, kept);
@@ -351,13 +447,18 @@ function cachedSource({ url, signal, onProgress }) {
     },
     /** Writes the list of files found, so the next visit asks for nothing; after a load that worked. */
     keep: () => writeManifest(),
+    /** The address a file is fetched from. */
+    address: (file) => url(file),
+    /** Forgets every file of this model in the cache (after a load that failed); how many there were. */
+    async forget() {
+      found.clear();
+      manifest = null;
+      return forgetUnder(url(''));
+    },
   };
 }
 
 /** Forgets a Hub model's files (the cache entries under its address). */
 export async function forgetHubModel(base, id) {
-  const c = await openCache();
-  if (!c) return;
-  const prefix = hubFileUrl(base, id, '');
-  for (const req of await c.keys()) if (req.url.startsWith(prefix)) await c.delete(req);
+  await forgetUnder(hubFileUrl(base, id, ''));
 }

@@ -61,7 +61,7 @@ const CONTROL_CHOICES = Object.freeze({ widths: WIDTHS, heads: HEAD_CHOICES, pos
 const SENTENCE_LIMITS = Object.freeze({ maxChars: MAX_SENTENCE_CHARS, maxBatch: MAX_BATCH, maxBatchChars: MAX_BATCH_CHARS });
 
 /** The playground's views, each wired to the controller's actions. */
-function createViews(layout, stepCtx, { set, go, follow, togglePlay, endTour, controls, onBatchText, labModel, onDismiss, onLoadModel }) {
+function createViews(layout, stepCtx, { set, go, follow, togglePlay, endTour, controls, onBatchText, labModel, onDismiss, onAction, onLoadModel }) {
   return {
     theme: createThemeToggle(layout.theme, { onChange: (theme) => set({ theme }) }),
     sentence: createSentenceView(layout.sentence, {
@@ -91,7 +91,7 @@ function createViews(layout, stepCtx, { set, go, follow, togglePlay, endTour, co
     }),
     selection: createSelection(layout.selection, { onChange: (patch) => set(patch) }),
     panel: createStepPanel(layout.panel, stepCtx, [...STEP_REGISTRY, ...LEARN_REGISTRY]),
-    messages: createMessages(layout.messages, { onDismiss }),
+    messages: createMessages(layout.messages, { onDismiss, onAction }),
   };
 }
 
@@ -108,7 +108,7 @@ function urlNotice(details) {
   return { id: 'url', kind: 'notice', title: 'Some settings in the link could not be used,', text: 'so defaults were used for them:', details, dismissible: true };
 }
 
-export function createController(layout, { initialState = {}, notices = [], controls = null, onStateChange = null, keyboardTarget = null, loadEngine = createEngine, fetchShipped = defaultFetchShipped, loadLab = null, freshStart = false, freshStep = null, hubBase = DEFAULT_HUB_BASE, pretrainedInPage = false, tourable = true } = {}) {
+export function createController(layout, { initialState = {}, notices = [], controls = null, onStateChange = null, keyboardTarget = null, loadEngine = createEngine, fetchShipped = defaultFetchShipped, loadLab = null, freshStart = false, freshStep = null, hubBase = DEFAULT_HUB_BASE, pretrainedInPage = false, allowedModels = [], tourable = true } = {}) {
   let state = normalizeState(initialState);
   let fresh = freshStart; // a fresh page opens on the model's featured head (once)
   let engine = null;
@@ -164,11 +164,15 @@ export function createController(layout, { initialState = {}, notices = [], cont
       messagesExtra = messagesExtra.filter((m) => m.id !== id);
       render();
     },
+    onAction(id, action) {
+      if (id === 'ask-model') loader.act(action);
+      else if (id === 'model' && action === 'retry') runs.retry();
+    },
   });
 
-  // "Load a model…" (pretrained models, each in its own worker), the sources of every model and their runs
+  // "Load a model…" (pretrained models, each in its own worker; a link's waits for the reader), the sources of every model and their runs
   const loader = createModelLoader(views.controls.loaderSlot, {
-    hubBase, inPage: pretrainedInPage, loadEngine, render,
+    hubBase, inPage: pretrainedInPage, loadEngine, render, engine: () => engine, allowed: allowedModels,
     current: () => state.model,
     label: modelLabel,
     onAsk: (from, name) => runs.open(name, from),
@@ -184,6 +188,10 @@ export function createController(layout, { initialState = {}, notices = [], cont
     later: () => { keepQuery(); persist(); render(); },
     opened,
     pick: (name) => set({ model: name }),
+    notice(problems) {
+      const before = messagesExtra.find((m) => m.id === 'url')?.details ?? [];
+      messagesExtra = [...messagesExtra.filter((m) => m.id !== 'url'), urlNotice([...before, ...problems])];
+    },
     persist,
     render,
   });
@@ -223,6 +231,11 @@ export function createController(layout, { initialState = {}, notices = [], cont
     if (changed.includes('speed')) clock.setSpeed(state.speed);
     if (changed.includes('step')) clock.restartStep();
     if (touring && isLearnStep(state.step)) touring = false; // the tour walks the twelve forward steps
+    // another model: a load of the last one ends, and so does a worker still computing for it
+    if (changed.includes('model')) {
+      loader.leave(state.model);
+      sources.leave(prev.model);
+    }
     // the query follows its word into the new sentence (placed once the new trace is there)
     if (changed.includes('sentence') && patch.sentence !== undefined && patch.query === undefined) query.typed(prev.query, currentTrace());
     const compute = changed.filter((k) => COMPUTE_FIELDS.includes(k));
@@ -338,14 +351,15 @@ export function createController(layout, { initialState = {}, notices = [], cont
 
   function messageList() {
     const first = fatal ? [{ id: 'fatal', kind: 'error', title: 'The attention engine could not start.', text: fatal }] : runs.errors();
-    return [...first, ...messagesExtra, ...runs.notices()];
+    const question = loader.message();
+    return [...(question ? [question] : []), ...first, ...messagesExtra, ...runs.notices()];
   }
 
   /** The note that stands for the step panel while there is no trace to show (or null). */
   function panelStatus(tr) {
     if (fatal) return ['error', `The attention engine could not start: ${fatal}`];
     if (!engine) return ['loading', 'Starting the attention engine\u2026'];
-    return runs.status(tr);
+    return loader.status(state.model) ?? runs.status(tr);
   }
 
   function render() {

@@ -4,7 +4,9 @@
 // KV cache reuses the earlier keys and values), then puts the token's text
 // into the sentence and its id into the state's `gen` (the URL), so a link
 // reopens the same tokens; the step views then show the new row (the query
-// moves to it). Undo drops the last generated token. A model that is not
+// moves to it). Undo drops the last generated token: the sentence becomes what
+// the ids before it decode to (the trace's undoSentence: a token may hold part
+// of a character, so the text is not cut at its offset). A model that is not
 // causal says why (its source's generation.reason).
 //
 //   const generation = createGeneration(slot, { source, state, trace, set, render });
@@ -56,11 +58,11 @@ export function createGeneration(root, { source, state, trace, set, render }) {
     const s = state();
     const tr = trace();
     if (busy || !tr || !s.gen.length || tr.tokens.length < 2) return;
-    // the last token's text starts where the trace says (the generated tokens carry their offsets)
-    const cut = tr.tokens.at(-1).startChar;
+    // the trace says what the ids before the last one wrote (when the sentence still ends with them)
+    const sentence = tr.generated > 0 && typeof tr.undoSentence === 'string' ? tr.undoSentence : s.sentence;
     last = null;
     error = null;
-    set({ sentence: s.sentence.slice(0, cut), gen: s.gen.slice(0, -1), query: tr.tokens.length - 2 });
+    set({ sentence, gen: s.gen.slice(0, -1), query: tr.tokens.length - 2 });
   }
 
   return {

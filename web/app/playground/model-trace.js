@@ -12,8 +12,9 @@
 //   block {residual, mlpNormed, mlpHidden, mlpOutput, out} the rest of the block
 //   final {normed, logits, probabilities}                  after the last layer only
 //   model {name, layer, layers, …}                         what the views need to say it
-//   bias, generated            a pretrained model's: its biases (the formulas quote
-//                              them), and how many of the last tokens "Next token" wrote
+//   bias, generated, undoSentence   a pretrained model's: its biases (the formulas quote
+//                              them), how many of the last tokens "Next token" wrote, and
+//                              the sentence without the last of them (what Undo leaves)
 //
 // Pure: no DOM, no engine.
 
@@ -122,6 +123,7 @@ export function layerTrace(modelTrace, layer, model) {
   trace.model.featured = model.featured ?? null;
   if (pretrained) {
     trace.generated = modelTrace.generated ?? 0;
+    trace.undoSentence = modelTrace.undoSentence ?? null;
     trace.model.tokenTexts = model.tokenTexts;
     trace.model.pretrained = pretrained;
     trace.bias = { query: vec(lt.bQuery), key: vec(lt.bKey), value: vec(lt.bValue), output: vec(lt.bOutput) };

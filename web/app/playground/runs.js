@@ -12,12 +12,13 @@
 //   runs.trace()             // the trace on screen: only one of the model picked
 //   runs.learn()             // v.learn on a Learn step
 //   runs.status(trace), runs.errors(), runs.notices()   // what the panel and the message bar say
+//   runs.retry()             // "Download again": the model on screen, loaded anew
 //
 // page: the controller's side: state() and replace(state) (a change the run brings, made
 // quietly: no run, no render), ran() (a trace came: count it), later() (a trace that came
 // later is on screen: place the query, persist, render), opened(name) (the model on screen
-// has loaded), pick(name) (a model the user loaded is ready: put it on screen), persist(),
-// render().
+// has loaded), pick(name) (a model the user loaded is ready: put it on screen), notice(problems)
+// (link values the model could not take, put back to their defaults), persist(), render().
 
 import { describeError } from './errors.js';
 import { modelLabel } from './models.js';
@@ -36,9 +37,9 @@ export function createRuns(sources, page) {
   const state = () => page.state();
   const sourceOnScreen = () => sources.get(state().model);
 
-  /** Loads a model's source; from: the files or Hub id the user just gave ("Load a model…"). */
-  function open(name, from = null) {
-    sources.open(name, { from, labLink: state().from }).then(() => {
+  /** Loads a model's source; from: the files or Hub id the user just gave ("Load a model…"); asked: "Download again". */
+  function open(name, from = null, asked = false) {
+    sources.open(name, { from, asked, labLink: state().from }).then(() => {
       if (modelError?.model === name) modelError = null;
       if (state().model === name) page.opened(name);
       else if (from) page.pick(name);
@@ -64,6 +65,12 @@ export function createRuns(sources, page) {
     }
     sources.use(source);
     modelError = null;
+    // a link value this model cannot take (a generated id past its vocabulary) falls back, with a note
+    const fit = source.fit?.(state());
+    if (fit) {
+      page.replace({ ...state(), ...fit.patch });
+      page.notice(fit.problems);
+    }
     // batch mode pads several sentences for random weights; a trained model reads one
     if (state().batch && !source.batches) page.replace({ ...state(), batch: false });
     const mine = ++seq;
@@ -144,6 +151,14 @@ export function createRuns(sources, page) {
     run,
     open,
     reselect,
+    /** "Download again": the model on screen, whose load failed, loaded anew (the reader asked). */
+    retry() {
+      const name = state().model;
+      if (modelError?.model !== name) return;
+      modelError = null;
+      open(name, null, true);
+      page.render();
+    },
     /** The last answer of a source (maybe of another model than the one picked), or null. */
     get result() {
       return result;
@@ -172,7 +187,10 @@ export function createRuns(sources, page) {
     },
     /** The message bar's error: the model's, else the run's. */
     errors() {
-      if (modelError && modelError.model === state().model) return [{ id: 'model', kind: 'error', title: modelError.title, text: modelError.text, link: modelError.link }];
+      if (modelError && modelError.model === state().model) {
+        const actions = modelError.retry ? [{ id: 'retry', text: 'Download again', testid: 'model-retry' }] : [];
+        return [{ id: 'model', kind: 'error', title: modelError.title, text: modelError.text, link: modelError.link, actions }];
+      }
       return runError ? [{ id: 'run', kind: 'error', ...runError }] : [];
     },
     /** The message bar's notice: a step by hand in the link that could not be taken. */

@@ -92,6 +92,7 @@ function stepTraceOf(raw, layer, sentence, { name, about, info }) {
     probabilities,
     grammar: -1,
     generated: raw.generated,
+    undoSentence: raw.undoSentence,
   };
   return layerTrace(modelTrace, layer, {
     name, task: null, about, seed: 0, featured: null, vocabulary,
@@ -99,6 +100,12 @@ function stepTraceOf(raw, layer, sentence, { name, about, info }) {
     tokenTexts: new Map([...raw.tokens.map((t) => [t.id, t.text]), ...Array.from(raw.top.ids, (id, i) => [id, raw.top.texts[i]])]),
     pretrained: { family: c.family, postNorm: c.postNorm, maskId: info.maskId, parameterCount: info.parameterCount },
   });
+}
+
+/** A list as a link's notice quotes it: its first 24 characters. */
+function quoted(list) {
+  const text = list.join(',');
+  return `\u201c${text.length > 24 ? `${text.slice(0, 23)}\u2026` : text}\u201d`;
 }
 
 /** Which weights and sentence a trace is of (the Learn steps need the same). */
@@ -145,6 +152,14 @@ export function createPretrainedSource(name, handle) {
       return port.queue(() => handle.rawTrace(sentence, layer, { allWeights: sentence.length <= ALL_LAYERS_MAX_CHARS, generated: state.gen }))
         .then((raw) => ({ layer: state.layer, learnKey: weightsKey(asked), trace: stepTraceOf(raw, layer, sentence, { name, about, info }) }));
     },
+    /** A link's generated ids past this model's vocabulary (state.js knows no vocabulary): none are used, with a note. */
+    fit(state) {
+      const past = state.gen.find((id) => id >= c.vocab);
+      if (past === undefined) return null;
+      return { patch: { gen: [] }, problems: [`generated tokens ${quoted(state.gen)} name token ${past}, past the vocabulary of ${label} (ids 0\u2013${c.vocab - 1}); the sentence is read as typed`] };
+    },
+    /** Whether its worker computes a request the page still waits for. */
+    busy: () => handle.busy(),
     /** The worker traces one layer in full: another layer is another trace (null). */
     select: (result, state) => (result.layer === state.layer ? result : null),
     learn(state, result, { onAnswer } = {}) {

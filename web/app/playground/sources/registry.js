@@ -15,17 +15,21 @@
 //                  batch sentence, or null: run again
 //   learn(state, result, {onAnswer}) → v.learn, what the Learn steps read ({unavailable} without)
 //   generation     null, or {available, reason, layers}; generate(sentence, ids, options) when available
+//   fit(state) → null, or {patch, problems}: link values this model cannot take (a generated
+//                  id past its vocabulary), put back to their defaults, and why (the link's notice)
+//   busy()         (optional) it computes something the page still waits for (a worker's request)
 //   dispose()
 //
 //   const sources = createSources({ fetchShipped, loadLab, hubBase, loadPretrained });
 //   sources.start(engine);
-//   sources.get(name) ?? await sources.open(name);   // rejects with {page: {title, text, link}}
+//   sources.get(name) ?? await sources.open(name);   // rejects with {page: {title, text, link, retry}}
+//   sources.leave(name);   // the page moved to another model: a source still computing for it ends
 
 import { createRandomSource, RANDOM_DESCRIPTION } from './random.js';
 import { createTrainedSource, TRAINED_ABOUT } from './trained.js';
 import { createPretrainedSource, PRETRAINED_ABOUT } from './pretrained.js';
 import { createModelCache, ModelNotFound, modelLabel } from '../models.js';
-import { isPretrainedName, sourceOf, pretrainedLabel } from '../../hub/hub.js';
+import { isPretrainedName, sourceOf, pretrainedLabel, failureText } from '../../hub/hub.js';
 
 /** An error whose `page` is what the page says: {title, text, link}. */
 function pageError(e, page) {
@@ -40,9 +44,10 @@ function trainedLoadError(e, name, labLink) {
 }
 
 /**
- * fetchShipped, loadLab: models.js createModelCache's. loadPretrained(source, name) →
- * Promise<handle>: loads a pretrained model in its worker (loader.js; rejects with code
- * 'superseded' when another load took its place). hubBase: where hf: names are fetched from.
+ * fetchShipped, loadLab: models.js createModelCache's. loadPretrained(source, name, {asked}) →
+ * Promise<handle>: loads a pretrained model in its worker (loader.js; asked: the reader asked
+ * for it just now; rejects with code 'superseded' when another load took its place). hubBase:
+ * where hf: names are fetched from.
  */
 export function createSources({ fetchShipped, loadLab, hubBase, loadPretrained }) {
   const models = createModelCache({ fetchShipped, loadLab });
@@ -63,12 +68,18 @@ export function createSources({ fetchShipped, loadLab, hubBase, loadPretrained }
     );
   }
 
-  function openPretrained(name, from) {
+  function openPretrained(name, from, asked) {
     const where = from ?? sourceOf(name, hubBase);
     if (!where) return Promise.reject(pageError(null, { title: 'This model came from files on your computer:', text: 'a link cannot bring them back. Load them again with \u201cLoad a model\u2026\u201d.' }));
-    return loadPretrained(where, name).then((handle) => add(createPretrainedSource(name, handle)), (e) => {
+    return loadPretrained(where, name, { asked: asked || Boolean(from) }).then((handle) => add(createPretrainedSource(name, handle)), (e) => {
       if (e?.code === 'superseded') throw e;
-      throw pageError(e, { title: `${pretrainedLabel(name)} could not be loaded:`, text: e?.code === 'cancelled' ? 'the download was cancelled. Pick a model, or Load a model\u2026 again.' : String(e?.message ?? e) });
+      const cancelled = e?.code === 'cancelled';
+      throw pageError(e, {
+        title: `${pretrainedLabel(name)} could not be loaded:`,
+        text: cancelled ? 'the download was cancelled. Pick a model, or Load a model\u2026 again.' : failureText(e),
+        // files from a server can be asked for again (a failed load left none of them in the cache)
+        retry: !cancelled && where.kind !== 'files' && e?.code !== 'too_large',
+      });
     });
   }
 
@@ -84,11 +95,12 @@ export function createSources({ fetchShipped, loadLab, hubBase, loadPretrained }
     opening: (name) => opening.has(name),
     /**
      * Loads a name's source (once at a time; `from`: the files or Hub id the user just gave
-     * for a pretrained model, loaded anew). labLink: the link's training lab settings.
+     * for a pretrained model, loaded anew; asked: the reader asked for this name just now,
+     * "Download again"). labLink: the link's training lab settings.
      */
-    open(name, { from = null, labLink = '' } = {}) {
-      if (!from && opening.has(name)) return opening.get(name);
-      const p = isPretrainedName(name) ? openPretrained(name, from) : openTrained(name, labLink);
+    open(name, { from = null, asked = false, labLink = '' } = {}) {
+      if (!from && !asked && opening.has(name)) return opening.get(name);
+      const p = isPretrainedName(name) ? openPretrained(name, from, asked) : openTrained(name, labLink);
       opening.set(name, p);
       const done = () => { if (opening.get(name) === p) opening.delete(name); };
       p.then(done, done);
@@ -105,6 +117,14 @@ export function createSources({ fetchShipped, loadLab, hubBase, loadPretrained }
     listed(current) {
       const names = [...loaded.values()].filter((s) => s.exclusive).map((s) => s.name);
       return [...new Set([...names, ...(isPretrainedName(current) ? [current] : [])])];
+    },
+    /** The page moved away from model `name`: if its source still computes for it (a worker busy
+     * with a trace nobody waits for now), it ends, rather than keep a core spinning. */
+    leave(name) {
+      const s = loaded.get(name);
+      if (!s?.busy?.()) return;
+      s.dispose();
+      loaded.delete(name);
     },
     /** A source about to run: the models that fill a worker, but this one, are freed. */
     use(source) {

@@ -3,8 +3,9 @@
 // download's progress (bytes, MB/s, Cancel) and, when it fails, why. A view:
 // it reports what the user asked for and draws what it is told.
 //
-//   const loader = createHubLoaderView(parent, { onHub: (id) => …, onFiles: (files, name) => …, onCancel, onClose });
-//   loader.update({ open, busy, label, progress: {phase, file, loaded, total, cached, rate}, error: {title, text} });
+//   const loader = createHubLoaderView(parent, { onHub: (id) => …, onFiles: (files, name) => …, onRetry, onCancel, onClose });
+//   loader.update({ open, busy, label, progress: {phase, file, loaded, total, cached, rate}, error: {title, text, retry} });
+//   (error.retry: offer "Download again", which calls onRetry)
 
 import { el, uniqueId } from '../../kit/dom.js';
 import { parseHubId } from '../../hub/source.js';
@@ -47,7 +48,7 @@ export function progressText(p) {
   return `${what} ${p.file}: ${amount}${rate}`;
 }
 
-export function createHubLoaderView(parent, { onHub, onFiles, onCancel, onClose }) {
+export function createHubLoaderView(parent, { onHub, onFiles, onRetry = () => {}, onCancel, onClose }) {
   const title = el('h2', 'hub-title', { text: 'Load a pretrained model' });
   const close = el('button', 'btn btn-quiet hub-close', { type: 'button', text: 'Close', testid: 'hub-close' });
   close.addEventListener('click', () => onClose());
@@ -122,10 +123,14 @@ export function createHubLoaderView(parent, { onHub, onFiles, onCancel, onClose 
     el('div', 'hub-head', {}, title, close), lead, body, progress, error);
   parent.append(panel);
 
+  const retry = el('button', 'btn btn-small hub-retry', { type: 'button', text: 'Download again', testid: 'hub-retry' });
+  retry.addEventListener('click', () => onRetry());
+
   function showError(e) {
     error.hidden = !e;
     error.replaceChildren();
     if (e) error.append(el('strong', 'message-title', { text: e.title }), el('span', null, { text: ` ${e.text}` }));
+    if (e?.retry) error.append(el('div', 'message-actions', {}, retry));
   }
 
   let wasOpen = false;
