@@ -245,6 +245,9 @@ export declare class Engine {
   /** A loader from config.json's text, the file's header bytes and the file's size in bytes: feed it
    * the needed ranges. A header that describes more data than fileSize ('bad_checkpoint') or
    * parameters above HubSizeCheck.limitBytes ('too_large') is refused before anything is allocated. */
+  /** The safetensors header, read alone (a range request for its first 8 + N bytes), against
+   * config.json and the whole file's size: throws what openCheckpoint would, allocating nothing. */
+  checkCheckpointHeader(configText: string, header: Uint8Array, fileSize: number): void;
   openCheckpoint(configText: string, header: Uint8Array, fileSize: number): HubLoader;
   /** A pretrained tokenizer from the Hugging Face files' texts by name: 'tokenizer.json' (BPE or
    * WordPiece), or 'vocab.json' + 'merges.txt' (GPT-2), or 'vocab.txt' (BERT, with

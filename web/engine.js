@@ -252,6 +252,12 @@ export class Engine {
     return this._pretrained.checkHubConfig(configText);
   }
 
+  /** The safetensors header, read alone (a range request), against config.json and the whole
+   * file's size: throws what openCheckpoint would, allocating nothing (pretrained.js). */
+  checkCheckpointHeader(configText, header, fileSize) {
+    this._pretrained.checkCheckpointHeader(configText, header, fileSize);
+  }
+
   /** A HubLoader (pretrained.js) from config.json's text, the safetensors header's bytes and the
    * file's size in bytes (a header that describes more is refused before anything is allocated):
    * feed it the file's needed ranges, then finish() it into a PretrainedModel. */

@@ -24,8 +24,9 @@ export interface PretrainedConfig extends ModelConfig {
 /**
  * engine.checkHubConfig(configText): what config.json alone says of the model's size, so that a
  * model too large for this engine is refused before anything else is downloaded. The safetensors
- * header (a range request for its first 8 + N bytes) then gives the exact size: openCheckpoint
- * refuses it before allocating, and before the rest of the file is needed.
+ * header (a range request for its first 8 + N bytes) then gives the exact size:
+ * checkCheckpointHeader refuses it before the file is downloaded, when the server answers
+ * range requests (the Hub does), and openCheckpoint before allocating.
  */
 export interface HubSizeCheck {
   config: PretrainedConfig;

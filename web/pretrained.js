@@ -50,6 +50,16 @@ export function pretrainedApi(module) {
     checkHubConfig(configText) {
       return unwrap(module.hubCheckConfig(checkText(configText, 'config.json', { maxChars: MAX_FILE_CHARS })));
     },
+    /**
+     * The safetensors header (read alone, e.g. by a range request) against config.json and the
+     * whole file's size, before the file is downloaded: throws what openCheckpoint would (a
+     * missing tensor, a shape, a header that describes more than the file, a model too large),
+     * allocating nothing.
+     */
+    checkCheckpointHeader(configText, header, fileSize) {
+      checkInteger(fileSize, 'fileSize', 0, Number.MAX_SAFE_INTEGER);
+      unwrap(module.hubLoaderCheck(checkText(configText, 'config.json', { maxChars: MAX_FILE_CHARS }), toBytes(header, 'header'), fileSize));
+    },
     openCheckpoint(configText, header, fileSize) {
       checkInteger(fileSize, 'fileSize', 0, Number.MAX_SAFE_INTEGER);
       return new HubLoader(module, checkText(configText, 'config.json', { maxChars: MAX_FILE_CHARS }), toBytes(header, 'header'), fileSize);

@@ -158,6 +158,20 @@ val loader_create_js(const std::string& config_json, const val& header, double f
     });
 }
 
+/// HubLoader::check: the header (read alone) against config.json and the file's size, before a
+/// download; the bytes of the parameters the model would take.
+val loader_check_js(const std::string& config_json, const val& header, double file_size) {
+    return guarded([&] {
+        if (!(file_size >= 0 && file_size == std::floor(file_size) && file_size <= 9007199254740991.0))
+            throw Error("the file's size must be a whole number of bytes", Error::Kind::type);
+        const ModelConfig config = read_hub_config(config_json);
+        HubLoader::check(config, bytes_from_js(header, "the safetensors header"), static_cast<std::uint64_t>(file_size));
+        val o = val::object();
+        o.set("ok", true);
+        return o;
+    });
+}
+
 /// The staging buffer's first `size` bytes are the file's bytes at `offset`.
 val loader_feed_js(int handle, double offset, double size) {
     return guarded([&] {
@@ -555,6 +569,7 @@ EMSCRIPTEN_BINDINGS(attention_pretrained) {
     emscripten::function("hubReadConfig", &read_config_js);
     emscripten::function("hubCheckConfig", &check_config_js);
     emscripten::function("hubLoaderCreate", &loader_create_js);
+    emscripten::function("hubLoaderCheck", &loader_check_js);
     emscripten::function("hubLoaderFeed", &loader_feed_js);
     emscripten::function("hubLoaderFinish", &loader_finish_js);
     emscripten::function("hubLoaderDispose", &loader_dispose_js);

@@ -74,6 +74,10 @@ float convert(Kind kind, const std::uint8_t* p) {
 }  // namespace
 
 struct HubLoader::Impl final : HubTensors {
+    /// Everything decided before the parameters are allocated: the header read and checked against
+    /// the config and the file's size, the family's plan, the byte ranges needed.
+    void plan(const ModelConfig& config, const std::string& header, std::uint64_t file_size);
+
     ModelConfig config;
     std::vector<ParamInfo> slots;  ///< parameter_layout(config): where each tensor goes, known before the model exists
     SafeTensorsIndex index;
@@ -195,9 +199,9 @@ HubSizeCheck check_hub_size(const ModelConfig& config) {
 
 // Everything the header can say is checked before the parameters are allocated: a 2.5 KB
 // file whose header describes gigabytes costs nothing.
-HubLoader::HubLoader(const ModelConfig& config, const std::string& header, std::uint64_t file_size)
-    : impl_(std::make_unique<Impl>()) {
-    Impl& m = *impl_;
+
+void HubLoader::Impl::plan(const ModelConfig& config, const std::string& header, std::uint64_t file_size) {
+    Impl& m = *this;
     const Family* family = family_of(config);
     if (!family)
         throw Error(Error::Code::bad_checkpoint, "the Hub loader reads " + family_titles() + " models; the config's family is \"" +
@@ -230,6 +234,18 @@ HubLoader::HubLoader(const ModelConfig& config, const std::string& header, std::
         if (!m.needed.empty() && m.needed.back().end == s.begin) m.needed.back().end = s.end;
         else m.needed.push_back({s.begin, s.end});
     }
+}
+
+void HubLoader::check(const ModelConfig& config, const std::string& header, std::uint64_t file_size) {
+    Impl m;
+    m.plan(config, header, file_size);
+}
+
+HubLoader::HubLoader(const ModelConfig& config, const std::string& header, std::uint64_t file_size)
+    : impl_(std::make_unique<Impl>()) {
+    Impl& m = *impl_;
+    m.plan(config, header, file_size);
+    const std::uint64_t bytes = parameter_bytes(m.config);
     try {
         m.model = std::make_unique<Model>(m.config);
     } catch (const std::bad_alloc&) {

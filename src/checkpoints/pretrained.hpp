@@ -128,6 +128,9 @@ public:
     /// too_large, out_of_memory) naming the tensor, its shape and the config's.
     HubLoader(const ModelConfig& config, const std::string& header, std::uint64_t file_size);
     ~HubLoader();
+    /// The constructor's checks without its allocation: throws what it would throw before
+    /// allocating. For a header read alone (a range request) before the file is downloaded.
+    static void check(const ModelConfig& config, const std::string& header, std::uint64_t file_size);
     /// Bytes of the safetensors header (8 + N), known from the first 8 bytes;
     /// throws bad_checkpoint when fewer than 8 bytes or N is too large.
     static std::uint64_t header_size(const std::string& first8);

@@ -41,7 +41,8 @@ async function load(id) {
 }
 
 const cachedUrls = async (id) => (await (await globalThis.caches.open(HUB_CACHE)).keys()).map((k) => k.url).filter((u) => u.includes(`/${id}/`));
-const asked = (from, id, file) => hub.requests.slice(from).filter((u) => u === `/${id}/resolve/main/${file}`).length;
+/** Requests of the whole file (a range request, for the header alone, is not one) since log entry `from`. */
+const asked = (from, id, file) => hub.log.slice(from).filter((r) => r.url === `/${id}/resolve/main/${file}` && r.range === null).length;
 
 test('a model.safetensors cut short with a clean end: refused, forgotten; once the server has the whole file, the next try downloads and loads it', async () => {
   globalThis.caches = memoryCaches();
@@ -124,4 +125,51 @@ test('a model.safetensors whose header describes more than the file holds, in dr
   assert.equal(failed.file, 'model.safetensors');
   assert.match(failed.message, new RegExp(`^model\\.safetensors has ${short.length.toLocaleString('en-US')} bytes; its header says the file holds ${whole.length.toLocaleString('en-US')}: the file is cut short, or its header is wrong$`));
   assert.equal(engine.memoryBytes(), before);
+});
+
+test('with a server that answers range requests, a model.safetensors whose header does not fit config.json is refused from its header alone: the file is never downloaded whole', async () => {
+  globalThis.caches = memoryCaches();
+  hub.ranges = true;
+  try {
+    const id = 'shape/gpt2';
+    // config.json says a wider model than the file's tensors: the first shape the engine checks is off
+    const config = JSON.parse(folder['config.json'].toString());
+    hub.models[id] = { ...folder, 'config.json': JSON.stringify({ ...config, n_embd: config.n_embd * 2 }) };
+    const from = hub.log.length;
+    const failed = await load(id);
+    assert.equal(failed.type, 'error');
+    assert.equal(failed.code, 'bad_checkpoint');
+    assert.equal(failed.file, 'model.safetensors');
+    assert.match(failed.message, /shape/);
+    const weights = hub.log.slice(from).filter((r) => r.url === `/${id}/resolve/main/model.safetensors`);
+    assert.ok(weights.length > 0, 'its header was read');
+    assert.ok(weights.every((r) => r.range !== null), `only ranges of it were asked for: ${JSON.stringify(weights)}`);
+    assert.deepEqual((await cachedUrls(id)).filter((u) => u.endsWith('model.safetensors')), [], 'nothing of the weights is kept');
+  } finally {
+    hub.ranges = false;
+  }
+});
+
+test('with a server that answers range requests, a model.safetensors cut short is refused from its header and its size: no download', async () => {
+  globalThis.caches = memoryCaches();
+  hub.ranges = true;
+  try {
+    const id = 'cut-ranged/gpt2';
+    const whole = folder['model.safetensors'];
+    hub.models[id] = { ...folder, 'model.safetensors': whole.subarray(0, whole.length - 1000) };
+    const from = hub.log.length;
+    const failed = await load(id);
+    assert.equal(failed.type, 'error');
+    assert.equal(failed.code, 'bad_checkpoint');
+    assert.equal(failed.file, 'model.safetensors');
+    assert.match(failed.message, /the file is truncated/);
+    const weights = hub.log.slice(from).filter((r) => r.url === `/${id}/resolve/main/model.safetensors`);
+    assert.ok(weights.length > 0 && weights.every((r) => r.range !== null), `only ranges: ${JSON.stringify(weights)}`);
+    // once the server has the whole file, the same page loads it, ranges and all
+    hub.models[id]['model.safetensors'] = whole;
+    const loaded = await load(id);
+    assert.equal(loaded.type, 'loaded', JSON.stringify(loaded));
+  } finally {
+    hub.ranges = false;
+  }
 });

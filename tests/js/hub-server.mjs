@@ -7,7 +7,8 @@
 //   const hub = await startHubServer({ 'tiny/gpt2': { 'config.json': text, 'model.safetensors': bytes } });
 //   hub.base                     // 'http://127.0.0.1:PORT'
 //   hub.requests                 // ['/tiny/gpt2/resolve/main/config.json', …]
-//   hub.log                      // [{method: 'HEAD', url: '/tiny/gpt2/resolve/main/model.safetensors'}, …]
+//   hub.log                      // [{method: 'HEAD', url: '/tiny/gpt2/resolve/main/model.safetensors', range: null}, …]
+//   hub.ranges = true            // answers range requests (206), as the Hub does; off by default
 //   const held = hub.hold('tiny/gpt2', 'model.safetensors');  // the next response stops after half its bytes
 //   await held.reached;          // …once it has sent that half
 //   held.release();              // sends the rest
@@ -71,10 +72,16 @@ export function startHubServer(models = {}) {
   const requests = [];
   const log = [];
   const holds = new Map(); // "id/file" → {reached, release, resolveReached, released}
+  const options = { ranges: false };
   const server = createServer((req, res) => {
     requests.push(req.url);
-    log.push({ method: req.method, url: req.url });
+    log.push({ method: req.method, url: req.url, range: req.headers.range ?? null });
     res.setHeader('Access-Control-Allow-Origin', '*');
+    if (options.ranges && req.method === 'OPTIONS') {  // a cross-origin range request's preflight
+      res.writeHead(204, { 'access-control-allow-headers': 'range', 'access-control-allow-methods': 'GET, HEAD' });
+      res.end();
+      return;
+    }
     const m = /^\/(.+)\/resolve\/main\/([^/]+)$/.exec(decodeURIComponent(req.url.split('?')[0]));
     const body = m ? models[m[1]]?.[m[2]] : undefined;
     if (body === undefined) {
@@ -83,6 +90,14 @@ export function startHubServer(models = {}) {
       return;
     }
     const bytes = Buffer.isBuffer(body) || body instanceof Uint8Array ? Buffer.from(body) : Buffer.from(String(body));
+    const range = options.ranges ? /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? '') : null;
+    if (range) {  // one range, as the Hub's servers answer it
+      const begin = Number(range[1]), end = Math.min(Number(range[2]) + 1, bytes.length);
+      res.writeHead(206, { 'content-type': 'application/octet-stream', 'content-length': String(Math.max(0, end - begin)),
+        'content-range': `bytes ${begin}-${end - 1}/${bytes.length}`, 'access-control-expose-headers': 'content-range, content-length' });
+      res.end(bytes.subarray(begin, end));
+      return;
+    }
     res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(bytes.length) });
     const key = `${m[1]}/${m[2]}`;
     const hold = holds.get(key);
@@ -107,6 +122,9 @@ export function startHubServer(models = {}) {
         requests,
         log,
         models,
+        /** Whether it answers range requests (206 with Content-Range), as the Hub does; off: every GET is the whole file. */
+        set ranges(on) { options.ranges = Boolean(on); },
+        get ranges() { return options.ranges; },
         /** Holds the next response of that file after half its bytes. */
         hold(id, file) {
           let resolveReached, settle, resolveClosed;

@@ -122,6 +122,15 @@ export function createHubRunner(post, { loadEngine = createEngine, signal = null
     }
     if (!size.fits) throw tooLarge(size);
     const { config } = size;
+    // the weights file's header alone, when the server answers range requests: a model whose
+    // tensors the engine would refuse (too large, missing, another shape, a file shorter than its
+    // header says) is refused before the file is downloaded
+    try {
+      const early = await src.header?.((first8) => engine.safetensorsHeaderSize(first8));
+      if (early) engine.checkCheckpointHeader(configText, early.bytes, early.fileSize);
+    } catch (e) {
+      throw e?.code === 'cancelled' ? e : aboutFile(e, 'model.safetensors');
+    }
     const family = config.family || familyOf(configText);
     const tokenizer = await tokenizerTexts(src, family);
     const blob = await src.weights();

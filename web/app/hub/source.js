@@ -23,6 +23,8 @@
 //
 //   await isCachedModel({kind: 'hub', base, id})   → true when a load of it worked here (no request needed)
 //   await fileSize({kind: 'url', url}, 'model.safetensors')   → bytes from a HEAD request, or null
+//   await src.header(first8 => 8 + N)            → {bytes, fileSize} of model.safetensors' header alone
+//                                                  (range requests), or null
 //
 // Errors carry err.code (a string): not_found (a 404, naming the file and its
 // address), network (no answer, or a download that broke off), bad_download
@@ -356,6 +358,31 @@ export async function fileSize(where, file, { signal = null } = {}) {
   }
 }
 
+/**
+ * Bytes [begin, end) of a file by a range request: {bytes, fileSize}, or null when the server
+ * answers otherwise (a 200 with the whole file is not read: its body is cancelled).
+ */
+async function ranged(address, begin, end, signal) {
+  let r;
+  try {
+    r = await fetch(address, { headers: { range: `bytes=${begin}-${end - 1}` }, signal, cache: 'no-store' });
+  } catch {
+    if (signal?.aborted) throw cancelled();
+    return null; // no answer, or a cross-origin server that does not allow the header
+  }
+  const total = /^bytes \d+-\d+\/(\d+)$/.exec(r.headers.get('content-range') ?? '');
+  if (r.status !== 206 || !total) {
+    r.body?.cancel().catch(() => {});
+    return null;
+  }
+  try {
+    return { bytes: new Uint8Array(await r.arrayBuffer()), fileSize: Number(total[1]) };
+  } catch {
+    if (signal?.aborted) throw cancelled();
+    return null;
+  }
+}
+
 function cachedSource({ url, signal, onProgress }) {
   let cachePromise = null;
   const cache = () => (cachePromise ??= openCache());
@@ -444,6 +471,24 @@ function cachedSource({ url, signal, onProgress }) {
     async weights() {
       const r = await get(WEIGHTS_FILE);
       return r.blob();
+    },
+    /**
+     * model.safetensors' header alone, by two range requests (its first 8 bytes, then 8 + N), and
+     * the whole file's size, so that a model the engine would refuse is refused before its
+     * download: {bytes, fileSize}; null when the file is already here (read it instead) or the
+     * server does not answer a range request with one (206 and its Content-Range).
+     * headerSize(first8) → 8 + N (the engine's safetensorsHeaderSize).
+     */
+    async header(headerSize) {
+      if (found.has(WEIGHTS_FILE)) return null;
+      const c = await cache();
+      if (c && await c.match(url(WEIGHTS_FILE)).catch(() => null)) return null;
+      const first = await ranged(url(WEIGHTS_FILE), 0, 8, signal);
+      if (!first || first.bytes.byteLength < 8) return null;
+      const size = headerSize(first.bytes);
+      if (size > first.fileSize) return null; // the engine's loader says so, with its message
+      const all = await ranged(url(WEIGHTS_FILE), 0, size, signal);
+      return all && all.bytes.byteLength === size ? { bytes: all.bytes, fileSize: all.fileSize } : null;
     },
     /** Writes the list of files found, so the next visit asks for nothing; after a load that worked. */
     keep: () => writeManifest(),
