@@ -13,7 +13,7 @@ import { rmSync, readFileSync } from 'node:fs';
 import { startHarness, waitReady, runCount, waitRunAfter, artifactDir, pageScrollWidth, readoutValues, hashState, allowLinkModel, WAIT } from './harness.mjs';
 import { startHubServer, readModelFolder } from '../js/hub-server.mjs';
 import { cliTrace } from '../js/helpers.mjs';
-import { hubFolders } from '../js/pretrained.mjs';
+import { hubFolders, overflowingGpt2 } from '../js/pretrained.mjs';
 
 const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 390, height: 844 };
@@ -267,6 +267,26 @@ test('<attention-playground model-src>: a Hub id and a folder the host serves', 
   assert.match(models[1], /^url:http:\/\/127\.0\.0\.1:\d+\/__host\/models\/my-gpt2\/$/);
   assert.ok(served.includes('model.safetensors'));
   assert.ok(requestsFor('tiny/gpt2-link').some((u) => u.endsWith('config.json')));
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('finite weights whose activations overflow: the page names the layer and the step where they stop being numbers, and draws no NaN (issue #36, 8)', async () => {
+  const { page, errors } = await openPage('#s=Dogs+bark.');
+  await openLoader(page);
+  // gpt2-vocab with layer 1's head 1 queries and keys times 1e20: loads (every weight is finite), then overflows
+  const weights = overflowingGpt2(readFileSync(join(dir, 'gpt2', 'model.safetensors')), { C: 8, heads: 2, layer: 1, head: 1 });
+  await page.getByTestId('hub-files').setInputFiles([
+    { name: 'config.json', mimeType: 'application/json', buffer: readFileSync(join(dir, 'gpt2', 'config.json')) },
+    { name: 'model.safetensors', mimeType: 'application/octet-stream', buffer: Buffer.from(weights) },
+    { name: 'tokenizer.json', mimeType: 'application/json', buffer: readFileSync(join(dir, 'gpt2', 'tokenizer.json')) },
+  ]);
+  await page.waitForFunction(() => /not finite/.test(document.body.innerText), null, { timeout: WAIT });
+  const text = await page.evaluate(() => document.body.innerText);
+  assert.match(text, /layer 1, the attention scores of head 1 are not finite/);
+  // the message says "(NaN or infinity)"; nothing else on the page does: no cell or formula shows one
+  const rest = text.split('\n').filter((line) => !/not finite/.test(line)).join('\n');
+  assert.doesNotMatch(rest, /NaN|Infinity/, 'no NaN or infinity is shown as a number');
   assert.deepEqual(errors, []);
   await page.close();
 });
