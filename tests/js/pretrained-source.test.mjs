@@ -7,7 +7,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHubServer, memoryCaches } from './hub-server.mjs';
-import { parseHubId, hubSource, urlSource, filesSource, pickTokenizer, isHubName, isLocalName, hubFileUrl, readRanges, isCachedModel, fileSize } from '../../web/app/hub/source.js';
+import { parseHubId, filesSource, pickTokenizer, isHubName, isLocalName, hubFileUrl, readRanges } from '../../web/app/hub/source.js';
+import { hubSource, urlSource, isCachedModel, fileSize } from '../../web/app/hub/download.js';
 
 const WEIGHTS = new Uint8Array(3 << 20).map((_, i) => (i * 7) & 255);
 let hub;

@@ -30,7 +30,8 @@
 // next try downloads it again, so one bad answer of a server does not stay.
 
 import { createEngine } from '../../engine.js';
-import { hubSource, urlSource, filesSource, readRanges, familyOf, pickTokenizer, tokenizerNeeds, hubError, tooLarge, CONFIG_FILE, WEIGHTS_FILE, TOKENIZER_FILES } from './source.js';
+import { filesSource, readRanges, familyOf, pickTokenizer, tokenizerNeeds, hubError, tooLarge, CONFIG_FILE, WEIGHTS_FILE, TOKENIZER_FILES } from './source.js';
+import { hubSource, urlSource } from './download.js';
 
 /** The tokenizer files' texts ({tokenizerJson, …}: pretrained.js's finish()), tokenizer_config.json optional. */
 async function tokenizerTexts(src, family) {

@@ -14,7 +14,8 @@
 //   ask.act('look' | 'download')             // its buttons
 //   ask.status(name)                          // the step panel's note while the question is open
 
-import { hubSource, urlSource, isCachedModel, fileSize, hubError, tooLarge, DEFAULT_HUB_BASE, CONFIG_FILE, WEIGHTS_FILE } from '../hub/source.js';
+import { hubError, tooLarge, DEFAULT_HUB_BASE, CONFIG_FILE, WEIGHTS_FILE } from '../hub/source.js';
+import { hubSource, urlSource, isCachedModel, fileSize } from '../hub/download.js';
 import { familyInfo } from '../../families.js';
 import { formatBytes } from '../kit/format.js';
 
