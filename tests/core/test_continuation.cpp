@@ -105,7 +105,7 @@ TEST_CASE("continuation: while the character is incomplete, each of its bytes is
     CHECK(back.before_last == "Hi");
 }
 
-TEST_CASE("continuation: whole-character tokens follow one another; an edited text is all prompt") {
+TEST_CASE("continuation: whole-character tokens follow one another, and an edited text is all prompt") {
     const auto tok = byte_tokenizer();
     const attn::Continuation c = attn::continue_text(*tok, "Hi there", {' ', 't', 'h', 'e', 'r', 'e'});
     CHECK(c.used == 6);
