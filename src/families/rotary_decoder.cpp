@@ -85,6 +85,9 @@ void read_rotary_config(const HubConfigFields& json, ModelConfig& c, const Rotar
     for (const char* window : {"use_sliding_window", "use_sliding_windows"})
         if (json.flag(window, false))
             json.fail(std::string("\"") + window + "\": true is not supported (every layer attends to the whole text)");
+    if (json.flag("rope_interleaved", false))
+        json.fail("\"rope_interleaved\": true (pairs 2i, 2i + 1, Meta's layout) is not supported: this engine pairs "
+                  "i with i + head_dim / 2, as the Hub's converted checkpoints do");
     c.tied = json.flag("tie_word_embeddings", false);
     rotary::read_rope(json, c);
 

@@ -266,7 +266,7 @@ TEST_CASE("architecture: a model that is run has the inference limits, a model t
     c.ln_eps = std::nanf("");
     CHECK_THROWS_WITH(attn::validate_model_config(c), Contains("ln_eps"));
     c = bert_like();
-    c.family = "llama";
+    c.family = "mistral";
     CHECK_THROWS_WITH(attn::validate_model_config(c), Contains("family"));
 }
 

@@ -383,8 +383,8 @@ TEST_CASE("hub config: GPT-2 and BERT fields become the model's options, with tr
 }
 
 TEST_CASE("hub config: an unsupported architecture is refused by name", "[hub]") {
-    CHECK_THAT(error_of([] { attn::read_hub_config(R"({"architectures":["LlamaForCausalLM"],"model_type":"llama"})"); }),
-               Contains("LlamaForCausalLM is not supported: this page runs GPT-2 and BERT models"));
+    CHECK_THAT(error_of([] { attn::read_hub_config(R"({"architectures":["MistralForCausalLM"],"model_type":"mistral"})"); }),
+               Contains("MistralForCausalLM is not supported: this page runs GPT-2, BERT, Llama, Qwen2 and Qwen3 models"));
     CHECK_THAT(error_of([] { attn::read_hub_config(R"({"model_type":"distilbert"})"); }),
                Contains("model_type \"distilbert\" is not supported"));
     CHECK_THAT(error_of([] { attn::read_hub_config(R"({"n_layer":2})"); }), Contains("neither \"model_type\" nor \"architectures\""));
