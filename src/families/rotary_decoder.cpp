@@ -67,10 +67,13 @@ void read_rotary_config(const HubConfigFields& json, ModelConfig& c, const Rotar
     if (c.heads % c.kv_heads != 0)
         json.fail(std::to_string(c.heads) + " attention heads cannot share " + std::to_string(c.kv_heads) +
                   " key/value heads evenly (num_key_value_heads must divide num_attention_heads)");
-    const int fallback_dim = c.d_model % c.heads == 0 ? c.d_model / c.heads : -1;
-    c.head_dim = json.integer("head_dim", 2, kMaxInferenceDModel, fallback_dim);
-    if (c.head_dim % 2 != 0)
-        json.fail("\"head_dim\" is " + std::to_string(c.head_dim) + "; RoPE turns pairs of values: it must be even");
+    // head_dim: 0 (hidden_size / heads) unless the config says (Qwen3's differs)
+    c.head_dim = json.has("head_dim") ? json.integer("head_dim", 1, kMaxInferenceDModel) : 0;
+    if (c.head_dim == 0 && c.d_model % c.heads != 0)
+        json.fail("the width " + std::to_string(c.d_model) + " is not divisible by " + std::to_string(c.heads) +
+                  " heads, and there is no \"head_dim\"");
+    if (head_dim_of(c) % 2 != 0)
+        json.fail("\"head_dim\" is " + std::to_string(head_dim_of(c)) + "; RoPE turns pairs of values: it must be even");
     c.mlp = json.integer("intermediate_size", 1, kMaxInferenceMlp);
     c.vocab = json.integer("vocab_size", 2, kMaxInferenceVocab);
     // the longest input: max_position_embeddings (RoPE has no table, so a longer limit than

@@ -185,6 +185,8 @@ TEST_CASE("families: each family's Hub plan fills every tensor of its config's l
             c.context = pick(1, 9);
             c.vocab = pick(2, 40);
             if (c.token_types > 0) c.token_types = pick(1, 3);
+            if (c.kv_heads > 0) c.kv_heads = c.heads >> pick(0, c.heads == 4 ? 2 : c.heads == 2 ? 1 : 0);  // divides heads
+            if (c.head_dim > 0) c.head_dim = 2 * pick(1, 4);
             for (const bool every : {true, false}) {
                 INFO(f->name << " trial " << trial << (every ? ", every optional tensor in the file" : ", none"));
                 FakeFile file(every);
