@@ -8,7 +8,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { startHarness, artifactDir, pageScrollWidth, clickCell, hoverCell, readoutValues, gotoAnew } from './harness.mjs';
+import { startHarness, artifactDir, pageScrollWidth, clickCell, hoverCell, readoutValues, gotoAnew, WAIT } from './harness.mjs';
 import { numberProblems, notationLegend, NOTATION_ITEMS } from './number-check.mjs';
 
 const DEMOS = ['context', 'qkv', 'scores', 'scale', 'heads', 'order', 'masks'];
@@ -58,7 +58,7 @@ async function waitDemo(page, demo, afterCount = 0) {
   await page.waitForFunction(([d, n]) => {
     const s = document.querySelector(`[data-testid="demo-${d}"]`);
     return s && !s.hidden && Number(s.dataset.rendered || 0) > n && document.getElementById('concepts').dataset.demo === d;
-  }, [demo, afterCount], { timeout: 20000 });
+  }, [demo, afterCount], { timeout: WAIT });
 }
 
 function renders(page, demo) {
@@ -80,7 +80,7 @@ async function value(page, testid) {
 }
 
 async function waitHashParam(page, param, v) {
-  await page.waitForFunction(([p, x]) => new URLSearchParams(location.hash.slice(1)).get(p) === x, [param, String(v)], { timeout: 10000 });
+  await page.waitForFunction(([p, x]) => new URLSearchParams(location.hash.slice(1)).get(p) === x, [param, String(v)], { timeout: WAIT });
 }
 
 async function shot(page, name) {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { startHarness, ARTIFACTS, ROOT, WEB } from './harness.mjs';
+import { startHarness, ARTIFACTS, ROOT, WEB, WAIT } from './harness.mjs';
 
 const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'";
 
@@ -69,7 +69,7 @@ async function waitReady(page, ids) {
     const root = document.getElementById(id)?.shadowRoot;
     const ap = root?.querySelector('.ap');
     return ap?.dataset.state === 'ready' && ap.dataset.run && root.querySelector('[data-testid="panel"]')?.dataset.rendered;
-  }), ids, { timeout: 20000 });
+  }), ids, { timeout: WAIT });
 }
 
 const rendered = (page, id) => page.evaluate((i) => document.getElementById(i).shadowRoot.querySelector('[data-testid="panel"]').dataset.rendered, id);
@@ -218,7 +218,7 @@ test('the export buttons and "Copy link" work inside the element', async () => {
   // the link reproduces a's state in the full playground
   const full = await h.context.newPage();
   await full.goto(link);
-  await full.waitForFunction(() => document.querySelector('[data-testid="panel"]')?.dataset.rendered === 'softmax', null, { timeout: 20000 });
+  await full.waitForFunction(() => document.querySelector('[data-testid="panel"]')?.dataset.rendered === 'softmax', null, { timeout: WAIT });
   const state = await full.evaluate(async () => {
     const { parseHash } = await import('/app/playground/state.js');
     return parseHash(location.hash).state;
@@ -244,7 +244,7 @@ test('the iframe form renders the state from its URL and follows hash changes', 
   await page.waitForFunction(() => {
     const root = document.querySelector('attention-playground')?.shadowRoot;
     return root?.querySelector('[data-testid="panel"]')?.dataset.rendered === 'scores' && root.querySelector('.ap').dataset.run;
-  }, null, { timeout: 20000 });
+  }, null, { timeout: WAIT });
   const state = await page.evaluate(() => document.querySelector('attention-playground').getState());
   assert.equal(state.sentence, 'Dogs chase cats');
   assert.equal(state.mask, 'causal');
@@ -296,7 +296,7 @@ test('the element snippet of docs/embedding.md in a blank HTML file next to the 
   await page.waitForFunction(() => {
     const root = document.querySelector('attention-playground')?.shadowRoot;
     return root?.querySelector('.ap')?.dataset.state === 'ready' && root.querySelector('[data-testid="panel"]')?.dataset.rendered === 'masked';
-  }, null, { timeout: 20000 });
+  }, null, { timeout: WAIT });
   const state = await page.evaluate(() => document.querySelector('attention-playground').getState());
   assert.equal(state.mask, 'causal');
   assert.equal(state.step, 'masked');
@@ -315,7 +315,7 @@ test('the element snippet of docs/embedding.md works over http under the strict 
   await page.route('**/__blank/page.html', (r) => r.fulfill({ contentType: 'text/html', body: html, headers: { 'content-security-policy': CSP } }));
   await page.route('**/__blank/attention-playground.js', (r) => r.fulfill({ path: join(ROOT, 'web', 'attention-playground.js'), contentType: 'text/javascript' }));
   await page.goto(`${h.url}__blank/page.html`);
-  await page.waitForFunction(() => document.querySelector('attention-playground')?.shadowRoot?.querySelector('[data-testid="panel"]')?.dataset.rendered === 'masked', null, { timeout: 20000 });
+  await page.waitForFunction(() => document.querySelector('attention-playground')?.shadowRoot?.querySelector('[data-testid="panel"]')?.dataset.rendered === 'masked', null, { timeout: WAIT });
   // links point next to the script, where index.html lives in a real install
   assert.match(await page.evaluate(() => document.querySelector('attention-playground').link()), /\/__blank\/index\.html#/);
   assert.deepEqual(errors, []);
@@ -331,7 +331,7 @@ test('embed.html with a sentence cut at the length cap inside an emoji draws the
   await page.waitForFunction(() => {
     const root = document.querySelector('attention-playground')?.shadowRoot;
     return root?.querySelector('[data-testid="panel"]')?.dataset.rendered || root?.querySelector('[data-testid="message-error"]');
-  }, null, { timeout: 20000 });
+  }, null, { timeout: WAIT });
   const seen = await page.evaluate(() => {
     const root = document.querySelector('attention-playground').shadowRoot;
     return { error: root.querySelector('[data-testid="message-error"]')?.textContent ?? null, step: root.querySelector('[data-testid="panel"]').dataset.rendered, run: root.querySelector('.ap').dataset.run };
@@ -449,7 +449,7 @@ test('playground-url: link() and "Copy link" open that playground in the element
   const fullErrors = [];
   full.on('pageerror', (e) => fullErrors.push(e.message));
   await full.goto(link);
-  await full.waitForFunction(() => document.querySelector('.ap')?.dataset.state === 'ready' && document.querySelector('[data-testid="panel"]')?.dataset.rendered === 'masked', null, { timeout: 20000 });
+  await full.waitForFunction(() => document.querySelector('.ap')?.dataset.state === 'ready' && document.querySelector('[data-testid="panel"]')?.dataset.rendered === 'masked', null, { timeout: WAIT });
   const want = await page.evaluate(() => document.getElementById('pointed').getState());
   const got = await full.evaluate(async () => {
     const { parseHash } = await import('/app/playground/state.js');
@@ -497,7 +497,7 @@ test('playground-url accepts only http(s) and relative URLs: anything else warns
 test('embed.html ignores playground-url in its hash (its links open the playground beside it)', async () => {
   const page = await h.context.newPage();
   await page.goto(`${h.url}embed.html#sentence=Dogs%20chase%20cats&playground-url=https%3A%2F%2Fevil.example%2F&controls=export`);
-  await page.waitForFunction(() => document.querySelector('attention-playground')?.shadowRoot?.querySelector('[data-testid="panel"]')?.dataset.rendered, null, { timeout: 20000 });
+  await page.waitForFunction(() => document.querySelector('attention-playground')?.shadowRoot?.querySelector('[data-testid="panel"]')?.dataset.rendered, null, { timeout: WAIT });
   // its own playground-url is the playground beside it, never the hash's
   assert.equal(await page.evaluate(() => document.querySelector('attention-playground').getAttribute('playground-url')), 'index.html');
   assert.ok((await page.evaluate(() => document.querySelector('attention-playground').link())).startsWith(`${h.url}index.html#`));
@@ -528,14 +528,14 @@ ${snippet}
   const fits = async () => {
     const frameEl = await page.$('iframe');
     const frame = await frameEl.contentFrame();
-    await frame.waitForFunction(() => document.querySelector('attention-playground')?.shadowRoot?.querySelector('[data-testid="panel"]')?.dataset.rendered, null, { timeout: 20000 });
+    await frame.waitForFunction(() => document.querySelector('attention-playground')?.shadowRoot?.querySelector('[data-testid="panel"]')?.dataset.rendered, null, { timeout: WAIT });
     // wait until the outer page applied the height the iframe reported
     await page.waitForFunction(() => {
       const f = document.querySelector('iframe');
       const d = f.contentDocument;
       const content = Math.ceil(d.querySelector('attention-playground').getBoundingClientRect().height);
       return f.clientHeight === content && d.documentElement.scrollHeight <= d.documentElement.clientHeight;
-    }, null, { timeout: 10000 });
+    }, null, { timeout: WAIT });
     return page.evaluate(() => {
       const f = document.querySelector('iframe');
       const d = f.contentDocument;

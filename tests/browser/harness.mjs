@@ -43,6 +43,14 @@ export function startServer(directory = WEB) {
   });
 }
 
+/**
+ * How long a test waits for the page before calling it stuck. A bound on a hang, never on
+ * speed: work that takes 5 s alone takes 30 s when the full run shares 2 cores with other
+ * jobs, so every wait for work uses this one generous bound (short waits that a test expects
+ * to fail keep their own).
+ */
+export const WAIT = 180000;
+
 /** Makes page.waitForFunction poll every 20 ms by default (launchBrowser says why). */
 const timerPolled = new WeakSet();
 export function withTimerPolling(page) {
@@ -66,6 +74,7 @@ export async function launchBrowser() {
   // frames under load may not run for seconds: the predicate is then true on the page
   // but never evaluated again (a known flake class; our step waits timed out at 30 s,
   // once per full run, each test passing alone).
+  context.setDefaultTimeout(WAIT);
   const newPage = context.newPage.bind(context);
   context.newPage = async (...args) => withTimerPolling(await newPage(...args));
   for (const page of context.pages()) withTimerPolling(page);
@@ -167,7 +176,7 @@ export async function waitReady(page) {
   await page.waitForFunction(() => {
     const root = document.querySelector('.ap');
     return root && root.dataset.state === 'ready' && root.dataset.run && document.querySelector('[data-testid="panel"]')?.dataset.rendered;
-  }, null, { timeout: 20000 });
+  }, null, { timeout: WAIT });
 }
 
 /** The run counter: changes every time the engine produced a new trace. */
@@ -176,12 +185,12 @@ export function runCount(page) {
 }
 
 export async function waitRunAfter(page, before) {
-  await page.waitForFunction((b) => Number(document.querySelector('.ap').dataset.run || 0) > b, before, { timeout: 20000 });
+  await page.waitForFunction((b) => Number(document.querySelector('.ap').dataset.run || 0) > b, before, { timeout: WAIT });
 }
 
 /** Waits until the page has written its latest state into the URL. */
 export async function settled(page) {
-  await page.waitForFunction(() => !document.getElementById('app').dataset.urlPending, null, { timeout: 10000 });
+  await page.waitForFunction(() => !document.getElementById('app').dataset.urlPending, null, { timeout: WAIT });
 }
 
 /** The state in the URL hash (once written), parsed by the page's own state module. */
@@ -265,7 +274,7 @@ export function readoutValues(page, id) {
 
 /** Waits until the hash holds `param=value`. */
 export async function waitHash(page, param, value) {
-  await page.waitForFunction(([p, v]) => new URLSearchParams(location.hash.slice(1)).get(p) === v, [param, String(value)], { timeout: 10000 });
+  await page.waitForFunction(([p, v]) => new URLSearchParams(location.hash.slice(1)).get(p) === v, [param, String(value)], { timeout: WAIT });
 }
 
 /**
@@ -288,5 +297,5 @@ export async function waitFigureInView(page, step) {
     const avail = bottom - top;
     if (r.height <= avail) return r.top >= top - 2 && r.bottom <= bottom + 2;
     return Math.min(r.bottom, bottom) - Math.max(r.top, top) >= 0.9 * avail - 2;
-  }, step, { timeout: 10000 });
+  }, step, { timeout: WAIT });
 }

@@ -3,7 +3,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHarness, waitStep } from './harness.mjs';
+import { startHarness, waitStep, WAIT } from './harness.mjs';
 
 let h;
 before(async () => { h = await startHarness(); });
@@ -16,7 +16,7 @@ test('waits poll on a timer: a change on a page whose animation frames never com
   await page.evaluate(() => { setTimeout(() => { window.__changed = true; }, 100); });
   await page.waitForFunction(() => window.__changed === true, null, { timeout: 5000 });
   // the step wait, on the playground: a click handled after the wait's first check
-  await page.waitForFunction(() => document.querySelector('.ap')?.dataset.state === 'ready', null, { timeout: 20000 });
+  await page.waitForFunction(() => document.querySelector('.ap')?.dataset.state === 'ready', null, { timeout: WAIT });
   await page.evaluate(() => { setTimeout(() => document.querySelector('.step-btn[data-step="softmax"]').click(), 100); });
   await waitStep(page, 'softmax');
   await page.close();

@@ -10,7 +10,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { startHarness, waitStep, artifactDir, settled, waitHash } from './harness.mjs';
+import { startHarness, waitStep, artifactDir, settled, waitHash, WAIT } from './harness.mjs';
 import { numberProblems } from './number-check.mjs';
 import { LEARN_STEPS } from '../../web/app/playground/learn/steps.js';
 import { formatValue } from '../../web/app/kit/format.js';
@@ -268,7 +268,7 @@ test('the exported dS\u2032 and dS of the causal language model mark the masked 
 test('random weights have no loss: the Learn part says so', async () => {
   const { page, errors } = await h.open('#step=loss', { wait: false });
   const status = page.getByTestId('panel-status');
-  await page.waitForFunction(() => /no loss/.test(document.querySelector('[data-testid="panel-status"]')?.textContent ?? ''), null, { timeout: 20000 });
+  await page.waitForFunction(() => /no loss/.test(document.querySelector('[data-testid="panel-status"]')?.textContent ?? ''), null, { timeout: WAIT });
   assert.match(await status.textContent(), /no loss to learn from/);
   assert.deepEqual(errors, []);
 });

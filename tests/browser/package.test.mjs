@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ROOT, launchBrowser, startServer } from './harness.mjs';
+import { ROOT, launchBrowser, startServer, WAIT } from './harness.mjs';
 
 test('a blank page using the packed element from node_modules shows the attention of its sentence', async () => {
   const dist = path.join(ROOT, 'dist');
@@ -41,7 +41,7 @@ test('a blank page using the packed element from node_modules shows the attentio
       const root = el.shadowRoot;
       return root?.querySelector('[data-testid="message-error"]')
         || (root?.querySelector('.ap')?.dataset.state === 'ready' && root.querySelector('[data-testid="panel"]')?.dataset.rendered === 'softmax');
-    }), null, { timeout: 30000 });
+    }), null, { timeout: WAIT });
     const seen = await page.evaluate(() => Object.fromEntries([...document.querySelectorAll('attention-playground')].map((el) => [el.id, {
       model: el.getState().model,
       error: el.shadowRoot.querySelector('[data-testid="message-error"]')?.textContent ?? null,

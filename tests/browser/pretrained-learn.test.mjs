@@ -9,7 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { rmSync } from 'node:fs';
-import { startHarness, waitStep, waitHash, runCount } from './harness.mjs';
+import { startHarness, waitStep, waitHash, runCount, WAIT } from './harness.mjs';
 import { numberProblems } from './number-check.mjs';
 import { startHubServer, readModelFolder } from '../js/hub-server.mjs';
 import { hubFolders } from '../js/pretrained.mjs';
@@ -47,12 +47,12 @@ function openModel(m, extra = '') {
 
 /** Waits until the Learn step shows the worker's backward (no status line, its loss set). */
 async function learnShown(page, step) {
-  await waitStep(page, step, { timeout: 60000 });
+  await waitStep(page, step, { timeout: WAIT });
   await page.waitForFunction((s) => {
     const st = document.querySelector('[data-testid="panel-status"]');
     const loss = document.querySelector(`section[data-step="${s}"] [data-testid="learn-loss"]`);
     return (!st || st.hidden) && loss?.dataset.value && !loss.closest('[hidden]');
-  }, step, { timeout: 60000 });
+  }, step, { timeout: WAIT });
 }
 
 async function openStep(page, step) {
@@ -120,7 +120,7 @@ for (const m of [GPT2, BERT]) {
       const el = document.querySelector('section[data-step="sgd"] [data-testid="learn-loss"]');
       const st = document.querySelector('[data-testid="panel-status"]');
       return (!st || st.hidden) && el?.dataset.value && Number(el.dataset.value) !== b;
-    }, L0, { timeout: 60000 });
+    }, L0, { timeout: WAIT });
     const L1 = await loss(page);
     const p1 = await movedP(page, 'after');
     assert.equal(await movedP(page, 'before'), p0, 'the table\u2019s "before" is the trained weights\u2019 p(answer)');
@@ -136,7 +136,7 @@ for (const m of [GPT2, BERT]) {
       const el = document.querySelector('section[data-step="sgd"] [data-testid="learn-loss"]');
       const st = document.querySelector('[data-testid="panel-status"]');
       return (!st || st.hidden) && Number(el?.dataset.value) === b;
-    }, L0, { timeout: 60000 });
+    }, L0, { timeout: WAIT });
     assert.equal(await loss(page), L0);
     assert.equal(await movedP(page, 'after'), p0);
     assert.deepEqual(errors, []);
@@ -161,9 +161,9 @@ test('the scale switch on a pretrained model: the worker\u2019s backward without
 
 test('a BERT sentence without [MASK]: the Learn step says why, with no figure', async () => {
   const { page, errors } = await openModel({ ...BERT, sentence: 'the cat sat on the mat', q: 2 }, '&step=loss');
-  await waitStep(page, 'loss', { timeout: 60000 });
+  await waitStep(page, 'loss', { timeout: WAIT });
   const problem = page.locator(`${section('loss')} [data-testid="learn-problem"]`);
-  await problem.waitFor({ state: 'visible', timeout: 60000 });
+  await problem.waitFor({ state: 'visible', timeout: WAIT });
   assert.match(await problem.textContent(), /no \[MASK\]/);
   assert.match(await problem.textContent(), /Pick a word as the answer/);
   assert.equal(await page.locator(`${section('loss')} .learn-loss-line`).isHidden(), true);
@@ -181,7 +181,7 @@ test('a link with a step by hand on GPT-2: the worker takes it again, the table 
   assert.equal(await loss(page), after);
   // Undo: the trained weights' loss, the same as a page opened without the step
   await page.getByTestId('learn-undo').click();
-  await page.waitForFunction((b) => Number(document.querySelector('section[data-step="sgd"] [data-testid="learn-loss"]')?.dataset.value) === b, before, { timeout: 60000 });
+  await page.waitForFunction((b) => Number(document.querySelector('section[data-step="sgd"] [data-testid="learn-loss"]')?.dataset.value) === b, before, { timeout: WAIT });
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -202,7 +202,7 @@ test('the answer picker on GPT-2: another word of the sentence as the next token
     const el = document.querySelector('section[data-step="loss"] [data-testid="learn-loss"]');
     const st = document.querySelector('[data-testid="panel-status"]');
     return (!st || st.hidden) && el?.dataset.value && Number(el.dataset.value) !== b;
-  }, L0, { timeout: 60000 });
+  }, L0, { timeout: WAIT });
   const row = page.locator(`${section('loss')} [data-testid="learn-top"] tr`, { hasText: '(answer)' });
   assert.match(await row.textContent(), /mat/);
   assert.deepEqual(errors, []);
@@ -211,9 +211,9 @@ test('the answer picker on GPT-2: another word of the sentence as the next token
 
 test('a one-token GPT-2 sentence: the Learn step says there is no next token; an answer picked at position 0 starts the backward', async () => {
   const { page, errors } = await openModel({ ...GPT2, sentence: 'cat', q: 0 }, '&step=loss');
-  await waitStep(page, 'loss', { timeout: 60000 });
+  await waitStep(page, 'loss', { timeout: WAIT });
   const problem = page.locator(`${section('loss')} [data-testid="learn-problem"]`);
-  await problem.waitFor({ state: 'visible', timeout: 60000 });
+  await problem.waitFor({ state: 'visible', timeout: WAIT });
   const text = await problem.textContent();
   assert.match(text, /one-token sentence has no next token/);
   assert.doesNotMatch(text, /--target/, 'no CLI flag on the page');

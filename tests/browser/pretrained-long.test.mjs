@@ -9,7 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { readFileSync, rmSync } from 'node:fs';
-import { startHarness, waitReady, waitStep, runCount, waitRunAfter } from './harness.mjs';
+import { startHarness, waitReady, waitStep, runCount, waitRunAfter, WAIT } from './harness.mjs';
 import { startHubServer, readModelFolder } from '../js/hub-server.mjs';
 import { hubFolders, textOfTokens } from '../js/pretrained.mjs';
 import { createEngine } from '../../web/engine.js';
@@ -88,7 +88,7 @@ test('a 1024-token text on a GPT-2 shape: the steps render, and the last layer\'
   checkTop(await shownTop(page), T - 1);
   // another position: the prediction follows the query
   await page.evaluate(() => { location.hash = location.hash.replace(/q=\d+/, 'q=511'); });
-  await page.waitForFunction((want) => document.querySelector('[data-testid="prediction-item"]')?.dataset.token === want, expected.get(511)[0].text, { timeout: 20000 });
+  await page.waitForFunction((want) => document.querySelector('[data-testid="prediction-item"]')?.dataset.token === want, expected.get(511)[0].text, { timeout: WAIT });
   checkTop(await shownTop(page), 511);
   // a step with every head's 1024×1024 map of the layer on screen
   await page.locator('.step-btn[data-step="softmax"]').click();

@@ -10,7 +10,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { rmSync, readFileSync } from 'node:fs';
-import { startHarness, waitReady, runCount, waitRunAfter, artifactDir, pageScrollWidth, readoutValues, hashState } from './harness.mjs';
+import { startHarness, waitReady, runCount, waitRunAfter, artifactDir, pageScrollWidth, readoutValues, hashState, WAIT } from './harness.mjs';
 import { startHubServer, readModelFolder } from '../js/hub-server.mjs';
 import { cliTrace } from '../js/helpers.mjs';
 import { hubFolders } from '../js/pretrained.mjs';
@@ -254,7 +254,7 @@ test('<attention-playground model-src>: a Hub id and a folder the host serves', 
     await page.waitForFunction((x) => {
       const root = document.getElementById(x).shadowRoot?.querySelector('.ap');
       return root && root.dataset.run && root.querySelector('[data-testid="panel"]')?.dataset.rendered;
-    }, id, { timeout: 30000 });
+    }, id, { timeout: WAIT });
   }
   const models = await page.evaluate(() => ['a', 'b'].map((x) => document.getElementById(x).getState().model));
   assert.equal(models[0], 'hf:tiny/gpt2-link');

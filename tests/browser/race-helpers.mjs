@@ -1,3 +1,4 @@
+import { WAIT } from './harness.mjs';
 // Helpers for the races' browser tests (races.test.mjs): open a demo with its
 // race, wait on the race card's test hooks (data-state, data-step of
 // [data-testid="race-<demo>"]), and read the numbers the page prints.
@@ -5,7 +6,7 @@
 /** Opens concepts.html#demo=<demo><extra> and waits until the race card is drawn. */
 export async function openRace(h, demo, extra = '', options = {}) {
   const opened = await h.open(`concepts.html#demo=${demo}${extra}`, { ...options, wait: false, model: null });
-  await opened.page.waitForFunction((d) => document.querySelector(`[data-testid="race-${d}"]`)?.dataset.state, demo, { timeout: 60000 });
+  await opened.page.waitForFunction((d) => document.querySelector(`[data-testid="race-${d}"]`)?.dataset.state, demo, { timeout: WAIT });
   return opened;
 }
 
@@ -57,6 +58,6 @@ export function checkValues(page, demo) {
 
 /** The URL hash's parameters once the page has written its state. */
 export async function hashParams(page) {
-  await page.waitForFunction(() => !document.body.dataset.urlPending, null, { timeout: 10000 });
+  await page.waitForFunction(() => !document.body.dataset.urlPending, null, { timeout: WAIT });
   return page.evaluate(() => Object.fromEntries(new URLSearchParams(location.hash.slice(1)))).then((o) => new URLSearchParams(o));
 }

@@ -5,7 +5,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHarness, readoutValues } from './harness.mjs';
+import { startHarness, readoutValues, WAIT } from './harness.mjs';
 import { waitIdle } from './train-helpers.mjs';
 
 let h;
@@ -31,7 +31,7 @@ test('concepts.html: the first demo shows its claim and live metrics from the en
   await page.waitForFunction(() => {
     const s = document.querySelector('[data-testid="demo-context"]');
     return s && !s.hidden && Number(s.dataset.rendered || 0) > 0;
-  }, null, { timeout: 20000 });
+  }, null, { timeout: WAIT });
   const metrics = await page.getByTestId('demo-context').locator('.cx-metric-value').evaluateAll((els) => els.map((e) => Number(e.dataset.value)));
   assert.ok(metrics.length >= 2 && metrics.some((v) => Number.isFinite(v)), `metrics ${metrics}`);
   const diff = Number(await page.getByTestId('ctx-diff-avg').first().getAttribute('data-value'));
@@ -61,7 +61,7 @@ function waitElements(page, count) {
       const root = e.shadowRoot;
       return root?.querySelector('.ap')?.dataset.state === 'ready' && root.querySelector('.ap').dataset.run && root.querySelector('[data-testid="panel"]')?.dataset.rendered;
     });
-  }, count, { timeout: 20000 });
+  }, count, { timeout: WAIT });
 }
 
 test('embed.html: the iframe form draws the step of its link', async () => {

@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { readFile } from 'node:fs/promises';
-import { startHarness, STEPS, waitStep, artifactDir, hashState, waitHash, waitFigureInView } from './harness.mjs';
+import { startHarness, STEPS, waitStep, artifactDir, hashState, waitHash, waitFigureInView, WAIT } from './harness.mjs';
 import { stepEntry } from '../../web/app/playground/steps.js';
 
 let h;
@@ -158,7 +158,7 @@ test('Play at the last step starts again from the first', async () => {
     new MutationObserver(() => window.__drawn.push(panel.dataset.rendered)).observe(panel, { attributes: true, attributeFilter: ['data-rendered'] });
   });
   await page.getByRole('button', { name: 'Play' }).click();
-  await page.waitForFunction(() => window.__drawn.some((s) => s !== 'output'), null, { timeout: 10000 });
+  await page.waitForFunction(() => window.__drawn.some((s) => s !== 'output'), null, { timeout: WAIT });
   await page.getByRole('button', { name: 'Pause' }).click();
   const drawn = await page.evaluate(() => window.__drawn);
   assert.equal(drawn.find((s) => s !== 'output'), 'embeddings', `steps drawn after Play: ${drawn}`);
@@ -262,7 +262,7 @@ test('a step pressed while the page scrolls to the last one\'s figure is the ste
     await page.evaluate(() => { scrollTo({ top: 0, behavior: 'instant' }); window.__scrolled = false; window.__lastScroll = -1e9; });
     await page.locator(`.step-btn[data-step="${first}"]`).click();
     await waitStep(page, first);
-    await page.waitForFunction(() => window.__scrolled, null, { timeout: 10000 });
+    await page.waitForFunction(() => window.__scrolled, null, { timeout: WAIT });
     const box = await page.locator(`.step-btn[data-step="${second}"]`).boundingBox();
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
     await page.mouse.down();

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startHarness, startServer, ARTIFACTS, ROOT, WEB } from './harness.mjs';
+import { startHarness, startServer, ARTIFACTS, ROOT, WEB, WAIT } from './harness.mjs';
 
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 900 };
@@ -53,7 +53,7 @@ function settled(page) {
     const root = el.shadowRoot;
     return root?.querySelector('[data-testid="message-error"]')
       || (root?.querySelector('.ap')?.dataset.state === 'ready' && root.querySelector('[data-testid="panel"]')?.dataset.rendered);
-  }), null, { timeout: 30000 });
+  }), null, { timeout: WAIT });
 }
 
 const seen = (page) => page.evaluate(() => Object.fromEntries([...document.querySelectorAll('attention-playground')].map((el) => {
@@ -94,7 +94,7 @@ test('the script from the playground\u2019s site, on a teacher\u2019s site: both
   const href = s.language.open.href;
   const pg = await h.context.newPage();
   await pg.goto(href);
-  await pg.waitForFunction(() => document.querySelector('.ap')?.dataset.state === 'ready' && document.querySelector('[data-testid="panel"]')?.dataset.rendered === 'softmax', null, { timeout: 30000 });
+  await pg.waitForFunction(() => document.querySelector('.ap')?.dataset.state === 'ready' && document.querySelector('[data-testid="panel"]')?.dataset.rendered === 'softmax', null, { timeout: WAIT });
   assert.equal(await pg.evaluate(() => document.querySelector('.sentence-input, textarea, input[type="text"]')?.value ?? ''), 'The cat sat on the mat.');
   await pg.close();
   await page.screenshot({ path: join(SHOTS, 'cross-origin-desktop.png'), fullPage: true });
@@ -127,7 +127,7 @@ test('one copied file on a phone: the missing language model is named in text th
   await page.waitForFunction(() => {
     const d = document.getElementById('plain').shadowRoot.querySelector('dialog.ap-full');
     return d?.open && d.querySelector('.ap')?.dataset.state === 'ready' && d.querySelector('[data-testid="panel"]')?.dataset.rendered === 'softmax';
-  }, null, { timeout: 30000 });
+  }, null, { timeout: WAIT });
   const full = await page.evaluate(() => {
     const d = document.getElementById('plain').shadowRoot.querySelector('dialog.ap-full');
     const r = d.getBoundingClientRect();
@@ -172,7 +172,7 @@ test('an iframe below the fold of a phone page, from another origin, reports its
 <p style="height: 2000px">A long lesson before the figure.</p>
 ${snippet}
 <p id="after">After the figure.</p>`, PHONE);
-  await page.waitForFunction(() => window.heights.length > 0, null, { timeout: 30000 });
+  await page.waitForFunction(() => window.heights.length > 0, null, { timeout: WAIT });
   const frame = page.frames().find((f) => f.url().startsWith(`${h.url}embed.html`));
   const content = () => frame.evaluate(() => Math.ceil(document.querySelector('attention-playground').getBoundingClientRect().height));
   const frames = (n) => frame.evaluate((k) => new Promise((resolve) => {

@@ -11,7 +11,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { startHarness, waitStep, waitRunAfter, runCount, hashState, artifactDir, pageScrollWidth } from './harness.mjs';
+import { startHarness, waitStep, waitRunAfter, runCount, hashState, artifactDir, pageScrollWidth, WAIT } from './harness.mjs';
 
 let h;
 before(async () => { h = await startHarness(); });
@@ -47,19 +47,19 @@ for (const [viewport, name] of [[DESKTOP, 'desktop'], [PHONE, 'phone']]) {
     await page.waitForFunction(() => {
       const r = document.querySelector('[data-testid="model-view"]').getBoundingClientRect();
       return r.top >= 0 && r.top < innerHeight - 100;
-    }, null, { timeout: 10000 });
+    }, null, { timeout: WAIT });
     // the line that says what to look at is on screen too
     await page.waitForFunction(() => {
       const r = document.querySelector('[data-testid="start-here"]').getBoundingClientRect();
       const stepper = document.querySelector('.card-stepper').getBoundingClientRect();
       return r.top >= Math.max(0, stepper.bottom) - 2 && r.bottom <= innerHeight;
-    }, null, { timeout: 10000 });
+    }, null, { timeout: WAIT });
     assert.equal(await page.getByTestId('fit-note').getAttribute('data-outside'), '0');
     // the tour starts at step 1 and plays; embeddings belong to no layer
     await page.getByTestId('tour-start').click();
     await waitStep(page, 'embeddings');
     assert.equal(await page.getByTestId('step-counter').textContent(), 'Step 1 of 12');
-    await page.waitForFunction(() => document.querySelector('[data-testid="panel"]').dataset.rendered === 'positional', null, { timeout: 15000 });
+    await page.waitForFunction(() => document.querySelector('[data-testid="panel"]').dataset.rendered === 'positional', null, { timeout: WAIT });
     assert.ok(await pageScrollWidth(page) <= viewport.width);
     await page.screenshot({ path: join(artifactDir('truth'), `${name}-tour.png`) });
     assert.deepEqual(errors, []);

@@ -3,7 +3,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHarness, runCount, waitRunAfter, waitStep, readoutValues, hashState, waitHash, clickCell, settled } from './harness.mjs';
+import { startHarness, runCount, waitRunAfter, waitStep, readoutValues, hashState, waitHash, clickCell, settled, WAIT } from './harness.mjs';
 
 let h;
 before(async () => { h = await startHarness(); });
@@ -177,7 +177,7 @@ test('a link cut at the length cap inside an emoji still draws its step, with a 
   // between the emoji's halves and the page showed only "unpaired UTF-16 surrogate".
   const hash = `#s=${'a'.repeat(19999)}${encodeURIComponent('\u{1F600} more')}&step=softmax`;
   const { page, errors } = await h.open(hash, { wait: false });
-  await page.waitForFunction(() => document.querySelector('[data-testid="panel"]')?.dataset.rendered || document.querySelector('[data-testid="message-error"]'), null, { timeout: 20000 });
+  await page.waitForFunction(() => document.querySelector('[data-testid="panel"]')?.dataset.rendered || document.querySelector('[data-testid="message-error"]'), null, { timeout: WAIT });
   assert.equal(await page.getByTestId('message-error').count(), 0, `no error: ${await page.getByTestId('message-error').allTextContents()}`);
   assert.equal(await page.getByTestId('panel').getAttribute('data-rendered'), 'softmax');
   assert.match(await page.getByTestId('message-notice').textContent(), /longer than 20000 characters, cut/);
