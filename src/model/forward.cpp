@@ -97,9 +97,11 @@ LossResult forward_pass(const ModelConfig& cfg, const Parameters& params, Forwar
     rec.start_forward(cfg, batch.ids, s.lengths[0], causal_of(cfg, options));
     Matrix x;
     embedding_forward(cfg, p, s.ids, B, T, s.embedding, x, rec);
+    relative_positions(cfg, 0, T, s.positions);
     AttentionStatsSum stats;
     for (int l = 0; l < cfg.layers; ++l)
-        block_forward(cfg, p.layers[static_cast<std::size_t>(l)], attention_run(cfg, B, T, s.lengths, s.options, l),
+        block_forward(cfg, p.layers[static_cast<std::size_t>(l)],
+                      attention_run(cfg, B, T, s.lengths, s.options, l, &s.positions),
                       s.layers[keep ? static_cast<std::size_t>(l) : 0], x, &stats, rec);
     s.x_final = std::move(x);
     final_norm_forward(cfg, p, s.x_final, s.final_ln, s.normed_final, rec);
@@ -135,15 +137,15 @@ double backward_to_layer(const ModelConfig& config, ForwardState& s, const Param
     head_backward(config, p, g, s.normed_final, s.head, s.logits_grad, dh);
     if (config.layernorm && config.norm == Norm::pre) {
         dx.setZero(N, C);
-        layernorm_backward(s.x_final, p.final_ln_gain, s.final_ln, dh, dx, g.final_ln_gain, g.final_ln_bias);
+        norm_backward(config, s.x_final, p.final_ln_gain, s.final_ln, dh, dx, g.final_ln_gain, g.final_ln_bias);
     } else {
         dx = std::move(dh);
     }
     double score_grad_sq = 0;
     for (int l = config.layers - 1; l >= lowest; --l)
         block_backward(config, p.layers[static_cast<std::size_t>(l)], g.layers[static_cast<std::size_t>(l)],
-                       attention_run(config, s.B, s.T, s.lengths, s.options, l), s.layers[static_cast<std::size_t>(l)],
-                       dx, score_grad_sq, rec);
+                       attention_run(config, s.B, s.T, s.lengths, s.options, l, &s.positions),
+                       s.layers[static_cast<std::size_t>(l)], dx, score_grad_sq, rec);
     return score_grad_sq;
 }
 
