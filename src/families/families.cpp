@@ -60,7 +60,8 @@ const Family* family_by_model_type(const std::string& model_type) {
 }
 
 const Family* family_by_tokenizer(TokenizerKind kind) {
-    return find_family([&](const Family& f) { return f.tokenizer == kind; });
+    // a family asking for any BPE takes each BPE kind (tokenizer_kind_accepts)
+    return find_family([&](const Family& f) { return tokenizer_kind_accepts(f.tokenizer, kind); });
 }
 
 std::string family_titles() {

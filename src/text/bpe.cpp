@@ -1,5 +1,6 @@
 #include "text/bpe.hpp"
 
+#include "text/sentencepiece.hpp"
 #include "text/tokenizer.hpp"
 #include "text/unicode.hpp"
 
@@ -8,26 +9,6 @@
 
 namespace attn {
 namespace {
-
-enum class Class { letter, number, space, other };
-
-Class class_of(char32_t c) {
-    if (unicode::is_letter(c)) return Class::letter;
-    if (unicode::is_number(c)) return Class::number;
-    if (unicode::is_space(c)) return Class::space;
-    return Class::other;
-}
-
-// The length of a contraction ('s 't 're 've 'm 'll 'd, lower case only) at i, or 0.
-std::size_t contraction_at(const std::vector<unicode::CodePoint>& cps, std::size_t i) {
-    if (cps[i].value != U'\'' || i + 1 >= cps.size()) return 0;
-    const char32_t a = cps[i + 1].value;
-    if (a == U's' || a == U't' || a == U'm' || a == U'd') return 2;
-    if (i + 2 >= cps.size()) return 0;
-    const char32_t b = cps[i + 2].value;
-    if ((a == U'r' && b == U'e') || (a == U'v' && b == U'e') || (a == U'l' && b == U'l')) return 3;
-    return 0;
-}
 
 const char* const kEndOfText = "<|endoftext|>";
 
@@ -42,37 +23,7 @@ char32_t byte_to_unicode(std::uint8_t byte) {
     return 0x100 + n;
 }
 
-std::vector<std::pair<std::size_t, std::size_t>> pre_tokenize(const std::string& text) {
-    const std::vector<unicode::CodePoint> cps = unicode::code_points(text);
-    std::vector<Class> cls(cps.size());
-    for (std::size_t i = 0; i < cps.size(); ++i) cls[i] = class_of(cps[i].value);
-    const std::size_t n = cps.size();
-    std::vector<std::pair<std::size_t, std::size_t>> pieces;
-    const auto run_end = [&](std::size_t from, Class c) {
-        while (from < n && cls[from] == c) ++from;
-        return from;
-    };
-    for (std::size_t i = 0; i < n;) {
-        std::size_t end;
-        if (const std::size_t k = contraction_at(cps, i)) {
-            end = i + k;  // 's|'t|'re|'ve|'m|'ll|'d
-        } else if (cls[i] != Class::space) {
-            end = run_end(i, cls[i]);  // \p{L}+ | \p{N}+ | [^\s\p{L}\p{N}]+
-        } else if (cps[i].value == U' ' && i + 1 < n && cls[i + 1] != Class::space) {
-            end = run_end(i + 1, cls[i + 1]);  // the same with the optional space before it
-        } else {
-            const std::size_t e = run_end(i, Class::space);
-            // \s+(?!\S): the whole run at the end of the text, else all but its last
-            // character (which goes with what follows); a lone one: \s+
-            end = (e == n || e - i == 1) ? e : e - 1;
-        }
-        pieces.emplace_back(cps[i].begin, cps[end - 1].end);
-        i = end;
-    }
-    return pieces;
-}
-
-std::string display_bytes(const std::string& bytes) {
+std::string display_bytes(const std::string& bytes, bool every_space) {
     static const char* const kHex = "0123456789ABCDEF";
     std::string out;
     for (std::size_t i = 0; i < bytes.size();) {
@@ -86,49 +37,35 @@ std::string display_bytes(const std::string& bytes) {
             ++i;
             continue;
         }
-        if (i == 0 && b == ' ') out += "\xE2\x90\xA3";  // ␣
+        if ((i == 0 || every_space) && b == ' ') out += "\xE2\x90\xA3";  // ␣
         else out.append(bytes, i, len);
         i += len;
     }
     return out;
 }
 
-BpeTokenizer::BpeTokenizer(PieceVocabulary vocab, const std::vector<std::pair<std::string, std::string>>& merges,
-                           std::vector<std::string> specials, const std::string& vocab_file,
-                           const std::string& merges_file)
-    : vocab_(std::move(vocab)), specials_(std::move(specials)) {
-    for (unsigned b = 0; b < 256; ++b) {
-        std::string piece;
-        const char32_t u = byte_to_unicode(static_cast<std::uint8_t>(b));
-        unicode::append_utf8(piece, u);
-        byte_ids_[b] = vocab_.find(piece);
-        if (byte_ids_[b] < 0)
-            bad_tokenizer_file(vocab_file, "the vocabulary has no piece \"" + piece + "\" for the byte " +
-                                               std::to_string(b) + " (a byte-level BPE needs all 256)");
-        unicode_to_byte_[u] = static_cast<std::uint8_t>(b);
-    }
+// ---- the merge loop ---------------------------------------------------------------------
+
+BpeMerges::BpeMerges(const PieceVocabulary& vocab, const std::vector<std::pair<std::string, std::string>>& merges,
+                     const std::string& file) {
     merges_.reserve(merges.size());
     for (std::size_t r = 0; r < merges.size(); ++r) {
         const auto& [a, b] = merges[r];
         const std::string where = "merge " + std::to_string(r + 1) + " \"" + a + " " + b + "\"";
-        const std::int32_t ia = vocab_.find(a), ib = vocab_.find(b), ij = vocab_.find(a + b);
-        if (ia < 0) bad_tokenizer_file(merges_file, where + ": \"" + a + "\" is not in the vocabulary");
-        if (ib < 0) bad_tokenizer_file(merges_file, where + ": \"" + b + "\" is not in the vocabulary");
-        if (ij < 0) bad_tokenizer_file(merges_file, where + ": their join \"" + a + b + "\" is not in the vocabulary");
+        const std::int32_t ia = vocab.find(a), ib = vocab.find(b), ij = vocab.find(a + b);
+        if (ia < 0) bad_tokenizer_file(file, where + ": \"" + a + "\" is not in the vocabulary");
+        if (ib < 0) bad_tokenizer_file(file, where + ": \"" + b + "\" is not in the vocabulary");
+        if (ij < 0) bad_tokenizer_file(file, where + ": their join \"" + a + b + "\" is not in the vocabulary");
         // a pair listed twice takes its last rank (as a Python dict or the Rust tokenizers' map)
         merges_[pair_key(ia, ib)] = Merge{static_cast<std::int32_t>(r), ij};
     }
-    for (const std::string& s : specials_) special_ids_.push_back(vocab_.find(s));
 }
 
-std::vector<std::int32_t> BpeTokenizer::merge(const std::string& bytes) const {
-    // symbols as a linked list over the byte positions; a merge keeps the left
-    // symbol and drops the right one
-    const std::size_t n = bytes.size();
-    std::vector<std::int32_t> id(n);
+void BpeMerges::merge(std::vector<std::int32_t>& id, std::vector<std::int32_t>& starts, std::uint64_t& pushes) const {
+    // symbols as a linked list over the positions; a merge keeps the left symbol and drops the right one
+    const std::size_t n = id.size();
     std::vector<std::int32_t> next(n), prev(n);
     for (std::size_t i = 0; i < n; ++i) {
-        id[i] = byte_ids_[static_cast<unsigned char>(bytes[i])];
         next[i] = static_cast<std::int32_t>(i + 1);
         prev[i] = static_cast<std::int32_t>(i) - 1;
     }
@@ -143,7 +80,9 @@ std::vector<std::int32_t> BpeTokenizer::merge(const std::string& bytes) const {
         const std::int32_t right = next[static_cast<std::size_t>(left)];
         if (left < 0 || right >= static_cast<std::int32_t>(n)) return;
         const auto it = merges_.find(pair_key(id[static_cast<std::size_t>(left)], id[static_cast<std::size_t>(right)]));
-        if (it != merges_.end()) queue.push({it->second.rank, left, right, it->second.id});
+        if (it == merges_.end()) return;
+        queue.push({it->second.rank, left, right, it->second.id});
+        ++pushes;
     };
     for (std::size_t i = 0; i + 1 < n; ++i) consider(static_cast<std::int32_t>(i));
     std::vector<bool> gone(n, false);
@@ -162,61 +101,112 @@ std::vector<std::int32_t> BpeTokenizer::merge(const std::string& bytes) const {
         if (prev[l] >= 0) consider(prev[l]);
         consider(c.left);
     }
-    std::vector<std::int32_t> out;
-    for (std::size_t i = 0; i < n; i = static_cast<std::size_t>(next[i])) out.push_back(id[i]);
-    return out;
+    starts.clear();
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < n; i = static_cast<std::size_t>(next[i])) {
+        starts.push_back(static_cast<std::int32_t>(i));
+        id[kept++] = id[i];
+    }
+    id.resize(kept);
+}
+
+// ---- byte-level BPE ---------------------------------------------------------------------
+
+namespace {
+
+TokenizerPipeline files_pipeline(const PieceVocabulary& vocab, const std::vector<std::string>& specials) {
+    TokenizerPipeline p;
+    for (const std::string& s : specials) p.added.push_back(AddedToken{s, vocab.find(s), true, false});
+    p.pre_tokenizer = PreTokenizer::byte_level_default();
+    p.index_added_tokens();
+    return p;
+}
+
+}  // namespace
+
+BpeTokenizer::BpeTokenizer(PieceVocabulary vocab, const std::vector<std::pair<std::string, std::string>>& merges,
+                           std::vector<std::string> specials, const std::string& vocab_file,
+                           const std::string& merges_file)
+    : PipelineTokenizer(files_pipeline(vocab, specials)), vocab_(std::move(vocab)) {
+    check_bytes(vocab_file);
+    merges_ = BpeMerges(vocab_, merges, merges_file);
+}
+
+BpeTokenizer::BpeTokenizer(BpeModelFile model, TokenizerPipeline pipeline, const std::string& file)
+    : PipelineTokenizer(std::move(pipeline)), vocab_(std::move(model.vocab)), ignore_merges_(model.ignore_merges) {
+    kind_ = pipeline_.pre_tokenizer.splits() ? TokenizerKind::split_bpe : TokenizerKind::byte_level_bpe;
+    check_bytes(file);
+    merges_ = BpeMerges(vocab_, model.merges, file);
+}
+
+void BpeTokenizer::check_bytes(const std::string& file) {
+    for (unsigned b = 0; b < 256; ++b) {
+        std::string piece;
+        const char32_t u = byte_to_unicode(static_cast<std::uint8_t>(b));
+        unicode::append_utf8(piece, u);
+        byte_ids_[b] = vocab_.find(piece);
+        if (byte_ids_[b] < 0)
+            bad_tokenizer_file(file, "the vocabulary has no piece \"" + piece + "\" for the byte " + std::to_string(b) +
+                                         " (a byte-level BPE needs all 256)");
+        unicode_to_byte_[u] = static_cast<std::uint8_t>(b);
+    }
+}
+
+std::vector<std::int32_t> BpeTokenizer::merge(const std::string& bytes) const {
+    std::vector<std::int32_t> ids(bytes.size()), starts;
+    for (std::size_t i = 0; i < bytes.size(); ++i) ids[i] = byte_ids_[static_cast<unsigned char>(bytes[i])];
+    std::uint64_t pushes = 0;
+    merges_.merge(ids, starts, pushes);
+    return ids;
 }
 
 std::string BpeTokenizer::piece_bytes(std::int32_t token) const {
+    if (pipeline_.is_added(token)) return vocab_.piece(token);
     std::string bytes;
     for (const unicode::CodePoint& cp : unicode::code_points(vocab_.piece(token))) {
         const auto it = unicode_to_byte_.find(cp.value);
-        // a piece outside the byte alphabet (an added token): its own UTF-8
+        // a piece outside the byte alphabet: its own UTF-8
         if (it == unicode_to_byte_.end()) unicode::append_utf8(bytes, cp.value);
         else bytes += static_cast<char>(it->second);
     }
     return bytes;
 }
 
-std::vector<PretrainedToken> BpeTokenizer::encode(const std::string& text) const {
-    check_tokenizer_text(text);
-    const auto char_begin = [&](std::size_t at) {
-        while (at > 0 && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) --at;
-        return at;
-    };
-    const auto char_end = [&](std::size_t at) {
-        while (at < text.size() && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) ++at;
-        return at;
-    };
-    std::vector<PretrainedToken> tokens;
-    for (const TextSegment& seg : split_on_specials(text, specials_)) {
-        if (seg.special >= 0) {
-            PretrainedToken t;
-            t.id = special_ids_[static_cast<std::size_t>(seg.special)];
-            t.text = specials_[static_cast<std::size_t>(seg.special)];
-            t.display = t.text;
-            t.begin = static_cast<std::int32_t>(seg.begin);
-            t.end = static_cast<std::int32_t>(seg.end);
-            tokens.push_back(std::move(t));
-            continue;
+void BpeTokenizer::encode_text(const NormText& text, std::vector<PretrainedToken>& out) const {
+    std::vector<std::int32_t> ids, starts;
+    std::uint64_t pushes = 0;
+    std::vector<std::size_t> char_at;  // byte of the piece → its character
+    for (const NormText& piece : pipeline_.pre_tokenizer.apply(text)) {
+        const std::string bytes = norm_utf8(piece);
+        char_at.clear();
+        for (std::size_t i = 0; i < piece.size(); ++i) char_at.insert(char_at.end(), unicode::utf8_length(piece[i].value), i);
+        ids.assign(bytes.size(), 0);
+        for (std::size_t i = 0; i < bytes.size(); ++i) ids[i] = byte_ids_[static_cast<unsigned char>(bytes[i])];
+        std::int32_t whole = -1;
+        if (ignore_merges_) {
+            // the piece in the byte alphabet, when the vocabulary has it whole
+            std::string alphabet;
+            for (const unsigned char b : bytes) unicode::append_utf8(alphabet, byte_to_unicode(b));
+            whole = vocab_.find(alphabet);
         }
-        const std::string part = text.substr(seg.begin, seg.end - seg.begin);
-        for (const auto& [pb, pe] : pre_tokenize(part)) {
-            std::size_t at = seg.begin + pb;  // the byte where the next token starts
-            for (std::int32_t id : merge(part.substr(pb, pe - pb))) {
-                PretrainedToken t;
-                t.id = id;
-                t.text = vocab_.piece(id);
-                const std::string bytes = piece_bytes(id);
-                t.display = display_bytes(bytes);
-                t.begin = static_cast<std::int32_t>(char_begin(at));
-                t.end = static_cast<std::int32_t>(char_end(at + bytes.size()));
-                at += bytes.size();
-                tokens.push_back(std::move(t));
-            }
+        if (whole >= 0) {
+            ids.assign(1, whole);
+            starts.assign(1, 0);
+        } else {
+            merges_.merge(ids, starts, pushes);
+        }
+        for (std::size_t k = 0; k < ids.size(); ++k) {
+            const auto begin = static_cast<std::size_t>(starts[k]);
+            const std::size_t end = k + 1 < ids.size() ? static_cast<std::size_t>(starts[k + 1]) : bytes.size();
+            PretrainedToken t;
+            t.id = ids[k];
+            t.text = vocab_.piece(t.id);
+            t.display = display_bytes(bytes.substr(begin, end - begin));
+            std::tie(t.begin, t.end) = span(piece, char_at[begin], char_at[end - 1] + 1);
+            out.push_back(std::move(t));
         }
     }
-    return tokens;
+    count_steps(pushes);
 }
 
 std::string BpeTokenizer::decode(const std::vector<std::int32_t>& ids) const {
@@ -225,14 +215,7 @@ std::string BpeTokenizer::decode(const std::vector<std::int32_t>& ids) const {
     return unicode::utf8_replacing_invalid(bytes);
 }
 
-namespace {
-
-std::vector<std::string> specials_in(const PieceVocabulary& vocab) {
-    if (vocab.find(kEndOfText) >= 0) return {kEndOfText};
-    return {};
-}
-
-}  // namespace
+// ---- reading ----------------------------------------------------------------------------
 
 std::unique_ptr<PretrainedTokenizer> read_bpe_files(const std::string& vocab_json, const std::string& merges_txt) {
     PieceVocabulary vocab;
@@ -255,42 +238,32 @@ std::unique_ptr<PretrainedTokenizer> read_bpe_files(const std::string& vocab_jso
             bad_tokenizer_file("merges.txt", "line " + std::to_string(line_no) + " is not two pieces separated by one space");
         merges.emplace_back(line.substr(0, space), line.substr(space + 1));
     }
-    std::vector<std::string> specials = specials_in(vocab);
+    std::vector<std::string> specials;
+    if (vocab.find(kEndOfText) >= 0) specials.push_back(kEndOfText);
     return std::make_unique<BpeTokenizer>(std::move(vocab), merges, std::move(specials), "vocab.json", "merges.txt");
 }
 
 std::unique_ptr<PretrainedTokenizer> read_bpe_tokenizer_json(const JsonValue& root) {
     const std::string file = "tokenizer.json";
-    const JsonValue* model = root.get("model");
-    const JsonValue* vocab_json = model ? model->get("vocab") : nullptr;
-    const JsonValue* merges_json = model ? model->get("merges") : nullptr;
-    if (!vocab_json || !vocab_json->is(JsonValue::Type::object))
-        bad_tokenizer_file(file, "model.vocab is not an object of pieces");
-    if (!merges_json || !merges_json->is(JsonValue::Type::array))
-        bad_tokenizer_file(file, "model.merges is not a list");
-    PieceVocabulary vocab;
-    vocab.add_json_object(*vocab_json, file);
-    std::vector<std::string> specials = read_added_tokens(root, vocab, file);
-    vocab.finish(file);
-    std::vector<std::pair<std::string, std::string>> merges;
-    merges.reserve(merges_json->array.size());
-    for (std::size_t r = 0; r < merges_json->array.size(); ++r) {
-        const JsonValue& m = merges_json->array[r];
-        const std::string where = "model.merges[" + std::to_string(r) + "]";
-        if (m.is(JsonValue::Type::string)) {
-            const std::size_t space = m.string.find(' ');
-            if (space == std::string::npos || space == 0 || space + 1 == m.string.size() ||
-                m.string.find(' ', space + 1) != std::string::npos)
-                bad_tokenizer_file(file, where + " is not two pieces separated by one space");
-            merges.emplace_back(m.string.substr(0, space), m.string.substr(space + 1));
-        } else if (m.is(JsonValue::Type::array) && m.array.size() == 2 && m.array[0].is(JsonValue::Type::string) &&
-                   m.array[1].is(JsonValue::Type::string)) {
-            merges.emplace_back(m.array[0].string, m.array[1].string);
-        } else {
-            bad_tokenizer_file(file, where + " is neither \"a b\" nor [\"a\", \"b\"]");
-        }
+    BpeModelFile model;
+    TokenizerPipeline pipeline;
+    read_bpe_json(root, file, model, pipeline);
+    if (pipeline.pre_tokenizer.byte_level()) {
+        check_bpe_decoder(root, true, file);
+        return std::make_unique<BpeTokenizer>(std::move(model), std::move(pipeline), file);
     }
-    return std::make_unique<BpeTokenizer>(std::move(vocab), merges, std::move(specials), file, file);
+    if (pipeline.pre_tokenizer.empty()) {
+        // no pre-tokenizer: SentencePiece-style when the file says so (bytes as <0x..> pieces, a
+        // normalizer writing ▁); else GPT-2's splitting, as this engine has always read a BPE
+        // tokenizer.json that says nothing of it
+        const bool sentencepiece = model.byte_fallback || pipeline.normalizer.writes("\xE2\x96\x81");
+        check_bpe_decoder(root, !sentencepiece, file);
+        if (sentencepiece) return std::make_unique<SentencePieceBpeTokenizer>(std::move(model), std::move(pipeline), file);
+        pipeline.pre_tokenizer = PreTokenizer::byte_level_default();
+        return std::make_unique<BpeTokenizer>(std::move(model), std::move(pipeline), file);
+    }
+    bad_tokenizer_file(file, "the pre_tokenizer does not end with ByteLevel: a BPE this engine runs is byte-level (its "
+                             "pre_tokenizer ends with ByteLevel) or SentencePiece-style (no pre_tokenizer)");
 }
 
 }  // namespace attn

@@ -1,8 +1,8 @@
-// read_tokenizer (pretrained.hpp) and what the subword tokenizers share
-// (pretrained_tokenizer.hpp).
+// read_tokenizer (pretrained_tokenizer.hpp) and what the subword tokenizers share.
 
 #include "text/pretrained_tokenizer.hpp"
 
+#include "text/added_tokens.hpp"
 #include "text/bpe.hpp"
 #include "text/tokenizer.hpp"
 #include "text/wordpiece.hpp"
@@ -82,20 +82,15 @@ JsonValue parse_tokenizer_json(const std::string& text, const std::string& file)
 
 std::vector<std::string> read_added_tokens(const JsonValue& root, PieceVocabulary& vocab, const std::string& file) {
     std::vector<std::string> contents;
-    const JsonValue* added = root.get("added_tokens");
-    if (!added || added->is(JsonValue::Type::null)) return contents;
-    if (!added->is(JsonValue::Type::array)) bad_tokenizer_file(file, "added_tokens is not a list");
-    for (std::size_t i = 0; i < added->array.size(); ++i) {
-        const JsonValue& t = added->array[i];
-        const JsonValue* content = t.get("content");
-        const JsonValue* id = t.get("id");
-        if (!content || !content->is(JsonValue::Type::string) || !id || !id->is(JsonValue::Type::number) ||
-            !id->is_integer)
-            bad_tokenizer_file(file, "added_tokens[" + std::to_string(i) + "] has no string content and whole id");
-        vocab.add(content->string, id->integer, file);
-        contents.push_back(content->string);
-    }
+    for (AddedToken& t : read_added_token_list(root, vocab, file)) contents.push_back(std::move(t.content));
     return contents;
+}
+
+bool json_flag(const JsonValue& object, const char* key, bool fallback, const std::string& what, const std::string& file) {
+    const JsonValue* v = object.get(key);
+    if (!v || v->is(JsonValue::Type::null)) return fallback;
+    if (!v->is(JsonValue::Type::boolean)) bad_tokenizer_file(file, what + ": " + key + " is not true or false");
+    return v->boolean;
 }
 
 void check_tokenizer_text(const std::string& text) {
@@ -106,49 +101,44 @@ void check_tokenizer_text(const std::string& text) {
     decode_utf8(text);  // throws bad_text naming the byte
 }
 
-std::vector<TextSegment> split_on_specials(const std::string& text, const std::vector<std::string>& specials) {
-    std::vector<TextSegment> out;
-    std::size_t plain = 0;  // where the text since the last special token starts
-    for (std::size_t at = 0; at < text.size();) {
-        std::int32_t best = -1;
-        for (std::size_t s = 0; s < specials.size(); ++s)
-            if (!specials[s].empty() && text.compare(at, specials[s].size(), specials[s]) == 0 &&
-                (best < 0 || specials[s].size() > specials[static_cast<std::size_t>(best)].size()))
-                best = static_cast<std::int32_t>(s);
-        if (best < 0) {
-            ++at;
-            continue;
-        }
-        if (at > plain) out.push_back({plain, at, -1});
-        const std::size_t end = at + specials[static_cast<std::size_t>(best)].size();
-        out.push_back({at, end, best});
-        at = plain = end;
-    }
-    if (plain < text.size()) out.push_back({plain, text.size(), -1});
-    return out;
-}
+namespace {
+
+// The kinds vocab.json + merges.txt can make (GPT-2's): not asked by a family whose
+// checkpoints may split otherwise (any_bpe: SmolLM2 ships them beside a tokenizer.json
+// that splits digits first).
+bool reads_bpe_files(TokenizerKind kind) { return kind == TokenizerKind::any || kind == TokenizerKind::byte_level_bpe; }
+
+bool asks_bpe(TokenizerKind kind) { return kind != TokenizerKind::wordpiece; }
+
+}  // namespace
 
 std::unique_ptr<PretrainedTokenizer> read_tokenizer(const TokenizerRequest& request, const std::string& tokenizer_json,
                                                     const std::string& vocab_json, const std::string& merges_txt,
                                                     const std::string& vocab_txt,
                                                     const std::string& tokenizer_config_json) {
-    const bool bpe = request.kind != TokenizerKind::wordpiece, wordpiece = request.kind != TokenizerKind::byte_level_bpe;
+    const bool bpe = asks_bpe(request.kind), wordpiece = tokenizer_kind_accepts(request.kind, TokenizerKind::wordpiece);
     if (!tokenizer_json.empty()) {
-        const JsonValue root = parse_tokenizer_json(tokenizer_json, "tokenizer.json");
+        const std::string file = "tokenizer.json";
+        const JsonValue root = parse_tokenizer_json(tokenizer_json, file);
         const JsonValue* model = root.get("model");
         const JsonValue* type = model ? model->get("type") : nullptr;
-        if (!type || !type->is(JsonValue::Type::string))
-            bad_tokenizer_file("tokenizer.json", "model.type is missing (BPE or WordPiece)");
-        if (type->string == "BPE" && bpe) return read_bpe_tokenizer_json(root);
+        if (!type || !type->is(JsonValue::Type::string)) bad_tokenizer_file(file, "model.type is missing (BPE or WordPiece)");
+        if (type->string == "BPE" && bpe) {
+            std::unique_ptr<PretrainedTokenizer> tok = read_bpe_tokenizer_json(root);
+            if (!tokenizer_kind_accepts(request.kind, tok->kind()))
+                bad_tokenizer_file(file, "it is " + tokenizer_kind_title(tok->kind()) + ", not " +
+                                             tokenizer_kind_title(request.kind) + " (" + request.title + ")");
+            return tok;
+        }
         if (type->string == "WordPiece" && wordpiece) return read_wordpiece_tokenizer_json(root, tokenizer_config_json);
         const std::string expected = bpe && wordpiece ? "BPE or WordPiece" : (bpe ? "BPE (" : "WordPiece (") + request.title + ")";
-        bad_tokenizer_file("tokenizer.json", "model.type \"" + type->string + "\" is not " + expected);
+        bad_tokenizer_file(file, "model.type \"" + type->string + "\" is not " + expected);
     }
-    if (bpe && (!vocab_json.empty() || !merges_txt.empty())) return read_bpe_files(vocab_json, merges_txt);
+    if (reads_bpe_files(request.kind) && (!vocab_json.empty() || !merges_txt.empty())) return read_bpe_files(vocab_json, merges_txt);
     if (wordpiece && !vocab_txt.empty()) return read_wordpiece_vocab_txt(vocab_txt, tokenizer_config_json);
     throw Error(Error::Code::bad_checkpoint,
                 std::string("no tokenizer files") + (request.name.empty() ? "" : " for " + request.name) +
-                    ": give tokenizer.json" + (bpe ? ", or vocab.json and merges.txt" : "") +
+                    ": give tokenizer.json" + (reads_bpe_files(request.kind) ? ", or vocab.json and merges.txt" : "") +
                     (wordpiece ? ", or vocab.txt" : ""));
 }
 
@@ -157,15 +147,35 @@ const char* tokenizer_kind_name(TokenizerKind kind) {
         case TokenizerKind::any: return "any";
         case TokenizerKind::byte_level_bpe: return "byte_level_bpe";
         case TokenizerKind::wordpiece: return "wordpiece";
+        case TokenizerKind::split_bpe: return "split_bpe";
+        case TokenizerKind::sentencepiece_bpe: return "sentencepiece_bpe";
+        case TokenizerKind::any_bpe: return "any_bpe";
     }
     return "?";
+}
+
+std::string tokenizer_kind_title(TokenizerKind kind) {
+    switch (kind) {
+        case TokenizerKind::any: return "any tokenizer";
+        case TokenizerKind::byte_level_bpe: return "a byte-level BPE split by GPT-2's pattern";
+        case TokenizerKind::wordpiece: return "a WordPiece";
+        case TokenizerKind::split_bpe: return "a byte-level BPE after a Split pattern (Llama 3, Qwen2)";
+        case TokenizerKind::sentencepiece_bpe: return "a SentencePiece-style BPE (Llama 2)";
+        case TokenizerKind::any_bpe: return "a BPE";
+    }
+    return "?";
+}
+
+bool tokenizer_kind_accepts(TokenizerKind asked, TokenizerKind made) {
+    if (asked == TokenizerKind::any || asked == made) return true;
+    return asked == TokenizerKind::any_bpe && made != TokenizerKind::wordpiece && made != TokenizerKind::any;
 }
 
 std::vector<std::vector<std::string>> tokenizer_file_choices(TokenizerKind kind) {
     // read_tokenizer's order: tokenizer.json, then the older files of each kind
     std::vector<std::vector<std::string>> choices = {{"tokenizer.json"}};
-    if (kind != TokenizerKind::wordpiece) choices.push_back({"vocab.json", "merges.txt"});
-    if (kind != TokenizerKind::byte_level_bpe) choices.push_back({"vocab.txt"});
+    if (reads_bpe_files(kind)) choices.push_back({"vocab.json", "merges.txt"});
+    if (tokenizer_kind_accepts(kind, TokenizerKind::wordpiece)) choices.push_back({"vocab.txt"});
     return choices;
 }
 

@@ -4,6 +4,7 @@
 #include "text/unicode/tables.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace attn::unicode {
 namespace {
@@ -20,8 +21,6 @@ bool in(const tables::CodeRange* table, std::size_t size, char32_t c) {
 constexpr char32_t kHangulFirst = 0xAC00, kHangulLast = 0xD7A3;
 constexpr char32_t kLeadBase = 0x1100, kVowelBase = 0x1161, kTrailBase = 0x11A7;
 constexpr char32_t kVowels = 21, kTrails = 28;
-
-std::size_t utf8_length(char32_t c) { return c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4; }
 
 }  // namespace
 
@@ -70,6 +69,29 @@ void append_nfd(std::u32string& out, char32_t c) {
     }
     for (char32_t part : d->parts)
         if (part) out += part;
+}
+
+int combining_class(char32_t c) {
+    if (c < 0x300) return 0;
+    const tables::CombiningClass* end = tables::combining + tables::combining_size;
+    const tables::CombiningClass* r = std::lower_bound(
+        tables::combining, end, c, [](const tables::CombiningClass& range, char32_t x) { return range.last < x; });
+    return r != end && r->first <= c ? r->value : 0;
+}
+
+char32_t compose(char32_t a, char32_t b) {
+    // Hangul: a leading consonant and a vowel make an LV syllable, an LV syllable and a trailing consonant an LVT
+    if (a >= kLeadBase && a < kLeadBase + 19 && b >= kVowelBase && b < kVowelBase + kVowels)
+        return kHangulFirst + ((a - kLeadBase) * kVowels + (b - kVowelBase)) * kTrails;
+    if (a >= kHangulFirst && a <= kHangulLast && (a - kHangulFirst) % kTrails == 0 && b > kTrailBase &&
+        b < kTrailBase + kTrails)
+        return a + (b - kTrailBase);
+    const tables::Composition* end = tables::composition + tables::composition_size;
+    const tables::Composition* m =
+        std::lower_bound(tables::composition, end, std::make_pair(a, b), [](const tables::Composition& x, std::pair<char32_t, char32_t> k) {
+            return x.first != k.first ? x.first < k.first : x.second < k.second;
+        });
+    return m != end && m->first == a && m->second == b ? m->composed : 0;
 }
 
 void append_utf8(std::string& out, char32_t c) {

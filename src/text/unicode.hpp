@@ -27,6 +27,14 @@ void append_lower(std::u32string& out, char32_t c);
 /// Combining marks keep their order (no canonical reordering).
 void append_nfd(std::u32string& out, char32_t c);
 
+/// The canonical combining class of c (0 for a starter): NFC's and NFD's canonical ordering.
+int combining_class(char32_t c);
+/// The primary composite of the pair (a, b) (NFC's canonical composition, Hangul included),
+/// or 0 when the pair does not compose.
+char32_t compose(char32_t a, char32_t b);
+
+/// The length of c in UTF-8 (1–4 bytes).
+inline std::size_t utf8_length(char32_t c) { return c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4; }
 /// Appends c as UTF-8 (c must be a Unicode scalar value).
 void append_utf8(std::string& out, char32_t c);
 

@@ -1,5 +1,6 @@
 #include "text/wordpiece.hpp"
 
+#include "text/normalizer.hpp"
 #include "text/tokenizer.hpp"
 #include "text/unicode.hpp"
 
@@ -8,12 +9,6 @@
 
 namespace attn {
 namespace {
-
-// One character after normalisation and the bytes of the user's text it came from.
-struct NormChar {
-    char32_t value;
-    std::uint32_t begin, end;
-};
 
 bool is_bert_whitespace(char32_t c) {
     // BERT's _is_whitespace: space, tab, newline, return or category Zs; after
@@ -105,6 +100,9 @@ WordPieceTokenizer::WordPieceTokenizer(PieceVocabulary vocab, WordPieceOptions o
     for (const std::string& s : {options_.unk, options_.cls, options_.sep, options_.mask, options_.pad})
         if (vocab_.find(s) >= 0 && std::find(specials_.begin(), specials_.end(), s) == specials_.end())
             specials_.push_back(s);
+    special_matcher_ = TokenMatcher(specials_);
+    options_.max_word_chars = std::min(options_.max_word_chars, kMaxWordPieceChars);
+    for (std::int32_t id = 0; id < vocab_.size(); ++id) longest_piece_ = std::max(longest_piece_, vocab_.piece(id).size());
 }
 
 std::vector<PretrainedToken> WordPieceTokenizer::encode(const std::string& text) const {
@@ -120,7 +118,8 @@ std::vector<PretrainedToken> WordPieceTokenizer::encode(const std::string& text)
         tokens.push_back(std::move(t));
     };
     add(cls_id_, -1, -1);
-    for (const TextSegment& seg : split_on_specials(text, specials_)) {
+    std::uint64_t steps = 0;
+    for (const TextSegment& seg : special_matcher_.split(text, steps)) {
         if (seg.special >= 0) {
             add(vocab_.find(specials_[static_cast<std::size_t>(seg.special)]), static_cast<std::int32_t>(seg.begin),
                 static_cast<std::int32_t>(seg.end));
@@ -134,14 +133,19 @@ std::vector<PretrainedToken> WordPieceTokenizer::encode(const std::string& text)
                 continue;
             }
             // greedy longest match: the longest piece from `start`, "##" after the first
+            // (candidates longer than the longest piece are not looked up)
             std::vector<PretrainedToken> pieces;
             bool spelled = true;
             for (std::size_t start = 0; start < word.size() && spelled;) {
                 std::int32_t found = -1;
+                const std::string head = start > 0 ? options_.prefix : "";
+                std::string candidate = head + utf8_of(word, start, word.size());
                 std::size_t stop = word.size();
                 for (; stop > start; --stop) {
-                    const std::string piece = (start > 0 ? options_.prefix : "") + utf8_of(word, start, stop);
-                    found = vocab_.find(piece);
+                    if (stop < word.size()) candidate.resize(candidate.size() - unicode::utf8_length(word[stop].value));
+                    if (candidate.size() > longest_piece_) continue;
+                    ++steps;
+                    found = vocab_.find(candidate);
                     if (found >= 0) break;
                 }
                 if (found < 0) {
@@ -162,6 +166,7 @@ std::vector<PretrainedToken> WordPieceTokenizer::encode(const std::string& text)
         }
     }
     add(sep_id_, -1, -1);
+    count_steps(steps);
     return tokens;
 }
 
@@ -260,8 +265,19 @@ std::unique_ptr<PretrainedTokenizer> read_wordpiece_tokenizer_json(const JsonVal
     if (const JsonValue* p = model->get("continuing_subword_prefix"); p && p->is(JsonValue::Type::string))
         o.prefix = p->string;
     if (const JsonValue* m = model->get("max_input_chars_per_word"); m && m->is_integer && m->integer > 0)
-        o.max_word_chars = static_cast<std::size_t>(m->integer);
+        o.max_word_chars = static_cast<std::size_t>(std::min<std::int64_t>(m->integer, kMaxWordPieceChars));
     const JsonValue* normalizer = root.get("normalizer");
+    const JsonValue* normalizer_type = normalizer ? normalizer->get("type") : nullptr;
+    if (normalizer && !normalizer->is(JsonValue::Type::null) &&
+        !(normalizer_type && normalizer_type->is(JsonValue::Type::string) && normalizer_type->string == "BertNormalizer"))
+        bad_tokenizer_file(file, "the normalizer \"" + (normalizer_type && normalizer_type->is(JsonValue::Type::string) ? normalizer_type->string : std::string()) +
+                                     "\" is not one this engine runs for a WordPiece (it runs BertNormalizer)");
+    const JsonValue* pre = root.get("pre_tokenizer");
+    const JsonValue* pre_type = pre ? pre->get("type") : nullptr;
+    if (pre && !pre->is(JsonValue::Type::null) &&
+        !(pre_type && pre_type->is(JsonValue::Type::string) && pre_type->string == "BertPreTokenizer"))
+        bad_tokenizer_file(file, "the pre_tokenizer \"" + (pre_type && pre_type->is(JsonValue::Type::string) ? pre_type->string : std::string()) +
+                                     "\" is not one this engine runs for a WordPiece (it runs BertPreTokenizer)");
     if (normalizer && normalizer->is(JsonValue::Type::object)) {
         o.lowercase = read_flag(normalizer, "lowercase", o.lowercase, file);
         o.strip_accents = read_flag(normalizer, "strip_accents", o.lowercase, file);

@@ -182,3 +182,68 @@ TEST_CASE("wordpiece: bad files are bad_checkpoint errors naming the file, bad t
     CHECK(code_of([&] { tok->encode("hello \xC3"); }) == attn::Error::Code::bad_text);
     CHECK(code_of([&] { tok->encode(std::string(attn::kMaxSentenceBytes + 1, ' ')); }) == attn::Error::Code::too_many_tokens);
 }
+
+TEST_CASE("wordpiece: max_input_chars_per_word above the engine's cap (100) is capped: a 3,000-letter word is UNK at once") {
+    // issue #36: with max_input_chars_per_word 1e9 a 3,000-letter word took seconds (every
+    // candidate of every start looked up)
+    std::string json = tokenizer_json(true);
+    const std::string from = "\"max_input_chars_per_word\": 100";
+    json.replace(json.find(from), from.size(), "\"max_input_chars_per_word\": 1000000000");
+    const auto tok = attn::read_family_tokenizer("bert", json, "", "", "", "");
+    const std::uint64_t before = tok->steps();
+    CHECK(ids(*tok, std::string(3000, 'a')) == Ids{CLS, UNK, SEP});
+    CHECK(ids(*tok, std::string(101, 'a')) == Ids{CLS, UNK, SEP});
+    Ids hundred = {CLS, 16};
+    for (int i = 0; i < 99; ++i) hundred.push_back(17);
+    hundred.push_back(SEP);
+    CHECK(ids(*tok, std::string(100, 'a')) == hundred);
+    // a word of n letters: at most n lookups from each start, and none longer than the longest
+    // piece ("##able": 6 bytes), so at most 6 per start here
+    const std::uint64_t before_words = tok->steps();
+    CHECK(before_words - before <= 2 * (3000 + 101));  // the [UNK] words: only the specials' automaton
+    const std::string words = std::string(100, 'a') + " " + std::string(100, 'b');
+    ids(*tok, words);
+    CHECK(tok->steps() - before_words <= 2 * words.size() + 6 * 200);
+    // a file asking for fewer keeps its own
+    json.replace(json.find("1000000000"), 10, "3");
+    CHECK(ids(*attn::read_family_tokenizer("bert", json, "", "", "", ""), "aaaa aaa") == Ids{CLS, UNK, 16, 17, 17, SEP});
+}
+
+TEST_CASE("wordpiece: 100,000 added tokens on a 30 KB text take at most 2 automaton moves per byte (issue #36)") {
+    std::string json = tokenizer_json(true);
+    std::string vocab_tail, added = "\"added_tokens\": [";
+    const auto first = static_cast<std::int32_t>(kPieces.size());
+    for (std::int32_t i = 0; i < 100000; ++i) {
+        const std::string t = "[unused" + std::to_string(i) + "]";
+        added += (i ? ", " : "") + std::string("{\"id\": ") + std::to_string(first + i) + ", \"content\": \"" + t + "\", \"special\": true}";
+        vocab_tail += ", \"" + t + "\": " + std::to_string(first + i);
+    }
+    added += "], ";
+    json.insert(1, added);
+    json.insert(json.rfind("}}"), vocab_tail);
+    const auto tok = attn::read_family_tokenizer("bert", json, "", "", "", "");
+    std::string text;
+    while (text.size() < 30000) text += "hello [unused7] world [unused [unused99999]";
+    const std::uint64_t before = tok->steps();
+    const auto tokens = tok->encode(text);
+    CHECK(tok->steps() - before <= 2 * text.size() + 6 * text.size());
+    CHECK(tokens[2].id == first + 7);
+    CHECK(tokens[2].text == "[unused7]");
+}
+
+TEST_CASE("wordpiece: a tokenizer.json normalizer or pre_tokenizer other than BERT's is refused by name") {
+    std::string json = tokenizer_json(true);
+    const std::string normalizer = json.substr(json.find("{\"type\": \"BertNormalizer\""), json.find("}, \"model\"") - json.find("{\"type\": \"BertNormalizer\"") + 1);
+    std::string lower = json;
+    lower.replace(lower.find(normalizer), normalizer.size(), "{\"type\": \"Lowercase\"}");
+    CHECK(code_of([&] { attn::read_family_tokenizer("bert", lower, "", "", "", ""); }) == attn::Error::Code::bad_checkpoint);
+    CHECK_THAT(message_of([&] { attn::read_family_tokenizer("bert", lower, "", "", "", ""); }),
+               Catch::Matchers::Contains("tokenizer.json: the normalizer \"Lowercase\" is not one this engine runs for a WordPiece"));
+    std::string pre = json;
+    pre.insert(1, "\"pre_tokenizer\": {\"type\": \"Whitespace\"}, ");
+    CHECK_THAT(message_of([&] { attn::read_family_tokenizer("bert", pre, "", "", "", ""); }),
+               Catch::Matchers::Contains("the pre_tokenizer \"Whitespace\" is not one this engine runs for a WordPiece"));
+    pre = json;
+    pre.insert(1, "\"pre_tokenizer\": {\"type\": \"BertPreTokenizer\"}, ");
+    CHECK(ids(*attn::read_family_tokenizer("bert", pre, "", "", "", ""), "Hello") == Ids{CLS, 5, SEP});
+}

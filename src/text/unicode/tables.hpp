@@ -16,6 +16,13 @@ struct Decomposition {
     char32_t code;
     char32_t parts[4];  ///< the canonical decomposition, 0-padded
 };
+struct CombiningClass {
+    char32_t first, last;  ///< inclusive
+    unsigned char value;   ///< the canonical combining class (never 0 in the table)
+};
+struct Composition {
+    char32_t first, second, composed;
+};
 
 extern const char* const unicode_version;
 extern const CodeRange letter[], number[], punctuation[], mark[], control[], space[];
@@ -24,5 +31,9 @@ extern const CodeMap lower[];
 extern const std::size_t lower_size;
 extern const Decomposition decomposition[];
 extern const std::size_t decomposition_size;
+extern const CombiningClass combining[];
+extern const std::size_t combining_size;
+extern const Composition composition[];
+extern const std::size_t composition_size;
 
 }  // namespace attn::unicode::tables
