@@ -180,7 +180,7 @@ TEST_CASE("families: each family's Hub plan fills every tensor of its config's l
             ModelConfig c = base;  // the family's options, random small sizes
             c.layers = pick(1, 3);
             c.heads = 1 << pick(0, 2);
-            c.d_model = c.heads * pick(1, 4);
+            c.d_model = c.heads * (c.positional == attn::Positional::rope ? 2 * pick(1, 2) : pick(1, 4));  // RoPE: D even
             c.mlp = pick(1, 12);
             c.context = pick(1, 9);
             c.vocab = pick(2, 40);

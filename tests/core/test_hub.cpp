@@ -8,6 +8,7 @@
 #include "model/generation.hpp"
 #include "base/json_value.hpp"
 #include "checkpoints/pretrained.hpp"
+#include "families/family.hpp"
 #include "checkpoints/safetensors.hpp"
 #include "train/tasks.hpp"
 
@@ -144,7 +145,7 @@ TEST_CASE("hub: every test checkpoint's attention weights and logits match the f
           "[hub]") {
     const attn::JsonValue* all = golden().get("checkpoints");
     REQUIRE(all != nullptr);
-    REQUIRE(all->object.size() == 12);
+    REQUIRE(all->object.size() == 16);
     double worst = 0;
     for (const auto& [name, entry] : all->object) {
         INFO("checkpoint " << name);
@@ -202,7 +203,7 @@ TEST_CASE("hub: generating token by token with the KV cache gives the float64 re
         const attn::JsonValue* g = &entry;
         if (const attn::JsonValue* same = entry.get("same_as"); same && same->is(attn::JsonValue::Type::string))
             g = all->get(same->string);
-        if (g->get("family")->string != "gpt2") continue;
+        if (!attn::family_named(g->get("family")->string)->generates) continue;  // GPT-2, Llama, Qwen2, Qwen3
         INFO("checkpoint " << name);
         const std::unique_ptr<attn::Model> model = load(name);
         for (const attn::JsonValue& seq : g->get("sequences")->array) {
@@ -217,7 +218,7 @@ TEST_CASE("hub: generating token by token with the KV cache gives the float64 re
         }
         ++checked;
     }
-    CHECK(checked == 7);
+    CHECK(checked == 11);  // 7 GPT-2 folders, 2 Llama, Qwen2, Qwen3
 }
 
 TEST_CASE("hub: the hand-built gpt2-patterns checkpoint's heads are named previous-token and first-token", "[hub]") {
