@@ -145,7 +145,7 @@ TEST_CASE("hub: every test checkpoint's attention weights and logits match the f
           "[hub]") {
     const attn::JsonValue* all = golden().get("checkpoints");
     REQUIRE(all != nullptr);
-    REQUIRE(all->object.size() == 16);
+    REQUIRE(all->object.size() == 19);
     double worst = 0;
     for (const auto& [name, entry] : all->object) {
         INFO("checkpoint " << name);
@@ -171,6 +171,30 @@ TEST_CASE("hub: every test checkpoint's attention weights and logits match the f
                         const double d = std::abs(w(rows[i].integer, static_cast<Eigen::Index>(j)) - want[j].number);
                         worst = std::max(worst, d);
                         REQUIRE(d < 1e-4);
+                    }
+                }
+            }
+            // RoPE: θᵢ after any scaling, and the picked heads' q and k after their rotation
+            if (const attn::JsonValue* theta = seq.get("rope_frequencies")) {
+                REQUIRE(static_cast<std::size_t>(tr.rope_frequencies.size()) == theta->array.size());
+                for (std::size_t i = 0; i < theta->array.size(); ++i)
+                    CHECK(std::abs(tr.rope_frequencies(static_cast<Eigen::Index>(i)) - theta->array[i].number) <=
+                          1e-6 * theta->array[i].number);
+                for (const attn::JsonValue& r : seq.get("rope")->array) {
+                    const auto& head = tr.layers[static_cast<std::size_t>(r.get("layer")->integer)]
+                                           .attention.heads[static_cast<std::size_t>(r.get("head")->integer)];
+                    const auto& rows = r.get("rows")->array;
+                    for (const char* part : {"query", "key"}) {
+                        const attn::Matrix& m = std::string(part) == "query" ? head.query : head.key;
+                        for (std::size_t i = 0; i < rows.size(); ++i) {
+                            const auto& want = r.get(part)->array[i].array;
+                            REQUIRE(static_cast<Eigen::Index>(want.size()) == m.cols());
+                            for (std::size_t j = 0; j < want.size(); ++j) {
+                                const double d = std::abs(m(rows[i].integer, static_cast<Eigen::Index>(j)) - want[j].number);
+                                worst = std::max(worst, d);
+                                REQUIRE(d < 1e-4);
+                            }
+                        }
                     }
                 }
             }
@@ -218,7 +242,7 @@ TEST_CASE("hub: generating token by token with the KV cache gives the float64 re
         }
         ++checked;
     }
-    CHECK(checked == 11);  // 7 GPT-2 folders, 2 Llama, Qwen2, Qwen3
+    CHECK(checked == 14);  // 7 GPT-2 folders, 4 Llama, Qwen2, 2 Qwen3
 }
 
 TEST_CASE("hub: the hand-built gpt2-patterns checkpoint's heads are named previous-token and first-token", "[hub]") {

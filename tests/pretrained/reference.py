@@ -239,6 +239,7 @@ def modern_forward(t, cfg, ids):
 
     x = t["model.embed_tokens.weight"][ids]
     weights = []
+    turned = []  # each layer's q and k after RoPE, (H, T, D): a head's k is its K/V head's
     for i in range(L):
         p = "model.layers.%d." % i
         a = rms(x, t[p + "input_layernorm.weight"], eps)
@@ -252,6 +253,7 @@ def modern_forward(t, cfg, ids):
         group = H // Hkv
         k = k.repeat_interleave(group, dim=0)  # query head h reads K/V head h // group
         v = v.repeat_interleave(group, dim=0)
+        turned.append((q, k))
         scores = q @ k.transpose(1, 2) / math.sqrt(D)
         future = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)
         w = torch.softmax(scores.masked_fill(future, float("-inf")), dim=-1)
@@ -262,7 +264,11 @@ def modern_forward(t, cfg, ids):
         x = x + linear(g * torch.sigmoid(g) * linear(m, p + "mlp.up_proj"), p + "mlp.down_proj")
     xf = rms(x, t["model.norm.weight"], eps)
     unembed = t["lm_head.weight"] if "lm_head.weight" in t else t["model.embed_tokens.weight"]
+    ROPE_EXTRAS.update(theta=theta, turned=turned)
     return weights, xf @ unembed.T
+
+
+ROPE_EXTRAS = {}  # modern_forward's RoPE numbers of its last call, for golden()
 
 
 def fmt(x):
@@ -271,6 +277,15 @@ def fmt(x):
 
 def sequences(family, V, seed):
     rng = random.Random(1000 + seed)
+    # the real vocabularies: the ids of a sentence by the independent encoder @lenml/tokenizers on
+    # the Hub's tokenizer.json ("The animal didn't cross the street because it was too tired.",
+    # "Hello world"); Llama 3 and Llama 2 with the BOS their templates add, Qwen without
+    if V == 128256:
+        return [[128000, 791, 10065, 3287, 956, 5425, 279, 8761, 1606, 433, 574, 2288, 19781, 13], [128000, 9906, 1917]]
+    if V == 151936:
+        return [[785, 9864, 3207, 944, 5312, 279, 8592, 1576, 432, 572, 2238, 19227, 13], [9707, 1879]]
+    if V == 32000:
+        return [[1, 415, 8527, 1539, 28742, 28707, 3893, 272, 5948, 1096, 378, 403, 1368, 10272, 28723], [1, 22557, 1526]]
     if V > 1000:  # the real vocabulary: GPT-2's ids of a sentence (tiktoken / the Hub's tokenizer)
         return [[464, 5044, 1422, 470, 3272, 262, 4675, 780, 340, 373, 1165, 10032, 13], [15496, 995]]
     if family in ("gpt2", "llama", "qwen2", "qwen3"):
@@ -282,6 +297,10 @@ def sequences(family, V, seed):
 
 
 def logit_ids(V):
+    if V > 50257:  # Llama 3's and Qwen's: ids across the whole vocabulary, the last ones included
+        return [0, 1, 13, 279, 791, 1917, 9906, 19781, 50000, 100000, 128000, 128255, V - 1]
+    if V == 32000:
+        return [0, 1, 2, 13, 272, 415, 1526, 8527, 22557, 28723, 31999]
     if V > 1000:
         return [0, 1, 11, 13, 262, 318, 340, 373, 464, 995, 1165, 5044, 10032, 25000, 40000, 50256]
     return [0, 1, 2, 3, 4, 5, 17, 31, 42, 50, 63, 70, 77, 88, 94, 95]
@@ -306,6 +325,13 @@ def golden(folder, name):
         picks = [(0, 0), (L - 1, H - 1)] if long else [(l, h) for l in range(L) for h in range(H)]
         rows = [0, T // 2, T - 1] if long else list(range(T))
         lids = logit_ids(V)
+        rope = {}
+        if forward is modern_forward:  # the RoPE'd q and k of the picked heads, and θᵢ
+            rope = {"rope_frequencies": [fmt(v) for v in ROPE_EXTRAS["theta"]],
+                    "rope": [{"layer": l, "head": h, "rows": rows,
+                              "query": [[fmt(v) for v in ROPE_EXTRAS["turned"][l][0][h][r]] for r in rows],
+                              "key": [[fmt(v) for v in ROPE_EXTRAS["turned"][l][1][h][r]] for r in rows]}
+                             for l, h in picks]}
         out.append({
             "ids": ids,
             "attention": [{"layer": l, "head": h, "rows": rows,
@@ -313,6 +339,7 @@ def golden(folder, name):
             "logit_ids": lids,
             "logits": [[fmt(row[i]) for i in lids] for row in logits],
             "logsumexp": [fmt(v) for v in torch.logsumexp(logits, dim=-1)],
+            **rope,
         })
     with open(os.path.join(folder, "model.safetensors"), "rb") as f:
         digest = hashlib.sha256(f.read()).hexdigest()
