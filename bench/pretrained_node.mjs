@@ -16,7 +16,7 @@
 //
 //   node bench/pretrained_node.mjs DIR [--lengths 16,128,512] [--repeat 3] [--skip ort]
 
-import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createEngine } from '../web/engine.js';
@@ -78,7 +78,7 @@ const ours = new Map();  // T → logits (Float32Array)
     return out;
   };
   const load = await timed(() => streamCheckpoint(engine, read, readFileSync(path.join(DIR, 'config.json'), 'utf8'),
-    readFileSync(path.join(DIR, 'tokenizer.json'), 'utf8')));
+    readFileSync(path.join(DIR, 'tokenizer.json'), 'utf8'), statSync(file).size));
   closeSync(fd);
   const model = load.value;
   report('ours-wasm', 'load', 0, load, { wasm_bytes: engine.memoryBytes() });

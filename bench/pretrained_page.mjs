@@ -90,7 +90,7 @@ function inPage({ base, id, lengths, repeat, vocab, stream }) {
     const tokenizerJson = await (await get('tokenizer.json')).text();
     const bytes = new Uint8Array(await (await get('model.safetensors')).arrayBuffer());
     const t1 = performance.now();
-    const model = await streamCheckpoint(engine, (a, b) => bytes.subarray(a, b), configText, tokenizerJson);
+    const model = await streamCheckpoint(engine, (a, b) => bytes.subarray(a, b), configText, tokenizerJson, bytes.length);
     const out = [{ what: 'load', wall_s: (performance.now() - t1) / 1000, fetch_s: (t1 - t0) / 1000 }];
     for (const T of lengths) {
       const ids = Array.from({ length: T }, (_, i) => (i * 7919) % vocab);

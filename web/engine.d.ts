@@ -7,7 +7,7 @@
 import type { Matrix, MatrixInput, Positional, MaskKind, Token, HeadTrace, HeadPatterns, ErrorCode, FamilyName, FamilyInfo } from './types.js';
 import type { TaskName, TaskInfo, TrainSettings, TrainingMemory, Trainer } from './trainer.js';
 import type { TokenizerFiles, PretrainedTokenizer } from './tokenizer.js';
-import type { PretrainedConfig, HubLoader } from './pretrained.js';
+import type { PretrainedConfig, HubLoader, HubSizeCheck } from './pretrained.js';
 
 export * from './types.js';
 export * from './trainer.js';
@@ -239,8 +239,13 @@ export declare class Engine {
   readHubConfig(configText: string): PretrainedConfig;
   /** Bytes of a safetensors header (8 + N) from the file's first 8 bytes. */
   safetensorsHeaderSize(first8: Uint8Array): number;
-  /** A loader from config.json's text and the file's header bytes: feed it the needed ranges. */
-  openCheckpoint(configText: string, header: Uint8Array): HubLoader;
+  /** Whether the model of a Hub config.json fits this engine, before anything else is
+   * downloaded (HubSizeCheck, pretrained.js); a config that cannot be read throws as readHubConfig. */
+  checkHubConfig(configText: string): HubSizeCheck;
+  /** A loader from config.json's text, the file's header bytes and the file's size in bytes: feed it
+   * the needed ranges. A header that describes more data than fileSize ('bad_checkpoint') or
+   * parameters above HubSizeCheck.limitBytes ('too_large') is refused before anything is allocated. */
+  openCheckpoint(configText: string, header: Uint8Array, fileSize: number): HubLoader;
   /** A pretrained tokenizer from the Hugging Face files' texts by name: 'tokenizer.json' (BPE or
    * WordPiece), or 'vocab.json' + 'merges.txt' (GPT-2), or 'vocab.txt' (BERT, with
    * 'tokenizer_config.json' for its lower-casing). A bad file is a TypeError with code

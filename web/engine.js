@@ -246,10 +246,17 @@ export class Engine {
     return this._pretrained.headerSize(first8);
   }
 
-  /** A HubLoader (pretrained.js) from config.json's text and the safetensors header's bytes:
+  /** Whether a Hub model fits this engine, from config.json alone (pretrained.js): {config,
+   * parameterBytes, largestBytes, limitBytes, fits, message}; ask before downloading anything. */
+  checkHubConfig(configText) {
+    return this._pretrained.checkHubConfig(configText);
+  }
+
+  /** A HubLoader (pretrained.js) from config.json's text, the safetensors header's bytes and the
+   * file's size in bytes (a header that describes more is refused before anything is allocated):
    * feed it the file's needed ranges, then finish() it into a PretrainedModel. */
-  openCheckpoint(configText, header) {
-    return this._pretrained.openCheckpoint(configText, header);
+  openCheckpoint(configText, header, fileSize) {
+    return this._pretrained.openCheckpoint(configText, header, fileSize);
   }
 
   /** Every intermediate of multi-head attention for one sentence. */

@@ -1,5 +1,5 @@
 // Types of web/pretrained.js's public part, the pretrained checkpoints
-// (engine.openCheckpoint, engine.readHubConfig), re-exported by engine.d.ts.
+// (engine.openCheckpoint, engine.readHubConfig, engine.checkHubConfig), re-exported by engine.d.ts.
 
 import type { Matrix, HeadTrace, FamilyName } from './types.js';
 import type { ModelConfig, BackwardTrace } from './trainer.js';
@@ -19,6 +19,28 @@ export interface PretrainedConfig extends ModelConfig {
   embedLayernorm: boolean;
   outputTransform: boolean;
   outputBias: boolean;
+}
+
+/**
+ * engine.checkHubConfig(configText): what config.json alone says of the model's size, so that a
+ * model too large for this engine is refused before anything else is downloaded. The safetensors
+ * header (a range request for its first 8 + N bytes) then gives the exact size: openCheckpoint
+ * refuses it before allocating, and before the rest of the file is needed.
+ */
+export interface HubSizeCheck {
+  config: PretrainedConfig;
+  /** float32 bytes of the smallest model the config allows (without the parts only the weights
+   * file can add: an output layer of its own, BERT's masked-LM head) */
+  parameterBytes: number;
+  /** with every part a weights file can add */
+  largestBytes: number;
+  /** the most this engine holds: in wasm 2 GiB − 64 MiB (one allocation gets at most 2³¹ − 4148 bytes) */
+  limitBytes: number;
+  /** parameterBytes <= limitBytes; false: do not download it */
+  fits: boolean;
+  /** when it does not fit, the too_large message ("the model has 774030080 parameters (3.1 GB as
+   * float32), above the 2.1 GB this engine holds"); else null */
+  message: string | null;
 }
 
 /** Streams model.safetensors into the engine without a second copy of the file (pretrained.js). */
@@ -55,8 +77,10 @@ export interface PretrainedTrace {
   positional: Matrix;
   mask: Matrix<Uint8Array>;
   layers: PretrainedLayerTrace[];
-  /** the k likeliest tokens of each position: ids and p are T·k long, texts decoded */
-  top: { k: number; ids: Int32Array; p: Float32Array; texts: string[] };
+  /** the k likeliest tokens of each position: ids and p are T·k long, texts decoded. A model's
+   * vocabulary may be larger than its tokenizer's (nanoGPT pads GPT-2's 50257 pieces to 50304 ids):
+   * such a padding id is a logit with no text, its text "<pad ID>" and padding true. */
+  top: { k: number; ids: Int32Array; p: Float32Array; texts: string[]; padding: boolean[] };
   /** T×V, only with { logits: true } (a long input may not fit then: too_large, whose message says
    * to ask for the top-k instead; without it no T×V matrix is made, the unembedding runs in row blocks) */
   logits?: Matrix;
@@ -114,7 +138,7 @@ export declare class PretrainedModel {
   /** every intermediate of `layer`; the other layers' attention weights when allWeights (default) */
   /** generated: the ids that wrote the end of text (generate()), kept as chosen */
   trace(text: string, options?: { layer?: number; allWeights?: boolean; logits?: boolean; generated?: ArrayLike<number> }): PretrainedTrace;
-  /** trace() of given token ids (their start and end are -1) */
+  /** trace() of given token ids (their start and end are -1; a padding id's piece and text are "<pad ID>") */
   traceIds(ids: ArrayLike<number>, options?: { layer?: number; allWeights?: boolean; logits?: boolean }): PretrainedTrace;
   /** the next token after ids through the model's KV cache (causal models only: BERT is refused) */
   generate(text: string, options?: GenerateOptions): GeneratedToken;

@@ -2,7 +2,8 @@
 // over src/bindings/pretrained_bindings.cpp: with engine.js and trainer.js the
 // only JS that touches wasm memory. Engine (engine.js) creates them:
 //
-//   const loader = engine.openCheckpoint(configText, headerBytes);   // config.json + the safetensors header
+//   const size = engine.checkHubConfig(configText);   // {fits, parameterBytes, limitBytes, message}: before any download
+//   const loader = engine.openCheckpoint(configText, headerBytes, fileSize);   // config.json, the safetensors header, the file's size
 //   for (const { begin, end } of loader.needed) … loader.feed(offset, chunk);   // in increasing order
 //   const model = loader.finish({ tokenizerJson, vocabJson, mergesTxt, vocabTxt, tokenizerConfigJson });
 //   model.trace('Hello world', { layer: 0 });   // every intermediate of layer 0
@@ -45,8 +46,13 @@ export function pretrainedApi(module) {
     readHubConfig(configText) {
       return unwrap(module.hubReadConfig(checkText(configText, 'config.json', { maxChars: MAX_FILE_CHARS })));
     },
-    openCheckpoint(configText, header) {
-      return new HubLoader(module, checkText(configText, 'config.json', { maxChars: MAX_FILE_CHARS }), toBytes(header, 'header'));
+    /** config.json's text → whether the model fits this engine, before anything else is downloaded. */
+    checkHubConfig(configText) {
+      return unwrap(module.hubCheckConfig(checkText(configText, 'config.json', { maxChars: MAX_FILE_CHARS })));
+    },
+    openCheckpoint(configText, header, fileSize) {
+      checkInteger(fileSize, 'fileSize', 0, Number.MAX_SAFE_INTEGER);
+      return new HubLoader(module, checkText(configText, 'config.json', { maxChars: MAX_FILE_CHARS }), toBytes(header, 'header'), fileSize);
     },
   };
 }
@@ -57,9 +63,9 @@ const forgotten = typeof FinalizationRegistry === 'function'
   : null;
 
 export class HubLoader {
-  constructor(module, configText, header) {
+  constructor(module, configText, header, fileSize) {
     this._m = module;
-    const r = unwrap(module.hubLoaderCreate(configText, header));
+    const r = unwrap(module.hubLoaderCreate(configText, header, fileSize));
     this._handle = r.handle;
     /** The model's config as read from config.json. */
     this.config = Object.freeze(r.config);

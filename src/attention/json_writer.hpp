@@ -1,8 +1,9 @@
 #pragma once
 // The CLI's JSON writer of the field tables (trace_fields.hpp: the single-layer
 // trace; model/model_trace_fields.hpp: a model's): names as the tables write them
-// (snake_case), matrices as arrays of rows, floats with 9 significant digits, and
-// no js_only field (the JSON's keys are a documented, tested contract).
+// (snake_case), matrices as arrays of rows, floats with 9 significant digits (NaN
+// and infinity refused: JSON has neither), and no js_only field (the JSON's keys are a
+// documented, tested contract).
 //
 //   std::string out;
 //   JsonWriter w(out);
@@ -10,6 +11,7 @@
 
 #include "attention/json.hpp"
 #include "attention/trace_fields.hpp"
+#include "kernels/bounds.hpp"
 
 #include <cstdint>
 #include <string>
@@ -27,13 +29,16 @@ public:
     void field(const char* name, bool v, Where where) { put(name, where, v ? "true" : "false"); }
     void field(const char* name, const std::string& v, Where where) { put(name, where, json_quote(v)); }
     void field(const char* name, const Matrix& m, Where where) {
-        if (key(name, where)) json_put_matrix(o_, m);
+        if (!key(name, where)) return;
+        if (!all_finite(m)) refuse(name);
+        json_put_matrix(o_, m);
     }
     void field(const char* name, const MaskMatrix& m, Where where) {
         if (key(name, where)) json_put_mask(o_, m);
     }
     void field(const char* name, const Vector& v, Where where) {
         if (!key(name, where)) return;
+        if (!all_finite(v.data(), static_cast<std::size_t>(v.size()))) refuse(name);
         o_ += '[';
         for (Eigen::Index i = 0; i < v.size(); ++i) {
             if (i) o_ += ',';
@@ -54,6 +59,7 @@ public:
     /// A flat array of floats (a Float32Array in JS).
     void field(const char* name, const std::vector<float>& v, Where where) {
         if (!key(name, where)) return;
+        if (!all_finite(v.data(), v.size())) refuse(name);
         o_ += '[';
         for (std::size_t i = 0; i < v.size(); ++i) {
             if (i) o_ += ',';
@@ -90,6 +96,12 @@ public:
     }
 
 private:
+    /// JSON has no NaN or infinity: the field is refused by name (the model's forward names where
+    /// a NaN first appears; this is the last guard, for any other writer's values).
+    [[noreturn]] static void refuse(const char* name) {
+        throw Error(Error::Code::not_finite, std::string("the field \"") + name +
+                                                 "\" holds NaN or infinity, which JSON cannot hold");
+    }
     bool key(const char* name, Where where) {
         if (where == Where::js_only) return false;
         if (!first_) o_ += ',';

@@ -2,6 +2,7 @@
 
 #include "base/utf8.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -14,16 +15,49 @@ namespace {
 
 constexpr std::size_t kScanMembers = 16;
 
+/// What a document's values take in memory, counted by the first pass (Parser::Mode::count).
+struct Footprint {
+    std::uint64_t values = 1;   ///< the root and every list element (a JsonValue each)
+    std::uint64_t members = 0;  ///< object members (a key and a JsonValue each)
+    std::uint64_t heap = 0;     ///< strings longer than the in-place buffer, and the lists' and objects' blocks
+
+    std::uint64_t bytes() const {
+        return values * sizeof(JsonValue) + members * sizeof(std::pair<std::string, JsonValue>) + heap;
+    }
+};
+
+/// Bytes a heap block costs beyond its contents (the allocator's header and rounding).
+constexpr std::uint64_t kBlockOverhead = 16;
+/// Bytes per member of a large object's duplicate check while it is built (a hash set of
+/// views: the view, its node and its bucket).
+constexpr std::uint64_t kKeySetBytesPerMember = 48;
+
+// The parser runs twice over a text (parse_json): Mode::count checks the syntax and counts
+// what the values would take (a Footprint) and each list's and object's length, building
+// nothing; Mode::build builds the values, each list and object reserved at the length the
+// first pass counted (growing by doubling would hold up to three times a long list at once).
+// Duplicate keys are found by the second pass.
 class Parser {
 public:
+    enum class Mode { count, build };
+
     Parser(std::string_view text, const JsonOptions& options) : text_(text), o_(options) {}
 
-    JsonValue document() {
-        skip_space();
-        JsonValue v = value(0);
-        skip_space();
-        if (!eof()) error("unexpected text after the JSON value");
-        return v;
+    /// Counts the document (Mode::count): its footprint, and the lengths build() reserves.
+    Footprint count() {
+        mode_ = Mode::count;
+        footprint_ = Footprint{};
+        lengths_.clear();
+        document();
+        footprint_.heap += lengths_.capacity() * sizeof(std::uint32_t);  // held until the build ends
+        return footprint_;
+    }
+
+    /// Builds the document (Mode::build), after count().
+    JsonValue build() {
+        mode_ = Mode::build;
+        next_length_ = 0;
+        return document();
     }
 
 private:
@@ -31,6 +65,38 @@ private:
     const JsonOptions& o_;
     std::size_t pos_ = 0;
     std::vector<std::string> path_;  // keys of the objects being read
+    Mode mode_ = Mode::count;
+    Footprint footprint_;
+    std::vector<std::uint32_t> lengths_;  // each list's and object's length, in the order they open
+    std::size_t next_length_ = 0;
+    std::string scratch_;                 // Mode::count's strings, one at a time
+
+    bool counting() const { return mode_ == Mode::count; }
+
+    JsonValue document() {
+        pos_ = 0;
+        // a UTF-8 byte order mark (RFC 8259 §8.1 lets a reader ignore it)
+        if (text_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;
+        skip_space();
+        JsonValue v = value(0);
+        skip_space();
+        if (!eof()) error("unexpected text after the JSON value");
+        return v;
+    }
+
+    /// Mode::count: a list or object opens; returns its slot in lengths_.
+    std::size_t open_container() {
+        lengths_.push_back(0);
+        return lengths_.size() - 1;
+    }
+    /// Mode::count: the list or object of `slot` closes with `n` elements (counted in the
+    /// footprint's values or members; its block's overhead here).
+    void close_container(std::size_t slot, std::uint64_t n) {
+        lengths_[slot] = static_cast<std::uint32_t>(n);  // (n is below the text's size, which is below 4 GiB)
+        if (n > 0) footprint_.heap += kBlockOverhead;
+    }
+    /// Mode::build: the length count() found for the next list or object.
+    std::size_t next_length() { return next_length_ < lengths_.size() ? lengths_[next_length_++] : 0; }
 
     bool eof() const { return pos_ >= text_.size(); }
     char peek() const { return text_[pos_]; }  // only when !eof()
@@ -56,37 +122,48 @@ private:
         if (depth >= o_.max_depth) error("nesting deeper than " + std::to_string(o_.max_depth));
     }
 
-    JsonValue value(int depth) {
-        if (eof()) error("expected a value, found the end");
+    /// The object at pos_ ('{'). Duplicate keys: a scan of the few first members, a hash set
+    /// beyond (a tokenizer's vocabulary is one object of 50 000 keys) of views of the stored
+    /// keys (the members are reserved whole, so they never move).
+    JsonValue object(int depth) {
+        enter(depth);
         JsonValue v;
-        const char c = peek();
-        if (c == '{') {
-            enter(depth);
-            v.type = JsonValue::Type::object;
-            std::unordered_set<std::string> keys;  // filled once the object has kScanMembers members
+        v.type = JsonValue::Type::object;
+        const std::size_t slot = counting() ? open_container() : 0;
+        if (!counting()) v.object.reserve(next_length());
+        std::unordered_set<std::string_view> keys;  // filled once the object has kScanMembers members
+        std::uint64_t n = 0;
+        ++pos_;
+        skip_space();
+        if (!eof() && peek() == '}') {
             ++pos_;
+            if (counting()) close_container(slot, 0);
+            return v;
+        }
+        for (;;) {
             skip_space();
-            if (!eof() && peek() == '}') {
-                ++pos_;
-                return v;
-            }
-            for (;;) {
-                skip_space();
-                if (eof() || peek() != '"') error("expected a string key");
-                const std::size_t key_at = pos_;
-                std::string key = string_literal();
+            if (eof() || peek() != '"') error("expected a string key");
+            const std::size_t key_at = pos_;
+            if (counting()) {
+                string_literal(scratch_);
                 skip_space();
                 expect(':');
                 skip_space();
-                // duplicates: a scan of the few first members, a hash set beyond
-                // (a tokenizer's vocabulary is one object of 50 000 keys)
+                value(depth + 1);
+                ++n;
+            } else {
+                std::string key;
+                string_literal(key);
+                skip_space();
+                expect(':');
+                skip_space();
                 bool duplicate = false;
                 if (v.object.size() < kScanMembers) {
                     for (const auto& member : v.object) duplicate = duplicate || member.first == key;
                 } else {
                     if (keys.empty())
                         for (const auto& member : v.object) keys.insert(member.first);
-                    duplicate = !keys.insert(key).second;
+                    duplicate = keys.count(key) > 0;
                 }
                 if (duplicate) {
                     if (o_.on_duplicate) o_.on_duplicate(path_, key);
@@ -96,42 +173,73 @@ private:
                 path_.push_back(key);
                 JsonValue member = value(depth + 1);
                 path_.pop_back();
+                if (v.object.size() == v.object.capacity()) keys.clear();  // (never: reserved) the views would move
                 v.object.emplace_back(std::move(key), std::move(member));
-                skip_space();
-                if (eof()) error("unterminated object");
-                if (peek() == ',') {
-                    ++pos_;
-                    continue;
-                }
-                expect('}');
-                return v;
+                if (!keys.empty()) keys.insert(v.object.back().first);
             }
-        }
-        if (c == '[') {
-            enter(depth);
-            v.type = JsonValue::Type::array;
-            ++pos_;
             skip_space();
-            if (!eof() && peek() == ']') {
+            if (eof()) error("unterminated object");
+            if (peek() == ',') {
                 ++pos_;
-                return v;
+                continue;
             }
-            for (;;) {
-                skip_space();
-                v.array.push_back(value(depth + 1));
-                skip_space();
-                if (eof()) error("unterminated list");
-                if (peek() == ',') {
-                    ++pos_;
-                    continue;
-                }
-                expect(']');
-                return v;
+            expect('}');
+            if (counting()) {
+                footprint_.members += n;
+                if (n > kScanMembers) footprint_.heap += n * kKeySetBytesPerMember;
+                close_container(slot, n);
             }
+            return v;
         }
+    }
+
+    /// The list at pos_ ('[').
+    JsonValue array(int depth) {
+        enter(depth);
+        JsonValue v;
+        v.type = JsonValue::Type::array;
+        const std::size_t slot = counting() ? open_container() : 0;
+        if (!counting()) v.array.reserve(next_length());
+        std::uint64_t n = 0;
+        ++pos_;
+        skip_space();
+        if (!eof() && peek() == ']') {
+            ++pos_;
+            if (counting()) close_container(slot, 0);
+            return v;
+        }
+        for (;;) {
+            skip_space();
+            if (counting()) {
+                value(depth + 1);
+                ++n;
+            } else {
+                v.array.push_back(value(depth + 1));
+            }
+            skip_space();
+            if (eof()) error("unterminated list");
+            if (peek() == ',') {
+                ++pos_;
+                continue;
+            }
+            expect(']');
+            if (counting()) {
+                footprint_.values += n;
+                close_container(slot, n);
+            }
+            return v;
+        }
+    }
+
+    JsonValue value(int depth) {
+        if (eof()) error("expected a value, found the end");
+        const char c = peek();
+        if (c == '{') return object(depth);
+        if (c == '[') return array(depth);
+        JsonValue v;
         if (c == '"') {
             v.type = JsonValue::Type::string;
-            v.string = string_literal();
+            string_literal(counting() ? scratch_ : v.string);
             return v;
         }
         if (c == 't') {
@@ -247,10 +355,12 @@ private:
         }
     }
 
-    std::string string_literal() {
+    /// The string literal at pos_ into `out` (replacing what it held). Mode::count adds its
+    /// heap block, if it has one, to the footprint (keys too: the key of a member is a std::string).
+    void string_literal(std::string& out) {
         const std::size_t start = pos_;
         ++pos_;  // the opening quote
-        std::string out;
+        out.clear();
         for (;;) {
             if (eof()) error("unterminated string");
             const unsigned char c = static_cast<unsigned char>(peek());
@@ -294,14 +404,22 @@ private:
                 default: --pos_; error("invalid escape");
             }
         }
-        try {
-            decode_utf8(out);  // raw bytes of the string must be valid UTF-8
-        } catch (const Error&) {
-            pos_ = start;
-            error("a string that is not valid UTF-8");
+        // raw bytes of the string must be valid UTF-8 (ASCII is)
+        const bool ascii = std::all_of(out.begin(), out.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+        if (!ascii) {
+            try {
+                decode_utf8(out);
+            } catch (const Error&) {
+                pos_ = start;
+                error("a string that is not valid UTF-8");
+            }
         }
-        return out;
+        if (counting() && out.size() >= kInPlaceChars) footprint_.heap += out.size() + 1 + kBlockOverhead;
     }
+
+    /// The characters a std::string holds without a heap block (libstdc++ 15, libc++ 22 on
+    /// 64-bit, 10 on 32-bit: the smallest, so that the footprint is not below the truth).
+    static constexpr std::size_t kInPlaceChars = 10;
 };
 
 }  // namespace
@@ -313,7 +431,19 @@ const JsonValue* JsonValue::get(const std::string& key) const {
     return nullptr;
 }
 
-JsonValue parse_json(const std::string& text, const JsonOptions& options) { return Parser(text, options).document(); }
+JsonValue parse_json(const std::string& text, const JsonOptions& options) {
+    Parser parser(text, options);
+    const Footprint f = parser.count();
+    const std::uint64_t limit = std::max<std::uint64_t>(kJsonMemoryFloor, std::uint64_t{kJsonMemoryPerByte} * text.size());
+    if (f.bytes() > limit) {
+        const auto mb = [](std::uint64_t b) { return std::to_string((b + (1u << 20) - 1) >> 20) + " MiB"; };
+        throw Error(options.code, options.prefix + "this " + options.what + " text of " + std::to_string(text.size()) +
+                                      " bytes holds " + std::to_string(f.values + f.members) + " values, which would take " +
+                                      mb(f.bytes()) + " of memory, more than " + std::to_string(kJsonMemoryPerByte) +
+                                      " times its size (" + mb(limit) + "): it is not a file this engine reads");
+    }
+    return parser.build();
+}
 
 JsonValue parse_json(const std::string& text, int max_depth) {
     JsonOptions o;

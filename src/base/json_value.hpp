@@ -4,7 +4,10 @@
 // config, task, vocabulary). Strict RFC 8259 syntax; every access
 // bounds-checked; nesting limited so hostile input cannot exhaust the stack;
 // duplicate keys rejected; members kept in file order; integer literals kept
-// exact (int64) besides their double value, so 64-bit offsets survive.
+// exact (int64) besides their double value, so 64-bit offsets survive; a UTF-8
+// byte order mark before the value is skipped (editors on Windows write one).
+// Memory is bounded by the input: a text whose values would take more than
+// kJsonMemoryPerByte times its size is refused before anything is built.
 // Throws attn::Error naming the byte offset.
 
 #include "base/types.hpp"
@@ -18,13 +21,13 @@
 namespace attn {
 
 struct JsonValue {
-    enum class Type { null, boolean, number, string, array, object };
+    enum class Type : std::uint8_t { null, boolean, number, string, array, object };
     Type type = Type::null;
     bool boolean = false;
-    double number = 0;
     /// For a number: true when its literal is an integer (no '.', no exponent)
     /// within int64, whose exact value is `integer`.
     bool is_integer = false;
+    double number = 0;
     std::int64_t integer = 0;
     std::string string;
     std::vector<JsonValue> array;
@@ -34,6 +37,17 @@ struct JsonValue {
     /// The member `key` of an object, or nullptr.
     const JsonValue* get(const std::string& key) const;
 };
+
+/// The most memory a parsed document may take per byte of its text. A value takes
+/// sizeof(JsonValue) (104 bytes natively, 64 in wasm) whatever its text: "0," is 2 bytes, so a
+/// 64 MiB list of zeros would take 3.4 GB (3.7 GB measured, its list grown by doubling). Real
+/// files take far less: GPT-2's tokenizer.json 7 times its size (15 MiB for 2.1 MB, 14 measured),
+/// with its merges as pairs in compact JSON (the densest real form) 17.5 times (26 MiB for
+/// 1.5 MB, 23 measured). A text above the limit is refused (the options' code) by a first pass
+/// that builds nothing; the worst text accepted at 64 MiB takes 2 GiB.
+inline constexpr std::size_t kJsonMemoryPerByte = 32;
+/// Below this, any document is accepted (a short text of small values is dense but small).
+inline constexpr std::size_t kJsonMemoryFloor = std::size_t{16} << 20;
 
 struct JsonOptions {
     int max_depth = 64;  ///< objects and arrays nested deeper than this are an error

@@ -3,8 +3,11 @@
 // bindings' one handle scheme), each held by one JS object of web/pretrained.js,
 // which frees it (dispose):
 //
-//   a HubLoader while a checkpoint streams in: created from config.json's text
-//   and the safetensors header, it says which byte ranges it needs; the page
+//   a HubLoader while a checkpoint streams in: created from config.json's text,
+//   the safetensors header and the file's size (hubCheckConfig says from
+//   config.json alone whether the model fits, before anything is downloaded;
+//   the loader refuses a header that does not fit before allocating), it says
+//   which byte ranges it needs; the page
 //   copies each chunk into the loader's staging buffer (a fixed block of wasm
 //   memory, so the file never has a second full copy here) and calls feed;
 //   finish() turns it into
@@ -106,11 +109,33 @@ val read_config_js(const std::string& config_json) {
     return guarded([&] { return config_to_js(read_hub_config(config_json)); });
 }
 
-val loader_create_js(const std::string& config_json, const val& header) {
+/// config.json → its size verdict (check_hub_size), before anything else is downloaded:
+/// {config, parameterBytes (the smallest model it allows), largestBytes (with every part a
+/// weights file can add), limitBytes (this build's), fits, message (the too_large refusal, or null)}.
+/// A config that cannot be read throws as hubReadConfig does; a model too large does not.
+val check_config_js(const std::string& config_json) {
     return guarded([&] {
+        const ModelConfig config = read_hub_config(config_json);
+        const HubSizeCheck c = check_hub_size(config);
+        val o = val::object();
+        o.set("config", config_to_js(config));
+        o.set("parameterBytes", static_cast<double>(c.parameter_bytes));
+        o.set("largestBytes", static_cast<double>(c.largest_bytes));
+        o.set("limitBytes", static_cast<double>(c.limit_bytes));
+        o.set("fits", c.fits);
+        o.set("message", c.fits ? val::null() : val(c.refusal));
+        return o;
+    });
+}
+
+val loader_create_js(const std::string& config_json, const val& header, double file_size) {
+    return guarded([&] {
+        if (!(file_size >= 0 && file_size == std::floor(file_size) && file_size <= 9007199254740991.0))
+            throw Error("the file's size must be a whole number of bytes", Error::Kind::type);
         LoaderRecord r;
         r.config = read_hub_config(config_json);
-        r.loader = std::make_unique<HubLoader>(r.config, bytes_from_js(header, "the safetensors header"));
+        r.loader = std::make_unique<HubLoader>(r.config, bytes_from_js(header, "the safetensors header"),
+                                               static_cast<std::uint64_t>(file_size));
         r.staging.resize(kStagingBytes);
         val needed = val::array();
         for (const ByteRange& b : r.loader->needed()) {
@@ -194,6 +219,17 @@ std::vector<std::int32_t> ids_from_js(const val& given, int vocab, const char* w
     return ids;
 }
 
+/// The ids that wrote a text's end (generate's, given back): ids of the vocabulary that have
+/// text (a padding id, past the tokenizer's pieces, is never generated).
+std::vector<std::int32_t> generated_from_js(const val& given, const ModelRecord& r) {
+    std::vector<std::int32_t> ids = ids_from_js(given, r.model->config().vocab, "generated");
+    for (const std::int32_t id : ids)
+        if (is_padding_id(*r.tokenizer, id))
+            throw Error("generated token id " + std::to_string(id) + " is a padding id (the tokenizer has " +
+                        std::to_string(r.tokenizer->vocab_size()) + " pieces): it has no text and is never generated");
+    return ids;
+}
+
 /// A text whose end was generated: the prompt (the text before decode(generated)) as the
 /// tokenizer splits it, then the generated ids as they were chosen (tokenizing the appended
 /// text again could split it otherwise). When the text does not end with decode(generated)
@@ -253,11 +289,14 @@ val model_trace_js(int handle, const std::string& text, const val& given_ids, co
         std::vector<PretrainedToken> tokens;
         int used = 0;
         if (given_ids.isArray()) {
-            for (const std::int32_t id : ids_from_js(given_ids, m.vocab, "ids"))
-                tokens.push_back(PretrainedToken{id, r.tokenizer->piece(id), r.tokenizer->decode({id}), -1, -1});
+            for (const std::int32_t id : ids_from_js(given_ids, m.vocab, "ids")) {
+                const bool padding = is_padding_id(*r.tokenizer, id);
+                tokens.push_back(PretrainedToken{id, token_piece(*r.tokenizer, id),
+                                                 padding ? token_piece(*r.tokenizer, id) : r.tokenizer->decode({id}), -1, -1});
+            }
         } else {
             Continued c = continued_tokens(*r.tokenizer, text,
-                                           generated.isArray() ? ids_from_js(generated, m.vocab, "generated") : std::vector<std::int32_t>{});
+                                           generated.isArray() ? generated_from_js(generated, r) : std::vector<std::int32_t>{});
             tokens = std::move(c.tokens);
             used = c.used;
         }
@@ -278,10 +317,16 @@ val model_trace_js(int handle, const std::string& text, const val& given_ids, co
         o.set("config", config_to_js(m));  // with postNorm, as the loader gives it
         o.set("tokens", js::pretrained_tokens_to_js(tokens));
         o.set("generated", used);
-        // the top tokens' texts beside their ids: {k, ids: Int32Array(T·k), p: Float32Array(T·k), texts}
-        val texts = val::array();
-        for (const std::int32_t id : tr.top_ids) texts.call<void>("push", r.tokenizer->decode({id}));
+        // the top tokens' texts beside their ids: {k, ids: Int32Array(T·k), p: Float32Array(T·k), texts,
+        // padding}; a padding id (no text) has "<pad ID>" as its text and true in padding
+        val texts = val::array(), padding = val::array();
+        for (const std::int32_t id : tr.top_ids) {
+            const bool pad = is_padding_id(*r.tokenizer, id);
+            texts.call<void>("push", pad ? token_piece(*r.tokenizer, id) : r.tokenizer->decode({id}));
+            padding.call<void>("push", pad);
+        }
         o["top"].set("texts", texts);
+        o["top"].set("padding", padding);
         return o;
     });
 }
@@ -301,7 +346,7 @@ val model_generate_js(int handle, const std::string& text, const val& generated,
         ModelRecord& r = models().at(handle);
         const ModelConfig& m = r.model->config();
         if (!r.cache) r.cache = std::make_unique<KvCache>(*r.model);
-        const std::vector<std::int32_t> before_ids = ids_from_js(generated, m.vocab, "generated");
+        const std::vector<std::int32_t> before_ids = generated_from_js(generated, r);
         const Continued c = continued_tokens(*r.tokenizer, text, before_ids);
         check_sequence(c.tokens.size(), m);
         std::vector<std::int32_t> ids;
@@ -326,7 +371,12 @@ val model_generate_js(int handle, const std::string& text, const val& generated,
         const Matrix& before = cache.logits();
         double top = before.maxCoeff(), z = 0;
         for (Eigen::Index j = 0; j < before.cols(); ++j) z += std::exp(before(0, j) - top);
-        const std::int32_t id = choose_token(before.data(), m.vocab, o, position);
+        // chosen among the ids with text: a padding id (past the tokenizer's pieces) is a logit
+        // with nothing to write (its probability stays in the softmax's sum)
+        const int with_text = std::min(m.vocab, r.tokenizer->vocab_size());
+        GenerationOptions among = o;
+        among.top_k = std::min(o.top_k, with_text);
+        const std::int32_t id = choose_token(before.data(), with_text, among, position);
         const double probability = std::exp(before(0, id) - top) / z;
         cache.append(id);
         val weights = val::array();
@@ -522,6 +572,7 @@ void attn::js::count_pretrained(HandleCounts& counts) {
 EMSCRIPTEN_BINDINGS(attention_pretrained) {
     emscripten::function("hubHeaderSize", &header_size_guarded);
     emscripten::function("hubReadConfig", &read_config_js);
+    emscripten::function("hubCheckConfig", &check_config_js);
     emscripten::function("hubLoaderCreate", &loader_create_js);
     emscripten::function("hubLoaderFeed", &loader_feed_js);
     emscripten::function("hubLoaderFinish", &loader_finish_js);

@@ -43,10 +43,6 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
     return s + "]";
 }
 
-/// The most parameter memory a loaded model may take: what a wasm32 page can
-/// hold (4 GB) with room left for the trace and the module. One rule natively too.
-constexpr std::uint64_t kMaxParameterBytes = std::uint64_t{3} << 30;
-
 enum class Kind { f32, f16, bf16 };
 
 struct Source {
@@ -79,6 +75,7 @@ float convert(Kind kind, const std::uint8_t* p) {
 
 struct HubLoader::Impl final : HubTensors {
     ModelConfig config;
+    std::vector<ParamInfo> slots;  ///< parameter_layout(config): where each tensor goes, known before the model exists
     SafeTensorsIndex index;
     std::vector<Source> sources;  ///< in file order
     std::vector<ByteRange> needed;
@@ -146,11 +143,11 @@ struct HubLoader::Impl final : HubTensors {
         s.end = index.data_start + e->end;
         s.rows = shape.size() == 2 ? shape[0] : 1;
         s.cols = shape.back();
-        Parameters& p = model->params();
         for (std::size_t i = 0; i < targets.size(); ++i) {
-            const ParamInfo& info = p.info(targets[i]);
+            const auto info = std::find_if(slots.begin(), slots.end(), [&](const ParamInfo& p) { return p.name == targets[i]; });
+            if (info == slots.end()) throw Error(Error::Code::internal, "hub loader: the model has no parameter " + targets[i]);
             if (!filled.insert(targets[i]).second) throw Error(Error::Code::internal, "hub loader: " + targets[i] + " twice");
-            s.base[i] = info.offset;
+            s.base[i] = info->offset;
         }
         switch (layout) {
             case HubLayout::same: s.split = s.cols; s.row_stride = static_cast<std::size_t>(s.cols); s.col_stride = 1; break;
@@ -171,7 +168,35 @@ std::uint64_t HubLoader::header_size(const std::string& first8) {
     return 8 + n;
 }
 
-HubLoader::HubLoader(const ModelConfig& config, const std::string& header) : impl_(std::make_unique<Impl>()) {
+namespace {
+
+/// The too_large message of a model whose parameters take `bytes`.
+std::string parameter_refusal(std::uint64_t bytes) {
+    return "the model has " + std::to_string(bytes / 4) + " parameters (" + format_bytes(static_cast<std::int64_t>(bytes)) +
+           " as float32), above the " + format_bytes(static_cast<std::int64_t>(kMaxParameterBytes)) + " this engine holds";
+}
+
+}  // namespace
+
+std::uint64_t parameter_bytes(const ModelConfig& config) {
+    std::uint64_t floats = 0;
+    for (const ParamInfo& p : parameter_layout(config)) floats += static_cast<std::uint64_t>(p.rows) * static_cast<std::uint64_t>(p.cols);
+    return floats * 4;
+}
+
+HubSizeCheck check_hub_size(const ModelConfig& config) {
+    HubSizeCheck c;
+    c.parameter_bytes = parameter_bytes(smallest_file_config(config));
+    c.largest_bytes = parameter_bytes(largest_file_config(config));
+    c.fits = c.parameter_bytes <= c.limit_bytes;
+    if (!c.fits) c.refusal = parameter_refusal(c.parameter_bytes);
+    return c;
+}
+
+// Everything the header can say is checked before the parameters are allocated: a 2.5 KB
+// file whose header describes gigabytes costs nothing.
+HubLoader::HubLoader(const ModelConfig& config, const std::string& header, std::uint64_t file_size)
+    : impl_(std::make_unique<Impl>()) {
     Impl& m = *impl_;
     const Family* family = family_of(config);
     if (!family)
@@ -181,25 +206,22 @@ HubLoader::HubLoader(const ModelConfig& config, const std::string& header) : imp
     if (header.size() < size)
         fail("the header needs " + std::to_string(size) + " bytes; " + std::to_string(header.size()) + " were given");
     m.index = read_safetensors_header(header.substr(0, static_cast<std::size_t>(size)));
+    const std::uint64_t described = m.index.data_start + m.index.data_size;
+    if (file_size < described)
+        for (const TensorEntry& t : m.index.tensors)  // the first tensor the file's end cuts (finish()'s message)
+            if (m.index.data_start + t.end > file_size)
+                fail("the file ends at byte " + std::to_string(file_size) + " but tensor " + quoted(t.name) + " needs bytes " +
+                     std::to_string(m.index.data_start + t.begin) + " to " + std::to_string(m.index.data_start + t.end) +
+                     " (the file is truncated; the header says " + std::to_string(described) + " bytes)");
     m.config = config;
     // decided by the file: the names' prefix, an untied output layer, BERT's masked-LM head
     m.prefix = family->read_file(m, m.config);
     validate_inference_config(m.config);
-    std::size_t floats = 0;
-    for (const ParamInfo& p : parameter_layout(m.config)) floats += p.size();
-    if (std::uint64_t{floats} * 4 > kMaxParameterBytes)
-        throw Error(Error::Code::too_large, "the model has " + std::to_string(floats) + " parameters (" +
-                                                format_bytes(static_cast<std::int64_t>(floats) * 4) +
-                                                " as float32), above the " + format_bytes(kMaxParameterBytes) +
-                                                " this engine holds");
-    try {
-        m.model = std::make_unique<Model>(m.config);
-    } catch (const std::bad_alloc&) {
-        throw Error(Error::Code::out_of_memory, "cannot allocate the model's " + format_bytes(static_cast<std::int64_t>(floats) * 4) +
-                                                    " of parameters");
-    }
+    const std::uint64_t bytes = parameter_bytes(m.config);
+    if (bytes > kMaxParameterBytes) throw Error(Error::Code::too_large, parameter_refusal(bytes));
+    m.slots = parameter_layout(m.config);
     family->plan(m.config, m);
-    for (const ParamInfo& p : m.model->params().layout())
+    for (const ParamInfo& p : m.slots)
         if (!m.filled.count(p.name)) throw Error(Error::Code::internal, "hub loader: nothing fills " + p.name);
     std::sort(m.sources.begin(), m.sources.end(), [](const Source& a, const Source& b) { return a.begin < b.begin; });
     for (const Source& s : m.sources) {
@@ -207,6 +229,12 @@ HubLoader::HubLoader(const ModelConfig& config, const std::string& header) : imp
         if (s.end == s.begin) continue;
         if (!m.needed.empty() && m.needed.back().end == s.begin) m.needed.back().end = s.end;
         else m.needed.push_back({s.begin, s.end});
+    }
+    try {
+        m.model = std::make_unique<Model>(m.config);
+    } catch (const std::bad_alloc&) {
+        throw Error(Error::Code::out_of_memory, "cannot allocate the model's " + format_bytes(static_cast<std::int64_t>(bytes)) +
+                                                    " of parameters");
     }
 }
 

@@ -55,6 +55,56 @@ namespace attn {
 /// list), a missing or out-of-range field by name. Code bad_checkpoint.
 ModelConfig read_hub_config(const std::string& config_json);
 
+/// The most parameter memory (float32 bytes) a loaded model may take in this build.
+/// The parameters are one std::vector<float>. In wasm one allocation gets at most
+/// 2³¹ − 4148 bytes (measured under Node with the engine's link flags, emscripten 3.1.6:
+/// bench/wasm_alloc.sh; 2.19e9 bytes fail with out_of_memory while two blocks of 1.35 GiB
+/// fit), so the limit is 64 MiB below 2 GiB, for an allocator that keeps a little more for
+/// itself; the rest of the 4 GiB heap holds the traces (their own limits) and the files.
+/// Natively a policy: 3 GiB, a model a laptop runs beside its traces.
+#ifdef __EMSCRIPTEN__
+inline constexpr std::uint64_t kMaxParameterBytes = (std::uint64_t{2} << 30) - (std::uint64_t{64} << 20);
+#else
+inline constexpr std::uint64_t kMaxParameterBytes = std::uint64_t{3} << 30;
+#endif
+
+/// Float32 bytes of a config's parameters (parameter_layout), counted in 64 bits
+/// (the largest configs the inference limits allow pass 2³² floats).
+std::uint64_t parameter_bytes(const ModelConfig& config);
+
+/// What config.json alone says of a model's size, before anything else is downloaded.
+struct HubSizeCheck {
+    /// The smallest model the config allows: without the parts only the weights file can add
+    /// (an output layer of its own, BERT's masked-LM head).
+    std::uint64_t parameter_bytes = 0;
+    /// With every part a weights file can add (the size the safetensors header may show).
+    std::uint64_t largest_bytes = 0;
+    std::uint64_t limit_bytes = kMaxParameterBytes;
+    /// parameter_bytes ≤ limit_bytes. False: refuse before downloading anything. True: the
+    /// safetensors header decides (HubLoader, when largest_bytes is above the limit).
+    bool fits = false;
+    /// When it does not fit: the too_large message HubLoader would throw.
+    std::string refusal;
+};
+
+/// The size verdict of a config that read_hub_config returned.
+HubSizeCheck check_hub_size(const ModelConfig& config);
+
+/// A model's vocabulary may be larger than its tokenizer's (nanoGPT pads GPT-2's 50257 pieces
+/// to 50304 ids; a BERT vocab.txt may be shorter than vocab_size): the ids from the
+/// tokenizer's size on are padding, valid logits with no text. Everything that shows a
+/// model's token asks these rather than the tokenizer: a padding id is "<pad ID>" and decodes
+/// to nothing.
+inline bool is_padding_id(const PretrainedTokenizer& tokenizer, std::int32_t id) { return id >= tokenizer.vocab_size(); }
+/// The vocabulary's piece of `id`, or "<pad ID>" for a padding id.
+inline std::string token_piece(const PretrainedTokenizer& tokenizer, std::int32_t id) {
+    return is_padding_id(tokenizer, id) ? "<pad " + std::to_string(id) + ">" : tokenizer.piece(id);
+}
+/// The text of `id` alone (decode), or "" for a padding id.
+inline std::string token_text(const PretrainedTokenizer& tokenizer, std::int32_t id) {
+    return is_padding_id(tokenizer, id) ? std::string() : tokenizer.decode({id});
+}
+
 /// One contiguous byte range of the safetensors file that the loader needs.
 struct ByteRange {
     std::uint64_t begin = 0, end = 0;  ///< absolute file offsets
@@ -69,12 +119,14 @@ struct ByteRange {
 /// Which tensors, and how each lies, is the config's family's plan (Family::plan).
 class HubLoader {
 public:
-    /// `header`: at least the first 8 + N bytes of the file. Checks every
+    /// `header`: at least the first 8 + N bytes of the file; `file_size`: the whole
+    /// file's bytes (a header that describes more data than that is refused). Checks every
     /// tensor the config needs is present with the right shape and a supported
     /// dtype, naming prefixes ("transformer.", "bert.") and legacy names
-    /// (LayerNorm.gamma/beta) it accepts. Throws attn::Error (bad_checkpoint,
+    /// (LayerNorm.gamma/beta) it accepts, and the parameters' size against
+    /// kMaxParameterBytes; only then allocates them. Throws attn::Error (bad_checkpoint,
     /// too_large, out_of_memory) naming the tensor, its shape and the config's.
-    HubLoader(const ModelConfig& config, const std::string& header);
+    HubLoader(const ModelConfig& config, const std::string& header, std::uint64_t file_size);
     ~HubLoader();
     /// Bytes of the safetensors header (8 + N), known from the first 8 bytes;
     /// throws bad_checkpoint when fewer than 8 bytes or N is too large.

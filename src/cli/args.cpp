@@ -128,4 +128,32 @@ std::string read_input_file(const std::string& flag, const std::string& path, st
 
 std::string read_sentence_file(const std::string& path) { return read_input_file("--sentence-file", path, kMaxSentenceBytes); }
 
+namespace {
+
+/// Characters of UTF-8 text: its bytes that are not continuation bytes (10xxxxxx).
+std::size_t count_chars(const std::string& s) {
+    std::size_t chars = 0;
+    for (const unsigned char c : s) chars += (c & 0xC0) != 0x80;
+    return chars;
+}
+
+}  // namespace
+
+std::string cut_chars(const std::string& s, std::size_t max_chars) {
+    std::size_t chars = 0;
+    for (std::size_t i = 0; i < s.size(); ++i)
+        if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80 && ++chars > max_chars) return s.substr(0, i);
+    return s;
+}
+
+std::string pad_right(const std::string& s, std::size_t width) {
+    const std::size_t chars = count_chars(s);
+    return chars >= width ? s : s + std::string(width - chars, ' ');
+}
+
+std::string pad_left(const std::string& s, std::size_t width) {
+    const std::size_t chars = count_chars(s);
+    return chars >= width ? s : std::string(width - chars, ' ') + s;
+}
+
 }  // namespace attn::cli

@@ -47,4 +47,13 @@ std::string read_input_file(const std::string& flag, const std::string& path, st
 /// the limit kMaxSentenceBytes.
 std::string read_sentence_file(const std::string& path);
 
+// ---- table labels: widths in characters (UTF-8 lead bytes), never cut inside one ----------
+
+/// The first `max_chars` characters of `s` (all of it when shorter).
+std::string cut_chars(const std::string& s, std::size_t max_chars);
+/// `s` padded with spaces on the right to `width` characters (as it is when wider).
+std::string pad_right(const std::string& s, std::size_t width);
+/// `s` padded with spaces on the left to `width` characters (as it is when wider).
+std::string pad_left(const std::string& s, std::size_t width);
+
 }  // namespace attn::cli

@@ -1,7 +1,8 @@
 // attn run --model DIR: a Hugging Face folder through the core's HubLoader.
 // The JSON is `attn run --model FILE`'s (model_trace_json) plus, for a family that
 // generates (GPT-2), "top_next" (the five likeliest next tokens at each position) and,
-// for the others (BERT), "top_fill" (the five likeliest fills at each [MASK]).
+// for the others (BERT), "top_fill" (the five likeliest fills at each [MASK]). A padding id
+// (a vocabulary larger than the tokenizer's) is shown as "<pad ID>", with "padding": true.
 
 #include "hub_cli.hpp"
 
@@ -104,7 +105,10 @@ std::string choices_json(const std::vector<Choice>& choices, const PretrainedTok
     for (std::size_t i = 0; i < choices.size(); ++i) {
         if (i) o += ',';
         o += "{\"id\":" + std::to_string(choices[i].id);
-        if (tokenizer) o += ",\"token\":" + json_quote(tokenizer->piece(choices[i].id));
+        if (tokenizer) {
+            o += ",\"token\":" + json_quote(token_piece(*tokenizer, choices[i].id));
+            if (is_padding_id(*tokenizer, choices[i].id)) o += ",\"padding\":true";  // a logit with no text
+        }
         o += ",\"probability\":";
         json_put_float(o, choices[i].probability);
         o += '}';
@@ -121,7 +125,11 @@ bool is_directory(const std::string& path) {
 
 ModelConfig read_hub_folder_config(const std::string& dir) {
     if (!exists(dir + "/config.json")) fail("no config.json in \"" + dir + "\"" + folder_note(dir));
-    return read_hub_config(read_input_file("--model", dir + "/config.json", kMaxConfigBytes));
+    const ModelConfig config = read_hub_config(read_input_file("--model", dir + "/config.json", kMaxConfigBytes));
+    // a model too large is refused from config.json alone, before the weights are opened
+    const HubSizeCheck size = check_hub_size(config);
+    if (!size.fits) throw Error(Error::Code::too_large, "config.json: " + size.refusal);
+    return config;
 }
 
 std::unique_ptr<Model> load_hub_folder(const std::string& dir, const ModelConfig& config, std::size_t chunk) {
@@ -135,7 +143,10 @@ std::unique_ptr<Model> load_hub_folder(const std::string& dir, const ModelConfig
     const std::uint64_t header_size = HubLoader::header_size(first);
     std::string header(static_cast<std::size_t>(header_size), '\0');
     header.resize(read_at(file.f, 0, reinterpret_cast<std::uint8_t*>(&header[0]), header.size(), path));
-    HubLoader loader(config, header);
+    if (fseeko(file.f, 0, SEEK_END) != 0) fail("cannot read \"" + path + "\": " + std::strerror(errno));
+    const off_t file_size = ftello(file.f);
+    if (file_size < 0) fail("cannot read \"" + path + "\": " + std::strerror(errno));
+    HubLoader loader(config, header, static_cast<std::uint64_t>(file_size));
     std::vector<std::uint8_t> buffer(chunk);
     for (const ByteRange& r : loader.needed())
         for (std::uint64_t at = r.begin; at < r.end;) {
@@ -163,7 +174,7 @@ int run_hub(const HubRunOptions& o) {
     } else {
         tokenizer = read_folder_tokenizer(o.dir, header_config, false);
         for (std::int32_t id : ids)
-            tokens.push_back(Token{tokenizer && id >= 0 && id < tokenizer->vocab_size() ? tokenizer->piece(id) : std::to_string(id), id, 0, 0});
+            tokens.push_back(Token{tokenizer && id >= 0 ? token_piece(*tokenizer, id) : std::to_string(id), id, 0, 0});
     }
     if (ids.empty()) throw Error(Error::Code::empty_text, "the input has no tokens");
     if (static_cast<int>(ids.size()) > header_config.context)
@@ -203,16 +214,16 @@ int run_hub(const HubRunOptions& o) {
                 const Matrix& w = tr.layers[l].attention.heads[h].weights;
                 std::printf("\nlayer %zu head %zu: weights (row = query, column = key)\n", l, h);
                 for (Eigen::Index i = 0; i < w.rows(); ++i) {
-                    std::printf("%10.10s", tokens[static_cast<std::size_t>(i)].text.c_str());
+                    std::printf("%s", pad_left(cut_chars(tokens[static_cast<std::size_t>(i)].text, 10), 10).c_str());
                     for (Eigen::Index j = 0; j < w.cols(); ++j) std::printf(" %7.4f", static_cast<double>(w(i, j)));
                     std::printf("\n");
                 }
             }
         std::printf("\n%s:\n", family_of(config)->predictions.c_str());
         for (Eigen::Index i = 0; i < static_cast<Eigen::Index>(ids.size()); ++i) {
-            std::printf("  %-12s ->", tokens[static_cast<std::size_t>(i)].text.c_str());
+            std::printf("  %s ->", pad_right(tokens[static_cast<std::size_t>(i)].text, 12).c_str());
             for (const Choice& c : top5(tr, i))
-                std::printf("  %s %.4f", tokenizer ? tokenizer->piece(c.id).c_str() : std::to_string(c.id).c_str(),
+                std::printf("  %s %.4f", tokenizer ? token_piece(*tokenizer, c.id).c_str() : std::to_string(c.id).c_str(),
                             static_cast<double>(c.probability));
             std::printf("\n");
         }

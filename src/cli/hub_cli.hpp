@@ -16,7 +16,8 @@ namespace attn::cli {
 /// True when `path` names a directory.
 bool is_directory(const std::string& path);
 
-/// DIR/config.json → the config; throws attn::Error (bad_checkpoint) when the folder lacks it.
+/// DIR/config.json → the config; throws attn::Error (bad_checkpoint) when the folder lacks it,
+/// too_large when the model it describes is above kMaxParameterBytes (check_hub_size).
 ModelConfig read_hub_folder_config(const std::string& dir);
 
 /// DIR/model.safetensors streamed into a model through HubLoader, in reads of

@@ -22,22 +22,12 @@ namespace {
 using attn::cli::kUsage;
 using attn::cli::UsageError;
 
-std::string pad_right(const std::string& s, std::size_t width) {
-    // width in characters, counting UTF-8 lead bytes only
-    std::size_t chars = 0;
-    for (unsigned char c : s) chars += (c & 0xC0) != 0x80;
-    return chars >= width ? s : s + std::string(width - chars, ' ');
-}
+using attn::cli::pad_right;
 
+/// The first max_chars characters, and "~" when that cut something off.
 std::string shorten(const std::string& s, std::size_t max_chars) {
-    std::string out;
-    std::size_t chars = 0;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        const unsigned char c = static_cast<unsigned char>(s[i]);
-        if ((c & 0xC0) != 0x80 && ++chars > max_chars) return out + "~";
-        out += s[i];
-    }
-    return out;
+    const std::string cut = attn::cli::cut_chars(s, max_chars);
+    return cut.size() < s.size() ? cut + "~" : cut;
 }
 
 void print_table(const attn::Trace& tr) {

@@ -378,10 +378,10 @@ void print_run_table(const ModelConfig& c, const std::vector<std::string>& vocab
         for (std::size_t h = 0; h < tr.layers[l].attention.heads.size(); ++h) {
             const Matrix& w = tr.layers[l].attention.heads[h].weights;
             std::printf("\nlayer %zu head %zu: weights (row = query, column = key)\n%10s", l, h, "");
-            for (const Token& t : tokens) std::printf(" %7.7s", t.text.c_str());
+            for (const Token& t : tokens) std::printf(" %s", pad_left(cut_chars(t.text, 7), 7).c_str());
             std::printf("\n");
             for (Eigen::Index i = 0; i < w.rows(); ++i) {
-                std::printf("%10.10s", tokens[static_cast<std::size_t>(i)].text.c_str());
+                std::printf("%s", pad_left(cut_chars(tokens[static_cast<std::size_t>(i)].text, 10), 10).c_str());
                 for (Eigen::Index j = 0; j < w.cols(); ++j) std::printf(" %7.4f", static_cast<double>(w(i, j)));
                 std::printf("\n");
             }
@@ -390,8 +390,8 @@ void print_run_table(const ModelConfig& c, const std::vector<std::string>& vocab
     for (Eigen::Index i = 0; i < tr.probabilities.rows(); ++i) {
         Eigen::Index best = 0;
         tr.probabilities.row(i).maxCoeff(&best);
-        std::printf("  %-12s -> %-12s p = %.4f\n", tokens[static_cast<std::size_t>(i)].text.c_str(),
-                    vocab[static_cast<std::size_t>(best)].c_str(), static_cast<double>(tr.probabilities(i, best)));
+        std::printf("  %s -> %s p = %.4f\n", pad_right(tokens[static_cast<std::size_t>(i)].text, 12).c_str(),
+                    pad_right(vocab[static_cast<std::size_t>(best)], 12).c_str(), static_cast<double>(tr.probabilities(i, best)));
     }
 }
 

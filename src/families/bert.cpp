@@ -1,7 +1,9 @@
 // BERT (transformers' BertConfig, BertForMaskedLM): post-LN, bidirectional, learned
 // positions plus token types, a LayerNorm after the embeddings, nn.Linear weights
-// ([out, in], transposed to ours), the decoder tied to the word embeddings, and the
-// masked-LM head (transform + bias) when the file has it.
+// ([out, in], transposed to ours), the masked-LM head (transform + bias) when the file has
+// it, and its decoder: the word embeddings, or with tie_word_embeddings false its own
+// cls.predictions.decoder.weight (as transformers unties it; a tied model's saved copy of
+// the embeddings is not read).
 
 #include "families/family.hpp"
 
@@ -26,15 +28,18 @@ void read_config(const HubConfigFields& json, ModelConfig& c) {
     c.norm = Norm::post;
     c.causal = false;
     c.embed_layernorm = true;
-    c.tied = true;
+    c.tied = json.flag("tie_word_embeddings", true);
     // the MLM head (output_transform, output_bias) is read_file's to find in the file
 }
 
 std::string read_file(const HubTensors& file, ModelConfig& c) {
-    c.tied = true;  // the decoder is the word embeddings
     const bool head = file.has("cls.predictions.transform.dense.weight");
     c.output_transform = head;
     c.output_bias = head;
+    // the decoder is the head's: without one (BertModel) the word embeddings stand in, whatever
+    // config.json says; with one, untied when config.json said so (read_config), and then plan
+    // needs cls.predictions.decoder.weight
+    if (!head) c.tied = true;
     return file.has("bert.embeddings.word_embeddings.weight") ? "bert." : "";
 }
 
@@ -77,6 +82,9 @@ void plan(const ModelConfig& config, HubTensors& file) {
         file.need(t + "LayerNorm.weight", {C}, {"head.ln.gain"}, same, why, true);
         file.need(t + "LayerNorm.bias", {C}, {"head.ln.bias"}, same, why, true);
         file.need("cls.predictions.bias", {V}, {"unembed_bias"}, same, why, true);
+        if (!config.tied)  // nn.Linear(C, V): [V, C]
+            file.need("cls.predictions.decoder.weight", {V, C}, {"unembed"}, HubLayout::transposed,
+                      "the output layer (tie_word_embeddings false)", true);
     }
 }
 

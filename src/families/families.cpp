@@ -186,24 +186,32 @@ const Family& hub_family(const HubConfigFields& json) {
 
 namespace {
 
-/// A file that has every tensor (largest_file_config); it is only asked, never planned.
-class EveryTensor final : public HubTensors {
+/// A file that has every tensor (largest_file_config), or none (smallest_file_config); it is
+/// only asked, never planned.
+class AskedFile final : public HubTensors {
 public:
-    bool has(const std::string&) const override { return true; }
+    explicit AskedFile(bool every) : every_(every) {}
+    bool has(const std::string&) const override { return every_; }
     void sizes(const std::string&) override {}
 
 protected:
     void add(const std::string&, const std::vector<std::int64_t>&, const std::vector<std::string>&, HubLayout,
              const std::string&, bool) override {}
+
+private:
+    bool every_;
 };
+
+ModelConfig file_config(const ModelConfig& config, bool every) {
+    ModelConfig c = config;
+    if (const Family* f = family_of(config)) f->read_file(AskedFile(every), c);
+    return c;
+}
 
 }  // namespace
 
-ModelConfig largest_file_config(const ModelConfig& config) {
-    ModelConfig c = config;
-    if (const Family* f = family_of(config)) f->read_file(EveryTensor{}, c);
-    return c;
-}
+ModelConfig largest_file_config(const ModelConfig& config) { return file_config(config, true); }
+ModelConfig smallest_file_config(const ModelConfig& config) { return file_config(config, false); }
 
 // ---- tokenizers ---------------------------------------------------------------------------
 

@@ -146,6 +146,9 @@ const Family& hub_family(const HubConfigFields& json);
 /// tensor: an untied output layer, BERT's masked-LM head), for an estimate made before the
 /// weights are read. Our own models' config as it is.
 ModelConfig largest_file_config(const ModelConfig& config);
+/// The config with none of those parts (read_file on a file holding no optional tensor):
+/// the smallest model config.json allows. Our own models' config as it is.
+ModelConfig smallest_file_config(const ModelConfig& config);
 
 /// read_tokenizer for a family by name ("" = whichever the files make): its tokenizer kind,
 /// and its name and title in the messages. An unknown name is refused (bad_checkpoint).

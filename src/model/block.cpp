@@ -1,5 +1,7 @@
 #include "model/block.hpp"
 
+#include "kernels/bounds.hpp"
+
 #include <cmath>
 
 namespace attn {
@@ -141,6 +143,42 @@ void block_backward(const ModelConfig& cfg, const LayerParams<const float*>& p, 
     else
         dx += da;
     rec(Point::d_block_in, l, dx);
+}
+
+void check_block_finite(const ModelConfig& cfg, const AttentionRun& run, const LayerState& c, const Matrix& x) {
+    if (all_finite(x)) return;
+    // where the first NaN or infinity appears, in the order the block computes
+    const int l = run.layer, H = cfg.heads, D = cfg.d_model / H;
+    const auto at = [&](Point point, int head = -1) { throw_not_finite(point, {l, head, 0}); };
+    if (!all_finite(c.input)) at(Point::block_in);
+    if (!all_finite(c.normed)) at(Point::attn_norm);
+    const AttentionCache& a = c.attention;
+    const std::int64_t per_head = a.weights.size() / (std::int64_t{run.B} * H);  // T·S weights of one (b, h)
+    for (int h = 0; h < H; ++h) {
+        if (!all_finite(a.q.middleCols(h * D, D))) at(Point::q, h);
+        if (!all_finite(a.k.middleCols(h * D, D))) at(Point::k, h);
+        if (!all_finite(a.v.middleCols(h * D, D))) at(Point::v, h);
+        // finite scores give finite weights (each exp(s − max) ≤ 1, their sum ≥ 1): weights that
+        // are not come from scores that overflowed
+        for (int b = 0; b < run.B; ++b) {
+            const float* w = a.weights.data() + static_cast<std::size_t>((std::int64_t{b} * H + h) * per_head);
+            if (!all_finite(w, static_cast<std::size_t>(per_head))) at(Point::scores, h);
+        }
+    }
+    if (!all_finite(a.concat)) at(Point::attn_concat);
+    const bool post = cfg.norm == Norm::post;
+    if (!all_finite(post ? c.sum1 : c.mid)) at(Point::attn_out);  // concat·W_O overflowed
+    if (post && !all_finite(c.mid)) at(Point::attn_residual);
+    if (cfg.mlp > 0) {
+        if (!all_finite(c.m)) at(Point::ffn_norm);
+        if (!all_finite(c.mlp.act)) at(Point::ffn_hidden);
+        at(Point::ffn_out);
+    }
+    at(Point::block_out);
+}
+
+void check_finite(Point point, const Eigen::Ref<const Matrix>& value, int row) {
+    if (!all_finite(value)) throw_not_finite(point, {-1, -1, row});
 }
 
 void final_norm_forward(const ModelConfig& cfg, const ParamPtrs& p, const Matrix& x, LayerNormCache& cache, Matrix& h,

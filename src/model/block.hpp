@@ -64,6 +64,17 @@ void block_forward(const ModelConfig& config, const LayerParams<const float*>& p
 void block_backward(const ModelConfig& config, const LayerParams<const float*>& p, const LayerParams<float*>& g,
                     const AttentionRun& run, const LayerState& c, Matrix& dx, double& score_grad_sq, const Tap& rec);
 
+/// Throws attn::Error (not_finite, throw_not_finite) when the block's output x holds a NaN
+/// or an infinity, naming where in the block the first one appears (from c, the block's
+/// forward state: its input, LN1, each head's q, k, v, scores and weights, the heads' outputs,
+/// the attention's output, the MLP's input, hidden layer and output). One pass over x when it
+/// is finite, beside the block's products (C times as much work at least).
+void check_block_finite(const ModelConfig& config, const AttentionRun& run, const LayerState& c, const Matrix& x);
+
+/// Throws attn::Error (not_finite) when `value` (a model-level intermediate: the embeddings,
+/// LN_f's output, logits from row `row` on) holds a NaN or an infinity.
+void check_finite(Point point, const Eigen::Ref<const Matrix>& value, int row = 0);
+
 /// h = LN_f(x) (pre-LN with layernorm), else a copy of x: the output head's input.
 /// Hands final_norm (and final_norm_rms) to rec.
 void final_norm_forward(const ModelConfig& config, const ParamPtrs& p, const Matrix& x, LayerNormCache& cache,

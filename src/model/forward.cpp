@@ -52,7 +52,7 @@ namespace {
 /// at GPT-2 small) and, without the trace's logits, no N×V matrix is ever whole. The
 /// products' entries do not depend on the rows beside them (gemm.hpp): the whole product's numbers.
 CrossEntropy head_in_blocks(const ModelConfig& cfg, const ParamPtrs& p, const Matrix& h,
-                            const std::vector<std::int32_t>& targets, const Tap& rec) {
+                            const std::vector<std::int32_t>& targets, const Tap& rec, bool finite) {
     const int N = static_cast<int>(h.rows());
     Matrix rows, logits;
     HeadCache head;
@@ -62,6 +62,7 @@ CrossEntropy head_in_blocks(const ModelConfig& cfg, const ParamPtrs& p, const Ma
         const int n = std::min(kTraceLogitRows, N - r0);
         rows = h.middleRows(r0, n);
         head_forward(cfg, p, rows, head, logits);
+        if (finite) check_finite(Point::logits, logits, r0);
         const std::vector<std::int32_t> block_targets(targets.begin() + r0, targets.begin() + r0 + n);
         const CrossEntropy ce = cross_entropy(logits, block_targets, nullptr);
         loss += ce.loss * ce.targets;
@@ -77,7 +78,7 @@ CrossEntropy head_in_blocks(const ModelConfig& cfg, const ParamPtrs& p, const Ma
 }  // namespace
 
 LossResult forward_pass(const ModelConfig& cfg, const Parameters& params, ForwardState& s, const Batch& batch,
-                        const ForwardOptions& options, Recorder* recorder, bool keep) {
+                        const ForwardOptions& options, Recorder* recorder, bool keep, bool finite) {
     if (recorder && batch.batch != 1)
         throw Error("a recorder keeps the trace of one sequence; the batch has " + std::to_string(batch.batch));
     if (s.slots.layers.size() != static_cast<std::size_t>(cfg.layers)) s.slots = resolve_slots(cfg);
@@ -97,20 +98,26 @@ LossResult forward_pass(const ModelConfig& cfg, const Parameters& params, Forwar
     rec.start_forward(cfg, batch.ids, s.lengths[0], causal_of(cfg, options));
     Matrix x;
     embedding_forward(cfg, p, s.ids, B, T, s.embedding, x, rec);
+    if (finite) check_finite(cfg.embed_layernorm ? Point::embed_norm : Point::token_embed, x);
     relative_positions(cfg, 0, T, s.positions);
     AttentionStatsSum stats;
-    for (int l = 0; l < cfg.layers; ++l)
-        block_forward(cfg, p.layers[static_cast<std::size_t>(l)],
-                      attention_run(cfg, B, T, s.lengths, s.options, l, &s.positions),
-                      s.layers[keep ? static_cast<std::size_t>(l) : 0], x, &stats, rec);
+    for (int l = 0; l < cfg.layers; ++l) {
+        const AttentionRun run = attention_run(cfg, B, T, s.lengths, s.options, l, &s.positions);
+        LayerState& state = s.layers[keep ? static_cast<std::size_t>(l) : 0];
+        block_forward(cfg, p.layers[static_cast<std::size_t>(l)], run, state, x, &stats, rec);
+        if (finite) check_block_finite(cfg, run, state, x);
+        rec.check_kept();  // (a trace keeps no NaN, even of a forward that is not checked: training's)
+    }
     s.x_final = std::move(x);
     final_norm_forward(cfg, p, s.x_final, s.final_ln, s.normed_final, rec);
+    if (finite) check_finite(Point::final_norm, s.normed_final);
     CrossEntropy ce;
     if (recorder && !keep) {  // a recorded run: the trace has the logits (when it keeps them); Model::logits() is empty
         s.logits.resize(0, 0);
-        ce = head_in_blocks(cfg, p, s.normed_final, s.targets, rec);
+        ce = head_in_blocks(cfg, p, s.normed_final, s.targets, rec, finite);
     } else {
         head_forward(cfg, p, s.normed_final, s.head, s.logits);
+        if (finite) check_finite(Point::logits, s.logits);
         ce = cross_entropy(s.logits, s.targets, keep ? &s.logits_grad : nullptr);
         if (cfg.output_transform) rec.rows(Point::head_transform, 0, s.head.transformed);
         rec.rows(Point::logits, 0, s.logits);

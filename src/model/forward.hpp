@@ -40,9 +40,13 @@ void validate_batch(const ModelConfig& config, const Batch& batch);
 /// keep: every layer's activations stay for backward (else one layer's buffers are
 /// reused) and the logits' gradient is computed. With a recorder (a batch of one),
 /// its TraceTap keeps the trace; a recorded run (keep false) computes the head in
-/// blocks of kTraceLogitRows rows and leaves s.logits empty.
+/// blocks of kTraceLogitRows rows and leaves s.logits empty. check_finite: the
+/// embeddings, each block's output and the logits are checked as they are made, and a
+/// NaN or an infinity is refused where it first appears (not_finite: check_block_finite);
+/// the training forward does not (the trainer refuses a step whose loss is not finite).
 LossResult forward_pass(const ModelConfig& config, const Parameters& params, detail::ForwardState& s,
-                        const Batch& batch, const ForwardOptions& options, Recorder* recorder, bool keep);
+                        const Batch& batch, const ForwardOptions& options, Recorder* recorder, bool keep,
+                        bool check_finite);
 
 /// The backward of the last forward from the loss down to layer `lowest` (its
 /// gradients included): the head, LN_f, then the blocks from the top. The one

@@ -117,6 +117,21 @@ void KvCache::append(std::int32_t id) {
         throw Error(Error::Code::too_long_for_model, "the text has " + std::to_string(t) + " tokens, the most this model reads (its context): it cannot add another");
     if (id < 0 || id >= c.vocab)
         throw Error("token id " + std::to_string(id) + " is outside the vocabulary 0 … " + std::to_string(c.vocab - 1));
+    // a NaN or an infinity is refused where it first appears (block.hpp), before the cache takes the
+    // token; the last append's logits and weights are then forgotten (some layers' rows were redone)
+    try {
+        append_row(id, t);
+    } catch (const Error&) {
+        logits_.resize(0, 0);
+        for (auto& layer : weights_)
+            for (auto& w : layer) w.clear();
+        throw;
+    }
+    ids_.push_back(id);
+}
+
+void KvCache::append_row(std::int32_t id, int t) {
+    const ModelConfig& c = model_.config();
     mark_panels(slots_, model_.params());  // as stored now
     const ParamPtrs p = bind(slots_, model_.params().flat().data());
     const std::vector<std::int32_t> ids = {id};
@@ -125,6 +140,7 @@ void KvCache::append(std::int32_t id) {
     const WeightsTap rec(weights_);
     Matrix x, h;
     embedding_forward(c, p, ids, 1, 1, embedding_, x, rec, t);  // the new row, at position t
+    check_finite(c.embed_layernorm ? Point::embed_norm : Point::token_embed, x);
     relative_positions(c, t, 1, positions_);
     LayerState state;  // one block's buffers, reused by every layer
     for (int l = 0; l < c.layers; ++l) {
@@ -132,12 +148,14 @@ void KvCache::append(std::int32_t id) {
         run.cache = &kv_[static_cast<std::size_t>(l)];
         run.past = t;
         block_forward(c, p.layers[static_cast<std::size_t>(l)], run, state, x, nullptr, rec);
+        check_block_finite(c, run, state, x);
     }
     LayerNormCache ln;
     final_norm_forward(c, p, x, ln, h, rec);
+    check_finite(Point::final_norm, h);
     HeadCache head;
     head_forward(c, p, h, head, logits_);
-    ids_.push_back(id);
+    check_finite(Point::logits, logits_);
 }
 
 }  // namespace attn

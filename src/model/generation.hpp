@@ -67,7 +67,8 @@ public:
     const std::vector<std::int32_t>& ids() const { return ids_; }
     /// Appends token `id` at position length(): computes only its row (above).
     /// Throws attn::Error: too_long_for_model at the model's context, bad_input
-    /// for an id outside the vocabulary.
+    /// for an id outside the vocabulary, not_finite where the row's activations
+    /// overflow (the cache then holds the tokens it held, without logits).
     void append(std::int32_t id);
     /// Forgets the tokens from `length` on (0 … length()): undo. The logits and
     /// weights are cleared until the next append.
@@ -78,6 +79,10 @@ public:
     const std::vector<float>& weights(int layer, int head) const;
 
 private:
+    /// The new row's forward at position t: its keys and values into the cache, the logits
+    /// and weights (throws not_finite where a NaN or an infinity first appears).
+    void append_row(std::int32_t id, int t);
+
     const Model& model_;
     ParamSlots slots_;
     std::vector<std::int32_t> ids_;

@@ -72,7 +72,7 @@ LossResult Model::forward(const Batch& batch, const ForwardOptions& options, Rec
         checked_length_ = batch.length;
     }
     trained_forward_ = false;
-    const LossResult r = forward_pass(config_, params_, *state_, batch, options, recorder, true);
+    const LossResult r = forward_pass(config_, params_, *state_, batch, options, recorder, true, false);
     trained_forward_ = true;
     return r;
 }
@@ -84,7 +84,7 @@ LossResult Model::run(const Batch& batch, const ForwardOptions& options, Recorde
                      "running batch " + std::to_string(batch.batch) + " × " + std::to_string(batch.length) + " tokens" +
                          (recorder ? " with a trace" : ""));
     trained_forward_ = false;
-    return forward_pass(config_, params_, *state_, batch, options, recorder, false);
+    return forward_pass(config_, params_, *state_, batch, options, recorder, false, true);
 }
 
 void Model::backward(Parameters& grads, AttentionStats* stats, Recorder* recorder) {
@@ -124,7 +124,7 @@ LossResult Model::learn_forward(const Batch& batch, const ForwardOptions& option
                         format_bytes(need) + " beyond its weights; the limit is " + format_bytes(kMaxLearnBytes) +
                         " — use a shorter sentence");
     trained_forward_ = false;
-    const LossResult r = forward_pass(config_, params_, *state_, batch, options, recorder, true);
+    const LossResult r = forward_pass(config_, params_, *state_, batch, options, recorder, true, true);
     trained_forward_ = true;
     return r;
 }
@@ -228,7 +228,7 @@ ModelTrace trace_model(const ModelConfig& config, const Parameters& params, cons
     recorder.vectors = keep.vectors;
     recorder.logits = keep.logits;
     recorder.top_k = keep.top_k;
-    forward_pass(config, params, s, b, options, &recorder, false);
+    forward_pass(config, params, s, b, options, &recorder, false, true);
     return std::move(recorder.trace);
 }
 

@@ -90,9 +90,7 @@ std::string gradient_dump_json(const ModelConfig& config, const Parameters& para
     }
     o += "},";
     put_key(o, "loss");
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%.17g", loss);
-    o += buf;
+    json_put_double(o, loss);
     o += ',';
     put_key(o, "grads");
     put_tensors(o, grads);

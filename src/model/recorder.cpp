@@ -4,9 +4,11 @@
 #include "model/tap.hpp"
 
 #include "attention/mask.hpp"
+#include "kernels/bounds.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 namespace attn {
@@ -135,7 +137,59 @@ Matrix* layer_grad_field(LayerGradTrace& l, Point p) {
     }
 }
 
+/// What an intermediate is, in the words of a message ("the attention scores", "the MLP's hidden layer").
+const char* point_words(Point p) {
+    switch (p) {
+        case Point::token_embed: return "the token embeddings";
+        case Point::pos_embed: return "the position embeddings";
+        case Point::type_embed: return "the token type embeddings";
+        case Point::embed_norm: return "the embeddings";
+        case Point::block_in: return "the block's input";
+        case Point::attn_norm: return "the attention's input (LN1)";
+        case Point::q: return "the queries";
+        case Point::k: return "the keys";
+        case Point::v: return "the values";
+        case Point::scores: return "the attention scores";
+        case Point::scaled: return "the scaled scores";
+        case Point::row_max: return "the largest scaled scores";
+        case Point::row_sum: return "the softmax sums";
+        case Point::weights: return "the attention weights";
+        case Point::head_out: return "the outputs";
+        case Point::attn_concat: return "the heads' outputs";
+        case Point::attn_out: return "the attention's output";
+        case Point::attn_residual: return "the stream after the attention";
+        case Point::ffn_norm: return "the MLP's input";
+        case Point::ffn_hidden: return "the MLP's hidden layer";
+        case Point::ffn_out: return "the MLP's output";
+        case Point::block_out: return "the block's output";
+        case Point::final_norm: return "the final LayerNorm's output";
+        case Point::head_transform: return "the output head's transform";
+        case Point::logits: return "the logits";
+        case Point::d_logits: return "the gradient of the logits";
+        case Point::d_block_out: return "the gradient of the block's output";
+        case Point::d_attn_out: return "the gradient of the attention's output";
+        case Point::d_head_out: return "the gradient of the outputs";
+        case Point::d_weights: return "the gradient of the attention weights";
+        case Point::d_scaled: return "the gradient of the scaled scores";
+        case Point::d_scores: return "the gradient of the attention scores";
+        case Point::d_q: return "the gradient of the queries";
+        case Point::d_k: return "the gradient of the keys";
+        case Point::d_v: return "the gradient of the values";
+        case Point::d_block_in: return "the gradient of the block's input";
+    }
+    return "the values";
+}
+
 }  // namespace
+
+void throw_not_finite(Point point, const Site& at) {
+    std::string where = at.layer >= 0 ? "layer " + std::to_string(at.layer) + ", " : "";
+    where += point_words(point);
+    if (at.head >= 0) where += " of head " + std::to_string(at.head);
+    throw Error(Error::Code::not_finite,
+                where + " are not finite (NaN or infinity): the weights are finite, but their products overflow float32 "
+                        "(above 3.4e38); this checkpoint's weights are too large to run");
+}
 
 void TraceTap::start_forward(const ModelConfig& config, const std::vector<std::int32_t>& ids, int length, bool causal) {
     if (!r_) return;
@@ -176,7 +230,22 @@ bool TraceTap::keeps(Point point, int layer) const {
     return false;
 }
 
+void TraceTap::check_kept() const {
+    if (not_finite_) throw_not_finite(not_finite_point_, not_finite_at_);
+}
+
 void TraceTap::put(Point point, const Site& at, const Eigen::Ref<const Matrix>& value) const {
+    // what the trace keeps is finite (a pass over the values it copies); a block's value that is
+    // not waits for the block's own check, which can say where it began (check_kept)
+    if (!all_finite(value)) {
+        if (at.layer < 0 || point >= Point::d_logits) throw_not_finite(point, at);
+        if (!not_finite_) {
+            not_finite_ = true;
+            not_finite_point_ = point;
+            not_finite_at_ = at;
+        }
+        return;
+    }
     ModelTrace& tr = r_->trace;
     GradientTrace& gt = r_->gradients;
     const auto layer = static_cast<std::size_t>(at.layer), head = static_cast<std::size_t>(at.head);

@@ -8,8 +8,9 @@
 //
 // Tap itself keeps nothing (training, generation without a trace); TraceTap
 // keeps what a Recorder's rules say (model.hpp: layer, vectors, logits,
-// top_k) in its ModelTrace and GradientTrace; generation's tap keeps the new
-// row's attention weights (generation.cpp).
+// top_k) in its ModelTrace and GradientTrace, never a value that is not finite
+// (a trace holds no NaN: check_kept); generation's tap keeps the new row's
+// attention weights (generation.cpp).
 
 #include "model/model.hpp"
 #include "base/types.hpp"
@@ -74,6 +75,11 @@ struct Site {
     int row = 0;
 };
 
+/// Throws attn::Error (not_finite) saying that the intermediate `point` at `at` holds a NaN
+/// or an infinity ("layer 3, the attention scores of head 5 are not finite …") and what to
+/// change: finite weights whose products overflow float32 (recorder.cpp).
+[[noreturn]] void throw_not_finite(Point point, const Site& at);
+
 /// The callback every forward and backward path takes. This base keeps nothing.
 /// The calls cost one predictable branch when nothing is kept (training): the value
 /// is bound for put() only after keeps() said yes.
@@ -129,6 +135,12 @@ public:
     /// A recorded backward: the gradients' L layer entries, empty (the layers a
     /// backward does not visit stay so).
     void start_backward(int layers);
+    /// Throws not_finite (throw_not_finite) naming the first value of a block it was handed
+    /// that was not finite, and was not kept. Called after each block and its own check
+    /// (check_block_finite, which names where a NaN began from the block's state, what the
+    /// tap may not have seen: a layer whose heads are not kept). A model-level value or a
+    /// gradient that is not finite is refused at once.
+    void check_kept() const;
 
 private:
     bool keeps(Point point, int layer) const override;
@@ -136,6 +148,9 @@ private:
 
     Recorder* r_;
     int tokens_ = 0;  ///< T: the trace's rows
+    mutable bool not_finite_ = false;  ///< a block's value was not finite: the first one's point and site
+    mutable Point not_finite_point_ = Point::block_in;
+    mutable Site not_finite_at_;
 };
 
 }  // namespace attn

@@ -385,9 +385,7 @@ std::string pretrained_backward_json(const Parameters& params, const PretrainedB
     o += "]],\"targets\":[[";
     for (std::size_t i = 0; i < b.batch.targets.size(); ++i) o += (i ? "," : "") + std::to_string(b.batch.targets[i]);
     o += "]]},\"loss\":";
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%.17g", b.loss);
-    o += buf;
+    json_put_double(o, b.loss);
     o += ",\"grads\":";
     put_layer_tensors(o, b.grads.layout, b.grads.flat.data());
     close_with_gradients(o, b.recorder);

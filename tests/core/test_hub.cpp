@@ -11,6 +11,7 @@
 #include "families/family.hpp"
 #include "checkpoints/safetensors.hpp"
 #include "train/tasks.hpp"
+#include "peak_memory.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -43,7 +44,7 @@ std::string file_of(const std::string& name) { return read_file(folder(name) + "
 std::unique_ptr<attn::Model> load(const std::string& config_json, const std::string& bytes, std::size_t chunk = 0) {
     const attn::ModelConfig config = attn::read_hub_config(config_json);
     const std::uint64_t n = attn::HubLoader::header_size(bytes.substr(0, 8));
-    attn::HubLoader loader(config, bytes.substr(0, static_cast<std::size_t>(n)));
+    attn::HubLoader loader(config, bytes.substr(0, static_cast<std::size_t>(n)), bytes.size());
     const auto* data = reinterpret_cast<const std::uint8_t*>(bytes.data());
     if (chunk == 0) chunk = bytes.size();
     for (std::size_t at = 0; at < bytes.size(); at += chunk)
@@ -112,6 +113,46 @@ std::string replace(std::string s, const std::string& from, const std::string& t
     return s.replace(at, from.size(), to);
 }
 
+/// A GPT-2 config.json of these sizes (n_inner 4·C).
+std::string gpt2_config(int V, int T, int C, int L, int H) {
+    return "{\"model_type\": \"gpt2\", \"vocab_size\": " + std::to_string(V) + ", \"n_positions\": " + std::to_string(T) +
+           ", \"n_embd\": " + std::to_string(C) + ", \"n_layer\": " + std::to_string(L) + ", \"n_head\": " + std::to_string(H) + "}";
+}
+
+/// The safetensors header (8 + N bytes) of a GPT-2 of these sizes in F32: every tensor the
+/// loader needs, laid end to end, and no data after it.
+std::string gpt2_header(int V, int T, int C, int L) {
+    std::vector<std::pair<std::string, std::vector<std::int64_t>>> tensors = {{"wte.weight", {V, C}}, {"wpe.weight", {T, C}}};
+    for (int l = 0; l < L; ++l) {
+        const std::string h = "h." + std::to_string(l) + ".";
+        for (const auto& [name, shape] : std::vector<std::pair<std::string, std::vector<std::int64_t>>>{
+                 {"ln_1.weight", {C}}, {"ln_1.bias", {C}}, {"attn.c_attn.weight", {C, 3 * C}}, {"attn.c_attn.bias", {3 * C}},
+                 {"attn.c_proj.weight", {C, C}}, {"attn.c_proj.bias", {C}}, {"ln_2.weight", {C}}, {"ln_2.bias", {C}},
+                 {"mlp.c_fc.weight", {C, 4 * C}}, {"mlp.c_fc.bias", {4 * C}}, {"mlp.c_proj.weight", {4 * C, C}},
+                 {"mlp.c_proj.bias", {C}}})
+            tensors.push_back({h + name, shape});
+    }
+    tensors.push_back({"ln_f.weight", {C}});
+    tensors.push_back({"ln_f.bias", {C}});
+    std::string json = "{";
+    std::uint64_t at = 0;
+    for (const auto& [name, shape] : tensors) {
+        std::uint64_t n = 4;
+        std::string dims;
+        for (const std::int64_t d : shape) {
+            n *= static_cast<std::uint64_t>(d);
+            dims += (dims.empty() ? "" : ",") + std::to_string(d);
+        }
+        json += (json.size() > 1 ? ",\"" : "\"") + name + "\":{\"dtype\":\"F32\",\"shape\":[" + dims + "],\"data_offsets\":[" +
+                std::to_string(at) + "," + std::to_string(at + n) + "]}";
+        at += n;
+    }
+    json += "}";
+    std::string out;
+    for (int i = 0; i < 8; ++i) out += static_cast<char>((json.size() >> (8 * i)) & 0xFF);
+    return out + json;
+}
+
 /// Row r, column c of an F32 tensor of the file, read by the F32 reader (independently of the loader).
 float raw(const attn::SafeTensors& f, const std::string& name, std::int64_t r, std::int64_t c) {
     const attn::Tensor* t = f.find(name);
@@ -145,7 +186,7 @@ TEST_CASE("hub: every test checkpoint's attention weights and logits match the f
           "[hub]") {
     const attn::JsonValue* all = golden().get("checkpoints");
     REQUIRE(all != nullptr);
-    REQUIRE(all->object.size() == 19);
+    REQUIRE(all->object.size() == 22);  // (bert-untied, gpt2-padded and bert-padded: issue #36, 5 and 7; 7 rotary decoders)
     double worst = 0;
     for (const auto& [name, entry] : all->object) {
         INFO("checkpoint " << name);
@@ -242,7 +283,7 @@ TEST_CASE("hub: generating token by token with the KV cache gives the float64 re
         }
         ++checked;
     }
-    CHECK(checked == 14);  // 7 GPT-2 folders, 4 Llama, Qwen2, 2 Qwen3
+    CHECK(checked == 15);  // 8 GPT-2 folders (gpt2-padded: issue #36, 5), 4 Llama, Qwen2, 2 Qwen3
 }
 
 TEST_CASE("hub: the hand-built gpt2-patterns checkpoint's heads are named previous-token and first-token", "[hub]") {
@@ -280,7 +321,7 @@ TEST_CASE("hub: feeding exactly the needed ranges is enough, buffers, the pooler
         INFO(name);
         const std::string bytes = file_of(name);
         const attn::ModelConfig config = attn::read_hub_config(config_of(name));
-        attn::HubLoader loader(config, bytes.substr(0, static_cast<std::size_t>(attn::HubLoader::header_size(bytes))));
+        attn::HubLoader loader(config, bytes.substr(0, static_cast<std::size_t>(attn::HubLoader::header_size(bytes))), bytes.size());
         CHECK(loader.needed_bytes() < bytes.size() - attn::HubLoader::header_size(bytes));  // something is skipped
         std::uint64_t sum = 0, last = 0;
         for (const attn::ByteRange& r : loader.needed()) {
@@ -358,6 +399,35 @@ TEST_CASE("hub: BERT's nn.Linear tensors are transposed to in x out, the MLM hea
     CHECK(bare->params().matrix("layers.1.w_value") == p.matrix("layers.1.w_value"));
 }
 
+TEST_CASE("hub: a BERT with tie_word_embeddings false takes its own output layer, cls.predictions.decoder.weight", "[hub]") {
+    // bert-untied is bert-mlm with a decoder of its own (make_checkpoints.py): its unembedding is
+    // that decoder, transposed ([V, C] nn.Linear → [C, V]); every other tensor is bert-mlm's
+    const attn::SafeTensors f = f32_tensors(file_of("bert-untied"));
+    const std::unique_ptr<attn::Model> untied = load("bert-untied");
+    const std::unique_ptr<attn::Model> tied = load("bert-mlm");
+    CHECK_FALSE(untied->config().tied);
+    CHECK(tied->config().tied);  // its file saves the embeddings as the decoder too: not read
+    const attn::Matrix unembed = untied->params().matrix("unembed");
+    REQUIRE(unembed.rows() == 32);
+    REQUIRE(unembed.cols() == 96);
+    for (const auto& [c, v] : std::vector<std::pair<int, int>>{{0, 0}, {5, 17}, {31, 95}})
+        CHECK(unembed(c, v) == raw(f, "cls.predictions.decoder.weight", v, c));
+    CHECK(untied->params().matrix("embed") == tied->params().matrix("embed"));
+    CHECK(unembed != tied->params().matrix("embed").transpose());
+    // config.json alone says the output layer is the file's: the largest model counts it
+    const attn::HubSizeCheck size = attn::check_hub_size(attn::read_hub_config(config_of("bert-untied")));
+    CHECK(size.largest_bytes == 4 * untied->params().flat().size());
+    // without the decoder in the file, the untied model is refused, naming it
+    const std::string bytes = file_of("bert-untied");
+    const std::size_t n = static_cast<std::size_t>(attn::HubLoader::header_size(bytes));
+    const std::string header = replace(bytes.substr(0, n), "\"cls.predictions.decoder.weight\"", "\"cls.predictions.decoder.wejght\"");
+    CHECK_THAT(error_of([&] { attn::HubLoader(attn::read_hub_config(config_of("bert-untied")), header, bytes.size()); }),
+               Contains("has no tensor 'cls.predictions.decoder.weight', which the output layer (tie_word_embeddings false) needs"));
+    // a BertModel (no head) keeps the word embeddings as its stand-in output, whatever config.json says
+    const std::string model_config = replace(config_of("bert-model"), "\"model_type\"", "\"tie_word_embeddings\": false, \"model_type\"");
+    CHECK(load(model_config, file_of("bert-model"))->config().tied);
+}
+
 TEST_CASE("hub: the transformer. prefix, attn.bias buffers and a saved copy of the tied lm_head load the same weights",
           "[hub]") {
     const std::unique_ptr<attn::Model> plain = load("gpt2"), prefixed = load("gpt2-transformer");
@@ -407,6 +477,14 @@ TEST_CASE("hub config: GPT-2 and BERT fields become the model's options, with tr
     CHECK(b.ln_eps == 1e-12f);
 }
 
+TEST_CASE("hub config: a config.json that starts with a UTF-8 byte order mark is read", "[hub]") {
+    const attn::ModelConfig plain = attn::read_hub_config(config_of("gpt2"));
+    const attn::ModelConfig bom = attn::read_hub_config("\xEF\xBB\xBF" + config_of("gpt2"));
+    CHECK(bom.family == plain.family);
+    CHECK(bom.d_model == plain.d_model);
+    CHECK(bom.vocab == plain.vocab);
+}
+
 TEST_CASE("hub config: an unsupported architecture is refused by name", "[hub]") {
     CHECK_THAT(error_of([] { attn::read_hub_config(R"({"architectures":["MistralForCausalLM"],"model_type":"mistral"})"); }),
                Contains("MistralForCausalLM is not supported: this page runs GPT-2, BERT, Llama, Qwen2 and Qwen3 models"));
@@ -447,7 +525,7 @@ TEST_CASE("hub: a truncated header is refused", "[hub]") {
     const attn::ModelConfig config = attn::read_hub_config(config_of("gpt2"));
     CHECK_THAT(error_of([&] { attn::HubLoader::header_size(bytes.substr(0, 5)); }), Contains("fewer than the 8"));
     const std::size_t n = static_cast<std::size_t>(attn::HubLoader::header_size(bytes));
-    CHECK_THAT(error_of([&] { attn::HubLoader(config, bytes.substr(0, n - 10)); }), Contains("the header needs"));
+    CHECK_THAT(error_of([&] { attn::HubLoader(config, bytes.substr(0, n - 10), bytes.size()); }), Contains("the header needs"));
     std::string huge = bytes.substr(0, n);
     huge[5] = 1;  // a header size above 1 MiB
     CHECK_THAT(error_of([&] { attn::HubLoader::header_size(huge); }), Contains("above the limit"));
@@ -457,7 +535,7 @@ TEST_CASE("hub: truncated data is refused by finish(), naming the tensor it cuts
     const std::string bytes = file_of("gpt2");
     const attn::ModelConfig config = attn::read_hub_config(config_of("gpt2"));
     const std::size_t n = static_cast<std::size_t>(attn::HubLoader::header_size(bytes));
-    attn::HubLoader loader(config, bytes.substr(0, n));
+    attn::HubLoader loader(config, bytes.substr(0, n), bytes.size());  // (the size the file claims; its bytes stop early)
     const std::size_t cut = bytes.size() - 100;  // inside ln_f or wte (the last tensors by name)
     loader.feed(0, reinterpret_cast<const std::uint8_t*>(bytes.data()), cut);
     CHECK_THAT(error_of([&] { loader.finish(); }), Contains("the file ends at byte " + std::to_string(cut) + " but tensor '"));
@@ -465,11 +543,11 @@ TEST_CASE("hub: truncated data is refused by finish(), naming the tensor it cuts
 
 TEST_CASE("hub: skipping bytes a tensor needs is refused at once", "[hub]") {
     const std::string bytes = file_of("bert");
-    attn::HubLoader loader(attn::read_hub_config(config_of("bert")), bytes);
+    attn::HubLoader loader(attn::read_hub_config(config_of("bert")), bytes, bytes.size());
     const auto* data = reinterpret_cast<const std::uint8_t*>(bytes.data());
     const attn::ByteRange first = loader.needed().front();
     CHECK_THAT(error_of([&] { loader.feed(first.begin + 4, data + first.begin + 4, 16); }), Contains("were skipped"));
-    attn::HubLoader again(attn::read_hub_config(config_of("bert")), bytes);
+    attn::HubLoader again(attn::read_hub_config(config_of("bert")), bytes, bytes.size());
     again.feed(first.begin, data + first.begin, 8);
     CHECK_THAT(error_of([&] { again.feed(0, data, 8); }, attn::Error::Code::bad_input), Contains("increasing order"));
 }
@@ -489,13 +567,13 @@ TEST_CASE("hub: a missing tensor is named with what needs it", "[hub]") {
     const std::string bytes = file_of("gpt2");
     const std::size_t n = static_cast<std::size_t>(attn::HubLoader::header_size(bytes));
     const std::string header = replace(bytes.substr(0, n), "\"h.1.ln_2.weight\"", "\"h.1.ln_9.weight\"");
-    CHECK_THAT(error_of([&] { attn::HubLoader(attn::read_hub_config(config_of("gpt2")), header); }),
+    CHECK_THAT(error_of([&] { attn::HubLoader(attn::read_hub_config(config_of("gpt2")), header, bytes.size()); }),
                Contains("has no tensor 'h.1.ln_2.weight', which layer 1 (n_layer 2) needs"));
     // a BERT head without its output bias
     const std::string bert = file_of("bert-mlm");
     const std::size_t nb = static_cast<std::size_t>(attn::HubLoader::header_size(bert));
     const std::string bh = replace(bert.substr(0, nb), "\"cls.predictions.bias\"", "\"cls.predictions.bjas\"");
-    CHECK_THAT(error_of([&] { attn::HubLoader(attn::read_hub_config(config_of("bert-mlm")), bh); }),
+    CHECK_THAT(error_of([&] { attn::HubLoader(attn::read_hub_config(config_of("bert-mlm")), bh, bert.size()); }),
                Contains("has no tensor 'cls.predictions.bias', which the masked-LM head needs"));
 }
 
@@ -559,4 +637,108 @@ TEST_CASE("hub: random corruptions of a checkpoint's bytes load or throw attn::E
         }
     }
     CHECK(loaded >= 0);
+}
+
+TEST_CASE("hub: a header that describes more tensor data than the file holds is refused before anything is allocated", "[hub]") {
+    // 2.5 KB of file whose header describes a GPT-2 of 2.4 GB (V 50257, C 1280, 30 layers): its
+    // parameters were allocated and zeroed before finish() found the data missing (2.3 GB, 12.7 s)
+    const std::string header = gpt2_header(50257, 1024, 1280, 30);
+    const attn::ModelConfig config = attn::read_hub_config(gpt2_config(50257, 1024, 1280, 30, 20));
+    std::string message;
+    const std::int64_t used = test_memory::peak_memory_of([&] {
+        message = error_of([&] {
+            attn::HubLoader loader(config, header, header.size());
+            loader.feed(0, reinterpret_cast<const std::uint8_t*>(header.data()), header.size());
+            loader.finish();
+        });
+    });
+    INFO(message);
+    CHECK(used < (std::int64_t{64} << 20));
+    CHECK_THAT(message, Contains("the file ends at byte " + std::to_string(header.size()) + " but tensor 'wte.weight' needs bytes"));
+}
+
+TEST_CASE("hub size: config.json alone says whether the model fits, counted in 64 bits", "[hub]") {
+    // the test checkpoint: far below the limit; its smallest and largest configs are one (no optional part)
+    const attn::HubSizeCheck small = attn::check_hub_size(attn::read_hub_config(config_of("gpt2")));
+    CHECK(small.fits);
+    CHECK(small.refusal.empty());
+    CHECK(small.limit_bytes == attn::kMaxParameterBytes);
+    CHECK(small.parameter_bytes == 4 * load("gpt2")->params().flat().size());
+    CHECK(small.largest_bytes == small.parameter_bytes + 4 * 96 * 24);  // + an lm_head of its own
+    // gpt2-xl: 1.56 G parameters, 6.2 GB
+    const std::uint64_t xl = 4 * (50257ull * 1600 + 1024ull * 1600 + 48 * (12ull * 1600 * 1600 + 13 * 1600) + 2 * 1600);
+    const attn::HubSizeCheck big = attn::check_hub_size(attn::read_hub_config(gpt2_config(50257, 1024, 1600, 48, 25)));
+    CHECK(big.parameter_bytes == xl);
+    CHECK_FALSE(big.fits);
+    CHECK_THAT(big.refusal, Contains("the model has " + std::to_string(xl / 4) + " parameters") && Contains("this engine holds"));
+    // the largest config the inference limits allow: 3.9 G floats, past 2³² bytes (wasm's size_t)
+    const std::string most = "{\"model_type\": \"gpt2\", \"vocab_size\": 262144, \"n_positions\": 2048, \"n_embd\": 2048, "
+                             "\"n_layer\": 48, \"n_head\": 16, \"n_inner\": 8192}";
+    const std::uint64_t C = 2048, F = 8192;
+    const std::uint64_t floats = 262144 * C + 2048 * C + 48 * (4 * C * C + 2 * C * F + 9 * C + F) + 2 * C;
+    const attn::HubSizeCheck huge = attn::check_hub_size(attn::read_hub_config(most));
+    CHECK(huge.parameter_bytes == 4 * floats);
+    CHECK(huge.parameter_bytes > (std::uint64_t{1} << 32));
+    CHECK_FALSE(huge.fits);
+}
+
+TEST_CASE("hub size: a header whose parameters are above the limit is refused (too_large) before they are allocated", "[hub]") {
+    // gpt2-xl's header with a file as large as it says: the loader refuses from the header alone
+    const std::string header = gpt2_header(50257, 1024, 1600, 48);
+    const attn::ModelConfig config = attn::read_hub_config(gpt2_config(50257, 1024, 1600, 48, 25));
+    const attn::SafeTensorsIndex index = attn::read_safetensors_header(header);
+    std::string message;
+    const std::int64_t used = test_memory::peak_memory_of([&] {
+        message = error_of([&] { attn::HubLoader(config, header, index.data_start + index.data_size); }, attn::Error::Code::too_large);
+    });
+    CHECK(used < (std::int64_t{64} << 20));
+    CHECK_THAT(message, Contains("above the") && Contains("this engine holds"));
+}
+
+namespace {
+
+/// The gpt2 checkpoint with head 2 of layer 1's query and key columns of c_attn times `factor`:
+/// finite weights whose scores overflow float32 (0.2·1e20 a weight: scores near 1e40).
+std::string overflowing_gpt2(float factor) {
+    std::string bytes = file_of("gpt2");
+    const attn::SafeTensorsIndex index = attn::read_safetensors_header(bytes);
+    const attn::TensorEntry* t = index.find("h.1.attn.c_attn.weight");
+    REQUIRE(t != nullptr);
+    const std::int64_t C = 24, D = 8;
+    for (std::int64_t r = 0; r < C; ++r)
+        for (const std::int64_t c0 : {2 * D, C + 2 * D})  // q and k of head 2
+            for (std::int64_t c = c0; c < c0 + D; ++c) {
+                char* at = &bytes[index.data_start + t->begin + static_cast<std::size_t>(4 * (r * 3 * C + c))];
+                float f;
+                std::memcpy(&f, at, 4);
+                f *= factor;
+                std::memcpy(at, &f, 4);
+            }
+    return bytes;
+}
+
+}  // namespace
+
+TEST_CASE("hub: finite weights whose activations overflow are refused where they first appear (not_finite)", "[hub]") {
+    const std::unique_ptr<attn::Model> model = load(config_of("gpt2"), overflowing_gpt2(1e20f));
+    const std::vector<std::int32_t> ids = {5, 17, 42, 3};
+    const std::string where = "layer 1, the attention scores of head 2 are not finite";
+    // a trace (every layer kept), a trace of layer 0 only, a run, generation: each names the same place
+    for (int layer : {-1, 0}) {
+        INFO("trace layer " << layer);
+        CHECK_THAT(error_of([&] { model->trace(ids, -1, {}, layer); }, attn::Error::Code::not_finite), Contains(where));
+    }
+    attn::Batch b;
+    b.batch = 1;
+    b.length = 4;
+    b.ids = ids;
+    b.targets.assign(4, attn::kNoTarget);
+    CHECK_THAT(error_of([&] { model->run(b); }, attn::Error::Code::not_finite), Contains(where));
+    attn::KvCache cache(*model);
+    CHECK_THAT(error_of([&] { cache.append(ids[0]); }, attn::Error::Code::not_finite), Contains(where));
+    CHECK(cache.length() == 0);  // the token was not taken, and no logits are left to choose from
+    CHECK(cache.logits().size() == 0);
+    // the same weights times 1e10: the scores (about 1e20) fit float32 and everything is finite
+    const std::unique_ptr<attn::Model> large = load(config_of("gpt2"), overflowing_gpt2(1e10f));
+    CHECK(large->trace(ids, -1, {}, -1).logits.allFinite());
 }

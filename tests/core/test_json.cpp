@@ -380,3 +380,29 @@ TEST_CASE("json_quote: keeps UTF-8 bytes as they are", "[json]") {
     const std::string mixed = "q\"b\\s/\n\x02\xC3\xA9";
     CHECK(parse(attn::json_quote(mixed)).str == mixed);
 }
+
+TEST_CASE("json writers: a NaN or an infinity is refused (not_finite), never written as nan or inf", "[json]") {
+    // JSON has neither: printf's "nan" and "inf" made the CLI's output invalid
+    for (const float bad : {std::nanf(""), INFINITY, -INFINITY}) {
+        std::string out;
+        try {
+            attn::json_put_float(out, bad);
+            FAIL("written: " << out);
+        } catch (const attn::Error& e) {
+            CHECK(e.code() == attn::Error::Code::not_finite);
+        }
+        attn::Matrix m = attn::Matrix::Zero(2, 3);
+        m(1, 2) = bad;
+        try {
+            attn::json_put_matrix(out, m);
+            FAIL("written: " << out);
+        } catch (const attn::Error& e) {
+            CHECK(e.code() == attn::Error::Code::not_finite);
+        }
+        CHECK(out.find("nan") == std::string::npos);
+        CHECK(out.find("inf") == std::string::npos);
+    }
+    std::string ok;
+    attn::json_put_float(ok, 3.5f);
+    CHECK(ok == "3.5");
+}

@@ -110,6 +110,28 @@ test('--format table prints every token and a weight table per head', () => {
   assert.throws(() => JSON.parse(r.stdout));
 });
 
+test('attn run --model FILE --format table cuts long labels at a character boundary', () => {
+  // a text model whose words are longer than the table's label columns (7 and 10 wide), in bytes and characters
+  const dir = mkdtempSync(path.join(tmpdir(), 'attn-table-'));
+  try {
+    const corpus = path.join(dir, 'corpus.txt');
+    writeFileSync(corpus, 'ドラゴンドラゴン は 空を 飛ぶ . Größenwahnsinnig ist der Drache . '.repeat(20));
+    const out = path.join(dir, 'm.safetensors');
+    const t = cliRun(['train', '--task', 'text', '--corpus', corpus, '--length', '4', '--d-model', '8', '--heads', '2',
+      '--layers', '1', '--mlp', '0', '--steps', '1', '--batch', '2', '--out', out]);
+    assert.equal(t.status, 0, t.stderr);
+    const r = cliRun(['run', '--model', out, '--sentence', 'ドラゴンドラゴン Größenwahnsinnig', '--format', 'table']);
+    assert.equal(r.status, 0, r.stderr);
+    assert.ok(!r.stdout.includes('\uFFFD'), `the table holds a cut character:\n${r.stdout}`);
+    // the row labels 10 characters wide, the column labels 7 (the words are lower-cased)
+    assert.match(r.stdout, /^  ドラゴンドラゴン  [01]\.\d{4}/m);
+    assert.match(r.stdout, /^größenwahn  [01]\.\d{4}/m);
+    assert.match(r.stdout, /^ {11}ドラゴンドラゴ größenw$/m);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 const BAD_ARGUMENTS = [
   ['an unknown flag', ['--sentence', 'a b', '--bogus'], /unknown argument "--bogus"/],
   ['a non-numeric --heads', ['--sentence', 'a b', '--heads', 'x'], /--heads expects a whole number/],

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { cliRun } from './helpers.mjs';
-import { checkpointsDir, compareToGolden, goldenNames, goldenOf, GPT2_TOKENIZER } from './pretrained.mjs';
+import { checkpointsDir, compareToGolden, goldenNames, goldenOf, gpt2ConfigText, gpt2Header, overflowingGpt2, GPT2_TOKENIZER } from './pretrained.mjs';
 
 const root = checkpointsDir();
 
@@ -173,4 +173,78 @@ test('a sentence for a folder without tokenizer files is refused, naming what is
   rmSync(path.join(dir, 'vocab.txt'));
   refused(['--model', dir, '--sentence', 'hello'], /no tokenizer in .*BERT needs vocab\.txt or tokenizer\.json/);
   refused(['--model', path.join(root, 'gpt2'), '--sentence', 'hello'], /GPT-2 needs tokenizer\.json, or vocab\.json and merges\.txt/);
+});
+
+test('--format table cuts a long label at a character boundary, never inside a UTF-8 character', () => {
+  // GPT-2 writes "ドラゴン" as one token of 12 bytes: the weights table's label column is 10 wide
+  const dir = copyOf('gpt2-vocab');
+  cpSync(GPT2_TOKENIZER, path.join(dir, 'tokenizer.json'));
+  const r = cliRun(['run', '--model', dir, '--sentence', 'A dragon: ドラゴン ————', '--format', 'table']);
+  assert.equal(r.status, 0, r.stderr);
+  assert.ok(!r.stdout.includes('\uFFFD'), `the table holds a cut character:\n${r.stdout}`);
+  assert.match(r.stdout, /^ *ドラゴン  [01]\.\d{4}/m);
+});
+
+test('a model too large for the engine is refused from config.json alone, before the weights are opened', () => {
+  // gpt2-xl's sizes (1.56 G parameters, 6.2 GB): the folder has no model.safetensors, and needs none to be refused
+  const dir = mkdtempSync(path.join(tmpdir(), 'attn-hub-xl-'));
+  writeFileSync(path.join(dir, 'config.json'), gpt2ConfigText({ V: 50257, T: 1024, C: 1600, L: 48, H: 25 }));
+  const r = cliRun(['run', '--model', dir, '--ids', '1,2']);
+  assert.equal(r.status, 2, r.stderr);
+  assert.match(r.stderr, /config\.json: the model has 1557611200 parameters \(6\.2 GB as float32\), above the 3\.2 GB this engine holds/);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('a safetensors header that describes more data than the file holds is refused before anything is allocated', () => {
+  // 34 KB of header describing a 2.6 GB GPT-2 (within the native limit): its parameters were allocated and zeroed first
+  const sizes = { V: 50257, T: 1024, C: 1280, L: 30, H: 20 };
+  const dir = mkdtempSync(path.join(tmpdir(), 'attn-hub-empty-'));
+  writeFileSync(path.join(dir, 'config.json'), gpt2ConfigText(sizes));
+  const { header, fileBytes } = gpt2Header(sizes);
+  writeFileSync(path.join(dir, 'model.safetensors'), header);
+  const t0 = Date.now();
+  const r = cliRun(['run', '--model', dir, '--ids', '1,2']);
+  assert.equal(r.status, 2, r.stderr);
+  assert.match(r.stderr, new RegExp(`the file ends at byte ${header.length} but tensor 'wte\\.weight' needs bytes .*the header says ${fileBytes} bytes`));
+  assert.ok(Date.now() - t0 < 5000, `refused in ${Date.now() - t0} ms`);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('a vocabulary larger than the tokenizer: padding ids are valid logits with no text, shown as <pad ID>', () => {
+  // nanoGPT's 50304 ids with GPT-2's 50257 pieces; a BERT vocab.txt of 90 pieces for 96 ids: in both
+  // the padding ids are the likeliest (make_checkpoints.py), and every trace's top 5 holds them
+  const dir = copyOf('gpt2-padded');
+  cpSync(GPT2_TOKENIZER, path.join(dir, 'tokenizer.json'));
+  const gpt2 = runJson(['--model', dir, '--sentence', 'Hello world']);
+  for (const top of gpt2.top_next) {
+    for (const c of top) {
+      assert.equal(c.id >= 50257, c.padding === true, JSON.stringify(c));
+      if (c.padding) assert.equal(c.token, `<pad ${c.id}>`);
+    }
+  }
+  assert.ok(gpt2.top_next[0].some((c) => c.padding));
+  const table = cliRun(['run', '--model', dir, '--sentence', 'Hello world', '--format', 'table']);
+  assert.equal(table.status, 0, table.stderr);
+  assert.match(table.stdout, /<pad 5\d{4}>/);
+  const bert = runJson(['--model', path.join(root, 'bert-padded'), '--sentence', 'the cat sat on the [MASK] .']);
+  assert.equal(bert.top_fill.length, 1);
+  assert.deepEqual(bert.top_fill[0].choices.map((c) => c.token).sort(), bert.top_fill[0].choices.map((c) => `<pad ${c.id}>`).sort());
+  // ids given as input: a padding id is a token of the model, named the same way
+  const ids = runJson(['--model', path.join(root, 'bert-padded'), '--ids', '2,93,3']);
+  assert.deepEqual(ids.tokens.map((t) => t.text), ['[CLS]', '<pad 93>', '[SEP]']);
+});
+
+test('finite weights whose activations overflow: exit 2 naming where, never nan in the JSON', () => {
+  // head 2 of layer 1's queries and keys times 1e20: its scores (near 1e40) overflow float32; the
+  // JSON held bare nan (invalid) with exit 0
+  const dir = copyOf('gpt2');
+  const file = path.join(dir, 'model.safetensors');
+  writeFileSync(file, overflowingGpt2(readFileSync(file)));
+  for (const format of ['json', 'table']) {
+    const r = cliRun(['run', '--model', dir, '--ids', '5,17,42,3', '--format', format]);
+    assert.equal(r.status, 2, `${format}: exit ${r.status}`);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /layer 1, the attention scores of head 2 are not finite/);
+  }
+  rmSync(dir, { recursive: true, force: true });
 });

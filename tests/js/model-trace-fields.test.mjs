@@ -33,7 +33,7 @@ after(() => {
 function load(name) {
   const file = (f) => (existsSync(join(dir, name, f)) ? readFileSync(join(dir, name, f), 'utf8') : '');
   const bytes = new Uint8Array(readFileSync(join(dir, name, 'model.safetensors')));
-  const loader = engine.openCheckpoint(file('config.json'), bytes.subarray(0, engine.safetensorsHeaderSize(bytes.subarray(0, 8))));
+  const loader = engine.openCheckpoint(file('config.json'), bytes.subarray(0, engine.safetensorsHeaderSize(bytes.subarray(0, 8))), bytes.length);
   for (const { begin, end } of loader.needed) {
     for (let a = begin; a < end; a += loader.stagingBytes) loader.feed(a, bytes.subarray(a, Math.min(end, a + loader.stagingBytes)));
   }

@@ -34,7 +34,7 @@ const text = (name, file) => (existsSync(join(dir, name, file)) ? readFileSync(j
 
 function load(name) {
   const bytes = new Uint8Array(readFileSync(join(dir, name, 'model.safetensors')));
-  const loader = engine.openCheckpoint(text(name, 'config.json'), bytes.subarray(0, engine.safetensorsHeaderSize(bytes.subarray(0, 8))));
+  const loader = engine.openCheckpoint(text(name, 'config.json'), bytes.subarray(0, engine.safetensorsHeaderSize(bytes.subarray(0, 8))), bytes.length);
   const size = loader.stagingBytes;
   for (const { begin, end } of loader.needed) for (let a = begin; a < end; a += size) loader.feed(a, bytes.subarray(a, Math.min(end, a + size)));
   return loader.finish({

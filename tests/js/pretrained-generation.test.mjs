@@ -28,7 +28,7 @@ after(() => engine?.dispose());
 
 function load(name, tokenizerJson = '', vocabTxt = '') {
   const bytes = new Uint8Array(readFileSync(join(root, name, 'model.safetensors')));
-  const loader = engine.openCheckpoint(readFileSync(join(root, name, 'config.json'), 'utf8'), bytes.subarray(0, engine.safetensorsHeaderSize(bytes.subarray(0, 8))));
+  const loader = engine.openCheckpoint(readFileSync(join(root, name, 'config.json'), 'utf8'), bytes.subarray(0, engine.safetensorsHeaderSize(bytes.subarray(0, 8))), bytes.length);
   for (const { begin, end } of loader.needed) {
     for (let a = begin; a < end; a += loader.stagingBytes) loader.feed(a, bytes.subarray(a, Math.min(end, a + loader.stagingBytes)));
   }

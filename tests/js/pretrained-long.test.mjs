@@ -22,7 +22,7 @@ before(async () => {
   engine = await createEngine();
   dir = hubFolders([NAME], { withTokenizer: [NAME] });
   const bytes = new Uint8Array(readFileSync(join(dir, NAME, 'model.safetensors')));
-  const loader = engine.openCheckpoint(readFileSync(join(dir, NAME, 'config.json'), 'utf8'), bytes.subarray(0, engine.safetensorsHeaderSize(bytes.subarray(0, 8))));
+  const loader = engine.openCheckpoint(readFileSync(join(dir, NAME, 'config.json'), 'utf8'), bytes.subarray(0, engine.safetensorsHeaderSize(bytes.subarray(0, 8))), bytes.length);
   for (const { begin, end } of loader.needed) {
     for (let a = begin; a < end; a += loader.stagingBytes) loader.feed(a, bytes.subarray(a, Math.min(end, a + loader.stagingBytes)));
   }

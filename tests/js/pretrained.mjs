@@ -112,3 +112,59 @@ export function textOfTokens(tokenize, n) {
   assert.equal(tokenize(text).length, n, 'the prefix splits into the same tokens');
   return text;
 }
+
+/** A GPT-2 config.json of these sizes (n_inner 4·C), as text. */
+export function gpt2ConfigText({ V, T, C, L, H }) {
+  return JSON.stringify({ model_type: 'gpt2', architectures: ['GPT2LMHeadModel'], vocab_size: V, n_positions: T, n_embd: C, n_layer: L, n_head: H });
+}
+
+/**
+ * The safetensors header (8 + N bytes) of a GPT-2 of these sizes in F32: every tensor the loader
+ * needs, laid end to end. Returns {header: Uint8Array, fileBytes: the size of the file it describes}.
+ */
+export function gpt2Header({ V, T, C, L }) {
+  const tensors = [['wte.weight', [V, C]], ['wpe.weight', [T, C]]];
+  for (let l = 0; l < L; l++) {
+    for (const [name, shape] of [['ln_1.weight', [C]], ['ln_1.bias', [C]], ['attn.c_attn.weight', [C, 3 * C]], ['attn.c_attn.bias', [3 * C]],
+      ['attn.c_proj.weight', [C, C]], ['attn.c_proj.bias', [C]], ['ln_2.weight', [C]], ['ln_2.bias', [C]],
+      ['mlp.c_fc.weight', [C, 4 * C]], ['mlp.c_fc.bias', [4 * C]], ['mlp.c_proj.weight', [4 * C, C]], ['mlp.c_proj.bias', [C]]]) {
+      tensors.push([`h.${l}.${name}`, shape]);
+    }
+  }
+  tensors.push(['ln_f.weight', [C]], ['ln_f.bias', [C]]);
+  const json = {};
+  let at = 0;
+  for (const [name, shape] of tensors) {
+    const n = 4 * shape.reduce((a, b) => a * b, 1);
+    json[name] = { dtype: 'F32', shape, data_offsets: [at, at + n] };
+    at += n;
+  }
+  const text = new TextEncoder().encode(JSON.stringify(json));
+  const header = new Uint8Array(8 + text.length);
+  new DataView(header.buffer).setBigUint64(0, BigInt(text.length), true);
+  header.set(text, 8);
+  return { header, fileBytes: header.length + at };
+}
+
+/**
+ * The bytes of a GPT-2 test checkpoint (F32, no prefix) with one head's query and key columns of
+ * c_attn times `factor` (1e20: finite weights whose attention scores, near 1e40, overflow
+ * float32). Default: the gpt2 checkpoint (C 24, 3 heads), head 2 of layer 1.
+ */
+export function overflowingGpt2(bytes, { C = 24, heads = 3, layer = 1, head = 2, factor = 1e20 } = {}) {
+  const out = new Uint8Array(bytes);
+  const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
+  const n = Number(view.getBigUint64(0, true));
+  const header = JSON.parse(new TextDecoder().decode(out.subarray(8, 8 + n)));
+  const [begin] = header[`h.${layer}.attn.c_attn.weight`].data_offsets;
+  const D = C / heads;
+  for (let r = 0; r < C; r++) {
+    for (const c0 of [head * D, C + head * D]) {  // the head's q and k
+      for (let c = c0; c < c0 + D; c++) {
+        const at = 8 + n + begin + 4 * (r * 3 * C + c);
+        view.setFloat32(at, view.getFloat32(at, true) * factor, true);
+      }
+    }
+  }
+  return out;
+}

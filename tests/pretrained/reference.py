@@ -26,6 +26,8 @@ BERT (post-LN, bidirectional; token type 0):
   per layer: q = x·Wqᵀ + bq (nn.Linear [out, in]) …;  x = LN(x + attn·Wdᵀ + bd; attention.output.LayerNorm)
              x = LN(x + gelu(x·Wiᵀ + bi)·Woᵀ + bo; output.LayerNorm)
   logits = LN(gelu(x·Wtᵀ + bt); transform.LayerNorm)·wordᵀ + cls.predictions.bias   (MLM head)
+           (tie_word_embeddings false: cls.predictions.decoder.weight [V, C] instead of word, as
+           transformers' BertForMaskedLM unties it; true, the default: word, whatever the file saved)
            x·wordᵀ without a head (BertModel)
 Llama / Qwen2 / Qwen3 (pre-RMSNorm, causal, modeling_llama.py / modeling_qwen2.py / modeling_qwen3.py):
   x = embed_tokens[ids]
@@ -178,7 +180,8 @@ def bert_forward(t, cfg, ids):
         x = ln(x + linear(act(linear(x, b + "intermediate.dense")), b + "output.dense"), b + "output.LayerNorm")
     if "cls.predictions.bias" in t:
         h = ln(act(linear(x, "cls.predictions.transform.dense", head)), "cls.predictions.transform.LayerNorm", head)
-        return weights, h @ e.T + t["cls.predictions.bias"]
+        decoder = e if cfg.get("tie_word_embeddings", True) else t["cls.predictions.decoder.weight"]
+        return weights, h @ decoder.T + t["cls.predictions.bias"]
     return weights, x @ e.T
 
 
@@ -297,7 +300,7 @@ def sequences(family, V, seed):
 
 
 def logit_ids(V):
-    if V > 50257:  # Llama 3's and Qwen's: ids across the whole vocabulary, the last ones included
+    if V > 100000:  # Llama 3's and Qwen's: ids across the whole vocabulary, the last ones included
         return [0, 1, 13, 279, 791, 1917, 9906, 19781, 50000, 100000, 128000, 128255, V - 1]
     if V == 32000:
         return [0, 1, 2, 13, 272, 415, 1526, 8527, 22557, 28723, 31999]

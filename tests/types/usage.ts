@@ -2,7 +2,7 @@
 // API of web/engine.d.ts used as a caller would, so the declarations cannot
 // drift into something that does not compile, and misuse stays an error.
 
-import { createEngine, at, DEFAULT_SETTINGS, TASKS, TOKENIZER_FILES, type PretrainedTokenizer, type PretrainedToken, type Engine, type Trace, type Trainer, type TaskInfo, type ModelTrace, type TrainingMemory, type PretrainedConfig, type HubLoader, type PretrainedModel, type PretrainedTrace } from '../../web/engine.js';
+import { createEngine, at, DEFAULT_SETTINGS, TASKS, TOKENIZER_FILES, type PretrainedTokenizer, type PretrainedToken, type Engine, type Trace, type Trainer, type TaskInfo, type ModelTrace, type TrainingMemory, type PretrainedConfig, type HubLoader, type HubSizeCheck, type PretrainedModel, type PretrainedTrace } from '../../web/engine.js';
 
 async function main(): Promise<void> {
   const engine: Engine = await createEngine();
@@ -56,7 +56,8 @@ async function main(): Promise<void> {
   const configText = '{"model_type": "gpt2"}';
   const hubConfig: PretrainedConfig = engine.readHubConfig(configText);
   const headerBytes: number = engine.safetensorsHeaderSize(new Uint8Array(8));
-  const loader: HubLoader = engine.openCheckpoint(configText, new Uint8Array(headerBytes));
+  const size: HubSizeCheck = engine.checkHubConfig(configText);
+  const loader: HubLoader = engine.openCheckpoint(configText, new Uint8Array(headerBytes), 1 << 20);
   for (const { begin, end } of loader.needed) loader.feed(begin, new Uint8Array(Math.min(end - begin, loader.stagingBytes)));
   const pretrained: PretrainedModel = loader.finish({ tokenizerJson: '{}' });
   const ptrace: PretrainedTrace = pretrained.trace('Hello world', { layer: 0 });
@@ -64,9 +65,11 @@ async function main(): Promise<void> {
   const topId: number = ptrace.top.ids[0];
   pretrained.dispose();
   // @ts-expect-error: the header is bytes
-  engine.openCheckpoint(configText, 'header');
+  engine.openCheckpoint(configText, 'header', 1 << 20);
+  // @ts-expect-error: the file's size is required
+  engine.openCheckpoint(configText, new Uint8Array(headerBytes));
 
-  console.log(said, spans, fits, refusal, w, batch.length, rows, entropy.length, v, name, loss, evaluation.accuracy, score, out.length, steps, DEFAULT_SETTINGS.dModel, hubConfig.family, piece, topId);
+  console.log(said, spans, fits, refusal, w, batch.length, rows, entropy.length, v, name, loss, evaluation.accuracy, score, out.length, steps, DEFAULT_SETTINGS.dModel, hubConfig.family, piece, topId, size.fits);
 }
 
 void main();

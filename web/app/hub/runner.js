@@ -77,7 +77,7 @@ export function createHubRunner(post, { loadEngine = createEngine, signal = null
     const read = async (a, b) => new Uint8Array(await blob.slice(a, b).arrayBuffer());
     if (blob.size < 8) throw hubError('bad_checkpoint', `model.safetensors has ${blob.size} bytes: not a safetensors file`, 'model.safetensors');
     const headerBytes = engine.safetensorsHeaderSize(await read(0, 8));
-    const loader = engine.openCheckpoint(configText, await read(0, Math.min(blob.size, headerBytes)));
+    const loader = engine.openCheckpoint(configText, await read(0, Math.min(blob.size, headerBytes)), blob.size);
     try {
       const total = loader.neededBytes;
       let loaded = 0;
