@@ -18,9 +18,14 @@ base=${BASE:-$(git merge-base HEAD r35)}
 work=${TMPDIR:-/tmp}/attn-kinds-bench
 mkdir -p "$work"
 
-# the base engine: a detached worktree of BASE with this file and its target added
-if [ ! -d "$work/base" ]; then git worktree add --detach "$work/base" "$base" >/dev/null; fi
-git -C "$work/base" checkout --detach -q "$base"
+# the base engine: BASE's files (git archive: no worktree is registered), this file and its
+# target added
+if [ "$(cat "$work/base.commit" 2>/dev/null)" != "$(git rev-parse "$base")" ]; then
+  rm -rf "$work/base" "$work/base-build"
+  mkdir -p "$work/base"
+  git archive "$base" | tar -x -C "$work/base"
+  git rev-parse "$base" >"$work/base.commit"
+fi
 cp bench/kinds_bench.cpp "$work/base/bench/kinds_bench.cpp"
 if ! grep -q attn_kinds_bench "$work/base/CMakeLists.txt"; then
   printf '%s\n' 'add_executable(attn_kinds_bench EXCLUDE_FROM_ALL bench/kinds_bench.cpp)' \
