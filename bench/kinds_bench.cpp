@@ -132,12 +132,10 @@ void rope(double seconds) {
         for (Eigen::Index i = 0; i < a.size(); ++i) a.data()[i] = u(rng), dout.data()[i] = u(rng);
         const std::vector<int> lengths = {T};
         const attn::ForwardOptions options;
-        attn::AttentionRun run = attn::attention_run(c, 1, T, lengths, options, 0);
-        attn::RopeTable table;
-        if (p == attn::Positional::rope) {
-            attn::rope_table(c.d_model / c.heads, attn::rope_settings(c), 0, T, table);
-            run.rope = &table;
-        }
+        attn::RelativePositions positions;  // rope's table of positions 0 … T−1
+        attn::relative_positions(c, 0, T, positions);
+        const attn::AttentionRun run = attn::attention_run(c, 1, T, lengths, options, 0, &positions);
+        attn::RopeTable& table = positions.rope;
         attn::AttentionCache cache;
         const std::string kind = attn::positional_name(p);
         report(("attention forward, T 512, C 768, H 12, " + kind).c_str(), median_ms(seconds, [&] {

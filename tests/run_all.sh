@@ -194,7 +194,9 @@ run_test_files() {  # $1 suite name, then the files (the longest first)
     while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
     (
       n=$(basename "$f" .test.mjs) s=0 t0=$(date +%s)
-      node --test --test-concurrency=1 "$f" >"$dir/$n.log" 2>&1 || s=$?
+      # --test-timeout: a test that hangs fails with its name after 15 minutes instead of holding the
+      # run (a browser test once sat 24 minutes on a Chromium that never answered, under load 17)
+      node --test --test-concurrency=1 --test-timeout=900000 "$f" >"$dir/$n.log" 2>&1 || s=$?
       echo $(($(date +%s) - t0)) >"$dir/$n.secs"
       echo "$s" >"$dir/$n.status"
       flock "$dir/.print" cat "$dir/$n.log"

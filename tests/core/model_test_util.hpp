@@ -266,9 +266,10 @@ inline ModelConfig llama_like(int vocab = 11, int context = 8) {
 /// The reference's gradients (model_reference.cpp, double) against central finite
 /// differences of its loss: `trials` configs of `make`, each with a random batch
 /// (every third padded) and random parameters, `per_tensor` random entries of every
-/// tensor. Returns how many entries were checked.
+/// tensor. Returns how many entries were checked; worst (when given): the largest
+/// |fd − analytic| / max(|fd|, 1e-3).
 inline int check_reference_by_finite_differences(std::mt19937& rng, ModelConfig (*make)(std::mt19937&), int trials,
-                                                 int per_tensor) {
+                                                 int per_tensor, double* worst = nullptr) {
     int checked = 0;
     for (int trial = 0; trial < trials; ++trial) {
         const ModelConfig c = make(rng);
@@ -289,6 +290,7 @@ inline int check_reference_by_finite_differences(std::mt19937& rng, ModelConfig 
                 INFO(describe(c) << " " << info.name << " entry " << i - info.offset << ": analytic " << g[i]
                                  << ", finite difference " << fd);
                 CHECK(std::fabs(fd - g[i]) <= 1e-6 + 1e-5 * std::fabs(fd));
+                if (worst) *worst = std::max(*worst, std::fabs(fd - g[i]) / std::max(std::fabs(fd), 1e-3));
                 ++checked;
             }
         }

@@ -99,7 +99,8 @@ void check_parameter_gradients(const attn::Parameters& fast, const std::vector<d
 void check_finite_differences(std::mt19937& rng, const ModelConfig& c, std::vector<double>& params,
                               const std::vector<double>& g, const std::vector<std::string>& names,
                               std::vector<Mat>* inputs, const std::vector<Mat>* dinputs,
-                              const std::function<double()>& J, int per_tensor, int per_input) {
+                              const std::function<double()>& J, int per_tensor, int per_input,
+                              double* worst = nullptr) {
     const double h = 1e-6;
     auto central = [&](double& x) {
         const double keep = x;
@@ -118,6 +119,7 @@ void check_finite_differences(std::mt19937& rng, const ModelConfig& c, std::vect
             INFO(describe(c) << " " << info.name << " entry " << i - info.offset << ": analytic " << g[i]
                              << ", finite difference " << fd);
             CHECK(std::fabs(fd - g[i]) <= 1e-6 + 1e-5 * std::fabs(fd));
+            if (worst) *worst = std::max(*worst, std::fabs(fd - g[i]) / std::max(std::fabs(fd), 1e-3));
         }
     }
     if (!inputs) return;
@@ -131,6 +133,7 @@ void check_finite_differences(std::mt19937& rng, const ModelConfig& c, std::vect
         INFO(describe(c) << " input of sequence " << s << " entry " << i << ": analytic " << analytic
                          << ", finite difference " << fd);
         CHECK(std::fabs(fd - analytic) <= 1e-6 + 1e-5 * std::fabs(fd));
+        if (worst) *worst = std::max(*worst, std::fabs(fd - analytic) / std::max(std::fabs(fd), 1e-3));
     }
 }
 
@@ -294,6 +297,7 @@ TEST_CASE("layer kinds: fast RMSNorm forward and backward equal its double refer
 
 TEST_CASE("layer kinds: the RMSNorm reference's gradients equal central finite differences", "[kinds][modern]") {
     std::mt19937 rng(112);
+    double worst = 0;
     for (int trial = 0; trial < kTrials; ++trial) {
         const LayerNormTrial t(rng);
         INFO("trial " << trial << ": " << t.N << "×" << t.C << ", eps " << t.eps);
@@ -316,10 +320,12 @@ TEST_CASE("layer kinds: the RMSNorm reference's gradients equal central finite d
             const double fd = (up - down) / (2 * h);
             INFO("gain " << i << ": analytic " << gg[i] << ", finite difference " << fd);
             CHECK(std::fabs(fd - gg[i]) <= 1e-6 + 1e-5 * std::fabs(fd));
+            worst = std::max(worst, std::fabs(fd - gg[i]) / std::max(std::fabs(fd), 1e-3));
         }
         ModelConfig c;
-        check_finite_differences(rng, c, gw, gg, {}, &x, &dx, J, 0, 8);
+        check_finite_differences(rng, c, gw, gg, {}, &x, &dx, J, 0, 8, &worst);
     }
+    WARN("RMSNorm, the reference against central differences: largest relative difference " << worst);
 }
 
 // ---- RoPE's and ALiBi's constants -----------------------------------------------------------
@@ -591,7 +597,8 @@ std::pair<double, double> check_attention_against_reference(std::uint32_t seed, 
 
 /// kTrials attention trials: the reference's input and parameter gradients (the q/k norms'
 /// gains too) against central finite differences of its own forward.
-void check_attention_reference_by_finite_differences(std::uint32_t seed, bool modern) {
+double check_attention_reference_by_finite_differences(std::uint32_t seed, bool modern) {
+    double worst = 0;
     std::mt19937 rng(seed);
     for (int trial = 0; trial < kTrials; ++trial) {
         const AttentionTrial t(rng, modern);
@@ -617,8 +624,9 @@ void check_attention_reference_by_finite_differences(std::uint32_t seed, bool mo
         const std::string layer = "layers." + std::to_string(t.layer) + ".";
         const std::vector<std::string> names =
             tensors_named(t.c, {layer + "w_", layer + "b_", layer + "q_norm.", layer + "k_norm."});
-        check_finite_differences(rng, t.c, w.values, w.ref_grads, names, &a, &da, J, 3, 6);
+        check_finite_differences(rng, t.c, w.values, w.ref_grads, names, &a, &da, J, 3, 6, &worst);
     }
+    return worst;
 }
 
 }  // namespace
@@ -639,7 +647,8 @@ TEST_CASE("layer kinds: fast attention with rope, alibi, grouped-query heads, he
 }
 
 TEST_CASE("layer kinds: the modern attention reference's gradients equal central finite differences", "[kinds][modern]") {
-    check_attention_reference_by_finite_differences(312, true);
+    WARN("modern attention, the reference against central differences: largest relative difference "
+         << check_attention_reference_by_finite_differences(312, true));
 }
 
 // ---- MLP ------------------------------------------------------------------------------------
@@ -696,7 +705,8 @@ double check_mlp_against_reference(std::uint32_t seed, bool gated) {
     return worst;
 }
 
-void check_mlp_reference_by_finite_differences(std::uint32_t seed, bool gated) {
+double check_mlp_reference_by_finite_differences(std::uint32_t seed, bool gated) {
+    double worst = 0;
     std::mt19937 rng(seed);
     for (int trial = 0; trial < kTrials; ++trial) {
         const MlpTrial t(rng, gated);
@@ -709,8 +719,9 @@ void check_mlp_reference_by_finite_differences(std::uint32_t seed, bool gated) {
         const std::vector<Mat> dm = {attn::reference::mlp_backward(t.c.activation, ref.mlp(t.layer), m[0], acts, r[0])};
         auto J = [&] { return dot({attn::reference::mlp_forward(t.c.activation, plain.mlp(t.layer), m[0]).out}, r); };
         const std::vector<std::string> names = tensors_named(t.c, {"layers." + std::to_string(t.layer) + ".mlp."});
-        check_finite_differences(rng, t.c, w.values, w.ref_grads, names, &m, &dm, J, 3, 6);
+        check_finite_differences(rng, t.c, w.values, w.ref_grads, names, &m, &dm, J, 3, 6, &worst);
     }
+    return worst;
 }
 
 }  // namespace
@@ -728,7 +739,8 @@ TEST_CASE("layer kinds: the fast gated MLP (SwiGLU) equals its double reference"
 }
 
 TEST_CASE("layer kinds: the gated MLP reference's gradients equal central finite differences", "[kinds][modern]") {
-    check_mlp_reference_by_finite_differences(412, true);
+    WARN("gated MLP, the reference against central differences: largest relative difference "
+         << check_mlp_reference_by_finite_differences(412, true));
 }
 
 // ---- output head ----------------------------------------------------------------------------
