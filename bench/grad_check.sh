@@ -20,7 +20,9 @@
 # causal, scale, tied — over several tasks (coreference has padded sequences: lengths),
 # each at init (--steps 0) and after training (--steps 5); then the architecture options
 # of pretrained models (biases, GELU tanh, ln_eps, post-LN, token types, embedding LN,
-# MLM head, output bias; GPT-2- and BERT-shaped) through bench/grad_dump.cpp. Prints a table; exits 1 on
+# MLM head, output bias; GPT-2- and BERT-shaped) and the modern decoders' options (rope, llama3
+# scaling, alibi, RMSNorm, the gated MLP, grouped-query attention with head_dim, qkv_bias,
+# qk_norm; a Llama-shaped block) through bench/grad_dump.cpp. Prints a table; exits 1 on
 # any failure. Run by hand and by bench/train.sh; not part of the test suite (PyTorch
 # is 169 Debian packages).
 #
@@ -62,7 +64,8 @@ PYTHON="$PYTHON" ATTN_DEPS_FOR=grad_check.sh .ci/install-deps.sh torch
 # task layers d_model heads mlp layernorm positional causal scale tied [length batch]
 # (length: the task's size option, batch: sequences; "-" or absent = 0 / 6)
 # (rows 1-14: mixed combinations; rows 16-25: one option flipped from row 15's base;
-# rows 26-29: larger and odd sizes: the benchmark's C 128 / T 64, D = 5, 3 heads, T 100).
+# rows 26-29: larger and odd sizes: the benchmark's C 128 / T 64, D = 5, 3 heads, T 100;
+# rows 30-31: the relative positions rope and alibi, trained too).
 # Each dump's config is checked against its row, so a flag the CLI ignores, or a task
 # recipe that overrides it, is a failure rather than a silently narrower matrix.
 # (The induction recipe has no LayerNorm and the CLI can only turn LayerNorm off, so
@@ -97,6 +100,8 @@ configs=(
   "previous-token 1 20 5 16 on  learned    on  on  off 23  5"
   "coreference    2 36 3 24 on  sinusoidal off on  on  -   9"
   "induction      2 64 2  0 off learned    on  on  off 100 4"
+  "previous-token 2 16 2 16 on  rope       on  on  off"
+  "coreference    1 16 4 16 on  alibi      off on  on"
 )
 STEPS=(0 5)
 
@@ -201,6 +206,8 @@ if [ ! -x build/attn_grad_dump ] || [ bench/grad_dump.cpp -nt build/attn_grad_du
 fi
 base='"vocab":9,"context":6,"layers":2,"d_model":12,"heads":3,"mlp":16,"layernorm":true,"positional":"learned","scale":true'
 base0=${base/\"mlp\":16/\"mlp\":0}
+# (the modern rows give heads and positional themselves)
+modern='"vocab":9,"context":6,"layers":2,"d_model":12,"mlp":16,"layernorm":true,"scale":true'
 option_rows=(
   "gpt2-shaped|{$base,\"causal\":true,\"tied\":true,\"attn_bias\":true,\"activation\":\"gelu_tanh\",\"family\":\"gpt2\"}|0"
   "bert-shaped|{$base,\"causal\":false,\"tied\":true,\"attn_bias\":true,\"ln_eps\":1e-12,\"norm\":\"post\",\"token_types\":2,\"embed_layernorm\":true,\"output_transform\":true,\"output_bias\":true,\"family\":\"bert\"}|1"
@@ -214,6 +221,15 @@ option_rows=(
   "output_transform|{$base,\"causal\":true,\"tied\":false,\"output_transform\":true}|0"
   "output_transform tied|{$base,\"causal\":false,\"tied\":true,\"output_transform\":true}|0"
   "output_bias|{$base,\"causal\":true,\"tied\":true,\"output_bias\":true}|1"
+  "rope|{$modern,\"heads\":3,\"positional\":\"rope\",\"causal\":true,\"tied\":false}|1"
+  "rope, base 100, llama3|{$modern,\"heads\":3,\"positional\":\"rope\",\"rope_base\":100,\"rope_scaling\":\"llama3\",\"rope_factor\":8,\"rope_original_context\":64,\"causal\":true,\"tied\":false}|0"
+  "alibi (3 heads)|{$modern,\"heads\":3,\"positional\":\"alibi\",\"causal\":true,\"tied\":false}|1"
+  "alibi, not causal|{$modern,\"heads\":4,\"positional\":\"alibi\",\"causal\":false,\"tied\":true}|1"
+  "rmsnorm|{$base,\"rmsnorm\":true,\"causal\":true,\"tied\":false}|0"
+  "gated mlp (silu)|{$base,\"gated_mlp\":true,\"activation\":\"silu\",\"causal\":true,\"tied\":false}|0"
+  "gqa 4/2, head_dim 6|{$modern,\"heads\":4,\"kv_heads\":2,\"head_dim\":6,\"positional\":\"learned\",\"causal\":true,\"tied\":false}|1"
+  "qkv_bias + qk_norm|{$modern,\"heads\":3,\"qkv_bias\":true,\"qk_norm\":true,\"positional\":\"rope\",\"causal\":true,\"tied\":false}|0"
+  "llama-shaped block|{$modern,\"heads\":4,\"kv_heads\":2,\"head_dim\":4,\"positional\":\"rope\",\"rmsnorm\":true,\"gated_mlp\":true,\"mlp_bias\":false,\"activation\":\"silu\",\"causal\":true,\"tied\":false}|1"
 )
 declare -a option_labels=() option_files=()
 for i in "${!option_rows[@]}"; do

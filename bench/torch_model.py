@@ -27,6 +27,23 @@ keys of a dump's config = the defaults above):
   embed_layernorm   x = LN_e(E[ids] + P + TT) before the first layer
   output_transform  h = LN_t(act(h·W_t + b_t)) before the unembedding (BERT's MLM head)
   output_bias       logits += b_U
+The modern decoders' options (Llama, Qwen; written from the Hugging Face Llama/Qwen
+architecture as docs/modern.md states it, D = head_dim, H_kv = kv_heads):
+  positional rope   no P; each head's q and k rotated: with θᵢ = rope_base^(−2i/D) and
+                    cos/sin of t·θ repeated over the two halves, q·cos + rotate_half(q)·sin
+                    (rotate_half(x) = [−x₂, x₁]); rope_scaling "llama3" rescales θ as
+                    Hugging Face's _compute_llama3_parameters (factor, low/high_freq_factor,
+                    rope_original_context)
+  positional alibi  no P; −m_h·|i − j| added to head h's scaled scores, the slopes of the
+                    ALiBi paper's get_slopes (a power of two H: 2^(−8h/H))
+  rmsnorm           every block norm and LN_f: g ⊙ x / sqrt(mean(x²) + eps), no bias
+  gated_mlp         MLP(m) = (act(m·W_gate + b_gate) ⊙ (m·W_in + b_in))·W_out + b_out
+  mlp_bias          the MLP's biases (default true)
+  activation "silu" x·σ(x)
+  kv_heads, head_dim  W_Q (C×H·D), W_K, W_V (C×H_kv·D), W_O (H·D×C); query head h reads
+                    K/V head h // (H / H_kv) (repeat_kv)
+  qkv_bias          biases on Q, K and V, none on O
+  qk_norm           each head's q and k RMSNormed over D (gains q_norm.gain, k_norm.gain) before RoPE
 Sinusoidal, interleaved: P(pos, 2i) = sin(pos / 10000^(2i/C)), P(pos, 2i+1) = cos(same angle).
 Masks: causal (key j visible to query i iff j <= i) and padding (keys at or past a
 sequence's length are hidden from every query); a fully hidden row has zero weights.
@@ -76,10 +93,13 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS
 import torch
 import torch.nn.functional as F
 
-POSITIONALS = ("none", "sinusoidal", "learned")
+POSITIONALS = ("none", "sinusoidal", "learned", "rope", "alibi")
 # the architecture options and their defaults (our own models)
 OPTION_DEFAULTS = {"attn_bias": False, "activation": "gelu_erf", "ln_eps": 1e-5, "norm": "pre", "token_types": 0,
-                   "embed_layernorm": False, "output_transform": False, "output_bias": False}
+                   "embed_layernorm": False, "output_transform": False, "output_bias": False,
+                   "rope_base": 10000.0, "rope_scaling": "none", "rope_factor": 8.0, "rope_low_freq_factor": 1.0,
+                   "rope_high_freq_factor": 4.0, "rope_original_context": 8192, "rmsnorm": False, "gated_mlp": False,
+                   "mlp_bias": True, "kv_heads": 0, "head_dim": 0, "qkv_bias": False, "qk_norm": False}
 
 
 def opt(cfg, key):
@@ -90,6 +110,9 @@ def opt(cfg, key):
 def parameter_shapes(cfg):
     """Name → shape of every parameter of a config, in the issue's naming."""
     V, C, F_ = cfg["vocab"], cfg["d_model"], cfg["mlp"]
+    D, Hkv = head_dim(cfg), kv_heads(cfg)
+    QC, KC = cfg["heads"] * D, Hkv * D
+    norm_bias = not opt(cfg, "rmsnorm")
     shapes = {"embed": (V, C)}
     if cfg["positional"] == "learned":
         shapes["pos"] = (cfg["context"], C)
@@ -102,22 +125,34 @@ def parameter_shapes(cfg):
         p = f"layers.{l}."
         if cfg["layernorm"]:
             shapes[p + "ln1.gain"] = (C,)
-            shapes[p + "ln1.bias"] = (C,)
-        for w in ("query", "key", "value", "output"):
-            shapes[p + "w_" + w] = (C, C)
-            if opt(cfg, "attn_bias"):
-                shapes[p + "b_" + w] = (C,)
+            if norm_bias:
+                shapes[p + "ln1.bias"] = (C,)
+        for w, rows, cols in (("query", C, QC), ("key", C, KC), ("value", C, KC), ("output", QC, C)):
+            shapes[p + "w_" + w] = (rows, cols)
+            if opt(cfg, "attn_bias") or (opt(cfg, "qkv_bias") and w != "output"):
+                shapes[p + "b_" + w] = (cols,)
+        if opt(cfg, "qk_norm"):
+            shapes[p + "q_norm.gain"] = (D,)
+            shapes[p + "k_norm.gain"] = (D,)
         if F_ > 0:
             if cfg["layernorm"]:
                 shapes[p + "ln2.gain"] = (C,)
-                shapes[p + "ln2.bias"] = (C,)
+                if norm_bias:
+                    shapes[p + "ln2.bias"] = (C,)
+            if opt(cfg, "gated_mlp"):
+                shapes[p + "mlp.w_gate"] = (C, F_)
+                if opt(cfg, "mlp_bias"):
+                    shapes[p + "mlp.b_gate"] = (F_,)
             shapes[p + "mlp.w_in"] = (C, F_)
-            shapes[p + "mlp.b_in"] = (F_,)
+            if opt(cfg, "mlp_bias"):
+                shapes[p + "mlp.b_in"] = (F_,)
             shapes[p + "mlp.w_out"] = (F_, C)
-            shapes[p + "mlp.b_out"] = (C,)
+            if opt(cfg, "mlp_bias"):
+                shapes[p + "mlp.b_out"] = (C,)
     if cfg["layernorm"] and opt(cfg, "norm") == "pre":
         shapes["final_ln.gain"] = (C,)
-        shapes["final_ln.bias"] = (C,)
+        if norm_bias:
+            shapes["final_ln.bias"] = (C,)
     if opt(cfg, "output_transform"):
         shapes["head.w_transform"] = (C, C)
         shapes["head.b_transform"] = (C,)
@@ -130,12 +165,49 @@ def parameter_shapes(cfg):
     return shapes
 
 
+def head_dim(cfg):
+    return opt(cfg, "head_dim") or cfg["d_model"] // cfg["heads"]
+
+
+def kv_heads(cfg):
+    return opt(cfg, "kv_heads") or cfg["heads"]
+
+
+def rope_inv_freq(cfg, D):
+    """θᵢ (D/2), float64: rope_base^(−2i/D), rescaled as Hugging Face's llama3 rule."""
+    base = float(opt(cfg, "rope_base"))
+    inv = 1.0 / base ** (torch.arange(0, D, 2, dtype=torch.float64) / D)
+    if opt(cfg, "rope_scaling") != "llama3":
+        return inv
+    factor, low, high = (float(opt(cfg, k)) for k in ("rope_factor", "rope_low_freq_factor", "rope_high_freq_factor"))
+    old = float(opt(cfg, "rope_original_context"))
+    low_wavelen, high_wavelen = old / low, old / high
+    wavelen = 2 * math.pi / inv
+    scaled = torch.where(wavelen > low_wavelen, inv / factor, inv)
+    smooth = (old / wavelen - low) / (high - low)
+    smoothed = (1 - smooth) * scaled / factor + smooth * scaled
+    medium = ~(wavelen < high_wavelen) & ~(wavelen > low_wavelen)
+    return torch.where(medium, smoothed, scaled)
+
+
+def alibi_slopes(n):
+    """The ALiBi paper's get_slopes: a geometric sequence for a power of two, else the
+    closest power of two's and every other one of twice as many."""
+    def power_of_2(m):
+        start = 2 ** (-2 ** -(math.log2(m) - 3))
+        return [start * start ** i for i in range(m)]
+    if math.log2(n).is_integer():
+        return power_of_2(n)
+    closest = 2 ** math.floor(math.log2(n))
+    return power_of_2(closest) + alibi_slopes(2 * closest)[0::2][: n - closest]
+
+
 def validate_config(cfg):
     for k in ("vocab", "context", "layers", "d_model", "heads", "mlp"):
         if not isinstance(cfg.get(k), int):
             raise ValueError(f"config.{k} must be an integer, got {cfg.get(k)!r}")
     assert cfg["layers"] >= 1, f"layers {cfg['layers']} must be >= 1"
-    assert cfg["heads"] >= 1 and cfg["d_model"] % cfg["heads"] == 0, \
+    assert cfg["heads"] >= 1 and (opt(cfg, "head_dim") or cfg["d_model"] % cfg["heads"] == 0), \
         f"d_model {cfg['d_model']} is not divisible by {cfg['heads']} heads"
     assert cfg["mlp"] >= 0, f"mlp {cfg['mlp']} must be >= 0"
     assert cfg["positional"] in POSITIONALS, f"positional {cfg['positional']!r} not in {POSITIONALS}"
@@ -143,7 +215,9 @@ def validate_config(cfg):
         assert isinstance(cfg.get(k), bool), f"config.{k} must be a boolean, got {cfg.get(k)!r}"
     for k in ("attn_bias", "embed_layernorm", "output_transform", "output_bias"):
         assert isinstance(opt(cfg, k), bool), f"config.{k} must be a boolean, got {cfg.get(k)!r}"
-    assert opt(cfg, "activation") in ("gelu_erf", "gelu_tanh"), f"activation {cfg.get('activation')!r}"
+    assert opt(cfg, "activation") in ("gelu_erf", "gelu_tanh", "silu"), f"activation {cfg.get('activation')!r}"
+    assert cfg["heads"] % kv_heads(cfg) == 0, "kv_heads must divide heads"
+    assert opt(cfg, "rope_scaling") in ("none", "llama3"), f"rope_scaling {cfg.get('rope_scaling')!r}"
     assert opt(cfg, "norm") in ("pre", "post"), f"norm {cfg.get('norm')!r}"
     assert opt(cfg, "norm") == "pre" or cfg["layernorm"], "post-LN needs layernorm"
     assert isinstance(opt(cfg, "token_types"), int) and opt(cfg, "token_types") >= 0
@@ -178,22 +252,45 @@ def model_loss(cfg, P, ids, targets, lengths=None, sin_table=None):
     (target −1 = none); lengths: (B,) int64 or None (every sequence fills T)."""
     B, T = ids.shape
     C, H = cfg["d_model"], cfg["heads"]
-    D = C // H
+    D, Hkv = head_dim(cfg), kv_heads(cfg)
     E = P["embed"]
     eps = float(opt(cfg, "ln_eps"))
     post = opt(cfg, "norm") == "post"
 
+    def rms(v, gain):
+        return v * torch.rsqrt(v.pow(2).mean(-1, keepdim=True) + eps) * gain
+
     def ln(v, name):
+        if opt(cfg, "rmsnorm") and name != "embed_ln" and name != "head.ln":
+            return rms(v, P[name + ".gain"])
         return F.layer_norm(v, (C,), P[name + ".gain"], P[name + ".bias"], eps=eps)
 
     def act(v):
+        if opt(cfg, "activation") == "silu":
+            return F.silu(v)
         if opt(cfg, "activation") == "gelu_tanh":  # GPT-2's gelu_new, written out
             return 0.5 * v * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (v + 0.044715 * v ** 3)))
         return F.gelu(v)                                           # exact erf GELU
 
     def linear(v, w, b):
         y = v @ P[w]
-        return y + P[b] if opt(cfg, "attn_bias") else y
+        return y + P[b] if b in P else y
+
+    def mlp_linear(v, w, b):
+        y = v @ P[w]
+        return y + P[b] if opt(cfg, "mlp_bias") else y
+
+    def rotate_half(v):
+        half = v.shape[-1] // 2
+        return torch.cat((-v[..., half:], v[..., :half]), dim=-1)
+
+    if cfg["positional"] == "rope":
+        freqs = torch.arange(T, dtype=torch.float64)[:, None] * rope_inv_freq(cfg, D)[None, :]  # (T, D/2)
+        emb = torch.cat((freqs, freqs), dim=-1)
+        rope_cos, rope_sin = emb.cos().to(E.dtype), emb.sin().to(E.dtype)  # (T, D)
+    if cfg["positional"] == "alibi":
+        distance = (torch.arange(T)[:, None] - torch.arange(T)[None, :]).abs().to(E.dtype)  # (T, T)
+        alibi = -torch.tensor(alibi_slopes(H), dtype=E.dtype)[:, None, None] * distance        # (H, T, T)
 
     x = E[ids]                                                     # (B, T, C)
     if cfg["positional"] == "learned":
@@ -216,9 +313,18 @@ def model_loss(cfg, P, ids, targets, lengths=None, sin_table=None):
         p = f"layers.{l}."
         a = ln(x, p + "ln1") if cfg["layernorm"] and not post else x
         q = linear(a, p + "w_query", p + "b_query").view(B, T, H, D).transpose(1, 2)  # (B, H, T, D)
-        k = linear(a, p + "w_key", p + "b_key").view(B, T, H, D).transpose(1, 2)      # (B, H, T, D)
-        v = linear(a, p + "w_value", p + "b_value").view(B, T, H, D).transpose(1, 2)  # (B, H, T, D)
+        k = linear(a, p + "w_key", p + "b_key").view(B, T, Hkv, D).transpose(1, 2)    # (B, H_kv, T, D)
+        v = linear(a, p + "w_value", p + "b_value").view(B, T, Hkv, D).transpose(1, 2)  # (B, H_kv, T, D)
+        if opt(cfg, "qk_norm"):
+            q, k = rms(q, P[p + "q_norm.gain"]), rms(k, P[p + "k_norm.gain"])
+        if cfg["positional"] == "rope":
+            q = q * rope_cos + rotate_half(q) * rope_sin
+            k = k * rope_cos + rotate_half(k) * rope_sin
+        k = k.repeat_interleave(H // Hkv, dim=1)                   # (B, H, T, D): query head h reads h // (H/H_kv)
+        v = v.repeat_interleave(H // Hkv, dim=1)
         s = (q @ k.transpose(-2, -1)) * scale                      # (B, H, T, T)
+        if cfg["positional"] == "alibi":
+            s = s + alibi
         if allowed is None:
             w = torch.softmax(s, dim=-1)
         elif full_rows:
@@ -228,14 +334,15 @@ def model_loss(cfg, P, ids, targets, lengths=None, sin_table=None):
             # so no 0/0 and a zero gradient there.
             s = s.masked_fill(~allowed, float("-inf")).masked_fill(~row_any, 0.0)
             w = torch.softmax(s, dim=-1) * row_any
-        o = (w @ v).transpose(1, 2).reshape(B, T, C)               # heads side by side (B, T, C)
+        o = (w @ v).transpose(1, 2).reshape(B, T, H * D)           # heads side by side (B, T, H·D)
         x = x + linear(o, p + "w_output", p + "b_output")
         if post:
             x = ln(x, p + "ln1")
         if cfg["mlp"] > 0:
             m = ln(x, p + "ln2") if cfg["layernorm"] and not post else x
-            h = act(m @ P[p + "mlp.w_in"] + P[p + "mlp.b_in"])     # (B, T, F)
-            x = x + h @ P[p + "mlp.w_out"] + P[p + "mlp.b_out"]
+            h = mlp_linear(m, p + "mlp.w_in", p + "mlp.b_in")     # (B, T, F)
+            h = act(mlp_linear(m, p + "mlp.w_gate", p + "mlp.b_gate")) * h if opt(cfg, "gated_mlp") else act(h)
+            x = x + mlp_linear(h, p + "mlp.w_out", p + "mlp.b_out")
             if post:
                 x = ln(x, p + "ln2")
     if cfg["layernorm"] and not post:

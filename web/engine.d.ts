@@ -64,6 +64,10 @@ export interface Trace {
   embeddings: Matrix;
   positional: Matrix;
   input: Matrix;
+  /** rope: θᵢ (D/2; position m turns the pair (i, i + D/2) by m·θᵢ) */
+  ropeFrequencies?: Float32Array;
+  /** alibi: each head's slope m_h (H; the softmax reads scaled − m_h·|i − j|) */
+  alibiSlopes?: Float32Array;
   wQuery: Matrix;
   wKey: Matrix;
   wValue: Matrix;

@@ -10,7 +10,7 @@ import type { PretrainedToken } from './tokenizer.js';
 export interface PretrainedConfig extends ModelConfig {
   family: FamilyName;
   attnBias: boolean;
-  activation: 'gelu_erf' | 'gelu_tanh';
+  activation: 'gelu_erf' | 'gelu_tanh' | 'silu';
   lnEps: number;
   norm: 'pre' | 'post';
   /** norm === 'post' */
@@ -19,6 +19,19 @@ export interface PretrainedConfig extends ModelConfig {
   embedLayernorm: boolean;
   outputTransform: boolean;
   outputBias: boolean;
+  /** the modern decoders' rows (model.hpp; defaults: today's models) */
+  ropeBase: number;
+  ropeScaling: 'none' | 'llama3';
+  ropeFactor: number; ropeLowFreqFactor: number; ropeHighFreqFactor: number; ropeOriginalContext: number;
+  rmsnorm: boolean;
+  gatedMlp: boolean;
+  mlpBias: boolean;
+  /** 0 = heads */
+  kvHeads: number;
+  /** 0 = dModel / heads */
+  headDim: number;
+  qkvBias: boolean;
+  qkNorm: boolean;
 }
 
 /**

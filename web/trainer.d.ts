@@ -134,6 +134,11 @@ export interface ModelLayerTrace {
   /** input + attentionOutput */
   residual: Matrix;
   mlpNormed?: Matrix; mlpHidden?: Matrix; mlpOutput?: Matrix;
+  /** rmsnorm: √(mean(x²) + eps) of each row normed and mlpNormed were divided by (T) */
+  normedRms?: Float32Array; mlpNormedRms?: Float32Array;
+  /** the gated MLP: gate = m·W_gate + b_gate (before its activation) and up = m·W_in + b_in;
+   * mlpHidden = act(gate) ⊙ up */
+  mlpGate?: Matrix; mlpUp?: Matrix;
   /** the residual stream out */
   output: Matrix;
 }
@@ -149,6 +154,12 @@ export interface ModelTrace {
   mask: Matrix<Uint8Array>;
   layers: ModelLayerTrace[];
   finalNormed: Matrix;
+  /** rmsnorm: √(mean(x²) + eps) of each row LN_f divided by (T) */
+  finalRms?: Float32Array;
+  /** rope: θᵢ after any scaling (D/2; the same in every layer) */
+  ropeFrequencies?: Float32Array;
+  /** alibi: each head's slope m_h (H) */
+  alibiSlopes?: Float32Array;
   logits: Matrix;
   probabilities: Matrix;
   /** the text, when traced from {text} */
@@ -161,6 +172,8 @@ export interface BackwardHeadTrace {
   /** this forward's (with the trace's scale) */
   query: Matrix; key: Matrix; value: Matrix; weights: Matrix;
   dOutput: Matrix; dWeights: Matrix; dScaled: Matrix; dScores: Matrix; dQuery: Matrix; dKey: Matrix; dValue: Matrix;
+  /** rope only: q and k before the rotation, and their gradients (dQuery, dKey turned back) */
+  queryBeforeRope?: Matrix; keyBeforeRope?: Matrix; dQueryBeforeRope?: Matrix; dKeyBeforeRope?: Matrix;
 }
 export interface BackwardTrace {
   loss: number;

@@ -13,7 +13,8 @@ export interface Matrix<T extends Float32Array | Uint8Array = Float32Array> {
 /** Matrices may also be given as arrays of rows. */
 export type MatrixInput = Matrix<Float32Array | Uint8Array> | { rows: number; cols: number; data: ArrayLike<number> } | number[][];
 
-export type Positional = 'none' | 'sinusoidal' | 'learned';
+/** rope and alibi act inside attention (the positional matrix P is zeros for them). */
+export type Positional = 'none' | 'sinusoidal' | 'learned' | 'rope' | 'alibi';
 export type MaskKind = 'none' | 'causal' | 'padding' | 'causal+padding' | 'custom';
 
 export interface Token {
@@ -46,6 +47,9 @@ export interface HeadTrace {
   weights: Matrix;
   /** weights·V_h: T×D */
   output: Matrix;
+  /** rope only: Q_h and K_h before their rotation (query and key are after it): T×D */
+  queryBeforeRope?: Matrix;
+  keyBeforeRope?: Matrix;
 }
 
 /** One head's scores against the standard patterns on the sentence (the core's head_patterns):

@@ -26,11 +26,13 @@ constexpr int kMaxBlockTiles = 16;
 /// Keys per pass of weights·V: a panel of V (256×8 floats, 8 KB) stays in L1.
 constexpr int kKeyBlock = 256;
 
-void check(const Eigen::Ref<const Matrix>& x, const Weights& w, int heads, const MaskSpec& mask) {
+void check(const Eigen::Ref<const Matrix>& x, const Weights& w, int heads, const MaskSpec& mask,
+           const AttentionPositions& positions) {
     const Eigen::Index t = x.rows();
     if (mask.kind == MaskKind::custom && !mask.matrix) throw Error(Error::Code::bad_mask, "a custom mask needs its matrix");
     const MaskMatrix* m = mask.kind == MaskKind::custom ? mask.matrix : nullptr;
     check_attention_inputs(x, w, heads, m ? m->rows() : t, m ? m->cols() : t);
+    check_positions(positions, x.cols() / heads);
 }
 
 /// key_end[i]: query i may see keys [0, key_end[i]) (and, for a custom mask,
@@ -163,6 +165,20 @@ ATTN_NOINLINE void block_scores(int tiles, const int* tile_end, int d, const flo
     }
 }
 
+/// ALiBi, between passes 1 and 2 of a block: −slope·|i − key| added to the scaled
+/// score of every query row i (i0 + 4r + lane of row tile r) and key below tile_end[r].
+ATTN_NOINLINE void block_alibi(int tiles, const int* tile_end, int i0, float slope, float* scores, int ld_s) {
+    for (int r = 0; r < tiles; ++r) {
+        float* s = scores + static_cast<std::ptrdiff_t>(r) * ld_s * kMR;
+        const int row0 = i0 + r * kMR;
+        for (int k = 0; k < tile_end[r]; ++k)
+            for (int i = 0; i < kMR; ++i) {
+                const int distance = row0 + i > k ? row0 + i - k : k - row0 - i;
+                s[k * kMR + i] -= slope * static_cast<float>(distance);
+            }
+    }
+}
+
 /// Pass 3 of a block: out rows (row stride ld_out, D columns) = weights·V_h
 /// scaled by inv_sum per row, from the weights (key-major row tiles, keys <
 /// tile_end[r]) and V_h as panels (T, 8). `rows` real rows (the last tile may be
@@ -210,6 +226,7 @@ std::size_t FastAttention::workspace_bytes() const {
     const auto kept = static_cast<std::size_t>(kept_.w_query.size() + kept_.w_key.size() + kept_.w_value.size() +
                                                kept_.w_output.size());
     return sizeof(float) * (kept + w_qkv_.capacity() + w_out_.capacity() + w_source_.capacity() + row_tiles_.capacity() +
+                            rope_.cos.capacity() + rope_.sin.capacity() +
                             qkv_.capacity() +
                             concat_.capacity() + keys_.capacity() + values_.capacity() + scores_.capacity() +
                             query_tiles_.capacity() + inv_sum_.capacity()) +
@@ -225,6 +242,7 @@ void FastAttention::release() {
                     &inv_sum_})
         kernels::release(*b);
     kernels::release(key_end_);
+    rope_ = RopeTable{};
 }
 
 /// Where the weights' panels are: read in place when a row is at most 64
@@ -320,8 +338,8 @@ FastAttention::Blocks FastAttention::block_buffers(int t, int d, int c) {
     return b;
 }
 
-void FastAttention::attend_head(int h, int t, int c, int d, float factor, const float* qkv, const bool* custom,
-                                const Blocks& b) {
+void FastAttention::attend_head(int h, int t, int c, int d, float factor, float slope, const float* qkv,
+                                const bool* custom, const Blocks& b) {
     using kernels::tile_count;
     const std::ptrdiff_t ld_qkv = 3 * static_cast<std::ptrdiff_t>(c);
     const int* key_end = key_end_.data();
@@ -345,6 +363,7 @@ void FastAttention::attend_head(int h, int t, int c, int d, float factor, const 
         // pass 1: scaled scores, key-major per tile: scores[r][key][i] = q_i·k_key·scale,
         // only for the key panels a tile's rows may see
         opaque(block_scores)(tiles, tile_end, d, b.query_tiles, b.keys, factor, b.scores, b.ld_s);
+        if (slope != 0.0f) block_alibi(tiles, tile_end, i0, slope, b.scores, b.ld_s);
         // pass 2: mask + exp, four rows at a time
         for (int r = 0; r < tiles; ++r) {
             const bool* rows_mask[kMR] = {nullptr, nullptr, nullptr, nullptr};
@@ -369,12 +388,12 @@ void FastAttention::project_output(const float* concat, const WeightPanels& wp, 
 }
 
 void FastAttention::forward(const Eigen::Ref<const Matrix>& x, const Weights& w, int heads, const MaskSpec& mask,
-                            bool scale, Matrix& y) {
-    check(x, w, heads, mask);
+                            bool scale, Matrix& y, const AttentionPositions& positions) {
+    check(x, w, heads, mask, positions);
     const int t = static_cast<int>(x.rows()), c = static_cast<int>(x.cols());
     y.resize(t, c);
     if (t == 0 || c == 0) return;
-    run(x, pack_weights(w, c), heads, mask, scale, y);
+    run(x, pack_weights(w, c), heads, mask, scale, positions, y);
 }
 
 void FastAttention::keep_weights(Weights weights) {
@@ -388,7 +407,7 @@ void FastAttention::keep_weights(Weights weights) {
 }
 
 void FastAttention::forward_kept(const Eigen::Ref<const Matrix>& x, int heads, const MaskSpec& mask, bool scale,
-                                 Matrix& y) {
+                                 Matrix& y, const AttentionPositions& positions) {
     if (kept_c_ == 0) throw Error(Error::Code::bad_state, "forward_kept needs weights: call keep_weights first");
     if (x.cols() != kept_c_)
         throw Error(Error::Code::bad_shape, "x has " + std::to_string(x.cols()) + " columns; the kept weights are " +
@@ -397,12 +416,13 @@ void FastAttention::forward_kept(const Eigen::Ref<const Matrix>& x, int heads, c
     const Eigen::Index t = x.rows();
     if (mask.kind == MaskKind::custom && !mask.matrix) throw Error(Error::Code::bad_mask, "a custom mask needs its matrix");
     check_heads(x.cols(), heads);
+    check_positions(positions, x.cols() / heads);
     if (mask.kind == MaskKind::custom) check_mask_shape(mask.matrix->rows(), mask.matrix->cols(), t);
     check_bounded(x, "x");
     const int c = kept_c_;
     y.resize(t, c);
     if (t == 0) return;
-    run(x, kept_panels(), heads, mask, scale, y);
+    run(x, kept_panels(), heads, mask, scale, positions, y);
 }
 
 /// The kept weights' panels: in place, or packed into the workspace once (and
@@ -423,21 +443,32 @@ FastAttention::WeightPanels FastAttention::kept_panels() {
 
 /// Q, K, V, the heads and W_O on panels already in place (forward, forward_kept).
 void FastAttention::run(const Eigen::Ref<const Matrix>& x, const WeightPanels& wp, int heads, const MaskSpec& mask,
-                        bool scale, Matrix& y) {
+                        bool scale, const AttentionPositions& positions, Matrix& y) {
     const int t = static_cast<int>(x.rows()), c = static_cast<int>(x.cols()), d = c / heads;
     const float factor = score_scale(d, scale);
-    const float* qkv = project_qkv(x, wp);                 // Q, K, V = x·W (T, 3C) in one product
+    float* qkv = project_qkv(x, wp);                       // Q, K, V = x·W (T, 3C) in one product
+    if (positions.kind == Positional::rope) {              // every head's q and k turned by their row's angles
+        rope_table(d, positions.rope, 0, t, rope_);
+        for (int i = 0; i < t; ++i) {
+            float* row = qkv + static_cast<std::ptrdiff_t>(i) * 3 * c;
+            rope_rotate_row(row, heads, d, rope_.cos_row(i), rope_.sin_row(i));      // Q
+            rope_rotate_row(row + c, heads, d, rope_.cos_row(i), rope_.sin_row(i));  // K
+        }
+    }
+    const bool alibi = positions.kind == Positional::alibi;
+    const std::vector<float> slopes = alibi ? alibi_slopes(heads) : std::vector<float>{};  // (no allocation without)
     const bool* custom = key_limits(mask, t);              // which keys each query sees
     const Blocks blocks = block_buffers(t, d, c);          // one block's scores (tiles, keys, 4) stay in cache
-    for (int h = 0; h < heads; ++h) attend_head(h, t, c, d, factor, qkv, custom, blocks);
+    for (int h = 0; h < heads; ++h)
+        attend_head(h, t, c, d, factor, alibi ? slopes[static_cast<std::size_t>(h)] : 0.0f, qkv, custom, blocks);
     project_output(blocks.concat, wp, t, c, y);            // y = concat·W_O (T, C)
 }
 
 Matrix fast_multi_head_output(const Eigen::Ref<const Matrix>& x, const Weights& weights, int heads,
-                              const MaskSpec& mask, bool scale) {
+                              const MaskSpec& mask, bool scale, const AttentionPositions& positions) {
     FastAttention fa;
     Matrix y;
-    fa.forward(x, weights, heads, mask, scale, y);
+    fa.forward(x, weights, heads, mask, scale, y, positions);
     return y;
 }
 

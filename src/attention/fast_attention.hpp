@@ -10,6 +10,8 @@
 //     (it writes an exact 0), then weights·V, normalised on the way out;
 //   - keys a causal or padding mask hides are skipped, not computed: a causal
 //     mask does half the score work;
+//   - RoPE rotates Q's and K's rows once after the projection; ALiBi's −m_h·|i − j|
+//     is added to a block's scaled scores before the softmax pass;
 //   - one block of scores (64 rows × T) instead of T×T, and every buffer is
 //     kept for the next call, so repeated calls allocate nothing;
 //   - the weights' packed panels are kept too, with a copy of the weights they
@@ -19,6 +21,7 @@
 // SSE2 natively (simd.hpp).
 
 #include "attention/mask.hpp"
+#include "attention/positional.hpp"
 #include "base/types.hpp"
 #include "attention/weights.hpp"
 
@@ -47,11 +50,12 @@ struct MaskSpec {
 /// Owns the workspace of the fast path; one object per thread.
 class FastAttention {
 public:
-    /// x (T×C), weights (C×C each), heads H (C divisible by H) → y (T×C).
+    /// x (T×C), weights (C×C each), heads H (C divisible by H) → y (T×C); positions:
+    /// RoPE or ALiBi inside the attention (row t at position t), as multi_head_output().
     /// Throws attn::Error naming the shapes, or the first entry of x or the
     /// weights that is not finite or beyond ±1e6, like multi_head_output().
     void forward(const Eigen::Ref<const Matrix>& x, const Weights& weights, int heads, const MaskSpec& mask,
-                 bool scale, Matrix& y);
+                 bool scale, Matrix& y, const AttentionPositions& positions = {});
 
     /// Keeps `weights` (C×C each, checked like forward()'s; moved in, not
     /// copied) and their packed panels for forward_kept(): a model's weights,
@@ -60,7 +64,8 @@ public:
     /// forward() on the kept weights: the same numbers, bit for bit, without
     /// copying, checking or comparing the weights again (x is still checked).
     /// Throws bad_state when no weights are kept, bad_shape when x is not T×C.
-    void forward_kept(const Eigen::Ref<const Matrix>& x, int heads, const MaskSpec& mask, bool scale, Matrix& y);
+    void forward_kept(const Eigen::Ref<const Matrix>& x, int heads, const MaskSpec& mask, bool scale, Matrix& y,
+                      const AttentionPositions& positions = {});
     /// C of the kept weights; 0 when none are kept.
     int kept_c() const { return kept_c_; }
 
@@ -83,11 +88,12 @@ private:
     void pack_panels_of(const Weights& w, int c);
     WeightPanels kept_panels();
     void run(const Eigen::Ref<const Matrix>& x, const WeightPanels& wp, int heads, const MaskSpec& mask, bool scale,
-             Matrix& y);
+             const AttentionPositions& positions, Matrix& y);
     float* project_qkv(const Eigen::Ref<const Matrix>& x, const WeightPanels& wp);
     const bool* key_limits(const MaskSpec& mask, int t);
     Blocks block_buffers(int t, int d, int c);
-    void attend_head(int h, int t, int c, int d, float factor, const float* qkv, const bool* custom, const Blocks& b);
+    void attend_head(int h, int t, int c, int d, float factor, float slope, const float* qkv, const bool* custom,
+                     const Blocks& b);
     void project_output(const float* concat, const WeightPanels& wp, int t, int c, Matrix& y);
 
     std::vector<float> w_qkv_;    // [W_Q | W_K | W_V] packed, ceil(3C/8) panels of C×8
@@ -106,11 +112,12 @@ private:
     std::vector<float> scores_;       // a block's scores, key-major per row tile (tiles, T↑8, 4)
     std::vector<float> inv_sum_;      // 1 / softmax denominator per row of a block
     std::vector<int> key_end_;        // per query: keys at and past this are hidden
+    RopeTable rope_;                  // RoPE's cos and sin of positions 0 … T−1 (rope only)
 };
 
 /// Convenience: one forward with a fresh workspace.
 Matrix fast_multi_head_output(const Eigen::Ref<const Matrix>& x, const Weights& weights, int heads,
-                              const MaskSpec& mask, bool scale);
+                              const MaskSpec& mask, bool scale, const AttentionPositions& positions = {});
 
 namespace detail {
 /// e^x for n floats with the kernels' vectorised exp (x < -87 gives 0); for tests.

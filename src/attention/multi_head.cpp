@@ -10,8 +10,10 @@
 namespace attn {
 namespace {
 
-void check_shapes(const Eigen::Ref<const Matrix>& x, const Weights& w, int heads, const MaskMatrix& mask) {
+void check_shapes(const Eigen::Ref<const Matrix>& x, const Weights& w, int heads, const MaskMatrix& mask,
+                  const AttentionPositions& positions) {
     check_attention_inputs(x, w, heads, mask.rows(), mask.cols());
+    check_positions(positions, x.cols() / heads);
 }
 
 /// The trace of no tokens (T = 0): every matrix with 0 rows (0×D, 0×0, 0×C).
@@ -57,6 +59,19 @@ struct EigenProducts {
     const Eigen::Ref<const Matrix>& x;
 };
 
+/// RoPE: each row t of m (T×D, one head) rotated by position t's angles.
+void rotate_rows(Matrix& m, const RopeTable& table) {
+    for (Eigen::Index t = 0; t < m.rows(); ++t)
+        rope_rotate_row(m.data() + t * m.cols(), 1, static_cast<int>(m.cols()), table.cos_row(static_cast<int>(t)),
+                        table.sin_row(static_cast<int>(t)));
+}
+
+/// ALiBi: −slope·|i − j| added to every entry (i, j) of the scaled scores (T×T).
+void add_alibi(Matrix& s, float slope) {
+    for (Eigen::Index i = 0; i < s.rows(); ++i)
+        for (Eigen::Index j = 0; j < s.cols(); ++j) s(i, j) -= slope * static_cast<float>(i > j ? i - j : j - i);
+}
+
 /// The per-head loop, written once for the three entry points: head h's
 /// Q, K, V, scores, softmax and output, its output into concat's D columns.
 /// kKeep: every head keeps its own intermediates in heads[h] (scaled and the
@@ -64,9 +79,14 @@ struct EigenProducts {
 /// every head and the scores are scaled in place (one score buffer).
 template <bool kKeep, typename Products>
 void attend_heads(const Products& p, const Weights& w, int heads, const MaskMatrix& mask, bool scale,
-                  std::vector<HeadTrace>& out, Matrix& concat) {
+                  const AttentionPositions& positions, std::vector<HeadTrace>& out, Matrix& concat) {
     const Eigen::Index d = concat.cols() / heads;
     const float factor = score_scale(static_cast<int>(d), scale);
+    const bool rope = positions.kind == Positional::rope, alibi = positions.kind == Positional::alibi;
+    RopeTable table;
+    if (rope) rope_table(static_cast<int>(d), positions.rope, 0, static_cast<int>(concat.rows()), table);
+    const std::vector<float> slopes = alibi ? alibi_slopes(heads) : std::vector<float>{};
+    Matrix biased;
     for (int h = 0; h < heads; ++h) {
         HeadTrace& ht = out[kKeep ? static_cast<std::size_t>(h) : 0];
         // Each head projects with its own D columns, so heads with equal
@@ -75,12 +95,25 @@ void attend_heads(const Products& p, const Weights& w, int heads, const MaskMatr
         p.project(w.w_query.middleCols(h * d, d), ht.query);  // (T, D)
         p.project(w.w_key.middleCols(h * d, d), ht.key);      // (T, D)
         p.project(w.w_value.middleCols(h * d, d), ht.value);  // (T, D)
+        if (rope) {  // q and k turned by their positions, before they meet
+            if constexpr (kKeep) {
+                ht.query_before_rope = ht.query;
+                ht.key_before_rope = ht.key;
+            }
+            rotate_rows(ht.query, table);
+            rotate_rows(ht.key, table);
+        }
         p.scores(ht.query, ht.key, ht.scores);                // (T, T)
         if constexpr (kKeep) {
             ht.scaled = ht.scores * factor;  // (T, T)
-            masked_softmax(ht.scaled, mask, ht.weights, &ht.row_max, &ht.row_sum);
+            if (alibi) {  // the softmax reads scaled − m_h·|i − j|; the trace keeps scaled as it is
+                biased = ht.scaled;
+                add_alibi(biased, slopes[static_cast<std::size_t>(h)]);
+            }
+            masked_softmax(alibi ? biased : ht.scaled, mask, ht.weights, &ht.row_max, &ht.row_sum);
         } else {
             ht.scores *= factor;
+            if (alibi) add_alibi(ht.scores, slopes[static_cast<std::size_t>(h)]);
             masked_softmax(ht.scores, mask, ht.weights);
         }
         p.output(ht.weights, ht.value, ht.output);  // (T, D)
@@ -90,11 +123,11 @@ void attend_heads(const Products& p, const Weights& w, int heads, const MaskMatr
 
 template <typename Products>
 MultiHeadTrace traced(const Products& p, const Eigen::Ref<const Matrix>& x, const Weights& w, int heads,
-                      const MaskMatrix& mask, bool scale) {
+                      const MaskMatrix& mask, bool scale, const AttentionPositions& positions) {
     MultiHeadTrace out;
     out.heads.resize(static_cast<std::size_t>(heads));
     out.concat.resize(x.rows(), x.cols());
-    attend_heads<true>(p, w, heads, mask, scale, out.heads, out.concat);
+    attend_heads<true>(p, w, heads, mask, scale, positions, out.heads, out.concat);
     p.final(out.concat, w.w_output, out.output);  // (T, C)
     return out;
 }
@@ -102,30 +135,31 @@ MultiHeadTrace traced(const Products& p, const Eigen::Ref<const Matrix>& x, cons
 }  // namespace
 
 MultiHeadTrace multi_head_attention(const Eigen::Ref<const Matrix>& x, const Weights& w, int heads,
-                                    const MaskMatrix& mask, bool scale) {
-    check_shapes(x, w, heads, mask);
+                                    const MaskMatrix& mask, bool scale, const AttentionPositions& positions) {
+    check_shapes(x, w, heads, mask, positions);
     if (x.rows() == 0) return empty_trace(heads, x.cols());
-    return traced(KernelProducts(x), x, w, heads, mask, scale);
+    return traced(KernelProducts(x), x, w, heads, mask, scale, positions);
 }
 
 MultiHeadTrace multi_head_attention_reference(const Eigen::Ref<const Matrix>& x, const Weights& w, int heads,
-                                              const MaskMatrix& mask, bool scale) {
-    check_shapes(x, w, heads, mask);
+                                              const MaskMatrix& mask, bool scale,
+                                              const AttentionPositions& positions) {
+    check_shapes(x, w, heads, mask, positions);
     if (x.rows() == 0) return empty_trace(heads, x.cols());
-    return traced(EigenProducts{x}, x, w, heads, mask, scale);
+    return traced(EigenProducts{x}, x, w, heads, mask, scale, positions);
 }
 
 Matrix multi_head_output(const Eigen::Ref<const Matrix>& x, const Weights& w, int heads, const MaskMatrix& mask,
-                         bool scale) {
+                         bool scale, const AttentionPositions& positions) {
     // The independent reference of the fast path (fast_attention.cpp): Eigen's
     // own products, none of the hand-written kernels; one score buffer is
     // reused across heads.
-    check_shapes(x, w, heads, mask);
+    check_shapes(x, w, heads, mask, positions);
     if (x.rows() == 0) return Matrix(0, x.cols());
     std::vector<HeadTrace> scratch(1);
     Matrix concat(x.rows(), x.cols()), y;
     const EigenProducts p{x};
-    attend_heads<false>(p, w, heads, mask, scale, scratch, concat);
+    attend_heads<false>(p, w, heads, mask, scale, positions, scratch, concat);
     p.final(concat, w.w_output, y);  // (T, C)
     return y;
 }

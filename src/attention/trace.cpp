@@ -38,6 +38,7 @@ void validate_config(const Config& c) {
     if (c.heads >= 1 && c.heads > c.d_model)
         throw Error(str(c.heads) + " heads do not fit in d_model " + str(c.d_model) + " (at most one head per dimension)");
     check_heads(c.d_model, c.heads);
+    check_positions(AttentionPositions{c.positional, {}}, c.d_model / c.heads);
     if (c.pad_to < 0) throw Error("pad_to must not be negative, got " + str(c.pad_to));
     if (c.pad_to > kMaxTokens)
         throw Error(Error::Code::too_many_tokens, "pad_to " + str(c.pad_to) + " is above the limit of " + str(kMaxTokens) + " tokens");
@@ -93,7 +94,17 @@ Trace run(const std::string& sentence, const Config& config, WeightsCache* cache
     else
         tr.weights = glorot_weights(config.d_model, config.heads, config.seed, config.share_heads);
     tr.config.weights.reset();  // the trace keeps them once, in tr.weights
-    MultiHeadTrace mh = multi_head_attention(tr.input, tr.weights, config.heads, tr.mask, config.scale);
+    // rope and alibi act inside attention (RoFormer's default base, 10000)
+    const AttentionPositions positions{config.positional, {}};
+    if (config.positional == Positional::rope) {
+        const std::vector<double> theta = rope_frequencies(tr.d_head, positions.rope);
+        tr.rope_frequencies = Eigen::Map<const Eigen::VectorXd>(theta.data(), static_cast<Eigen::Index>(theta.size())).cast<float>();
+    }
+    if (config.positional == Positional::alibi) {
+        const std::vector<float> slopes = alibi_slopes(config.heads);
+        tr.alibi_slopes = Eigen::Map<const Vector>(slopes.data(), static_cast<Eigen::Index>(slopes.size()));
+    }
+    MultiHeadTrace mh = multi_head_attention(tr.input, tr.weights, config.heads, tr.mask, config.scale, positions);
     tr.heads = std::move(mh.heads);
     tr.concat = std::move(mh.concat);
     tr.output = std::move(mh.output);

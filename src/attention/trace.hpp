@@ -43,8 +43,10 @@ struct Trace {
     int real_tokens = 0;            ///< tokens of the sentence; the rest are [PAD]
     std::vector<Token> tokens;      ///< T tokens, padding included
     Matrix embeddings;              ///< X (T×C)
-    Matrix positional;              ///< P (T×C)
+    Matrix positional;              ///< P (T×C; zeros for rope and alibi, which act inside attention)
     Matrix input;                   ///< X' = X + P (T×C)
+    Vector rope_frequencies;        ///< rope: θᵢ (D/2; angle of position m: m·θᵢ); empty otherwise
+    Vector alibi_slopes;            ///< alibi: each head's slope m_h (H); empty otherwise
     Weights weights;                ///< W_Q, W_K, W_V, W_O (C×C)
     MaskMatrix mask;                ///< T×T, true = may attend
     std::vector<HeadTrace> heads;   ///< H heads
@@ -78,7 +80,7 @@ private:
 
 /// Throws attn::Error with the numbers in the message for: d_model < 1 or
 /// above kMaxDModel, heads < 1 or above d_model, d_model % heads != 0,
-/// pad_to < 0 or above kMaxTokens.
+/// pad_to < 0 or above kMaxTokens, positional rope with an odd head width.
 void validate_config(const Config& config);
 
 /// The whole trace for one sentence. Throws attn::Error for a sentence above

@@ -44,6 +44,9 @@ void head(W& w, const HeadTrace& h) {
     w.field("row_sum", h.row_sum, all);
     w.field("weights", h.weights, all);
     w.field("output", h.output, all);
+    // rope only: the query and key before their rotation (query and key are after it)
+    if (h.query_before_rope.size() > 0) w.field("query_before_rope", h.query_before_rope, all);
+    if (h.key_before_rope.size() > 0) w.field("key_before_rope", h.key_before_rope, all);
 }
 
 template <typename W>
@@ -67,6 +70,9 @@ void trace(W& w, const Trace& tr) {
     w.field("embeddings", tr.embeddings, all);
     w.field("positional", tr.positional, all);
     w.field("input", tr.input, all);
+    // rope: θᵢ (the angle of position m is m·θᵢ); alibi: each head's slope (bias −m_h·|i − j|)
+    if (tr.rope_frequencies.size() > 0) w.field("rope_frequencies", tr.rope_frequencies, all);
+    if (tr.alibi_slopes.size() > 0) w.field("alibi_slopes", tr.alibi_slopes, all);
     w.field("w_query", tr.weights.w_query, all);
     w.field("w_key", tr.weights.w_key, all);
     w.field("w_value", tr.weights.w_value, all);

@@ -4,6 +4,7 @@
 // (fast_attention.cpp) share. Each throws attn::Error with the numbers in the
 // message.
 
+#include "attention/positional.hpp"
 #include "kernels/bounds.hpp"
 #include "base/types.hpp"
 #include "attention/weights.hpp"
@@ -17,6 +18,13 @@ inline void check_heads(Eigen::Index d_model, int heads) {
     if (heads < 1) throw Error("heads must be at least 1, got " + std::to_string(heads));
     if (d_model % heads != 0)
         throw Error("d_model " + std::to_string(d_model) + " is not divisible by " + std::to_string(heads) + " heads");
+}
+
+/// RoPE pairs value i of a head with i + D/2: it needs an even head width D.
+inline void check_positions(const AttentionPositions& positions, Eigen::Index d_head) {
+    if (positions.kind == Positional::rope && d_head % 2 != 0)
+        throw Error("positional rope needs an even head width D (it turns pairs of values), got D = " +
+                    std::to_string(d_head));
 }
 
 /// A T×T mask: "mask is 3x2, expected 3x3 (tokens x tokens)" (`what` names it).

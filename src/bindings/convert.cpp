@@ -253,6 +253,9 @@ val layer_backward_to_js(const LayerTrace& lt, const LayerGradTrace& lg, const L
         set_matrices(h, {{"query", f.query}, {"key", f.key}, {"value", f.value}, {"weights", f.weights},
                          {"dOutput", g.d_output}, {"dWeights", g.d_weights}, {"dScaled", g.d_scaled},
                          {"dScores", g.d_scores}, {"dQuery", g.d_query}, {"dKey", g.d_key}, {"dValue", g.d_value}});
+        if (g.d_query_before_rope.size() > 0)  // rope: the rotation's inputs and their gradients
+            set_matrices(h, {{"queryBeforeRope", f.query_before_rope}, {"keyBeforeRope", f.key_before_rope},
+                             {"dQueryBeforeRope", g.d_query_before_rope}, {"dKeyBeforeRope", g.d_key_before_rope}});
         heads.call<void>("push", h);
     }
     val lo = val::object();

@@ -29,7 +29,7 @@ ModelConfig read_hub_config(const std::string& config_json) {
     c.scale = true;
     c.attn_bias = true;
     family.read_config(json, c);
-    if (c.d_model % c.heads != 0)
+    if (c.head_dim == 0 && c.d_model % c.heads != 0)
         HubConfigFields::fail("the width " + std::to_string(c.d_model) + " is not divisible by " +
                               std::to_string(c.heads) + " heads");
     validate_inference_config(c);

@@ -133,7 +133,8 @@ bool model_flag(const std::string& a, const Value& value, const std::set<std::st
         if (a != flag) continue;
         const std::string v = value();
         if (row.values.empty()) {
-            row.set(m, static_cast<double>(whole(a, v, training_range(row))));
+            row.set(m, row.type == SettingType::real ? real(a, v, training_range(row))
+                                                     : static_cast<double>(whole(a, v, training_range(row))));
             return true;
         }
         std::string names;

@@ -12,9 +12,13 @@ namespace attn {
 
 const Family& gpt2_family();
 const Family& bert_family();
+const Family& llama_family();
+const Family& qwen2_family();
+const Family& qwen3_family();
 
 const std::vector<const Family*>& families() {
-    static const std::vector<const Family*> all = {&gpt2_family(), &bert_family()};
+    static const std::vector<const Family*> all = {&gpt2_family(), &bert_family(), &llama_family(), &qwen2_family(),
+                                                   &qwen3_family()};
     return all;
 }
 

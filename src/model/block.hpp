@@ -6,9 +6,12 @@
 //   pre-LN:  x = x + MHA(LN1(x));  if F > 0: x = x + MLP(LN2(x))
 //   post-LN: x = LN1(x + MHA(x));  if F > 0: x = LN2(x + MLP(x))
 //
+// LN is LayerNorm, or RMSNorm with config.rmsnorm (a Llama block: RMSNorm,
+// grouped-query attention with RoPE, the gated MLP with SiLU).
 // Each intermediate is handed to the Tap as it is produced (block_in,
-// attn_norm, the attention's, attn_residual, ffn_norm, ffn_hidden, ffn_out,
-// block_out; the backward's d_block_out, d_attn_out, the heads', d_block_in).
+// attn_norm (+ its rms), the attention's, attn_residual, ffn_norm (+ its rms),
+// ffn_gate, ffn_up, ffn_hidden, ffn_out, block_out; the backward's d_block_out,
+// d_attn_out, the heads', d_block_in).
 // Generation passes the layer's KV cache in the AttentionRun: the same block
 // then computes its new rows over the cached keys.
 
@@ -35,11 +38,21 @@ struct LayerState {
 /// Whether the attention is causal under `options` (ForwardOptions::causal_override).
 bool causal_of(const ModelConfig& config, const ForwardOptions& options);
 
+/// What every layer's attention of one forward reads of the relative positions:
+/// RoPE's cos and sin of the call's positions, ALiBi's slopes (empty for the other kinds).
+struct RelativePositions {
+    RopeTable rope;
+    std::vector<float> alibi;
+};
+/// Fills `out` for positions first … first+T−1 (kept when it already covers them).
+void relative_positions(const ModelConfig& config, int first, int T, RelativePositions& out);
+
 /// The attention of layer `layer` over B sequences of T rows, the first lengths[b] of
-/// sequence b real: the mask and the scale of the config under `options` (its overrides).
-/// lengths and options must outlive the run.
+/// sequence b real: the mask and the scale of the config under `options` (its overrides),
+/// RoPE's table and ALiBi's slopes from `positions` (null: neither; required for a
+/// config with rope or alibi). lengths, options and positions must outlive the run.
 AttentionRun attention_run(const ModelConfig& config, int B, int T, const std::vector<int>& lengths,
-                           const ForwardOptions& options, int layer);
+                           const ForwardOptions& options, int layer, const RelativePositions* positions = nullptr);
 
 /// The forward of one block over the N×C rows x (its input, then its output); c keeps
 /// what block_backward needs. Adds the attention's statistics to stats (null: none).
@@ -63,7 +76,7 @@ void check_block_finite(const ModelConfig& config, const AttentionRun& run, cons
 void check_finite(Point point, const Eigen::Ref<const Matrix>& value, int row = 0);
 
 /// h = LN_f(x) (pre-LN with layernorm), else a copy of x: the output head's input.
-/// Hands final_norm to rec.
+/// Hands final_norm (and final_norm_rms) to rec.
 void final_norm_forward(const ModelConfig& config, const ParamPtrs& p, const Matrix& x, LayerNormCache& cache,
                         Matrix& h, const Tap& rec);
 

@@ -99,9 +99,10 @@ LossResult forward_pass(const ModelConfig& cfg, const Parameters& params, Forwar
     Matrix x;
     embedding_forward(cfg, p, s.ids, B, T, s.embedding, x, rec);
     if (finite) check_finite(cfg.embed_layernorm ? Point::embed_norm : Point::token_embed, x);
+    relative_positions(cfg, 0, T, s.positions);
     AttentionStatsSum stats;
     for (int l = 0; l < cfg.layers; ++l) {
-        const AttentionRun run = attention_run(cfg, B, T, s.lengths, s.options, l);
+        const AttentionRun run = attention_run(cfg, B, T, s.lengths, s.options, l, &s.positions);
         LayerState& state = s.layers[keep ? static_cast<std::size_t>(l) : 0];
         block_forward(cfg, p.layers[static_cast<std::size_t>(l)], run, state, x, &stats, rec);
         if (finite) check_block_finite(cfg, run, state, x);
@@ -143,15 +144,15 @@ double backward_to_layer(const ModelConfig& config, ForwardState& s, const Param
     head_backward(config, p, g, s.normed_final, s.head, s.logits_grad, dh);
     if (config.layernorm && config.norm == Norm::pre) {
         dx.setZero(N, C);
-        layernorm_backward(s.x_final, p.final_ln_gain, s.final_ln, dh, dx, g.final_ln_gain, g.final_ln_bias);
+        norm_backward(config, s.x_final, p.final_ln_gain, s.final_ln, dh, dx, g.final_ln_gain, g.final_ln_bias);
     } else {
         dx = std::move(dh);
     }
     double score_grad_sq = 0;
     for (int l = config.layers - 1; l >= lowest; --l)
         block_backward(config, p.layers[static_cast<std::size_t>(l)], g.layers[static_cast<std::size_t>(l)],
-                       attention_run(config, s.B, s.T, s.lengths, s.options, l), s.layers[static_cast<std::size_t>(l)],
-                       dx, score_grad_sq, rec);
+                       attention_run(config, s.B, s.T, s.lengths, s.options, l, &s.positions),
+                       s.layers[static_cast<std::size_t>(l)], dx, score_grad_sq, rec);
     return score_grad_sq;
 }
 

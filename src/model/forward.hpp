@@ -22,6 +22,7 @@ struct ForwardState {
     std::vector<std::int32_t> ids, targets;
     ForwardOptions options;
     EmbeddingCache embedding;
+    RelativePositions positions;     ///< RoPE's table and ALiBi's slopes (rope, alibi)
     std::vector<LayerState> layers;  ///< L when kept for backward, 1 (reused) when only run
     Matrix x_final, normed_final, logits, logits_grad;
     LayerNormCache final_ln;

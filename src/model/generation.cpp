@@ -141,9 +141,10 @@ void KvCache::append_row(std::int32_t id, int t) {
     Matrix x, h;
     embedding_forward(c, p, ids, 1, 1, embedding_, x, rec, t);  // the new row, at position t
     check_finite(c.embed_layernorm ? Point::embed_norm : Point::token_embed, x);
+    relative_positions(c, t, 1, positions_);
     LayerState state;  // one block's buffers, reused by every layer
     for (int l = 0; l < c.layers; ++l) {
-        AttentionRun run = attention_run(c, 1, 1, lengths, options, l);
+        AttentionRun run = attention_run(c, 1, 1, lengths, options, l, &positions_);
         run.cache = &kv_[static_cast<std::size_t>(l)];
         run.past = t;
         block_forward(c, p.layers[static_cast<std::size_t>(l)], run, state, x, nullptr, rec);

@@ -10,8 +10,10 @@
 //
 //   x = E[id] + P[t] (+ TT[0]) (LN_e)                      one row (1×C)
 //   per layer: the block, its attention reading the layer's KV cache:
-//              q, k, v of the new row; K[t] = k, V[t] = v    stored: the cache's new row
-//              head h: w = softmax(q_h·K_h[0…t]ᵀ · scale)   keys 0 … t-1 come from the cache
+//              q, k, v of the new row (RoPE: q, k turned by t); K[t] = k, V[t] = v
+//                                                           stored: the cache's new row (H_kv heads)
+//              head h: w = softmax(q_h·K_g[0…t]ᵀ · scale (ALiBi: − m_h·(t − j)))
+//                                                           g = h / (H / H_kv); keys 0 … t-1 from the cache
 //   logits = head(LN_f(x))                                  1×V
 //
 // tests/core/test_generation.cpp checks its logits and weights against
@@ -23,6 +25,7 @@
 // (seed, Stream::generation, position): the same seed and sequence give the
 // same token natively and in wasm, whatever came before, so a link replays.
 
+#include "model/block.hpp"
 #include "model/layers.hpp"
 #include "model/model.hpp"
 
@@ -87,6 +90,7 @@ private:
     std::vector<std::vector<std::vector<float>>> weights_;  ///< [layer][head], the last append's row
     Matrix logits_;
     EmbeddingCache embedding_;                          ///< the sinusoids of a sinusoidal model, up to its context (made once)
+    RelativePositions positions_;                       ///< RoPE's angles of the new position, ALiBi's slopes
 };
 
 }  // namespace attn

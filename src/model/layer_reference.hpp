@@ -1,9 +1,11 @@
 #pragma once
 // The independent double-precision reference of every layer kind of
 // layers.hpp, each a forward/backward pair on ONE sequence (T rows): the
-// embedding, LayerNorm, attention, MLP, the output head and cross-entropy.
-// Plain loops in double, nothing shared with the fast path (no gemm, no Eigen
-// products, its own LayerNorm, softmax, GELU and sinusoid). Slow and obvious
+// embedding, LayerNorm, RMSNorm, attention (grouped-query K/V heads, the q/k
+// norms, RoPE, ALiBi), the MLP (plain or gated), the output head and
+// cross-entropy. Plain loops in double, nothing shared with the fast path (no
+// gemm, no Eigen products, its own LayerNorm, RMSNorm, softmax, GELU, SiLU,
+// sinusoid, RoPE angles and rotation, ALiBi slopes). Slow and obvious
 // on purpose: tests/core/test_layer_kinds.cpp checks each fast kind against
 // its reference and each reference against finite differences of its own
 // forward; reference_loss_and_grads (model_reference.cpp) is the blocks'
@@ -21,6 +23,11 @@
 #include <vector>
 
 namespace attn::reference {
+
+/// RoPE's θᵢ (D/2) in double, computed here from the rule again (base, llama3 scaling).
+std::vector<double> rope_theta(int head_dim, const RopeSettings& rope);
+/// ALiBi's slope of each head, computed here from the rule again.
+std::vector<double> alibi_slope(int heads);
 
 /// A row-major double matrix as a flat vector.
 struct Mat {
@@ -50,10 +57,12 @@ struct EmbeddingParams {
     Param embed, pos, token_type, ln_gain, ln_bias;
 };
 struct AttentionParams {
-    Param w_query, b_query, w_key, b_key, w_value, b_value, w_output, b_output;  ///< b_*: attn_bias only
+    Param w_query, b_query, w_key, b_key, w_value, b_value, w_output, b_output;  ///< b_*: attn_bias / qkv_bias only
+    Param q_norm, k_norm;  ///< qk_norm only: gains of D
 };
 struct MlpParams {
-    Param w_in, b_in, w_out, b_out;
+    Param w_gate, b_gate;  ///< gated_mlp only
+    Param w_in, b_in, w_out, b_out;  ///< b_*: mlp_bias only
 };
 struct HeadParams {
     Param embed, unembed, unembed_bias;     ///< embed: the tied unembedding
@@ -93,6 +102,12 @@ LayerNormActs layernorm_forward(const Mat& x, const Param& gain, const Param& bi
 /// Returns dx for dy; accumulates the gain and bias gradients.
 Mat layernorm_backward(const Mat& x, const LayerNormActs& acts, const Mat& dy, const Param& gain, const Param& bias);
 
+// ---- RMSNorm over the rows: y = x·(mean(x²) + ε)^(−1/2)·g (inv_sigma: the row's 1/rms, mean: zeros) ----
+
+LayerNormActs rmsnorm_forward(const Mat& x, const Param& gain, double eps);
+/// Returns dx for dy; accumulates the gain's gradient.
+Mat rmsnorm_backward(const Mat& x, const LayerNormActs& acts, const Mat& dy, const Param& gain);
+
 // ---- embedding of one sequence: E[ids] + P[0:T] (learned or sinusoidal) (+ TT[0]), then LN_e ----
 
 struct EmbeddingActs {
@@ -109,9 +124,15 @@ void embedding_backward(const ModelConfig& config, const EmbeddingParams& p, con
 
 struct AttentionRun {
     int heads = 1;
+    int kv_heads = 0;    ///< H_kv, 0 = heads: query head h reads K/V head h / (H / H_kv)
+    int head_dim = 0;    ///< D, 0 = the input's width / heads
     int length = 0;      ///< real tokens: keys at or past it are hidden
     bool causal = false;
     double scale = 1.0;  ///< scores · scale
+    Positional positional = Positional::none;  ///< rope: q, k rotated; alibi: −m_h·|i − j| on the scaled scores
+    RopeSettings rope;   ///< rope's base and scaling
+    bool qk_norm = false;  ///< each head's q and k RMSNormed (the params' q_norm, k_norm gains)
+    double eps = 1e-5;   ///< qk_norm's epsilon
     bool uniform = false;             ///< ForwardOptions::uniform_attention: 1/n on each allowed key
     std::vector<bool> head_on;        ///< empty = all on; an ablated head's output is zero
     bool on(int h) const { return head_on.empty() || head_on[static_cast<std::size_t>(h)]; }
@@ -119,7 +140,10 @@ struct AttentionRun {
 };
 
 struct AttentionActs {
-    Mat q, k, v, concat, out;
+    Mat q, k, v, concat, out;  ///< q (T×H·D), k, v (T×H_kv·D): q and k after the norms and RoPE
+    Mat q_proj, k_proj;        ///< qk_norm: before the norms
+    std::vector<double> q_inv_rms, k_inv_rms;  ///< qk_norm: per row and head
+    Mat q_before_rope, k_before_rope;  ///< rope: before the rotation
     std::vector<Mat> weights;  ///< per head, T×T
 };
 AttentionActs attention_forward(const AttentionParams& p, const Mat& a, const AttentionRun& run);
@@ -133,8 +157,10 @@ Mat attention_backward(const AttentionParams& p, const Mat& a, const AttentionRu
 // ---- MLP: act(m·W_in + b_in)·W_out + b_out ----
 
 struct MlpActs {
-    Mat pre, act, out;
+    Mat pre, act, out;  ///< pre: m·W_in + b_in; act: act(pre), gated act(gate) ⊙ pre
+    Mat gate;           ///< gated: m·W_gate + b_gate
 };
+/// Gated when p has W_gate: (act(m·W_gate + b_gate) ⊙ (m·W_in + b_in))·W_out + b_out.
 MlpActs mlp_forward(Activation kind, const MlpParams& p, const Mat& m);
 /// Returns dm for dout; accumulates the parameter gradients.
 Mat mlp_backward(Activation kind, const MlpParams& p, const Mat& m, const MlpActs& acts, const Mat& dout);

@@ -59,6 +59,7 @@ void affine_grads(const Eigen::Ref<const Matrix>& x, const Matrix& dy, float* dw
 
 float activation(Activation kind, float x) {
     const double v = x;
+    if (kind == Activation::silu) return static_cast<float>(v / (1.0 + std::exp(-v)));  // x·σ(x)
     if (kind == Activation::gelu_tanh)
         return static_cast<float>(0.5 * v * (1.0 + std::tanh(kSqrt2OverPi * (v + 0.044715 * v * v * v))));
     return static_cast<float>(0.5 * v * (1.0 + std::erf(v * kInvSqrt2)));
@@ -66,6 +67,10 @@ float activation(Activation kind, float x) {
 
 float activation_grad(Activation kind, float x) {
     const double v = x;
+    if (kind == Activation::silu) {  // σ(x)·(1 + x·(1 − σ(x)))
+        const double sig = 1.0 / (1.0 + std::exp(-v));
+        return static_cast<float>(sig * (1.0 + v * (1.0 - sig)));
+    }
     if (kind == Activation::gelu_tanh) {
         const double u = kSqrt2OverPi * (v + 0.044715 * v * v * v);
         const double t = std::tanh(u);
@@ -127,6 +132,65 @@ void layernorm_backward(const Matrix& x, const float* gain, const LayerNormCache
         for (Eigen::Index j = 0; j < c; ++j)
             dxi[j] += (gdy[static_cast<std::size_t>(j)] - mean_g - xhat[static_cast<std::size_t>(j)] * mean_gx) * r;
     }
+}
+
+// ---- RMSNorm --------------------------------------------------------------------------------
+
+float rmsnorm_row(const float* x, int n, const float* gain, float eps, float* y) {
+    double sq = 0;
+    for (int j = 0; j < n; ++j) sq += static_cast<double>(x[j]) * x[j];
+    const float r = static_cast<float>(1.0 / std::sqrt(sq / n + static_cast<double>(eps)));
+    for (int j = 0; j < n; ++j) y[j] = x[j] * r * gain[j];
+    return r;
+}
+
+void rmsnorm_row_backward(const float* x, int n, const float* gain, float r, const float* dy, float* dx, float* dgain) {
+    // u = g ⊙ dy, x̂ = x·r:  dx = r·(u − x̂·mean(u ⊙ x̂))
+    double sum_ux = 0;
+    for (int j = 0; j < n; ++j) {
+        const float h = x[j] * r;
+        sum_ux += static_cast<double>(gain[j] * dy[j]) * h;
+        if (dgain) dgain[j] += dy[j] * h;
+    }
+    const float mean_ux = static_cast<float>(sum_ux / n);
+    for (int j = 0; j < n; ++j) dx[j] = (gain[j] * dy[j] - x[j] * r * mean_ux) * r;
+}
+
+void rmsnorm_forward(const Matrix& x, const float* gain, float eps, Matrix& y, LayerNormCache& cache) {
+    const Eigen::Index n = x.rows(), c = x.cols();
+    y.resize(n, c);
+    cache.mean.clear();
+    cache.rstd.resize(static_cast<std::size_t>(n));
+    for (Eigen::Index i = 0; i < n; ++i)
+        cache.rstd[static_cast<std::size_t>(i)] = rmsnorm_row(x.data() + i * c, static_cast<int>(c), gain, eps, y.data() + i * c);
+}
+
+void rmsnorm_backward(const Matrix& x, const float* gain, const LayerNormCache& cache, const Matrix& dy, Matrix& dx,
+                      float* dgain) {
+    const Eigen::Index n = x.rows(), c = x.cols();
+    std::vector<float> d(static_cast<std::size_t>(c));
+    for (Eigen::Index i = 0; i < n; ++i) {
+        rmsnorm_row_backward(x.data() + i * c, static_cast<int>(c), gain, cache.rstd[static_cast<std::size_t>(i)],
+                             dy.data() + i * c, d.data(), dgain);
+        float* dxi = dx.data() + i * c;
+        for (Eigen::Index j = 0; j < c; ++j) dxi[j] += d[static_cast<std::size_t>(j)];
+    }
+}
+
+void norm_forward(const ModelConfig& config, const Matrix& x, const float* gain, const float* bias, Matrix& y,
+                  LayerNormCache& cache) {
+    if (config.rmsnorm)
+        rmsnorm_forward(x, gain, config.ln_eps, y, cache);
+    else
+        layernorm_forward(x, gain, bias, config.ln_eps, y, cache);
+}
+
+void norm_backward(const ModelConfig& config, const Matrix& x, const float* gain, const LayerNormCache& cache,
+                   const Matrix& dy, Matrix& dx, float* dgain, float* dbias) {
+    if (config.rmsnorm)
+        rmsnorm_backward(x, gain, cache, dy, dx, dgain);
+    else
+        layernorm_backward(x, gain, cache, dy, dx, dgain, dbias);
 }
 
 // ---- embedding ----------------------------------------------------------------------------
@@ -198,7 +262,13 @@ void mlp_forward(const ModelConfig& config, const LayerParams<const float*>& p, 
     const int C = config.d_model, F = config.mlp;
     affine(m, p.w_in, p.b_in, C, F, c.pre, p.panels);  // (N, C)·(C, F)
     c.act.resize(c.pre.rows(), c.pre.cols());
-    for (Eigen::Index i = 0; i < c.pre.size(); ++i) c.act.data()[i] = activation(config.activation, c.pre.data()[i]);
+    if (config.gated_mlp) {  // hidden = act(gate) ⊙ up, up = pre
+        affine(m, p.w_gate, p.b_gate, C, F, c.gate, p.panels);  // (N, C)·(C, F)
+        for (Eigen::Index i = 0; i < c.pre.size(); ++i)
+            c.act.data()[i] = activation(config.activation, c.gate.data()[i]) * c.pre.data()[i];
+    } else {
+        for (Eigen::Index i = 0; i < c.pre.size(); ++i) c.act.data()[i] = activation(config.activation, c.pre.data()[i]);
+    }
     affine(c.act, p.w_out, p.b_out, F, C, out, p.panels);  // (N, F)·(F, C)
 }
 
@@ -207,10 +277,25 @@ void mlp_backward(const ModelConfig& config, const LayerParams<const float*>& p,
     const int C = config.d_model, F = config.mlp;
     Matrix tmp, dact, w;
     affine_grads(c.act, dout, g.w_out, g.b_out, F, C, tmp);
-    gemm_bt(dout, row_major(p.w_out, F, C, p.panels, w), dact);  // (N, C)·(C, F)
-    for (Eigen::Index i = 0; i < dact.size(); ++i) dact.data()[i] *= activation_grad(config.activation, c.pre.data()[i]);
+    gemm_bt(dout, row_major(p.w_out, F, C, p.panels, w), dact);  // ∂loss/∂hidden: (N, C)·(C, F)
+    if (!config.gated_mlp) {
+        for (Eigen::Index i = 0; i < dact.size(); ++i) dact.data()[i] *= activation_grad(config.activation, c.pre.data()[i]);
+        affine_grads(m, dact, g.w_in, g.b_in, C, F, tmp);
+        gemm_bt(dact, row_major(p.w_in, C, F, p.panels, w), dm);  // (N, F)·(F, C)
+        return;
+    }
+    // hidden = act(gate) ⊙ up: dgate = dhidden ⊙ up ⊙ act′(gate), dup = dhidden ⊙ act(gate)
+    Matrix dgate(dact.rows(), dact.cols());
+    for (Eigen::Index i = 0; i < dact.size(); ++i) {
+        const float gi = c.gate.data()[i], dh = dact.data()[i];
+        dgate.data()[i] = dh * c.pre.data()[i] * activation_grad(config.activation, gi);
+        dact.data()[i] = dh * activation(config.activation, gi);
+    }
     affine_grads(m, dact, g.w_in, g.b_in, C, F, tmp);
-    gemm_bt(dact, row_major(p.w_in, C, F, p.panels, w), dm);  // (N, F)·(F, C)
+    affine_grads(m, dgate, g.w_gate, g.b_gate, C, F, tmp);
+    gemm_bt(dact, row_major(p.w_in, C, F, p.panels, w), dm);  // dm = dup·W_inᵀ + dgate·W_gateᵀ
+    gemm_bt(dgate, row_major(p.w_gate, C, F, p.panels, w), tmp);
+    dm += tmp;
 }
 
 // ---- output head ------------------------------------------------------------------------------

@@ -1,8 +1,10 @@
 #pragma once
 // The layer kinds of the model (model.hpp), each a forward/backward pair on
-// the N×C rows of a batch (N = B·T, row b·T + t): embedding, LayerNorm,
-// attention (attention_kind.cpp), MLP, the output head and cross-entropy. The
-// block (block.hpp) composes LayerNorm, attention and MLP; the forward driver
+// the N×C rows of a batch (N = B·T, row b·T + t): embedding, LayerNorm and
+// RMSNorm, attention (attention_kind.cpp: with grouped-query K/V heads, the
+// per-head q/k RMSNorm, RoPE and ALiBi), the MLP (plain or gated), the output
+// head and cross-entropy. The block (block.hpp) composes the norms, attention
+// and MLP; the forward driver
 // (forward.hpp) and generation (generation.hpp) run the embedding, the blocks
 // and the head. Each kind hands its named intermediates to a Tap (tap.hpp).
 // Each kind's independent double reference is its pair in layer_reference.hpp
@@ -34,8 +36,9 @@ template <class T>
 struct LayerParams {
     T ln1_gain{}, ln1_bias{};
     T w_query{}, b_query{}, w_key{}, b_key{}, w_value{}, b_value{}, w_output{}, b_output{};
+    T q_norm_gain{}, k_norm_gain{};
     T ln2_gain{}, ln2_bias{};
-    T w_in{}, b_in{}, w_out{}, b_out{};
+    T w_gate{}, b_gate{}, w_in{}, b_in{}, w_out{}, b_out{};
     /// The product matrices whose width fits_panels() are stored as panels (Parameters::use_panels).
     bool panels = false;
 };
@@ -57,7 +60,8 @@ template <class A, class B, class Fn>
 void zip_layer_fields(A& a, B& b, Fn f) {
     f(a.ln1_gain, b.ln1_gain), f(a.ln1_bias, b.ln1_bias), f(a.w_query, b.w_query), f(a.b_query, b.b_query);
     f(a.w_key, b.w_key), f(a.b_key, b.b_key), f(a.w_value, b.w_value), f(a.b_value, b.b_value);
-    f(a.w_output, b.w_output), f(a.b_output, b.b_output), f(a.ln2_gain, b.ln2_gain), f(a.ln2_bias, b.ln2_bias);
+    f(a.w_output, b.w_output), f(a.b_output, b.b_output), f(a.q_norm_gain, b.q_norm_gain), f(a.k_norm_gain, b.k_norm_gain);
+    f(a.ln2_gain, b.ln2_gain), f(a.ln2_bias, b.ln2_bias), f(a.w_gate, b.w_gate), f(a.b_gate, b.b_gate);
     f(a.w_in, b.w_in), f(a.b_in, b.b_in), f(a.w_out, b.w_out), f(a.b_out, b.b_out);
 }
 template <class A, class B, class Fn>
@@ -120,13 +124,33 @@ float activation_grad(Activation kind, float x);
 // ---- LayerNorm over the rows of x (N×C): y = (x − μ)/σ·g + b, σ = √(var + ε) ----
 
 struct LayerNormCache {
-    std::vector<float> mean, rstd;
+    std::vector<float> mean, rstd;  ///< RMSNorm: rstd = 1/rms, no mean
 };
 void layernorm_forward(const Matrix& x, const float* gain, const float* bias, float eps, Matrix& y,
                        LayerNormCache& cache);
 /// dx += LN backward of dy; dgain, dbias += their gradients.
 void layernorm_backward(const Matrix& x, const float* gain, const LayerNormCache& cache, const Matrix& dy, Matrix& dx,
                         float* dgain, float* dbias);
+
+// ---- RMSNorm over the rows of x (N×C): y = g ⊙ x / rms, rms = √(mean(x²) + ε) ----
+
+void rmsnorm_forward(const Matrix& x, const float* gain, float eps, Matrix& y, LayerNormCache& cache);
+/// dx += RMSNorm backward of dy; dgain += its gradient. With x̂ = x/rms and u = g ⊙ dy:
+///   dx = (u − x̂·mean(u ⊙ x̂)) / rms   (LayerNorm's without the mean term)
+void rmsnorm_backward(const Matrix& x, const float* gain, const LayerNormCache& cache, const Matrix& dy, Matrix& dx,
+                      float* dgain);
+/// One vector of n values (a row, or one head's D values of it): y = g ⊙ x / rms; returns 1/rms.
+float rmsnorm_row(const float* x, int n, const float* gain, float eps, float* y);
+/// Its backward: dx (written, not added) from dy and the forward's 1/rms; dgain += (null: not asked for).
+void rmsnorm_row_backward(const float* x, int n, const float* gain, float rstd, const float* dy, float* dx,
+                          float* dgain);
+
+/// The block's norms: LayerNorm, or RMSNorm when config.rmsnorm (bias unused).
+void norm_forward(const ModelConfig& config, const Matrix& x, const float* gain, const float* bias, Matrix& y,
+                  LayerNormCache& cache);
+/// dx += the norm's backward of dy; the gain's (and LayerNorm's bias's) gradients accumulated.
+void norm_backward(const ModelConfig& config, const Matrix& x, const float* gain, const LayerNormCache& cache,
+                   const Matrix& dy, Matrix& dx, float* dgain, float* dbias);
 
 // ---- embedding: x = E[ids] + P[0:T] (+ TT[0]), then LN_e (embed_layernorm) ----
 
@@ -147,16 +171,19 @@ void embedding_backward(const ModelConfig& config, const ParamPtrs& p, const Gra
 // ---- attention: Q, K, V projections, scores, scale, mask, softmax, ×V, output projection ----
 
 struct AttentionCache {
-    Matrix q, k, v;              ///< N×C, head h = columns h·D … (the call's rows only)
+    Matrix q;                    ///< N×H·D, head h = columns h·D … (the call's rows only), after qk_norm and RoPE
+    Matrix k, v;                 ///< N×H_kv·D, K/V head g = columns g·D …, k after qk_norm and RoPE
+    Matrix q_proj, k_proj;       ///< qk_norm: q and k before their norm (N×H·D, N×H_kv·D); empty otherwise
+    std::vector<float> q_rstd, k_rstd;  ///< qk_norm: 1/rms of each row's heads (N·H, N·H_kv)
     std::vector<float> weights;  ///< B·H blocks of T×S softmax weights (S keys: T, or past + T with a KV cache)
-    Matrix concat;               ///< N×C
+    Matrix concat;               ///< N×H·D
 };
 
 /// One layer's keys and values of the positions before a call's rows: generation's
 /// KV cache (generation.hpp). Rows 0 … past−1 hold K and V as the attention computes
-/// them (head h = columns h·D …); more rows may be allocated.
-/// (Rotary positions: the keys are stored rotated, each by its own position, so a
-/// cached key is never rotated again. Grouped-query attention: H_kv·D columns.)
+/// them (K/V head g = columns g·D …: H_kv·D columns); more rows may be allocated.
+/// With RoPE the keys are stored rotated, each by its own position, so a cached key is
+/// never rotated again.
 struct KvRows {
     Matrix keys, values;
 };
@@ -174,6 +201,11 @@ struct AttentionRun {
     /// rows, and row i attends to keys 0 … past+i. Null: the rows are the whole sequence.
     KvRows* cache = nullptr;
     int past = 0;
+    /// RoPE (positional rope): the cos and sin of positions past … past+T−1 (row t of a
+    /// sequence at table row t; the table's `first` is past). Null without rope.
+    const RopeTable* rope = nullptr;
+    /// ALiBi (positional alibi): each query head's slope (H). Null without alibi.
+    const std::vector<float>* alibi = nullptr;
 };
 
 /// Sums for AttentionStats over the real query rows.
@@ -182,23 +214,28 @@ struct AttentionStatsSum {
     long long rows = 0;
 };
 
-/// out (N×C) = concat·W_O (+ b_O). Hands every head's intermediates (q … head_out; a trace
-/// is of a batch of one), attn_concat and attn_out to rec. Adds the real query rows'
-/// statistics to stats (null: none).
+/// out (N×C) = concat·W_O (+ b_O). Hands every head's intermediates (q … head_out, and
+/// q_before_rope, k_before_rope with RoPE; a trace is of a batch of one), attn_concat and
+/// attn_out to rec. Adds the real query rows' statistics to stats (null: none).
 void attention_forward(const ModelConfig& config, const LayerParams<const float*>& p, const Matrix& a,
                        const AttentionRun& run, AttentionCache& cache, Matrix& out, AttentionStatsSum* stats,
                        const Tap& rec);
 /// da = ∂loss/∂a (overwritten) from dout; accumulates the parameter gradients.
 /// Adds Σ‖∂loss/∂scaled‖² to score_grad_sq. Hands every head's gradient intermediates
-/// (d_head_out … d_v) to rec. Not with a KV cache (generation has no backward).
+/// (d_head_out … d_v, and with RoPE d_q_before_rope, d_k_before_rope) to rec. RoPE's
+/// backward is the inverse rotation of dQ and dK; grouped-query attention sums dK and dV
+/// over the query heads of a group; ALiBi's bias is a constant (the score gradient
+/// passes it unchanged). Not with a KV cache (generation has no backward).
 void attention_backward(const ModelConfig& config, const LayerParams<const float*>& p, const LayerParams<float*>& g,
                         const Matrix& a, const AttentionRun& run, const AttentionCache& cache, const Matrix& dout,
                         Matrix& da, double& score_grad_sq, const Tap& rec);
 
-// ---- MLP: act(m·W_in + b_in)·W_out + b_out ----
+// ---- MLP: act(m·W_in + b_in)·W_out + b_out, or gated (SwiGLU with SiLU):
+//      (act(m·W_gate + b_gate) ⊙ (m·W_in + b_in))·W_out + b_out ----
 
 struct MlpCache {
-    Matrix pre, act;  ///< N×F before and after the activation
+    Matrix pre, act;  ///< N×F: the input projection (gated: up) and the hidden (act(pre), gated: act(gate) ⊙ up)
+    Matrix gate;      ///< gated: N×F, m·W_gate + b_gate before the activation; empty otherwise
 };
 void mlp_forward(const ModelConfig& config, const LayerParams<const float*>& p, const Matrix& m, MlpCache& cache,
                  Matrix& out);

@@ -31,6 +31,22 @@ std::int64_t parameter_count(const ModelConfig& c) {
     return n;
 }
 
+/// What the modern decoders' options (model.hpp) add to a layer's buffers beyond a
+/// model of the same C whose Q, K, V and concat are N×C each, in floats per row: wider
+/// Q, K, V and concat (H·D or H_kv·D above C), the gated MLP's gate (F), the q/k norms'
+/// inputs and statistics. 0 for our models, GPT-2 and BERT.
+std::int64_t modern_row_extra(const ModelConfig& c) {
+    const std::int64_t C = c.d_model, QC = std::int64_t{c.heads} * head_dim_of(c),
+                       KC = std::int64_t{kv_heads_of(c)} * head_dim_of(c);
+    std::int64_t extra = std::max<std::int64_t>(0, 2 * QC + 2 * KC - 4 * C);
+    if (c.gated_mlp) extra += c.mlp;
+    if (c.qk_norm) extra += QC + KC + c.heads + kv_heads_of(c);
+    return extra;
+}
+
+/// The widest Q (H·D) beside C, for the products' operands.
+std::int64_t query_width(const ModelConfig& c) { return std::int64_t{c.heads} * head_dim_of(c); }
+
 }  // namespace
 
 std::string format_bytes(std::int64_t bytes) {
@@ -75,9 +91,9 @@ TrainingMemory memory_parts(const ModelConfig& c, int batch, int length) {
     if (batch < 1) throw Error("a batch needs at least 1 sequence, got " + std::to_string(batch));
     if (length < 1) throw Error("a sequence needs at least 1 token, got " + std::to_string(length));
     constexpr std::int64_t kFloat = sizeof(float);  // ids and targets are int32: the same 4 bytes
-    const std::int64_t B = batch, T = length, C = c.d_model, H = c.heads, D = C / H, F = c.mlp, V = c.vocab,
-                       L = c.layers, P = parameter_count(c);
-    const std::int64_t N = mul(B, T), TT = mul(T, T);
+    const std::int64_t B = batch, T = length, C = c.d_model, H = c.heads, D = head_dim_of(c), F = c.mlp, V = c.vocab,
+                       L = c.layers, P = parameter_count(c), QC = query_width(c);
+    const std::int64_t N = mul(B, T), TT = mul(T, T), extra = modern_row_extra(c);
     const bool mlp = F > 0;
     TrainingMemory m;
     m.parameters = mul(P, kFloat);
@@ -88,7 +104,9 @@ TrainingMemory memory_parts(const ModelConfig& c, int batch, int length) {
     // x_final, normed_final (N×C), logits and their gradient (N×V), final
     // LayerNorm statistics (2N); ids and targets, the batch's and the model's
     // copies (4N) and the lengths (B).
-    const std::int64_t per_layer = mul(N, C) * ((mlp ? 8 : 7) + (c.norm == Norm::post ? 2 : 0)) + mul(mul(N, F), 2) + mul(N, 4);
+    // (the modern options: modern_row_extra per row)
+    const std::int64_t per_layer = mul(N, C) * ((mlp ? 8 : 7) + (c.norm == Norm::post ? 2 : 0)) + mul(mul(N, F), 2) + mul(N, 4) +
+                                   mul(N, extra);
     m.activations = mul(mul(per_layer, L) + mul(mul(N, C), 2 + (c.embed_layernorm ? 1 : 0) + (c.output_transform ? 3 : 0)) + mul(mul(N, V), 2) + mul(N, 6) + B, kFloat);
     m.attention = mul(mul(mul(mul(L, B), H), TT), kFloat);
     // forward: x and tmp (N×C), the sinusoids (T×C), scores (T×T), a head's output (T×D);
@@ -96,12 +114,14 @@ TrainingMemory memory_parts(const ModelConfig& c, int batch, int length) {
     // tmp (the largest weight gradient or N×C), dp and ds (T×T); the gemm
     // workspace: both operands of a product packed, rows and columns padded
     // (kernels.hpp: tiles of 4 rows, panels of 8 columns; 8 is a bound of both).
-    const std::int64_t widest = std::max({C, V, F});
+    // (the modern options: the wider dconcat, dq, dk, dv and the gate's gradient, modern_row_extra;
+    // RoPE's table, T×D)
+    const std::int64_t widest = std::max({C, V, F, QC});
     const std::int64_t operand = std::max({mul(N + 8, widest + 8), mul(C + 8, widest + 8), mul(F + 8, C + 8),
                                            mul(T + 8, T + 8), mul(V + 8, C + 8)});
-    const std::int64_t largest_weight = std::max({mul(V, C), mul(C, F), mul(C, C), mul(N, C)});
+    const std::int64_t largest_weight = std::max({mul(V, C), mul(C, F), mul(C, C), mul(N, C), mul(C, QC)});
     m.scratch = mul(mul(mul(N, C), 10 + (c.output_transform ? 2 : 0) + (c.embed_layernorm ? 1 : 0)) + mul(N, F) + largest_weight + mul(TT, 3) + mul(T, C) + mul(T, D) +
-                        mul(operand, 2),
+                        mul(operand, 2) + mul(N, extra) + (c.positional == Positional::rope ? mul(T, D) : 0),
                     kFloat);
     if (!m.fits()) m.refusal = refusal(m, c, batch, length);
     return m;
@@ -117,7 +137,7 @@ TrainingMemory training_memory(const ModelConfig& c, int batch, int length) {
 std::int64_t learn_memory(const ModelConfig& c, int length) {
     validate_inference_config(c);
     const TrainingMemory m = memory_parts(c, 1, length);
-    const std::int64_t T = length, C = c.d_model, H = c.heads, D = C / H, F = c.mlp, V = c.vocab;
+    const std::int64_t T = length, C = c.d_model, H = c.heads, D = head_dim_of(c), F = c.mlp, V = c.vocab;
     // the trace: logits, probabilities and d_logits (T×V each); every layer's vectors
     // (input, normed, residual, mlp_*, output, concat, the attention's output: 8 T×C, 2 T×F;
     // d_output, d_input and d_attention: 3 T×C); the asked layer's heads: per head 3 T×T and
@@ -125,9 +145,19 @@ std::int64_t learn_memory(const ModelConfig& c, int length) {
     // layer's gradients (at most 4C² + 2CF + 4C + F + 4C floats), and a row-major copy of
     // the largest product matrix (C·max(C, F)) that the backward of a model whose weights
     // are panels (Parameters::use_panels) multiplies by.
+    // (the modern options: the gated MLP's gate and up (2 T×F) and the rms rows (2 T) per
+    // layer, the heads' q, k before RoPE and their gradients (4 T×D), the layer's tensors
+    // beyond the bound above, a wider product matrix)
+    std::int64_t layer_params = 0;
+    for (const ParamInfo& p : parameter_layout(c))
+        if (p.name.compare(0, 9, "layers.0.") == 0) layer_params += mul(p.rows, p.cols);
+    const std::int64_t modern_trace = mul(mul(T, c.gated_mlp ? 2 * F : 0) + (c.rmsnorm ? 2 * T : 0), c.layers) +
+                                      (c.positional == Positional::rope ? mul(H, mul(mul(T, D), 4)) : 0);
     const std::int64_t trace = mul(mul(T, V), 3) + mul(mul(mul(T, C), 11) + mul(mul(T, F), 2), c.layers) +
-                               mul(H, mul(mul(T, T), 7) + mul(mul(T, D), 7)) + mul(mul(T, C), 5);
-    const std::int64_t layer = mul(mul(C, C), 4) + mul(mul(C, F), 2) + mul(C, 8) + F + mul(C, std::max(C, F));
+                               mul(H, mul(mul(T, T), 7) + mul(mul(T, D), 7)) + mul(mul(T, C), 5) + modern_trace;
+    const std::int64_t bound = mul(mul(C, C), 4) + mul(mul(C, F), 2) + mul(C, 8) + F;
+    const std::int64_t layer = bound + mul(C, std::max(C, F)) + std::max<std::int64_t>(0, layer_params - bound) +
+                               std::max<std::int64_t>(0, mul(C, query_width(c)) - mul(C, std::max(C, F)));
     return m.activations + m.attention + m.scratch + mul(trace + layer, 4);
 }
 
@@ -149,8 +179,8 @@ struct RunParts {
 
 /// What a forward-only run allocates (forward_pass with keep = false), buffer by buffer.
 RunParts run_parts(const ModelConfig& c, int batch, int length, const TraceKeep* keep) {
-    const std::int64_t B = batch, T = length, C = c.d_model, H = c.heads, D = C / H, F = c.mlp, V = c.vocab,
-                       L = c.layers;
+    const std::int64_t B = batch, T = length, C = c.d_model, H = c.heads, D = head_dim_of(c), F = c.mlp, V = c.vocab,
+                       L = c.layers, QC = query_width(c);
     const std::int64_t N = mul(B, T), NC = mul(N, C), TT = mul(T, T), TC = mul(T, C);
     RunParts r;
     // the one LayerState reused by every layer: input, normed, sum1, mid, m, sum2 (6 N×C), q, k, v,
@@ -159,13 +189,19 @@ RunParts run_parts(const ModelConfig& c, int batch, int length, const TraceKeep*
     // statistics (2 N); the embedding's sum before LN_e (N×C), statistics (2 N) and sinusoids (T×C);
     // one head's scores (T×T) and output (T×D)
     r.run = mul(NC, 15) + mul(mul(N, F), 2) + mul(mul(B, H), TT) + mul(N, 8) + TC + TT + mul(T, D);
+    // the modern options (modern_row_extra per row; RoPE's table, the copies of q and k a trace
+    // keeps before the rotation, ALiBi's biased row)
+    r.run += mul(N, modern_row_extra(c)) +
+             (c.positional == Positional::rope ? mul(T, D) + (keep ? mul(N, QC + std::int64_t{kv_heads_of(c)} * D) : 0) : 0) +
+             (c.positional == Positional::alibi ? T : 0);
     // and 1 MB for what is not counted one by one: ids, targets, lengths, the allocator's headers
     r.run += (1 << 20) / 4;
     // the products' workspace: row tiles of a left operand (at most N rows, of C, F or T columns) and
     // the packed right operand: a weight (C×C, C×F, F×C), K or V of a head (D×T, T×D), or a block of
     // 64 columns of the unembedding (C×64); kernels.hpp pads rows to 4 and columns to 8
-    const std::int64_t right = std::max({mul(C + 8, C + 8), mul(C + 8, F + 8), mul(T + 8, D + 8), mul(C + 8, 64)});
-    r.run += mul(N + 8, std::max({C, F, T}) + 8) + right;
+    const std::int64_t right = std::max({mul(C + 8, C + 8), mul(C + 8, F + 8), mul(T + 8, D + 8), mul(C + 8, 64),
+                                         mul(C + 8, QC + 8)});
+    r.run += mul(N + 8, std::max({C, F, T, QC}) + 8) + right;
     if (!keep) {
         // logits (N×V), the unembedding packed whole for the one product ((V + 8)×C), the
         // cross-entropy's exps (V), the MLM head's pre, act and transformed (3 N×C)
@@ -185,10 +221,12 @@ RunParts run_parts(const ModelConfig& c, int batch, int length, const TraceKeep*
     // per layer whose vectors are kept: input, normed, residual, mlp_normed, mlp_output, output, the
     // attention's concat and output (8 T×C), mlp_hidden (T×F)
     const std::int64_t vector_layers = keep->vectors < 0 ? L : 1, head_layers = keep->layer < 0 ? L : 1;
-    r.vectors += mul(vector_layers, mul(TC, 8) + mul(T, F));
+    r.vectors += mul(vector_layers, mul(TC, 8) + mul(T, F) + (c.gated_mlp ? mul(T, 2 * F) : 0) + (c.rmsnorm ? 2 * T : 0));
     // per layer whose heads are kept: each head's scores, scaled, weights (3 T×T), query, key,
     // value, output (4 T×D), row_max, row_sum (2 T); the attention's concat and output (2 T×C)
-    r.heads = mul(head_layers, mul(H, mul(TT, 3) + mul(T, 4 * D) + 2 * T) + mul(TC, 2));
+    // (rope: the query and key before the rotation, 2 T×D more; a concat of H·D)
+    r.heads = mul(head_layers, mul(H, mul(TT, 3) + mul(T, (c.positional == Positional::rope ? 6 : 4) * D) + 2 * T) +
+                                   mul(TC, 2) + mul(T, std::max<std::int64_t>(0, QC - C)));
     return r;
 }
 

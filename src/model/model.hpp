@@ -1,27 +1,36 @@
 #pragma once
 // A transformer: token embeddings (+ positions), L blocks of multi-head
-// self-attention (and an optional GELU MLP), a final LayerNorm and an
-// unembedding to logits over the vocabulary. Our own models train; GPT-2 and
-// BERT checkpoints (pretrained.hpp) are only run.
+// self-attention (and an optional MLP), a final norm and an unembedding to
+// logits over the vocabulary. Our own models train; GPT-2 and BERT checkpoints
+// (pretrained.hpp) are only run.
 //
-//   x = E[ids] + P[0:T] (+ TT[0])                E (V×C), P (T_max×C) learned / sinusoidal / none,
+//   x = E[ids] + P[0:T] (+ TT[0])                E (V×C), P (T_max×C) learned / sinusoidal / none
+//                                                (rope, alibi: no P; they act inside attention),
 //                                                TT (types×C) token type 0 (token_types > 0)
 //       x = LN_e(x)                              (embed_layernorm)
-//   pre-LN block (ours, GPT-2):
-//                 x = x + MHA(LN1(x))            W_Q, W_K, W_V, W_O (C×C) (+ b_Q … b_O with attn_bias);
-//                                                head h = columns h·D … (h+1)·D−1
-//                 if F > 0: x = x + MLP(LN2(x))  MLP(m) = act(m·W_in + b_in)·W_out + b_out
+//   pre-LN block (ours, GPT-2, Llama):
+//                 x = x + MHA(LN1(x))            W_Q (C×H·D), W_K, W_V (C×H_kv·D), W_O (H·D×C)
+//                                                (+ b_Q … b_O with attn_bias; b_Q, b_K, b_V with
+//                                                qkv_bias); query head h = columns h·D … (h+1)·D−1
+//                                                of Q, reading K/V head h / (H / H_kv)
+//                 if F > 0: x = x + MLP(LN2(x))  MLP(m) = act(m·W_in + b_in)·W_out + b_out, or gated:
+//                                                (act(m·W_gate + b_gate) ⊙ (m·W_in + b_in))·W_out + b_out
 //   post-LN block (BERT):
 //                 x = LN1(x + MHA(x));  if F > 0: x = LN2(x + MLP(x))
 //   h = LN_f(x) (pre-LN with layernorm; post-LN has no LN_f)
 //   h = LN_t(act(h·W_t + b_t))                   (output_transform, BERT's MLM head)
 //   logits = h·W_U (+ b_U)                       W_U (C×V), or Eᵀ when tied; b_U with output_bias
 //   loss   = mean cross-entropy over positions whose target is >= 0
-// LayerNorm: biased variance, eps ln_eps, gain and bias. act: GELU, the exact
-// erf form or the tanh form. Without layernorm there is no LN1, LN2 or LN_f at all.
+// LayerNorm: biased variance, eps ln_eps, gain and bias; with rmsnorm every block
+// norm and LN_f is RMSNorm instead, w ⊙ x / √(mean(x²) + eps), a gain and no bias.
+// act: GELU (the exact erf form or the tanh form) or SiLU. Without layernorm there is
+// no LN1, LN2 or LN_f at all. Inside attention: qk_norm (Qwen3) RMSNorms each head's q
+// and k over its D values (gains of D shared by the heads); then RoPE turns them by
+// their positions (positional.hpp); ALiBi adds −m_h·|i − j| to the scaled scores.
 //
-// Dimension letters: B sequences, T tokens, C d_model, H heads, D = C/H, F mlp
-// width, V vocabulary, L layers, N = B·T rows of the batch stacked.
+// Dimension letters: B sequences, T tokens, C d_model, H heads, H_kv key/value heads,
+// D head width (C/H unless head_dim says), F mlp width, V vocabulary, L layers,
+// N = B·T rows of the batch stacked.
 //
 // Parameters live in one flat float buffer (Parameters), each a named row-major
 // view; gradients and the optimizer's moments use the same layout.
@@ -45,11 +54,14 @@
 namespace attn {
 
 /// The MLP's (and the MLM head's) activation: GELU exactly, x·Φ(x) =
-/// 0.5·x·(1 + erf(x/√2)), or GPT-2's "gelu_new", 0.5·x·(1 + tanh(√(2/π)(x + 0.044715x³))).
-enum class Activation { gelu_erf, gelu_tanh };
+/// 0.5·x·(1 + erf(x/√2)), GPT-2's "gelu_new", 0.5·x·(1 + tanh(√(2/π)(x + 0.044715x³))),
+/// or SiLU, x·σ(x) (Llama's gate: SwiGLU is the gated MLP with SiLU).
+enum class Activation { gelu_erf, gelu_tanh, silu };
+/// Every activation in enum order (the model schema's choices).
+inline constexpr Activation kActivations[] = {Activation::gelu_erf, Activation::gelu_tanh, Activation::silu};
 /// Where the LayerNorms sit: before each sublayer (pre-LN) or after its residual sum (post-LN).
 enum class Norm { pre, post };
-/// "gelu_erf" | "gelu_tanh" and "pre" | "post"; the parsers throw attn::Error for anything else.
+/// "gelu_erf" | "gelu_tanh" | "silu" and "pre" | "post"; the parsers throw attn::Error for anything else.
 const char* activation_name(Activation a);
 Activation parse_activation(const std::string& name);
 const char* norm_name(Norm n);
@@ -76,8 +88,40 @@ struct ModelConfig {
     bool embed_layernorm = false;               ///< LN after word + position + type embeddings
     bool output_transform = false;              ///< BERT MLM: LN(act(x·W_t + b_t)) before the unembedding
     bool output_bias = false;                   ///< logits + unembed_bias
+    // ---- the modern decoders' options (Llama, Qwen); the defaults are today's models ----
+    double rope_base = 10000;                   ///< positional rope: θᵢ = rope_base^(−2i/D)
+    RopeScaling rope_scaling = RopeScaling::none;  ///< llama3: the low frequencies rescaled (positional.hpp)
+    double rope_factor = 8;                     ///< llama3 scaling's factor
+    double rope_low_freq_factor = 1;            ///< llama3 scaling's low_freq_factor
+    double rope_high_freq_factor = 4;           ///< llama3 scaling's high_freq_factor
+    int rope_original_context = 8192;           ///< llama3 scaling's original_max_position_embeddings
+    bool rmsnorm = false;                       ///< the block norms and LN_f are RMSNorm (gain only)
+    bool gated_mlp = false;                     ///< MLP = (act(m·W_gate + b_gate) ⊙ (m·W_in + b_in))·W_out + b_out
+    bool mlp_bias = true;                       ///< the MLP's biases b_gate, b_in, b_out
+    int kv_heads = 0;                           ///< H_kv key/value heads (grouped-query attention), 0 = heads
+    int head_dim = 0;                           ///< D, 0 = d_model / heads
+    bool qkv_bias = false;                      ///< biases on Q, K and V, none on O (Qwen2); attn_bias has all four
+    bool qk_norm = false;                       ///< RMSNorm of each head's q and k before RoPE (Qwen3)
     std::string family;                         ///< a checkpoint family's name (families/family.hpp); "" ours
 };
+
+/// D: the head width (head_dim, or d_model / heads).
+inline int head_dim_of(const ModelConfig& c) { return c.head_dim > 0 ? c.head_dim : c.d_model / c.heads; }
+/// H_kv: the key/value heads (kv_heads, or heads).
+inline int kv_heads_of(const ModelConfig& c) { return c.kv_heads > 0 ? c.kv_heads : c.heads; }
+/// Whether Q, K and V have biases (attn_bias or qkv_bias), and O (attn_bias only).
+inline bool qkv_biased(const ModelConfig& c) { return c.attn_bias || c.qkv_bias; }
+/// RoPE's settings of a config (its rope_* members).
+inline RopeSettings rope_settings(const ModelConfig& c) {
+    RopeSettings r;
+    r.base = c.rope_base;
+    r.scaling = c.rope_scaling;
+    r.factor = c.rope_factor;
+    r.low_freq_factor = c.rope_low_freq_factor;
+    r.high_freq_factor = c.rope_high_freq_factor;
+    r.original_context = c.rope_original_context;
+    return r;
+}
 
 /// The checkpoint families' names, "" (our own models) first: the choices of the model
 /// schema's family row and of check_model_config. The family registry defines this and
@@ -109,10 +153,12 @@ struct ParamInfo {
 
 /// The parameter layout of a config, in a fixed order: embed, pos (learned
 /// only), token_type (token_types > 0), embed_ln.gain/bias (embed_layernorm),
-/// per layer ln1.gain/bias (layernorm), w_query, b_query, w_key, b_key,
-/// w_value, b_value, w_output, b_output (the b_* with attn_bias),
-/// ln2.gain/bias (layernorm and mlp), mlp.w_in, mlp.b_in, mlp.w_out,
-/// mlp.b_out (mlp), final_ln.gain/bias (layernorm, pre-LN),
+/// per layer ln1.gain/bias (layernorm; no bias with rmsnorm), w_query, b_query,
+/// w_key, b_key, w_value, b_value, w_output, b_output (the b_* with attn_bias;
+/// b_query, b_key, b_value with qkv_bias), q_norm.gain, k_norm.gain (qk_norm),
+/// ln2.gain/bias (layernorm and mlp), mlp.w_gate, mlp.b_gate (gated_mlp),
+/// mlp.w_in, mlp.b_in, mlp.w_out, mlp.b_out (mlp; the b_* with mlp_bias),
+/// final_ln.gain/bias (layernorm, pre-LN),
 /// head.w_transform, head.b_transform, head.ln.gain/bias (output_transform),
 /// unembed (not tied), unembed_bias (output_bias). The names are the
 /// checkpoints'; the layer kinds read them through ParamSlots (layers.hpp).
@@ -136,7 +182,7 @@ public:
     const ParamInfo& info(const std::string& name) const;
     bool has(const std::string& name) const;
     void set_zero();
-    /// Stores the blocks' product matrices (W_Q, W_K, W_V, W_O, the MLP's W_in and
+    /// Stores the blocks' product matrices (W_Q, W_K, W_V, W_O, the MLP's W_gate, W_in and
     /// W_out) as the kernels' panels of 8 columns, in place (those whose width is a
     /// multiple of 8; the others stay row-major), so that a forward multiplies by them
     /// without packing them first. For a model that is only run (a loaded checkpoint):
@@ -163,7 +209,7 @@ inline std::size_t panel_index(int rows, int r, int c) {
 /// Seeded initialisation (counter-based, the same natively and in wasm), each
 /// tensor from its own stream (a hash of its name):
 ///   embed, pos, token_type: uniform with unit variance (±√3), as PyTorch's nn.Embedding's N(0, 1) in variance;
-///   w_query, w_key, w_value, w_output, mlp.w_in, mlp.w_out, head.w_transform, unembed:
+///   w_query, w_key, w_value, w_output, mlp.w_gate, mlp.w_in, mlp.w_out, head.w_transform, unembed:
 ///     uniform ±1/√(fan_in), fan_in = rows (PyTorch's nn.Linear default);
 ///   biases 0, LayerNorm gains 1.
 void init_parameters(const ModelConfig& config, std::uint32_t seed, Parameters& params);
@@ -256,9 +302,13 @@ struct LayerTrace {
     MultiHeadTrace attention;  ///< heads (Q, K, V, scores, scaled, weights, output), concat, output = concat·W_O (+ b_O)
     Matrix residual;         ///< input + attention output (T×C)
     Matrix mlp_normed;       ///< the MLP's input (empty without an MLP, except post-LN: LN1(residual))
-    Matrix mlp_hidden;       ///< act(m·W_in + b_in) (T×F, empty without an MLP)
+    Matrix mlp_hidden;       ///< act(m·W_in + b_in), gated: act(gate) ⊙ up (T×F, empty without an MLP)
     Matrix mlp_output;       ///< hidden·W_out + b_out (T×C, empty without an MLP)
     Matrix output;           ///< residual stream out (T×C)
+    Matrix mlp_gate;         ///< gated MLP: gate = m·W_gate + b_gate, before act (T×F; empty otherwise)
+    Matrix mlp_up;           ///< gated MLP: up = m·W_in + b_in (T×F; empty otherwise)
+    Vector normed_rms;       ///< rmsnorm: √(mean(x²) + eps) of each row the norm made `normed` from (T; empty otherwise)
+    Vector mlp_normed_rms;   ///< rmsnorm: the same of `mlp_normed` (T; empty otherwise)
 };
 
 struct ModelTrace {
@@ -271,6 +321,9 @@ struct ModelTrace {
     MaskMatrix mask;             ///< T×T, the model's mask (true = may attend)
     std::vector<LayerTrace> layers;  ///< L entries; with Recorder::layer = k only layer k has its heads
     Matrix final_normed;         ///< LN_f output (T×C; the last layer's output without LN_f)
+    Vector final_rms;            ///< rmsnorm: √(mean(x²) + eps) of each row LN_f divided (T; empty otherwise)
+    Vector rope_frequencies;     ///< rope: θᵢ after any scaling (D/2; position m's angle is m·θᵢ); empty otherwise
+    Vector alibi_slopes;         ///< alibi: each head's slope m_h (H; the bias is −m_h·|i − j|); empty otherwise
     Matrix transformed;          ///< LN_t(act(final_normed·W_t + b_t)) (T×C; empty without output_transform)
     Matrix logits;               ///< T×V (empty when the recorder's `logits` is false)
     Matrix probabilities;        ///< softmax of each logits row (T×V; empty when the recorder's `logits` is false)
@@ -285,7 +338,9 @@ struct HeadGradTrace {
     Matrix d_weights;  ///< dP = dO·Vᵀ (T×T)
     Matrix d_scaled;   ///< dS′: ∂loss/∂(scaled masked scores), before the softmax (T×T; 0 on hidden keys, and under uniform attention)
     Matrix d_scores;   ///< dS = dS′·scale: ∂loss/∂(Q·Kᵀ) (T×T)
-    Matrix d_query, d_key, d_value;  ///< dQ = dS·K, dK = dSᵀ·Q, dV = Pᵀ·dO (T×D)
+    Matrix d_query, d_key, d_value;  ///< dQ = dS·K, dK = dSᵀ·Q, dV = Pᵀ·dO (T×D): of the head's own q, and
+                                     ///< of its K/V head's k and v from this head (grouped-query: summed over the group)
+    Matrix d_query_before_rope, d_key_before_rope;  ///< rope: R(−m)·dQ, R(−m)·dK, the rotation's backward (T×D)
 };
 
 struct LayerGradTrace {

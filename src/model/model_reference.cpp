@@ -36,7 +36,7 @@ double reference_loss_and_grads(const ModelConfig& cfg, const std::vector<double
                                 std::vector<double>* grads, std::vector<std::vector<ReferenceHeadGrads>>* head_grads,
                                 std::vector<double>* logits_out) {
     validate_inference_config(cfg);
-    const int T = batch.length, C = cfg.d_model, H = cfg.heads, D = C / H, F = cfg.mlp, V = cfg.vocab;
+    const int T = batch.length, H = cfg.heads, D = head_dim_of(cfg), F = cfg.mlp, V = cfg.vocab;
     std::size_t total = 0;
     for (const ParamInfo& p : parameter_layout(cfg)) total += p.size();
     if (params.size() != total)
@@ -52,6 +52,15 @@ double reference_loss_and_grads(const ModelConfig& cfg, const std::vector<double
     const bool post = cfg.norm == Norm::post;
     const bool pre_ln = cfg.layernorm && !post;
     auto L = [](int l, const char* leaf) { return "layers." + std::to_string(l) + "." + leaf; };
+    // the block norms and LN_f: LayerNorm, or RMSNorm (gain only) with rmsnorm
+    auto norm = [&](const Mat& x, const std::string& name) {
+        return cfg.rmsnorm ? reference::rmsnorm_forward(x, p[name + ".gain"], eps)
+                           : reference::layernorm_forward(x, p[name + ".gain"], p[name + ".bias"], eps);
+    };
+    auto norm_back = [&](const Mat& x, const reference::LayerNormActs& acts, const Mat& dy, const std::string& name) {
+        return cfg.rmsnorm ? reference::rmsnorm_backward(x, acts, dy, p[name + ".gain"])
+                           : reference::layernorm_backward(x, acts, dy, p[name + ".gain"], p[name + ".bias"]);
+    };
 
     int count = 0;
     for (std::int32_t t : batch.targets) count += t >= 0;
@@ -60,9 +69,15 @@ double reference_loss_and_grads(const ModelConfig& cfg, const std::vector<double
     for (int b = 0; b < batch.batch; ++b) {
         reference::AttentionRun run;
         run.heads = H;
+        run.kv_heads = kv_heads_of(cfg);
+        run.head_dim = D;
         run.length = batch.real_length(b);
         run.causal = cfg.causal;
         run.scale = cfg.scale ? 1.0 / std::sqrt(static_cast<double>(D)) : 1.0;
+        run.positional = cfg.positional;
+        run.rope = rope_settings(cfg);
+        run.qk_norm = cfg.qk_norm;
+        run.eps = eps;
         const std::vector<std::int32_t> ids(batch.ids.begin() + static_cast<std::ptrdiff_t>(b) * T,
                                             batch.ids.begin() + static_cast<std::ptrdiff_t>(b + 1) * T);
         const std::vector<std::int32_t> targets(batch.targets.begin() + static_cast<std::ptrdiff_t>(b) * T,
@@ -75,7 +90,7 @@ double reference_loss_and_grads(const ModelConfig& cfg, const std::vector<double
             BlockActs& A = acts[static_cast<std::size_t>(l)];
             A.in = x;
             if (pre_ln) {
-                A.n1 = reference::layernorm_forward(x, p[L(l, "ln1.gain")], p[L(l, "ln1.bias")], eps);
+                A.n1 = norm(x, L(l, "ln1"));
                 A.a = A.n1.y;
             } else {
                 A.a = x;
@@ -83,7 +98,7 @@ double reference_loss_and_grads(const ModelConfig& cfg, const std::vector<double
             A.attention = reference::attention_forward(p.attention(l), A.a, run);
             if (post) {
                 A.s1 = plus(x, A.attention.out);
-                A.n1 = reference::layernorm_forward(A.s1, p[L(l, "ln1.gain")], p[L(l, "ln1.bias")], eps);
+                A.n1 = norm(A.s1, L(l, "ln1"));
                 A.mid = A.n1.y;
             } else {
                 A.mid = plus(x, A.attention.out);
@@ -91,7 +106,7 @@ double reference_loss_and_grads(const ModelConfig& cfg, const std::vector<double
             x = A.mid;
             if (F > 0) {
                 if (pre_ln) {
-                    A.n2 = reference::layernorm_forward(x, p[L(l, "ln2.gain")], p[L(l, "ln2.bias")], eps);
+                    A.n2 = norm(x, L(l, "ln2"));
                     A.m = A.n2.y;
                 } else {
                     A.m = x;
@@ -99,7 +114,7 @@ double reference_loss_and_grads(const ModelConfig& cfg, const std::vector<double
                 A.mlp = reference::mlp_forward(cfg.activation, p.mlp(l), A.m);
                 if (post) {
                     A.s2 = plus(A.mid, A.mlp.out);
-                    A.n2 = reference::layernorm_forward(A.s2, p[L(l, "ln2.gain")], p[L(l, "ln2.bias")], eps);
+                    A.n2 = norm(A.s2, L(l, "ln2"));
                     x = A.n2.y;
                 } else {
                     x = plus(A.mid, A.mlp.out);
@@ -109,7 +124,7 @@ double reference_loss_and_grads(const ModelConfig& cfg, const std::vector<double
         reference::LayerNormActs nf;
         Mat xf = x;
         if (pre_ln) {
-            nf = reference::layernorm_forward(x, p["final_ln.gain"], p["final_ln.bias"], eps);
+            nf = norm(x, "final_ln");
             xf = nf.y;
         }
         const reference::HeadActs head = reference::head_forward(cfg, ph, xf);
@@ -120,23 +135,23 @@ double reference_loss_and_grads(const ModelConfig& cfg, const std::vector<double
 
         // ---- backward ----
         Mat dx = reference::head_backward(cfg, ph, xf, head, dlogits);
-        if (pre_ln) dx = reference::layernorm_backward(x, nf, dx, p["final_ln.gain"], p["final_ln.bias"]);
+        if (pre_ln) dx = norm_back(x, nf, dx, "final_ln");
         for (int l = cfg.layers - 1; l >= 0; --l) {
             BlockActs& A = acts[static_cast<std::size_t>(l)];
             // dx: ∂loss/∂(the layer's output); dmid: ∂loss/∂mid
             Mat dmid = dx;
             if (F > 0) {
                 Mat dsum = dx;  // ∂loss/∂(mid + MLP(m))
-                if (post) dsum = reference::layernorm_backward(A.s2, A.n2, dx, p[L(l, "ln2.gain")], p[L(l, "ln2.bias")]);
+                if (post) dsum = norm_back(A.s2, A.n2, dx, L(l, "ln2"));
                 Mat dm = reference::mlp_backward(cfg.activation, p.mlp(l), A.m, A.mlp, dsum);
-                if (pre_ln) dm = reference::layernorm_backward(A.mid, A.n2, dm, p[L(l, "ln2.gain")], p[L(l, "ln2.bias")]);
+                if (pre_ln) dm = norm_back(A.mid, A.n2, dm, L(l, "ln2"));
                 dmid = plus(dsum, dm);
             }
             // pre-LN: mid = in + y; post-LN: mid = LN1(in + y); y = the attention's output
-            const Mat dy = post ? reference::layernorm_backward(A.s1, A.n1, dmid, p[L(l, "ln1.gain")], p[L(l, "ln1.bias")]) : dmid;
+            const Mat dy = post ? norm_back(A.s1, A.n1, dmid, L(l, "ln1")) : dmid;
             std::vector<ReferenceHeadGrads>* rh = head_grads && b == 0 ? &(*head_grads)[static_cast<std::size_t>(l)] : nullptr;
             Mat da = reference::attention_backward(p.attention(l), A.a, run, A.attention, dy, rh);
-            if (pre_ln) da = reference::layernorm_backward(A.in, A.n1, da, p[L(l, "ln1.gain")], p[L(l, "ln1.bias")]);
+            if (pre_ln) da = norm_back(A.in, A.n1, da, L(l, "ln1"));
             dx = plus(post ? dy : dmid, da);
         }
         reference::embedding_backward(cfg, pe, ids, embedded, dx);

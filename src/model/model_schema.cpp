@@ -1,6 +1,7 @@
 #include "model/model_schema.hpp"
 
 #include "base/json_value.hpp"
+#include "attention/positional.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -20,6 +21,16 @@ ModelSetting whole_row(SettingRange range, int ModelLimits::*limit = nullptr, bo
     s.get = [](const ModelConfig& c) { return static_cast<double>(c.*M); };
     s.set = [](ModelConfig& c, double v) { c.*M = static_cast<int>(v); };
     s.zero_is_task = zero_is_task;
+    return s;
+}
+
+template <double ModelConfig::*M>
+ModelSetting real_row(SettingRange range) {
+    ModelSetting s;
+    s.range = range;
+    s.type = SettingType::real;
+    s.get = [](const ModelConfig& c) { return c.*M; };
+    s.set = [](ModelConfig& c, double v) { c.*M = v; };
     return s;
 }
 
@@ -74,11 +85,11 @@ std::vector<ModelSetting> make_rows() {
     architecture(boolean_row<&ModelConfig::attn_bias>({"attn_bias", "biases on Q, K, V and O", 0, 1, true, "attnBias", ""}));
     {
         ModelSetting s;
-        s.range = {"activation", "the MLP's GELU", 0, 1, true, "activation", ""};
+        s.range = {"activation", "the MLP's activation (GELU or SiLU)", 0, 2, true, "activation", ""};
         s.type = SettingType::choice;
-        s.values = {activation_name(Activation::gelu_erf), activation_name(Activation::gelu_tanh)};
+        for (const Activation a : kActivations) s.values.push_back(activation_name(a));
         s.get = [](const ModelConfig& c) { return static_cast<double>(c.activation); };
-        s.set = [](ModelConfig& c, double v) { c.activation = v != 0 ? Activation::gelu_tanh : Activation::gelu_erf; };
+        s.set = [](ModelConfig& c, double v) { c.activation = kActivations[static_cast<int>(v)]; };
         architecture(std::move(s));
     }
     {
@@ -104,6 +115,45 @@ std::vector<ModelSetting> make_rows() {
     architecture(boolean_row<&ModelConfig::output_transform>(
         {"output_transform", "the masked-LM transform before the unembedding", 0, 1, true, "outputTransform", ""}));
     architecture(boolean_row<&ModelConfig::output_bias>({"output_bias", "a bias on the logits", 0, 1, true, "outputBias", ""}));
+
+    // the modern decoders' options (Llama, Qwen): written only when not default, like the
+    // architecture options; RoPE's base is also a training setting (attn train --rope-base)
+    {
+        ModelSetting s = real_row<&ModelConfig::rope_base>(
+            {"rope_base", "RoPE's theta base (positional rope)", 1, 1e9, false, "ropeBase", "--rope-base"});
+        s.architecture = true;
+        rows.push_back(std::move(s));
+    }
+    {
+        ModelSetting s;
+        s.range = {"rope_scaling", "RoPE's frequency scaling (none or llama3)", 0, 1, true, "ropeScaling", ""};
+        s.type = SettingType::choice;
+        s.values = {rope_scaling_name(RopeScaling::none), rope_scaling_name(RopeScaling::llama3)};
+        s.get = [](const ModelConfig& c) { return static_cast<double>(c.rope_scaling); };
+        s.set = [](ModelConfig& c, double v) { c.rope_scaling = v != 0 ? RopeScaling::llama3 : RopeScaling::none; };
+        architecture(std::move(s));
+    }
+    architecture(real_row<&ModelConfig::rope_factor>({"rope_factor", "llama3 RoPE scaling: factor", 1, 1e6, false, "ropeFactor", ""}));
+    architecture(real_row<&ModelConfig::rope_low_freq_factor>(
+        {"rope_low_freq_factor", "llama3 RoPE scaling: low_freq_factor", 1e-6, 1e6, false, "ropeLowFreqFactor", ""}));
+    architecture(real_row<&ModelConfig::rope_high_freq_factor>(
+        {"rope_high_freq_factor", "llama3 RoPE scaling: high_freq_factor", 1e-6, 1e6, false, "ropeHighFreqFactor", ""}));
+    architecture(whole_row<&ModelConfig::rope_original_context>(
+        {"rope_original_context", "llama3 RoPE scaling: original_max_position_embeddings", 1, 1 << 24, true,
+         "ropeOriginalContext", ""}));
+    architecture(boolean_row<&ModelConfig::rmsnorm>(
+        {"rmsnorm", "RMSNorm (gain only) instead of LayerNorm in the blocks and at the end", 0, 1, true, "rmsnorm", ""}));
+    architecture(boolean_row<&ModelConfig::gated_mlp>(
+        {"gated_mlp", "the gated MLP: (act(m W_gate) * m W_in) W_out (SwiGLU with silu)", 0, 1, true, "gatedMlp", ""}));
+    architecture(boolean_row<&ModelConfig::mlp_bias>({"mlp_bias", "biases in the MLP", 0, 1, true, "mlpBias", ""}));
+    architecture(whole_row<&ModelConfig::kv_heads>(
+        {"kv_heads", "the key/value heads (grouped-query attention), dividing heads, 0 = heads", 0, 0, true, "kvHeads", ""},
+        &ModelLimits::d_model));
+    architecture(whole_row<&ModelConfig::head_dim>(
+        {"head_dim", "the head width D, 0 = d_model / heads", 0, 0, true, "headDim", ""}, &ModelLimits::d_model));
+    architecture(boolean_row<&ModelConfig::qkv_bias>({"qkv_bias", "biases on Q, K and V only", 0, 1, true, "qkvBias", ""}));
+    architecture(boolean_row<&ModelConfig::qk_norm>(
+        {"qk_norm", "RMSNorm of each head's query and key before RoPE", 0, 1, true, "qkNorm", ""}));
     {
         ModelSetting s;
         s.range = {"family", "the checkpoint's family", 0, 0, true, "family", ""};
@@ -188,12 +238,29 @@ void check_model_config(const ModelConfig& c, const ModelLimits& limits, const s
         throw Error(code, where + "family must be " + names + ", got \"" + c.family.substr(0, 32) + "\"");
     }
     for (const ModelSetting& s : model_settings()) check_setting(range_within(s, limits), s.get(c), where, code);
-    if (c.heads > c.d_model)
-        throw Error(code, where + "heads " + std::to_string(c.heads) + " is more than d_model " + std::to_string(c.d_model));
-    if (c.d_model % c.heads != 0)
-        throw Error(code, where + "d_model " + std::to_string(c.d_model) + " is not divisible by " + std::to_string(c.heads) + " heads");
-    if (c.norm == Norm::post && !c.layernorm) throw Error(code, where + "norm \"post\" needs layernorm");
-    if (c.embed_layernorm && !c.layernorm) throw Error(code, where + "embed_layernorm needs layernorm");
+    const auto say = [&](const std::string& what) { throw Error(code, where + what); };
+    const auto n = [](long long v) { return std::to_string(v); };
+    if (c.heads > c.d_model) say("heads " + n(c.heads) + " is more than d_model " + n(c.d_model));
+    if (c.head_dim == 0 && c.d_model % c.heads != 0)
+        say("d_model " + n(c.d_model) + " is not divisible by " + n(c.heads) + " heads");
+    if (static_cast<long long>(c.heads) * head_dim_of(c) > range_within(model_setting("d_model"), limits).hi)
+        say("heads × head_dim " + n(c.heads) + " × " + n(head_dim_of(c)) + " is more than " +
+            n(static_cast<long long>(range_within(model_setting("d_model"), limits).hi)));
+    if (c.kv_heads > c.heads) say("kv_heads " + n(c.kv_heads) + " is more than heads " + n(c.heads));
+    if (c.heads % kv_heads_of(c) != 0) say("heads " + n(c.heads) + " is not divisible by " + n(c.kv_heads) + " kv_heads");
+    if (c.norm == Norm::post && !c.layernorm) say("norm \"post\" needs layernorm");
+    if (c.embed_layernorm && !c.layernorm) say("embed_layernorm needs layernorm");
+    if (c.rmsnorm && !c.layernorm) say("rmsnorm needs layernorm (the norms it replaces)");
+    if (c.rmsnorm && (c.embed_layernorm || c.output_transform))
+        say("rmsnorm covers the blocks' norms and the final one, not embed_layernorm or output_transform's LayerNorm");
+    if (c.attn_bias && c.qkv_bias) say("attn_bias already has the biases of qkv_bias (Q, K, V): set one of them");
+    if (c.gated_mlp && c.mlp == 0) say("gated_mlp needs an MLP (mlp > 0)");
+    if (c.positional == Positional::rope && head_dim_of(c) % 2 != 0)
+        say("positional rope needs an even head width (it turns pairs of values), got D = " + n(head_dim_of(c)));
+    if (c.rope_scaling != RopeScaling::none && c.positional != Positional::rope)
+        say(std::string("rope_scaling \"") + rope_scaling_name(c.rope_scaling) + "\" needs positional rope");
+    if (c.rope_scaling == RopeScaling::llama3 && !(c.rope_low_freq_factor < c.rope_high_freq_factor))
+        say("rope_low_freq_factor must be below rope_high_freq_factor");
 }
 
 void validate_model_config(const ModelConfig& c) { check_model_config(c, kTrainingLimits); }

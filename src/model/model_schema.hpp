@@ -49,9 +49,10 @@ struct ModelSetting {
     /// The bound of the limit sets (model.hpp's ModelLimits) that is this row's
     /// largest value; range.hi is the training set's. nullptr: range.hi always.
     int ModelLimits::*limit = nullptr;
-    /// An architecture option of pretrained models (model.hpp): written to the
-    /// config JSON only when it differs from our models' default, so that the
-    /// checkpoints we write stay as they were and old ones read as before.
+    /// An architecture option of pretrained models (model.hpp), or a modern decoder's
+    /// option: written to the config JSON only when it differs from our models' default,
+    /// so that the checkpoints we write stay as they were and old ones read as before.
+    /// (Most are not settable; rope_base is both.)
     bool architecture = false;
     const char* name() const { return range.name; }
 };
@@ -59,7 +60,9 @@ struct ModelSetting {
 /// Every row, in ModelConfig's order (vocab, context, layers, d_model, heads,
 /// mlp, layernorm, positional, causal, scale, tied, then the architecture
 /// options attn_bias, activation, ln_eps, norm, token_types, embed_layernorm,
-/// output_transform, output_bias, family).
+/// output_transform, output_bias, the modern decoders' rope_base, rope_scaling,
+/// rope_factor, rope_low_freq_factor, rope_high_freq_factor, rope_original_context,
+/// rmsnorm, gated_mlp, mlp_bias, kv_heads, head_dim, qkv_bias, qk_norm, then family).
 const std::vector<ModelSetting>& model_settings();
 /// The row of a member name; throws attn::Error for an unknown one.
 const ModelSetting& model_setting(const std::string& name);
@@ -78,8 +81,11 @@ double model_setting_choice(const ModelSetting& s, const std::string& name, cons
 
 /// The one check of a model config: every row's range within `limits`
 /// (check_setting) and the rules between rows (heads at most d_model and
-/// dividing it; post-LN and the embedding LayerNorm need layernorm; a known
-/// family). Throws attn::Error naming the field and its range.
+/// dividing it unless head_dim is given; kv_heads at most heads and dividing
+/// them; post-LN, the embedding LayerNorm and rmsnorm need layernorm; rmsnorm
+/// not with the embedding's or the MLM head's LayerNorm; attn_bias and qkv_bias
+/// not both; gated_mlp needs an MLP; rope an even head width; rope_scaling needs
+/// rope; a known family). Throws attn::Error naming the field and its range.
 /// validate_model_config / validate_inference_config (model.hpp) are this
 /// with kTrainingLimits / kInferenceLimits.
 void check_model_config(const ModelConfig& config, const ModelLimits& limits = kTrainingLimits,

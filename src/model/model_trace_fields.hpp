@@ -31,6 +31,10 @@ template <typename W>
 void kept(W& w, const char* name, const Matrix& m, Where where) {
     if (m.size() > 0) w.field(name, m, where);
 }
+template <typename W>
+void kept(W& w, const char* name, const Vector& v, Where where) {
+    if (v.size() > 0) w.field(name, v, where);
+}
 
 /// `name`: the parameter `tensor` (a row-major copy: 1×n for a bias or gain), when there is one.
 template <typename W>
@@ -59,11 +63,17 @@ void model_layer(W& w, const LayerTrace& lt, int l, const Parameters* params) {
     parameter(w, "b_output", params, p + "b_output");
     parameter(w, "ln1_gain", params, p + "ln1.gain");
     parameter(w, "ln1_bias", params, p + "ln1.bias");
+    parameter(w, "q_norm_gain", params, p + "q_norm.gain");
+    parameter(w, "k_norm_gain", params, p + "k_norm.gain");
+    kept(w, "normed_rms", lt.normed_rms, all);  // rmsnorm: each row's rms
     w.list("heads", lt.attention.heads, [&](const HeadTrace& h) { head(w, h); });
     kept(w, "concat", lt.attention.concat, all);
     kept(w, "attention_output", lt.attention.output, all);  // concat·W_O (+ b_O)
     kept(w, "residual", lt.residual, all);
     kept(w, "mlp_normed", lt.mlp_normed, all);
+    kept(w, "mlp_normed_rms", lt.mlp_normed_rms, all);
+    kept(w, "mlp_gate", lt.mlp_gate, all);  // the gated MLP: gate (before its activation) and up
+    kept(w, "mlp_up", lt.mlp_up, all);
     kept(w, "mlp_hidden", lt.mlp_hidden, all);
     kept(w, "mlp_output", lt.mlp_output, all);
     kept(w, "output", lt.output, all);  // the residual stream out
@@ -83,6 +93,10 @@ void model_trace(W& w, const ModelTrace& tr, const Parameters* params) {
     int l = 0;
     w.list("layers", tr.layers, [&](const LayerTrace& lt) { model_layer(w, lt, l++, params); });
     kept(w, "final_normed", tr.final_normed, all);
+    kept(w, "final_rms", tr.final_rms, all);
+    // rope: θᵢ (position m's angle is m·θᵢ; the same in every layer); alibi: the heads' slopes
+    kept(w, "rope_frequencies", tr.rope_frequencies, all);
+    kept(w, "alibi_slopes", tr.alibi_slopes, all);
     kept(w, "transformed", tr.transformed, all);
     kept(w, "logits", tr.logits, all);
     kept(w, "probabilities", tr.probabilities, all);

@@ -27,12 +27,19 @@ std::uint64_t name_stream(const std::string& name) { return fnv1a64(name, kNameS
 std::string layer_name(int l, const char* leaf) { return "layers." + std::to_string(l) + "." + leaf; }
 }  // namespace
 
-const char* activation_name(Activation a) { return a == Activation::gelu_tanh ? "gelu_tanh" : "gelu_erf"; }
+const char* activation_name(Activation a) {
+    switch (a) {
+        case Activation::gelu_erf: return "gelu_erf";
+        case Activation::gelu_tanh: return "gelu_tanh";
+        case Activation::silu: return "silu";
+    }
+    return "gelu_erf";
+}
 
 Activation parse_activation(const std::string& name) {
-    if (name == "gelu_erf") return Activation::gelu_erf;
-    if (name == "gelu_tanh") return Activation::gelu_tanh;
-    throw Error("activation must be \"gelu_erf\" or \"gelu_tanh\", got \"" + name.substr(0, 32) + "\"");
+    for (const Activation a : {Activation::gelu_erf, Activation::gelu_tanh, Activation::silu})
+        if (name == activation_name(a)) return a;
+    throw Error("activation must be \"gelu_erf\", \"gelu_tanh\" or \"silu\", got \"" + name.substr(0, 32) + "\"");
 }
 
 const char* norm_name(Norm n) { return n == Norm::post ? "post" : "pre"; }
@@ -51,7 +58,8 @@ namespace {
 /// structure the forward reads cannot drift apart.
 template <class Add>
 void parameter_table(const ModelConfig& c, ParamSlots& s, Add add) {
-    const int C = c.d_model, F = c.mlp;
+    const int C = c.d_model, F = c.mlp, D = head_dim_of(c), QC = c.heads * D, KC = kv_heads_of(c) * D;
+    const bool norm_bias = !c.rmsnorm, qkv_b = qkv_biased(c), mlp_b = c.mlp_bias;
     // add(name, rows, cols, vector, decay, slot)
     add("embed", c.vocab, C, false, true, s.embed);
     if (c.positional == Positional::learned) add("pos", c.context, C, false, true, s.pos);
@@ -65,30 +73,39 @@ void parameter_table(const ModelConfig& c, ParamSlots& s, Add add) {
         LayerParams<Slot>& ls = s.layers[static_cast<std::size_t>(l)];
         if (c.layernorm) {
             add(layer_name(l, "ln1.gain"), 1, C, true, false, ls.ln1_gain);
-            add(layer_name(l, "ln1.bias"), 1, C, true, false, ls.ln1_bias);
+            if (norm_bias) add(layer_name(l, "ln1.bias"), 1, C, true, false, ls.ln1_bias);
         }
-        add(layer_name(l, "w_query"), C, C, false, true, ls.w_query);
-        if (c.attn_bias) add(layer_name(l, "b_query"), 1, C, true, false, ls.b_query);
-        add(layer_name(l, "w_key"), C, C, false, true, ls.w_key);
-        if (c.attn_bias) add(layer_name(l, "b_key"), 1, C, true, false, ls.b_key);
-        add(layer_name(l, "w_value"), C, C, false, true, ls.w_value);
-        if (c.attn_bias) add(layer_name(l, "b_value"), 1, C, true, false, ls.b_value);
-        add(layer_name(l, "w_output"), C, C, false, true, ls.w_output);
+        // Q (C×H·D) and K, V (C×H_kv·D); O (H·D×C) back to the stream
+        add(layer_name(l, "w_query"), C, QC, false, true, ls.w_query);
+        if (qkv_b) add(layer_name(l, "b_query"), 1, QC, true, false, ls.b_query);
+        add(layer_name(l, "w_key"), C, KC, false, true, ls.w_key);
+        if (qkv_b) add(layer_name(l, "b_key"), 1, KC, true, false, ls.b_key);
+        add(layer_name(l, "w_value"), C, KC, false, true, ls.w_value);
+        if (qkv_b) add(layer_name(l, "b_value"), 1, KC, true, false, ls.b_value);
+        add(layer_name(l, "w_output"), QC, C, false, true, ls.w_output);
         if (c.attn_bias) add(layer_name(l, "b_output"), 1, C, true, false, ls.b_output);
+        if (c.qk_norm) {  // one gain of D for every head's q, one for every head's k
+            add(layer_name(l, "q_norm.gain"), 1, D, true, false, ls.q_norm_gain);
+            add(layer_name(l, "k_norm.gain"), 1, D, true, false, ls.k_norm_gain);
+        }
         if (F > 0) {
             if (c.layernorm) {
                 add(layer_name(l, "ln2.gain"), 1, C, true, false, ls.ln2_gain);
-                add(layer_name(l, "ln2.bias"), 1, C, true, false, ls.ln2_bias);
+                if (norm_bias) add(layer_name(l, "ln2.bias"), 1, C, true, false, ls.ln2_bias);
+            }
+            if (c.gated_mlp) {
+                add(layer_name(l, "mlp.w_gate"), C, F, false, true, ls.w_gate);
+                if (mlp_b) add(layer_name(l, "mlp.b_gate"), 1, F, true, false, ls.b_gate);
             }
             add(layer_name(l, "mlp.w_in"), C, F, false, true, ls.w_in);
-            add(layer_name(l, "mlp.b_in"), 1, F, true, false, ls.b_in);
+            if (mlp_b) add(layer_name(l, "mlp.b_in"), 1, F, true, false, ls.b_in);
             add(layer_name(l, "mlp.w_out"), F, C, false, true, ls.w_out);
-            add(layer_name(l, "mlp.b_out"), 1, C, true, false, ls.b_out);
+            if (mlp_b) add(layer_name(l, "mlp.b_out"), 1, C, true, false, ls.b_out);
         }
     }
     if (c.layernorm && c.norm == Norm::pre) {
         add("final_ln.gain", 1, C, true, false, s.final_ln_gain);
-        add("final_ln.bias", 1, C, true, false, s.final_ln_bias);
+        if (norm_bias) add("final_ln.bias", 1, C, true, false, s.final_ln_bias);
     }
     if (c.output_transform) {
         add("head.w_transform", C, C, false, true, s.head_w);
@@ -169,8 +186,8 @@ bool product_matrix(const std::string& name) {
     const std::size_t dot = name.find('.', 7);
     if (dot == std::string::npos) return false;
     const std::string leaf = name.substr(dot + 1);
-    return leaf == "w_query" || leaf == "w_key" || leaf == "w_value" || leaf == "w_output" || leaf == "mlp.w_in" ||
-           leaf == "mlp.w_out";
+    return leaf == "w_query" || leaf == "w_key" || leaf == "w_value" || leaf == "w_output" || leaf == "mlp.w_gate" ||
+           leaf == "mlp.w_in" || leaf == "mlp.w_out";
 }
 
 }  // namespace

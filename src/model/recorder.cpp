@@ -61,12 +61,15 @@ enum class Rule {
 
 Rule rule_of(Point p) {
     switch (p) {
-        case Point::q: case Point::k: case Point::v: case Point::scores: case Point::scaled: case Point::row_max:
+        case Point::q: case Point::k: case Point::v: case Point::q_before_rope: case Point::k_before_rope:
+        case Point::scores: case Point::scaled: case Point::row_max:
         case Point::row_sum: case Point::weights: case Point::head_out:
         case Point::d_attn_out: case Point::d_head_out: case Point::d_weights: case Point::d_scaled:
-        case Point::d_scores: case Point::d_q: case Point::d_k: case Point::d_v:
+        case Point::d_scores: case Point::d_q: case Point::d_k: case Point::d_v: case Point::d_q_before_rope:
+        case Point::d_k_before_rope:
             return Rule::layer;
-        case Point::block_in: case Point::attn_norm: case Point::attn_residual: case Point::ffn_norm:
+        case Point::block_in: case Point::attn_norm: case Point::attn_norm_rms: case Point::attn_residual:
+        case Point::ffn_norm: case Point::ffn_norm_rms: case Point::ffn_gate: case Point::ffn_up:
         case Point::ffn_hidden: case Point::ffn_out: case Point::block_out:
             return Rule::vectors;
         case Point::attn_concat: case Point::attn_out:
@@ -86,6 +89,8 @@ Matrix* head_field(HeadTrace& h, Point p) {
         case Point::scaled: return &h.scaled;
         case Point::weights: return &h.weights;
         case Point::head_out: return &h.output;
+        case Point::q_before_rope: return &h.query_before_rope;
+        case Point::k_before_rope: return &h.key_before_rope;
         default: return nullptr;
     }
 }
@@ -99,6 +104,8 @@ Matrix* head_grad_field(HeadGradTrace& h, Point p) {
         case Point::d_q: return &h.d_query;
         case Point::d_k: return &h.d_key;
         case Point::d_v: return &h.d_value;
+        case Point::d_q_before_rope: return &h.d_query_before_rope;
+        case Point::d_k_before_rope: return &h.d_key_before_rope;
         default: return nullptr;
     }
 }
@@ -112,6 +119,8 @@ Matrix* layer_field(LayerTrace& l, Point p) {
         case Point::attn_out: return &l.attention.output;
         case Point::attn_residual: return &l.residual;
         case Point::ffn_norm: return &l.mlp_normed;
+        case Point::ffn_gate: return &l.mlp_gate;
+        case Point::ffn_up: return &l.mlp_up;
         case Point::ffn_hidden: return &l.mlp_hidden;
         case Point::ffn_out: return &l.mlp_output;
         case Point::block_out: return &l.output;
@@ -193,6 +202,16 @@ void TraceTap::start_forward(const ModelConfig& config, const std::vector<std::i
     tr.layers.resize(static_cast<std::size_t>(config.layers));
     for (int l = 0; l < config.layers; ++l)
         if (r_->keeps(l)) tr.layers[static_cast<std::size_t>(l)].attention.heads.resize(static_cast<std::size_t>(config.heads));
+    // the relative positions' constants, which the page draws from (the same in every layer)
+    if (config.positional == Positional::rope) {
+        const std::vector<double> theta = rope_frequencies(head_dim_of(config), rope_settings(config));
+        tr.rope_frequencies.resize(static_cast<Eigen::Index>(theta.size()));
+        for (std::size_t i = 0; i < theta.size(); ++i) tr.rope_frequencies(static_cast<Eigen::Index>(i)) = static_cast<float>(theta[i]);
+    }
+    if (config.positional == Positional::alibi) {
+        const std::vector<float> slopes = alibi_slopes(config.heads);
+        tr.alibi_slopes = Eigen::Map<const Vector>(slopes.data(), static_cast<Eigen::Index>(slopes.size()));
+    }
     r_->gradients = GradientTrace{};
 }
 
@@ -265,6 +284,9 @@ void TraceTap::put(Point point, const Site& at, const Eigen::Ref<const Matrix>& 
                            tr.top_p.data() + static_cast<std::size_t>(at.row + i) * k);
             return;
         }
+        case Point::final_norm_rms: tr.final_rms = value.col(0); return;
+        case Point::attn_norm_rms: tr.layers[layer].normed_rms = value.col(0); return;
+        case Point::ffn_norm_rms: tr.layers[layer].mlp_normed_rms = value.col(0); return;
         case Point::row_max: tr.layers[layer].attention.heads[head].row_max = value.col(0); return;
         case Point::row_sum: tr.layers[layer].attention.heads[head].row_sum = value.col(0); return;
         case Point::d_logits: gt.d_logits = value; return;

@@ -33,7 +33,9 @@ enum class Point {
     // a block
     block_in,       ///< the residual stream in
     attn_norm,      ///< the attention's input: LN1(x) (pre-LN), x itself otherwise
-    q, k, v,        ///< a head's query, key, value
+    attn_norm_rms,  ///< rmsnorm: per row, the rms LN1 divided by to make attn_norm (T×1; pre-LN)
+    q, k, v,        ///< a head's query, key (its K/V head's), value; after RoPE with rope
+    q_before_rope, k_before_rope,  ///< rope: the head's query and key before the rotation
     scores,         ///< q·kᵀ
     scaled,         ///< scores · scale
     row_max,        ///< per query row: the largest allowed scaled score (T×1)
@@ -44,11 +46,15 @@ enum class Point {
     attn_out,       ///< concat·W_O (+ b_O)
     attn_residual,  ///< the stream + the attention's output (before LN1 in post-LN)
     ffn_norm,       ///< the MLP's input (pre-LN: LN2(residual); post-LN: LN1(residual), also without an MLP)
-    ffn_hidden,     ///< act(m·W_in + b_in)
+    ffn_norm_rms,   ///< rmsnorm: per row, the rms of the norm that made ffn_norm (T×1)
+    ffn_gate,       ///< gated MLP: m·W_gate + b_gate, before the activation
+    ffn_up,         ///< gated MLP: m·W_in + b_in
+    ffn_hidden,     ///< act(m·W_in + b_in); gated: act(gate) ⊙ up
     ffn_out,        ///< hidden·W_out + b_out
     block_out,      ///< the residual stream out
     // the top (layer -1; the output head's rows may come in blocks: Site::row)
     final_norm,      ///< LN_f(x) (the last block's output without LN_f)
+    final_norm_rms,  ///< rmsnorm: per row, the rms LN_f divided by (T×1)
     head_transform,  ///< LN_t(act(h·W_t + b_t)) (output_transform)
     logits,          ///< h·W_U (+ b_U)
     // the backward's gradients of the loss
@@ -56,6 +62,7 @@ enum class Point {
     d_block_out,  ///< ∂loss/∂(a block's output stream)
     d_attn_out,   ///< ∂loss/∂(the attention's output, before the residual add)
     d_head_out, d_weights, d_scaled, d_scores, d_q, d_k, d_v,  ///< a head's (HeadGradTrace)
+    d_q_before_rope, d_k_before_rope,  ///< rope: a head's dQ, dK turned back (the rotation's backward)
     d_block_in,   ///< ∂loss/∂(a block's input stream)
 };
 

@@ -119,24 +119,27 @@ std::size_t row_major_index(const ParamInfo& p, std::size_t i) {
 }
 
 /// The storage ranges of layer `layer`'s attention: head ≥ 0 its columns h·D … of
-/// W_Q, W_K, W_V and their biases and its rows of W_O; head < 0 all of W_Q, W_K, W_V,
-/// W_O and their biases.
+/// W_Q and b_Q, its K/V head's columns g·D … of W_K, W_V and their biases (g = h / (H /
+/// H_kv): shared with the other query heads of its group) and its rows of W_O; head < 0
+/// all of W_Q, W_K, W_V, W_O, their biases and the q/k norms' gains.
 std::vector<Range> attention_ranges(const ModelConfig& config, const Parameters& params, int layer, int head) {
     std::vector<Range> ranges;
     const auto name = [&](const char* leaf) { return "layers." + std::to_string(layer) + "." + leaf; };
     if (head < 0) {
-        for (const char* leaf : {"w_query", "b_query", "w_key", "b_key", "w_value", "b_value", "w_output", "b_output"}) {
+        for (const char* leaf : {"w_query", "b_query", "w_key", "b_key", "w_value", "b_value", "w_output", "b_output",
+                                 "q_norm.gain", "k_norm.gain"}) {
             if (!params.has(name(leaf))) continue;
             const ParamInfo& p = params.info(name(leaf));
             add_block(ranges, p, 0, p.rows, 0, p.cols);
         }
         return ranges;
     }
-    const int D = config.d_model / config.heads;
+    const int D = head_dim_of(config), kv = head / (config.heads / kv_heads_of(config));
     for (const char* leaf : {"w_query", "w_key", "w_value", "b_query", "b_key", "b_value"}) {
         if (!params.has(name(leaf))) continue;
         const ParamInfo& p = params.info(name(leaf));
-        add_block(ranges, p, 0, p.rows, head * D, (head + 1) * D);
+        const int column = leaf[2] == 'q' ? head : kv;  // w_query, b_query: the head's own
+        add_block(ranges, p, 0, p.rows, column * D, (column + 1) * D);
     }
     const ParamInfo& o = params.info(name("w_output"));
     add_block(ranges, o, head * D, (head + 1) * D, 0, o.cols);

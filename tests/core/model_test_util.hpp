@@ -190,14 +190,86 @@ inline ModelConfig random_arch_config(std::mt19937& rng) {
     return c;
 }
 
+/// Draws the modern decoders' options (model.hpp) onto c: the positional kind among all five
+/// (rope with a random base, sometimes Llama 3's scaling with bands a short context reaches;
+/// alibi), RMSNorm, the gated MLP (SiLU or GELU, with or without biases), grouped-query K/V
+/// heads, a head width other than C/H, biases on Q, K, V only, the per-head q/k norm.
+/// Keeps the rules between options (check_model_config).
+inline void add_modern_options(std::mt19937& rng, ModelConfig& c) {
+    auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    auto coin = [&]() { return std::bernoulli_distribution(0.5)(rng); };
+    c.positional = static_cast<Positional>(pick(0, 4));
+    if (coin()) {  // grouped-query attention: 2 to 4 query heads over fewer K/V heads
+        c.heads = pick(2, 4);
+        const int divisors[][2] = {{1, 1}, {1, 1}, {1, 1}, {1, 2}};
+        c.kv_heads = divisors[c.heads - 1][pick(0, 1)];
+        c.head_dim = 2 * pick(1, 3);
+    } else if (coin()) {  // a head width of its own
+        c.head_dim = 2 * pick(1, 3);
+    }
+    if (c.head_dim > 0 && c.d_model < 4) c.d_model = 4;  // (C need not divide by H with head_dim)
+    if (c.positional == Positional::rope) {
+        if (attn::head_dim_of(c) % 2 != 0) c.head_dim = 2 * pick(1, 3);
+        const double bases[] = {10000, 100, 500000};
+        c.rope_base = bases[pick(0, 2)];
+        if (coin()) {  // llama3: short original contexts, so that all three bands occur for small D
+            c.rope_scaling = attn::RopeScaling::llama3;
+            c.rope_factor = pick(2, 32);
+            c.rope_low_freq_factor = 1;
+            c.rope_high_freq_factor = pick(2, 8);
+            c.rope_original_context = pick(8, 256);
+        }
+    }
+    c.qkv_bias = !c.attn_bias && coin();
+    c.qk_norm = coin();
+    if (coin()) {  // RMSNorm replaces the blocks' and the final LayerNorm, and nothing else
+        c.rmsnorm = true;
+        c.layernorm = true;
+        c.embed_layernorm = false;
+        c.output_transform = false;
+        if (c.d_model < 4) c.d_model = c.heads * (4 / c.heads + (4 % c.heads != 0));
+    }
+    if (c.mlp > 0 && coin()) {
+        c.gated_mlp = true;
+        if (coin()) c.activation = attn::Activation::silu;
+    }
+    c.mlp_bias = coin();
+    if (c.head_dim == 0 && c.d_model % c.heads != 0) c.head_dim = 2;
+}
+
+/// random_arch_config with the modern decoders' options drawn too.
+inline ModelConfig random_modern_config(std::mt19937& rng) {
+    ModelConfig c = random_arch_config(rng);
+    add_modern_options(rng, c);
+    return c;
+}
+
+/// A small Llama-shaped config: pre-norm RMSNorm, RoPE, grouped-query attention with a head
+/// width of its own, the gated MLP with SiLU and no biases, causal, untied.
+inline ModelConfig llama_like(int vocab = 11, int context = 8) {
+    ModelConfig c = sized_config(vocab, context, 8, 4, 2, 12);
+    c.layernorm = true;
+    c.rmsnorm = true;
+    c.positional = Positional::rope;
+    c.kv_heads = 2;
+    c.head_dim = 4;
+    c.gated_mlp = true;
+    c.mlp_bias = false;
+    c.activation = attn::Activation::silu;
+    c.causal = true;
+    c.ln_eps = 1e-5f;
+    return c;
+}
+
 // ---- the checks every option goes through ----------------------------------------------
 
 /// The reference's gradients (model_reference.cpp, double) against central finite
 /// differences of its loss: `trials` configs of `make`, each with a random batch
 /// (every third padded) and random parameters, `per_tensor` random entries of every
-/// tensor. Returns how many entries were checked.
+/// tensor. Returns how many entries were checked; worst (when given): the largest
+/// |fd − analytic| / max(|fd|, 1e-3).
 inline int check_reference_by_finite_differences(std::mt19937& rng, ModelConfig (*make)(std::mt19937&), int trials,
-                                                 int per_tensor) {
+                                                 int per_tensor, double* worst = nullptr) {
     int checked = 0;
     for (int trial = 0; trial < trials; ++trial) {
         const ModelConfig c = make(rng);
@@ -218,6 +290,7 @@ inline int check_reference_by_finite_differences(std::mt19937& rng, ModelConfig 
                 INFO(describe(c) << " " << info.name << " entry " << i - info.offset << ": analytic " << g[i]
                                  << ", finite difference " << fd);
                 CHECK(std::fabs(fd - g[i]) <= 1e-6 + 1e-5 * std::fabs(fd));
+                if (worst) *worst = std::max(*worst, std::fabs(fd - g[i]) / std::max(std::fabs(fd), 1e-3));
                 ++checked;
             }
         }

@@ -10,6 +10,7 @@
 
 #include "text/tokenizer.hpp"
 #include "base/types.hpp"
+#include "attention/positional.hpp"
 #include "attention/weights.hpp"
 
 #include <algorithm>
@@ -173,7 +174,33 @@ inline Mat matmul(const Mat& a, const Mat& b) {
 
 struct Head {
     Mat query, key, value, scores, scaled, weights, output;
+    Mat query_before_rope, key_before_rope;  // rope only
 };
+
+/// RoPE on one head's rows (T×D, D even): row t's pair (i, i + D/2) turned by the angle
+/// t·base^(−2i/D), written out again here (RoFormer; Hugging Face's rotate_half layout).
+inline Mat rope_rows(const Mat& m, double base = 10000) {
+    Mat out = m;
+    const int d = cols(m);
+    for (int t = 0; t < rows(m); ++t)
+        for (int i = 0; i < d / 2; ++i) {
+            const double angle = t * std::pow(base, -2.0 * i / d);
+            const double a = m[t][i], b = m[t][i + d / 2];
+            out[t][i] = a * std::cos(angle) - b * std::sin(angle);
+            out[t][i + d / 2] = a * std::sin(angle) + b * std::cos(angle);
+        }
+    return out;
+}
+
+/// ALiBi's slope of head h (0-based) of H: 2^(−8(h+1)/H) when H is a power of two; otherwise
+/// the slopes of the largest power of two n below H, then every other slope of 2n heads
+/// (Press et al. 2022, as their code builds them).
+inline double alibi_slope(int h, int heads) {
+    int n = 1;
+    while (n * 2 <= heads) n *= 2;
+    if (h < n) return std::pow(2.0, -8.0 * (h + 1) / n);
+    return std::pow(2.0, -8.0 * (2 * (h - n) + 1) / (2 * n));
+}
 
 struct Result {
     std::vector<Head> heads;
@@ -181,8 +208,11 @@ struct Result {
     Mat output;
 };
 
+/// positional rope: each head's q and k rotated (rope_rows); alibi: −m_h·|i − j| added to the
+/// scaled scores before the softmax (scaled itself is kept without it, as the trace keeps it).
 inline Result multi_head(const Mat& x, const Mat& wq, const Mat& wk, const Mat& wv, const Mat& wo,
-                         int heads, const BoolMat& mask, bool scale) {
+                         int heads, const BoolMat& mask, bool scale,
+                         attn::Positional positional = attn::Positional::none) {
     const int t = rows(x), c = cols(x);
     const int d = c / heads;
     Result r;
@@ -192,9 +222,22 @@ inline Result multi_head(const Mat& x, const Mat& wq, const Mat& wk, const Mat& 
         hd.query = project_columns(x, wq, h * d, d);
         hd.key = project_columns(x, wk, h * d, d);
         hd.value = project_columns(x, wv, h * d, d);
+        if (positional == attn::Positional::rope) {
+            hd.query_before_rope = hd.query;
+            hd.key_before_rope = hd.key;
+            hd.query = rope_rows(hd.query);
+            hd.key = rope_rows(hd.key);
+        }
         hd.scores = scores(hd.query, hd.key);
         hd.scaled = scaled(hd.scores, scale_factor(d, scale));
-        hd.weights = masked_softmax(hd.scaled, mask);
+        if (positional == attn::Positional::alibi) {
+            Mat biased = hd.scaled;
+            for (int i = 0; i < t; ++i)
+                for (int j = 0; j < t; ++j) biased[i][j] -= alibi_slope(h, heads) * std::abs(i - j);
+            hd.weights = masked_softmax(biased, mask);
+        } else {
+            hd.weights = masked_softmax(hd.scaled, mask);
+        }
         hd.output = matmul(hd.weights, hd.value);
         for (int i = 0; i < t; ++i)
             for (int j = 0; j < d; ++j) r.concat[i][h * d + j] = hd.output[i][j];
@@ -213,9 +256,10 @@ inline Result multi_head(const Mat& x, const Mat& wq, const Mat& wk, const Mat& 
 }
 
 inline Result multi_head(const attn::Matrix& x, const attn::Weights& w, int heads,
-                         const attn::MaskMatrix& mask, bool scale) {
+                         const attn::MaskMatrix& mask, bool scale,
+                         attn::Positional positional = attn::Positional::none) {
     return multi_head(from(x), from(w.w_query), from(w.w_key), from(w.w_value), from(w.w_output),
-                      heads, from(mask), scale);
+                      heads, from(mask), scale, positional);
 }
 
 // ---- comparison -------------------------------------------------------------------

@@ -266,7 +266,7 @@ TEST_CASE("architecture: a model that is run has the inference limits, a model t
     c.ln_eps = std::nanf("");
     CHECK_THROWS_WITH(attn::validate_model_config(c), Contains("ln_eps"));
     c = bert_like();
-    c.family = "llama";
+    c.family = "mistral";
     CHECK_THROWS_WITH(attn::validate_model_config(c), Contains("family"));
 }
 
@@ -293,4 +293,168 @@ TEST_CASE("architecture: a checkpoint of a model with every option keeps them, a
     CHECK(back->model().params().flat() == t.model().params().flat());
     CHECK(back->model().params().has("head.ln.gain"));
     CHECK(back->model().params().has("layers.0.b_value"));
+}
+
+// ---- the modern decoders' options (RoPE, ALiBi, RMSNorm, the gated MLP, grouped-query
+// attention, head_dim, qkv_bias, qk_norm): the same checks, over random configs of them ----
+
+TEST_CASE("architecture: the reference's gradients equal central finite differences under the modern options",
+          "[model][arch][modern]") {
+    std::mt19937 rng(2027);
+    double worst = 0;
+    CHECK(check_reference_by_finite_differences(rng, random_modern_config, 40, 2, &worst) > 500);
+    WARN("modern options, the reference against central differences: largest relative difference " << worst);
+}
+
+TEST_CASE("architecture: fast loss and gradients match the double reference under the modern options",
+          "[model][arch][modern]") {
+    std::mt19937 rng(78);
+    int rope = 0, alibi = 0, rms = 0, gated = 0, grouped = 0, qk = 0, qkv = 0, llama3 = 0;
+    double worst = 0, worst_loss = 0;
+    for (int trial = 0; trial < 120; ++trial) {
+        const ModelConfig c = random_modern_config(rng);
+        rope += c.positional == attn::Positional::rope;
+        alibi += c.positional == attn::Positional::alibi;
+        llama3 += c.rope_scaling == attn::RopeScaling::llama3;
+        rms += c.rmsnorm;
+        gated += c.gated_mlp;
+        grouped += attn::kv_heads_of(c) < c.heads;
+        qk += c.qk_norm;
+        qkv += c.qkv_bias;
+        const Batch batch = random_batch(rng, c, trial % 3 == 0);
+        attn::Model m(c);
+        m.params() = random_params(rng, c);
+        const ReferenceComparison r = compare_with_reference(m, batch);
+        INFO(describe(c));
+        CHECK(r.loss_error < 1e-5);
+        worst = std::max(worst, check_gradients(r, 2e-4));
+        worst_loss = std::max(worst_loss, r.loss_error);
+    }
+    for (const int n : {rope, alibi, rms, gated, grouped, qk, qkv}) CHECK(n > 10);
+    CHECK(llama3 > 3);
+    WARN("modern options, fast against the double reference: loss " << worst_loss << ", gradients " << worst);
+}
+
+TEST_CASE("architecture: a Llama-shaped model (RMSNorm, RoPE, grouped-query attention, SwiGLU) matches the reference",
+          "[model][arch][modern]") {
+    std::mt19937 rng(9);
+    for (ModelConfig c : {llama_like(), llama_like(13, 8)}) {
+        if (c.vocab == 13) {  // Qwen-shaped: q/k/v biases, the per-head q/k norm, llama3-scaled RoPE
+            c.qkv_bias = true;
+            c.qk_norm = true;
+            c.rope_base = 100;
+            c.rope_scaling = attn::RopeScaling::llama3;
+            c.rope_original_context = 64;
+        }
+        Batch b;
+        b.batch = 2;
+        b.length = 8;
+        for (int i = 0; i < 16; ++i) {
+            b.ids.push_back(std::uniform_int_distribution<int>(0, c.vocab - 1)(rng));
+            b.targets.push_back(std::uniform_int_distribution<int>(-1, c.vocab - 1)(rng));
+        }
+        b.targets[0] = 3;
+        attn::Model m(c);
+        m.params() = random_params(rng, c);
+        const ReferenceComparison r = compare_with_reference(m, b);
+        INFO(describe(c));
+        CHECK(r.loss == Approx(r.reference_loss).epsilon(1e-5));
+        check_gradients(r, 2e-4);
+        CHECK(m.params().info("layers.0.w_key").cols == 8);    // H_kv·D = 2·4
+        CHECK(m.params().info("layers.0.w_output").rows == 16);  // H·D = 4·4
+        CHECK_FALSE(m.params().has("layers.0.ln1.bias"));
+        CHECK(m.params().has("layers.0.mlp.w_gate"));
+        CHECK_FALSE(m.params().has("layers.0.mlp.b_in"));
+        CHECK(m.params().has("layers.0.b_query") == c.qkv_bias);
+        CHECK_FALSE(m.params().has("layers.0.b_output"));
+    }
+}
+
+TEST_CASE("architecture: the per-layer trace equals the batched forward under the modern options",
+          "[model][arch][modern]") {
+    std::mt19937 rng(16);
+    for (int trial = 0; trial < 40; ++trial) {
+        const ModelConfig c = random_modern_config(rng);
+        const Batch b = random_batch(rng, c, true);
+        attn::Model m(c);
+        m.params() = random_params(rng, c);
+        m.forward(b);
+        check_trace_matches_batch(m, b, attn::ForwardOptions{}, "defaults");
+    }
+}
+
+TEST_CASE("architecture: a trace of a modern model names its new intermediates", "[model][arch][modern]") {
+    std::mt19937 rng(17);
+    ModelConfig c = llama_like();
+    const attn::Parameters p = random_params(rng, c);
+    const std::vector<std::int32_t> ids = {1, 2, 3, 4, 5};
+    attn::ModelTrace tr = attn::trace_model(c, p, ids);
+    const int T = 5, D = 4, F = 12;
+    REQUIRE(tr.rope_frequencies.size() == D / 2);
+    CHECK(tr.rope_frequencies(1) == Approx(0.01));  // 10000^(−2/4)
+    CHECK(tr.alibi_slopes.size() == 0);
+    CHECK(tr.final_rms.size() == T);
+    const attn::LayerTrace& l0 = tr.layers[0];
+    CHECK(l0.normed_rms.size() == T);
+    CHECK(l0.mlp_normed_rms.size() == T);
+    CHECK(l0.mlp_gate.rows() == T);
+    CHECK(l0.mlp_gate.cols() == F);
+    CHECK(l0.mlp_up.cols() == F);
+    // hidden = silu(gate) ⊙ up
+    const float g = l0.mlp_gate(2, 3);
+    CHECK(l0.mlp_hidden(2, 3) == Approx(g / (1 + std::exp(-g)) * l0.mlp_up(2, 3)).epsilon(1e-5));
+    // normed = x / rms ⊙ gain
+    const float gain = p.flat()[p.info("layers.0.ln1.gain").offset + 1];
+    CHECK(l0.normed(3, 1) == Approx(l0.input(3, 1) / l0.normed_rms(3) * gain).epsilon(1e-5));
+    for (const attn::HeadTrace& h : l0.attention.heads) {
+        REQUIRE(h.query_before_rope.rows() == T);
+        REQUIRE(h.query_before_rope.cols() == D);
+        REQUIRE(h.key_before_rope.cols() == D);
+        // row 0 is not turned; row t by t·θ: the pair (0, 2) by angle t·1
+        CHECK((h.query.row(0) - h.query_before_rope.row(0)).cwiseAbs().maxCoeff() == 0.0f);
+        const float a = h.query_before_rope(3, 0), b2 = h.query_before_rope(3, 2);
+        CHECK(h.query(3, 0) == Approx(a * std::cos(3.0) - b2 * std::sin(3.0)).margin(1e-5));
+        CHECK(h.query(3, 2) == Approx(b2 * std::cos(3.0) + a * std::sin(3.0)).margin(1e-5));
+    }
+    // heads 0 and 1 share K/V head 0: the same keys
+    CHECK(l0.attention.heads[0].key == l0.attention.heads[1].key);
+    CHECK(l0.attention.heads[0].value == l0.attention.heads[1].value);
+    CHECK(l0.attention.heads[1].key != l0.attention.heads[2].key);
+    c.positional = attn::Positional::alibi;
+    tr = attn::trace_model(c, p, ids);
+    REQUIRE(tr.alibi_slopes.size() == 4);
+    CHECK(tr.alibi_slopes(0) == 0.25f);  // 2^(−8·1/4)
+    CHECK(tr.rope_frequencies.size() == 0);
+    CHECK(tr.layers[0].attention.heads[0].query_before_rope.size() == 0);
+}
+
+TEST_CASE("architecture: a checkpoint of a model with the modern options keeps them, bit for bit",
+          "[model][arch][trainer][modern]") {
+    attn::TrainConfig tc = attn::default_recipe(attn::TaskKind::reverse).config;
+    tc.batch = 4;
+    tc.model.mlp = 8;
+    tc.model.layernorm = true;
+    tc.model.rmsnorm = true;
+    tc.model.positional = attn::Positional::rope;
+    tc.model.rope_base = 500;
+    tc.model.heads = 4;
+    tc.model.kv_heads = 2;
+    tc.model.head_dim = 6;
+    tc.model.gated_mlp = true;
+    tc.model.mlp_bias = false;
+    tc.model.activation = attn::Activation::silu;
+    tc.model.qkv_bias = true;
+    tc.model.qk_norm = true;
+    attn::Trainer t(tc);
+    t.step();
+    const std::unique_ptr<attn::Trainer> back = attn::Trainer::from_checkpoint(t.save());
+    const ModelConfig& c = back->model().config();
+    CHECK(attn::model_config_json(c) == attn::model_config_json(t.model().config()));
+    CHECK(c.rope_base == 500);
+    CHECK(c.kv_heads == 2);
+    CHECK(c.head_dim == 6);
+    CHECK(c.positional == attn::Positional::rope);
+    CHECK(back->model().params().flat() == t.model().params().flat());
+    CHECK(back->save() == t.save());
+    back->step();  // and it trains on
 }

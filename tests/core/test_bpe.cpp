@@ -270,7 +270,7 @@ TEST_CASE("bpe: bad files are bad_checkpoint errors naming the file and the prob
     fails([&] { attn::read_family_tokenizer("gpt2", "{\"model\": ", "", "", "", ""); }, "tokenizer.json: invalid JSON at byte");
     fails([&] { attn::read_family_tokenizer("gpt2", "", "", "", "", ""); }, "no tokenizer files for gpt2");
     fails([&] { attn::read_family_tokenizer("gpt2", "", "", "", "[PAD]\n", ""); }, "no tokenizer files for gpt2");
-    fails([&] { attn::read_family_tokenizer("llama", "", "", "", "", ""); }, "unknown tokenizer family \"llama\"");
+    fails([&] { attn::read_family_tokenizer("mistral", "", "", "", "", ""); }, "unknown tokenizer family \"mistral\"");
 }
 
 TEST_CASE("bpe: invalid UTF-8 is bad_text naming the byte, too long a text too_many_tokens, before any work") {

@@ -126,24 +126,24 @@ TEST_CASE("families: each is found by its name, its architectures and its model 
     }
     CHECK(attn::family_named("") == nullptr);
     CHECK(attn::family_of(ModelConfig{}) == nullptr);
-    CHECK(attn::family_named("llama") == nullptr);
-    CHECK(attn::family_by_architecture("LlamaForCausalLM") == nullptr);
-    CHECK(attn::family_by_model_type("llama") == nullptr);
+    CHECK(attn::family_named("mistral") == nullptr);
+    CHECK(attn::family_by_architecture("MistralForCausalLM") == nullptr);
+    CHECK(attn::family_by_model_type("mistral") == nullptr);
     CHECK(attn::family_title("", "this model") == "this model");
     // the model layer's view of the registry: our own models first, then every family
     CHECK(attn::family_names() == expected_names);
 }
 
 TEST_CASE("families: a refused config.json names the registry's supported list", "[families]") {
-    const std::string llama = testing::message_of([] { attn::read_hub_config(R"({"architectures":["LlamaForCausalLM"]})"); });
+    const std::string mistral = testing::message_of([] { attn::read_hub_config(R"({"architectures":["MistralForCausalLM"]})"); });
     const std::string supported = attn::supported_families();
-    CHECK_THAT(llama, Contains("LlamaForCausalLM is not supported: " + supported));
+    CHECK_THAT(mistral, Contains("MistralForCausalLM is not supported: " + supported));
     for (const Family* f : attn::families()) {
         CHECK_THAT(supported, Contains(f->title));
         for (const std::string& a : f->architectures) CHECK_THAT(supported, Contains(a));
     }
-    CHECK_THAT(testing::message_of([] { attn::read_hub_config(R"({"model_type":"llama"})"); }),
-               Contains("model_type \"llama\" is not supported: " + supported));
+    CHECK_THAT(testing::message_of([] { attn::read_hub_config(R"({"model_type":"mistral"})"); }),
+               Contains("model_type \"mistral\" is not supported: " + supported));
     CHECK_THAT(testing::message_of([] { attn::read_hub_config(R"({"vocab_size":5})"); }),
                Contains("neither \"model_type\" nor \"architectures\": " + supported));
     // a model type of one family with an architecture of another
@@ -153,7 +153,7 @@ TEST_CASE("families: a refused config.json names the registry's supported list",
     CHECK_THAT(testing::message_of([&] { attn::read_hub_config(mixed); }),
                Contains("does not match the architecture " + b.architectures[0]));
     // an unknown family's tokenizer names the families
-    CHECK_THAT(testing::message_of([] { attn::read_family_tokenizer("llama", "", "", "", "", ""); }),
+    CHECK_THAT(testing::message_of([] { attn::read_family_tokenizer("mistral", "", "", "", "", ""); }),
                Contains(attn::family_choices()));
 }
 
@@ -180,11 +180,13 @@ TEST_CASE("families: each family's Hub plan fills every tensor of its config's l
             ModelConfig c = base;  // the family's options, random small sizes
             c.layers = pick(1, 3);
             c.heads = 1 << pick(0, 2);
-            c.d_model = c.heads * pick(1, 4);
+            c.d_model = c.heads * (c.positional == attn::Positional::rope ? 2 * pick(1, 2) : pick(1, 4));  // RoPE: D even
             c.mlp = pick(1, 12);
             c.context = pick(1, 9);
             c.vocab = pick(2, 40);
             if (c.token_types > 0) c.token_types = pick(1, 3);
+            if (c.kv_heads > 0) c.kv_heads = c.heads >> pick(0, c.heads == 4 ? 2 : c.heads == 2 ? 1 : 0);  // divides heads
+            if (c.head_dim > 0) c.head_dim = 2 * pick(1, 4);
             for (const bool every : {true, false}) {
                 INFO(f->name << " trial " << trial << (every ? ", every optional tensor in the file" : ", none"));
                 FakeFile file(every);

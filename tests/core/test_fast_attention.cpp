@@ -463,3 +463,41 @@ TEST_CASE("fast_attention: forward_kept refuses a missing weight set, another wi
     const attn::MaskMatrix wrong = attn::build_mask(attn::MaskKind::causal, 3, 3);
     REQUIRE_THAT(code_of([&] { fa.forward_kept(x12, 2, attn::MaskSpec::custom(wrong), true, y); }), Contains("bad_mask"));
 }
+
+TEST_CASE("fast_attention: rope and alibi match the Eigen reference and the double reference", "[fast_attention][modern]") {
+    std::mt19937 rng(20261205);
+    attn::FastAttention fa;  // reused across kinds: the rope table must follow T
+    attn::Matrix y;
+    double worst = 0.0, worst_double = 0.0;
+    struct Size { int t, heads, d; };
+    std::vector<Size> sizes = {{65, 2, 8}, {130, 3, 6}, {257, 4, 4}};
+    for (int i = 0; i < 120; ++i)
+        sizes.push_back({std::uniform_int_distribution<int>(1, 40)(rng), std::uniform_int_distribution<int>(1, 4)(rng),
+                         2 * std::uniform_int_distribution<int>(1, 6)(rng)});
+    for (const Size s : sizes)
+        for (const attn::Positional kind : {attn::Positional::rope, attn::Positional::alibi}) {
+            const Case k = random_case(rng, s.t, s.heads, s.d);
+            const attn::AttentionPositions positions{kind, {}};
+            fa.forward(k.x, k.w, k.heads, k.spec(), k.scale, y, positions);
+            const double err = relative_error(y, attn::multi_head_output(k.x, k.w, k.heads, k.mask, k.scale, positions));
+            INFO(k.describe() << " " << attn::positional_name(kind) << ", relative error " << err);
+            REQUIRE(err <= 1e-5);
+            worst = std::max(worst, err);
+            if (s.t <= 70) {
+                const ref::Diff d = ref::compare(y, ref::multi_head(k.x, k.w, k.heads, k.mask, k.scale, kind).output, 1e-5);
+                INFO(d.describe("output"));
+                REQUIRE(d.ok());
+                worst_double = std::max(worst_double, d.max_diff / std::max(1.0, d.magnitude));
+            }
+        }
+    WARN("rope and alibi, fast path: largest relative error against Eigen " << worst << ", against double "
+                                                                            << worst_double);
+    // forward_kept takes the positions too, with the same numbers bit for bit
+    const Case k = random_case(rng, 33, 2, 8);
+    const attn::AttentionPositions rope{attn::Positional::rope, {}};
+    fa.forward(k.x, k.w, k.heads, k.spec(), k.scale, y, rope);
+    attn::Matrix kept;
+    fa.keep_weights(k.w);
+    fa.forward_kept(k.x, k.heads, k.spec(), k.scale, kept, rope);
+    CHECK(kept == y);
+}

@@ -44,14 +44,21 @@ std::string refusal(const std::function<void()>& f, attn::Error::Code want) {
     return testing::message_of(f);
 }
 
-}  // namespace
+/// random_causal_config with the modern decoders' options (RoPE: keys cached after their
+/// rotation; ALiBi; grouped-query attention: H_kv cached heads; ...).
+attn::ModelConfig random_causal_modern_config(std::mt19937& rng) {
+    attn::ModelConfig c = random_causal_config(rng);
+    model_test::add_modern_options(rng, c);
+    return c;
+}
 
-TEST_CASE("generation: each append's logits and every head's new weights row equal the full forward's on the extended sequence",
-          "[generation]") {
-    std::mt19937 rng(20261202);
+/// `trials` random causal models of `make`: each append's logits and every head's new
+/// weights row against trace_model's on the extended sequence; returns the worst difference.
+double check_appends_against_full_forward(std::uint32_t seed, attn::ModelConfig (*make)(std::mt19937&), int trials) {
+    std::mt19937 rng(seed);
     double worst = 0;
-    for (int trial = 0; trial < 200; ++trial) {
-        const attn::ModelConfig c = random_causal_config(rng);
+    for (int trial = 0; trial < trials; ++trial) {
+        const attn::ModelConfig c = make(rng);
         INFO("trial " << trial << " config " << model_test::describe(c));
         attn::Model model(c, model_test::random_params(rng, c));
         attn::KvCache cache(model);
@@ -76,7 +83,21 @@ TEST_CASE("generation: each append's logits and every head's new weights row equ
                 }
         }
     }
-    WARN("largest relative difference from the full forward: " << worst);
+    return worst;
+}
+
+}  // namespace
+
+TEST_CASE("generation: each append's logits and every head's new weights row equal the full forward's on the extended sequence",
+          "[generation]") {
+    WARN("largest relative difference from the full forward: "
+         << check_appends_against_full_forward(20261202, random_causal_config, 200));
+}
+
+TEST_CASE("generation: the same with RoPE, ALiBi, grouped-query attention and the other modern options",
+          "[generation][modern]") {
+    WARN("modern options, largest relative difference from the full forward: "
+         << check_appends_against_full_forward(20261203, random_causal_modern_config, 200));
 }
 
 TEST_CASE("generation: undo (truncate) then append gives the same numbers as never having gone further", "[generation]") {

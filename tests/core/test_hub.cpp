@@ -8,6 +8,7 @@
 #include "model/generation.hpp"
 #include "base/json_value.hpp"
 #include "checkpoints/pretrained.hpp"
+#include "families/family.hpp"
 #include "checkpoints/safetensors.hpp"
 #include "train/tasks.hpp"
 #include "peak_memory.hpp"
@@ -185,7 +186,7 @@ TEST_CASE("hub: every test checkpoint's attention weights and logits match the f
           "[hub]") {
     const attn::JsonValue* all = golden().get("checkpoints");
     REQUIRE(all != nullptr);
-    REQUIRE(all->object.size() == 15);  // (bert-untied, gpt2-padded and bert-padded added: issue #36, 5 and 7)
+    REQUIRE(all->object.size() == 22);  // (bert-untied, gpt2-padded and bert-padded: issue #36, 5 and 7; 7 rotary decoders)
     double worst = 0;
     for (const auto& [name, entry] : all->object) {
         INFO("checkpoint " << name);
@@ -211,6 +212,30 @@ TEST_CASE("hub: every test checkpoint's attention weights and logits match the f
                         const double d = std::abs(w(rows[i].integer, static_cast<Eigen::Index>(j)) - want[j].number);
                         worst = std::max(worst, d);
                         REQUIRE(d < 1e-4);
+                    }
+                }
+            }
+            // RoPE: θᵢ after any scaling, and the picked heads' q and k after their rotation
+            if (const attn::JsonValue* theta = seq.get("rope_frequencies")) {
+                REQUIRE(static_cast<std::size_t>(tr.rope_frequencies.size()) == theta->array.size());
+                for (std::size_t i = 0; i < theta->array.size(); ++i)
+                    CHECK(std::abs(tr.rope_frequencies(static_cast<Eigen::Index>(i)) - theta->array[i].number) <=
+                          1e-6 * theta->array[i].number);
+                for (const attn::JsonValue& r : seq.get("rope")->array) {
+                    const auto& head = tr.layers[static_cast<std::size_t>(r.get("layer")->integer)]
+                                           .attention.heads[static_cast<std::size_t>(r.get("head")->integer)];
+                    const auto& rows = r.get("rows")->array;
+                    for (const char* part : {"query", "key"}) {
+                        const attn::Matrix& m = std::string(part) == "query" ? head.query : head.key;
+                        for (std::size_t i = 0; i < rows.size(); ++i) {
+                            const auto& want = r.get(part)->array[i].array;
+                            REQUIRE(static_cast<Eigen::Index>(want.size()) == m.cols());
+                            for (std::size_t j = 0; j < want.size(); ++j) {
+                                const double d = std::abs(m(rows[i].integer, static_cast<Eigen::Index>(j)) - want[j].number);
+                                worst = std::max(worst, d);
+                                REQUIRE(d < 1e-4);
+                            }
+                        }
                     }
                 }
             }
@@ -243,7 +268,7 @@ TEST_CASE("hub: generating token by token with the KV cache gives the float64 re
         const attn::JsonValue* g = &entry;
         if (const attn::JsonValue* same = entry.get("same_as"); same && same->is(attn::JsonValue::Type::string))
             g = all->get(same->string);
-        if (g->get("family")->string != "gpt2") continue;
+        if (!attn::family_named(g->get("family")->string)->generates) continue;  // GPT-2, Llama, Qwen2, Qwen3
         INFO("checkpoint " << name);
         const std::unique_ptr<attn::Model> model = load(name);
         for (const attn::JsonValue& seq : g->get("sequences")->array) {
@@ -258,7 +283,7 @@ TEST_CASE("hub: generating token by token with the KV cache gives the float64 re
         }
         ++checked;
     }
-    CHECK(checked == 8);  // (gpt2-padded added: issue #36, 5)
+    CHECK(checked == 15);  // 8 GPT-2 folders (gpt2-padded: issue #36, 5), 4 Llama, Qwen2, 2 Qwen3
 }
 
 TEST_CASE("hub: the hand-built gpt2-patterns checkpoint's heads are named previous-token and first-token", "[hub]") {
@@ -461,8 +486,8 @@ TEST_CASE("hub config: a config.json that starts with a UTF-8 byte order mark is
 }
 
 TEST_CASE("hub config: an unsupported architecture is refused by name", "[hub]") {
-    CHECK_THAT(error_of([] { attn::read_hub_config(R"({"architectures":["LlamaForCausalLM"],"model_type":"llama"})"); }),
-               Contains("LlamaForCausalLM is not supported: this page runs GPT-2 and BERT models"));
+    CHECK_THAT(error_of([] { attn::read_hub_config(R"({"architectures":["MistralForCausalLM"],"model_type":"mistral"})"); }),
+               Contains("MistralForCausalLM is not supported: this page runs GPT-2, BERT, Llama, Qwen2 and Qwen3 models"));
     CHECK_THAT(error_of([] { attn::read_hub_config(R"({"model_type":"distilbert"})"); }),
                Contains("model_type \"distilbert\" is not supported"));
     CHECK_THAT(error_of([] { attn::read_hub_config(R"({"n_layer":2})"); }), Contains("neither \"model_type\" nor \"architectures\""));

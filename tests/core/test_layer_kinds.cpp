@@ -6,6 +6,7 @@
 // own forward (of J = Σ out ⊙ R for a random R, so ∂J/∂out = R).
 // The whole model's composition is tested in test_model.cpp / test_architecture.cpp.
 
+#include "model/block.hpp"
 #include "model/layer_reference.hpp"
 #include "model/layers.hpp"
 #include "model/model.hpp"
@@ -98,7 +99,8 @@ void check_parameter_gradients(const attn::Parameters& fast, const std::vector<d
 void check_finite_differences(std::mt19937& rng, const ModelConfig& c, std::vector<double>& params,
                               const std::vector<double>& g, const std::vector<std::string>& names,
                               std::vector<Mat>* inputs, const std::vector<Mat>* dinputs,
-                              const std::function<double()>& J, int per_tensor, int per_input) {
+                              const std::function<double()>& J, int per_tensor, int per_input,
+                              double* worst = nullptr) {
     const double h = 1e-6;
     auto central = [&](double& x) {
         const double keep = x;
@@ -117,6 +119,7 @@ void check_finite_differences(std::mt19937& rng, const ModelConfig& c, std::vect
             INFO(describe(c) << " " << info.name << " entry " << i - info.offset << ": analytic " << g[i]
                              << ", finite difference " << fd);
             CHECK(std::fabs(fd - g[i]) <= 1e-6 + 1e-5 * std::fabs(fd));
+            if (worst) *worst = std::max(*worst, std::fabs(fd - g[i]) / std::max(std::fabs(fd), 1e-3));
         }
     }
     if (!inputs) return;
@@ -130,6 +133,7 @@ void check_finite_differences(std::mt19937& rng, const ModelConfig& c, std::vect
         INFO(describe(c) << " input of sequence " << s << " entry " << i << ": analytic " << analytic
                          << ", finite difference " << fd);
         CHECK(std::fabs(fd - analytic) <= 1e-6 + 1e-5 * std::fabs(fd));
+        if (worst) *worst = std::max(*worst, std::fabs(fd - analytic) / std::max(std::fabs(fd), 1e-3));
     }
 }
 
@@ -261,6 +265,146 @@ TEST_CASE("layer kinds: the LayerNorm reference's gradients equal central finite
     }
 }
 
+// ---- RMSNorm --------------------------------------------------------------------------------
+
+TEST_CASE("layer kinds: fast RMSNorm forward and backward equal its double reference", "[kinds][modern]") {
+    std::mt19937 rng(111);
+    double worst = 0;
+    for (int trial = 0; trial < kTrials; ++trial) {
+        const LayerNormTrial t(rng);  // (its bias is unused: RMSNorm has a gain only)
+        INFO("trial " << trial << ": " << t.N << "×" << t.C << ", eps " << t.eps);
+        Matrix y, dx = Matrix::Zero(t.N, t.C);
+        attn::LayerNormCache cache;
+        attn::rmsnorm_forward(t.x, t.gain.data(), static_cast<float>(t.eps), y, cache);
+        std::vector<float> dgain(t.gain.size(), 0.0f);
+        attn::rmsnorm_backward(t.x, t.gain.data(), cache, t.dy, dx, dgain.data());
+
+        const std::vector<double> gw(t.gain.begin(), t.gain.end());
+        std::vector<double> gg(gw.size(), 0.0);
+        const Mat x = split(t.x, 1, t.N)[0];
+        const auto ref = attn::reference::rmsnorm_forward(x, param_of(gw, &gg), t.eps);
+        const Mat rdx = attn::reference::rmsnorm_backward(x, ref, split(t.dy, 1, t.N)[0], param_of(gw, &gg));
+        CHECK(relative_error(y, ref.y.v) < kForwardTolerance);
+        CHECK(relative_error(dx, rdx.v) < kBackwardTolerance);
+        CHECK(relative_error(dgain.data(), gg.data(), gg.size()) < kBackwardTolerance);
+        for (int i = 0; i < t.N; ++i)  // the cache's 1/rms, which the trace reports as rms
+            CHECK(std::fabs(cache.rstd[static_cast<std::size_t>(i)] - ref.inv_sigma[static_cast<std::size_t>(i)]) <=
+                  1e-6 * ref.inv_sigma[static_cast<std::size_t>(i)]);
+        worst = std::max({worst, relative_error(y, ref.y.v), relative_error(dx, rdx.v)});
+    }
+    WARN("RMSNorm, fast against the double reference: " << worst);
+}
+
+TEST_CASE("layer kinds: the RMSNorm reference's gradients equal central finite differences", "[kinds][modern]") {
+    std::mt19937 rng(112);
+    double worst = 0;
+    for (int trial = 0; trial < kTrials; ++trial) {
+        const LayerNormTrial t(rng);
+        INFO("trial " << trial << ": " << t.N << "×" << t.C << ", eps " << t.eps);
+        std::vector<double> gw(t.gain.begin(), t.gain.end());
+        std::vector<double> gg(gw.size(), 0.0);
+        std::vector<Mat> x = split(t.x, 1, t.N);
+        const std::vector<Mat> r = split(t.dy, 1, t.N);
+        const auto acts = attn::reference::rmsnorm_forward(x[0], param_of(gw, nullptr), t.eps);
+        const std::vector<Mat> dx = {attn::reference::rmsnorm_backward(x[0], acts, r[0], param_of(gw, &gg))};
+        auto J = [&] { return dot({attn::reference::rmsnorm_forward(x[0], param_of(gw, nullptr), t.eps).y}, r); };
+        const double h = 1e-6;
+        for (int k = 0; k < 6; ++k) {  // the gain
+            const std::size_t i = std::uniform_int_distribution<std::size_t>(0, gw.size() - 1)(rng);
+            const double keep = gw[i];
+            gw[i] = keep + h;
+            const double up = J();
+            gw[i] = keep - h;
+            const double down = J();
+            gw[i] = keep;
+            const double fd = (up - down) / (2 * h);
+            INFO("gain " << i << ": analytic " << gg[i] << ", finite difference " << fd);
+            CHECK(std::fabs(fd - gg[i]) <= 1e-6 + 1e-5 * std::fabs(fd));
+            worst = std::max(worst, std::fabs(fd - gg[i]) / std::max(std::fabs(fd), 1e-3));
+        }
+        ModelConfig c;
+        check_finite_differences(rng, c, gw, gg, {}, &x, &dx, J, 0, 8, &worst);
+    }
+    WARN("RMSNorm, the reference against central differences: largest relative difference " << worst);
+}
+
+// ---- RoPE's and ALiBi's constants -----------------------------------------------------------
+
+TEST_CASE("layer kinds: RoPE's frequencies (with llama3 scaling) and ALiBi's slopes equal their references", "[kinds][modern]") {
+    // ALiBi: a power of two H gives 2^(−8h/H); the paper's examples: 8 heads start at 1/2, 16 at 1/√2
+    const std::vector<float> eight = attn::alibi_slopes(8);
+    for (int h = 1; h <= 8; ++h) CHECK(eight[static_cast<std::size_t>(h - 1)] == static_cast<float>(std::exp2(-h)));
+    CHECK(attn::alibi_slopes(16)[0] == static_cast<float>(std::sqrt(0.5)));
+    // not a power of two: the 8 slopes of 8 heads, then the odd ones of 16 heads
+    const std::vector<float> twelve = attn::alibi_slopes(12);
+    REQUIRE(twelve.size() == 12);
+    for (int k = 0; k < 4; ++k) CHECK(twelve[static_cast<std::size_t>(8 + k)] == static_cast<float>(std::exp2(-0.5 * (2 * k + 1))));
+    for (int H = 1; H <= 40; ++H) {
+        const std::vector<float> fast = attn::alibi_slopes(H);
+        const std::vector<double> ref = attn::reference::alibi_slope(H);
+        REQUIRE(fast.size() == ref.size());
+        for (int h = 0; h < H; ++h) CHECK(fast[static_cast<std::size_t>(h)] == static_cast<float>(ref[static_cast<std::size_t>(h)]));
+    }
+    // RoPE: base^(−2i/D), and llama3's three bands (Llama 3.2's settings: factor 32, 1, 4, 8192)
+    std::mt19937 rng(121);
+    int kept = 0, divided = 0, blended = 0;
+    for (int trial = 0; trial < 200; ++trial) {
+        attn::RopeSettings r;
+        const double bases[] = {10000, 500000, 100, 1e6};
+        r.base = bases[pick(rng, 0, 3)];
+        const int D = 2 * pick(rng, 1, 64);
+        if (coin(rng)) {
+            r.scaling = attn::RopeScaling::llama3;
+            r.factor = coin(rng) ? 32 : 8;
+            r.low_freq_factor = 1;
+            r.high_freq_factor = 4;
+            r.original_context = coin(rng) ? 8192 : pick(rng, 8, 512);
+        }
+        const std::vector<double> fast = attn::rope_frequencies(D, r), ref = attn::reference::rope_theta(D, r);
+        REQUIRE(fast.size() == ref.size());
+        for (std::size_t i = 0; i < ref.size(); ++i) {
+            CHECK(std::fabs(fast[i] - ref[i]) <= 1e-13 * ref[i]);
+            if (r.scaling == attn::RopeScaling::llama3) {
+                const double plain = std::pow(r.base, -2.0 * static_cast<double>(i) / D);
+                kept += ref[i] == plain;
+                divided += std::fabs(ref[i] - plain / r.factor) < 1e-15 * plain;
+                blended += ref[i] < plain && ref[i] > plain / r.factor;
+            }
+        }
+    }
+    CHECK(kept > 100);
+    CHECK(divided > 100);
+    CHECK(blended > 20);
+    // the table's cos and sin, and the rotation: R(m) then R(−m) gives x back; ⟨R(m)q, R(n)k⟩ depends on m − n
+    attn::RopeSettings r;
+    attn::RopeTable table;
+    attn::rope_table(8, r, 3, 5, table);
+    const std::vector<double> theta = attn::reference::rope_theta(8, r);
+    for (int row = 0; row < 5; ++row)
+        for (int i = 0; i < 4; ++i) {
+            CHECK(table.cos_row(row)[i] == static_cast<float>(std::cos((3 + row) * theta[static_cast<std::size_t>(i)])));
+            CHECK(table.sin_row(row)[i] == static_cast<float>(std::sin((3 + row) * theta[static_cast<std::size_t>(i)])));
+        }
+    std::vector<float> x(16), y;
+    for (float& v : x) v = std::uniform_real_distribution<float>(-1, 1)(rng);
+    y = x;
+    attn::rope_rotate_row(y.data(), 2, 8, table.cos_row(4), table.sin_row(4));
+    attn::rope_rotate_row(y.data(), 2, 8, table.cos_row(4), table.sin_row(4), true);
+    for (int i = 0; i < 16; ++i) CHECK(y[static_cast<std::size_t>(i)] == Approx(x[static_cast<std::size_t>(i)]).margin(1e-6));
+    attn::RopeTable all;
+    attn::rope_table(8, r, 0, 12, all);
+    const auto rotated_dot = [&](int m, int n) {
+        std::vector<float> q(x.begin(), x.begin() + 8), k(x.begin() + 8, x.end());
+        attn::rope_rotate_row(q.data(), 1, 8, all.cos_row(m), all.sin_row(m));
+        attn::rope_rotate_row(k.data(), 1, 8, all.cos_row(n), all.sin_row(n));
+        double d = 0;
+        for (int i = 0; i < 8; ++i) d += static_cast<double>(q[static_cast<std::size_t>(i)]) * k[static_cast<std::size_t>(i)];
+        return d;
+    };
+    CHECK(rotated_dot(7, 4) == Approx(rotated_dot(3, 0)).margin(1e-5));
+    CHECK(rotated_dot(11, 2) == Approx(rotated_dot(9, 0)).margin(1e-5));
+}
+
 // ---- embedding ------------------------------------------------------------------------------
 
 namespace {
@@ -340,7 +484,10 @@ struct AttentionTrial {
     attn::ForwardOptions options;
     float scale = 1.0f;
     Matrix a, dout;
-    AttentionTrial(std::mt19937& rng) : c(kind_config(rng)) {
+    attn::RelativePositions positions;  // rope's table, alibi's slopes
+    /// modern: the modern decoders' options drawn too (add_modern_options), after the others.
+    explicit AttentionTrial(std::mt19937& rng, bool modern = false) : c(kind_config(rng)) {
+        if (modern) add_modern_options(rng, c);
         B = pick(rng, 1, 3);
         T = pick(rng, 1, c.context);
         layer = pick(rng, 0, c.layers - 1);
@@ -352,10 +499,11 @@ struct AttentionTrial {
             for (auto& heads : options.head_enabled)
                 for (std::size_t h = 0; h < heads.size(); ++h) heads[h] = coin(rng);
         }
-        const int D = c.d_model / c.heads;
+        const int D = attn::head_dim_of(c);
         scale = c.scale ? static_cast<float>(1.0 / std::sqrt(static_cast<double>(D))) : 1.0f;
         a = random_matrix(rng, B * T, c.d_model);
         dout = random_matrix(rng, B * T, c.d_model);
+        attn::relative_positions(c, 0, T, positions);
     }
     attn::AttentionRun fast_run() const {
         attn::AttentionRun run;
@@ -366,6 +514,8 @@ struct AttentionTrial {
         run.scale = scale;
         run.layer = layer;
         run.options = &options;
+        if (c.positional == attn::Positional::rope) run.rope = &positions.rope;
+        if (c.positional == attn::Positional::alibi) run.alibi = &positions.alibi;
         return run;
     }
     attn::reference::AttentionRun reference_run(int b) const {
@@ -376,6 +526,12 @@ struct AttentionTrial {
         run.scale = scale;
         run.uniform = options.uniform_attention;
         for (int h = 0; h < c.heads; ++h) run.head_on.push_back(options.head_on(layer, h));
+        run.kv_heads = c.kv_heads;
+        run.head_dim = c.head_dim;
+        run.positional = c.positional;
+        run.rope = attn::rope_settings(c);
+        run.qk_norm = c.qk_norm;
+        run.eps = c.ln_eps;
         return run;
     }
     std::string describe_run() const {
@@ -391,10 +547,16 @@ struct AttentionTrial {
 
 }  // namespace
 
-TEST_CASE("layer kinds: fast attention forward and backward equal its double reference", "[kinds]") {
-    std::mt19937 rng(301);
+namespace {
+
+/// kTrials attention trials (modern: with the modern decoders' options): the fast forward's
+/// output and softmax weights, its backward's input and parameter gradients and Σ‖dS′‖²
+/// against the double reference's. Returns the largest forward and backward errors.
+std::pair<double, double> check_attention_against_reference(std::uint32_t seed, bool modern) {
+    std::mt19937 rng(seed);
+    double worst_forward = 0, worst_backward = 0;
     for (int trial = 0; trial < kTrials; ++trial) {
-        const AttentionTrial t(rng);
+        const AttentionTrial t(rng, modern);
         INFO("trial " << trial << ": " << t.describe_run());
         Weights w(rng, t.c);
         const auto l = static_cast<std::size_t>(t.layer);
@@ -425,13 +587,21 @@ TEST_CASE("layer kinds: fast attention forward and backward equal its double ref
         CHECK(relative_error(da, join(rda)) < kBackwardTolerance);
         check_parameter_gradients(w.grads, w.ref_grads, kBackwardTolerance);
         CHECK(std::fabs(score_grad_sq - ref_score_grad_sq) <= 1e-4 * std::max(1e-3, ref_score_grad_sq));
+        worst_forward = std::max(worst_forward, relative_error(out, join(rout)));
+        worst_backward = std::max(worst_backward, relative_error(da, join(rda)));
+        for (const attn::ParamInfo& info : w.grads.layout())
+            worst_backward = std::max(worst_backward, gradient_error(w.grads, w.ref_grads, info));
     }
+    return {worst_forward, worst_backward};
 }
 
-TEST_CASE("layer kinds: the attention reference's gradients equal central finite differences", "[kinds]") {
-    std::mt19937 rng(302);
+/// kTrials attention trials: the reference's input and parameter gradients (the q/k norms'
+/// gains too) against central finite differences of its own forward.
+double check_attention_reference_by_finite_differences(std::uint32_t seed, bool modern) {
+    double worst = 0;
+    std::mt19937 rng(seed);
     for (int trial = 0; trial < kTrials; ++trial) {
-        const AttentionTrial t(rng);
+        const AttentionTrial t(rng, modern);
         INFO("trial " << trial << ": " << t.describe_run());
         Weights w(rng, t.c);
         const attn::reference::Tensors ref(t.c, w.values, &w.ref_grads);
@@ -451,10 +621,34 @@ TEST_CASE("layer kinds: the attention reference's gradients equal central finite
                                                                  t.reference_run(b)).out);
             return dot(out, r);
         };
-        const std::vector<std::string> names = tensors_named(t.c, {"layers." + std::to_string(t.layer) + ".w_",
-                                                                    "layers." + std::to_string(t.layer) + ".b_"});
-        check_finite_differences(rng, t.c, w.values, w.ref_grads, names, &a, &da, J, 3, 6);
+        const std::string layer = "layers." + std::to_string(t.layer) + ".";
+        const std::vector<std::string> names =
+            tensors_named(t.c, {layer + "w_", layer + "b_", layer + "q_norm.", layer + "k_norm."});
+        check_finite_differences(rng, t.c, w.values, w.ref_grads, names, &a, &da, J, 3, 6, &worst);
     }
+    return worst;
+}
+
+}  // namespace
+
+TEST_CASE("layer kinds: fast attention forward and backward equal its double reference", "[kinds]") {
+    check_attention_against_reference(301, false);
+}
+
+TEST_CASE("layer kinds: the attention reference's gradients equal central finite differences", "[kinds]") {
+    check_attention_reference_by_finite_differences(302, false);
+}
+
+TEST_CASE("layer kinds: fast attention with rope, alibi, grouped-query heads, head_dim, qkv_bias and qk_norm "
+          "equals its double reference",
+          "[kinds][modern]") {
+    const auto [forward, backward] = check_attention_against_reference(311, true);
+    WARN("modern attention, fast against the double reference: forward " << forward << ", backward " << backward);
+}
+
+TEST_CASE("layer kinds: the modern attention reference's gradients equal central finite differences", "[kinds][modern]") {
+    WARN("modern attention, the reference against central differences: largest relative difference "
+         << check_attention_reference_by_finite_differences(312, true));
 }
 
 // ---- MLP ------------------------------------------------------------------------------------
@@ -465,7 +659,13 @@ struct MlpTrial {
     ModelConfig c;
     int N = 0, layer = 0;
     Matrix m, dout;
-    MlpTrial(std::mt19937& rng) : c(kind_config(rng)) {
+    /// gated: the gated MLP (SwiGLU with SiLU, or GELU), with or without biases.
+    explicit MlpTrial(std::mt19937& rng, bool gated = false) : c(kind_config(rng)) {
+        if (gated) {
+            c.gated_mlp = true;
+            c.mlp_bias = coin(rng);
+            if (coin(rng)) c.activation = attn::Activation::silu;
+        }
         c.mlp = pick(rng, 1, 12);
         N = pick(rng, 1, 12);
         layer = pick(rng, 0, c.layers - 1);
@@ -476,10 +676,15 @@ struct MlpTrial {
 
 }  // namespace
 
-TEST_CASE("layer kinds: fast MLP forward and backward equal its double reference", "[kinds]") {
-    std::mt19937 rng(401);
+namespace {
+
+/// kTrials MLP trials (gated: the gated MLP): the fast forward and backward against the double
+/// reference; returns the largest error.
+double check_mlp_against_reference(std::uint32_t seed, bool gated) {
+    std::mt19937 rng(seed);
+    double worst = 0;
     for (int trial = 0; trial < kTrials; ++trial) {
-        const MlpTrial t(rng);
+        const MlpTrial t(rng, gated);
         INFO("trial " << trial << ": " << describe(t.c) << ", N " << t.N << ", layer " << t.layer);
         Weights w(rng, t.c);
         const auto l = static_cast<std::size_t>(t.layer);
@@ -495,13 +700,16 @@ TEST_CASE("layer kinds: fast MLP forward and backward equal its double reference
         CHECK(relative_error(out, acts.out.v) < kForwardTolerance);
         CHECK(relative_error(dm, rdm.v) < kBackwardTolerance);
         check_parameter_gradients(w.grads, w.ref_grads, kBackwardTolerance);
+        worst = std::max({worst, relative_error(out, acts.out.v), relative_error(dm, rdm.v)});
     }
+    return worst;
 }
 
-TEST_CASE("layer kinds: the MLP reference's gradients equal central finite differences", "[kinds]") {
-    std::mt19937 rng(402);
+double check_mlp_reference_by_finite_differences(std::uint32_t seed, bool gated) {
+    double worst = 0;
+    std::mt19937 rng(seed);
     for (int trial = 0; trial < kTrials; ++trial) {
-        const MlpTrial t(rng);
+        const MlpTrial t(rng, gated);
         Weights w(rng, t.c);
         const attn::reference::Tensors ref(t.c, w.values, &w.ref_grads);
         const attn::reference::Tensors plain(t.c, w.values, nullptr);
@@ -511,8 +719,28 @@ TEST_CASE("layer kinds: the MLP reference's gradients equal central finite diffe
         const std::vector<Mat> dm = {attn::reference::mlp_backward(t.c.activation, ref.mlp(t.layer), m[0], acts, r[0])};
         auto J = [&] { return dot({attn::reference::mlp_forward(t.c.activation, plain.mlp(t.layer), m[0]).out}, r); };
         const std::vector<std::string> names = tensors_named(t.c, {"layers." + std::to_string(t.layer) + ".mlp."});
-        check_finite_differences(rng, t.c, w.values, w.ref_grads, names, &m, &dm, J, 3, 6);
+        check_finite_differences(rng, t.c, w.values, w.ref_grads, names, &m, &dm, J, 3, 6, &worst);
     }
+    return worst;
+}
+
+}  // namespace
+
+TEST_CASE("layer kinds: fast MLP forward and backward equal its double reference", "[kinds]") {
+    check_mlp_against_reference(401, false);
+}
+
+TEST_CASE("layer kinds: the MLP reference's gradients equal central finite differences", "[kinds]") {
+    check_mlp_reference_by_finite_differences(402, false);
+}
+
+TEST_CASE("layer kinds: the fast gated MLP (SwiGLU) equals its double reference", "[kinds][modern]") {
+    WARN("gated MLP, fast against the double reference: " << check_mlp_against_reference(411, true));
+}
+
+TEST_CASE("layer kinds: the gated MLP reference's gradients equal central finite differences", "[kinds][modern]") {
+    WARN("gated MLP, the reference against central differences: largest relative difference "
+         << check_mlp_reference_by_finite_differences(412, true));
 }
 
 // ---- output head ----------------------------------------------------------------------------

@@ -70,7 +70,11 @@ TEST_CASE("model schema: the rows are ModelConfig's settings, each name, JS key 
                                             "layernorm", "positional", "causal", "scale", "tied",
                                             // the architecture options, written only when not default
                                             "attn_bias", "activation", "ln_eps", "norm", "token_types",
-                                            "embed_layernorm", "output_transform", "output_bias", "family"};
+                                            "embed_layernorm", "output_transform", "output_bias",
+                                            // the modern decoders' options, written only when not default
+                                            "rope_base", "rope_scaling", "rope_factor", "rope_low_freq_factor",
+                                            "rope_high_freq_factor", "rope_original_context", "rmsnorm", "gated_mlp",
+                                            "mlp_bias", "kv_heads", "head_dim", "qkv_bias", "qk_norm", "family"};
     std::vector<std::string> got;
     for (const ModelSetting& s : attn::model_settings()) got.push_back(s.name());
     CHECK(got == order);
@@ -146,9 +150,11 @@ TEST_CASE("model schema: the size rows' bounds are the limit set's, and validate
     };
     const Set sets[] = {
         {"training", attn::kTrainingLimits, accepted_by_validate,
-         {{"vocab", 50000}, {"context", 512}, {"layers", 12}, {"d_model", 512}, {"heads", 512}, {"mlp", 2048}, {"token_types", 16}}},
+         {{"vocab", 50000}, {"context", 512}, {"layers", 12}, {"d_model", 512}, {"heads", 512}, {"mlp", 2048}, {"token_types", 16},
+          {"rope_original_context", 1 << 24}, {"kv_heads", 512}, {"head_dim", 512}}},
         {"inference", attn::kInferenceLimits, accepted_for_inference,
-         {{"vocab", 262144}, {"context", 2048}, {"layers", 48}, {"d_model", 2048}, {"heads", 2048}, {"mlp", 8192}, {"token_types", 16}}},
+         {{"vocab", 262144}, {"context", 2048}, {"layers", 48}, {"d_model", 2048}, {"heads", 2048}, {"mlp", 8192}, {"token_types", 16},
+          {"rope_original_context", 1 << 24}, {"kv_heads", 2048}, {"head_dim", 2048}}},
     };
     for (const Set& set : sets) {
         int rows = 0;
@@ -161,6 +167,8 @@ TEST_CASE("model schema: the size rows' bounds are the limit set's, and validate
             CHECK(r.hi == set.hi.at(s.name()));
             for (const double v : {r.lo - 1, r.lo, r.hi, r.hi + 1}) {
                 ModelConfig c = roomy(set.limits);
+                // kv_heads divides heads: as many heads as the width allows (each of width 1)
+                if (s.name() == std::string("kv_heads")) c.heads = c.d_model;
                 s.set(c, v);
                 INFO(s.name() << " = " << v);
                 const bool inside = v >= r.lo && v <= r.hi;
@@ -195,8 +203,8 @@ TEST_CASE("model schema: the check refuses what no model can be: post-LN or the 
         c.embed_layernorm = true;
         CHECK_THROWS_WITH(attn::check_model_config(c, *limits), Contains("embed_layernorm needs layernorm"));
         c = ModelConfig{};
-        c.family = "llama";
-        CHECK_THROWS_WITH(attn::check_model_config(c, *limits), Contains("family") && Contains("llama"));
+        c.family = "mistral";
+        CHECK_THROWS_WITH(attn::check_model_config(c, *limits), Contains("family") && Contains("mistral"));
         c.family = "bert";
         CHECK_NOTHROW(attn::check_model_config(c, *limits));
     }
@@ -219,5 +227,6 @@ TEST_CASE("model schema: a training setting's range: context 0 means the task's"
     CHECK(attn::training_range(attn::model_setting("layers")).lo == 1);
     CHECK_FALSE(attn::model_setting("vocab").settable);  // always the task's
     CHECK(attn::model_setting("causal").values == std::vector<std::string>{"none", "causal"});
-    CHECK(attn::model_setting("positional").values == std::vector<std::string>{"none", "sinusoidal", "learned"});
+    CHECK(attn::model_setting("positional").values ==
+          std::vector<std::string>{"none", "sinusoidal", "learned", "rope", "alibi"});
 }

@@ -657,3 +657,64 @@ TEST_CASE("multi_head: the largest accepted inputs and weights (1e6) give finite
     CHECK(attn::multi_head_attention(x, w, 1, m, false).output.allFinite());
     CHECK(attn::multi_head_output(x, w, 1, m, false).allFinite());
 }
+
+// ---- the relative positions: rope and alibi ---------------------------------------------
+
+TEST_CASE("multi_head_attention: rope and alibi, 200 random configurations match the double reference on every path",
+          "[multi_head][modern]") {
+    std::mt19937 rng(20261205);
+    double worst = 0.0;
+    for (int iter = 0; iter < 200; ++iter) {
+        RandomCase rc = random_case(rng);
+        const attn::Positional kind = iter % 2 == 0 ? attn::Positional::rope : attn::Positional::alibi;
+        if (kind == attn::Positional::rope && rc.d % 2 != 0) {  // rope turns pairs: an even head width
+            rc.d += 1;
+            rc.c = rc.heads * rc.d;
+            rc.x = ref::random_matrix(rng, rc.t, rc.c, -2, 2);
+            rc.w = attn::glorot_weights(rc.c, rc.heads, rc.seed, false);
+        }
+        INFO("case " << iter << ": " << describe(rc) << " " << attn::positional_name(kind));
+        const attn::AttentionPositions positions{kind, {}};
+        const auto tr = attn::multi_head_attention(rc.x, rc.w, rc.heads, rc.mask, rc.scale, positions);
+        const auto eigen = attn::multi_head_attention_reference(rc.x, rc.w, rc.heads, rc.mask, rc.scale, positions);
+        const ref::Result r = ref::multi_head(rc.x, rc.w, rc.heads, rc.mask, rc.scale, kind);
+        for (int h = 0; h < rc.heads; ++h) {
+            for (const auto* g : {&tr.heads[h], &eigen.heads[h]}) {
+                const auto& e = r.heads[h];
+                const std::pair<const attn::Matrix*, const ref::Mat*> pairs[] = {
+                    {&g->query, &e.query}, {&g->key, &e.key}, {&g->scaled, &e.scaled}, {&g->weights, &e.weights},
+                    {&g->output, &e.output}};
+                const char* names[] = {"query", "key", "scaled", "weights", "output"};
+                for (int k = 0; k < 5; ++k) {
+                    const ref::Diff d = ref::compare(*pairs[k].first, *pairs[k].second, 1e-5);
+                    INFO("head " << h << " " << d.describe(names[k]));
+                    CHECK(d.ok());
+                    worst = std::max(worst, d.max_diff / std::max(1.0, d.magnitude));
+                }
+                if (kind == attn::Positional::rope) {
+                    CHECK(ref::compare(g->query_before_rope, e.query_before_rope, 1e-5).ok());
+                    CHECK(ref::compare(g->key_before_rope, e.key_before_rope, 1e-5).ok());
+                } else {
+                    CHECK(g->query_before_rope.size() == 0);
+                }
+            }
+        }
+        const ref::Diff dout = ref::compare(tr.output, r.output, 1e-5);
+        INFO(dout.describe("output"));
+        CHECK(dout.ok());
+        // the output-only path (engine.forwardReference) gives the Eigen trace's output exactly
+        CHECK(attn::multi_head_output(rc.x, rc.w, rc.heads, rc.mask, rc.scale, positions) == eigen.output);
+        worst = std::max(worst, dout.max_diff / std::max(1.0, dout.magnitude));
+    }
+    WARN("rope and alibi, worst relative difference from the double reference: " << worst);
+    CHECK(worst <= 1e-5);
+}
+
+TEST_CASE("multi_head_attention: rope with an odd head width is refused by name", "[multi_head][modern]") {
+    const attn::Matrix x = attn::Matrix::Ones(2, 3);
+    const attn::Weights w = identity_weights(3);
+    const attn::MaskMatrix m = attn::build_mask(attn::MaskKind::none, 2, 2);
+    CHECK_THROWS_WITH(attn::multi_head_attention(x, w, 1, m, true, {attn::Positional::rope, {}}),
+                      Contains("rope") && Contains("even"));
+    CHECK_NOTHROW(attn::multi_head_attention(x, w, 1, m, true, {attn::Positional::alibi, {}}));
+}

@@ -289,3 +289,44 @@ TEST_CASE("pretrained backward: learn_memory is an upper bound of what the forwa
         CHECK(used > std::int64_t{T} * c.vocab * 4);  // the measure sees at least one T×V buffer
     }
 }
+
+TEST_CASE("pretrained backward: learn_memory and run_memory bound what a modern model allocates (wide heads, GQA, "
+          "qk_norm, rope, the gated MLP)",
+          "[pretrained_backward][memory][modern]") {
+    // Q wider than the stream (H·D = 2C), K and V narrower (H_kv = H/4), the q/k norms, RMSNorm
+    // and the gated MLP: the buffers the modern options add or widen
+    ModelConfig c = model_test::sized_config(20000, 256, 64, 8, 2, 128);
+    c.causal = true;
+    c.layernorm = true;
+    c.rmsnorm = true;
+    c.positional = attn::Positional::rope;
+    c.kv_heads = 2;
+    c.head_dim = 16;
+    c.qk_norm = true;
+    c.qkv_bias = true;
+    c.gated_mlp = true;
+    c.activation = attn::Activation::silu;
+    std::mt19937 rng(2308);
+    const attn::Parameters p = model_test::random_params(rng, c, 0.1f);
+    attn::Model m(c, attn::Parameters(p));
+    for (const int T : {32, 256}) {
+        const std::vector<std::int32_t> ids = model_test::random_ids(rng, c, T);
+        std::vector<std::int32_t> targets(ids.begin() + 1, ids.end());
+        targets.push_back(attn::kNoTarget);
+        const std::int64_t estimate = attn::learn_memory(c, T);
+        const std::int64_t used = test_memory::peak_memory_of([&] {
+            const attn::PretrainedBackward b = attn::pretrained_backward(m, ids, targets, 0);
+            CHECK(b.loss > 0);
+        });
+        INFO("T = " << T << ": " << used << " bytes used, " << estimate << " estimated");
+        CHECK(estimate >= used);
+        attn::TraceKeep keep;  // every layer's heads and vectors, the logits
+        const std::int64_t run_estimate = attn::run_memory(c, 1, T, &keep);
+        const std::int64_t run_used = test_memory::peak_memory_of([&] {
+            const attn::ModelTrace tr = attn::trace_model(c, p, ids, -1, {}, keep);
+            CHECK(tr.layers[1].attention.heads[7].key_before_rope.rows() == T);
+        });
+        INFO("trace: " << run_used << " bytes used, " << run_estimate << " estimated");
+        CHECK(run_estimate >= run_used);
+    }
+}

@@ -364,7 +364,7 @@ test('run() with no settings uses DEFAULT_SETTINGS, the CLI\'s defaults', () => 
     { dModel: 16, heads: 4, dHead: 4, seed: 42, positional: 'sinusoidal', mask: 'none', scale: true, padTo: 0, lowercase: false, shareHeads: false },
   );
   assert.ok(Object.isFrozen(DEFAULT_SETTINGS));
-  assert.deepEqual([...POSITIONALS], ['none', 'sinusoidal', 'learned']);
+  assert.deepEqual([...POSITIONALS], ['none', 'sinusoidal', 'learned', 'rope', 'alibi']);
   assert.deepEqual([...MASKS], ['none', 'causal', 'padding', 'causal+padding', 'custom']);
 });
 

@@ -100,10 +100,10 @@ test('a safetensors file cut inside its data is refused, naming the tensor', () 
 test('an unknown architecture is refused by name', () => {
   const dir = copyOf('gpt2');
   const config = JSON.parse(readFileSync(path.join(dir, 'config.json'), 'utf8'));
-  config.architectures = ['LlamaForCausalLM'];
-  config.model_type = 'llama';
+  config.architectures = ['MistralForCausalLM'];
+  config.model_type = 'mistral';
   writeFileSync(path.join(dir, 'config.json'), JSON.stringify(config));
-  refused(['--model', dir, '--ids', '1,2'], /LlamaForCausalLM is not supported: this page runs GPT-2 and BERT models/);
+  refused(['--model', dir, '--ids', '1,2'], /MistralForCausalLM is not supported: this page runs GPT-2, BERT, Llama, Qwen2 and Qwen3 models/);
 });
 
 test('a config whose vocabulary disagrees with the weights is refused', () => {

@@ -233,7 +233,7 @@ test('bad checkpoints are refused with the reason and code, and nothing is left 
   const bytes = new Uint8Array(read(GPT2, 'model.safetensors'));
   const header = bytes.subarray(0, engine.safetensorsHeaderSize(bytes.subarray(0, 8)));
   const config = JSON.parse(text(GPT2, 'config.json'));
-  assert.throws(() => engine.readHubConfig(JSON.stringify({ ...config, model_type: 'llama', architectures: ['LlamaForCausalLM'] })), (e) => e.code === 'bad_checkpoint' && /LlamaForCausalLM/.test(e.message));
+  assert.throws(() => engine.readHubConfig(JSON.stringify({ ...config, model_type: 'mistral', architectures: ['MistralForCausalLM'] })), (e) => e.code === 'bad_checkpoint' && /MistralForCausalLM/.test(e.message));
   // a config whose width does not match the file's tensors: the tensor and both shapes are named
   assert.throws(() => engine.openCheckpoint(JSON.stringify({ ...config, n_embd: config.n_embd * 2, n_head: config.n_head }), header, bytes.length), (e) => e.code === 'bad_checkpoint' && /shape|\[/.test(e.message));
   assert.throws(() => engine.safetensorsHeaderSize(new Uint8Array(3)), (e) => e.code === 'bad_checkpoint');

@@ -36,7 +36,7 @@ test('the limits JS uses are the engine\'s: 2048 tokens, width 1024, 65536 bytes
 test('MASKS and POSITIONALS are the C++ enums in order, one list shared by engine.js and state.js', () => {
   assert.deepEqual([...MASKS], ['none', 'causal', 'padding', 'causal+padding', 'custom']);
   assert.deepEqual([...MASKS], [...engine.info.masks]);
-  assert.deepEqual([...POSITIONALS], ['none', 'sinusoidal', 'learned']);
+  assert.deepEqual([...POSITIONALS], ['none', 'sinusoidal', 'learned', 'rope', 'alibi']);
   assert.deepEqual([...POSITIONALS], [...engine.info.positionals]);
   assert.equal(STATE_MASKS, MASKS);
   assert.equal(STATE_POSITIONALS, POSITIONALS);

