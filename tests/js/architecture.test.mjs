@@ -318,6 +318,8 @@ function familyWords() {
   const words = { names: new Set(), architectures: new Set(), files: [] };
   for (const file of readdirSync(dir).filter((n) => n.endsWith('.cpp') && n !== 'families.cpp')) {
     const src = readFileSync(join(dir, file), 'utf8');
+    // a family's file defines its <name>_family(); a piece families share (rotary_decoder.cpp) does not
+    if (!/\bconst Family& \w+_family\(\) \{/.test(src)) continue;
     const before = words.names.size;
     for (const m of src.matchAll(/\bf\.(name|model_types|architectures)\s*=\s*(\{[^}]*\}|"[^"]*")/g)) {
       const values = [...m[2].matchAll(/"([^"]+)"/g)].map((v) => v[1]);
@@ -344,10 +346,11 @@ function familyMentions(files, words) {
   return out;
 }
 
-test('the family files are read: each gives a name, and GPT-2\'s and BERT\'s words are among them', () => {
+test('the family files are read: each gives a name, and GPT-2\'s, BERT\'s, Llama\'s and Qwen\'s words are among them', () => {
   const words = familyWords();
   for (const [file, named] of words.files) assert.ok(named, `src/families/${file} gives no f.name = "…"`);
-  for (const w of ['gpt2', 'bert']) assert.ok(words.names.has(w), w);
+  for (const w of ['gpt2', 'bert', 'llama', 'qwen2', 'qwen3']) assert.ok(words.names.has(w), w);
+  assert.ok(words.files.length >= 5, `${words.files.length} family files`);
   for (const w of ['GPT2LMHeadModel', 'BertForMaskedLM']) assert.ok(words.architectures.has(w), w);
 });
 
