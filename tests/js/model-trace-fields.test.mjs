@@ -139,7 +139,8 @@ test('a pretrained trace (GPT-2 and BERT) is the CLI\'s JSON camelCased plus the
     const short = model.traceIds(ids, { layer: 1, allWeights: false });
     assert.ok(!('logits' in short) && !('probabilities' in short));
     assert.deepEqual(short.layers[0].heads, []);
-    assert.deepEqual(Object.keys(short.top).sort(), ['ids', 'k', 'p', 'texts']);
+    // (padding: whether each top id is one past the tokenizer's pieces, issue #36, 5)
+    assert.deepEqual(Object.keys(short.top).sort(), ['ids', 'k', 'p', 'padding', 'texts']);
     model.dispose();
   }
 });

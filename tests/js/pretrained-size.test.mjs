@@ -41,7 +41,7 @@ test('checkHubConfig: GPT-2 small and medium fit; large (3.1 GB) and xl are refu
   assert.equal(c.parameterBytes, 4 * (262144 * C + 2048 * C + 48 * (4 * C * C + 2 * C * F + 9 * C + F) + 2 * C));
   assert.equal(c.fits, false);
   // a config that cannot be read is refused as readHubConfig refuses it
-  assert.throws(() => engine.checkHubConfig('{"model_type": "llama"}'), (e) => e.code === 'bad_checkpoint' && /llama/.test(e.message));
+  assert.throws(() => engine.checkHubConfig('{"model_type": "mistral"}'), (e) => e.code === 'bad_checkpoint' && /mistral/.test(e.message));
 });
 
 test('openCheckpoint refuses a header describing more data than the file, or a model above the limit, before allocating', () => {
