@@ -87,7 +87,8 @@ export function createControls(root, { onChange, choices, visible = null, labMod
   const positional = el('select', 'control');
   const mask = el('select', 'control');
   const scale = el('input', null, { type: 'checkbox' });
-  setOptions(positional, POSITIONALS.map((p) => ({ value: p, text: POSITIONAL_TEXT[p] })));
+  // the kinds this page's steps explain (rotary and ALiBi need their own step: not yet here)
+  setOptions(positional, POSITIONALS.filter((p) => p in POSITIONAL_TEXT).map((p) => ({ value: p, text: POSITIONAL_TEXT[p] })));
   setOptions(mask, MASKS.map((m) => ({ value: m, text: MASK_TEXT[m] })));
 
   width.addEventListener('change', () => onChange({ dModel: Number(width.value) }));
