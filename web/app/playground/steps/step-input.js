@@ -36,7 +36,7 @@ export function createInputStep(root, ctx) {
     tooltip: ctx.tooltip, getWidth: ctx.width,
     onCellClick: select,
     describe: (i, j) => (trace.model
-      ? { name: `X\u2032[${i}, ${j}]  ${tok(trace, i)}`, provenance: trace.model.layernorm ? `= LayerNorm(x)[${i}, ${j}]: row ${i} of x, centred, scaled to unit variance, times a learned gain plus a learned bias` : `= x[${i}, ${j}] (this model has no LayerNorm)` }
+      ? { name: `X\u2032[${i}, ${j}]  ${tok(trace, i)}`, provenance: trace.model.rmsnorm ? `= RMSNorm(x)[${i}, ${j}]: row ${i} of x divided by its root mean square, times a learned gain (no mean, no bias)` : trace.model.layernorm ? `= LayerNorm(x)[${i}, ${j}]: row ${i} of x, centred, scaled to unit variance, times a learned gain plus a learned bias` : `= x[${i}, ${j}] (this model has no LayerNorm)` }
       : { name: `X\u2032[${i}, ${j}]  ${tok(trace, i)}`, provenance: `= X[${i}, ${j}] + P[${i}, ${j}]` }),
   });
 
@@ -68,7 +68,12 @@ export function createInputStep(root, ctx) {
     } else {
       lines.push([`x[${v.q}, ${d}] = the output of layer ${m.layer}\u2019s block = `, { n: at(tr.stream, v.q, d) }]);
     }
-    if (m.layernorm && m.ln1) {
+    if (m.rmsnorm && m.rms1) {
+      // RMSNorm (Llama, Qwen): no mean taken away, no bias; the engine's row rms includes ε
+      const rms = m.rms1.rms[v.q];
+      lines.push([`X\u2032[${v.q}, ${d}] = x[${v.q}, ${d}] / rms \u00b7 g[${d}] = `, { n: at(tr.stream, v.q, d) }, ' / ', { f: rms }, ' \u00b7 ', { n: m.rms1.gain[d] }, ' = ', { result: at(tr.input, v.q, d) }]);
+      lines.push({ caption: `rms = \u221a(mean of x[${v.q}, c]\u00b2 over its C = ${v.C} numbers + \u03b5): the root mean square of row ${v.q}; g is layer ${m.layer + 1}\u2019s learned gain. Unlike GPT-2\u2019s LayerNorm, RMSNorm takes no mean away and adds no bias.` });
+    } else if (m.layernorm && m.ln1) {
       const { mean, sigma } = rowStats(tr.stream, v.q);
       lines.push([`X\u2032[${v.q}, ${d}] = (x[${v.q}, ${d}] \u2212 \u03bc) / \u03c3 \u00b7 g[${d}] + b[${d}] = (`, { n: at(tr.stream, v.q, d) }, ' \u2212 ', { f: mean }, ') / ', { f: sigma }, ' \u00b7 ', { n: m.ln1.gain[d] }, ' + ', { n: m.ln1.bias[d] }, ' = ', { result: at(tr.input, v.q, d) }]);
       lines.push({ caption: `\u03bc and \u03c3: the mean and standard deviation of row ${v.q} of x (over its C = ${v.C} numbers); g and b are the learned gain and bias of layer ${m.layer + 1}\u2019s first LayerNorm.` });
@@ -81,6 +86,8 @@ export function createInputStep(root, ctx) {
         : `Layer ${m.layer + 1} reads the residual stream x as layer ${m.layer} left it: the embeddings plus everything the earlier blocks added.`,
       postNorm
         ? 'This model (BERT) normalises after attention, not before: Q, K and V are computed from x itself, and its LayerNorms come after each residual sum.'
+        : m.rmsnorm
+        ? 'Before attention, RMSNorm divides each token\u2019s row by its root mean square and multiplies by a learned gain: X\u2032 is what Q, K and V are computed from. It is LayerNorm without the mean and the bias: the row is not centred, only rescaled.'
         : m.layernorm
         ? 'Before attention, LayerNorm rescales each token\u2019s row to mean 0 and variance 1, then applies a learned gain and bias: X\u2032 is what Q, K and V are computed from.'
         : 'This model has no LayerNorm: Q, K and V are computed from x itself.',
