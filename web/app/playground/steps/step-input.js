@@ -60,9 +60,14 @@ export function createInputStep(root, ctx) {
     const lines = [];
     // a post-LN checkpoint (BERT): its embeddings are normalised, its blocks normalise after attention
     const postNorm = Boolean(m.pretrained?.postNorm);
+    // rotary positions (Llama, Qwen): nothing is added to the embeddings
+    const rotary = tr.config.positional === 'rope' || tr.config.positional === 'alibi';
     if (first && postNorm) {
       lines.push([`x[${v.q}, ${d}] = LayerNorm(X + P + T\u2080)[${v.q}, ${d}] = `, { n: at(tr.stream, v.q, d) }]);
       lines.push({ caption: 'T\u2080: the token-type embedding of segment 0 (one sentence); BERT normalises the sum of the three embeddings.' });
+    } else if (first && rotary) {
+      lines.push([`x[${v.q}, ${d}] = X[${v.q}, ${d}] = `, { n: at(tr.stream, v.q, d) }]);
+      lines.push({ caption: 'No position vector is added: RoPE turns the queries and keys by their position later (step 4b).' });
     } else if (first) {
       lines.push([`x[${v.q}, ${d}] = X[${v.q}, ${d}] + P[${v.q}, ${d}] = `, { n: at(tr.embeddings, v.q, d) }, ' + ', { f: at(tr.positional, v.q, d) }, ' = ', { n: at(tr.stream, v.q, d) }]);
     } else {
@@ -81,7 +86,9 @@ export function createInputStep(root, ctx) {
       lines.push([`X\u2032[${v.q}, ${d}] = x[${v.q}, ${d}] = `, { result: at(tr.input, v.q, d) }]);
     }
     f.explain(
-      first
+      first && rotary
+        ? 'The residual stream x starts as the token\u2019s vector alone: this model adds no position vector (its positions act inside attention). Each layer reads x and adds its own findings back to it.'
+        : first
         ? 'The token\u2019s vector and its position\u2019s vector are added, number by number: x carries both what the word is and where it is. This sum is the residual stream: each layer reads it and adds its own findings back to it.'
         : `Layer ${m.layer + 1} reads the residual stream x as layer ${m.layer} left it: the embeddings plus everything the earlier blocks added.`,
       postNorm
@@ -98,6 +105,9 @@ export function createInputStep(root, ctx) {
       hmX.update({ ...common, matrix: tr.embeddings, title: 'X', share: 0.3 });
       hmP.update({ ...common, matrix: tr.positional, title: 'P', range: tr.config.positional === 'none' ? 1 : null, share: 0.3 });
     }
+    // a rotary model adds no P: x is X
+    hmP.element.hidden = !first || rotary;
+    plus.hidden = !first || rotary;
     hmS.update({ ...common, matrix: tr.stream, title: first ? 'x' : `x (into layer ${m.layer + 1})`, share: first ? 0.3 : 0.6 });
     hm.update({ ...common, matrix: tr.input, title: figureTitle('input', tr, v.head) });
   }

@@ -191,8 +191,8 @@ export function createRopeStep(root, ctx) {
       const a = m * theta[i];
       f.formula.set([
         [`\u03b8${i < 10 ? String.fromCharCode(0x2080 + i) : `_${i}`} = ${scaled ? '(llama3-scaled) ' : ''}${base ? `${Number.isInteger(base) ? String(base) : formatValue(base, 6)}^(\u22122\u00b7${i}/${D}) = ` : ''}`, { n: theta[i] }, `;  angle at m = ${m}: ${m}\u00b7\u03b8 = `, { n: a }, ` rad = ${deg(a)}`],
-        [`q\u2032[${m}, ${i}] = q[${m}, ${i}]\u00b7cos ${m}\u03b8 \u2212 q[${m}, ${i + half}]\u00b7sin ${m}\u03b8 = `, { n: qb[i] }, '\u00b7', { f: Math.cos(a) }, ' \u2212 ', { n: qb[i + half] }, '\u00b7', { f: Math.sin(a) }, ' = ', { result: qa[i], testid: 'formula-result' }],
-        [`q\u2032[${m}, ${i + half}] = q[${m}, ${i + half}]\u00b7cos ${m}\u03b8 + q[${m}, ${i}]\u00b7sin ${m}\u03b8 = `, { n: qb[i + half] }, '\u00b7', { f: Math.cos(a) }, ' + ', { n: qb[i] }, '\u00b7', { f: Math.sin(a) }, ' = ', { result: qa[i + half] }],
+        [`q\u2032[${m}, ${i}] = q[${m}, ${i}]\u00b7cos ${m}\u03b8 \u2212 q[${m}, ${i + half}]\u00b7sin ${m}\u03b8 = `, { n: qb[i] }, '\u00b7', { f: Math.cos(a) }, ' \u2212 ', { f: qb[i + half] }, '\u00b7', { f: Math.sin(a) }, ' = ', { result: qa[i], testid: 'formula-result' }],
+        [`q\u2032[${m}, ${i + half}] = q[${m}, ${i + half}]\u00b7cos ${m}\u03b8 + q[${m}, ${i}]\u00b7sin ${m}\u03b8 = `, { n: qb[i + half] }, '\u00b7', { f: Math.cos(a) }, ' + ', { f: qb[i] }, '\u00b7', { f: Math.sin(a) }, ' = ', { result: qa[i + half] }],
         { caption: `The key ${tok(tr, n)} at n = ${n} turns the same way by ${n}\u00b7\u03b8 = ${deg(n * theta[i])}. q and k are head ${v.head + 1}\u2019s, before and after the turn, as the engine computed them.` },
       ]);
       pairsTitle.textContent = `Query ${tok(tr, m)} (m = ${m}) and key ${tok(tr, n)} (n = ${n}), head ${v.head + 1}: each pair before and after its turn`;
