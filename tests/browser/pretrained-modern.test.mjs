@@ -98,13 +98,19 @@ test('RoPE step: one tile per (i, i + D/2) pair, the engine\'s turned q in the f
   await page.close();
 });
 
-test('grouped-query attention in the steps: head 2 reads K/V head 1, shared with head 1', async () => {
+test('grouped-query attention in the steps: head 2 reads K/V head 1, shared with head 1; the model view groups the heads by K/V head', async () => {
   const { page, errors } = await openModel('step=projections&layer=0&q=2&head=1', { viewport: DESKTOP });
   await waitReady(page);
   await waitStep(page, 'projections', { timeout: WAIT });
   const explain = await page.locator('section[data-step="projections"] [data-testid="step-explain"]').textContent();
   assert.match(explain, /only 2 K\/V heads exist: K and V here are K\/V head 1\u2019s, shared with head 1/);
   assert.match(await page.locator('section[data-step="projections"]').innerText(), /Keys K.*\(K\/V head 1\)/);
+  // the model view groups the heads by their K/V head
+  await page.locator('.steps [data-step="heads"]').click();
+  await waitStep(page, 'heads', { timeout: WAIT });
+  const cards = await page.getByTestId('mv-card').evaluateAll((bs) => bs.slice(0, 4).map((b) => b.getAttribute('aria-label')));
+  assert.deepEqual(cards.map((c) => /\(K\/V head (\d)\)/.exec(c)[1]), ['1', '1', '2', '2']);
+  assert.match(await page.locator('section[data-step="heads"] [data-testid="step-explain"]').textContent(), /heads 1 and 2 share K\/V head 1; heads 3 and 4 share K\/V head 2/);
   assert.deepEqual(errors, []);
   await page.close();
 });
