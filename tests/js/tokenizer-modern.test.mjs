@@ -252,3 +252,25 @@ test('a Split pattern the engine does not know is refused by name (bad_checkpoin
   }
   assert.ok(failed && failed.status === 2 && /is not one this engine knows.*\(bad_checkpoint\)/.test(failed.stderr), failed?.stderr);
 });
+
+test('the llama-sp test checkpoint\'s own tokenizer.json (make_checkpoints.py) encodes as @lenml/tokenizers does: byte fallback, <s> added', async () => {
+  const { hubFolders } = await import('./pretrained.mjs');
+  const dir = hubFolders(['llama-sp']);
+  try {
+    const json = JSON.parse(fs.readFileSync(path.join(dir, 'llama-sp', 'tokenizer.json'), 'utf8'));
+    assert.equal(Object.keys(json.model.vocab).length, 320);
+    const ref = reference(json);
+    const tok = engine.createTokenizer({ 'tokenizer.json': JSON.stringify(json) });
+    try {
+      for (const text of ['The cat sat on the mat, the dog sat on it.', 'Hello wörld 猫 😀', 'a  b', '', 'it is the dog\'s', ...randomTexts(60, 77)]) {
+        const tokens = tok.encode(text);
+        assert.deepEqual(tokens.map((t) => t.id), ref.encode(text), JSON.stringify(text));
+        if (text) assert.deepEqual([tokens[0].piece, tokens[0].start], ['<s>', -1], 'the template adds <s>, with no place in the text');
+      }
+    } finally {
+      tok.dispose();
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

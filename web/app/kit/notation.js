@@ -35,8 +35,9 @@ export function figureTitle(step, trace, h) {
   switch (step) {
     case 'embeddings': return 'Token embeddings X';
     case 'positional': return 'Positional encoding P';
-    case 'input': return m ? (m.layernorm ? 'Input X\u2032 = LayerNorm(x)' : 'Input X\u2032 = x') : 'Input X\u2032 = X + P';
+    case 'input': return m ? (m.rmsnorm ? 'Input X\u2032 = RMSNorm(x)' : m.layernorm ? 'Input X\u2032 = LayerNorm(x)' : 'Input X\u2032 = x') : 'Input X\u2032 = X + P';
     case 'projections': return `Queries Q${headSup(h + 1)}`;
+    case 'rope': return `Queries Q${headSup(h + 1)} after RoPE`;
     case 'scores': return `Scores S = Q\u00b7K\u1d40${head}`;
     case 'scaled': return trace.config.scale ? `Scaled S\u2032 = S/\u221ad_k${head}` : `S\u2032 = S, unscaled (scaling is off)${head}`;
     case 'masked': return `Masked scores S\u2032${head}`;

@@ -18,7 +18,7 @@ import {
   normalizeState, changedFields, COMPUTE_FIELDS, STEPS, ALL_STEPS, isLearnStep, LEARN_RATES, MAX_SGD_STEPS, splitLines, isLabModel, computedSentences,
   WIDTHS, HEAD_CHOICES, POSITIONALS, MASKS, MODELS, SPEEDS, MAX_SENTENCE_CHARS, MAX_BATCH, MAX_BATCH_CHARS,
 } from './state.js';
-import { STEP_LIST } from './steps.js';
+import { STEP_LIST, EXTRA_STEPS, forwardSteps } from './steps.js';
 import { LEARN_LIST } from './learn/steps.js';
 import { STEP_REGISTRY } from './step-registry.js';
 import { LEARN_REGISTRY } from './learn/step-registry.js';
@@ -77,6 +77,7 @@ function createViews(layout, stepCtx, { set, go, follow, togglePlay, endTour, co
     controls: createControls(layout.controls, { choices: CONTROL_CHOICES, onChange: (patch) => set(patch), visible: controls, labModel, onLoadModel }),
     stepper: createStepper(layout.stepper, {
       steps: STEP_LIST,
+      extraSteps: EXTRA_STEPS,
       learnSteps: LEARN_LIST,
       speeds: SPEEDS,
       onStep: (step) => {
@@ -210,9 +211,10 @@ export function createController(layout, { initialState = {}, notices = [], cont
     onFrame: () => renderFrame(),
     onStepDone: () => {
       if (isLearnStep(state.step)) return false; // Play walks the forward steps; the Learn part is stepped by hand
-      const i = STEPS.indexOf(state.step);
-      if (i >= STEPS.length - 1) return false;
-      set({ step: STEPS[i + 1] });
+      const steps = forwardSteps(currentTrace());
+      const i = steps.indexOf(state.step);
+      if (i >= steps.length - 1) return false;
+      set({ step: steps[i + 1] });
       follow({ watching: true });
       return true;
     },
@@ -267,7 +269,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
 
   function go(delta) {
     // inside the part of the current step: the twelve forward steps, or the Learn part's
-    const part = isLearnStep(state.step) ? ALL_STEPS.filter(isLearnStep) : STEPS;
+    const part = isLearnStep(state.step) ? ALL_STEPS.filter(isLearnStep) : forwardSteps(currentTrace());
     const i = part.indexOf(state.step);
     const j = Math.max(0, Math.min(part.length - 1, i + delta));
     if (j === i) return;
@@ -327,7 +329,7 @@ export function createController(layout, { initialState = {}, notices = [], cont
     const T = tr ? tr.tokens.length : 0;
     const C = tr ? tr.config.dModel : state.dModel;
     const H = tr ? tr.heads.length : state.heads;
-    const D = C / H;
+    const D = tr ? tr.config.dHead : C / H;
     const clamp = (x, n) => Math.max(0, Math.min(n - 1, x));
     return {
       state,

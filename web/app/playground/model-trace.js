@@ -43,8 +43,8 @@ function gainBias(gain, bias) {
   return gain && bias ? { gain: gain.data, bias: bias.data } : null;
 }
 
-/** A vector {rows: 1, cols: n, data} as the plain array the formulas quote. */
-const vec = (m) => (m ? m.data : null);
+/** A vector ({rows: 1, cols: n, data}, or the typed array itself) as the plain array the formulas quote. */
+const vec = (m) => (m ? (m.data ?? m) : null);
 
 /**
  * One layer of a model's trace as the step data.
@@ -74,7 +74,12 @@ export function layerTrace(modelTrace, layer, model) {
   const T = tokens.length;
   const last = l === L - 1;
   const trace = {
-    config: { dModel: c.dModel, heads: c.heads, dHead: c.dModel / c.heads, seed: model.seed ?? 0, positional: c.positional, mask: c.causal ? 'causal' : 'none', scale: c.scale },
+    // a head's width D is head_dim when the config gives one (Qwen3: 128 where C/H is 64);
+    // kvHeads: the K/V heads (grouped-query attention: query head h reads K/V head ⌊h/(H/H_kv)⌋)
+    config: {
+      dModel: c.dModel, heads: c.heads, dHead: c.headDim > 0 ? c.headDim : c.dModel / c.heads, kvHeads: c.kvHeads > 0 ? c.kvHeads : c.heads,
+      seed: model.seed ?? 0, positional: c.positional, mask: c.causal ? 'causal' : 'none', scale: c.scale,
+    },
     tokens,
     realTokens: modelTrace.length ?? T,
     sentence: modelTrace.sentence,
@@ -94,6 +99,9 @@ export function layerTrace(modelTrace, layer, model) {
       residual: lt.residual,
       mlpNormed: lt.mlpNormed ?? null,
       mlpHidden: lt.mlpHidden ?? null,
+      // the gated MLP (SwiGLU): hidden = SiLU(gate) ⊙ up, before down_proj
+      mlpGate: lt.mlpGate ?? null,
+      mlpUp: lt.mlpUp ?? null,
       mlpOutput: lt.mlpOutput ?? null,
       out: lt.output,
     },
@@ -113,10 +121,19 @@ export function layerTrace(modelTrace, layer, model) {
       unknown: tokens.filter((t) => t.unknown).map((t) => t.typed),
       // how far the sentence is from what the model learned: a model trained here on a task
       fit: pretrained ? null : sentenceFit(modelTrace, tokens, model),
-      ln1: c.layernorm ? gainBias(lt.ln1Gain, lt.ln1Bias) : null,
-      lnFinal: c.layernorm ? gainBias(modelTrace.finalLnGain, modelTrace.finalLnBias) : null,
+      ln1: c.layernorm && !c.rmsnorm ? gainBias(lt.ln1Gain, lt.ln1Bias) : null,
+      lnFinal: c.layernorm && !c.rmsnorm ? gainBias(modelTrace.finalLnGain, modelTrace.finalLnBias) : null,
+      // the modern block's kinds (Llama, Qwen): RMSNorm (gain only), the gated MLP, q/k norms
+      rmsnorm: Boolean(c.rmsnorm),
+      rms1: c.rmsnorm && lt.ln1Gain && lt.normedRms ? { gain: vec(lt.ln1Gain), rms: vec(lt.normedRms) } : null,
+      gatedMlp: Boolean(c.gatedMlp),
+      qkNorm: Boolean(c.qkNorm),
     },
   };
+  // RoPE: θᵢ of each (i, i + D/2) pair (position m turns the pair by m·θᵢ)
+  if (c.positional === 'rope' && modelTrace.ropeFrequencies) {
+    trace.rope = { frequencies: modelTrace.ropeFrequencies, base: c.ropeBase, scaling: c.ropeScaling ?? 'none' };
+  }
   trace.headPatterns = headPatterns(lt.patterns);
   // every layer at once, for the model view: its heads and their pattern names
   trace.model.layerHeads = modelTrace.layers.map((x, i) => ({ heads: x.heads, patterns: i === l ? trace.headPatterns : headPatterns(x.patterns) }));

@@ -14,7 +14,7 @@
 import { POSITIONALS, MASKS, DEFAULT_SETTINGS, MAX_TOKENS, MAX_D_MODEL } from '../../engine.js';
 import { cutText, splitLines } from '../kit/text.js';
 import { THEMES, parseScalarField as parseUrlScalar, fitHeads } from '../kit/url-fields.js';
-import { STEPS } from './steps.js';
+import { STEPS, EXTRA_STEP_IDS } from './steps.js';
 import { LEARN_STEPS } from './learn/steps.js';
 import { encodeCells, decodeCells } from './mask-cells.js';
 import { isPretrainedName } from '../hub/source.js';
@@ -99,7 +99,7 @@ export const FIELDS = Object.freeze({
   temperature: { param: 'temp', kind: 'choice', choices: TEMPERATURES, default: 1, label: 'temperature', when: (s) => isPretrainedName(s.model) && s.pick === 'sample' },
   topK: { param: 'topk', kind: 'choice', choices: TOP_KS, default: 40, label: 'top-k', when: (s) => isPretrainedName(s.model) && s.pick === 'sample' },
   genSeed: { param: 'gseed', kind: 'int', min: 0, max: 4294967295, default: 1, label: 'sampling seed', when: (s) => isPretrainedName(s.model) && s.pick === 'sample' },
-  step: { param: 'step', kind: 'choice', choices: ALL_STEPS, default: 'embeddings', label: 'step' },
+  step: { param: 'step', kind: 'choice', choices: [...ALL_STEPS, ...EXTRA_STEP_IDS], default: 'embeddings', label: 'step' },
   query: { param: 'q', kind: 'int', min: 0, max: MAX_INDEX, default: 7, label: 'query token' },
   key: { param: 'k', kind: 'int', min: 0, max: MAX_INDEX, default: 1, label: 'key token' },
   dim: { param: 'd', kind: 'int', min: 0, max: MAX_D_MODEL - 1, default: 0, label: 'dimension' },

@@ -12,11 +12,12 @@
 //                 range: the colour range when the page gives one)
 
 import { figureTitle } from '../kit/notation.js';
-import { STEP_LIST } from './steps.js';
+import { STEP_LIST, EXTRA_STEPS } from './steps.js';
 import { createEmbeddingsStep } from './steps/step-embeddings.js';
 import { createPositionalStep } from './steps/step-positional.js';
 import { createInputStep } from './steps/step-input.js';
 import { createProjectionsStep } from './steps/step-projections.js';
+import { createRopeStep } from './steps/step-rope.js';
 import { createScoresStep } from './steps/step-scores.js';
 import { createScaledStep } from './steps/step-scaled.js';
 import { createMaskedStep } from './steps/step-masked.js';
@@ -56,6 +57,10 @@ const DRAWN = {
       return fig('projections', t, h, t.heads[h].query, { caption: `head ${h + 1} of ${t.heads.length} uses columns ${h * dk}\u2026${(h + 1) * dk - 1} of W_Q; rows: tokens, columns: the head's d_k = ${dk} dimensions`, kind: 'diverging', cols: dk });
     },
   },
+  rope: {
+    view: createRopeStep,
+    figure: (t, h) => fig('rope', t, h, t.heads[h].query, { caption: `each (i, i + ${t.config.dHead / 2}) pair of the query at position m turned by m\u00b7\u03b8\u1d62; rows: tokens, columns: the head's d_k = ${t.config.dHead} dimensions`, kind: 'diverging', cols: t.config.dHead }),
+  },
   scores: {
     view: createScoresStep,
     figure: (t, h) => fig('scores', t, h, t.heads[h].scores, { caption: 'rows: queries, columns: keys', kind: 'diverging', cols: 'tokens' }),
@@ -90,5 +95,5 @@ const DRAWN = {
   },
 };
 
-/** The twelve steps in order, each with its view and figure. */
-export const STEP_REGISTRY = Object.freeze(STEP_LIST.map((s) => Object.freeze({ ...s, ...DRAWN[s.id] })));
+/** The twelve steps in order, then the extra ones (steps.js's EXTRA_STEPS), each with its view and figure. */
+export const STEP_REGISTRY = Object.freeze([...STEP_LIST, ...EXTRA_STEPS].map((s) => Object.freeze({ ...s, ...DRAWN[s.id] })));

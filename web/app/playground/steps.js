@@ -15,7 +15,7 @@ export const STEP_LIST = Object.freeze([
   { id: 'positional', short: 'Position', title: 'Positional encoding P' },
   {
     id: 'input', short: 'Input', title: 'Input X\u2032 = X + P',
-    titleFor: (t) => (!t.model ? 'Input X\u2032 = X + P' : t.model.layernorm ? 'Input: the residual stream x, and X\u2032 = LayerNorm(x)' : 'Input: the residual stream x'),
+    titleFor: (t) => (!t.model ? 'Input X\u2032 = X + P' : t.model.rmsnorm ? 'Input: the residual stream x, and X\u2032 = RMSNorm(x)' : t.model.layernorm ? 'Input: the residual stream x, and X\u2032 = LayerNorm(x)' : 'Input: the residual stream x'),
   },
   { id: 'projections', short: 'Q, K, V', title: 'Queries, keys and values' },
   { id: 'scores', short: 'Q\u00b7K\u1d40', title: 'Scores S = Q\u00b7K\u1d40' },
@@ -34,7 +34,34 @@ export const STEP_LIST = Object.freeze([
 /** The step ids in order. */
 export const STEPS = Object.freeze(STEP_LIST.map((s) => s.id));
 
-const BY_ID = new Map(STEP_LIST.map((s) => [s.id, s]));
+/**
+ * Steps only some models have, each placed after a step of the twelve and shown (in the
+ * stepper, Previous/Next, Play) only when `applies(trace)`. They keep the twelve's numbers
+ * (the views' texts say "step 3", "step 12" for every model): RoPE is step 4b. A link to one
+ * on a model without it opens it anyway, and the step says why there is nothing to turn.
+ *   after    the step it follows;  number  the stepper's label
+ */
+export const EXTRA_STEPS = Object.freeze([
+  {
+    id: 'rope', short: 'RoPE', title: 'Rotary positions: Q and K turned by their position', after: 'projections', number: '4b',
+    applies: (t) => t?.config?.positional === 'rope',
+  },
+].map((s) => Object.freeze(s)));
+
+/** The extra steps' ids: the URL takes them as well. */
+export const EXTRA_STEP_IDS = Object.freeze(EXTRA_STEPS.map((s) => s.id));
+
+/** The forward steps a trace shows, in order: the twelve and the extra steps that apply to it. */
+export function forwardSteps(trace) {
+  const out = [];
+  for (const id of STEPS) {
+    out.push(id);
+    for (const x of EXTRA_STEPS) if (x.after === id && x.applies(trace)) out.push(x.id);
+  }
+  return out;
+}
+
+const BY_ID = new Map([...STEP_LIST, ...EXTRA_STEPS].map((s) => [s.id, s]));
 
 /** The list entry of a step id (undefined for an unknown id). */
 export function stepEntry(id) {

@@ -85,6 +85,7 @@ function stepTraceOf(raw, layer, sentence, { name, about, info }) {
     sentence,
     embeddings: raw.embeddings,
     positional: raw.positional,
+    ropeFrequencies: raw.ropeFrequencies,
     mask: raw.mask,
     layers: raw.layers,
     finalNormed: null,

@@ -36,7 +36,7 @@ export function createInputStep(root, ctx) {
     tooltip: ctx.tooltip, getWidth: ctx.width,
     onCellClick: select,
     describe: (i, j) => (trace.model
-      ? { name: `X\u2032[${i}, ${j}]  ${tok(trace, i)}`, provenance: trace.model.layernorm ? `= LayerNorm(x)[${i}, ${j}]: row ${i} of x, centred, scaled to unit variance, times a learned gain plus a learned bias` : `= x[${i}, ${j}] (this model has no LayerNorm)` }
+      ? { name: `X\u2032[${i}, ${j}]  ${tok(trace, i)}`, provenance: trace.model.rmsnorm ? `= RMSNorm(x)[${i}, ${j}]: row ${i} of x divided by its root mean square, times a learned gain (no mean, no bias)` : trace.model.layernorm ? `= LayerNorm(x)[${i}, ${j}]: row ${i} of x, centred, scaled to unit variance, times a learned gain plus a learned bias` : `= x[${i}, ${j}] (this model has no LayerNorm)` }
       : { name: `X\u2032[${i}, ${j}]  ${tok(trace, i)}`, provenance: `= X[${i}, ${j}] + P[${i}, ${j}]` }),
   });
 
@@ -60,15 +60,25 @@ export function createInputStep(root, ctx) {
     const lines = [];
     // a post-LN checkpoint (BERT): its embeddings are normalised, its blocks normalise after attention
     const postNorm = Boolean(m.pretrained?.postNorm);
+    // rotary positions (Llama, Qwen): nothing is added to the embeddings
+    const rotary = tr.config.positional === 'rope' || tr.config.positional === 'alibi';
     if (first && postNorm) {
       lines.push([`x[${v.q}, ${d}] = LayerNorm(X + P + T\u2080)[${v.q}, ${d}] = `, { n: at(tr.stream, v.q, d) }]);
       lines.push({ caption: 'T\u2080: the token-type embedding of segment 0 (one sentence); BERT normalises the sum of the three embeddings.' });
+    } else if (first && rotary) {
+      lines.push([`x[${v.q}, ${d}] = X[${v.q}, ${d}] = `, { n: at(tr.stream, v.q, d) }]);
+      lines.push({ caption: 'No position vector is added: RoPE turns the queries and keys by their position later (step 4b).' });
     } else if (first) {
       lines.push([`x[${v.q}, ${d}] = X[${v.q}, ${d}] + P[${v.q}, ${d}] = `, { n: at(tr.embeddings, v.q, d) }, ' + ', { f: at(tr.positional, v.q, d) }, ' = ', { n: at(tr.stream, v.q, d) }]);
     } else {
       lines.push([`x[${v.q}, ${d}] = the output of layer ${m.layer}\u2019s block = `, { n: at(tr.stream, v.q, d) }]);
     }
-    if (m.layernorm && m.ln1) {
+    if (m.rmsnorm && m.rms1) {
+      // RMSNorm (Llama, Qwen): no mean taken away, no bias; the engine's row rms includes ε
+      const rms = m.rms1.rms[v.q];
+      lines.push([`X\u2032[${v.q}, ${d}] = x[${v.q}, ${d}] / rms \u00b7 g[${d}] = `, { n: at(tr.stream, v.q, d) }, ' / ', { f: rms }, ' \u00b7 ', { n: m.rms1.gain[d] }, ' = ', { result: at(tr.input, v.q, d) }]);
+      lines.push({ caption: `rms = \u221a(mean of x[${v.q}, c]\u00b2 over its C = ${v.C} numbers + \u03b5): the root mean square of row ${v.q}; g is layer ${m.layer + 1}\u2019s learned gain. Unlike GPT-2\u2019s LayerNorm, RMSNorm takes no mean away and adds no bias.` });
+    } else if (m.layernorm && m.ln1) {
       const { mean, sigma } = rowStats(tr.stream, v.q);
       lines.push([`X\u2032[${v.q}, ${d}] = (x[${v.q}, ${d}] \u2212 \u03bc) / \u03c3 \u00b7 g[${d}] + b[${d}] = (`, { n: at(tr.stream, v.q, d) }, ' \u2212 ', { f: mean }, ') / ', { f: sigma }, ' \u00b7 ', { n: m.ln1.gain[d] }, ' + ', { n: m.ln1.bias[d] }, ' = ', { result: at(tr.input, v.q, d) }]);
       lines.push({ caption: `\u03bc and \u03c3: the mean and standard deviation of row ${v.q} of x (over its C = ${v.C} numbers); g and b are the learned gain and bias of layer ${m.layer + 1}\u2019s first LayerNorm.` });
@@ -76,11 +86,15 @@ export function createInputStep(root, ctx) {
       lines.push([`X\u2032[${v.q}, ${d}] = x[${v.q}, ${d}] = `, { result: at(tr.input, v.q, d) }]);
     }
     f.explain(
-      first
+      first && rotary
+        ? 'The residual stream x starts as the token\u2019s vector alone: this model adds no position vector (its positions act inside attention). Each layer reads x and adds its own findings back to it.'
+        : first
         ? 'The token\u2019s vector and its position\u2019s vector are added, number by number: x carries both what the word is and where it is. This sum is the residual stream: each layer reads it and adds its own findings back to it.'
         : `Layer ${m.layer + 1} reads the residual stream x as layer ${m.layer} left it: the embeddings plus everything the earlier blocks added.`,
       postNorm
         ? 'This model (BERT) normalises after attention, not before: Q, K and V are computed from x itself, and its LayerNorms come after each residual sum.'
+        : m.rmsnorm
+        ? 'Before attention, RMSNorm divides each token\u2019s row by its root mean square and multiplies by a learned gain: X\u2032 is what Q, K and V are computed from. It is LayerNorm without the mean and the bias: the row is not centred, only rescaled.'
         : m.layernorm
         ? 'Before attention, LayerNorm rescales each token\u2019s row to mean 0 and variance 1, then applies a learned gain and bias: X\u2032 is what Q, K and V are computed from.'
         : 'This model has no LayerNorm: Q, K and V are computed from x itself.',
@@ -91,6 +105,9 @@ export function createInputStep(root, ctx) {
       hmX.update({ ...common, matrix: tr.embeddings, title: 'X', share: 0.3 });
       hmP.update({ ...common, matrix: tr.positional, title: 'P', range: tr.config.positional === 'none' ? 1 : null, share: 0.3 });
     }
+    // a rotary model adds no P: x is X
+    hmP.element.hidden = !first || rotary;
+    plus.hidden = !first || rotary;
     hmS.update({ ...common, matrix: tr.stream, title: first ? 'x' : `x (into layer ${m.layer + 1})`, share: first ? 0.3 : 0.6 });
     hm.update({ ...common, matrix: tr.input, title: figureTitle('input', tr, v.head) });
   }

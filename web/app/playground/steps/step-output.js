@@ -63,7 +63,7 @@ export function createOutputStep(root, ctx) {
   block.append(blockRow);
   const select = (i, j) => ctx.select({ query: i, dim: j });
   const hmR = createHeatmap(blockRow, { id: 'block-residual', compact: true, share: 0.3, tooltip: ctx.tooltip, getWidth: ctx.width, onCellClick: select, describe: (i, j) => ({ name: `r[${i}, ${j}]  ${tok(trace, i)}`, provenance: `= x[${i}, ${j}] + Y[${i}, ${j}]: the residual stream plus what attention found` }) });
-  const hmM = createHeatmap(blockRow, { id: 'block-mlp', compact: true, share: 0.3, tooltip: ctx.tooltip, getWidth: ctx.width, onCellClick: select, describe: (i, j) => ({ name: `MLP[${i}, ${j}]  ${tok(trace, i)}`, provenance: 'GELU(LayerNorm(r)\u00b7W_in + b_in)\u00b7W_out + b_out: each token on its own, no mixing between tokens' }) });
+  const hmM = createHeatmap(blockRow, { id: 'block-mlp', compact: true, share: 0.3, tooltip: ctx.tooltip, getWidth: ctx.width, onCellClick: select, describe: (i, j) => ({ name: `MLP[${i}, ${j}]  ${tok(trace, i)}`, provenance: trace.model?.gatedMlp ? '(SiLU(RMSNorm(r)\u00b7W_gate) \u2299 RMSNorm(r)\u00b7W_up)\u00b7W_down: each token on its own, no mixing between tokens' : 'GELU(LayerNorm(r)\u00b7W_in + b_in)\u00b7W_out + b_out: each token on its own, no mixing between tokens' }) });
   const hmB = createHeatmap(blockRow, { id: 'block-out', compact: true, share: 0.3, tooltip: ctx.tooltip, getWidth: ctx.width, onCellClick: select, describe: (i, j) => ({ name: `out[${i}, ${j}]  ${tok(trace, i)}`, provenance: trace.model?.mlp ? `= r[${i}, ${j}] + MLP[${i}, ${j}]` : `= r[${i}, ${j}] (no MLP)` }) });
   const fitNote = createFitNote(f, { parent: block, onPickModel: (model) => ctx.select({ model }) });
   const predRow = el('div', 'figure-row');
@@ -84,10 +84,20 @@ export function createOutputStep(root, ctx) {
     hmB.update({ ...common, matrix: b.out, title: m.layer === m.layers - 1 ? 'Block output' : `Into layer ${m.layer + 2}` });
     blockText.textContent = [
       'Attention\u2019s output Y is added to the residual stream x it read (step 3): r = x + Y, so each token keeps what it was and gains what it gathered.',
-      b.mlpOutput ? `Then an MLP works on each token alone: LayerNorm, a ${m.mlp}-wide layer with the GELU nonlinearity, and back to C = ${v.C}; its result is added too.` : 'This model has no MLP: r is the block\u2019s output.',
-      m.layer === m.layers - 1 ? 'After the last block, a final LayerNorm and the unembedding turn each row into one score per vocabulary word; softmax makes them probabilities.' : `The result is the residual stream layer ${m.layer + 2} reads.`,
+      !b.mlpOutput ? 'This model has no MLP: r is the block\u2019s output.'
+        : m.gatedMlp ? `Then a gated MLP (SwiGLU) works on each token alone: RMSNorm, two ${m.mlp}-wide layers, gate and up; SiLU(gate) \u2299 up lets the gate open or close each hidden unit (SiLU(g) = g\u00b7\u03c3(g)); down brings it back to C = ${v.C}, and the result is added too.`
+        : `Then an MLP works on each token alone: LayerNorm, a ${m.mlp}-wide layer with the GELU nonlinearity, and back to C = ${v.C}; its result is added too.`,
+      m.layer === m.layers - 1 ? `After the last block, a final ${m.rmsnorm ? 'RMSNorm' : 'LayerNorm'} and the unembedding turn each row into one score per vocabulary word; softmax makes them probabilities.` : `The result is the residual stream layer ${m.layer + 2} reads.`,
     ].join(' ');
     const lines = [[`r[${v.q}, ${j}] = x[${v.q}, ${j}] + Y[${v.q}, ${j}] = `, { n: at(tr.stream, v.q, j) }, ' + ', { f: at(tr.output, v.q, j) }, ' = ', { n: at(b.residual, v.q, j) }]];
+    if (b.mlpGate && b.mlpUp && b.mlpHidden) {
+      // one hidden unit of the gated MLP: the selected dimension's, within the F hidden units
+      const u = j % b.mlpGate.cols;
+      const g = at(b.mlpGate, v.q, u);
+      const sig = 1 / (1 + Math.exp(-g));
+      lines.push([`hidden[${v.q}, ${u}] = SiLU(gate)\u00b7up = gate\u00b7\u03c3(gate)\u00b7up = `, { n: g }, '\u00b7', { f: sig }, '\u00b7', { f: at(b.mlpUp, v.q, u) }, ' = ', { n: at(b.mlpHidden, v.q, u) }]);
+      lines.push({ caption: `gate = RMSNorm(r)\u00b7W_gate and up = RMSNorm(r)\u00b7W_up, ${m.mlp} numbers each; MLP = hidden\u00b7W_down (no biases).` });
+    }
     if (b.mlpOutput) lines.push([`out[${v.q}, ${j}] = r[${v.q}, ${j}] + MLP[${v.q}, ${j}] = `, { n: at(b.residual, v.q, j) }, ' + ', { f: at(b.mlpOutput, v.q, j) }, ' = ', { n: at(b.out, v.q, j) }]);
     // the prediction, after the last layer
     prediction.element.hidden = !tr.final;
@@ -119,7 +129,7 @@ export function createOutputStep(root, ctx) {
       prediction.update({ heading, note: foot, items });
       const best = items[0];
       const given = !m.causal ? `at ${tok(tr, v.q)}` : v.q ? `| ${tok(tr, 0)} \u2026 ${tok(tr, v.q)}` : `| ${tok(tr, 0)}`;
-      lines.push([`p(${quoted(best.text, 14)} ${given}) = softmax(LayerNorm(out[${v.q}])\u00b7W_U)[${quoted(best.text, 14)}] = `, { n: best.p }]);
+      lines.push([`p(${quoted(best.text, 14)} ${given}) = softmax(${m.rmsnorm ? 'RMSNorm' : 'LayerNorm'}(out[${v.q}])\u00b7W_U)[${quoted(best.text, 14)}] = `, { n: best.p }]);
     }
     return lines;
   }

@@ -56,6 +56,15 @@ export function createPositionalStep(root, ctx) {
             : 'Learned: a table with one row per position, trained like the embeddings (here: seeded random numbers in [\u22121, 1)).',
         );
         f.formula.set([[`P[${v.q}, ${d}] = L[${v.q}, ${d}] = `, { result: value }], { caption: `Row ${v.q} of the position table L.` }]);
+      } else if (kind === 'rope' || kind === 'alibi') {
+        // no position vector: the position acts inside attention (RoPE: step 4b; ALiBi: a bias on the scores)
+        f.explain(
+          kind === 'rope'
+            ? 'This model adds no position vector: P is all zeros. Its positions act inside attention instead: RoPE turns each query and key by an angle that grows with the position (step 4b, after Q, K, V).'
+            : 'This model adds no position vector: P is all zeros. ALiBi instead subtracts from each score a penalty that grows with the distance between the two tokens.',
+          'So the rows below are zero, and the word order reaches the model only through the scores.',
+        );
+        f.formula.set([[`P[${v.q}, ${d}] = `, { result: value }], { caption: kind === 'rope' ? 'No position vector: the turn of Q and K carries the position.' : 'No position vector: the distance penalty on the scores carries the position.' }]);
       } else {
         f.explain(
           'Positional encoding is switched off: P is all zeros. The model now sees a bag of words; \u201ccat chases dog\u201d and \u201cdog chases cat\u201d give the same vectors, just in a different order.',

@@ -9,7 +9,7 @@
 
 import { el, field, setOptions, setValue, uniqueId } from '../../kit/dom.js';
 
-const POSITIONAL_TEXT = { none: 'none', sinusoidal: 'sinusoidal', learned: 'learned' };
+const POSITIONAL_TEXT = { none: 'none', sinusoidal: 'sinusoidal', learned: 'learned', rope: 'rotary (RoPE)' };
 const MASK_TEXT = { none: 'none', causal: 'causal', padding: 'padding', 'causal+padding': 'causal + padding', custom: 'custom (click cells)' };
 
 /** The seed box: a whole number from 0 to 2³²−1 goes out (after a pause in typing, or on change); anything else is marked invalid. */
@@ -87,7 +87,7 @@ export function createControls(root, { onChange, choices, visible = null, labMod
   const positional = el('select', 'control');
   const mask = el('select', 'control');
   const scale = el('input', null, { type: 'checkbox' });
-  // the kinds this page's steps explain (rotary and ALiBi need their own step: not yet here)
+  // the kinds this page's steps explain (rotary has step 4b; ALiBi's bias in the score steps is not yet drawn)
   setOptions(positional, POSITIONALS.filter((p) => p in POSITIONAL_TEXT).map((p) => ({ value: p, text: POSITIONAL_TEXT[p] })));
   setOptions(mask, MASKS.map((m) => ({ value: m, text: MASK_TEXT[m] })));
 

@@ -82,7 +82,10 @@ export function createModelView(parent, { onOpen }) {
       const H = layers[0]?.heads.length ?? 0;
       const { cols, size } = modelViewLayout(width, H);
       const labels = trace.tokens.map((t) => tokenLabel(t.text));
-      caption.lastChild.textContent = `${L} layer${L === 1 ? '' : 's'} \u00d7 ${H} heads, weights A on one scale 0\u20131; rows: queries (the tokens on the left), columns: keys`;
+      // grouped-query attention: neighbouring heads share a K/V head (query head h reads ⌊h/g⌋)
+      const Hkv = trace.config.kvHeads ?? H;
+      const g = Hkv < H ? H / Hkv : 0;
+      caption.lastChild.textContent = `${L} layer${L === 1 ? '' : 's'} \u00d7 ${H} heads, weights A on one scale 0\u20131; rows: queries (the tokens on the left), columns: keys${g ? `; grouped by K/V head: every ${g} neighbouring heads share one (kv1 \u2026 kv${Hkv})` : ''}`;
       lead.textContent = `Each map is one head on your sentence; the outlined row is the query, ${quoted(trace.tokens[q]?.text ?? '')}.${featured ? ' \u2605 marks the head this model is shown with.' : ''} Click a map to open that head in the steps.`;
       clear(grid);
       grid.style.gridTemplateColumns = `max-content repeat(${cols}, ${size}px)`;
@@ -97,11 +100,12 @@ export function createModelView(parent, { onOpen }) {
             const canvas = el('canvas', 'mv-map', { attrs: { 'aria-hidden': 'true' } });
             const p = patternText(layers[l].patterns[h]);
             const isFeatured = Boolean(featured && featured.layer === l && featured.head === h);
-            const label = `L${l + 1} H${h + 1}${isFeatured ? ' \u2605' : ''}`;
+            const kv = g ? ` kv${Math.floor(h / g) + 1}` : '';
+            const label = `L${l + 1} H${h + 1}${kv}${isFeatured ? ' \u2605' : ''}`;
             const button = el('button', `mv-card${isFeatured ? ' is-featured' : ''}`, {
               type: 'button',
               testid: 'mv-card',
-              attrs: { 'aria-label': `Layer ${l + 1}, head ${h + 1}${isFeatured ? ' (featured)' : ''}: ${p}. Open it in the steps.`, 'aria-pressed': l === layer && h === head ? 'true' : 'false' },
+              attrs: { 'aria-label': `Layer ${l + 1}, head ${h + 1}${g ? ` (K/V head ${Math.floor(h / g) + 1})` : ''}${isFeatured ? ' (featured)' : ''}: ${p}. Open it in the steps.`, 'aria-pressed': l === layer && h === head ? 'true' : 'false' },
               dataset: { layer: String(l), head: String(h), pattern: layers[l].patterns[h]?.best?.name ?? '' },
             }, canvas);
             button.addEventListener('click', () => onOpen(l, h));

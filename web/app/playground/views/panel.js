@@ -64,8 +64,9 @@ export function createStepPanel(root, ctx, steps) {
   function setHeader(step, trace) {
     const info = byId.get(step);
     // the Learn part counts its own steps (learn/steps.js: part 'learn')
-    const part = steps.filter((s) => s.part === info.part);
-    const n = part.indexOf(info) + 1;
+    // an extra step (steps.js's EXTRA_STEPS: RoPE) has its own number ("4b") and counts in no part
+    const part = steps.filter((s) => s.part === info.part && !s.after);
+    const n = info.after ? info.number : part.indexOf(info) + 1;
     // the embeddings and positions come before every layer: no layer for them
     const layered = trace?.model && trace.model.layers > 1 && !BEFORE_LAYERS.has(step);
     counter.textContent = `${info.part === 'learn' ? 'Learn' : 'Step'} ${n} of ${part.length}${layered ? ` \u00b7 layer ${trace.model.layer + 1} of ${trace.model.layers}` : ''}`;

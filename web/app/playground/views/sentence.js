@@ -55,11 +55,14 @@ function createChips(chips, onSelectQuery, cue) {
     for (let i = 0; i < n; i++) {
       const t = trace.tokens[i];
       const pad = t.id === 0;
-      const b = el('button', pad ? 'chip is-pad' : t.unknown ? 'chip is-unknown' : 'chip', { type: 'button', testid: 'token-chip', attrs: { 'aria-pressed': i === q ? 'true' : 'false', 'aria-label': `Token ${i}: ${tokenLabel(t.text, 40)}${t.unknown ? ` (${tokenLabel(t.typed, 40)}, not in the vocabulary)` : ''}, id ${t.id}` } },
+      // a token the tokenizer added (<s>, [CLS], [SEP]: no place in the text) is marked as such
+      const added = Boolean(t.special);
+      const b = el('button', pad ? 'chip is-pad' : t.unknown ? 'chip is-unknown' : added ? 'chip is-added' : 'chip', { type: 'button', testid: 'token-chip', attrs: { 'aria-pressed': i === q ? 'true' : 'false', 'aria-label': `Token ${i}: ${tokenLabel(t.text, 40)}${t.unknown ? ` (${tokenLabel(t.typed, 40)}, not in the vocabulary)` : ''}${added ? ' (added by the tokenizer)' : ''}, id ${t.id}` } },
         el('bdi', 'chip-text', { text: tokenLabel(t.text, 28) }),
         el('span', 'chip-id', { text: String(t.id) }));
       b.dataset.index = String(i);
       if (t.unknown) b.title = `\u201c${tokenLabel(t.typed, 40)}\u201d is not in the model\u2019s vocabulary`;
+      else if (added) b.title = `${tokenLabel(t.text, 40)} was added by the tokenizer: it is not in your text`;
       b.addEventListener('click', () => onSelectQuery(i));
       items.push(el('li', null, {}, b));
     }

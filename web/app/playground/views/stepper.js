@@ -3,7 +3,9 @@
 // the step list (steps.js): each entry's id, short label and title; `learnSteps`
 // the Learn part's (learn/steps.js), a second, smaller row after them (Previous
 // and Next move inside the part of the current step); `speeds` the speed
-// choices (the state's SPEEDS).
+// choices (the state's SPEEDS). `extraSteps` (steps.js's EXTRA_STEPS): steps only some
+// models have (RoPE), each a button after the step it follows, shown when it applies to the
+// trace, with its own number ("4b") so that the twelve keep theirs.
 // During the guided tour the transport gives way to the tour's own row: where
 // the tour is ("3 of 12"), Back, Next (named after the step it leads to) and
 // End tour. The tour waits for Next: it never moves while the learner reads.
@@ -11,19 +13,30 @@
 import { el, field, setValue } from '../../kit/dom.js';
 import { formatSpeed } from '../../kit/format.js';
 
-export function createStepper(root, { steps, learnSteps = [], speeds, onStep, onPrev, onNext, onTogglePlay, onSpeed, onTourEnd = () => {} }) {
+export function createStepper(root, { steps, extraSteps = [], learnSteps = [], speeds, onStep, onPrev, onNext, onTogglePlay, onSpeed, onTourEnd = () => {} }) {
   const buttons = new Map();
+  const extraItems = new Map(); // an extra step's id → its list item (hidden unless it applies)
+  function button(name, number, short, title, word) {
+    const b = el('button', 'step-btn', { type: 'button', dataset: { step: name } },
+      el('span', 'step-n', { text: number }),
+      el('span', 'step-label', { text: short }));
+    b.title = title;
+    b.setAttribute('aria-label', `${word} ${number}: ${title}`);
+    b.addEventListener('click', () => onStep(name));
+    buttons.set(name, b);
+    return el('li', null, {}, b);
+  }
   function stepList(part, className, word) {
     const ol = el('ol', className);
     part.forEach(({ id: name, short, title }, i) => {
-      const b = el('button', 'step-btn', { type: 'button', dataset: { step: name } },
-        el('span', 'step-n', { text: String(i + 1) }),
-        el('span', 'step-label', { text: short }));
-      b.title = title;
-      b.setAttribute('aria-label', `${word} ${i + 1}: ${title}`);
-      b.addEventListener('click', () => onStep(name));
-      buttons.set(name, b);
-      ol.append(el('li', null, {}, b));
+      ol.append(button(name, String(i + 1), short, title, word));
+      for (const x of extraSteps) {
+        if (x.after !== name) continue;
+        const li = button(x.id, x.number, x.short, x.title, word);
+        li.hidden = true;
+        extraItems.set(x.id, li);
+        ol.append(li);
+      }
     });
     return ol;
   }
@@ -32,7 +45,7 @@ export function createStepper(root, { steps, learnSteps = [], speeds, onStep, on
   const learnList = stepList(learnSteps, 'steps-learn', 'Learn step');
   const learnNav = el('nav', 'steps-nav steps-nav-learn', { attrs: { 'aria-label': 'Learn: the backward pass' } }, el('span', 'steps-part', { text: 'Learn' }), learnList);
   learnNav.hidden = learnSteps.length === 0;
-  const forwardIds = steps.map((s) => s.id);
+  let forwardIds = steps.map((s) => s.id);
   const learnIds = learnSteps.map((s) => s.id);
   const partOf = (step) => (learnIds.includes(step) ? learnIds : forwardIds);
 
@@ -88,7 +101,20 @@ export function createStepper(root, { steps, learnSteps = [], speeds, onStep, on
       // random weights have no loss: no Learn row (a link to a Learn step still shows it, and the panel says why)
       if (trace) learnNav.hidden = learnIds.length === 0 || (!trace.model && !learnIds.includes(step));
       root.classList.toggle('is-playing', v.playing);
-      if (last.step !== step) {
+      // the extra steps this trace has (a link may open one it has not: shown while it is the step)
+      const shownIds = [];
+      for (const s of steps) {
+        shownIds.push(s.id);
+        for (const x of extraSteps) {
+          if (x.after !== s.id) continue;
+          const shown = x.applies(trace) || x.id === step;
+          extraItems.get(x.id).hidden = !shown;
+          if (shown) shownIds.push(x.id);
+        }
+      }
+      const changedList = shownIds.join() !== forwardIds.join();
+      forwardIds = shownIds;
+      if (last.step !== step || changedList) {
         for (const [name, b] of buttons) {
           if (name === step) b.setAttribute('aria-current', 'step');
           else b.removeAttribute('aria-current');
