@@ -87,7 +87,7 @@ TEST_CASE("rotary families: transformers' defaults where a Llama config is silen
     CHECK(biased.mlp_bias);
 }
 
-TEST_CASE("rotary families: Qwen2 has q, k, v biases without o's; Qwen3 has q/k norms and its own head_dim", "[families][rotary]") {
+TEST_CASE("rotary families: Qwen2 has q, k, v biases without o's, and Qwen3 has q/k norms and its own head_dim", "[families][rotary]") {
     const ModelConfig q2 = attn::read_hub_config(R"({"architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2",
         "hidden_size": 896, "num_hidden_layers": 24, "num_attention_heads": 14, "num_key_value_heads": 2,
         "intermediate_size": 4864, "vocab_size": 151936, "max_window_layers": 21, "sliding_window": 32768,
