@@ -10,7 +10,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { readFileSync, rmSync } from 'node:fs';
-import { startHarness, waitReady, waitStep, artifactDir, pageScrollWidth, hashState, WAIT } from './harness.mjs';
+import { startHarness, waitReady, waitStep, artifactDir, pageScrollWidth, hashState, allowLinkModel, WAIT } from './harness.mjs';
 import { startHubServer, readModelFolder } from '../js/hub-server.mjs';
 import { cliTrace } from '../js/helpers.mjs';
 import { hubFolders } from '../js/pretrained.mjs';
@@ -35,10 +35,14 @@ after(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-function openModel(hash, options = {}) {
-  return h.open(`#model=hf:tiny/llama&s=${encodeURIComponent(SENTENCE)}&${hash}`, {
-    ...options, model: null, init: `window.attentionPlaygroundHub = ${JSON.stringify(hub.base)};`,
+/** The page on a link to the Hub model: the reader's click loads it (a link's model waits for it). */
+async function openModel(hash, options = {}) {
+  const opened = await h.open(`#model=hf:tiny/llama&s=${encodeURIComponent(SENTENCE)}&${hash}`, {
+    ...options, model: null, wait: false, init: `window.attentionPlaygroundHub = ${JSON.stringify(hub.base)};`,
   });
+  await allowLinkModel(opened.page);
+  await waitReady(opened.page);
+  return opened;
 }
 
 /** The panel's text has numbers where it should: no NaN, no undefined, no Infinity. */
