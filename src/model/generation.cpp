@@ -118,7 +118,7 @@ void KvCache::append(std::int32_t id) {
     if (id < 0 || id >= c.vocab)
         throw Error("token id " + std::to_string(id) + " is outside the vocabulary 0 … " + std::to_string(c.vocab - 1));
     mark_panels(slots_, model_.params());  // as stored now
-    const ParamPtrs p = bind(slots_, model_.params().flat().data());
+    const ParamPtrs p = bind(slots_, model_.params());
     const std::vector<std::int32_t> ids = {id};
     const std::vector<int> lengths = {1};
     const ForwardOptions options;  // the model as it is: every head, its own mask and scale
