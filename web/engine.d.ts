@@ -240,7 +240,8 @@ export declare class Engine {
   /** Bytes of a safetensors header (8 + N) from the file's first 8 bytes. */
   safetensorsHeaderSize(first8: Uint8Array): number;
   /** A loader from config.json's text and the file's header bytes: feed it the needed ranges. */
-  openCheckpoint(configText: string, header: Uint8Array): HubLoader;
+  /** options.float32: store an F16/BF16 file's weights as float32 (twice the memory, the same numbers) */
+  openCheckpoint(configText: string, header: Uint8Array, options?: { float32?: boolean }): HubLoader;
   /** A pretrained tokenizer from the Hugging Face files' texts by name: 'tokenizer.json' (BPE or
    * WordPiece), or 'vocab.json' + 'merges.txt' (GPT-2), or 'vocab.txt' (BERT, with
    * 'tokenizer_config.json' for its lower-casing). A bad file is a TypeError with code

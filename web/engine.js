@@ -247,9 +247,10 @@ export class Engine {
   }
 
   /** A HubLoader (pretrained.js) from config.json's text and the safetensors header's bytes:
-   * feed it the file's needed ranges, then finish() it into a PretrainedModel. */
-  openCheckpoint(configText, header) {
-    return this._pretrained.openCheckpoint(configText, header);
+   * feed it the file's needed ranges, then finish() it into a PretrainedModel. An F16/BF16 file
+   * stays 16-bit in memory (half the bytes, the same numbers) unless options.float32. */
+  openCheckpoint(configText, header, options = {}) {
+    return this._pretrained.openCheckpoint(configText, header, options);
   }
 
   /** Every intermediate of multi-head attention for one sentence. */

@@ -106,11 +106,12 @@ val read_config_js(const std::string& config_json) {
     return guarded([&] { return config_to_js(read_hub_config(config_json)); });
 }
 
-val loader_create_js(const std::string& config_json, const val& header) {
+/// keep_16bit: an F16/BF16 file's large tensors stay 16-bit in memory (HubLoader); false: all float32.
+val loader_create_js(const std::string& config_json, const val& header, bool keep_16bit) {
     return guarded([&] {
         LoaderRecord r;
         r.config = read_hub_config(config_json);
-        r.loader = std::make_unique<HubLoader>(r.config, bytes_from_js(header, "the safetensors header"));
+        r.loader = std::make_unique<HubLoader>(r.config, bytes_from_js(header, "the safetensors header"), keep_16bit);
         r.staging.resize(kStagingBytes);
         val needed = val::array();
         for (const ByteRange& b : r.loader->needed()) {
@@ -123,6 +124,8 @@ val loader_create_js(const std::string& config_json, const val& header) {
         o.set("config", config_to_js(r.config));
         o.set("needed", needed);
         o.set("neededBytes", static_cast<double>(r.loader->needed_bytes()));
+        o.set("storage", std::string(weight_format_name(r.loader->storage())));
+        o.set("parameterBytes", static_cast<double>(r.loader->parameter_bytes()));
         o.set("staging", static_cast<double>(reinterpret_cast<std::uintptr_t>(r.staging.data())));
         o.set("stagingBytes", static_cast<double>(r.staging.size()));
         o.set("handle", loaders().add(std::make_unique<LoaderRecord>(std::move(r))));
@@ -170,6 +173,8 @@ val loader_finish_js(int handle, const val& files) {
         val o = val::object();
         o.set("config", config_to_js(r.model->config()));
         o.set("parameterCount", static_cast<double>(r.model->params().size()));
+        o.set("storage", std::string(weight_format_name(r.model->params().half_format())));
+        o.set("parameterBytes", static_cast<double>(r.model->params().bytes()));
         o.set("maskId", r.tokenizer->mask_id());
         o.set("handle", models().add(std::make_unique<ModelRecord>(std::move(r))));
         return o;

@@ -124,7 +124,7 @@ ModelConfig read_hub_folder_config(const std::string& dir) {
     return read_hub_config(read_input_file("--model", dir + "/config.json", kMaxConfigBytes));
 }
 
-std::unique_ptr<Model> load_hub_folder(const std::string& dir, const ModelConfig& config, std::size_t chunk) {
+std::unique_ptr<Model> load_hub_folder(const std::string& dir, const ModelConfig& config, std::size_t chunk, bool keep_16bit) {
     const std::string path = dir + "/model.safetensors";
     if (!exists(path)) fail("no model.safetensors in \"" + dir + "\"" + folder_note(dir));
     File file;
@@ -135,7 +135,7 @@ std::unique_ptr<Model> load_hub_folder(const std::string& dir, const ModelConfig
     const std::uint64_t header_size = HubLoader::header_size(first);
     std::string header(static_cast<std::size_t>(header_size), '\0');
     header.resize(read_at(file.f, 0, reinterpret_cast<std::uint8_t*>(&header[0]), header.size(), path));
-    HubLoader loader(config, header);
+    HubLoader loader(config, header, keep_16bit);
     std::vector<std::uint8_t> buffer(chunk);
     for (const ByteRange& r : loader.needed())
         for (std::uint64_t at = r.begin; at < r.end;) {

@@ -282,30 +282,38 @@ namespace {
 /// How a 16-bit B (k×n) is laid out: as panels, row-major, or as the rows of Bᵀ (n×k).
 enum class HalfLayout { panels, rows, transposed_rows };
 
-/// c (row stride n) = A (row tiles) · B, B 16-bit: each block of kBlockPanels panels
-/// converted to float32 panels in `block` (through `rows` for transposed_rows), then
-/// multiplied by gemm's kernel, so every entry is summed as gemm sums it.
+/// Columns j0 … j0 + width of a 16-bit B (k×n) as float32 panels in `block` (through `rows` for
+/// transposed_rows). A function of its own, called through opaque(): in wasm, conversion loops
+/// inlined beside the product's kernel make V8 spill the kernel's accumulators.
+void convert_half_block(int k, int n, int j0, int width, const std::uint16_t* b, WeightFormat f, HalfLayout layout,
+                        float* block, float* rows) {
+    const std::ptrdiff_t panel_size = static_cast<std::ptrdiff_t>(k) * kNR;
+    if (layout == HalfLayout::panels) {  // width is a multiple of 8: whole panels, contiguous
+        half::widen(b + j0 * static_cast<std::ptrdiff_t>(k), static_cast<std::size_t>(width) * k, f, block);
+    } else if (layout == HalfLayout::rows) {
+        const int full = width / kNR, rest = width - full * kNR;
+        for (int kk = 0; kk < k; ++kk) {
+            const std::uint16_t* src = b + static_cast<std::ptrdiff_t>(kk) * n + j0;
+            float* dst = block + static_cast<std::ptrdiff_t>(kk) * kNR;
+            for (int p = 0; p < full; ++p) half::widen8(src + p * kNR, f, dst + p * panel_size);
+            if (rest)
+                for (int j = 0; j < kNR; ++j) dst[full * panel_size + j] = j < rest ? half::to_float(src[full * kNR + j], f) : 0.0f;
+        }
+    } else {  // the rows j0 … j0 + width of Bᵀ are contiguous: convert, then pack them as gemm_bt does
+        half::widen(b + j0 * static_cast<std::ptrdiff_t>(k), static_cast<std::size_t>(width) * k, f, rows);
+        kernels::pack_panels(k, width, 1, [&](int j) { return rows + static_cast<std::ptrdiff_t>(j) * k; }, block);
+    }
+}
+
+/// c (row stride n) = A (row tiles) · B, B 16-bit: each block of kBlockPanels panels converted
+/// to float32 panels, then multiplied by packed_product, gemm's kernel: every entry is summed
+/// as gemm sums it.
 void half_product(int m, int n, int k, const float* tiles, const std::uint16_t* b, WeightFormat f, HalfLayout layout,
                   float* block, float* rows, float* c) {
-    const std::ptrdiff_t panel_size = static_cast<std::ptrdiff_t>(k) * kNR;
     for (int j0 = 0; j0 < n; j0 += kBlockPanels * kNR) {
         const int width = std::min(kBlockPanels * kNR, n - j0);
-        if (layout == HalfLayout::panels) {  // width is a multiple of 8: whole panels, contiguous
-            half::widen(b + j0 * static_cast<std::ptrdiff_t>(k), static_cast<std::size_t>(width) * k, f, block);
-        } else if (layout == HalfLayout::rows) {
-            const int full = width / kNR, rest = width - full * kNR;
-            for (int kk = 0; kk < k; ++kk) {
-                const std::uint16_t* src = b + static_cast<std::ptrdiff_t>(kk) * n + j0;
-                float* dst = block + static_cast<std::ptrdiff_t>(kk) * kNR;
-                for (int p = 0; p < full; ++p) half::widen8(src + p * kNR, f, dst + p * panel_size);
-                if (rest)
-                    for (int j = 0; j < kNR; ++j) dst[full * panel_size + j] = j < rest ? half::to_float(src[full * kNR + j], f) : 0.0f;
-            }
-        } else {  // the rows j0 … j0 + width of Bᵀ are contiguous: convert, then pack them as gemm_bt does
-            half::widen(b + j0 * static_cast<std::ptrdiff_t>(k), static_cast<std::size_t>(width) * k, f, rows);
-            kernels::pack_panels(k, width, 1, [&](int j) { return rows + static_cast<std::ptrdiff_t>(j) * k; }, block);
-        }
-        kernels::gemm(m, width, k, tiles, [&](int p) { return kernels::Panel{block + p * panel_size, kNR}; }, c + j0, n);
+        opaque(convert_half_block)(k, n, j0, width, b, f, layout, block, rows);
+        opaque(packed_product)(m, width, k, tiles, block, c + j0, n);
     }
 }
 
@@ -329,8 +337,11 @@ void pack_matrix_panels(const std::uint16_t* b, int k, int n, std::uint16_t* pan
     check_panel_width(n);
     const std::ptrdiff_t panel_size = static_cast<std::ptrdiff_t>(k) * kNR;
     for (int r = 0; r < k; ++r)
-        for (int p = 0; p < n / kNR; ++p)
-            std::copy_n(b + static_cast<std::ptrdiff_t>(r) * n + p * kNR, kNR, panels + p * panel_size + static_cast<std::ptrdiff_t>(r) * kNR);
+        for (int p = 0; p < n / kNR; ++p) {
+            const std::uint16_t* src = b + static_cast<std::ptrdiff_t>(r) * n + p * kNR;
+            std::uint16_t* dst = panels + p * panel_size + static_cast<std::ptrdiff_t>(r) * kNR;
+            for (int j = 0; j < kNR; ++j) dst[j] = src[j];  // a plain loop: copy_n of 16 bytes is a call in wasm
+        }
 }
 
 void unpack_matrix_panels(const std::uint16_t* panels, WeightFormat f, int k, int n, float* b) {
