@@ -309,9 +309,9 @@ void convert_half_block(int k, int n, int j0, int width, const std::uint16_t* b,
 /// to float32 panels, then multiplied by packed_product, gemm's kernel: every entry is summed
 /// as gemm sums it.
 void half_product(int m, int n, int k, const float* tiles, const std::uint16_t* b, WeightFormat f, HalfLayout layout,
-                  float* block, float* rows, float* c) {
-    for (int j0 = 0; j0 < n; j0 += kBlockPanels * kNR) {
-        const int width = std::min(kBlockPanels * kNR, n - j0);
+                  int block_panels, float* block, float* rows, float* c) {
+    for (int j0 = 0; j0 < n; j0 += block_panels * kNR) {
+        const int width = std::min(block_panels * kNR, n - j0);
         opaque(convert_half_block)(k, n, j0, width, b, f, layout, block, rows);
         opaque(packed_product)(m, width, k, tiles, block, c + j0, n);
     }
@@ -324,10 +324,13 @@ void half_gemm(const Eigen::Ref<const Matrix>& a, const std::uint16_t* b, Weight
     Workspace& ws = workspace();
     float* tiles = grow(ws.tiles, static_cast<std::size_t>(tile_count(m)) * k * kMR);
     kernels::pack_row_tiles(m, k, a.data(), a.outerStride(), tiles);
-    const std::size_t block_floats = static_cast<std::size_t>(std::min(panel_count(n), kBlockPanels)) * k * kNR;
+    // with few row tiles, one panel at a time: converted, it is still in L1 when they multiply
+    // it (wasm in Node, SmolLM2's shape at T = 16: 8 panels a block took 1.5× the float32 time)
+    const int block_panels = std::min(panel_count(n), tile_count(m) <= kTouchingTiles ? 1 : kBlockPanels);
+    const std::size_t block_floats = static_cast<std::size_t>(block_panels) * k * kNR;
     float* block = grow(ws.panels, block_floats);
     float* rows = layout == HalfLayout::transposed_rows ? grow(ws.rows, block_floats) : nullptr;
-    opaque(half_product)(m, n, k, tiles, b, f, layout, block, rows, c.data());
+    opaque(half_product)(m, n, k, tiles, b, f, layout, block_panels, block, rows, c.data());
     trim(ws);
 }
 

@@ -300,3 +300,79 @@ TEST_CASE("half: a 16-bit model refuses what reads its weights as float32 by nam
     }
     CHECK(b->params().view("layers.0.ln1.gain").cols() == b->config().d_model);  // float32 tensors keep their view
 }
+
+namespace {
+
+/// A safetensors header (no data) of a Llama checkpoint of `dtype`: every tensor the config needs.
+std::string llama_header(int V, int C, int L, int H, int Hkv, int D, int F, const std::string& dtype) {
+    std::string h = "{";
+    std::uint64_t at = 0;
+    const auto add = [&](const std::string& name, std::vector<std::int64_t> shape) {
+        std::uint64_t n = 2;
+        std::string s;
+        for (const std::int64_t d : shape) {
+            n *= static_cast<std::uint64_t>(d);
+            s += (s.empty() ? "" : ",") + std::to_string(d);
+        }
+        h += (h.size() > 1 ? "," : "") + std::string("\"") + name + "\":{\"dtype\":\"" + dtype + "\",\"shape\":[" + s +
+             "],\"data_offsets\":[" + std::to_string(at) + "," + std::to_string(at + n) + "]}";
+        at += n;
+    };
+    add("model.embed_tokens.weight", {V, C});
+    for (int l = 0; l < L; ++l) {
+        const std::string p = "model.layers." + std::to_string(l) + ".";
+        add(p + "input_layernorm.weight", {C});
+        add(p + "self_attn.q_proj.weight", {H * D, C});
+        add(p + "self_attn.k_proj.weight", {Hkv * D, C});
+        add(p + "self_attn.v_proj.weight", {Hkv * D, C});
+        add(p + "self_attn.o_proj.weight", {C, H * D});
+        add(p + "post_attention_layernorm.weight", {C});
+        add(p + "mlp.gate_proj.weight", {F, C});
+        add(p + "mlp.up_proj.weight", {F, C});
+        add(p + "mlp.down_proj.weight", {C, F});
+    }
+    add("model.norm.weight", {C});
+    h += "}";
+    std::string out(8, '\0');
+    for (int i = 0; i < 8; ++i) out[static_cast<std::size_t>(i)] = static_cast<char>((h.size() >> (8 * i)) & 0xFF);
+    return out + h;
+}
+
+}  // namespace
+
+TEST_CASE("half: the size check before any weight arrives counts a 16-bit file's 16-bit bytes (Llama-3.2-1B's shape)", "[half][hub]") {
+    // Llama-3.2-1B: 16 layers, 32 / 8 heads of 64, hidden 2048, intermediate 8192, vocabulary 128256, tied
+    const std::string config_json = R"({"model_type": "llama", "architectures": ["LlamaForCausalLM"], "vocab_size": 128256,
+        "hidden_size": 2048, "intermediate_size": 8192, "num_hidden_layers": 16, "num_attention_heads": 32,
+        "num_key_value_heads": 8, "hidden_act": "silu", "max_position_embeddings": 131072, "rms_norm_eps": 1e-5,
+        "tie_word_embeddings": true, "rope_theta": 500000.0, "torch_dtype": "bfloat16",
+        "rope_scaling": {"rope_type": "llama3", "factor": 32.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                         "original_max_position_embeddings": 8192}})";
+    const attn::ModelConfig c = attn::read_hub_config(config_json);
+    const std::uint64_t f32 = attn::parameter_bytes(c, WeightFormat::f32), bf16 = attn::parameter_bytes(c, WeightFormat::bf16);
+    CHECK(f32 > (std::uint64_t{4} << 30));   // 1.24 G parameters: 4.9 GB as float32, above the 4 GiB of wasm32
+    CHECK(bf16 < (std::uint64_t{5} << 29));  // 2.5 GB kept BF16: under the engine's 3 GiB
+    CHECK(bf16 < f32 / 2 + (std::uint64_t{1} << 20));
+    // as float32 the loader refuses it from the header alone, naming the float32 size
+    const std::string header = llama_header(128256, 2048, 16, 32, 8, 64, 8192, "BF16");
+    try {
+        attn::HubLoader loader(c, header, false);
+        FAIL("no error");
+    } catch (const attn::Error& e) {
+        CHECK(e.code() == attn::Error::Code::too_large);
+        CHECK(std::string(e.what()).find("as float32") != std::string::npos);
+    }
+    // a model too large even in 16 bits (6.9 GB as BF16) is refused by its 16-bit size, before allocating
+    const std::string config_big = R"({"model_type": "llama", "architectures": ["LlamaForCausalLM"], "vocab_size": 262144,
+        "hidden_size": 2048, "intermediate_size": 8192, "num_hidden_layers": 48, "num_attention_heads": 32,
+        "num_key_value_heads": 8, "hidden_act": "silu", "max_position_embeddings": 2048, "rms_norm_eps": 1e-5,
+        "tie_word_embeddings": true, "rope_theta": 500000.0, "torch_dtype": "bfloat16"})";
+    const attn::ModelConfig big = attn::read_hub_config(config_big);
+    try {
+        attn::HubLoader loader(big, llama_header(262144, 2048, 48, 32, 8, 64, 8192, "BF16"), true);
+        FAIL("no error");
+    } catch (const attn::Error& e) {
+        CHECK(e.code() == attn::Error::Code::too_large);
+        CHECK(std::string(e.what()).find("BF16 and float32") != std::string::npos);
+    }
+}
