@@ -5,7 +5,7 @@
 // One process per storage (so that its peak RSS is its own): prints one JSON line with
 // the load (seconds, peak RSS, the parameters' bytes), then the traced forward (every
 // layer's vectors and heads, the logits: trace_model, as the page's full trace) at each
-// T, the median of --repeat after two warm-up calls. bench/half.mjs measures the same in
+// T, the best and the median of --repeat after two warm-up calls. bench/half.mjs measures the same in
 // Node's wasm.
 
 #include "cli/hub_cli.hpp"
@@ -69,8 +69,8 @@ int main(int argc, char** argv) {
             if (r >= 2) times.push_back(d);
             if (trace.logits.rows() != T) return 1;
         }
-        std::sort(times.begin(), times.end());
-        std::printf(",\"trace_T%d_ms\":%.1f", T, 1000 * times[times.size() / 2]);
+        std::sort(times.begin(), times.end());  // the best and the median: this machine is shared
+        std::printf(",\"trace_T%d_ms\":{\"best\":%.1f,\"median\":%.1f}", T, 1000 * times.front(), 1000 * times[times.size() / 2]);
     }
     std::printf(",\"peak_rss\":%ld}\n", peak_rss_bytes());
     return 0;

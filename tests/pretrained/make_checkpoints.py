@@ -86,7 +86,7 @@ def write_safetensors(path, tensors, metadata=None):
         for d in shape:
             count *= d
         if isinstance(values, (bytes, bytearray)):  # packed already (fast_bf16_weights)
-            assert count * 2 == len(values) and dtype == "BF16", (name, shape, len(values))
+            assert count * 2 == len(values) and dtype in ("BF16", "F16"), (name, shape, len(values))
             blob = values
         else:
             assert count == len(values), (name, shape, len(values))
@@ -259,9 +259,9 @@ def modern_weights(spec):
 
 
 def fast_bf16(rng, n, high):
-    """n random BF16 values as packed bytes, fast (no per-value Python): random low bytes (the
-    exponent's last bit and the mantissa), each high byte (sign and the exponent's other bits)
-    one of `high`: 0x3C, 0x3D → |x| in [2^-7, 2^-3); 0x3E, 0x3F → [2^-3, 2)."""
+    """n random 16-bit values as packed bytes, fast (no per-value Python): random low bytes, each
+    high byte (the sign and the exponent's upper bits) one of `high`. BF16: 0x3C, 0x3D → |x| in
+    [2^-7, 2^-3); 0x3E, 0x3F → [2^-3, 2). F16: 0x20 … 0x2F → [2^-7, 2^-3); 0x30 … 0x3B → [2^-3, 2)."""
     raw = rng.randbytes(2 * n)
     table = bytes(high[b % len(high)] | (b & 0x80) for b in range(256))  # the sign from the byte
     out = bytearray(raw)
@@ -269,7 +269,7 @@ def fast_bf16(rng, n, high):
     return out
 
 
-def fast_modern_weights(spec):
+def fast_modern_weights(spec, dtype="BF16"):
     """modern_weights' tensors for a real model's size (SmolLM2-135M: 135 M values, minutes in
     plain Python): the matrices as packed BF16 bytes, magnitudes as a trained model's (about
     1/√C), the norms' gains near 1."""
@@ -277,8 +277,8 @@ def fast_modern_weights(spec):
     H, Hkv, D = spec["H"], spec["Hkv"], spec["D"]
     rng = random.Random(spec["seed"])
     d = Draw(spec["seed"])
-    small = (0x3C, 0x3D)
-    w = {"model.embed_tokens.weight": ([V, C], fast_bf16(rng, V * C, (0x3E, 0x3D)))}
+    small, large = ((0x3C, 0x3D), (0x3E, 0x3D)) if dtype == "BF16" else (tuple(range(0x20, 0x30)), tuple(range(0x28, 0x3C)))
+    w = {"model.embed_tokens.weight": ([V, C], fast_bf16(rng, V * C, large))}
     for i in range(L):
         p = "model.layers.%d." % i
         w[p + "input_layernorm.weight"] = ([C], d.uniform(C, 0.15, 1.0))
@@ -380,6 +380,8 @@ CHECKPOINTS = {
     # weights, for the 16-bit storage's memory and speed measurements (bench/half_bench.cpp)
     "smollm2-shape": dict(family="llama", spec=SMOLLM2, dtype="BF16", arch="LlamaForCausalLM", on_demand=True,
                           fast=True),
+    "smollm2-shape-f16": dict(family="llama", spec=SMOLLM2, dtype="F16", arch="LlamaForCausalLM", on_demand=True,
+                              fast=True),
 }
 
 
@@ -456,7 +458,7 @@ def bert_folder(out, c):
 
 def modern_folder(out, c):
     s = c["spec"]
-    w = fast_modern_weights(s) if c.get("fast") else modern_weights(s)
+    w = fast_modern_weights(s, c["dtype"]) if c.get("fast") else modern_weights(s)
     tensors = [(name, c["dtype"], shape, values) for name, (shape, values) in w.items()]
     write_safetensors(os.path.join(out, "model.safetensors"), tensors, {"format": "pt"})
     dtype = {"F32": "float32", "F16": "float16", "BF16": "bfloat16"}[c["dtype"]]
