@@ -246,13 +246,15 @@ export declare class Engine {
   /** Whether the model of a Hub config.json fits this engine, before anything else is
    * downloaded (HubSizeCheck, pretrained.js); a config that cannot be read throws as readHubConfig. */
   checkHubConfig(configText: string): HubSizeCheck;
-  /** A loader from config.json's text, the file's header bytes and the file's size in bytes: feed it
-   * the needed ranges. A header that describes more data than fileSize ('bad_checkpoint') or
-   * parameters above HubSizeCheck.limitBytes ('too_large') is refused before anything is allocated. */
   /** The safetensors header, read alone (a range request for its first 8 + N bytes), against
    * config.json and the whole file's size: throws what openCheckpoint would, allocating nothing. */
   checkCheckpointHeader(configText: string, header: Uint8Array, fileSize: number): void;
-  openCheckpoint(configText: string, header: Uint8Array, fileSize: number): HubLoader;
+  /** A loader from config.json's text, the file's header bytes and the file's size in bytes: feed it
+   * the needed ranges. A header that describes more data than fileSize ('bad_checkpoint') or
+   * parameters above HubSizeCheck.limitBytes ('too_large') is refused before anything is allocated.
+   * An F16/BF16 file stays 16-bit in memory (half the bytes, the same numbers) unless
+   * options.float32 (twice the memory, the same numbers). */
+  openCheckpoint(configText: string, header: Uint8Array, fileSize: number, options?: { float32?: boolean }): HubLoader;
   /** A pretrained tokenizer from the Hugging Face files' texts by name: 'tokenizer.json' (BPE or
    * WordPiece), or 'vocab.json' + 'merges.txt' (GPT-2), or 'vocab.txt' (BERT, with
    * 'tokenizer_config.json' for its lower-casing). A bad file is a TypeError with code

@@ -260,9 +260,10 @@ export class Engine {
 
   /** A HubLoader (pretrained.js) from config.json's text, the safetensors header's bytes and the
    * file's size in bytes (a header that describes more is refused before anything is allocated):
-   * feed it the file's needed ranges, then finish() it into a PretrainedModel. */
-  openCheckpoint(configText, header, fileSize) {
-    return this._pretrained.openCheckpoint(configText, header, fileSize);
+   * feed it the file's needed ranges, then finish() it into a PretrainedModel. An F16/BF16 file
+   * stays 16-bit in memory (half the bytes, the same numbers) unless options.float32. */
+  openCheckpoint(configText, header, fileSize, options = {}) {
+    return this._pretrained.openCheckpoint(configText, header, fileSize, options);
   }
 
   /** Every intermediate of multi-head attention for one sentence. */

@@ -63,6 +63,10 @@ export declare class HubLoader {
   /** the byte ranges of the file the model needs, in increasing order */
   readonly needed: readonly { begin: number; end: number }[];
   readonly neededBytes: number;
+  /** how the large tensors are stored: 'F32', or an F16/BF16 file's own format (kept 16-bit: half the memory, the same numbers) */
+  readonly storage: 'F32' | 'BF16' | 'F16';
+  /** bytes the model's parameters take (allocated when the loader is made) */
+  readonly parameterBytes: number;
   /** the largest chunk feed() takes */
   readonly stagingBytes: number;
   /** the file's bytes at `offset`, in increasing order; returns the bytes fed so far */
@@ -150,6 +154,10 @@ export interface GeneratedToken {
 export declare class PretrainedModel {
   readonly config: Readonly<PretrainedConfig>;
   readonly parameterCount: number;
+  /** how the large tensors are stored: 'F32', 'BF16' or 'F16' */
+  readonly storage: 'F32' | 'BF16' | 'F16';
+  /** bytes the parameters take */
+  readonly parameterBytes: number;
   /** BERT's [MASK] id, -1 for GPT-2 */
   readonly maskId: number;
   tokenize(text: string): PretrainedToken[];

@@ -60,9 +60,11 @@ export function pretrainedApi(module) {
       checkInteger(fileSize, 'fileSize', 0, Number.MAX_SAFE_INTEGER);
       unwrap(module.hubLoaderCheck(checkText(configText, 'config.json', { maxChars: MAX_FILE_CHARS }), toBytes(header, 'header'), fileSize));
     },
-    openCheckpoint(configText, header, fileSize) {
+    /** options.float32: store an F16/BF16 file's weights as float32 (twice the memory, the same numbers). */
+    openCheckpoint(configText, header, fileSize, options = {}) {
       checkInteger(fileSize, 'fileSize', 0, Number.MAX_SAFE_INTEGER);
-      return new HubLoader(module, checkText(configText, 'config.json', { maxChars: MAX_FILE_CHARS }), toBytes(header, 'header'), fileSize);
+      return new HubLoader(module, checkText(configText, 'config.json', { maxChars: MAX_FILE_CHARS }), toBytes(header, 'header'), fileSize,
+        options?.float32 === true);
     },
   };
 }
@@ -73,15 +75,19 @@ const forgotten = typeof FinalizationRegistry === 'function'
   : null;
 
 export class HubLoader {
-  constructor(module, configText, header, fileSize) {
+  constructor(module, configText, header, fileSize, float32 = false) {
     this._m = module;
-    const r = unwrap(module.hubLoaderCreate(configText, header, fileSize));
+    const r = unwrap(module.hubLoaderCreate(configText, header, fileSize, !float32));
     this._handle = r.handle;
     /** The model's config as read from config.json. */
     this.config = Object.freeze(r.config);
     /** The byte ranges of the file the model needs, [{begin, end}] in increasing order. */
     this.needed = Object.freeze(r.needed.map((x) => Object.freeze(x)));
     this.neededBytes = r.neededBytes;
+    /** How the large tensors are stored: 'F32', or the file's 'BF16' / 'F16' (kept 16-bit: half the memory). */
+    this.storage = r.storage;
+    /** Bytes the model's parameters take (allocated already). */
+    this.parameterBytes = r.parameterBytes;
     /** The largest chunk feed() takes. */
     this.stagingBytes = r.stagingBytes;
     this._staging = r.staging;
@@ -132,6 +138,10 @@ export class PretrainedModel {
     this._handle = r.handle;
     this.config = Object.freeze(r.config);
     this.parameterCount = r.parameterCount;
+    /** 'F32', 'BF16' or 'F16': how the large tensors are stored. */
+    this.storage = r.storage;
+    /** Bytes the parameters take. */
+    this.parameterBytes = r.parameterBytes;
     /** BERT's [MASK] id, -1 for GPT-2. */
     this.maskId = r.maskId;
     forgotten?.register(this, { free: (h) => module.pretrainedDispose(h), handle: this._handle }, this);

@@ -131,14 +131,15 @@ val check_config_js(const std::string& config_json) {
     });
 }
 
-val loader_create_js(const std::string& config_json, const val& header, double file_size) {
+/// keep_16bit: an F16/BF16 file's large tensors stay 16-bit in memory (HubLoader); false: all float32.
+val loader_create_js(const std::string& config_json, const val& header, double file_size, bool keep_16bit) {
     return guarded([&] {
         if (!(file_size >= 0 && file_size == std::floor(file_size) && file_size <= 9007199254740991.0))
             throw Error("the file's size must be a whole number of bytes", Error::Kind::type);
         LoaderRecord r;
         r.config = read_hub_config(config_json);
         r.loader = std::make_unique<HubLoader>(r.config, bytes_from_js(header, "the safetensors header"),
-                                               static_cast<std::uint64_t>(file_size));
+                                               static_cast<std::uint64_t>(file_size), keep_16bit);
         r.staging.resize(kStagingBytes);
         val needed = val::array();
         for (const ByteRange& b : r.loader->needed()) {
@@ -151,6 +152,8 @@ val loader_create_js(const std::string& config_json, const val& header, double f
         o.set("config", config_to_js(r.config));
         o.set("needed", needed);
         o.set("neededBytes", static_cast<double>(r.loader->needed_bytes()));
+        o.set("storage", std::string(weight_format_name(r.loader->storage())));
+        o.set("parameterBytes", static_cast<double>(r.loader->parameter_bytes()));
         o.set("staging", static_cast<double>(reinterpret_cast<std::uintptr_t>(r.staging.data())));
         o.set("stagingBytes", static_cast<double>(r.staging.size()));
         o.set("handle", loaders().add(std::make_unique<LoaderRecord>(std::move(r))));
@@ -212,6 +215,8 @@ val loader_finish_js(int handle, const val& files) {
         val o = val::object();
         o.set("config", config_to_js(r.model->config()));
         o.set("parameterCount", static_cast<double>(r.model->params().size()));
+        o.set("storage", std::string(weight_format_name(r.model->params().half_format())));
+        o.set("parameterBytes", static_cast<double>(r.model->params().bytes()));
         o.set("maskId", r.tokenizer->mask_id());
         o.set("handle", models().add(std::make_unique<ModelRecord>(std::move(r))));
         return o;

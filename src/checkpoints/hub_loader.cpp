@@ -52,7 +52,10 @@ struct Source {
     std::uint64_t begin = 0, end = 0;  ///< absolute file offsets
     std::int64_t rows = 1, cols = 1;   ///< the Hub tensor as [R, K]
     std::int64_t split = 1;
-    std::size_t base[3] = {0, 0, 0};
+    std::string targets[3];            ///< our tensors (1, or 3 for split3)
+    unsigned target_count = 1;
+    std::size_t base[3] = {0, 0, 0};   ///< where they are stored (flat() or halves(): ParamInfo::stored)
+    bool half = false;                 ///< stored as 16-bit values: the file's bits are copied
     std::size_t row_stride = 0, col_stride = 1;
     // progress
     std::uint64_t done = 0;  ///< bytes converted (or waiting in the carry)
@@ -76,7 +79,7 @@ float convert(Kind kind, const std::uint8_t* p) {
 struct HubLoader::Impl final : HubTensors {
     /// Everything decided before the parameters are allocated: the header read and checked against
     /// the config and the file's size, the family's plan, the byte ranges needed.
-    void plan(const ModelConfig& config, const std::string& header, std::uint64_t file_size);
+    void plan(const ModelConfig& config, const std::string& header, std::uint64_t file_size, bool keep_16bit);
 
     ModelConfig config;
     std::vector<ParamInfo> slots;  ///< parameter_layout(config): where each tensor goes, known before the model exists
@@ -85,6 +88,7 @@ struct HubLoader::Impl final : HubTensors {
     std::vector<ByteRange> needed;
     std::uint64_t needed_bytes = 0;
     std::unique_ptr<Model> model;
+    WeightFormat storage = WeightFormat::f32;
     std::set<std::string> filled;  ///< our names the sources write (each exactly once)
     // streaming
     std::size_t cur = 0;     ///< the source being filled
@@ -147,11 +151,13 @@ struct HubLoader::Impl final : HubTensors {
         s.end = index.data_start + e->end;
         s.rows = shape.size() == 2 ? shape[0] : 1;
         s.cols = shape.back();
+        if (targets.empty() || targets.size() > 3) throw Error(Error::Code::internal, "hub loader: 1 or 3 targets");
+        s.target_count = static_cast<unsigned>(targets.size());
         for (std::size_t i = 0; i < targets.size(); ++i) {
-            const auto info = std::find_if(slots.begin(), slots.end(), [&](const ParamInfo& p) { return p.name == targets[i]; });
-            if (info == slots.end()) throw Error(Error::Code::internal, "hub loader: the model has no parameter " + targets[i]);
+            if (std::none_of(slots.begin(), slots.end(), [&](const ParamInfo& p) { return p.name == targets[i]; }))
+                throw Error(Error::Code::internal, "hub loader: the model has no parameter " + targets[i]);
             if (!filled.insert(targets[i]).second) throw Error(Error::Code::internal, "hub loader: " + targets[i] + " twice");
-            s.base[i] = info->offset;
+            s.targets[i] = targets[i];
         }
         switch (layout) {
             case HubLayout::same: s.split = s.cols; s.row_stride = static_cast<std::size_t>(s.cols); s.col_stride = 1; break;
@@ -200,7 +206,7 @@ HubSizeCheck check_hub_size(const ModelConfig& config) {
 // Everything the header can say is checked before the parameters are allocated: a 2.5 KB
 // file whose header describes gigabytes costs nothing.
 
-void HubLoader::Impl::plan(const ModelConfig& config, const std::string& header, std::uint64_t file_size) {
+void HubLoader::Impl::plan(const ModelConfig& config, const std::string& header, std::uint64_t file_size, bool keep_16bit) {
     Impl& m = *this;
     const Family* family = family_of(config);
     if (!family)
@@ -221,12 +227,29 @@ void HubLoader::Impl::plan(const ModelConfig& config, const std::string& header,
     // decided by the file: the names' prefix, an untied output layer, BERT's masked-LM head
     m.prefix = family->read_file(m, m.config);
     validate_inference_config(m.config);
-    const std::uint64_t bytes = parameter_bytes(m.config);
-    if (bytes > kMaxParameterBytes) throw Error(Error::Code::too_large, parameter_refusal(bytes));
     m.slots = parameter_layout(m.config);
     family->plan(m.config, m);
     for (const ParamInfo& p : m.slots)
         if (!m.filled.count(p.name)) throw Error(Error::Code::internal, "hub loader: nothing fills " + p.name);
+    if (keep_16bit) {  // every matrix F16, or every one BF16: stays 16-bit
+        bool all_f16 = true, all_bf16 = true;
+        for (const Source& s : m.sources)
+            if (s.rows > 1) {
+                all_f16 = all_f16 && s.kind == Kind::f16;
+                all_bf16 = all_bf16 && s.kind == Kind::bf16;
+            }
+        m.storage = all_bf16 ? WeightFormat::bf16 : all_f16 ? WeightFormat::f16 : WeightFormat::f32;
+    }
+    const std::uint64_t bytes = attn::parameter_bytes(m.config, m.storage);  // counted before allocating
+    if (bytes > kMaxParameterBytes) {
+        if (m.storage == WeightFormat::f32) throw Error(Error::Code::too_large, parameter_refusal(bytes));
+        std::uint64_t floats = 0;
+        for (const ParamInfo& p : m.slots) floats += p.size();
+        throw Error(Error::Code::too_large, "the model has " + std::to_string(floats) + " parameters (" +
+                                                format_bytes(static_cast<std::int64_t>(bytes)) + " as " +
+                                                weight_format_name(m.storage) + " and float32), above the " +
+                                                format_bytes(kMaxParameterBytes) + " this engine holds");
+    }
     std::sort(m.sources.begin(), m.sources.end(), [](const Source& a, const Source& b) { return a.begin < b.begin; });
     for (const Source& s : m.sources) {
         m.needed_bytes += s.end - s.begin;
@@ -236,27 +259,40 @@ void HubLoader::Impl::plan(const ModelConfig& config, const std::string& header,
     }
 }
 
-void HubLoader::check(const ModelConfig& config, const std::string& header, std::uint64_t file_size) {
+void HubLoader::check(const ModelConfig& config, const std::string& header, std::uint64_t file_size, bool keep_16bit) {
     Impl m;
-    m.plan(config, header, file_size);
+    m.plan(config, header, file_size, keep_16bit);
 }
 
-HubLoader::HubLoader(const ModelConfig& config, const std::string& header, std::uint64_t file_size)
+HubLoader::HubLoader(const ModelConfig& config, const std::string& header, std::uint64_t file_size, bool keep_16bit)
     : impl_(std::make_unique<Impl>()) {
     Impl& m = *impl_;
-    m.plan(config, header, file_size);
-    const std::uint64_t bytes = parameter_bytes(m.config);
+    m.plan(config, header, file_size, keep_16bit);
+    const std::uint64_t bytes = attn::parameter_bytes(m.config, m.storage);
     try {
-        m.model = std::make_unique<Model>(m.config);
+        m.model = std::make_unique<Model>(m.config, Parameters(m.config, m.storage));
     } catch (const std::bad_alloc&) {
         throw Error(Error::Code::out_of_memory, "cannot allocate the model's " + format_bytes(static_cast<std::int64_t>(bytes)) +
                                                     " of parameters");
+    }
+    // where each source's tensors are stored (flat() or halves(): ParamInfo::stored), known now
+    const Parameters& params = m.model->params();
+    for (Source& s : m.sources) {
+        for (unsigned i = 0; i < s.target_count; ++i) {
+            const ParamInfo& info = params.info(s.targets[i]);
+            const bool half = info.format != WeightFormat::f32;
+            if (i > 0 && half != s.half) throw Error(Error::Code::internal, "hub loader: " + s.name + "'s targets are stored differently");
+            s.half = half;
+            s.base[i] = info.stored;
+        }
     }
 }
 
 HubLoader::~HubLoader() = default;
 
 const std::vector<ByteRange>& HubLoader::needed() const { return impl_->needed; }
+WeightFormat HubLoader::storage() const { return impl_->storage; }
+std::uint64_t HubLoader::parameter_bytes() const { return impl_->model->params().bytes(); }
 std::uint64_t HubLoader::needed_bytes() const { return impl_->needed_bytes; }
 std::uint64_t HubLoader::fed_bytes() const { return impl_->fed; }
 
@@ -268,6 +304,7 @@ void HubLoader::feed(std::uint64_t offset, const std::uint8_t* data, std::size_t
                                                 std::to_string(m.pos) + "); feed the file in increasing order");
     const std::uint64_t end = offset + size;
     float* out = m.model->params().flat().data();
+    std::uint16_t* out16 = m.model->params().halves().data();
     while (m.cur < m.sources.size()) {
         Source& s = m.sources[m.cur];
         const std::uint64_t at = s.begin + s.done;  // the next byte this tensor needs
@@ -284,7 +321,11 @@ void HubLoader::feed(std::uint64_t offset, const std::uint8_t* data, std::size_t
                 fail("tensor " + quoted(s.name) + " has a non-finite value (" + (std::isnan(v) ? "NaN" : "infinity") +
                      ") at row " + std::to_string(s.r) + ", column " + std::to_string(s.c));
             const std::int64_t block = s.c / s.split, col = s.c % s.split;
-            out[s.base[block] + static_cast<std::size_t>(s.r) * s.row_stride + static_cast<std::size_t>(col) * s.col_stride] = v;
+            const std::size_t at = s.base[block] + static_cast<std::size_t>(s.r) * s.row_stride + static_cast<std::size_t>(col) * s.col_stride;
+            if (s.half)  // the file's own 16 bits (a 16-bit source: the storage is its format)
+                out16[at] = static_cast<std::uint16_t>(bytes[0] | (bytes[1] << 8));
+            else
+                out[at] = v;
             if (++s.c == s.cols) {
                 s.c = 0;
                 ++s.r;

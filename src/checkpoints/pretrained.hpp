@@ -126,16 +126,25 @@ public:
     /// (LayerNorm.gamma/beta) it accepts, and the parameters' size against
     /// kMaxParameterBytes; only then allocates them. Throws attn::Error (bad_checkpoint,
     /// too_large, out_of_memory) naming the tensor, its shape and the config's.
-    HubLoader(const ModelConfig& config, const std::string& header, std::uint64_t file_size);
+    ///
+    /// An F16 or BF16 file (every matrix in one of them) stays 16-bit in memory when
+    /// `keep_16bit`: the product matrices, the token embedding and the unembedding are
+    /// stored as its 16-bit values (Parameters(config, format): half the memory, the same
+    /// numbers); without it, or for any other file, everything is float32.
+    HubLoader(const ModelConfig& config, const std::string& header, std::uint64_t file_size, bool keep_16bit = true);
     ~HubLoader();
     /// The constructor's checks without its allocation: throws what it would throw before
     /// allocating. For a header read alone (a range request) before the file is downloaded.
-    static void check(const ModelConfig& config, const std::string& header, std::uint64_t file_size);
+    static void check(const ModelConfig& config, const std::string& header, std::uint64_t file_size, bool keep_16bit = true);
     /// Bytes of the safetensors header (8 + N), known from the first 8 bytes;
     /// throws bad_checkpoint when fewer than 8 bytes or N is too large.
     static std::uint64_t header_size(const std::string& first8);
     const std::vector<ByteRange>& needed() const;
     std::uint64_t needed_bytes() const;
+    /// How the large tensors are stored: f32, or the file's 16-bit format.
+    WeightFormat storage() const;
+    /// Bytes the model's parameters take (allocated by the constructor).
+    std::uint64_t parameter_bytes() const;
     /// The next chunk: `size` bytes at file offset `offset`.
     void feed(std::uint64_t offset, const std::uint8_t* data, std::size_t size);
     std::uint64_t fed_bytes() const;

@@ -132,7 +132,7 @@ ModelConfig read_hub_folder_config(const std::string& dir) {
     return config;
 }
 
-std::unique_ptr<Model> load_hub_folder(const std::string& dir, const ModelConfig& config, std::size_t chunk) {
+std::unique_ptr<Model> load_hub_folder(const std::string& dir, const ModelConfig& config, std::size_t chunk, bool keep_16bit) {
     const std::string path = dir + "/model.safetensors";
     if (!exists(path)) fail("no model.safetensors in \"" + dir + "\"" + folder_note(dir));
     File file;
@@ -146,7 +146,7 @@ std::unique_ptr<Model> load_hub_folder(const std::string& dir, const ModelConfig
     if (fseeko(file.f, 0, SEEK_END) != 0) fail("cannot read \"" + path + "\": " + std::strerror(errno));
     const off_t file_size = ftello(file.f);
     if (file_size < 0) fail("cannot read \"" + path + "\": " + std::strerror(errno));
-    HubLoader loader(config, header, static_cast<std::uint64_t>(file_size));
+    HubLoader loader(config, header, static_cast<std::uint64_t>(file_size), keep_16bit);
     std::vector<std::uint8_t> buffer(chunk);
     for (const ByteRange& r : loader.needed())
         for (std::uint64_t at = r.begin; at < r.end;) {

@@ -23,7 +23,9 @@ ModelConfig read_hub_folder_config(const std::string& dir);
 /// DIR/model.safetensors streamed into a model through HubLoader, in reads of
 /// at most `chunk` bytes of the needed ranges. Throws attn::Error (bad_checkpoint)
 /// for a missing, truncated or unreadable file, and whatever HubLoader refuses.
-std::unique_ptr<Model> load_hub_folder(const std::string& dir, const ModelConfig& config, std::size_t chunk = 1 << 20);
+/// keep_16bit: an F16/BF16 file stays 16-bit in memory (HubLoader).
+std::unique_ptr<Model> load_hub_folder(const std::string& dir, const ModelConfig& config, std::size_t chunk = 1 << 20,
+                                       bool keep_16bit = true);
 
 struct HubRunOptions {
     std::string dir;

@@ -20,7 +20,8 @@ using kernels::tile_count;
 struct Workspace {
     std::vector<float> tiles;
     std::vector<float> panels;
-    std::size_t bytes() const { return sizeof(float) * (tiles.capacity() + panels.capacity()); }
+    std::vector<float> rows;  ///< 16-bit rows converted before their packing (gemm_bt_half)
+    std::size_t bytes() const { return sizeof(float) * (tiles.capacity() + panels.capacity() + rows.capacity()); }
 };
 
 Workspace& workspace() {
@@ -36,6 +37,7 @@ void trim(Workspace& ws) {
     if (ws.bytes() > kGemmWorkspaceKeepBytes) {
         kernels::release(ws.tiles);
         kernels::release(ws.panels);
+        kernels::release(ws.rows);
     }
 }
 
@@ -270,6 +272,103 @@ std::size_t gemm_workspace_bytes() { return workspace().bytes(); }
 void gemm_release_workspace() {
     kernels::release(workspace().tiles);
     kernels::release(workspace().panels);
+    kernels::release(workspace().rows);
+}
+
+// ---- 16-bit right operands ------------------------------------------------------------
+
+namespace {
+
+/// How a 16-bit B (k×n) is laid out: as panels, row-major, or as the rows of Bᵀ (n×k).
+enum class HalfLayout { panels, rows, transposed_rows };
+
+/// Columns j0 … j0 + width of a 16-bit B (k×n) as float32 panels in `block` (through `rows` for
+/// transposed_rows). A function of its own, called through opaque(): in wasm, conversion loops
+/// inlined beside the product's kernel make V8 spill the kernel's accumulators.
+void convert_half_block(int k, int n, int j0, int width, const std::uint16_t* b, WeightFormat f, HalfLayout layout,
+                        float* block, float* rows) {
+    const std::ptrdiff_t panel_size = static_cast<std::ptrdiff_t>(k) * kNR;
+    if (layout == HalfLayout::panels) {  // width is a multiple of 8: whole panels, contiguous
+        half::widen(b + j0 * static_cast<std::ptrdiff_t>(k), static_cast<std::size_t>(width) * k, f, block);
+    } else if (layout == HalfLayout::rows) {
+        const int full = width / kNR, rest = width - full * kNR;
+        for (int kk = 0; kk < k; ++kk) {
+            const std::uint16_t* src = b + static_cast<std::ptrdiff_t>(kk) * n + j0;
+            float* dst = block + static_cast<std::ptrdiff_t>(kk) * kNR;
+            for (int p = 0; p < full; ++p) half::widen8(src + p * kNR, f, dst + p * panel_size);
+            if (rest)
+                for (int j = 0; j < kNR; ++j) dst[full * panel_size + j] = j < rest ? half::to_float(src[full * kNR + j], f) : 0.0f;
+        }
+    } else {  // the rows j0 … j0 + width of Bᵀ are contiguous: convert, then pack them as gemm_bt does
+        half::widen(b + j0 * static_cast<std::ptrdiff_t>(k), static_cast<std::size_t>(width) * k, f, rows);
+        kernels::pack_panels(k, width, 1, [&](int j) { return rows + static_cast<std::ptrdiff_t>(j) * k; }, block);
+    }
+}
+
+/// c (row stride n) = A (row tiles) · B, B 16-bit: each block of kBlockPanels panels converted
+/// to float32 panels, then multiplied by packed_product, gemm's kernel: every entry is summed
+/// as gemm sums it.
+void half_product(int m, int n, int k, const float* tiles, const std::uint16_t* b, WeightFormat f, HalfLayout layout,
+                  int block_panels, float* block, float* rows, float* c) {
+    for (int j0 = 0; j0 < n; j0 += block_panels * kNR) {
+        const int width = std::min(block_panels * kNR, n - j0);
+        opaque(convert_half_block)(k, n, j0, width, b, f, layout, block, rows);
+        opaque(packed_product)(m, width, k, tiles, block, c + j0, n);
+    }
+}
+
+void half_gemm(const Eigen::Ref<const Matrix>& a, const std::uint16_t* b, WeightFormat f, HalfLayout layout, int k, int n,
+               Matrix& c) {
+    const int m = static_cast<int>(a.rows());
+    if (!prepare(c, m, n, k)) return;
+    Workspace& ws = workspace();
+    float* tiles = grow(ws.tiles, static_cast<std::size_t>(tile_count(m)) * k * kMR);
+    kernels::pack_row_tiles(m, k, a.data(), a.outerStride(), tiles);
+    // with few row tiles, one panel at a time: converted, it is still in L1 when they multiply
+    // it (wasm in Node, SmolLM2's shape at T = 16: 8 panels a block took 1.5× the float32 time)
+    const int block_panels = std::min(panel_count(n), tile_count(m) <= kTouchingTiles ? 1 : kBlockPanels);
+    const std::size_t block_floats = static_cast<std::size_t>(block_panels) * k * kNR;
+    float* block = grow(ws.panels, block_floats);
+    float* rows = layout == HalfLayout::transposed_rows ? grow(ws.rows, block_floats) : nullptr;
+    opaque(half_product)(m, n, k, tiles, b, f, layout, block_panels, block, rows, c.data());
+    trim(ws);
+}
+
+}  // namespace
+
+void pack_matrix_panels(const std::uint16_t* b, int k, int n, std::uint16_t* panels) {
+    check_panel_width(n);
+    const std::ptrdiff_t panel_size = static_cast<std::ptrdiff_t>(k) * kNR;
+    for (int r = 0; r < k; ++r)
+        for (int p = 0; p < n / kNR; ++p) {
+            const std::uint16_t* src = b + static_cast<std::ptrdiff_t>(r) * n + p * kNR;
+            std::uint16_t* dst = panels + p * panel_size + static_cast<std::ptrdiff_t>(r) * kNR;
+            for (int j = 0; j < kNR; ++j) dst[j] = src[j];  // a plain loop: copy_n of 16 bytes is a call in wasm
+        }
+}
+
+void unpack_matrix_panels(const std::uint16_t* panels, WeightFormat f, int k, int n, float* b) {
+    check_panel_width(n);
+    const std::ptrdiff_t panel_size = static_cast<std::ptrdiff_t>(k) * kNR;
+    for (int p = 0; p < n / kNR; ++p)
+        for (int r = 0; r < k; ++r)
+            half::widen8(panels + p * panel_size + static_cast<std::ptrdiff_t>(r) * kNR, f, b + static_cast<std::ptrdiff_t>(r) * n + p * kNR);
+}
+
+void gemm_panels(const Eigen::Ref<const Matrix>& a, const std::uint16_t* b_panels, WeightFormat f, int k, int n, Matrix& c) {
+    check_inner(a.cols(), k, "gemm_panels");
+    check_panel_width(n);
+    half_gemm(a, b_panels, f, HalfLayout::panels, k, n, c);
+}
+
+void gemm_half(const Eigen::Ref<const Matrix>& a, const std::uint16_t* b, WeightFormat f, int k, int n, Matrix& c) {
+    check_inner(a.cols(), k, "gemm_half");
+    half_gemm(a, b, f, HalfLayout::rows, k, n, c);
+}
+
+void gemm_bt_half(const Eigen::Ref<const Matrix>& a, const std::uint16_t* b, WeightFormat f, int n, int k, Matrix& c) {
+    check_inner(a.cols(), k, "gemm_bt_half");
+    half_gemm(a, b, f, HalfLayout::transposed_rows, k, n, c);
 }
 
 }  // namespace attn

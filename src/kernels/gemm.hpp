@@ -9,6 +9,7 @@
 // (SSE2) and wasm (SIMD128) builds compute the same numbers.
 
 #include "base/types.hpp"
+#include "kernels/half.hpp"
 
 #include <cstddef>
 #include <vector>
@@ -46,6 +47,23 @@ void unpack_matrix_panels(const float* panels, int k, int n, float* b);
 /// c (m×n) = a (m×k) · B, B (k×n) stored as panels (pack_matrix_panels): the same
 /// numbers as gemm(a, B, c), without packing B. c is resized.
 void gemm_panels(const Eigen::Ref<const Matrix>& a, const float* b_panels, int k, int n, Matrix& c);
+
+// ---- 16-bit right operands (F16, BF16 weights kept as they are; half.hpp) ----
+// Each is converted to float32 a block of 64 columns at a time, inside the packing,
+// into the workspace, and multiplied by the same kernel in the same order: the
+// numbers of the product over the float32 values, bit for bit, without a float32
+// copy of the whole matrix.
+
+/// pack_matrix_panels of 16-bit values (the same layout, 2 bytes an element).
+void pack_matrix_panels(const std::uint16_t* b, int k, int n, std::uint16_t* panels);
+/// unpack_matrix_panels of 16-bit panels, converted to float32.
+void unpack_matrix_panels(const std::uint16_t* panels, WeightFormat f, int k, int n, float* b);
+/// gemm_panels with 16-bit panels of format f.
+void gemm_panels(const Eigen::Ref<const Matrix>& a, const std::uint16_t* b_panels, WeightFormat f, int k, int n, Matrix& c);
+/// c (m×n) = a (m×k) · B, B (k×n) 16-bit row-major: gemm's numbers. c is resized.
+void gemm_half(const Eigen::Ref<const Matrix>& a, const std::uint16_t* b, WeightFormat f, int k, int n, Matrix& c);
+/// c (m×n) = a (m×k) · Bᵀ, B (n×k) 16-bit row-major: gemm_bt's numbers. c is resized.
+void gemm_bt_half(const Eigen::Ref<const Matrix>& a, const std::uint16_t* b, WeightFormat f, int n, int k, Matrix& c);
 
 /// A left operand packed once for several products a·b₁, a·b₂, … (the
 /// per-head projections of one input): the same numbers as gemm(a, b, c).

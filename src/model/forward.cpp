@@ -83,7 +83,7 @@ LossResult forward_pass(const ModelConfig& cfg, const Parameters& params, Forwar
         throw Error("a recorder keeps the trace of one sequence; the batch has " + std::to_string(batch.batch));
     if (s.slots.layers.size() != static_cast<std::size_t>(cfg.layers)) s.slots = resolve_slots(cfg);
     mark_panels(s.slots, params);
-    const ParamPtrs p = bind(s.slots, params.flat().data());
+    const ParamPtrs p = bind(s.slots, params);
     const int B = batch.batch, T = batch.length;
     s.B = B;
     s.T = T;

@@ -133,7 +133,7 @@ void KvCache::append(std::int32_t id) {
 void KvCache::append_row(std::int32_t id, int t) {
     const ModelConfig& c = model_.config();
     mark_panels(slots_, model_.params());  // as stored now
-    const ParamPtrs p = bind(slots_, model_.params().flat().data());
+    const ParamPtrs p = bind(slots_, model_.params());
     const std::vector<std::int32_t> ids = {id};
     const std::vector<int> lengths = {1};
     const ForwardOptions options;  // the model as it is: every head, its own mask and scale

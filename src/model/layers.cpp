@@ -31,18 +31,23 @@ constexpr double kSqrt2OverPi = 0.79788456080286535588;
 // ---- the products every kind uses ---------------------------------------------------------
 
 void affine(const Eigen::Ref<const Matrix>& x, const float* w, const float* b, int rows, int cols, Matrix& y,
-            bool panels) {
-    if (panels && fits_panels(cols))
+            Storage panels) {
+    if (panels == Storage::panels && fits_panels(cols))
         gemm_panels(x, w, rows, cols, y);
+    else if (panels != Storage::row_major && fits_panels(cols))
+        gemm_panels(x, half_values(w), format_of(panels), rows, cols, y);
     else
         gemm(x, as_matrix(w, rows, cols), y);
     if (b) add_row_vector(y, b);
 }
 
-Eigen::Map<const Matrix> row_major(const float* w, int rows, int cols, bool panels, Matrix& tmp) {
-    if (!(panels && fits_panels(cols))) return as_matrix(w, rows, cols);
+Eigen::Map<const Matrix> row_major(const float* w, int rows, int cols, Storage panels, Matrix& tmp) {
+    if (panels == Storage::row_major || !fits_panels(cols)) return as_matrix(w, rows, cols);
     tmp.resize(rows, cols);
-    unpack_matrix_panels(w, rows, cols, tmp.data());
+    if (panels == Storage::panels)
+        unpack_matrix_panels(w, rows, cols, tmp.data());
+    else
+        unpack_matrix_panels(half_values(w), format_of(panels), rows, cols, tmp.data());
     return Eigen::Map<const Matrix>(tmp.data(), rows, cols);
 }
 
@@ -198,7 +203,13 @@ void norm_backward(const ModelConfig& config, const Matrix& x, const float* gain
 void embedding_forward(const ModelConfig& config, const ParamPtrs& p, const std::vector<std::int32_t>& ids, int B,
                        int T, EmbeddingCache& cache, Matrix& x, const Tap& rec, int first) {
     const int C = config.d_model, N = B * T;
-    const auto embed = as_matrix(p.embed, config.vocab, C);
+    // row `id` of the token embedding into out (C floats), converted when stored as 16-bit
+    const auto embed_row = [&](std::int32_t id, float* out) {
+        if (p.embed_format != WeightFormat::f32)
+            half::widen(half_values(p.embed) + static_cast<std::ptrdiff_t>(id) * C, static_cast<std::size_t>(C), p.embed_format, out);
+        else
+            std::copy_n(p.embed + static_cast<std::ptrdiff_t>(id) * C, C, out);
+    };
     // a row of the sinusoids does not depend on how many are made: a sequence's T, or
     // (generation, first > 0) once up to the context
     if (config.positional == Positional::sinusoidal && cache.sinusoid.rows() < first + T)
@@ -207,14 +218,14 @@ void embedding_forward(const ModelConfig& config, const ParamPtrs& p, const std:
     for (int b = 0; b < B; ++b)
         for (int t = 0; t < T; ++t) {
             const int row = b * T + t, pos = first + t;
-            x.row(row) = embed.row(ids[static_cast<std::size_t>(row)]);
+            embed_row(ids[static_cast<std::size_t>(row)], x.row(row).data());
             if (config.positional == Positional::learned) x.row(row) += as_matrix(p.pos, config.context, C).row(pos);
             if (config.positional == Positional::sinusoidal) x.row(row) += cache.sinusoid.row(pos);
             if (config.token_types > 0) x.row(row) += as_matrix(p.token_type, config.token_types, C).row(0);
         }
     if (rec.wants(Point::token_embed, -1)) {  // a trace: one sequence
         Matrix e(T, C);
-        for (int t = 0; t < T; ++t) e.row(t) = embed.row(ids[static_cast<std::size_t>(t)]);
+        for (int t = 0; t < T; ++t) embed_row(ids[static_cast<std::size_t>(t)], e.row(t).data());
         rec(Point::token_embed, -1, e);
     }
     if (config.positional == Positional::learned)
@@ -310,8 +321,13 @@ void head_forward(const ModelConfig& config, const ParamPtrs& p, const Matrix& h
         layernorm_forward(c.act, p.head_ln_gain, p.head_ln_bias, config.ln_eps, c.transformed, c.ln);
         x = &c.transformed;
     }
-    if (config.tied)
+    const WeightFormat f = p.embed_format;  // embed and unembed: 16-bit, converted inside the product's packing
+    if (config.tied && f != WeightFormat::f32)
+        gemm_bt_half(*x, half_values(p.embed), f, V, C, logits);
+    else if (config.tied)
         gemm_bt(*x, as_matrix(p.embed, V, C), logits);  // (N, C)·(C, V)
+    else if (f != WeightFormat::f32)
+        gemm_half(*x, half_values(p.unembed), f, C, V, logits);
     else
         gemm(*x, as_matrix(p.unembed, C, V), logits);  // (N, C)·(C, V)
     if (config.output_bias) add_row_vector(logits, p.unembed_bias);
@@ -328,13 +344,19 @@ void head_backward(const ModelConfig& config, const ParamPtrs& p, const GradPtrs
             gemm_at(dlogits, x, tmp);  // (V, N)·(N, C) → (V, C)
             Eigen::Map<Matrix>(g.embed, V, C) += tmp;
         }
-        gemm(dlogits, as_matrix(p.embed, V, C), out);  // (N, V)·(V, C)
+        if (p.embed_format != WeightFormat::f32)
+            gemm_half(dlogits, half_values(p.embed), p.embed_format, V, C, out);
+        else
+            gemm(dlogits, as_matrix(p.embed, V, C), out);  // (N, V)·(V, C)
     } else {
         if (g.unembed) {
             gemm_at(x, dlogits, tmp);  // (C, N)·(N, V)
             Eigen::Map<Matrix>(g.unembed, C, V) += tmp;
         }
-        gemm_bt(dlogits, as_matrix(p.unembed, C, V), out);  // (N, V)·(V, C)
+        if (p.embed_format != WeightFormat::f32)
+            gemm_bt_half(dlogits, half_values(p.unembed), p.embed_format, C, V, out);
+        else
+            gemm_bt(dlogits, as_matrix(p.unembed, C, V), out);  // (N, V)·(V, C)
     }
     if (config.output_bias && g.unembed_bias) add_column_sums(dlogits, g.unembed_bias);
     if (!config.output_transform) return;

@@ -31,6 +31,17 @@ struct Slot {
     std::ptrdiff_t offset = -1;
 };
 
+/// How a layer's product matrices (W_Q, W_K, W_V, W_O, the MLP's) are stored: row-major
+/// float32, or as the kernels' panels (Parameters::use_panels, those that fits_panels())
+/// of float32 or of 16-bit values (Parameters(config, format)). With 16-bit panels their
+/// pointers point at the 16-bit values: read them through half_values().
+enum class Storage : std::uint8_t { row_major, panels, panels_bf16, panels_f16 };
+inline WeightFormat format_of(Storage s) {
+    return s == Storage::panels_bf16 ? WeightFormat::bf16 : s == Storage::panels_f16 ? WeightFormat::f16 : WeightFormat::f32;
+}
+/// The 16-bit values a weight pointer of a 16-bit tensor points at (bind(slots, params)).
+inline const std::uint16_t* half_values(const float* p) { return reinterpret_cast<const std::uint16_t*>(p); }
+
 /// One block's tensors (T = Slot, float* or const float*).
 template <class T>
 struct LayerParams {
@@ -39,8 +50,8 @@ struct LayerParams {
     T q_norm_gain{}, k_norm_gain{};
     T ln2_gain{}, ln2_bias{};
     T w_gate{}, b_gate{}, w_in{}, b_in{}, w_out{}, b_out{};
-    /// The product matrices whose width fits_panels() are stored as panels (Parameters::use_panels).
-    bool panels = false;
+    /// How the product matrices whose width fits_panels() are stored (the others: row-major float32).
+    Storage panels = Storage::row_major;
 };
 
 /// Every tensor of a config.
@@ -51,6 +62,9 @@ struct ModelParams {
     T final_ln_gain{}, final_ln_bias{};
     T head_w{}, head_b{}, head_ln_gain{}, head_ln_bias{};
     T unembed{}, unembed_bias{};
+    /// embed and unembed are row-major 16-bit values of this format (their pointers point at
+    /// them: half_values()), or float32.
+    WeightFormat embed_format = WeightFormat::f32;
 };
 
 using ParamSlots = ModelParams<Slot>;
@@ -92,8 +106,13 @@ ModelParams<F*> bind(const ParamSlots& slots, F* base) {
 
 /// Marks the slots' layers as `params` stores them (Parameters::use_panels).
 inline void mark_panels(ParamSlots& slots, const Parameters& params) {
-    for (LayerParams<Slot>& l : slots.layers) l.panels = params.panels();
+    for (LayerParams<Slot>& l : slots.layers) l.panels = params.panels() ? Storage::panels : Storage::row_major;
 }
+
+/// The weights' pointers: each slot's tensor where `params` stores it (float32 or 16-bit,
+/// ParamInfo::stored), each layer's storage and the embedding's format as stored now.
+/// Throws attn::Error (bad_state) for 16-bit product matrices not yet stored as panels.
+ModelParams<const float*> bind(const ParamSlots& slots, const Parameters& params);
 
 /// The slots of a config's layout in `params`, the layers marked as params stores them.
 ParamSlots resolve_slots(const ModelConfig& config, const Parameters& params);
@@ -109,12 +128,12 @@ inline Eigen::Map<const Matrix> as_matrix(const float* p, int rows, int cols) { 
 /// y = x·W (+ b): W (rows × cols) at w, as panels when `panels` and it fits_panels(cols)
 /// (Parameters::use_panels), b (cols) at b or null.
 void affine(const Eigen::Ref<const Matrix>& x, const float* w, const float* b, int rows, int cols, Matrix& y,
-            bool panels = false);
+            Storage panels = Storage::row_major);
 /// For y = x·W (+ b): dW += xᵀ·dy, db += Σ_rows dy (a null dw or db: that gradient is not asked for).
 void affine_grads(const Eigen::Ref<const Matrix>& x, const Matrix& dy, float* dw, float* db, int rows, int cols,
                   Matrix& tmp);
 /// W (rows × cols) at w row-major: w itself, or (stored as panels) unpacked into tmp.
-Eigen::Map<const Matrix> row_major(const float* w, int rows, int cols, bool panels, Matrix& tmp);
+Eigen::Map<const Matrix> row_major(const float* w, int rows, int cols, Storage panels, Matrix& tmp);
 
 // ---- activations ---------------------------------------------------------------------
 

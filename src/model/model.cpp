@@ -33,11 +33,16 @@ Model::Model(const ModelConfig& config) : config_(config) {
     state_->slots = resolve_slots(config_);
 }
 
-Model::Model(const ModelConfig& config, Parameters params) : Model(config) {
-    if (params.size() != params_.size())
+Model::Model(const ModelConfig& config, Parameters params) : config_(config) {
+    validate_inference_config(config_);
+    std::size_t expected = 0;  // counted, not allocated: params may be the only copy a model can afford
+    for (const ParamInfo& p : parameter_layout(config_)) expected += p.size();
+    if (params.size() != expected)
         throw Error("the parameters have " + std::to_string(params.size()) + " values; the config's layout has " +
-                    std::to_string(params_.size()));
+                    std::to_string(expected));
     params_ = std::move(params);
+    state_ = new ForwardState();
+    state_->slots = resolve_slots(config_);
 }
 
 Model::~Model() { delete state_; }
@@ -93,7 +98,7 @@ void Model::backward(Parameters& grads, AttentionStats* stats, Recorder* recorde
     if (recorder && s.B != 1) throw Error("a recorder keeps the gradients of one sequence; the batch has " + std::to_string(s.B));
     if (grads.size() != params_.size()) grads = Parameters(config_);
     grads.set_zero();
-    const ParamPtrs p = bind(s.slots, static_cast<const float*>(params_.flat().data()));
+    const ParamPtrs p = bind(s.slots, params_);
     const GradPtrs g = bind(s.slots, grads.flat().data());
     Matrix dx;
     const double score_grad_sq = backward_to_layer(config_, s, p, g, 0, recorder, dx);
@@ -147,12 +152,14 @@ void Model::backward_layer(int layer, LayerGradients& grads, Recorder* recorder)
         if (info.offset != base + n) throw Error(Error::Code::bad_state, "layer " + std::to_string(layer) + "'s tensors are not contiguous");
         ParamInfo i = info;
         i.offset = n;
-        i.panels = false;  // gradients are row-major
+        i.panels = false;  // gradients are row-major float32
+        i.format = WeightFormat::f32;
+        i.stored = i.offset;
         n += info.size();
         grads.layout.push_back(i);
     }
     grads.flat.assign(n, 0.0f);
-    const ParamPtrs p = bind(s.slots, static_cast<const float*>(params_.flat().data()));
+    const ParamPtrs p = bind(s.slots, params_);
     GradPtrs g;  // null everywhere (not asked for) but the layer's tensors
     g.layers.resize(static_cast<std::size_t>(config_.layers));
     zip_layer_fields(g.layers[static_cast<std::size_t>(layer)], s.slots.layers[static_cast<std::size_t>(layer)],

@@ -46,6 +46,7 @@
 #include "attention/multi_head.hpp"
 #include "attention/positional.hpp"
 #include "base/types.hpp"
+#include "kernels/half.hpp"
 
 #include <cstdint>
 #include <string>
@@ -148,6 +149,12 @@ struct ParamInfo {
     /// Stored as the product kernels' panels (Parameters::use_panels): element (r, c) at
     /// (c / 8)·rows·8 + r·8 + c % 8 from `offset`, not r·cols + c. Same size.
     bool panels = false;
+    /// How the values are stored (Parameters(config, format)): float32 at flat()[stored], or
+    /// 16-bit values of this format at halves()[stored]. `offset` stays the tensor's place
+    /// in the float32 layout (the gradients' and the checkpoints'): with no 16-bit tensor,
+    /// stored == offset.
+    WeightFormat format = WeightFormat::f32;
+    std::size_t stored = 0;
     std::size_t size() const { return static_cast<std::size_t>(rows) * cols; }
 };
 
@@ -169,10 +176,34 @@ class Parameters {
 public:
     Parameters() = default;
     explicit Parameters(const ModelConfig& config);  ///< zeros
+    /// Zeros; with `format` BF16 or F16 (a loaded F16/BF16 checkpoint, only run) the blocks'
+    /// product matrices that fits_panels(), the token embedding and the unembedding are
+    /// stored as 16-bit values of that format (halves()), about half the memory; the
+    /// small tensors (gains, biases, positions) stay float32 in flat(). Every forward and
+    /// backward gives the numbers of the same values stored as float32, bit for bit
+    /// (the products convert them inside their packing: gemm.hpp). A 16-bit Parameters is
+    /// stored as panels (use_panels()) before it is run.
+    Parameters(const ModelConfig& config, WeightFormat format);
     const std::vector<ParamInfo>& layout() const { return layout_; }
+    /// The float32 values (every tensor's without 16-bit ones; else the float32 tensors',
+    /// each at its ParamInfo::stored).
     std::vector<float>& flat() { return data_; }
     const std::vector<float>& flat() const { return data_; }
-    std::size_t size() const { return data_.size(); }
+    /// The 16-bit tensors' values (empty without them).
+    std::vector<std::uint16_t>& halves() { return halves_; }
+    const std::vector<std::uint16_t>& halves() const { return halves_; }
+    /// The format of the 16-bit tensors; f32 when there are none.
+    WeightFormat half_format() const { return half_format_; }
+    /// How many parameters (the float32 layout's size, however they are stored).
+    std::size_t size() const { return count_; }
+    /// Bytes the values take (flat() and halves(), as allocated).
+    std::size_t bytes() const { return data_.capacity() * sizeof(float) + halves_.capacity() * sizeof(std::uint16_t); }
+    /// The tensor at `offset` in the float32 layout (ParamSlots' offsets); null for none.
+    const ParamInfo* at_offset(std::size_t offset) const;
+    /// Stores the 16-bit tensors whose names start with `prefix` ("layers.3.") as float32
+    /// from now on (appended to flat(), the same values, the same layout): before a step
+    /// writes them. Their 16-bit place is left unused.
+    void promote(const std::string& prefix);
     /// The view of a named tensor; throws attn::Error for an unknown name, and
     /// (bad_state) for a tensor stored as panels, which has no row-major view: matrix().
     Eigen::Map<Matrix> view(const std::string& name);
@@ -195,8 +226,14 @@ public:
 private:
     std::vector<ParamInfo> layout_;
     std::vector<float> data_;
+    std::vector<std::uint16_t> halves_;
+    WeightFormat half_format_ = WeightFormat::f32;
+    std::size_t count_ = 0;
     bool panels_ = false;
 };
+
+/// The bytes Parameters(config, format) allocates, counted without allocating.
+std::uint64_t parameter_bytes(const ModelConfig& config, WeightFormat format);
 
 /// Whether a product matrix `cols` wide is stored as panels by Parameters::use_panels.
 inline bool fits_panels(int cols) { return cols > 0 && cols % 8 == 0; }

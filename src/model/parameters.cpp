@@ -10,6 +10,7 @@
 #include "kernels/gemm.hpp"
 
 #include <algorithm>
+#include <utility>
 #include <cmath>
 #include <string>
 
@@ -131,6 +132,7 @@ std::vector<ParamInfo> parameter_layout(const ModelConfig& c) {
         p.vector = vector;
         p.decay = decay;
         p.offset = offset;
+        p.stored = offset;
         offset += p.size();
         out.push_back(std::move(p));
     });
@@ -147,16 +149,111 @@ ParamSlots resolve_slots(const ModelConfig& c) {
     return slots;
 }
 
+ModelParams<const float*> bind(const ParamSlots& slots, const Parameters& params) {
+    ModelParams<const float*> out;
+    const auto at = [&](const float*& ptr, const Slot& s) -> const ParamInfo* {
+        const ParamInfo* p = s.offset < 0 ? nullptr : params.at_offset(static_cast<std::size_t>(s.offset));
+        if (!p) {
+            if (s.offset >= 0) throw Error(Error::Code::internal, "a slot names no tensor of the parameters");
+            ptr = nullptr;
+            return nullptr;
+        }
+        // a 16-bit tensor's pointer points at its 16-bit values (half_values())
+        ptr = p->format == WeightFormat::f32 ? params.flat().data() + p->stored
+                                             : reinterpret_cast<const float*>(params.halves().data() + p->stored);
+        return p;
+    };
+    zip_model_fields(out, slots, [&](const float*& ptr, const Slot& s) {
+        const ParamInfo* p = at(ptr, s);
+        if (p && p->format != WeightFormat::f32) out.embed_format = p->format;  // embed, unembed
+    });
+    out.layers.resize(slots.layers.size());
+    for (std::size_t l = 0; l < slots.layers.size(); ++l) {
+        Storage storage = params.panels() ? Storage::panels : Storage::row_major;
+        zip_layer_fields(out.layers[l], slots.layers[l], [&](const float*& ptr, const Slot& s) {
+            const ParamInfo* p = at(ptr, s);
+            if (!p || p->format == WeightFormat::f32) return;
+            if (!p->panels) throw Error(Error::Code::bad_state, "16-bit weights are multiplied as panels: use_panels() first");
+            storage = p->format == WeightFormat::bf16 ? Storage::panels_bf16 : Storage::panels_f16;
+        });
+        out.layers[l].panels = storage;
+    }
+    return out;
+}
+
 ParamSlots resolve_slots(const ModelConfig& c, const Parameters& params) {
     ParamSlots slots = resolve_slots(c);
     mark_panels(slots, params);
     return slots;
 }
 
-Parameters::Parameters(const ModelConfig& config) : layout_(parameter_layout(config)) {
-    std::size_t n = 0;
-    for (const ParamInfo& p : layout_) n += p.size();
-    data_.assign(n, 0.0f);
+Parameters::Parameters(const ModelConfig& config) : Parameters(config, WeightFormat::f32) {}
+
+namespace {
+bool product_matrix(const std::string& name);
+
+/// Stored as 16-bit values in a 16-bit Parameters: the product matrices the kernels read as
+/// panels, the token embedding and the unembedding (the large tensors).
+bool stored_half(const ParamInfo& p) {
+    return !p.vector && ((product_matrix(p.name) && fits_panels(p.cols)) || p.name == "embed" || p.name == "unembed");
+}
+}  // namespace
+
+namespace {
+
+/// Sets each tensor's format and place (ParamInfo::stored); the float32 and 16-bit counts.
+std::pair<std::size_t, std::size_t> place(std::vector<ParamInfo>& layout, WeightFormat format) {
+    std::size_t floats = 0, halves = 0;
+    for (ParamInfo& p : layout) {
+        if (format != WeightFormat::f32 && stored_half(p)) {
+            p.format = format;
+            p.stored = halves;
+            halves += (p.size() + 7) / 8 * 8;  // each tensor 16-byte aligned, for the SIMD loads
+        } else {
+            p.stored = floats;
+            floats += p.size();
+        }
+    }
+    return {floats, halves};
+}
+
+}  // namespace
+
+std::uint64_t parameter_bytes(const ModelConfig& config, WeightFormat format) {
+    std::vector<ParamInfo> layout = parameter_layout(config);
+    const auto [floats, halves] = place(layout, format);
+    return std::uint64_t{floats} * 4 + std::uint64_t{halves} * 2;
+}
+
+Parameters::Parameters(const ModelConfig& config, WeightFormat format) : layout_(parameter_layout(config)) {
+    half_format_ = format;
+    for (const ParamInfo& p : layout_) count_ += p.size();
+    const auto [floats, halves] = place(layout_, format);
+    if (halves == 0) half_format_ = WeightFormat::f32;
+    data_.assign(floats, 0.0f);
+    halves_.assign(halves, 0);
+}
+
+const ParamInfo* Parameters::at_offset(std::size_t offset) const {
+    const auto it = std::lower_bound(layout_.begin(), layout_.end(), offset,
+                                     [](const ParamInfo& p, std::size_t o) { return p.offset < o; });
+    return it != layout_.end() && it->offset == offset ? &*it : nullptr;
+}
+
+void Parameters::promote(const std::string& prefix) {
+    for (ParamInfo& p : layout_) {
+        if (p.format == WeightFormat::f32 || p.name.compare(0, prefix.size(), prefix) != 0) continue;
+        const std::size_t at = data_.size();
+        data_.resize(at + p.size());
+        half::widen(halves_.data() + p.stored, p.size(), p.format, data_.data() + at);  // panels stay panels
+        p.format = WeightFormat::f32;
+        p.stored = at;
+    }
+    for (const ParamInfo& p : layout_)
+        if (p.format != WeightFormat::f32) return;
+    halves_.clear();
+    halves_.shrink_to_fit();
+    half_format_ = WeightFormat::f32;
 }
 
 const ParamInfo& Parameters::info(const std::string& name) const {
@@ -177,6 +274,8 @@ const ParamInfo& row_major_info(const Parameters& params, const std::string& nam
     const ParamInfo& p = params.info(name);
     if (p.panels)
         throw Error(Error::Code::bad_state, "the parameter \"" + name + "\" is stored as panels: it has no row-major view");
+    if (p.format != WeightFormat::f32)
+        throw Error(Error::Code::bad_state, "the parameter \"" + name + "\" is stored as 16-bit values: it has no float32 view");
     return p;
 }
 
@@ -194,17 +293,24 @@ bool product_matrix(const std::string& name) {
 
 Eigen::Map<Matrix> Parameters::view(const std::string& name) {
     const ParamInfo& p = row_major_info(*this, name);
-    return Eigen::Map<Matrix>(data_.data() + p.offset, p.rows, p.cols);
+    return Eigen::Map<Matrix>(data_.data() + p.stored, p.rows, p.cols);
 }
 
 Eigen::Map<const Matrix> Parameters::view(const std::string& name) const {
     const ParamInfo& p = row_major_info(*this, name);
-    return Eigen::Map<const Matrix>(data_.data() + p.offset, p.rows, p.cols);
+    return Eigen::Map<const Matrix>(data_.data() + p.stored, p.rows, p.cols);
 }
 
 Matrix Parameters::matrix(const std::string& name) const {
     const ParamInfo& p = info(name);
-    const float* d = data_.data() + p.offset;
+    if (p.format != WeightFormat::f32) {
+        Matrix m(p.rows, p.cols);
+        const std::uint16_t* h = halves_.data() + p.stored;
+        if (p.panels) unpack_matrix_panels(h, p.format, p.rows, p.cols, m.data());
+        else half::widen(h, p.size(), p.format, m.data());
+        return m;
+    }
+    const float* d = data_.data() + p.stored;
     if (!p.panels) return Eigen::Map<const Matrix>(d, p.rows, p.cols);
     Matrix m(p.rows, p.cols);
     unpack_matrix_panels(d, p.rows, p.cols, m.data());
@@ -214,17 +320,27 @@ Matrix Parameters::matrix(const std::string& name) const {
 void Parameters::use_panels() {
     if (panels_) return;
     std::vector<float> tmp;
+    std::vector<std::uint16_t> tmp16;
     for (ParamInfo& p : layout_) {
         if (p.vector || !product_matrix(p.name) || !fits_panels(p.cols)) continue;
-        float* d = data_.data() + p.offset;
-        tmp.assign(d, d + p.size());
-        pack_matrix_panels(tmp.data(), p.rows, p.cols, d);
+        if (p.format != WeightFormat::f32) {
+            std::uint16_t* h = halves_.data() + p.stored;
+            tmp16.assign(h, h + p.size());
+            pack_matrix_panels(tmp16.data(), p.rows, p.cols, h);
+        } else {
+            float* d = data_.data() + p.stored;
+            tmp.assign(d, d + p.size());
+            pack_matrix_panels(tmp.data(), p.rows, p.cols, d);
+        }
         p.panels = true;
     }
     panels_ = true;
 }
 
-void Parameters::set_zero() { std::fill(data_.begin(), data_.end(), 0.0f); }
+void Parameters::set_zero() {
+    std::fill(data_.begin(), data_.end(), 0.0f);
+    std::fill(halves_.begin(), halves_.end(), std::uint16_t{0});
+}
 
 void init_parameters(const ModelConfig& config, std::uint32_t seed, Parameters& params) {
     validate_inference_config(config);

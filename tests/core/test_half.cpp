@@ -1,0 +1,385 @@
+// Tests of 16-bit weights kept 16-bit in memory (kernels/half.hpp, the 16-bit products of
+// gemm.hpp, Parameters(config, format), HubLoader's keep_16bit): every F16 and BF16 value
+// converts exactly, every product over 16-bit operands equals the product over their float32
+// values bit for bit, and every F16/BF16 test checkpoint loaded 16-bit computes exactly what
+// the same file loaded as float32 computes: whole traces, long traces, generation with the KV
+// cache, one layer's backward, a step by hand (its layer then float32) and its undo.
+
+#include "checkpoints/pretrained.hpp"
+#include "checkpoints/safetensors.hpp"
+#include "kernels/gemm.hpp"
+#include "model/generation.hpp"
+#include "model/model_json.hpp"
+#include "train/backward.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using attn::WeightFormat;
+
+std::uint32_t bits(float f) {
+    std::uint32_t u;
+    std::memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+bool same_bits(const attn::Matrix& a, const attn::Matrix& b) {
+    if (a.rows() != b.rows() || a.cols() != b.cols()) return false;
+    return std::memcmp(a.data(), b.data(), sizeof(float) * static_cast<std::size_t>(a.size())) == 0;
+}
+
+std::string read_file(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    REQUIRE(f.good());
+    std::ostringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+std::string folder(const std::string& name) { return std::string(ATTN_PRETRAINED_DIR) + "/" + name; }
+
+/// The file size a header alone describes (its data's end): the header of a file not written out.
+std::uint64_t described(const std::string& header) {
+    const attn::SafeTensorsIndex index = attn::read_safetensors_header(header);
+    return index.data_start + index.data_size;
+}
+
+std::unique_ptr<attn::Model> load(const std::string& name, bool keep_16bit, WeightFormat* storage = nullptr) {
+    const attn::ModelConfig config = attn::read_hub_config(read_file(folder(name) + "/config.json"));
+    const std::string bytes = read_file(folder(name) + "/model.safetensors");
+    attn::HubLoader loader(config, bytes.substr(0, static_cast<std::size_t>(attn::HubLoader::header_size(bytes.substr(0, 8)))),
+                           bytes.size(), keep_16bit);
+    loader.feed(0, reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
+    if (storage) *storage = loader.storage();
+    return loader.finish();
+}
+
+/// Random finite 16-bit values of a format: BF16 the upper halves of floats in ±2 and of tiny
+/// ones; F16 any finite bit pattern (subnormals and ±65504 included).
+std::vector<std::uint16_t> random_halves(std::mt19937& rng, std::size_t n, WeightFormat f) {
+    std::vector<std::uint16_t> v(n);
+    std::uniform_real_distribution<float> u(-2.0f, 2.0f);
+    for (auto& h : v) {
+        if (f == WeightFormat::bf16) {
+            const float x = rng() % 8 == 0 ? u(rng) * 1e-30f : u(rng);
+            h = static_cast<std::uint16_t>(bits(x) >> 16);
+            continue;
+        }
+        do h = static_cast<std::uint16_t>(rng() & 0xFFFFu);
+        while ((h & 0x7C00u) == 0x7C00u);  // not infinity or NaN
+    }
+    return v;
+}
+
+std::vector<float> widened(const std::vector<std::uint16_t>& h, WeightFormat f) {
+    std::vector<float> out(h.size());
+    for (std::size_t i = 0; i < h.size(); ++i) out[i] = attn::half::to_float(h[i], f);
+    return out;
+}
+
+attn::Matrix random_matrix(std::mt19937& rng, int rows, int cols) {
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    attn::Matrix m(rows, cols);
+    for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = u(rng);
+    return m;
+}
+
+std::vector<attn::Token> tokens_of(const std::vector<std::int32_t>& ids) {
+    std::vector<attn::Token> t;
+    for (std::size_t i = 0; i < ids.size(); ++i) t.push_back({"t" + std::to_string(ids[i]), ids[i], i, i + 1});
+    return t;
+}
+
+std::vector<std::int32_t> random_ids(std::mt19937& rng, const attn::ModelConfig& c, int n) {
+    std::vector<std::int32_t> ids(static_cast<std::size_t>(n));
+    for (auto& id : ids) id = static_cast<std::int32_t>(rng() % static_cast<std::uint32_t>(c.vocab));
+    return ids;
+}
+
+struct Checkpoint {
+    const char* name;
+    WeightFormat format;
+};
+const Checkpoint kCheckpoints[] = {{"gpt2-f16", WeightFormat::f16},   {"gpt2-bf16", WeightFormat::bf16},
+                                   {"bert-f16", WeightFormat::f16},   {"bert-bf16", WeightFormat::bf16},
+                                   {"llama3-bf16", WeightFormat::bf16}, {"qwen2", WeightFormat::f16},
+                                   {"qwen3", WeightFormat::bf16}};
+
+}  // namespace
+
+TEST_CASE("half: every F16 and BF16 value converts to float32 exactly, eight at a time as one at a time", "[half]") {
+    std::vector<std::uint16_t> all(65536);
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<std::uint16_t>(i);
+    std::vector<float> f16(all.size()), bf16(all.size());
+    attn::half::widen(all.data(), all.size(), WeightFormat::f16, f16.data());
+    attn::half::widen(all.data(), all.size(), WeightFormat::bf16, bf16.data());
+    int wrong = 0;
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        // safetensors.cpp's converters, written separately, are the reference
+        wrong += bits(f16[i]) != bits(attn::f16_to_float(all[i]));
+        wrong += bits(bf16[i]) != bits(attn::bf16_to_float(all[i]));
+        wrong += bits(attn::half::f16_to_float(all[i])) != bits(attn::f16_to_float(all[i]));
+    }
+    CHECK(wrong == 0);
+    CHECK(attn::half::f16_to_float(0x0001) == std::ldexp(1.0f, -24));  // the smallest subnormal
+    CHECK(bits(attn::half::f16_to_float(0x8000)) == 0x80000000u);       // −0
+}
+
+TEST_CASE("half: products over 16-bit operands equal the products over their float32 values, bit for bit", "[half]") {
+    std::mt19937 rng(3701);
+    for (const WeightFormat f : {WeightFormat::bf16, WeightFormat::f16})
+        for (const int m : {1, 3, 16, 33, 129, 200})
+            for (const auto& [k, n] : std::vector<std::pair<int, int>>{{8, 8}, {24, 72}, {64, 136}, {37, 200}}) {
+                INFO(attn::weight_format_name(f) << " m " << m << " k " << k << " n " << n);
+                const attn::Matrix a = random_matrix(rng, m, k);
+                // B (k×n) row-major, and as panels
+                const std::vector<std::uint16_t> b = random_halves(rng, static_cast<std::size_t>(k) * n, f);
+                const std::vector<float> bf = widened(b, f);
+                const auto bmap = Eigen::Map<const attn::Matrix>(bf.data(), k, n);
+                attn::Matrix want, got;
+                attn::gemm(a, bmap, want);
+                attn::gemm_half(a, b.data(), f, k, n, got);
+                CHECK(same_bits(want, got));
+                std::vector<std::uint16_t> panels(b.size());
+                std::vector<float> float_panels(b.size());
+                attn::pack_matrix_panels(b.data(), k, n, panels.data());
+                attn::pack_matrix_panels(bf.data(), k, n, float_panels.data());
+                attn::Matrix from_float_panels;
+                attn::gemm_panels(a, float_panels.data(), k, n, from_float_panels);
+                attn::gemm_panels(a, panels.data(), f, k, n, got);
+                CHECK(same_bits(want, from_float_panels));
+                CHECK(same_bits(want, got));
+                std::vector<float> unpacked(b.size());
+                attn::unpack_matrix_panels(panels.data(), f, k, n, unpacked.data());
+                CHECK(unpacked == bf);
+                // c = a·Bᵀ with B (n'×k) row-major: the tied unembedding's product (n' any width)
+                const int rows = n + 3;
+                const std::vector<std::uint16_t> e = random_halves(rng, static_cast<std::size_t>(rows) * k, f);
+                const std::vector<float> ef = widened(e, f);
+                attn::gemm_bt(a, Eigen::Map<const attn::Matrix>(ef.data(), rows, k), want);
+                attn::gemm_bt_half(a, e.data(), f, rows, k, got);
+                CHECK(same_bits(want, got));
+                // and a·B with B (k×n') of any width: the untied unembedding's
+                const std::vector<std::uint16_t> u = random_halves(rng, static_cast<std::size_t>(k) * rows, f);
+                const std::vector<float> uf = widened(u, f);
+                attn::gemm(a, Eigen::Map<const attn::Matrix>(uf.data(), k, rows), want);
+                attn::gemm_half(a, u.data(), f, k, rows, got);
+                CHECK(same_bits(want, got));
+            }
+}
+
+TEST_CASE("half: every F16/BF16 checkpoint loaded 16-bit traces every number of the same file loaded as float32, bit for bit",
+          "[half][hub]") {
+    std::mt19937 rng(3702);
+    for (const Checkpoint& cp : kCheckpoints) {
+        INFO(cp.name);
+        WeightFormat sa = WeightFormat::f32, sb = WeightFormat::f32;
+        const auto a = load(cp.name, false, &sa);
+        const auto b = load(cp.name, true, &sb);
+        CHECK(sa == WeightFormat::f32);
+        CHECK(sb == cp.format);
+        CHECK(b->params().half_format() == cp.format);
+        CHECK(a->params().halves().empty());
+        // the large tensors are 16-bit: the parameters take at most 0.6 of the float32 bytes
+        CHECK(b->params().bytes() < 0.6 * static_cast<double>(a->params().bytes()));
+        CHECK(b->params().bytes() == attn::parameter_bytes(b->config(), cp.format));
+        for (const attn::ParamInfo& p : a->params().layout()) {
+            INFO(p.name);
+            CHECK(same_bits(a->params().matrix(p.name), b->params().matrix(p.name)));
+        }
+        const attn::ModelConfig& c = a->config();
+        // a short sentence, one of the full context (every row tile count the products branch on), and one padded
+        for (const int T : {5, c.context}) {
+            const std::vector<std::int32_t> ids = random_ids(rng, c, T);
+            const attn::ModelTrace ta = attn::trace_model(c, a->params(), ids), tb = attn::trace_model(c, b->params(), ids);
+            INFO("T " << T);
+            CHECK(attn::model_trace_json(c, tokens_of(ids), ta) == attn::model_trace_json(c, tokens_of(ids), tb));
+            CHECK(same_bits(ta.logits, tb.logits));
+        }
+        const std::vector<std::int32_t> ids = random_ids(rng, c, 9);
+        attn::ForwardOptions options;
+        const attn::ModelTrace pa = attn::trace_model(c, a->params(), ids, 6, options),
+                               pb = attn::trace_model(c, b->params(), ids, 6, options);
+        CHECK(attn::model_trace_json(c, tokens_of(ids), pa) == attn::model_trace_json(c, tokens_of(ids), pb));
+    }
+}
+
+TEST_CASE("half: a long trace (one layer's heads, top 5) at the full context is the float32 model's, bit for bit",
+          "[half][hub][long]") {
+    std::mt19937 rng(3703);
+    for (const Checkpoint& cp : kCheckpoints) {
+        INFO(cp.name);
+        const auto a = load(cp.name, false), b = load(cp.name, true);
+        const attn::ModelConfig& c = a->config();
+        const std::vector<std::int32_t> ids = random_ids(rng, c, c.context);
+        attn::TraceKeep keep;
+        keep.layer = c.layers - 1;
+        keep.vectors = c.layers - 1;
+        keep.top_k = 5;
+        const attn::ModelTrace ta = attn::trace_model(c, a->params(), ids, -1, {}, keep),
+                               tb = attn::trace_model(c, b->params(), ids, -1, {}, keep);
+        CHECK(attn::model_trace_json(c, tokens_of(ids), ta) == attn::model_trace_json(c, tokens_of(ids), tb));
+        CHECK(ta.top_ids == tb.top_ids);
+        CHECK(ta.top_p == tb.top_p);
+    }
+}
+
+TEST_CASE("half: generating with the KV cache on 16-bit weights gives the float32 model's logits, bit for bit", "[half][hub]") {
+    std::mt19937 rng(3704);
+    for (const Checkpoint& cp : kCheckpoints) {
+        const auto a = load(cp.name, false), b = load(cp.name, true);
+        const attn::ModelConfig& c = a->config();
+        if (!c.causal) continue;  // BERT does not generate
+        INFO(cp.name);
+        attn::KvCache ka(*a), kb(*b);
+        const std::vector<std::int32_t> ids = random_ids(rng, c, std::min(c.context, 40));
+        for (std::size_t t = 0; t < ids.size(); ++t) {
+            ka.append(ids[t]);
+            kb.append(ids[t]);
+            INFO("position " << t);
+            CHECK(same_bits(ka.logits(), kb.logits()));
+        }
+    }
+}
+
+TEST_CASE("half: Learn on 16-bit weights: the backward is the float32 model's, a step makes its layer float32 and moves the same "
+          "weights, the undo restores them exactly",
+          "[half][hub]") {
+    std::mt19937 rng(3705);
+    for (const Checkpoint& cp : kCheckpoints)
+        for (const int head : {-1, 1}) {
+            INFO(cp.name << " head " << head);
+            const auto a = load(cp.name, false), b = load(cp.name, true);
+            const attn::ModelConfig& c = a->config();
+            const std::vector<std::int32_t> ids = random_ids(rng, c, 12);
+            std::vector<std::int32_t> targets(ids.size(), attn::kNoTarget);
+            for (std::size_t i = 0; i + 1 < ids.size(); ++i) targets[i] = ids[i + 1];
+            const int layer = 0;  // the backward goes through every layer above it, 16-bit
+            const attn::PretrainedBackward ga = attn::pretrained_backward(*a, ids, targets, layer);
+            const attn::PretrainedBackward gb = attn::pretrained_backward(*b, ids, targets, layer);
+            CHECK(ga.loss == gb.loss);
+            CHECK(ga.grads.flat == gb.grads.flat);
+            CHECK(attn::pretrained_backward_json(a->params(), ga) == attn::pretrained_backward_json(b->params(), gb));
+            const std::string before = attn::model_trace_json(c, tokens_of(ids), attn::trace_model(c, b->params(), ids));
+            const std::size_t bytes_before = b->params().bytes();
+            attn::SgdUndo ua, ub;
+            const double sa = attn::sgd_step_layer(c, a->params(), ga.grads, 0.05, head, &ua);
+            const double sb = attn::sgd_step_layer(c, b->params(), gb.grads, 0.05, head, &ub);
+            CHECK(sa == sb);
+            // the stepped layer is float32 now; the others stay 16-bit
+            for (const attn::ParamInfo& p : b->params().layout()) {
+                INFO(p.name);
+                if (p.name.rfind("layers.0.", 0) == 0) CHECK(p.format == WeightFormat::f32);
+                if (p.name.rfind("layers.1.w_query", 0) == 0) CHECK(p.format == cp.format);
+                CHECK(same_bits(a->params().matrix(p.name), b->params().matrix(p.name)));
+            }
+            CHECK(b->params().bytes() > bytes_before);
+            const std::vector<std::int32_t> more = random_ids(rng, c, 7);
+            CHECK(attn::model_trace_json(c, tokens_of(more), attn::trace_model(c, a->params(), more)) ==
+                  attn::model_trace_json(c, tokens_of(more), attn::trace_model(c, b->params(), more)));
+            attn::undo_sgd(b->params(), ub);
+            CHECK(attn::model_trace_json(c, tokens_of(ids), attn::trace_model(c, b->params(), ids)) == before);
+        }
+}
+
+TEST_CASE("half: a 16-bit model refuses what reads its weights as float32 by name", "[half]") {
+    const auto b = load("llama3-bf16", true);
+    try {
+        (void)b->params().view("layers.0.w_query");
+        FAIL("no error");
+    } catch (const attn::Error& e) {
+        CHECK(std::string(e.what()).find("stored as panels") != std::string::npos);
+    }
+    try {
+        (void)b->params().view("embed");
+        FAIL("no error");
+    } catch (const attn::Error& e) {
+        CHECK(std::string(e.what()).find("16-bit") != std::string::npos);
+    }
+    CHECK(b->params().view("layers.0.ln1.gain").cols() == b->config().d_model);  // float32 tensors keep their view
+}
+
+namespace {
+
+/// A safetensors header (no data) of a Llama checkpoint of `dtype`: every tensor the config needs.
+std::string llama_header(int V, int C, int L, int H, int Hkv, int D, int F, const std::string& dtype) {
+    std::string h = "{";
+    std::uint64_t at = 0;
+    const auto add = [&](const std::string& name, std::vector<std::int64_t> shape) {
+        std::uint64_t n = 2;
+        std::string s;
+        for (const std::int64_t d : shape) {
+            n *= static_cast<std::uint64_t>(d);
+            s += (s.empty() ? "" : ",") + std::to_string(d);
+        }
+        h += (h.size() > 1 ? "," : "") + std::string("\"") + name + "\":{\"dtype\":\"" + dtype + "\",\"shape\":[" + s +
+             "],\"data_offsets\":[" + std::to_string(at) + "," + std::to_string(at + n) + "]}";
+        at += n;
+    };
+    add("model.embed_tokens.weight", {V, C});
+    for (int l = 0; l < L; ++l) {
+        const std::string p = "model.layers." + std::to_string(l) + ".";
+        add(p + "input_layernorm.weight", {C});
+        add(p + "self_attn.q_proj.weight", {H * D, C});
+        add(p + "self_attn.k_proj.weight", {Hkv * D, C});
+        add(p + "self_attn.v_proj.weight", {Hkv * D, C});
+        add(p + "self_attn.o_proj.weight", {C, H * D});
+        add(p + "post_attention_layernorm.weight", {C});
+        add(p + "mlp.gate_proj.weight", {F, C});
+        add(p + "mlp.up_proj.weight", {F, C});
+        add(p + "mlp.down_proj.weight", {C, F});
+    }
+    add("model.norm.weight", {C});
+    h += "}";
+    std::string out(8, '\0');
+    for (int i = 0; i < 8; ++i) out[static_cast<std::size_t>(i)] = static_cast<char>((h.size() >> (8 * i)) & 0xFF);
+    return out + h;
+}
+
+}  // namespace
+
+TEST_CASE("half: the size check before any weight arrives counts a 16-bit file's 16-bit bytes (Llama-3.2-1B's shape)", "[half][hub]") {
+    // Llama-3.2-1B: 16 layers, 32 / 8 heads of 64, hidden 2048, intermediate 8192, vocabulary 128256, tied
+    const std::string config_json = R"({"model_type": "llama", "architectures": ["LlamaForCausalLM"], "vocab_size": 128256,
+        "hidden_size": 2048, "intermediate_size": 8192, "num_hidden_layers": 16, "num_attention_heads": 32,
+        "num_key_value_heads": 8, "hidden_act": "silu", "max_position_embeddings": 131072, "rms_norm_eps": 1e-5,
+        "tie_word_embeddings": true, "rope_theta": 500000.0, "torch_dtype": "bfloat16",
+        "rope_scaling": {"rope_type": "llama3", "factor": 32.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                         "original_max_position_embeddings": 8192}})";
+    const attn::ModelConfig c = attn::read_hub_config(config_json);
+    const std::uint64_t f32 = attn::parameter_bytes(c, WeightFormat::f32), bf16 = attn::parameter_bytes(c, WeightFormat::bf16);
+    CHECK(f32 > (std::uint64_t{4} << 30));   // 1.24 G parameters: 4.9 GB as float32, above the 4 GiB of wasm32
+    CHECK(bf16 < (std::uint64_t{5} << 29));  // 2.5 GB kept BF16: under the engine's 3 GiB
+    CHECK(bf16 < f32 / 2 + (std::uint64_t{1} << 20));
+    // as float32 the loader refuses it from the header alone, naming the float32 size
+    const std::string header = llama_header(128256, 2048, 16, 32, 8, 64, 8192, "BF16");
+    try {
+        attn::HubLoader loader(c, header, described(header), false);
+        FAIL("no error");
+    } catch (const attn::Error& e) {
+        CHECK(e.code() == attn::Error::Code::too_large);
+        CHECK(std::string(e.what()).find("as float32") != std::string::npos);
+    }
+    // a model too large even in 16 bits (6.9 GB as BF16) is refused by its 16-bit size, before allocating
+    const std::string config_big = R"({"model_type": "llama", "architectures": ["LlamaForCausalLM"], "vocab_size": 262144,
+        "hidden_size": 2048, "intermediate_size": 8192, "num_hidden_layers": 48, "num_attention_heads": 32,
+        "num_key_value_heads": 8, "hidden_act": "silu", "max_position_embeddings": 2048, "rms_norm_eps": 1e-5,
+        "tie_word_embeddings": true, "rope_theta": 500000.0, "torch_dtype": "bfloat16"})";
+    const attn::ModelConfig big = attn::read_hub_config(config_big);
+    try {
+        const std::string big_header = llama_header(262144, 2048, 48, 32, 8, 64, 8192, "BF16");
+        attn::HubLoader loader(big, big_header, described(big_header), true);
+        FAIL("no error");
+    } catch (const attn::Error& e) {
+        CHECK(e.code() == attn::Error::Code::too_large);
+        CHECK(std::string(e.what()).find("BF16 and float32") != std::string::npos);
+    }
+}
