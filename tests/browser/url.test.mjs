@@ -139,7 +139,8 @@ test('a bad custom mask in the link says what is wrong with it; the old one-pair
 test('a link pasted into an open page switches to its state', async () => {
   const { page } = await h.open();
   const n = await runCount(page);
-  await page.evaluate(() => { location.hash = 's=one+two&step=scores&q=1&k=0'; });
+  // (the link names its model: a link without one opens the page's default model, issue #40 item 7)
+  await page.evaluate(() => { location.hash = 'model=random&s=one+two&step=scores&q=1&k=0'; });
   await waitRunAfter(page, n);
   await waitStep(page, 'scores');
   assert.deepEqual(await page.getByTestId('token-chip').locator('.chip-text').allTextContents(), ['one', 'two']);
