@@ -10,7 +10,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { readFileSync, rmSync } from 'node:fs';
-import { startHarness, waitReady, waitStep, artifactDir, pageScrollWidth, hashState, allowLinkModel, WAIT } from './harness.mjs';
+import { startHarness, waitReady, waitStep, waitRunAfter, runCount, artifactDir, pageScrollWidth, hashState, allowLinkModel, WAIT } from './harness.mjs';
 import { startHubServer, readModelFolder } from '../js/hub-server.mjs';
 import { cliTrace } from '../js/helpers.mjs';
 import { hubFolders } from '../js/pretrained.mjs';
@@ -121,12 +121,15 @@ test('grouped-query attention in the steps: head 2 reads K/V head 1, shared with
 
 test('dropped files (config.json, model.safetensors, tokenizer.json) load the model; <s> is shown and marked as added', async () => {
   const { page, errors } = await h.open(`#s=${encodeURIComponent(SENTENCE)}&step=embeddings`, { viewport: DESKTOP });
+  const runs = await runCount(page);
   await page.getByTestId('model-picker').selectOption('load:');
   await page.getByTestId('hub-loader').waitFor({ state: 'visible', timeout: WAIT });
   await page.getByTestId('hub-files').setInputFiles(['config.json', 'model.safetensors', 'tokenizer.json'].map((f) => ({
     name: f, mimeType: 'application/octet-stream', buffer: readFileSync(join(dir, 'llama-sp', f)),
   })));
   await page.waitForFunction(() => document.querySelector('[data-testid="model-picker"]').value.startsWith('local:'), null, { timeout: WAIT });
+  // the dropped model's own trace (the page is "ready" with the last model's until it comes)
+  await waitRunAfter(page, runs);
   await waitReady(page);
   const chips = await page.evaluate(() => [...document.querySelectorAll('[data-testid="token-chip"]')].map((x) => x.getAttribute('aria-label')));
   assert.match(chips[0], /^Token 0: <s>.*, id 1$/);
