@@ -19,19 +19,13 @@ void read_config(const HubConfigFields& json, ModelConfig& c) {
 
 const Family& llama_family() {
     static const Family family = [] {
-        Family f;
+        Family f = rotary_family();
         f.name = "llama";
         f.title = "Llama";
         f.architectures = {"LlamaForCausalLM"};
         f.model_types = {"llama"};
         f.read_config = llama::read_config;
-        f.read_file = rotary_read_file;
-        f.plan = rotary_plan;
         f.tokenizer = TokenizerKind::any_bpe;
-        f.tokenizer_needs = "tokenizer.json";
-        f.generates = true;
-        f.predictions = "likeliest next tokens";
-        f.learn_target = "the next token";
         return f;
     }();
     return family;

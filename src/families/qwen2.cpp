@@ -19,19 +19,13 @@ void read_config(const HubConfigFields& json, ModelConfig& c) {
 
 const Family& qwen2_family() {
     static const Family family = [] {
-        Family f;
+        Family f = rotary_family();
         f.name = "qwen2";
         f.title = "Qwen2";
         f.architectures = {"Qwen2ForCausalLM"};
         f.model_types = {"qwen2"};
         f.read_config = qwen2::read_config;
-        f.read_file = rotary_read_file;
-        f.plan = rotary_plan;
         f.tokenizer = TokenizerKind::split_bpe;
-        f.tokenizer_needs = "tokenizer.json";
-        f.generates = true;
-        f.predictions = "likeliest next tokens";
-        f.learn_target = "the next token";
         return f;
     }();
     return family;

@@ -19,19 +19,13 @@ void read_config(const HubConfigFields& json, ModelConfig& c) {
 
 const Family& qwen3_family() {
     static const Family family = [] {
-        Family f;
+        Family f = rotary_family();
         f.name = "qwen3";
         f.title = "Qwen3";
         f.architectures = {"Qwen3ForCausalLM"};
         f.model_types = {"qwen3"};
         f.read_config = qwen3::read_config;
-        f.read_file = rotary_read_file;
-        f.plan = rotary_plan;
         f.tokenizer = TokenizerKind::split_bpe;
-        f.tokenizer_needs = "tokenizer.json";
-        f.generates = true;
-        f.predictions = "likeliest next tokens";
-        f.learn_target = "the next token";
         return f;
     }();
     return family;

@@ -107,9 +107,12 @@ void read_rotary_config(const HubConfigFields& json, ModelConfig& c, const Rotar
     c.qk_norm = shape.qk_norm;
 }
 
-std::string rotary_read_file(const HubTensors&, ModelConfig&) { return "model."; }
+namespace rotary {
+namespace {
 
-void rotary_plan(const ModelConfig& config, HubTensors& file) {
+std::string read_file(const HubTensors&, ModelConfig&) { return "model."; }
+
+void plan(const ModelConfig& config, HubTensors& file) {
     const std::int64_t V = config.vocab, C = config.d_model, F = config.mlp;
     const std::int64_t D = head_dim_of(config), Q = config.heads * D, KV = kv_heads_of(config) * D;
     file.sizes("vocab_size " + std::to_string(V) + ", hidden_size " + std::to_string(C) + ", " +
@@ -149,6 +152,20 @@ void rotary_plan(const ModelConfig& config, HubTensors& file) {
     }
     file.need("norm.weight", {C}, {"final_ln.gain"}, same, "the final RMSNorm");
     if (!config.tied) file.need("lm_head.weight", {V, C}, {"unembed"}, linear, "the output layer", true);
+}
+
+}  // namespace
+}  // namespace rotary
+
+Family rotary_family() {
+    Family f;
+    f.read_file = rotary::read_file;
+    f.plan = rotary::plan;
+    f.tokenizer_needs = "tokenizer.json";
+    f.generates = true;
+    f.predictions = "likeliest next tokens";
+    f.learn_target = "the next token";
+    return f;
 }
 
 }  // namespace attn

@@ -27,10 +27,9 @@ struct RotaryDecoder {
 /// name what the engine cannot run (another activation, a sliding window, another RoPE scaling).
 void read_rotary_config(const HubConfigFields& json, ModelConfig& c, const RotaryDecoder& shape);
 
-/// The body's prefix ("model."); the file decides nothing else.
-std::string rotary_read_file(const HubTensors& file, ModelConfig& c);
-
-/// Every tensor of a Llama-shaped model, by the Hub's names.
-void rotary_plan(const ModelConfig& config, HubTensors& file);
+/// A family built on the rotary decoder with what they all share filled in: the file's prefix
+/// ("model."), the tensor plan, tokenizer.json, generating, and their words. The family's file
+/// sets its names, its read_config (through read_rotary_config) and its tokenizer kind.
+Family rotary_family();
 
 }  // namespace attn

@@ -54,6 +54,22 @@ attn::Batch batch_of(const Case& k) {
     return b;
 }
 
+/// Layer 0's backward on `ids` (the next token as each target): checks learn_memory bounds the
+/// peak it allocates; returns that peak.
+std::int64_t check_learn_memory(attn::Model& m, const std::vector<std::int32_t>& ids) {
+    std::vector<std::int32_t> targets(ids.begin() + 1, ids.end());
+    targets.push_back(attn::kNoTarget);
+    const int T = static_cast<int>(ids.size());
+    const std::int64_t estimate = attn::learn_memory(m.config(), T);
+    const std::int64_t used = test_memory::peak_memory_of([&] {
+        const attn::PretrainedBackward b = attn::pretrained_backward(m, ids, targets, 0);
+        CHECK(b.loss > 0);
+    });
+    INFO("T = " << T << ": " << used << " bytes used, " << estimate << " estimated");
+    CHECK(estimate >= used);
+    return used;
+}
+
 }  // namespace
 
 TEST_CASE("pretrained backward: one layer's gradients equal central finite differences of the double loss, GPT-2 and BERT shapes",
@@ -277,15 +293,7 @@ TEST_CASE("pretrained backward: learn_memory is an upper bound of what the forwa
     attn::Model m(c, attn::Parameters(p));
     for (const int T : {32, 256}) {
         const std::vector<std::int32_t> ids = model_test::random_ids(rng, c, T);
-        std::vector<std::int32_t> targets(ids.begin() + 1, ids.end());
-        targets.push_back(attn::kNoTarget);
-        const std::int64_t estimate = attn::learn_memory(c, T);
-        const std::int64_t used = test_memory::peak_memory_of([&] {
-            const attn::PretrainedBackward b = attn::pretrained_backward(m, ids, targets, 0);
-            CHECK(b.loss > 0);
-        });
-        INFO("T = " << T << ": " << used << " bytes used, " << estimate << " estimated");
-        CHECK(estimate >= used);
+        const std::int64_t used = check_learn_memory(m, ids);
         CHECK(used > std::int64_t{T} * c.vocab * 4);  // the measure sees at least one T×V buffer
     }
 }
@@ -311,15 +319,7 @@ TEST_CASE("pretrained backward: learn_memory and run_memory bound what a modern 
     attn::Model m(c, attn::Parameters(p));
     for (const int T : {32, 256}) {
         const std::vector<std::int32_t> ids = model_test::random_ids(rng, c, T);
-        std::vector<std::int32_t> targets(ids.begin() + 1, ids.end());
-        targets.push_back(attn::kNoTarget);
-        const std::int64_t estimate = attn::learn_memory(c, T);
-        const std::int64_t used = test_memory::peak_memory_of([&] {
-            const attn::PretrainedBackward b = attn::pretrained_backward(m, ids, targets, 0);
-            CHECK(b.loss > 0);
-        });
-        INFO("T = " << T << ": " << used << " bytes used, " << estimate << " estimated");
-        CHECK(estimate >= used);
+        const std::int64_t used = check_learn_memory(m, ids);
         attn::TraceKeep keep;  // every layer's heads and vectors, the logits
         const std::int64_t run_estimate = attn::run_memory(c, 1, T, &keep);
         const std::int64_t run_used = test_memory::peak_memory_of([&] {
