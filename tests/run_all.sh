@@ -269,8 +269,8 @@ if [ "$quick" = 0 ]; then
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     run_catch_shards build-asan '^learning: |^shipped models: the language model beats the unigram and bigram baselines' \
     build/Testing/Temporary/CTestCostData.txt
-  stage "fuzzers (every tests/fuzz/fuzz_*.cpp), 20 s of a core each, side by side"
-  ATTN_FUZZ_BUILD=build-asan tests/fuzz/run.sh 20
+  stage "fuzzers (every tests/fuzz/fuzz_*.cpp), 10 s of a core each, side by side"
+  ATTN_FUZZ_BUILD=build-asan tests/fuzz/run.sh 10
 fi
 
 # ---- 3. WebAssembly module and its Node tests ---------------------------------------------

@@ -8,7 +8,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { startHarness, artifactDir, pageScrollWidth, clickCell, hoverCell, readoutValues, gotoAnew, WAIT } from './harness.mjs';
+import { startHarness, artifactDir, pageScrollWidth, clickCell, hoverCell, readoutValues, gotoAnew, WAIT, REVIEW_SHOTS } from './harness.mjs';
 import { numberProblems, notationLegend, NOTATION_ITEMS } from './number-check.mjs';
 
 const DEMOS = ['context', 'qkv', 'scores', 'scale', 'heads', 'order', 'masks'];
@@ -394,7 +394,7 @@ test('the navigation switches demos, keeps each demo’s settings, and links bac
   await pg.page.close();
 });
 
-for (const scheme of ['light', 'dark']) {
+for (const scheme of REVIEW_SHOTS ? ['light', 'dark'] : ['light']) {
   test(`phone (390 px, ${scheme}): no demo scrolls the page sideways`, async () => {
     const { page, errors } = await openConcepts('#demo=context', { viewport: PHONE, colorScheme: scheme });
     for (const demo of DEMOS) {

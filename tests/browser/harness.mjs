@@ -51,6 +51,15 @@ export function startServer(directory = WEB) {
  */
 export const WAIT = 180000;
 
+/**
+ * Screenshots for a person to look at beyond what the tests assert: the phone passes in the dark
+ * scheme (the layout is the light one's, checked; the dark palette is checked on the desktop) and
+ * pages trained far enough to show their patterns. The test command leaves them out (its time is
+ * the budget); `ATTN_REVIEW_SHOTS=1 node --test --test-concurrency=1 tests/browser/<file>` takes them
+ * (docs/testing.md).
+ */
+export const REVIEW_SHOTS = process.env.ATTN_REVIEW_SHOTS === '1';
+
 /** Makes page.waitForFunction poll every 20 ms by default (launchBrowser says why). */
 const timerPolled = new WeakSet();
 export function withTimerPolling(page) {

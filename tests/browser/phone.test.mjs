@@ -5,14 +5,14 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { startHarness, STEPS, waitStep, artifactDir, pageScrollWidth, waitFigureInView } from './harness.mjs';
+import { startHarness, STEPS, waitStep, artifactDir, pageScrollWidth, waitFigureInView, REVIEW_SHOTS } from './harness.mjs';
 
 const PHONE = { width: 390, height: 844 };
 let h;
 before(async () => { h = await startHarness(); });
 after(async () => { await h?.close(); });
 
-for (const scheme of ['light', 'dark']) {
+for (const scheme of REVIEW_SHOTS ? ['light', 'dark'] : ['light']) {
   test(`phone (390×844, ${scheme}): no horizontal scroll on any step`, async () => {
     const dir = artifactDir('phone');
     const { page, errors } = await h.open('', { viewport: PHONE, colorScheme: scheme });

@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { writeFileSync, readFileSync } from 'node:fs';
-import { startHarness, artifactDir, pageScrollWidth, waitReady, hoverCell } from './harness.mjs';
+import { startHarness, artifactDir, pageScrollWidth, waitReady, hoverCell, REVIEW_SHOTS } from './harness.mjs';
 import { labState, waitIdle, openLab, trainTo, gridDigests, headScores, allHeadScores, predictions, hoverWeight, TRAIN_TIMEOUT } from './train-helpers.mjs';
 import { numberProblems, notationLegend, NOTATION_ITEMS } from './number-check.mjs';
 
@@ -394,9 +394,14 @@ test('the playground and the concept lab link to the training lab', async () => 
   }
 });
 
-/** Steps for each task's screenshot: enough to show the page trained (its pattern begun), a few seconds each;
- * reverse and induction: the steps their tests above trained, so those pages are reused. */
-const SHOT_STEPS = { copy: 150, reverse: REVERSE_STEPS, sort: 250, 'previous-token': 150, induction: INDUCTION_STEPS, recall: 200, brackets: 150, coreference: 100, text: 30 };
+/** Steps for each task's screenshot. The test asserts that every task trains from its link and draws
+ * without an error, which 20 steps show; pages trained far enough to show each task's pattern (the
+ * numbers below, a few seconds each, most of this file's time in the test command) are for a person to
+ * look at: REVIEW_SHOTS (harness.mjs). Reverse and induction: the steps their tests above trained, so
+ * those pages are reused. */
+const SHOT_STEPS = Object.fromEntries(Object.entries({
+  copy: 150, reverse: REVERSE_STEPS, sort: 250, 'previous-token': 150, induction: INDUCTION_STEPS, recall: 200, brackets: 150, coreference: 100, text: 30,
+}).map(([task, steps]) => [task, REVIEW_SHOTS || task === 'reverse' || task === 'induction' ? steps : Math.min(steps, 20)]));
 
 test('screenshots: every task trained, desktop light and dark', async () => {
   const tasks = await (async () => {
@@ -410,7 +415,7 @@ test('screenshots: every task trained, desktop light and dark', async () => {
   for (const task of tasks) {
     // one catch-up per task: the dark shot is the same trained page after the system scheme turned dark
     const schemes = task === 'reverse' || task === 'induction' ? ['light', 'dark'] : ['light'];
-    const steps = SHOT_STEPS[task] ?? 200;
+    const steps = SHOT_STEPS[task] ?? (REVIEW_SHOTS ? 200 : 20);
     // reverse and induction were trained to their shots' steps by the tests above (reverse with the
     // default settings, induction with 2 layers and no LayerNorm): those pages
     let { page, errors } = TRAINED[task]?.steps === steps ? TRAINED[task] : {};

@@ -3,7 +3,7 @@
 # instrumented for coverage) and runs each one for SECONDS of a core, side by side.
 #
 #   tests/fuzz/run.sh [SECONDS] [NAME...]    NAME: a harness tests/fuzz/fuzz_NAME.cpp (default: every one)
-#   tests/fuzz/run.sh 20                     what tests/run_all.sh runs (20 s of a core each: the 5 at once, 50 s, on 2 cores)
+#   tests/fuzz/run.sh 10                     what tests/run_all.sh runs (10 s of a core each: the 5 at once, 25 s, on 2 cores)
 #   tests/fuzz/run.sh 3600 trace             a longer hunt, by hand
 #
 # Build directory: $ATTN_FUZZ_BUILD (default build-fuzz). Harnesses run side by
