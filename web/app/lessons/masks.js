@@ -36,7 +36,7 @@ export const masks = {
     }
     const early = guess.map(Number).find((i) => i < f.edit);
     if (early !== undefined) {
-      return { verdict: 'myth', parts: [`You expected \u201c${f.words[early]}\u201d, before the edit, to change: that is the misconception `, myth(MYTH), '. Under the causal mask its weight on later words is exactly 0, so its output changes by ', num(`delta.${early}`), '.'] };
+      return { verdict: 'myth', parts: [`You expected \u201c${f.words[early]}\u201d, before the edit, to change: that is the misconception `, myth(MYTH), '. Under the causal mask its weight on later words is exactly zero, so its output changes by ', num(`delta.${early}`), '.'] };
     }
     const missed = truth.map(Number).find((i) => !guess.includes(String(i)));
     return { verdict: 'wrong', parts: [`\u201c${f.words[missed]}\u201d comes after the edit and sees it: its output changes by `, num(`delta.${missed}`), '.'] };

@@ -46,7 +46,7 @@ export const scores = {
       return { verdict: 'myth', extra: g, parts: ['Your bars add up to ', num('guessSum'), ': that is the misconception ', myth(MYTH), '. Scores add up to anything (these to ', num('scoreSum'), '); weights always add up to ', num('weightSum'), '.'] };
     }
     if (f.neg >= 0 && guess[f.neg] < ZERO && f.negWeight >= ZERO) {
-      return { verdict: 'myth', extra: g, parts: ['You gave ', word('negWord'), ' no weight because its score is negative (', num('negScore'), '): that is the misconception ', myth(MYTH), '. Softmax takes e to the score, which is never 0: it gets ', num('negWeight'), '.'] };
+      return { verdict: 'myth', extra: g, parts: ['You gave ', word('negWord'), ' no weight because its score is negative (', num('negScore'), '): that is the misconception ', myth(MYTH), '. Softmax takes e to the score, which is never zero: it gets ', num('negWeight'), '.'] };
     }
     if (argmax(guess) !== f.best) {
       return { verdict: 'wrong', extra: g, parts: ['Your bars add up to about 1, good. But the largest score always gets the largest weight: ', word('bestWord'), ' gets ', num(`weights.${f.best}`), '.'] };
