@@ -191,6 +191,12 @@ for (const mode of ['keyboard', 'touch']) {
     await page.waitForSelector('[data-testid="lesson-list"]');
     assert.equal(await page.locator('.ls-done').count(), 7);
     if (mode === 'keyboard') {
+      // each idea of the concept lab leads to its lesson
+      await page.goto(`${site.url}concepts.html#demo=order`);
+      const toLesson = page.locator('[data-testid="lesson-link-order"]');
+      assert.equal(await toLesson.getAttribute('href'), 'lessons.html#lesson=order&screen=1');
+      await press(toLesson, mode);
+      await screenIs(page, 'order', 'question');
       // a bad link: named as text, the list shown, nothing injected
       await page.goto(`${site.url}lessons.html#lesson=%3Cimg%20src%3Dx%20onerror%3Dwindow.__hit%3D1%3E&screen=9`);
       await page.reload();

@@ -106,8 +106,20 @@ export function revealFigure(fig, facts) {
   return box;
 }
 
+/** What the colours of the reveal's bars mean (only those the figure uses). */
+function barsLegend(fig) {
+  const item = (cls, text) => el('span', null, {}, el('span', `ls-swatch ${cls}`), text);
+  const anyTruth = fig.rows.some((r) => r.truth) && fig.rows.some((r) => !r.truth);
+  return el('p', 'ls-legend', {},
+    item('ls-sw-weight', 'the engine\u2019s number'),
+    anyTruth ? item('ls-sw-truth', 'darker: the answer') : null,
+    fig.rows.some((r) => r.guess != null) ? item('ls-sw-guess', 'your bar') : null,
+    fig.reference ? item('ls-sw-ref', 'the plain average') : null);
+}
+
 function revealBars(fig, facts) {
   const list = el('div', 'ls-bars');
+  list.append(barsLegend(fig));
   const values = fig.rows.map((r) => getFact(facts, r.key));
   const top = fig.scaleKey ? getFact(facts, fig.scaleKey) : Math.max(...values, ...fig.rows.map((r) => r.guess ?? 0), 1e-12);
   fig.rows.forEach((r, i) => {

@@ -75,7 +75,7 @@ export function screenView(lesson, s, { index, total, screen, fixed, on, href, l
   } else if (id === 'reveal') {
     const r = s.result ?? lesson.classify(null, s.facts);
     const shown = lesson.reveal(f, s.submitted ?? null);
-    body.append(el('div', `ls-feedback ls-${r.verdict}`, { testid: 'feedback', dataset: { verdict: r.verdict }, attrs: { role: 'status' } },
+    body.append(el('div', `ls-feedback ls-v-${r.verdict}`, { testid: 'feedback', dataset: { verdict: r.verdict }, attrs: { role: 'status' } },
       el('p', 'ls-verdict', { text: VERDICT_TITLE[r.verdict] }), partsNode('p', 'ls-feedback-text', r.parts, f)),
     revealFigure(shown.figure, f), partsNode('p', 'ls-reveal-text', shown.parts, f));
     nav.append(button('Next: why it matters \u2192', () => on.go(3), { primary: true, testid: 'next' }));
@@ -109,7 +109,7 @@ function checkNode(lesson, answer, onAnswer) {
   if (answer) {
     const right = answer === c.answer;
     const picked = c.choices.find((x) => x.id === answer);
-    box.append(el('div', `ls-feedback ls-${right ? 'right' : picked?.myth ? 'myth' : 'wrong'}`, { testid: 'check-feedback', attrs: { role: 'status' } },
+    box.append(el('div', `ls-feedback ls-v-${right ? 'right' : picked?.myth ? 'myth' : 'wrong'}`, { testid: 'check-feedback', attrs: { role: 'status' } },
       el('p', 'ls-verdict', { text: right ? 'Right.' : picked?.myth ? `That is the misconception \u201c${lesson.myth}\u201d.` : 'Not this one.' }),
       el('p', null, { text: c.explain })));
   }
