@@ -12,7 +12,7 @@ export function partsNode(tag, className, parts, facts) {
   for (const p of parts) {
     if (typeof p === 'string') node.append(p);
     else if (p.myth) node.append(el('strong', 'ls-myth', { text: partText(p, facts) }));
-    else if (p.fact) node.append(el('span', 'ls-num', { text: partText(p, facts), dataset: { fact: p.fact } }));
+    else if (p.fact) node.append(el('span', p.int ? 'ls-num ls-int' : 'ls-num', { text: partText(p, facts), dataset: { fact: p.fact } }));
     else node.append(partText(p, facts));
   }
   return node;

@@ -22,6 +22,8 @@ const lessons = mountLessons(root, {
   fetchShipped,
   initial: first,
   href: (s) => `#${lessonHash(s)}`,
+  // the teacher's index shows each screen's whole address, to paste into a course page
+  pageHref: (s) => new URL(`#${lessonHash(s)}`, location.href).href,
   onNavigate(s) {
     const hash = lessonHash(s);
     if (hash === written) return;
