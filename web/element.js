@@ -278,6 +278,7 @@ export class AttentionPlayground extends HTMLElement {
     params.set('lesson', this.getAttribute('lesson').trim());
     if (this.hasAttribute('screen')) params.set('screen', this.getAttribute('screen').trim());
     const initial = parseLessonHash(params.toString());
+    if (initial.lesson && initial.problems.length) this._warn('screen', this.getAttribute('screen'));
     const page = (s) => new URL(`lessons.html#${lessonHash(s)}`, this._playground().url).href;
     this._lessons = mountLessons(this._mount, {
       loadEngine: sharedEngine,
