@@ -48,7 +48,9 @@ export const context = {
         kind: 'bars',
         caption: ['The row of ', word('query'), ' in L', num('layer', { int: true }), ' H', num('head', { int: true }), ': the engine\u2019s weights; the line marks the plain average ', num('uniform'), '.'],
         reference: 'uniform',
-        rows: f.words.map((w, i) => ({ label: w, key: `weights.${i}`, mine: picked === String(i) || picked === 'even', truth: i === f.best })),
+        // "every word equally" is the average line itself, not a tag on every row
+        referenceLabel: picked === 'even' ? 'the plain average: your guess' : 'the plain average',
+        rows: f.words.map((w, i) => ({ label: w, key: `weights.${i}`, mine: picked === String(i), truth: i === f.best })),
       },
       parts: ['The row of ', word('query'), ' puts ', num('wBest'), ' of its weight on ', word('bestWord'), ', where a plain average would put ', num('uniform'), ' on every word. So the new vector of ', word('query'), ' is mostly the value of ', word('bestWord'), ': it carries what it refers to.'],
     };

@@ -114,7 +114,7 @@ function barsLegend(fig) {
     item('ls-sw-weight', 'the engine\u2019s number'),
     anyTruth ? item('ls-sw-truth', 'darker: the answer') : null,
     fig.rows.some((r) => r.guess != null) ? item('ls-sw-guess', 'your bar') : null,
-    fig.reference ? item('ls-sw-ref', 'the plain average') : null);
+    fig.reference ? item('ls-sw-ref', fig.referenceLabel ?? 'the plain average') : null);
 }
 
 function revealBars(fig, facts) {
