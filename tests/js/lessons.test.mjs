@@ -11,7 +11,8 @@ import { createEngine } from '../../web/engine.js';
 import { LESSONS, LESSON_IDS, SCREENS } from '../../web/app/lessons/registry.js';
 import { partsText } from '../../web/app/lessons/parts.js';
 import { parseLessonHash, lessonHash } from '../../web/app/lessons/state.js';
-import { DEMOS } from '../../web/app/concepts/state.js';
+import { DEMOS, parseConceptHash } from '../../web/app/concepts/state.js';
+import { parseHash } from '../../web/app/playground/state.js';
 import { REPO_ROOT } from './helpers.mjs';
 import { guessesFor } from './lesson-guesses.mjs';
 
@@ -155,5 +156,17 @@ test('links: a known lesson and screen are read, an unknown lesson or screen is 
     const p = parseLessonHash(lessonHash(s));
     assert.equal(p.lesson, s.lesson ?? null);
     assert.equal(p.teacher, Boolean(s.teacher));
+  }
+});
+
+test('every "why it matters" link opens a state the playground or the concept lab reads without a problem', () => {
+  for (const l of LESSONS) {
+    for (const { href } of l.why.links(facts[l.id])) {
+      const [page, hash] = href.split('#');
+      const parsed = page === 'index.html' ? parseHash(`#${hash}`) : parseConceptHash(`#${hash}`);
+      assert.deepEqual(parsed.problems, [], `${l.id}: ${href}`);
+      if (page === 'concepts.html') assert.equal(parsed.demo, l.id);
+      else assert.equal(parsed.state.sentence.toLowerCase().replace('\u2019', '\''), l.sentence.toLowerCase().replace('\u2019', '\''));
+    }
   }
 });

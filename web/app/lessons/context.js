@@ -58,7 +58,7 @@ export const context = {
   why: {
     parts: ['This is how a model resolves \u201cit\u201d, \u201cthey\u201d or \u201cthe bank\u201d: the same word gets a different vector in each sentence. An average would give every sentence the same blur.'],
     links: (f) => [
-      { text: 'Open this head in the playground', href: `index.html#model=coreference&layer=${LAYER}&head=${HEAD}&q=${f.q}&step=heads` },
+      { text: 'Open this head in the playground', href: `index.html#model=coreference&s=${encodeURIComponent(SENTENCE.replace('\u2019', '\''))}&layer=${LAYER}&head=${HEAD}&q=${f.q}&step=heads` },
       { text: 'Race: attention against the plain average', href: 'concepts.html#demo=context' },
     ],
   },

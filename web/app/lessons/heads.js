@@ -57,7 +57,7 @@ export const heads = {
     parts: ['Several heads let one layer follow several relations at once: one head finds what \u201cit\u201d refers to while another tracks the previous word. Force them to share weights and they become identical copies: the concept lab shows that exactly.'],
     links: () => [
       { text: 'Shared against separate heads in the concept lab', href: 'concepts.html#demo=heads' },
-      { text: 'Open every head of this layer in the playground', href: `index.html#model=coreference&layer=${LAYER}&head=0&step=heads` },
+      { text: 'Open every head of this layer in the playground', href: `index.html#model=coreference&s=${encodeURIComponent(SENTENCE.replace('\u2019', '\''))}&layer=${LAYER}&head=0&step=heads` },
     ],
   },
   check: {
