@@ -96,8 +96,8 @@ async function guess(page, kind, g, mode) {
   }
 }
 
-/** Every [data-fact] number of the reveal against a fresh engine's numbers in the page; no other digit in its text. */
-async function checkNumbers(page, id) {
+/** Every [data-fact] number of the screen (predict or reveal) against a fresh engine's numbers in the page; no other digit in its text. */
+async function checkNumbers(page, id, least = 3) {
   const seen = await page.evaluate(async (lessonId) => {
     const [{ createEngine: ce }, { lessonById: byId }, { factText: ft, getFact }] = await Promise.all([
       import('./engine.js'), import('./app/lessons/registry.js'), import('./app/lessons/parts.js')]);
@@ -118,10 +118,10 @@ async function checkNumbers(page, id) {
       out.push({ key: s.dataset.fact, text: s.textContent, expected });
     }
     const copy = body.cloneNode(true);
-    for (const x of copy.querySelectorAll('[data-fact], .ls-yours')) x.remove();
+    for (const x of copy.querySelectorAll('[data-fact], .ls-yours, .ls-guess-value, .ls-sum')) x.remove(); // the learner's own numbers
     return { out, rest: copy.textContent };
   }, id);
-  assert.ok(seen.out.length >= 3, `${id}: numbers in the reveal`);
+  assert.ok(seen.out.length >= least, `${id}: numbers on the screen`);
   for (const n of seen.out) {
     if (n.expected) assert.ok(n.expected.includes(n.text), `${id} ${n.key}: ${n.text} is not the engine's ${n.expected[0]}`);
     else assert.ok(['guess', 'guessSum'].includes(n.key), `${id}: ${n.key} is neither the engine's nor the guess`);
@@ -137,6 +137,7 @@ async function completeLesson(page, id, mode, facts) {
   await screenIs(page, id, 'question');
   await press(page.locator('[data-testid="next"]'), mode);
   await screenIs(page, id, 'predict');
+  if (mode === 'keyboard') await checkNumbers(page, id, 0);
   await guess(page, lesson.predict.kind, g.myth, mode);
   if (id === 'scores') await shot(page, `${id}-predict-${mode}`);
   await press(page.locator('[data-testid="reveal"]'), mode);
