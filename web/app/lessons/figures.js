@@ -111,7 +111,8 @@ function barsLegend(fig) {
   const item = (cls, text) => el('span', null, {}, el('span', `ls-swatch ${cls}`), text);
   const anyTruth = fig.rows.some((r) => r.truth) && fig.rows.some((r) => !r.truth);
   return el('p', 'ls-legend', {},
-    item('ls-sw-weight', 'the engine\u2019s number'),
+    item('ls-sw-weight', fig.valueLabel ?? 'the engine\u2019s number'),
+    fig.otherLabel ? item('ls-sw-other', fig.otherLabel) : null,
     anyTruth ? item('ls-sw-truth', 'darker: the answer') : null,
     fig.rows.some((r) => r.guess != null) ? item('ls-sw-guess', 'your bar') : null,
     fig.reference ? item('ls-sw-ref', fig.referenceLabel ?? 'the plain average') : null);
@@ -126,6 +127,7 @@ function revealBars(fig, facts) {
     const track = el('div', 'ls-track');
     track.append(styled(el('div', `ls-fill${r.truth ? ' ls-fill-truth' : ''}`), { width: pct(values[i] / top) }));
     if (r.guess !== undefined && r.guess !== null) track.append(styled(el('div', 'ls-fill ls-fill-guess'), { width: pct(r.guess / top) }));
+    if (r.other) track.append(styled(el('div', 'ls-fill ls-fill-other'), { width: pct(getFact(facts, r.other) / top) }));
     if (fig.reference) track.append(styled(el('div', 'ls-ref', { attrs: { 'aria-hidden': 'true' } }), { left: pct(getFact(facts, fig.reference) / top) }));
     const nums = el('span', 'ls-values', {}, el('span', 'ls-num', { text: partText({ fact: r.key, digits: 3 }, facts), dataset: { fact: r.key } }));
     if (r.guess !== undefined && r.guess !== null) nums.append(' (yours ', el('span', 'ls-yours', { text: formatValue(r.guess, 2) }), ')');

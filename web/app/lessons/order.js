@@ -53,7 +53,9 @@ export const order = {
     return {
       figure: {
         kind: 'bars',
-        caption: ['Each word\u2019s output: largest |difference| between the two orders, without positions (bar) and with sinusoidal positions (in brackets).'],
+        caption: ['Each word\u2019s output: largest |difference| between the two orders, without positions and [with sinusoidal positions].'],
+        valueLabel: 'without positions',
+        otherLabel: 'with sinusoidal positions',
         rows: f.words.map((w, i) => ({ label: w, key: `none.${i}`, other: `sin.${i}`, mine: Boolean(guess?.includes(String(i))), truth: f.none[i] >= SAME })),
         scaleKey: 'sinMax',
       },
