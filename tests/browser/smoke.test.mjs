@@ -40,7 +40,7 @@ test('concepts.html: the first demo shows its claim and live metrics from the en
   await page.close();
 });
 
-test('lessons.html: a lesson's link opens its prediction, in the figure, with the engine's numbers', async () => {
+test('lessons.html: a lesson\u2019s link opens its prediction, in the figure, with the engine\u2019s numbers', async () => {
   const { page, errors } = await h.open('lessons.html#lesson=scale&screen=2', { wait: false, model: null });
   await page.waitForFunction(() => document.querySelector('[data-testid="lessons"]')?.dataset.state === 'ready', null, { timeout: WAIT });
   assert.equal(await page.getByTestId('lesson-screen').getAttribute('data-screen'), 'predict');
