@@ -79,7 +79,8 @@ export function mountLessons(root, options) {
           s.answer = id;
           markDone(lesson.id, LESSON_IDS);
           render();
-          app.querySelector('[data-testid="check-feedback"]')?.focus?.();
+          // the explanation is what to read next: keyboard and screen reader land on it
+          app.querySelector('[data-testid="check-feedback"]')?.focus({ preventScroll: false });
         },
         next() {
           const n = LESSON_IDS[index + 1];

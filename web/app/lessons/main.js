@@ -41,5 +41,3 @@ function follow() {
 }
 window.addEventListener('hashchange', follow);
 window.addEventListener('popstate', follow);
-// for the browser tests: the lessons' own facts (the numbers the engine gave)
-window.__lessons = lessons;

@@ -109,7 +109,7 @@ function checkNode(lesson, answer, onAnswer) {
   if (answer) {
     const right = answer === c.answer;
     const picked = c.choices.find((x) => x.id === answer);
-    box.append(el('div', `ls-feedback ls-v-${right ? 'right' : picked?.myth ? 'myth' : 'wrong'}`, { testid: 'check-feedback', attrs: { role: 'status' } },
+    box.append(el('div', `ls-feedback ls-v-${right ? 'right' : picked?.myth ? 'myth' : 'wrong'}`, { testid: 'check-feedback', attrs: { role: 'status', tabindex: '-1' } },
       el('p', 'ls-verdict', { text: right ? 'Right.' : picked?.myth ? `That is the misconception \u201c${lesson.myth}\u201d.` : 'Not this one.' }),
       el('p', null, { text: c.explain })));
   }
