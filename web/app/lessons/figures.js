@@ -83,7 +83,8 @@ function barsFigure(facts, values, onGuess) {
 
 function sliderFigure(p, facts, value, onGuess) {
   const min = getFact(facts, p.min);
-  const input = el('input', 'ls-range ls-slider', { type: 'range', attrs: { min: String(min), max: '1', step: '0.01', 'aria-label': p.label } });
+  // step "any": the slider starts exactly at the engine's number its prompt states (arrows move 1% of the range)
+  const input = el('input', 'ls-range ls-slider', { type: 'range', attrs: { min: String(min), max: '1', step: 'any', 'aria-label': p.label } });
   input.value = String(value);
   const out = el('output', 'ls-guess-value', { text: formatValue(Number(input.value), 2) });
   input.addEventListener('input', () => {
