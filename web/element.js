@@ -27,6 +27,9 @@
 //   (PLAYGROUND_URL=… ./build_wasm.sh), else index.html beside this script, which
 //   is right in web/ and dist/site/ and wrong for a lone copied file or node_modules;
 //   "Copy link" checks a same-origin playground and says when none is there).
+//   lesson (one of the seven lessons: context, qkv, scores, scale, heads, order, masks) shows
+//   that lesson instead of the playground, with screen (1-5) where it opens; an unknown
+//   name shows a message naming it and the list of lessons.
 // Under every figure, "Open in the full playground": a link when the playground's
 // place is known (playgroundThere), else the whole playground in place, in a dialog.
 // Events (bubbling, composed): "attention-change" on every state change and
@@ -47,6 +50,8 @@ import { bundled } from './embed-resources.js';
 import { isHubName, modelFolderUrl } from './app/hub/source.js';
 import { sharedEngine, fetchShipped, styleShadowRoot } from './element-assets.js';
 import { resolvePlaygroundUrl, defaultPlayground, probePlayground, playgroundThere, linkStatusText } from './element-links.js';
+import { mountLessons } from './app/lessons/lessons.js';
+import { parseLessonHash, lessonHash } from './app/lessons/state.js';
 
 /** attribute → state field */
 const ATTRIBUTES = Object.freeze({
@@ -64,7 +69,7 @@ const ATTRIBUTES = Object.freeze({
   head: 'head',
   theme: 'theme',
 });
-const LAYOUT_ATTRIBUTES = Object.freeze(['controls', 'view', 'playground-url', 'model-src', 'hub-base', 'model-load']);
+const LAYOUT_ATTRIBUTES = Object.freeze(['controls', 'view', 'playground-url', 'model-src', 'hub-base', 'model-load', 'lesson', 'screen']);
 /** Without a `model` attribute an element shows random weights (the page opens on a trained model). */
 const ELEMENT_MODEL = 'random';
 
@@ -123,14 +128,18 @@ export class AttentionPlayground extends HTMLElement {
       this._pg.destroy();
       this._pg = null;
     }
+    this._lessons?.destroy();
+    this._lessons = null;
   }
 
   attributeChangedCallback(name, oldValue, value) {
-    if (!this._pg || oldValue === value) return;
-    if (LAYOUT_ATTRIBUTES.includes(name)) {
-      this._state = this._pg.getState();
-      this._pg.destroy();
+    if ((!this._pg && !this._lessons) || oldValue === value) return;
+    if (LAYOUT_ATTRIBUTES.includes(name) || this._lessons) {
+      if (this._pg) this._state = this._pg.getState();
+      this._pg?.destroy();
       this._pg = null;
+      this._lessons?.destroy();
+      this._lessons = null;
       this._create();
       return;
     }
@@ -159,7 +168,7 @@ export class AttentionPlayground extends HTMLElement {
   /** A copy of the current state. */
   getState() { return this._pg ? this._pg.getState() : { ...this._state }; }
   /** Resolves to true once the engine runs (false if it could not start). */
-  ready() { return this._pg ? this._pg.ready() : Promise.resolve(false); }
+  ready() { return (this._pg ?? this._lessons)?.ready() ?? Promise.resolve(false); }
   /** The current view as a standalone SVG document (string). */
   exportSvg() {
     const fig = this._pg?.figure();
@@ -230,6 +239,10 @@ export class AttentionPlayground extends HTMLElement {
   }
 
   _create() {
+    if (this.hasAttribute('lesson')) {
+      this._createLesson();
+      return;
+    }
     const asked = this.getAttribute('view');
     const view = asked === 'full' || asked === 'figure' ? asked : 'compact';
     this._pg = mountPlayground(this._mount, {
@@ -251,8 +264,30 @@ export class AttentionPlayground extends HTMLElement {
       linkFor: (state) => this._linkFor(state),
       linkStatus: (url, copied) => this._linkStatus(copied),
       conceptsHref: new URL('concepts.html', this._playground().url).href,
+      lessonsHref: new URL('lessons.html', this._playground().url).href,
     });
     this._addOpenBar();
+  }
+
+  /**
+   * lesson="scale" (screen="2", counted from 1): that one lesson instead of the playground.
+   * An unknown name shows a message naming it and the list of lessons (links to the lessons page).
+   */
+  _createLesson() {
+    const params = new URLSearchParams();
+    params.set('lesson', this.getAttribute('lesson').trim());
+    if (this.hasAttribute('screen')) params.set('screen', this.getAttribute('screen').trim());
+    const initial = parseLessonHash(params.toString());
+    if (initial.lesson && initial.problems.length) this._warn('screen', this.getAttribute('screen'));
+    const page = (s) => new URL(`lessons.html#${lessonHash(s)}`, this._playground().url).href;
+    this._lessons = mountLessons(this._mount, {
+      loadEngine: sharedEngine,
+      fetchShipped,
+      fixed: Boolean(initial.lesson),
+      initial,
+      href: page,
+      linkFor: (path) => new URL(path, this._playground().url).href,
+    });
   }
 
   /**

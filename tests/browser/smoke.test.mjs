@@ -40,6 +40,16 @@ test('concepts.html: the first demo shows its claim and live metrics from the en
   await page.close();
 });
 
+test('lessons.html: a lesson\u2019s link opens its prediction, in the figure, with the engine\u2019s numbers', async () => {
+  const { page, errors } = await h.open('lessons.html#lesson=scale&screen=2', { wait: false, model: null });
+  await page.waitForFunction(() => document.querySelector('[data-testid="lessons"]')?.dataset.state === 'ready', null, { timeout: WAIT });
+  assert.equal(await page.getByTestId('lesson-screen').getAttribute('data-screen'), 'predict');
+  assert.match(await page.locator('[data-fact="topOn"]').textContent(), /^0\.\d+$/);
+  assert.equal(await page.locator('[data-testid="predict-figure"] input[type="range"]').count(), 1);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('train.html: the lab starts, evaluates its model on held-out sequences and draws every head', async () => {
   const { page, errors } = await h.open('train.html#task=reverse', { wait: false, model: null });
   await waitIdle(page);

@@ -63,6 +63,7 @@ const GRAPH = new Map([...SOURCE].map(([file, src]) => [file, importsOf(src)
 /** Views: the playground's (views/, steps/, learn/learn-*.js), the concept lab's, and the kit's view pieces
  * (kit/heatmap*, dom, formula, common, tooltip, theme, messages, notation-legend; the kit's pure modules are not views). */
 const isView = (f) => /^web\/app\/(playground\/(views|steps)|concepts\/views|kit\/heatmap)\//.test(f)
+  || /^web\/app\/lessons\/(view|figures)\.js$/.test(f)
   || /^web\/app\/playground\/learn\/learn-[^/]+\.js$/.test(f)
   || /^web\/app\/kit\/(heatmap|dom|formula|common|tooltip|theme|messages|notation-legend)\.js$/.test(f);
 const isEngine = (f) => f === 'web/engine.js' || f === 'web/trainer.js';
@@ -181,6 +182,7 @@ test('engine.js and trainer.js never touch the DOM, in their own code or in what
 // that folder's own row):
 //   kit/         kit/ only (the pieces every page shares know no page and no engine)
 //   concepts/    kit/, concepts/, the engine API
+//   lessons/     kit/, lessons/, the engine API
 //   train/       kit/, train/, the engine API
 //   hub/         kit/, hub/, the engine API
 //   playground/  kit/, playground/, hub/, the engine API
@@ -242,8 +244,9 @@ test('web/app/kit/ imports only kit/: no page, no engine', () => {
   assert.deepEqual(folderViolations(inFolders('kit'), inFolders('kit'), 'kit/ imports only kit/'), []);
 });
 
-test('web/app/concepts/ and web/app/train/ import kit/, their own folder and the engine API, nothing of another page', () => {
+test('web/app/concepts/, web/app/train/ and web/app/lessons/ import kit/, their own folder and the engine API, nothing of another page', () => {
   assert.deepEqual([
+    ...folderViolations(inFolders('lessons'), (t) => inFolders('kit', 'lessons')(t) || isEngineApi(t), 'lessons/ imports kit/, lessons/ and the engine API'),
     ...folderViolations(inFolders('concepts'), (t) => inFolders('kit', 'concepts')(t) || isEngineApi(t), 'concepts/ imports kit/, concepts/ and the engine API'),
     ...folderViolations(inFolders('train'), (t) => inFolders('kit', 'train')(t) || isEngineApi(t), 'train/ imports kit/, train/ and the engine API'),
   ], []);
@@ -257,7 +260,7 @@ test('web/app/hub/ imports kit/, hub/ and the engine API; web/app/playground/ al
 });
 
 test('every file under web/app is in a folder with a rule, and every known crossing still exists', () => {
-  const ruled = ['kit', 'concepts', 'train', 'hub', 'playground'];
+  const ruled = ['kit', 'concepts', 'train', 'hub', 'playground', 'lessons'];
   assert.deepEqual([...SOURCE.keys()].filter((f) => f.startsWith('web/app/') && !ruled.includes(folderOf(f))), []);
   for (const [crossing] of KNOWN_CROSSINGS) {
     const [file, target] = crossing.split(' → ');

@@ -130,6 +130,10 @@ function sectionFor(name) {
   });
   const title = section.querySelector('.cx-demo-title');
   if (title) title.id = `demo-title-${name}`;
+  // the same idea as a lesson that asks before it shows (lessons.html; the ids are the same), under the title
+  const lesson = el('p', 'cx-lesson', {}, el('a', 'cx-link', { href: `lessons.html#lesson=${name}&screen=1`, text: `Take the lesson first: predict, then see \u2192`, testid: `lesson-link-${name}` }));
+  if (title) title.after(lesson);
+  else section.prepend(lesson);
   section.append(pager(name));
   return entry;
 }

@@ -109,7 +109,7 @@ function urlNotice(details) {
   return { id: 'url', kind: 'notice', title: 'Some settings in the link could not be used,', text: 'so defaults were used for them:', details, dismissible: true };
 }
 
-export function createController(layout, { initialState = {}, notices = [], controls = null, onStateChange = null, keyboardTarget = null, loadEngine = createEngine, fetchShipped = defaultFetchShipped, loadLab = null, freshStart = false, freshStep = null, hubBase = DEFAULT_HUB_BASE, pretrainedInPage = false, allowedModels = [], tourable = true } = {}) {
+export function createController(layout, { initialState = {}, notices = [], controls = null, onStateChange = null, keyboardTarget = null, loadEngine = createEngine, fetchShipped = defaultFetchShipped, loadLab = null, freshStart = false, freshStep = null, hubBase = DEFAULT_HUB_BASE, pretrainedInPage = false, allowedModels = [], tourable = true, lessonsHref = null } = {}) {
   let state = normalizeState(initialState);
   let fresh = freshStart; // a fresh page opens on the model's featured head (once)
   let engine = null;
@@ -143,6 +143,8 @@ export function createController(layout, { initialState = {}, notices = [], cont
     learnChoices: Object.freeze({ rates: LEARN_RATES, maxSteps: MAX_SGD_STEPS }),
     /** The guided tour: from step 1, one step per Next (the learner's pace; ← → work too, Escape or End tour stops it). */
     tour: tourable ? () => startTour() : null,
+    /** Where the lessons are (lessons.html beside the playground), or null where they are not known to be. */
+    lessonsHref,
   };
   const follow = createFollower(win, { panel: layout.panel, stepper: layout.stepper, offset: (o) => views.panel.revealOffset(o) });
   const views = createViews(layout, stepCtx, {

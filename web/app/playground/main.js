@@ -39,6 +39,7 @@ const playground = mountPlayground(root, {
   // with <script>window.attentionPlaygroundHub = 'https://…'</script> before this module
   ...(typeof window.attentionPlaygroundHub === 'string' ? { hubBase: window.attentionPlaygroundHub } : {}),
   trainHref: 'train.html',
+  lessonsHref: 'lessons.html',
   onStateChange(s) {
     mirrorTheme(s.theme);
     pending = s;

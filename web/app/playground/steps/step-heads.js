@@ -70,6 +70,8 @@ export function createHeadsStep(root, ctx) {
   const tourBtn = el('button', 'btn btn-small', { type: 'button', testid: 'tour-start', text: '\u25b6 Take the tour from step 1' });
   tourBtn.addEventListener('click', () => ctx.tour?.());
   const tour = el('p', 'tour', { testid: 'tour' }, tourBtn, el('span', 'tour-text', { text: ' New to attention? The 12 steps, from the words\u2019 embeddings to this output, one at a time and at your pace: Next when you are ready, End tour to stop.' }));
+  // the lessons ask before they show: one link beside the tour, where the page knows them
+  if (ctx.lessonsHref) tour.append(' ', el('a', 'ap-link', { href: ctx.lessonsHref, text: 'Or take a lesson: predict, then see \u2192', testid: 'lessons-link' }));
   // the first row of figures (the one a fresh page scrolls to): what to look at, the tour, the model view
   const mvRow = f.row('figure-row-stack');
   const sink = el('p', 'model-note', { testid: 'attention-sink', attrs: { role: 'note' } });
