@@ -17,6 +17,10 @@ cd "$(dirname "$0")/.."
 
 echo "== wasm build (SIMD, scalar, relaxed SIMD)" >&2
 ./build_wasm.sh --scalar --relaxed >&2
+# the relaxed flavour is no page's and no package's (the test command leaves it out): its
+# fast-path tests run here, before it is timed
+echo "== the relaxed-SIMD flavour's tests (tests/js/relaxed.test.mjs)" >&2
+node --test tests/js/relaxed.test.mjs >&2
 echo "== native benchmark binaries" >&2
 cmake -S . -B build/bench -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF >build/bench.configure.log 2>&1 \
   || { cat build/bench.configure.log >&2; exit 1; }

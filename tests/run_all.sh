@@ -5,7 +5,7 @@
 #   tests/run_all.sh --quick   the edit loop: native build + ctest, the wasm build, the Node
 #                              tests, and a Chromium smoke test of every page
 #                              (tests/browser/smoke.test.mjs); no sanitizer build, no fuzzers,
-#                              not the relaxed-SIMD flavour, not the full browser suite
+#                              not the full browser suite
 # As root it installs Debian 12's packages itself; otherwise it prints the
 # apt-get command and stops. It ends with the wall time of each stage.
 set -euo pipefail
@@ -274,20 +274,15 @@ if [ "$quick" = 0 ]; then
 fi
 
 # ---- 3. WebAssembly module and its Node tests ---------------------------------------------
-# (--quick too, but for the relaxed-SIMD flavour, an option beside the exact build, and its test
-# file: about a third of the wasm build from a fresh clone; dist/ is only packaging; after a change
-# to web/ alone, the wasm builds have nothing to do. The scalar flavour is the benchmark's alone:
-# the kernels' plain C++ form is tested natively, test_scalar_kernels.cpp)
-if [ "$quick" = 1 ]; then
-  stage "wasm build (SIMD, dist/: site + npm package)"
-  ./build_wasm.sh --dist
-else
-  stage "wasm build (SIMD, the relaxed-SIMD flavour its Node tests run, and dist/: site + npm package)"
-  ./build_wasm.sh --relaxed --dist
-fi
+# (--quick too: after a change to web/ alone, the wasm build has nothing to do. The exact flavour
+# only: it is what the pages and the package load. The relaxed-SIMD and scalar flavours are the
+# benchmark's (bench/run.sh builds them and runs tests/js/relaxed.test.mjs before it times the
+# relaxed one); the kernels' plain C++ form is tested natively, test_scalar_kernels.cpp)
+stage "wasm build (SIMD, dist/: site + npm package)"
+./build_wasm.sh --dist
 stage "node tests (engine API, CLI), $jobs files at a time"
-mapfile -t node_files < <(longest_first tests/js races models train leak train-memory hub-cli types bundler pretrained package fast relaxed \
-  | if [ "$quick" = 1 ]; then grep -vx tests/js/relaxed.test.mjs; else cat; fi)
+mapfile -t node_files < <(longest_first tests/js races models train leak train-memory hub-cli types bundler pretrained package fast \
+  | grep -vx tests/js/relaxed.test.mjs)
 ATTN_CLI="$root/build/attn" run_test_files node "${node_files[@]}"
 
 # ---- 4. browser tests (Chromium via playwright-core) ---------------------------------------

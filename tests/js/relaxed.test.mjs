@@ -1,4 +1,4 @@
-// The relaxed-SIMD flavour (./build_wasm.sh --relaxed, as tests/run_all.sh builds it):
+// The relaxed-SIMD flavour (./build_wasm.sh --relaxed, as bench/run.sh builds it and runs this file before it times it):
 // every fast-path test of fast.test.mjs again, on its module, in a Node that runs relaxed
 // SIMD (Node 20 behind --experimental-wasm-relaxed-simd). Its products are fused, so its
 // last bits differ from the exact build's; the tests' tolerances against the Eigen
