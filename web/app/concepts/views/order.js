@@ -10,6 +10,7 @@ import {
   labelsOf, q, formatDiff,
 } from '../common.js';
 import { createLineChart } from '../chart.js';
+import { KIND_TEXT } from '../order-distance.js';
 
 const SAME = 1e-5; // "the same up to float rounding"
 
@@ -17,20 +18,20 @@ export function createOrderView(root, { onState, tooltip, encodings }) {
   const f = createDemoFrame(root, 'order', {
     claim: [
       'Attention compares every token with every other, but nothing in that comparison says where a token stands. Without a positional encoding, reordering the words only reorders the outputs: the same vectors come out, permuted.',
-      'Adding a position vector to each input (sinusoidal or learned) makes the order matter.',
+      'Adding a position vector to each input (sinusoidal or learned) makes the order matter; so do rotary and ALiBi, which act inside attention on the distance between two words.',
     ],
   });
   const c = f.controls;
   const inA = textField(c, 'First sentence', { testid: 'order-a', onInput: (a) => onState({ a }) });
   const inB = textField(c, 'Second sentence (the same words in another order, or not)', { testid: 'order-b', onInput: (b) => onState({ b }) });
-  const peSel = selectField(c, 'Positional encoding shown below', { options: encodings.map((p) => ({ value: p, text: p })), onChange: (pe) => onState({ pe }), testid: 'order-pe' });
+  const peSel = selectField(c, 'Positional encoding shown below', { options: encodings.map((p) => ({ value: p, text: KIND_TEXT[p] ?? p })), onChange: (pe) => onState({ pe }), testid: 'order-pe' });
   const seed = seedField(c, { onChange: (x) => onState({ seed: x }) });
 
   const card1 = f.card('Same words, other order: are the outputs the same vectors, permuted?');
   const permNote = createNote(card1, 'cx-note cx-strong-note');
   const verdict = createVerdict(card1);
   const mCur = createMetric(verdict, { label: 'largest difference between the two sentences\u2019 outputs, after un-permuting', testid: 'order-diff', wide: true });
-  const table = createTable(card1, { caption: 'All three encodings, same sentences and seed', headers: ['positions', 'largest difference, un-permuted', 'the outputs are'], testid: 'order-table' });
+  const table = createTable(card1, { caption: `All ${encodings.length} kinds of positions, same sentences and seed`, headers: ['positions', 'largest difference, un-permuted', 'the outputs are'], testid: 'order-table' });
   const note1 = createNote(card1);
   const maps = el('div', 'cx-figure-row');
   card1.append(maps);
