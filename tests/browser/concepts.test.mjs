@@ -280,6 +280,20 @@ test('order: without positions the outputs are the same vectors permuted (< 1e-5
   assert.ok(await page.locator('[data-testid="order-curves"] .cx-series').count() >= 3);
   assert.ok(await value(page, 'order-shift') < 1e-4);
   await page.getByTestId('hm-order-dot').waitFor();
+  // order and distance: moved 3 words right, "dog" → "cat" keeps its score with none, rotary and ALiBi only;
+  // the card's sentence is read from its cells
+  const moved = (k) => value(page, `order-distance-moved-${k}`);
+  const at = (k) => value(page, `order-distance-at-${k}`);
+  for (const k of ['none', 'rope', 'alibi']) assert.ok(Math.abs(await moved(k) - await at(k)) <= 1e-5 * Math.max(1, Math.abs(await at(k))), k);
+  for (const k of ['sinusoidal', 'learned']) assert.ok(Math.abs(await moved(k) - await at(k)) > 1e-4, k);
+  const said = await page.getByTestId('order-distance-verdict').textContent();
+  assert.match(said, /Moved 3 words to the right, \u201cdog\u201d \u2192 \u201ccat\u201d \(distance 2\) keeps its score with none, rotary \(RoPE\) and ALiBi/);
+  for (const k of ['sinusoidal', 'learned']) {
+    for (const id of [`order-distance-at-${k}`, `order-distance-moved-${k}`]) assert.ok(said.includes(await page.getByTestId(id).textContent()), `${id} in: ${said}`);
+  }
+  await andRender(page, 'order', () => page.getByTestId('order-move').fill('0'));
+  await waitHashParam(page, 'sh', '0');
+  assert.match(await page.getByTestId('order-distance-verdict').textContent(), /^Move the sentence right/);
   // vary: learned positions, longer sentences typed by the learner
   await andRender(page, 'order', () => page.getByTestId('order-pe').selectOption('learned'));
   await waitHashParam(page, 'pe', 'learned');

@@ -139,7 +139,7 @@ test('order and distance: moved right, rope and ALiBi give the pair the same sco
     const text = distanceSentences(m).join(' ');
     assert.match(text, new RegExp(`keeps its score with none, rotary \\(RoPE\\) and ALiBi`));
     assert.match(text, /With sinusoidal and learned the same pair at the same distance scores differently/);
-    assert.match(text, /sinusoidal and learned give .* a different input vector/);
+    assert.match(text, /Sinusoidal and learned give .* a different input vector/);
     for (const r of m.rows.filter((x) => !x.same)) assert.ok(text.includes(formatValue(r.at, 4)) && text.includes(formatValue(r.moved, 4)), `${r.kind}'s numbers in: ${text}`);
   }
 });

@@ -55,7 +55,7 @@ export function distanceModel(engine, { sentence, shift, seed, head = 0 }) {
     return { kind, at, moved: there, change, same: change <= SAME_SCORE * Math.max(1, Math.abs(at)), inputChange: rowDiff(a.input, ki, b.input, ki + k), absolute: ABSOLUTE.has(kind), tokens: a.tokens.length, filler: k };
   });
   const t = engine.run({ sentence, positional: 'none', seed }).tokens;
-  return { query: t[t.length - 1].text, key: t[0].text, distance: t.length - 1, shift: rows[0].filler, rows };
+  return { query: t[t.length - 1].text, key: t[0].text, distance: t.length - 1, shift: rows[0].filler, moved, rows };
 }
 
 const list = (xs) => (xs.length <= 1 ? xs.join('') : `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`);
@@ -75,5 +75,5 @@ export function distanceSentences(m) {
   if (change.length) out.push(`With ${names(change)} the same pair at the same distance scores differently: ${change.map((r) => `${KIND_TEXT[r.kind]} ${formatValue(r.at, 4)} \u2192 ${formatValue(r.moved, 4)}`).join(', ')}.`);
   if (vec.length) out.push(`${names(vec)} give${vec.length === 1 ? 's' : ''} \u201c${m.key}\u201d a different input vector at position ${m.shift} than at 0 (largest change ${formatValue(Math.max(...vec.map((r) => r.inputChange)), 3)}): absolute positions.`);
   if (flat.length) out.push(`${names(flat)} leave${flat.length === 1 ? 's' : ''} the input vectors alone.`);
-  return out;
+  return out.map((x) => x[0].toUpperCase() + x.slice(1));
 }

@@ -8,7 +8,7 @@ import { createCache, firstError } from './controller.js';
 import { rowOf } from './common.js';
 import { createOrderView } from './views/order.js';
 import { createRace } from './race-view.js';
-import { createDistanceCard } from './views/order-shift.js';
+import { createDistanceCard } from './views/order-move.js';
 import { distanceModel, KINDS } from './order-distance.js';
 
 // every kind: rotary and ALiBi make order matter too (inside attention, not in the inputs)

@@ -13,15 +13,16 @@ export function createDistanceCard(frame, { onState }) {
   card.dataset.testid = 'order-distance';
   const intro = createNote(card);
   intro.set('Absolute positions (sinusoidal, learned) add a vector that says where a word stands. Relative ones act inside attention and see only how far apart two words are: rotary turns q and k by angles whose difference is the distance, ALiBi subtracts slope \u00d7 distance from the score. Move the whole sentence to the right and watch one pair: the last word looking at the first.');
-  const slider = el('input', 'cx-range', { type: 'range', min: '0', max: String(MAX_SHIFT), step: '1', testid: 'order-shift' });
+  const slider = el('input', 'cx-range', { type: 'range', min: '0', max: String(MAX_SHIFT), step: '1', testid: 'order-move' });
   const id = uniqueId('sh');
   slider.id = id;
-  const out = el('output', 'cx-range-value', { testid: 'order-shift-value', attrs: { for: id } });
+  const out = el('output', 'cx-range-value', { testid: 'order-move-value', attrs: { for: id } });
   const label = el('label', 'field-label', { text: 'Words put before the sentence', htmlFor: id });
-  card.append(el('div', 'field cx-field cx-range-field', {}, label, el('div', 'cx-range-row', {}, slider, out)));
+  // (a row of controls: a field alone in the column card would take its 200px basis as height)
+  card.append(el('div', 'cx-controls', {}, el('div', 'field cx-field is-wide', {}, label, el('div', 'cx-range-row', {}, slider, out))));
   slider.addEventListener('input', () => onState({ sh: Number(slider.value) }));
   const caption = createNote(card, 'cx-table-caption');
-  const table = createTable(card, { caption: '', headers: ['positions', 'score in place', 'score moved', 'change', 'key word\u2019s input vector changed by'], testid: 'order-distance-table' });
+  const table = createTable(card, { caption: '', headers: ['positions', 'score in place', 'score moved', 'change', 'key\u2019s input X\u2032 changed by'], testid: 'order-distance-table' });
   const verdict = createNote(card, 'cx-note cx-strong-note');
   verdict.element.dataset.testid = 'order-distance-verdict';
 
@@ -31,7 +32,7 @@ export function createDistanceCard(frame, { onState }) {
       if (document.activeElement !== slider) slider.value = String(s.sh);
       out.textContent = String(s.sh);
       if (!m) return;
-      caption.set(`Score S\u2032 of \u201c${m.query}\u201d \u2192 \u201c${m.key}\u201d (head 1, what the softmax reads), in place and ${m.shift} word${m.shift === 1 ? '' : 's'} to the right`);
+      caption.set(`Score S\u2032 of \u201c${m.query}\u201d \u2192 \u201c${m.key}\u201d (head 1, what the softmax reads), in place and moved ${m.shift} word${m.shift === 1 ? '' : 's'} right: \u201c${m.moved}\u201d`);
       table.set(m.rows.map((r) => ({
         testid: `order-distance-${r.kind}`,
         className: r.same ? '' : 'is-current',
