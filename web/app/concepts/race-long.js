@@ -177,7 +177,7 @@ export const LONG_RACE = Object.freeze({
   title: 'Race: train short, test long, five kinds of positions',
   jump: 'Train short, test long: a race of five models \u2193',
   steps: 200,
-  samples: 32,
+  samples: 16,
   finalSamples: 128,
   arms: [arm('no positions', 'none', 'cx-s-c0'), arm('sinusoidal', 'sinusoidal', 'cx-s-c1'), arm('learned', 'learned', 'cx-s-c2'), arm('rotary (RoPE)', 'rotary', 'cx-s-c3'), arm('ALiBi', 'ALiBi', 'cx-s-c4')],
   settings: longSettings,
