@@ -275,6 +275,10 @@ test('order: without positions the outputs are the same vectors permuted (< 1e-5
   assert.ok(await value(page, 'order-diff-learned') > 1e-5);
   assert.equal(await value(page, 'order-diff'), none, 'the highlighted verdict is the selected encoding');
   assert.match(await page.getByTestId('demo-order').textContent(), /perm = \[2, 1, 0\]/);
+  // rotary tells the reversed sentence apart; ALiBi (|i − j| only, no mask) cannot, and the page says why
+  assert.ok(await value(page, 'order-diff-rope') > 1e-5);
+  assert.ok(await value(page, 'order-diff-alibi') < 1e-5);
+  assert.match(await page.getByTestId('demo-order').textContent(), /ALiBi cannot tell a sentence from its reverse/);
   // the sinusoidal view: heatmap, curves and the dot products, which depend only on the distance
   await page.getByTestId('hm-order-pe-map').waitFor();
   assert.ok(await page.locator('[data-testid="order-curves"] .cx-series').count() >= 3);
@@ -302,6 +306,8 @@ test('order: without positions the outputs are the same vectors permuted (< 1e-5
   await andRender(page, 'order', () => page.getByTestId('order-b').fill('the man bites the dog'));
   assert.ok(await value(page, 'order-diff-none') < 1e-5);
   assert.ok(await value(page, 'order-diff-learned') > 1e-5);
+  assert.ok(await value(page, 'order-diff-alibi') > 1e-5, 'two words swapped: distances change, so ALiBi sees it');
+  assert.doesNotMatch(await page.getByTestId('demo-order').textContent(), /cannot tell a sentence from its reverse/);
   // not a permutation: said so, and no number
   await andRender(page, 'order', () => page.getByTestId('order-b').fill('the man bites the cat'));
   assert.match(await page.getByTestId('demo-order').textContent(), /not a reordering/);

@@ -155,6 +155,10 @@ export function createRace(frame, race, { onState, tooltip, palette }) {
       } else if (reason === 'user' || (reason === 'hide' && h.mode === 'running')) {
         h.mode = 'paused';
         onState({ [F.run]: false, [F.at]: h.step });
+      } else if (!reason && h.mode === 'running' && state?.[F.run]) {
+        // the worker trains one race at a time: another race on the page started, so this one pauses
+        h.mode = 'paused';
+        onState({ [F.run]: false, [F.at]: h.step });
       } else {
         h.mode = h.step > 0 ? 'paused' : 'idle';
       }

@@ -85,7 +85,7 @@ export function createOrderView(root, { onState, tooltip, encodings }) {
     })));
     const d = diffs[s.pe];
     mCur.set(d, {
-      label: `largest difference between the two sentences\u2019 outputs, after un-permuting (positions: ${s.pe})`,
+      label: `largest difference between the two sentences\u2019 outputs, after un-permuting (positions: ${KIND_TEXT[s.pe] ?? s.pe})`,
       tone: !perm ? null : d < SAME ? 'zero' : 'nonzero',
       noteText: !perm ? 'not a permutation' : d < SAME ? (d === 0 ? 'exactly the same vectors' : '0 up to float rounding: order is invisible') : 'order changes the outputs',
     });
@@ -95,9 +95,14 @@ export function createOrderView(root, { onState, tooltip, encodings }) {
     const { perm } = m;
     permNow = perm;
     labelsB = labelsOf(m.b);
+    // ALiBi's bias depends on |i − j| only, and a reversed sentence keeps every distance
+    const reversed = perm && perm.length > 1 && perm.every((k, i) => k === perm.length - 1 - i);
+    const alibiBlind = reversed && m.diffs.alibi < SAME
+      ? ` With ALiBi the reversed sentence gives the same vectors too (${formatDiff(m.diffs.alibi)}): its bias m\u00b7|i \u2212 j| sees only distances, and reversing keeps every distance. Without a causal mask ALiBi cannot tell a sentence from its reverse; with one (as in the models that use it) the mask gives the direction. Swap only two words to see it differ.`
+      : '';
     note1.set(perm
-      ? `Positions ${s.pe}. Left: the first sentence\u2019s output rows, moved into the second sentence\u2019s word order; middle: the second sentence\u2019s outputs; right: their difference.${s.pe === 'none' ? ' Any difference is float rounding from adding the same numbers in another order.' : ''}`
-      : `Positions ${s.pe}: the outputs of the two sentences.`);
+      ? `Positions ${KIND_TEXT[s.pe] ?? s.pe}. Left: the first sentence\u2019s output rows, moved into the second sentence\u2019s word order; middle: the second sentence\u2019s outputs; right: their difference.${s.pe === 'none' ? ' Any difference is float rounding from adding the same numbers in another order.' : ''}${alibiBlind}`
+      : `Positions ${KIND_TEXT[s.pe] ?? s.pe}: the outputs of the two sentences.`);
     const shape = (x) => `${x.rows} tokens \u00d7 C = ${x.cols}`;
     hmA.update({ matrix: m.ya, title: perm ? 'Y_a (sentence 1), reordered' : 'Y_a (sentence 1)', shapeText: shape(m.ya), rowLabels: perm ? labelsB : labelsOf(m.ra), colLabels: null, kind: 'diverging', palette: pal, selRow: null, selCol: null });
     hmB.update({ matrix: m.yb, title: 'Y_b (sentence 2)', shapeText: shape(m.yb), rowLabels: labelsB, colLabels: null, kind: 'diverging', palette: pal, selRow: null, selCol: null });
