@@ -325,7 +325,10 @@ test('ALiBi: the picker offers it; the mask step shows each head\u2019s bias and
   assert.ok(Math.abs(sm[0] - result) < 1e-5, `the softmax reads the biased score ${sm[0]} (mask step: ${result})`);
   assert.ok(Math.abs(Math.exp(sm[0] - sm[1]) / sm[2] - w) < 1e-5, `exp(${sm[0]} − ${sm[1]}) / ${sm[2]} = ${w}`);
   await page.screenshot({ path: join(artifactDir('steps'), 'alibi-softmax.png'), fullPage: false });
-  // other kinds: no bias box
+  // the scale step says the bias comes next, with the head's slope
+  await page.locator('.step-btn[data-step="scaled"]').click();
+  await waitStep(page, 'scaled');
+  assert.match(await page.getByTestId('scaled-spread').textContent(), /ALiBi: the next step adds head 2\u2019s bias \u22120\.06250\u00b7\|i \u2212 j\|/);
   await page.locator('.step-btn[data-step="masked"]').click();
   await waitStep(page, 'masked');
   await page.screenshot({ path: join(artifactDir('steps'), 'alibi-masked.png'), fullPage: true });
