@@ -332,5 +332,10 @@ test('ALiBi: the picker offers it; the mask step shows each head\u2019s bias and
   await page.locator('.step-btn[data-step="masked"]').click();
   await waitStep(page, 'masked');
   await page.screenshot({ path: join(artifactDir('steps'), 'alibi-masked.png'), fullPage: true });
+  // the phone: the bias map scrolls inside its figure like the others, the page does not scroll sideways
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.waitForFunction(() => innerWidth === 390);
+  await page.waitForFunction(() => document.documentElement.scrollWidth <= 390, null, { timeout: WAIT });
+  await page.locator('section[data-step="masked"]').screenshot({ path: join(artifactDir('steps'), 'alibi-masked-phone.png') });
   assert.deepEqual(errors, []);
 });

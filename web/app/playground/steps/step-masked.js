@@ -91,7 +91,7 @@ export function createMaskedStep(root, ctx) {
         hmBias.update({ matrix: alibiBias(slope, v.T), title: `ALiBi bias \u2212m\u00b7|i \u2212 j|, head ${v.head + 1}`, rowLabels: v.labels, colLabels: v.labels, kind: 'diverging', palette: v.palette, selRow: v.q, selCol: k });
       }
       hmMask.update({ matrix: tr.mask, title: `Mask (${kind})`, rowLabels: v.labels, colLabels: v.labels, kind: 'mask', palette: v.palette, selRow: v.q, selCol: k });
-      hm.update({ matrix: input, mask: tr.mask.data, title: slope === null ? figureTitle('masked', tr, v.head) : `${figureTitle('masked', tr, v.head)} (with the ALiBi bias)`, rowLabels: v.labels, colLabels: v.labels, kind: 'diverging', palette: v.palette, selRow: v.q, selCol: k });
+      hm.update({ matrix: input, mask: tr.mask.data, title: slope === null ? figureTitle('masked', tr, v.head) : `${figureTitle('masked', tr, v.head)} + bias`, rowLabels: v.labels, colLabels: v.labels, kind: 'diverging', palette: v.palette, selRow: v.q, selCol: k });
     },
   };
 }
