@@ -50,7 +50,7 @@ test('order: reversing 12 digits, no positions stays near set-guessing (< 0.3), 
   assert.ok(n['acc-0'] < 0.3, `no positions: ${n['acc-0']}`);
   assert.ok(n['acc-1'] > 0.95, `sinusoidal: ${n['acc-1']}`);
   assert.ok(n['anti-1'] > 0.5 && n['anti-0'] < 0.2, `anti-diagonal: ${n['anti-1']} vs ${n['anti-0']}`);
-  assert.match(await page.locator('.cx-race-verdict').textContent(), /sinusoidal positions 100%/);
+  assert.match(await page.getByTestId('race-order').locator('.cx-race-verdict').textContent(), /sinusoidal positions 100%/);
   assert.deepEqual(errors, []);
 });
 
