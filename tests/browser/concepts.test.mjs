@@ -275,11 +275,29 @@ test('order: without positions the outputs are the same vectors permuted (< 1e-5
   assert.ok(await value(page, 'order-diff-learned') > 1e-5);
   assert.equal(await value(page, 'order-diff'), none, 'the highlighted verdict is the selected encoding');
   assert.match(await page.getByTestId('demo-order').textContent(), /perm = \[2, 1, 0\]/);
+  // rotary tells the reversed sentence apart; ALiBi (|i − j| only, no mask) cannot, and the page says why
+  assert.ok(await value(page, 'order-diff-rope') > 1e-5);
+  assert.ok(await value(page, 'order-diff-alibi') < 1e-5);
+  assert.match(await page.getByTestId('demo-order').textContent(), /ALiBi cannot tell a sentence from its reverse/);
   // the sinusoidal view: heatmap, curves and the dot products, which depend only on the distance
   await page.getByTestId('hm-order-pe-map').waitFor();
   assert.ok(await page.locator('[data-testid="order-curves"] .cx-series').count() >= 3);
   assert.ok(await value(page, 'order-shift') < 1e-4);
   await page.getByTestId('hm-order-dot').waitFor();
+  // order and distance: moved 3 words right, "dog" → "cat" keeps its score with none, rotary and ALiBi only;
+  // the card's sentence is read from its cells
+  const moved = (k) => value(page, `order-distance-moved-${k}`);
+  const at = (k) => value(page, `order-distance-at-${k}`);
+  for (const k of ['none', 'rope', 'alibi']) assert.ok(Math.abs(await moved(k) - await at(k)) <= 1e-5 * Math.max(1, Math.abs(await at(k))), k);
+  for (const k of ['sinusoidal', 'learned']) assert.ok(Math.abs(await moved(k) - await at(k)) > 1e-4, k);
+  const said = await page.getByTestId('order-distance-verdict').textContent();
+  assert.match(said, /Moved 3 words to the right, \u201cdog\u201d \u2192 \u201ccat\u201d \(distance 2\) keeps its score with none, rotary \(RoPE\) and ALiBi/);
+  for (const k of ['sinusoidal', 'learned']) {
+    for (const id of [`order-distance-at-${k}`, `order-distance-moved-${k}`]) assert.ok(said.includes(await page.getByTestId(id).textContent()), `${id} in: ${said}`);
+  }
+  await andRender(page, 'order', () => page.getByTestId('order-move').fill('0'));
+  await waitHashParam(page, 'sh', '0');
+  assert.match(await page.getByTestId('order-distance-verdict').textContent(), /^Move the sentence right/);
   // vary: learned positions, longer sentences typed by the learner
   await andRender(page, 'order', () => page.getByTestId('order-pe').selectOption('learned'));
   await waitHashParam(page, 'pe', 'learned');
@@ -288,6 +306,8 @@ test('order: without positions the outputs are the same vectors permuted (< 1e-5
   await andRender(page, 'order', () => page.getByTestId('order-b').fill('the man bites the dog'));
   assert.ok(await value(page, 'order-diff-none') < 1e-5);
   assert.ok(await value(page, 'order-diff-learned') > 1e-5);
+  assert.ok(await value(page, 'order-diff-alibi') > 1e-5, 'two words swapped: distances change, so ALiBi sees it');
+  assert.doesNotMatch(await page.getByTestId('demo-order').textContent(), /cannot tell a sentence from its reverse/);
   // not a permutation: said so, and no number
   await andRender(page, 'order', () => page.getByTestId('order-b').fill('the man bites the cat'));
   assert.match(await page.getByTestId('demo-order').textContent(), /not a reordering/);

@@ -50,7 +50,50 @@ test('order: reversing 12 digits, no positions stays near set-guessing (< 0.3), 
   assert.ok(n['acc-0'] < 0.3, `no positions: ${n['acc-0']}`);
   assert.ok(n['acc-1'] > 0.95, `sinusoidal: ${n['acc-1']}`);
   assert.ok(n['anti-1'] > 0.5 && n['anti-0'] < 0.2, `anti-diagonal: ${n['anti-1']} vs ${n['anti-0']}`);
-  assert.match(await page.locator('.cx-race-verdict').textContent(), /sinusoidal positions 100%/);
+  assert.match(await page.getByTestId('race-order').locator('.cx-race-verdict').textContent(), /sinusoidal positions 100%/);
+  assert.deepEqual(errors, []);
+});
+
+// The long race on the order demo's page finished above (no second page load), at its shortest
+// finish line (100 steps; each kind's outcome there: tests/js/races.test.mjs runs the full one).
+test('long: five kinds trained on 16 tokens, tested on 16, 32 and 64; learned says it has no vector past 16; the verdict reads the cells', async () => {
+  const { page, errors } = FINISHED.order ?? await openRace(h, 'order');
+  const card = page.getByTestId('race-long');
+  await card.getByTestId('race-steps').selectOption('100');
+  await card.getByTestId('race-play').click();
+  await waitRace(page, 'long', ['done'], 300000);
+  const state = await raceState(page, 'long');
+  const n = await raceNumbers(page, 'long');
+  RESULTS.long = { steps: Number(state.steps), wallMs: Number(state.elapsed), stepMs: Number(state.stepMs), numbers: n };
+  console.log(`# race long: ${state.steps} steps in ${(state.elapsed / 1000).toFixed(1)} s`, JSON.stringify(n));
+  await card.screenshot({ path: join(artifactDir('races'), 'long.png') });
+  assert.equal(state.steps, '100');
+  const p = await hashParams(page);
+  assert.equal(p.get('lrun'), '0');
+  assert.equal(p.get('lat'), '100');
+  assert.equal(p.get('lsteps'), '100');
+  // every kind at every length, as a number, except learned past 16: a note instead
+  for (const L of [16, 32, 64]) {
+    for (let a = 0; a < 5; a++) {
+      const cell = card.getByTestId(`race-long-len${L}-${a}`);
+      if (a === 2 && L > 16) {
+        assert.equal(await cell.textContent(), 'no position vector past 16');
+        assert.equal(n[`len${L}-${a}`], NaN);
+      } else {
+        assert.ok(n[`len${L}-${a}`] >= 0 && n[`len${L}-${a}`] <= 1, `len${L}-${a}: ${n[`len${L}-${a}`]}`);
+      }
+    }
+  }
+  assert.ok(n['len64-1'] < n['len16-1'] - 0.3, `sinusoidal ${n['len16-1']} → ${n['len64-1']}`);
+  assert.ok(n['len64-4'] > 0.85 * n['len16-4'], `ALiBi ${n['len16-4']} → ${n['len64-4']}`);
+  // the verdict states the cells' numbers as the cells print them
+  const verdict = await card.locator('.cx-race-verdict').textContent();
+  for (const [id, x] of Object.entries(n)) if (id.startsWith('len') && Number.isFinite(x)) assert.ok(verdict.includes(await card.getByTestId(`race-long-${id}`).textContent()), `${id} in: ${verdict}`);
+  assert.match(verdict, /learned [\d.]+% at 16 tokens and no position vector past 16/);
+  assert.match(verdict, /sinusoidal degrades/);
+  // the accuracy-against-length chart draws the kinds it has numbers for
+  assert.ok(await card.getByTestId('race-long-chart-lengths').locator('path, polyline, circle').count() > 0);
+  assert.match(await card.locator('.cx-race-condition').textContent(), /Press et al\. \(2022/);
   assert.deepEqual(errors, []);
 });
 
@@ -256,6 +299,8 @@ test('phone (390 px) light and dark, desktop dark: every race card fits without 
       const w = await pageScrollWidth(page);
       assert.ok(w <= viewport.width, `${demo} ${scheme}: scrollWidth ${w} > ${viewport.width}`);
       await page.getByTestId(`race-${demo}`).screenshot({ path: join(artifactDir('races'), `${demo}-${viewport === PHONE ? 'phone' : 'desktop'}-${scheme}.png`) });
+      // the order demo also holds the long race (finished above on this page)
+      if (demo === 'order' && RESULTS.long) await page.getByTestId('race-long').screenshot({ path: join(artifactDir('races'), `long-${viewport === PHONE ? 'phone' : 'desktop'}-${scheme}.png`) });
       assert.deepEqual(errors, [], `${demo} ${scheme}`);
     }
     await page.close();

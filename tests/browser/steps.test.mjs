@@ -303,3 +303,47 @@ test('a step pressed while the page scrolls to the last one\'s figure is the ste
   assert.ok(inMotion >= 1, 'at least one press came while the page was still scrolling');
   assert.deepEqual(errors, []);
 });
+
+// ALiBi on random weights, one page: the mask step shows head h's bias −m_h·|i − j| with its slope
+// written out, the masked scores carry it, and the softmax reads them (its weights are the
+// engine's: the row computed here from the page's own masked scores matches them).
+test('ALiBi: the picker offers it; the mask step shows each head\u2019s bias and slope, its formula adds them, and the softmax reads the biased scores', async () => {
+  const { page, errors } = await h.open('#pe=alibi&h=4&step=masked&mask=causal&q=5&k=2&head=1');
+  await waitStep(page, 'masked');
+  const options = await page.locator('select').evaluateAll((ss) => ss.flatMap((s) => [...s.options].map((o) => o.value)));
+  assert.ok(options.includes('alibi'), 'the positional picker offers alibi');
+  // head 2 of 4: m = 2^(−8·2/4) = 1/16
+  const slope = 2 ** (-8 * 2 / 4);
+  const box = page.getByTestId('alibi-bias');
+  assert.ok(await box.isVisible());
+  assert.match(await page.getByTestId('alibi-slope').textContent(), /Head 2\u2019s slope m = 0\.0625/);
+  const formula = await page.locator('section[data-step="masked"] [data-testid="formula"]').textContent();
+  assert.match(formula, /S\u2032\[5, 2\] \u2212 m\u2082\u00b7\|5 \u2212 2\|/);
+  assert.match(formula, /0\.06250 \u00d7 3/);
+  assert.match(formula, /m = 2\^\(\u22128\u00b72\/4\) = 0\.06250 times the distance/);
+  const result = Number(await page.locator('section[data-step="masked"] [data-testid="formula-result"]').getAttribute('data-value'));
+  const terms = await page.locator('section[data-step="masked"] [data-testid="formula"] .num').evaluateAll((xs) => xs.map((x) => Number(x.title.replace(/\u2212/g, '-').replace(/\s/g, ''))));
+  assert.ok(Math.abs(result - (terms[0] - slope * 3)) < 1e-5, `masked S′ ${result} = S′ ${terms[0]} − 0.0625·3`);
+  assert.equal(new URLSearchParams((await page.evaluate(() => location.hash)).slice(1)).get('pe'), 'alibi', 'the link holds the kind');
+  // the softmax of that row, from the formula's own numbers: exp(s − max) / Σ = the engine's weight
+  await page.locator('.step-btn[data-step="softmax"]').click();
+  await waitStep(page, 'softmax');
+  const sm = await page.locator('section[data-step="softmax"] [data-testid="formula"] .num').evaluateAll((xs) => xs.map((x) => Number(x.title.replace(/\u2212/g, '-').replace(/\s/g, ''))));
+  const w = Number(await page.locator('section[data-step="softmax"] [data-testid="formula-result"]').getAttribute('data-value'));
+  assert.ok(Math.abs(sm[0] - result) < 1e-5, `the softmax reads the biased score ${sm[0]} (mask step: ${result})`);
+  assert.ok(Math.abs(Math.exp(sm[0] - sm[1]) / sm[2] - w) < 1e-5, `exp(${sm[0]} − ${sm[1]}) / ${sm[2]} = ${w}`);
+  await page.screenshot({ path: join(artifactDir('steps'), 'alibi-softmax.png'), fullPage: false });
+  // the scale step says the bias comes next, with the head's slope
+  await page.locator('.step-btn[data-step="scaled"]').click();
+  await waitStep(page, 'scaled');
+  assert.match(await page.getByTestId('scaled-spread').textContent(), /ALiBi: the next step adds head 2\u2019s bias \u22120\.06250\u00b7\|i \u2212 j\|/);
+  await page.locator('.step-btn[data-step="masked"]').click();
+  await waitStep(page, 'masked');
+  await page.screenshot({ path: join(artifactDir('steps'), 'alibi-masked.png'), fullPage: true });
+  // the phone: the bias map scrolls inside its figure like the others, the page does not scroll sideways
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.waitForFunction(() => innerWidth === 390);
+  await page.waitForFunction(() => document.documentElement.scrollWidth <= 390, null, { timeout: WAIT });
+  await page.locator('section[data-step="masked"]').screenshot({ path: join(artifactDir('steps'), 'alibi-masked-phone.png') });
+  assert.deepEqual(errors, []);
+});

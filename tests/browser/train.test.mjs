@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { writeFileSync, readFileSync } from 'node:fs';
-import { startHarness, artifactDir, pageScrollWidth, waitReady, hoverCell, REVIEW_SHOTS } from './harness.mjs';
+import { startHarness, artifactDir, pageScrollWidth, waitReady, hoverCell, WAIT, REVIEW_SHOTS } from './harness.mjs';
 import { labState, waitIdle, openLab, trainTo, gridDigests, headScores, allHeadScores, predictions, hoverWeight, TRAIN_TIMEOUT } from './train-helpers.mjs';
 import { numberProblems, notationLegend, NOTATION_ITEMS } from './number-check.mjs';
 
@@ -204,6 +204,11 @@ test('a bad link opens a working lab with a notice naming what was ignored', asy
   assert.match(notice, /zzz/);
   assert.match(await page.evaluate(() => location.hash), /task=reverse/);
   await trainTo(page, 10);
+  // the positional picker offers rotary and ALiBi in words, and the link holds the choice
+  const kinds = await page.getByTestId('positional').locator('option').evaluateAll((os) => os.map((o) => [o.value, o.textContent]));
+  assert.deepEqual(kinds.filter(([v]) => v === 'rope' || v === 'alibi'), [['rope', 'rotary (RoPE)'], ['alibi', 'ALiBi']]);
+  await page.getByTestId('positional').selectOption('alibi');
+  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('pe') === 'alibi', null, { timeout: WAIT });
   assert.deepEqual(errors, []);
 
   // values of the right type that the engine refuses: its own message, and play stays off until fixed

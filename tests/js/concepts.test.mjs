@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { createEngine } from '../../web/engine.js';
 import { createCache, uniformAttentionWeights } from '../../web/app/concepts/controller.js';
 import { runContext, contextModel } from '../../web/app/concepts/context.js';
+import { formatValue } from '../../web/app/kit/format.js';
 
 const engine = await createEngine();
 
@@ -101,4 +102,50 @@ test('createCache: recomputes only for new inputs, keeps the last good value thr
   const back = get({ sentence: 'one two' });
   assert.equal(back.error, null, 'back to inputs that work: no error');
   assert.equal(back.value, first.value);
+});
+
+// ---- idea 6: order and distance (web/app/concepts/order-distance.js) -------------------
+
+test('order and distance: moved right, rope and ALiBi give the pair the same score (float rounding), sinusoidal and learned do not; the page says which from those numbers', async () => {
+  const { distanceModel, distanceSentences, KINDS, FILLER } = await import('../../web/app/concepts/order-distance.js');
+  for (const [sentence, shift, seed] of [['cat chases dog', 3, 42], ['the quick brown fox jumps', 7, 1], ['dog bites man', 12, 4294967295]]) {
+    // the engine's own numbers, read here without the module: S′ of the last word → the first word, head 1
+    const score = (kind, text, i, j) => {
+      const tr = engine.run({ sentence: text, positional: kind, seed });
+      const s = tr.heads[0].scaled;
+      const raw = s.data[i * s.cols + j];
+      if (kind !== 'alibi') return { s: raw, tr };
+      // ALiBi's slope for head 1 of H = 2^k heads is 2^(−8/H) (Press et al.): checked, then subtracted by hand
+      const n = 2 ** Math.floor(Math.log2(tr.config.heads));
+      assert.equal(tr.alibiSlopes[0], Math.fround(2 ** (-8 / n)));
+      return { s: raw - tr.alibiSlopes[0] * Math.abs(i - j), tr };
+    };
+    const T = engine.run({ sentence }).tokens.length;
+    const moved = [...FILLER.slice(0, shift), sentence].join(' ');
+    const k = engine.run({ sentence: moved }).tokens.length - T;
+    assert.equal(k, shift, 'one token per filler word');
+    const change = {};
+    for (const kind of KINDS) {
+      const a = score(kind, sentence, T - 1, 0).s;
+      const b = score(kind, moved, T - 1 + k, k).s;
+      change[kind] = Math.abs(a - b) / Math.max(1, Math.abs(a));
+    }
+    for (const kind of ['none', 'rope', 'alibi']) assert.ok(change[kind] < 1e-5, `${sentence}, ${kind}: relative change ${change[kind]}`);
+    for (const kind of ['sinusoidal', 'learned']) assert.ok(change[kind] > 1e-4, `${sentence}, ${kind}: relative change ${change[kind]}`);
+    // the module's table agrees, and its sentences are read from it
+    const m = distanceModel(engine, { sentence, shift, seed });
+    assert.deepEqual(m.rows.filter((r) => r.same).map((r) => r.kind), ['none', 'rope', 'alibi']);
+    assert.deepEqual(m.rows.filter((r) => r.inputChange > 0).map((r) => r.kind), ['sinusoidal', 'learned'], 'only absolute kinds change the word\u2019s input vector');
+    const text = distanceSentences(m).join(' ');
+    assert.match(text, new RegExp(`keeps its score with none, rotary \\(RoPE\\) and ALiBi`));
+    assert.match(text, /With sinusoidal and learned the same pair at the same distance scores differently/);
+    assert.match(text, /Sinusoidal and learned give .* a different input vector/);
+    for (const r of m.rows.filter((x) => !x.same)) assert.ok(text.includes(formatValue(r.at, 4)) && text.includes(formatValue(r.moved, 4)), `${r.kind}'s numbers in: ${text}`);
+  }
+});
+
+test('order and distance: no shift and a one-word sentence get a plain instruction, not a claim', async () => {
+  const { distanceModel, distanceSentences } = await import('../../web/app/concepts/order-distance.js');
+  assert.match(distanceSentences(distanceModel(engine, { sentence: 'cat chases dog', shift: 0, seed: 1 }))[0], /^Move the sentence right/);
+  assert.match(distanceSentences(distanceModel(engine, { sentence: 'cat', shift: 2, seed: 1 }))[0], /^Write at least two words/);
 });

@@ -24,7 +24,7 @@ test('race-view.js and race-maps.js hold no per-race branch: no race is named in
 function finishedHistory(def) {
   const arms = def.single ? 1 : def.arms.length;
   const row = (step) => [step, 0.5, 0.75, 2, 1, 0.1];
-  const armNumbers = () => ({ accuracy: 0.8, causal: 0.7, antiDiagonal: 0.9, cover: 0.6, heads: [] });
+  const armNumbers = () => ({ accuracy: 0.8, causal: 0.7, antiDiagonal: 0.9, cover: 0.6, heads: [], at2: 0.7, at4: 0.6 });
   return {
     rows: Array.from({ length: arms }, () => Array.from({ length: 100 }, (_, i) => row(i + 1))),
     evals: [25, 50].map((step) => ({ step, arms: def.arms.map(armNumbers) })),
@@ -67,7 +67,7 @@ for (const name of RACE_NAMES) {
     const verdict = def.verdict(h, v, ctx);
     assert.ok(verdict.startsWith('At the finish') || verdict.startsWith('Without the mask'), verdict);
     assert.ok(!/undefined|NaN/.test(verdict), verdict);
-    assert.ok(['arms', 'sentences'].includes(def.maps));
-    assert.ok(def.mapsTitle && typeof def.mapsNote(v) === 'string' && def.mapsNote(v).length > 20);
+    assert.ok(['arms', 'sentences', 'none'].includes(def.maps));
+    if (def.maps !== 'none') assert.ok(def.mapsTitle && typeof def.mapsNote(v) === 'string' && def.mapsNote(v).length > 20);
   });
 }

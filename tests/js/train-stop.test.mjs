@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { stopReason, GOAL_CHECKS, PLATEAU_CHECKS } from '../../web/app/train/stop.js';
-import { parseTrainHash, serializeTrainState } from '../../web/app/train/state.js';
+import { parseTrainHash, serializeTrainState, trainerSettings } from '../../web/app/train/state.js';
 
 import { createEngine } from '../../web/engine.js';
 
@@ -70,4 +70,14 @@ test('speed= in the link: full speed is the default and not written; watch round
   const p = parseTrainHash('#task=reverse&speed=watch', TASKS);
   assert.equal(p.state.speed, 'watch');
   assert.match(serializeTrainState(p.state), /speed=watch/);
+});
+
+test('the lab link holds rotary and ALiBi positions (pe=rope, pe=alibi) and hands them to the trainer', () => {
+  for (const kind of ['rope', 'alibi']) {
+    const { state, problems } = parseTrainHash(`#task=previous-token&pe=${kind}`, TASKS);
+    assert.deepEqual(problems, []);
+    assert.equal(state.positional, kind);
+    assert.match(serializeTrainState(state), new RegExp(`(^|&)pe=${kind}(&|$)`));
+    assert.equal(trainerSettings(state).positional, kind);
+  }
 });

@@ -8,8 +8,11 @@ import { createCache, firstError } from './controller.js';
 import { rowOf } from './common.js';
 import { createOrderView } from './views/order.js';
 import { createRace } from './race-view.js';
+import { createDistanceCard } from './views/order-move.js';
+import { distanceModel, KINDS } from './order-distance.js';
 
-export const PES = Object.freeze(['none', 'sinusoidal', 'learned']);
+// every kind: rotary and ALiBi make order matter too (inside attention, not in the inputs)
+export const PES = KINDS;
 
 /**
  * perm[i] = the index in a of token i of b (matching token ids, each used once),
@@ -96,17 +99,22 @@ export function encodingModel(pe) {
 
 export function createOrderDemo(root, { engine, onState, tooltip, palette }) {
   const view = createOrderView(root, { onState, tooltip, encodings: PES });
-  const race = createRace(view.frame, 'order', { onState, tooltip, palette });
+  // two races: with and without positions, then five kinds trained short and tested long
+  const races = ['order', 'long'].map((name) => createRace(view.frame, name, { onState, tooltip, palette }));
+  const distanceCard = createDistanceCard(view.frame, { onState });
+  const distances = createCache((inputs) => distanceModel(engine, inputs));
   const runs = createCache((inputs) => runOrder(engine, inputs));
   const encoding = createCache((inputs) => encodingModel(runEncoding(engine, inputs)));
   return {
-    hide: () => race.hide(),
+    hide: () => races.forEach((r) => r.hide()),
     update(s) {
-      race.update(s);
+      races.forEach((r) => r.update(s));
       const r = runs({ a: s.a, b: s.b, seed: s.seed });
       const p = encoding({ n: s.n, c: s.c });
-      view.frame.setError(firstError(r, p));
+      const d = distances({ sentence: s.a, shift: s.sh, seed: s.seed });
+      view.frame.setError(firstError(r, p, d));
       view.update(s, { sentences: r.value && orderModel(r.value, s.pe), encoding: p.value }, palette());
+      distanceCard.update(s, d.value ?? null);
     },
   };
 }

@@ -20,7 +20,7 @@ function mix32(h) {
 }
 
 /** A counter-based random integer for (seed, stream, index, k): the same everywhere. */
-function draw(seed, stream, index, k) {
+export function draw(seed, stream, index, k) {
   return mix32((mix32((mix32((seed ^ mix32(stream + 0x9e3779b9)) >>> 0) + index) >>> 0) + k) >>> 0);
 }
 

@@ -20,7 +20,8 @@ export function createRaceMaps(card, race, { tooltip }) {
   const mapsTitle = el('h4', 'cx-race-subtitle');
   const mapsNote = createNote(el('div'), 'cx-note');
   const mapsRow = el('div', 'cx-race-maps');
-  card.append(mapsTitle, mapsNote.element, mapsRow);
+  // 'none': a race whose table and charts say it all (no maps)
+  if (def.maps !== 'none') card.append(mapsTitle, mapsNote.element, mapsRow);
   const armBoxes = [];
   let sentenceMaps = null;
   let sentenceTable = null;
@@ -42,7 +43,7 @@ export function createRaceMaps(card, race, { tooltip }) {
     });
     sentenceTable = createTable(card, { caption: 'Where \u201cit\u201d looks, and what the model answers', headers: ['', '\u2026too tired: animal', '\u2026too tired: street', '\u2026too wide: animal', '\u2026too wide: street'], testid: 'race-context-sentences', className: 'cx-race-heads' });
     sentenceNote = createNote(card, 'cx-note cx-race-condition');
-  } else {
+  } else if (def.maps === 'arms') {
     for (let i = 0; i < def.arms.length; i++) {
       const title = el('h5', 'cx-race-arm-title');
       const grid = el('div', 'cx-race-arm-grid');
@@ -168,7 +169,7 @@ export function createRaceMaps(card, race, { tooltip }) {
     /** Draws h's maps (live, or the finish line's) in the variant v's words, and the heads' table. */
     draw(h, v, pal) {
       if (def.maps === 'sentences') drawCoreference(h, pal);
-      else drawArmMaps(h, v, pal);
+      else if (def.maps === 'arms') drawArmMaps(h, v, pal);
       if (headTable) drawHeadKeys(h, v);
     },
   };

@@ -2,6 +2,7 @@
 // side by side in the race worker while the learner watches their curves and
 // attention maps diverge. State (seed, length, variant, the step it is paused
 // at, running or not) lives in the demo's URL fields rseed, rsteps, rat, rrun
+// (a second race of the same demo has its own prefix: lseed, lsteps, lat, lrun)
 // (+ the variant's own); a link replays to exactly the same numbers.
 //
 //   const race = createRace(frame, 'order', { onState, tooltip, palette });
@@ -17,7 +18,7 @@ import { el, uniqueId } from '../kit/dom.js';
 import { formatValue } from '../kit/format.js';
 import { createLineChart } from './chart.js';
 import { createNote, createTable } from './common.js';
-import { RACES, raceKey, variantOf, armLabel } from './races.js';
+import { RACES, raceKey, variantOf, armLabel, raceFieldNames } from './races.js';
 import { fmt } from './race-parts.js';
 import { raceClient } from './race-client.js';
 import { createRaceMaps } from './race-maps.js';
@@ -46,6 +47,7 @@ function chanceRefs(def, chart) {
 
 export function createRace(frame, race, { onState, tooltip, palette }) {
   const def = RACES[race];
+  const F = raceFieldNames(race);
   const { text } = def;
   const variantField = def.variant ?? null;
   const card = frame.card(def.title, 'cx-race');
@@ -54,7 +56,7 @@ export function createRace(frame, race, { onState, tooltip, palette }) {
   // a way down to the race from the top of the demo
   const head = frame.root.querySelector('.cx-demo-head');
   if (head) {
-    const jump = el('button', 'btn btn-small btn-quiet cx-race-jump', { type: 'button', testid: 'race-jump', text: 'See it in training: a race of two models \u2193' });
+    const jump = el('button', 'btn btn-small btn-quiet cx-race-jump', { type: 'button', testid: def.prefix ? `race-jump-${race}` : 'race-jump', text: def.jump ?? 'See it in training: a race of two models \u2193' });
     jump.addEventListener('click', () => {
       card.scrollIntoView({ behavior: 'smooth', block: 'start' });
       play.focus({ preventScroll: true });
@@ -95,13 +97,14 @@ export function createRace(frame, race, { onState, tooltip, palette }) {
   card.append(el('div', 'cx-race-progress-row', {}, progress, status));
 
   // results
-  const results = createTable(card, { caption: def.single ? 'The model, evaluated two ways' : 'Where the two models stand', headers: ['', '', ''], testid: `race-${race}-results`, className: 'cx-race-results' });
+  const models = def.arms.length === 2 ? 'the two models' : `the ${def.arms.length} models`;
+  const results = createTable(card, { caption: def.single ? 'The model, evaluated two ways' : `Where ${models} stand`, headers: ['', '', ''], testid: `race-${race}-results`, className: 'cx-race-results' });
   const verdict = createNote(card, 'cx-note cx-strong-note cx-race-verdict');
 
   // charts
   const chartBox = el('div', 'cx-charts cx-race-charts');
   card.append(chartBox);
-  const charts = def.charts.map((c) => ({ ...c, view: createLineChart(chartBox, { title: c.title, xLabel: 'training step', yLabel: c.yLabel, yLog: Boolean(c.yLog), xLog: false, testid: `race-${race}-chart-${c.id}`, description: c.title }) }));
+  const charts = def.charts.map((c) => ({ ...c, view: createLineChart(chartBox, { title: c.title, xLabel: c.xLabel ?? 'training step', yLabel: c.yLabel, yLog: Boolean(c.yLog), xLog: Boolean(c.xLog), testid: `race-${race}-chart-${c.id}`, description: c.title }) }));
 
   // attention maps (and the tables that go with them)
   const maps = createRaceMaps(card, race, { tooltip });
@@ -148,10 +151,14 @@ export function createRace(frame, race, { onState, tooltip, palette }) {
       if (m.finished) {
         h.final = m.final;
         h.mode = 'done';
-        if (state?.rrun || state?.rat !== h.step) onState({ rrun: false, rat: h.step });
+        if (state?.[F.run] || state?.[F.at] !== h.step) onState({ [F.run]: false, [F.at]: h.step });
       } else if (reason === 'user' || (reason === 'hide' && h.mode === 'running')) {
         h.mode = 'paused';
-        onState({ rrun: false, rat: h.step });
+        onState({ [F.run]: false, [F.at]: h.step });
+      } else if (!reason && h.mode === 'running' && state?.[F.run]) {
+        // the worker trains one race at a time: another race on the page started, so this one pauses
+        h.mode = 'paused';
+        onState({ [F.run]: false, [F.at]: h.step });
       } else {
         h.mode = h.step > 0 ? 'paused' : 'idle';
       }
@@ -178,14 +185,14 @@ export function createRace(frame, race, { onState, tooltip, palette }) {
   function start(target) {
     h.running = true;
     h.until = target;
-    h.mode = state.rrun ? 'running' : 'catching';
+    h.mode = state[F.run] ? 'running' : 'catching';
     h.error = null;
-    raceClient.run(h.key, h.gen, race, { seed: state.rseed, variant: variantNow() }, target, state.rsteps);
+    raceClient.run(h.key, h.gen, race, { seed: state[F.seed], variant: variantNow() }, target, state[F.steps]);
   }
 
   function reconcile() {
-    const finish = state.rsteps;
-    const target = state.rrun ? finish : Math.min(state.rat, finish);
+    const finish = state[F.steps];
+    const target = state[F.run] ? finish : Math.min(state[F.at], finish);
     if (h.running) {
       if (h.pausing) return;
       if (target !== h.until) {
@@ -214,23 +221,23 @@ export function createRace(frame, race, { onState, tooltip, palette }) {
     }
     if (h.mode === 'done') {
       restart();
-      onState({ rrun: true, rat: 0 });
+      onState({ [F.run]: true, [F.at]: 0 });
       reconcile();
       schedule();
       return;
     }
     if (h.mode === 'error') {
       restart();
-      onState({ rrun: true });
+      onState({ [F.run]: true });
       reconcile(); // the state may already say "running"
       schedule();
       return;
     }
-    onState({ rrun: true });
+    onState({ [F.run]: true });
   });
   reset.addEventListener('click', () => {
     restart();
-    onState({ rrun: false, rat: 0 });
+    onState({ [F.run]: false, [F.at]: 0 });
     schedule();
   });
   let seedTimer = 0;
@@ -239,7 +246,7 @@ export function createRace(frame, race, { onState, tooltip, palette }) {
     const n = Number(seedInput.value);
     if (seedInput.value !== '' && Number.isInteger(n) && n >= 0 && n <= 4294967295) {
       seedInput.removeAttribute('aria-invalid');
-      if (n !== state?.rseed) onState({ rseed: n, rat: 0 });
+      if (n !== state?.[F.seed]) onState({ [F.seed]: n, [F.at]: 0 });
     } else seedInput.setAttribute('aria-invalid', 'true');
   };
   seedInput.addEventListener('input', () => {
@@ -247,11 +254,11 @@ export function createRace(frame, race, { onState, tooltip, palette }) {
     seedTimer = setTimeout(commitSeed, 400);
   });
   seedInput.addEventListener('change', commitSeed);
-  stepsSelect.addEventListener('change', () => onState({ rsteps: Number(stepsSelect.value) }));
+  stepsSelect.addEventListener('change', () => onState({ [F.steps]: Number(stepsSelect.value) }));
   variantSelect?.addEventListener('change', () => {
     const raw = variantSelect.value;
     const v = variantField.choices.find((c) => String(c) === raw);
-    onState({ [variantField.param]: v, rat: 0 });
+    onState({ [variantField.param]: v, [F.at]: 0 });
   });
 
   // ---- drawing -----------------------------------------------------------------------------
@@ -268,7 +275,7 @@ export function createRace(frame, race, { onState, tooltip, palette }) {
   }
 
   function renderStatus() {
-    const finish = state.rsteps;
+    const finish = state[F.steps];
 
     // status
     const mode = h.mode;
@@ -279,10 +286,10 @@ export function createRace(frame, race, { onState, tooltip, palette }) {
     progress.max = finish;
     progress.value = Math.min(h.step, finish);
     let line;
-    const both = def.single ? 'the model' : 'both models';
+    const both = def.single ? 'the model' : def.arms.length === 2 ? 'both models' : `all ${def.arms.length} models`;
     if (mode === 'error') line = `The race stopped: ${h.error}`;
     else if (mode === 'idle' && !h.running) line = `Not started. Start trains ${both} side by side in the background, ${finish} steps${def.single ? '' : ' each'}; pause any time.`;
-    else if (mode === 'catching') line = `Replaying the link: step ${h.step} of ${Math.min(state.rat, finish)} (same seed, same numbers)\u2026`;
+    else if (mode === 'catching') line = `Replaying the link: step ${h.step} of ${Math.min(state[F.at], finish)} (same seed, same numbers)\u2026`;
     else if (h.pausing) line = `Pausing at step ${h.step}\u2026`;
     else if (h.running) line = `Training ${both}: step ${h.step} of ${finish} \u00b7 ${seconds(h.elapsed)}`;
     else if (mode === 'done') line = `Finished: ${finish} steps${def.single ? '' : ' for each model'} in ${seconds(h.elapsed)} (${seconds(h.stepMs)} of it inside the training steps).`;
@@ -300,12 +307,12 @@ export function createRace(frame, race, { onState, tooltip, palette }) {
     if (!state) return;
     const v = variantNow();
     const ctx = armsContext(race, v);
-    const finish = state.rsteps;
+    const finish = state[F.steps];
     renderStatus();
     setup.set(text.setup(v));
     watch.set(text.watch(v));
     condition.set(text.condition(v));
-    if (document.activeElement !== seedInput) seedInput.value = String(state.rseed);
+    if (document.activeElement !== seedInput) seedInput.value = String(state[F.seed]);
     stepsSelect.value = String(finish);
     if (variantSelect) variantSelect.value = String(v);
 
@@ -320,7 +327,9 @@ export function createRace(frame, race, { onState, tooltip, palette }) {
       testid: `race-${race}-${r.id}`,
       cells: [r.label(h), ...def.arms.map((_, i) => {
         const x = def.single && r.id !== 'acc' ? NaN : r.value(h, i);
-        return { text: (r.format ?? fmt)(x), value: x, testid: `race-${race}-${r.id}-${i}` };
+        // a cell the arm cannot have (learned positions past their table) says why instead
+        const note = r.note?.(h, i) ?? null;
+        return { text: note ?? (r.format ?? fmt)(x), value: x, testid: `race-${race}-${r.id}-${i}`, className: note ? 'cx-race-note-cell' : '' };
       })],
     })));
     verdict.set(verdictText(h, v, ctx));
@@ -329,7 +338,7 @@ export function createRace(frame, race, { onState, tooltip, palette }) {
     for (const c of charts) {
       const series = c.series(h, v, ctx);
       const empty = !series.some((x) => x.points.some(([, y]) => Number.isFinite(y) && (!c.yLog || y > 0)));
-      c.view.update({ series, refs: chanceRefs(def, c), xDomain: [0, finish], yDomain: c.yDomain ?? (empty ? (c.yLog ? [1e-3, 1] : [0, 1]) : null) });
+      c.view.update({ series, refs: chanceRefs(def, c), xDomain: c.xDomain ?? [0, finish], yDomain: c.yDomain ?? (empty ? (c.yLog ? [1e-3, 1] : [0, 1]) : null) });
     }
     maps.draw(h, v, palette());
 
@@ -362,7 +371,7 @@ export function createRace(frame, race, { onState, tooltip, palette }) {
     element: card,
     update(s) {
       // the demo calls this on every change of its own settings too: redraw only for the race's
-      const sig = JSON.stringify([s.rseed, s.rsteps, s.rat, s.rrun, variantOf(race, s)]);
+      const sig = JSON.stringify([s[F.seed], s[F.steps], s[F.at], s[F.run], variantOf(race, s)]);
       const pal = palette();
       const same = visible && sig === lastSig && pal === lastPalette;
       visible = true;
@@ -370,7 +379,7 @@ export function createRace(frame, race, { onState, tooltip, palette }) {
       lastSig = sig;
       lastPalette = pal;
       if (same) return;
-      setKey(raceKey(race, { seed: s.rseed, variant: variantOf(race, s) }));
+      setKey(raceKey(race, { seed: s[F.seed], variant: variantOf(race, s) }));
       reconcile();
       schedule();
     },

@@ -25,6 +25,7 @@ import { ROW, fmt, pct, meanOver, recentMean, perArm, evalSeries, sinceLastCheck
 import { formatValue, formatPercent } from '../kit/format.js';
 import { DIFF, diffBatch, DIFF_PROBE, diffLetters } from './race-diff-task.js';
 import { COREFERENCE_SENTENCES, probeMaps, diffMeasures, peekScores, coreferenceLook } from './race-measures.js';
+import { LONG_RACE } from './race-long.js';
 
 export { ROW, meanOver, recentMean, COREFERENCE_SENTENCES };
 
@@ -158,6 +159,7 @@ export const RACES = Object.freeze({
     verdict: (hist, v, ctx) => `At the finish: ${ctx.label(1, 'short')} positions ${pct(hist.final.arms[1].accuracy)}, no positions ${pct(hist.final.arms[0].accuracy)} held-out.`,
     mapsNote: () => 'One 12-digit example: rows are output positions, columns input positions. With positions, the heads draw the anti-diagonal between them; without, they cannot.',
   }),
+  long: defineRace(LONG_RACE),
   masks: defineRace({
     demo: 'masks',
     title: 'Race: next-letter prediction trained with and without the causal mask',
@@ -289,15 +291,22 @@ export const RACE_NAMES = Object.freeze(Object.keys(RACES));
 
 /** "race seeds 1–5 at 800 steps: 1 head 23.4–75.1%, 2 heads 93.6–100%": a race's measured spread (default variant). */
 export function spreadText(race) {
+  if (RACES[race].spreadText) return RACES[race].spreadText(RACES[race].spread);
   const { seeds, steps, arms } = RACES[race].spread;
   const v = RACES[race].variant?.default;
   const range = ([low, high]) => (low === high ? formatPercent(high, 3) : `${formatValue(100 * low, 3)}\u2013${formatPercent(high, 3)}`);
   return `race seeds ${seeds[0]}\u2013${seeds[1]} at ${steps} steps: ${arms.map((a, i) => `${armLabel(race, i, v, 'short')} ${range(a)}`).join(', ')}`;
 }
 
-/** The race of a demo, or null. */
-export function raceOfDemo(demo) {
-  return RACE_NAMES.find((n) => RACES[n].demo === demo) ?? null;
+/** Every race of a demo, in the table's order (a demo may hold more than one). */
+export function racesOfDemo(demo) {
+  return RACE_NAMES.filter((n) => RACES[n].demo === demo);
+}
+
+/** The URL fields of a race's state: {seed, steps, at, run} → "rseed", … (or with the race's own prefix). */
+export function raceFieldNames(race) {
+  const p = RACES[race].prefix ?? 'r';
+  return { seed: `${p}seed`, steps: `${p}steps`, at: `${p}at`, run: `${p}run` };
 }
 
 export function armLabel(race, i, variant, field = 'label') {

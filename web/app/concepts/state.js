@@ -9,8 +9,9 @@
 import { POSITIONALS } from '../../engine.js';
 import { parseScalarField, THEMES } from '../kit/url-fields.js';
 import { cutText, splitLines } from '../kit/text.js';
-import { RACES, raceOfDemo } from './races.js';
+import { RACES, racesOfDemo, raceFieldNames } from './races.js';
 import { DK_VALUES, MAX_TEXT, MAX_LINES, MAX_LINES_TEXT } from './limits.js';
+import { MAX_SHIFT } from './order-distance.js';
 
 export { THEMES, POSITIONALS };
 
@@ -27,16 +28,17 @@ export const MAX_RACE_STEP = 100000;
  * the step it is paused at, whether it runs, and the second arm's variant.
  */
 function raceFields(demo) {
-  const name = raceOfDemo(demo);
-  if (!name) return {};
-  const r = RACES[name];
-  const out = {
-    rseed: { kind: 'int', min: 0, max: 4294967295, default: r.seed, label: 'race seed' },
-    rsteps: { kind: 'choice', choices: r.stepChoices, default: r.steps, label: 'race length' },
-    rat: { kind: 'int', min: 0, max: MAX_RACE_STEP, default: 0, label: 'race step' },
-    rrun: { kind: 'bool', default: false, label: 'race running' },
-  };
-  if (r.variant) out[r.variant.param] = { kind: 'choice', choices: r.variant.choices, default: r.variant.default, label: r.variant.label };
+  const out = {};
+  for (const name of racesOfDemo(demo)) {
+    const r = RACES[name];
+    const f = raceFieldNames(name);
+    const which = r.prefix ? ` (${name} race)` : '';
+    out[f.seed] = { kind: 'int', min: 0, max: 4294967295, default: r.seed, label: `race seed${which}` };
+    out[f.steps] = { kind: 'choice', choices: r.stepChoices, default: r.steps, label: `race length${which}` };
+    out[f.at] = { kind: 'int', min: 0, max: MAX_RACE_STEP, default: 0, label: `race step${which}` };
+    out[f.run] = { kind: 'bool', default: false, label: `race running${which}` };
+    if (r.variant) out[r.variant.param] = { kind: 'choice', choices: r.variant.choices, default: r.variant.default, label: r.variant.label };
+  }
   return out;
 }
 
@@ -84,6 +86,7 @@ const FIELDS = {
     pe: { kind: 'choice', choices: POSITIONALS, default: 'none', label: 'positional encoding' },
     n: { kind: 'choice', choices: [16, 32, 64, 100], default: 32, label: 'positions' },
     c: { kind: 'choice', choices: [16, 32, 64, 128], default: 32, label: 'encoding width' },
+    sh: { kind: 'int', min: 0, max: MAX_SHIFT, default: 3, label: 'words put before the sentence' },
     seed: SEED,
   },
   masks: {

@@ -134,6 +134,8 @@ export function layerTrace(modelTrace, layer, model) {
   if (c.positional === 'rope' && modelTrace.ropeFrequencies) {
     trace.rope = { frequencies: modelTrace.ropeFrequencies, base: c.ropeBase, scaling: c.ropeScaling ?? 'none' };
   }
+  // ALiBi: each head's slope m_h (the bias −m_h·|i − j| joins the scores before the mask)
+  if (c.positional === 'alibi' && modelTrace.alibiSlopes) trace.alibi = { slopes: modelTrace.alibiSlopes };
   trace.headPatterns = headPatterns(lt.patterns);
   // every layer at once, for the model view: its heads and their pattern names
   trace.model.layerHeads = modelTrace.layers.map((x, i) => ({ heads: x.heads, patterns: i === l ? trace.headPatterns : headPatterns(x.patterns) }));

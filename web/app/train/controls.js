@@ -10,6 +10,9 @@ import { el, field, setOptions, setValue, clear } from '../kit/dom.js';
 import { tokenText } from '../kit/format.js';
 import { LAYER_CHOICES, HEAD_CHOICES, WIDTH_CHOICES, LR_CHOICES, BATCH_CHOICES, POSITIONALS, MAX_CORPUS, taskTitle } from './state.js';
 
+// the kinds in words: rotary and ALiBi act inside attention (no position vectors)
+const POSITIONAL_TEXT = { none: 'none', sinusoidal: 'sinusoidal', learned: 'learned', rope: 'rotary (RoPE)', alibi: 'ALiBi' };
+
 export { taskTitle };
 
 function withValue(choices, value) {
@@ -186,7 +189,7 @@ export function createSettingsView(root, { onChange, onTask, onDefaults, onCorpu
       setOptions(width, withValue(WIDTH_CHOICES, state.dModel).map((v) => ({ value: v, text: String(v) })));
       widthHint.textContent = `d_k = C/H = ${state.dModel / state.heads} per head`;
       setValue(width, state.dModel);
-      setOptions(positional, POSITIONALS.map((v) => ({ value: v, text: v })));
+      setOptions(positional, POSITIONALS.map((v) => ({ value: v, text: POSITIONAL_TEXT[v] ?? v })));
       setValue(positional, state.positional);
       setOptions(lr, withValue(LR_CHOICES, state.lr).map((v) => ({ value: v, text: String(v) })));
       setValue(lr, state.lr);

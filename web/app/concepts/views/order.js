@@ -10,6 +10,7 @@ import {
   labelsOf, q, formatDiff,
 } from '../common.js';
 import { createLineChart } from '../chart.js';
+import { KIND_TEXT } from '../order-distance.js';
 
 const SAME = 1e-5; // "the same up to float rounding"
 
@@ -17,20 +18,20 @@ export function createOrderView(root, { onState, tooltip, encodings }) {
   const f = createDemoFrame(root, 'order', {
     claim: [
       'Attention compares every token with every other, but nothing in that comparison says where a token stands. Without a positional encoding, reordering the words only reorders the outputs: the same vectors come out, permuted.',
-      'Adding a position vector to each input (sinusoidal or learned) makes the order matter.',
+      'Adding a position vector to each input (sinusoidal or learned) makes the order matter; so do rotary and ALiBi, which act inside attention on the distance between two words.',
     ],
   });
   const c = f.controls;
   const inA = textField(c, 'First sentence', { testid: 'order-a', onInput: (a) => onState({ a }) });
   const inB = textField(c, 'Second sentence (the same words in another order, or not)', { testid: 'order-b', onInput: (b) => onState({ b }) });
-  const peSel = selectField(c, 'Positional encoding shown below', { options: encodings.map((p) => ({ value: p, text: p })), onChange: (pe) => onState({ pe }), testid: 'order-pe' });
+  const peSel = selectField(c, 'Positional encoding shown below', { options: encodings.map((p) => ({ value: p, text: KIND_TEXT[p] ?? p })), onChange: (pe) => onState({ pe }), testid: 'order-pe' });
   const seed = seedField(c, { onChange: (x) => onState({ seed: x }) });
 
   const card1 = f.card('Same words, other order: are the outputs the same vectors, permuted?');
   const permNote = createNote(card1, 'cx-note cx-strong-note');
   const verdict = createVerdict(card1);
   const mCur = createMetric(verdict, { label: 'largest difference between the two sentences\u2019 outputs, after un-permuting', testid: 'order-diff', wide: true });
-  const table = createTable(card1, { caption: 'All three encodings, same sentences and seed', headers: ['positions', 'largest difference, un-permuted', 'the outputs are'], testid: 'order-table' });
+  const table = createTable(card1, { caption: `All ${encodings.length} kinds of positions, same sentences and seed`, headers: ['positions', 'largest difference, un-permuted', 'the outputs are'], testid: 'order-table' });
   const note1 = createNote(card1);
   const maps = el('div', 'cx-figure-row');
   card1.append(maps);
@@ -84,7 +85,7 @@ export function createOrderView(root, { onState, tooltip, encodings }) {
     })));
     const d = diffs[s.pe];
     mCur.set(d, {
-      label: `largest difference between the two sentences\u2019 outputs, after un-permuting (positions: ${s.pe})`,
+      label: `largest difference between the two sentences\u2019 outputs, after un-permuting (positions: ${KIND_TEXT[s.pe] ?? s.pe})`,
       tone: !perm ? null : d < SAME ? 'zero' : 'nonzero',
       noteText: !perm ? 'not a permutation' : d < SAME ? (d === 0 ? 'exactly the same vectors' : '0 up to float rounding: order is invisible') : 'order changes the outputs',
     });
@@ -94,9 +95,14 @@ export function createOrderView(root, { onState, tooltip, encodings }) {
     const { perm } = m;
     permNow = perm;
     labelsB = labelsOf(m.b);
+    // ALiBi's bias depends on |i − j| only, and a reversed sentence keeps every distance
+    const reversed = perm && perm.length > 1 && perm.every((k, i) => k === perm.length - 1 - i);
+    const alibiBlind = reversed && m.diffs.alibi < SAME
+      ? ` With ALiBi the reversed sentence gives the same vectors too (${formatDiff(m.diffs.alibi)}): its bias m\u00b7|i \u2212 j| sees only distances, and reversing keeps every distance. Without a causal mask ALiBi cannot tell a sentence from its reverse; with one (as in the models that use it) the mask gives the direction. Swap only two words to see it differ.`
+      : '';
     note1.set(perm
-      ? `Positions ${s.pe}. Left: the first sentence\u2019s output rows, moved into the second sentence\u2019s word order; middle: the second sentence\u2019s outputs; right: their difference.${s.pe === 'none' ? ' Any difference is float rounding from adding the same numbers in another order.' : ''}`
-      : `Positions ${s.pe}: the outputs of the two sentences.`);
+      ? `Positions ${KIND_TEXT[s.pe] ?? s.pe}. Left: the first sentence\u2019s output rows, moved into the second sentence\u2019s word order; middle: the second sentence\u2019s outputs; right: their difference.${s.pe === 'none' ? ' Any difference is float rounding from adding the same numbers in another order.' : ''}${alibiBlind}`
+      : `Positions ${KIND_TEXT[s.pe] ?? s.pe}: the outputs of the two sentences.`);
     const shape = (x) => `${x.rows} tokens \u00d7 C = ${x.cols}`;
     hmA.update({ matrix: m.ya, title: perm ? 'Y_a (sentence 1), reordered' : 'Y_a (sentence 1)', shapeText: shape(m.ya), rowLabels: perm ? labelsB : labelsOf(m.ra), colLabels: null, kind: 'diverging', palette: pal, selRow: null, selCol: null });
     hmB.update({ matrix: m.yb, title: 'Y_b (sentence 2)', shapeText: shape(m.yb), rowLabels: labelsB, colLabels: null, kind: 'diverging', palette: pal, selRow: null, selCol: null });

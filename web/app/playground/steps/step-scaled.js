@@ -5,6 +5,7 @@ import { createHeatmap } from '../../kit/heatmap.js';
 import { formatValue, DIGITS } from '../../kit/format.js';
 import { el } from '../../kit/dom.js';
 import { figureTitle } from '../../kit/notation.js';
+import { alibiSlope } from '../alibi.js';
 
 function spread(values) {
   let mean = 0;
@@ -56,7 +57,8 @@ export function createScaledStep(root, ctx) {
       }
       const before = spread(row(h.scores, v.q));
       const after = spread(row(h.scaled, v.q));
-      statLine.textContent = `Spread (standard deviation) of row ${v.q}: ${formatValue(before, DIGITS.cell)} before, ${formatValue(after, DIGITS.cell)} after.`;
+      const slope = alibiSlope(tr, v.head);
+      statLine.textContent = `Spread (standard deviation) of row ${v.q}: ${formatValue(before, DIGITS.cell)} before, ${formatValue(after, DIGITS.cell)} after.${slope === null ? '' : ` ALiBi: the next step adds head ${v.head + 1}\u2019s bias \u2212${formatValue(slope, DIGITS.formula)}\u00b7|i \u2212 j| to these scores, before the mask and the softmax.`}`;
       const common = { rowLabels: v.labels, colLabels: v.labels, kind: 'diverging', palette: v.palette, selRow: v.q, selCol: k };
       // one colour range for both, so the shrink is visible
       let range = 0;

@@ -6,6 +6,7 @@ import { createHeatmap } from '../../kit/heatmap.js';
 import { createRowBars } from '../views/bars.js';
 import { createLinesView } from '../views/lines.js';
 import { figureTitle } from '../../kit/notation.js';
+import { softmaxInput, alibiSlope } from '../alibi.js';
 
 export function createSoftmaxStep(root, ctx) {
   const f = createStepFrame(root, 'softmax');
@@ -43,19 +44,23 @@ export function createSoftmaxStep(root, ctx) {
       const max = h.rowMax[v.q];
       const denom = h.rowSum[v.q];
       const w = at(h.weights, v.q, k);
+      const input = softmaxInput(tr, v.head);
       if (denom === 0) {
         f.formula.set([[`A[${v.q}, ${k}] = `, { result: w }], { caption: `Every key is blocked for query ${v.q}, so its whole row of weights is 0.` }]);
       } else if (!at(tr.mask, v.q, k)) {
         f.formula.set([[`A[${v.q}, ${k}] = exp(\u2212\u221e) / \u2026 = `, { result: w }], { caption: 'This key is masked, so its weight is exactly 0.' }]);
       } else {
-        const s = at(h.scaled, v.q, k);
+        // with ALiBi the softmax reads S′ − m_h·|i − j| (the mask step's matrix)
+        const s = at(input, v.q, k);
+        const alibi = alibiSlope(tr, v.head) !== null;
+        const S = alibi ? 'masked S\u2032' : 'S\u2032';
         f.formula.set([
-          [`A[${v.q}, ${k}] = exp(S\u2032[${v.q}, ${k}] \u2212 m) / \u03a3_j exp(S\u2032[${v.q}, j] \u2212 m) = exp(`, { n: s }, ' \u2212 ', { f: max }, ') / ', { n: denom }, ' = ', { n: Math.exp(s - max) }, ' / ', { n: denom }, ' = ', { result: w }],
-          { caption: `m = ${'\u2009'}the row\u2019s largest allowed score, subtracted only so that exp never overflows; it cancels out.` },
+          [`A[${v.q}, ${k}] = exp(${S}[${v.q}, ${k}] \u2212 m) / \u03a3_j exp(${S}[${v.q}, j] \u2212 m) = exp(`, { n: s }, ' \u2212 ', { f: max }, ') / ', { n: denom }, ' = ', { n: Math.exp(s - max) }, ' / ', { n: denom }, ' = ', { result: w }],
+          { caption: `m = ${'\u2009'}the row\u2019s largest allowed score, subtracted only so that exp never overflows; it cancels out.${alibi ? ' The scores already carry the ALiBi bias of the mask step.' : ''}` },
         ]);
       }
       hm.update({ matrix: h.weights, title: figureTitle('softmax', tr, v.head), rowLabels: v.labels, colLabels: v.labels, kind: 'sequential', range: 1, maskedZeros: tr.mask.data, palette: v.palette, selRow: v.q, selCol: k });
-      bars.update({ labels: v.labels, scaled: h.scaled, weights: h.weights, mask: tr.mask, q: v.q });
+      bars.update({ labels: v.labels, scaled: input, weights: h.weights, mask: tr.mask, q: v.q });
       lines.update({ labels: v.labels, weights: h.weights, mask: tr.mask, q: v.q, head: v.head, palette: v.palette });
     },
   };

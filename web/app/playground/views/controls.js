@@ -9,7 +9,7 @@
 
 import { el, field, setOptions, setValue, uniqueId } from '../../kit/dom.js';
 
-const POSITIONAL_TEXT = { none: 'none', sinusoidal: 'sinusoidal', learned: 'learned', rope: 'rotary (RoPE)' };
+const POSITIONAL_TEXT = { none: 'none', sinusoidal: 'sinusoidal', learned: 'learned', rope: 'rotary (RoPE)', alibi: 'ALiBi' };
 const MASK_TEXT = { none: 'none', causal: 'causal', padding: 'padding', 'causal+padding': 'causal + padding', custom: 'custom (click cells)' };
 
 /** The seed box: a whole number from 0 to 2³²−1 goes out (after a pause in typing, or on change); anything else is marked invalid. */
