@@ -111,7 +111,7 @@ test('a download shows its file, bytes and a progress bar; Cancel stops it and k
     await held.reached;
     const progress = page.getByTestId('hub-progress');
     await progress.waitFor({ state: 'visible' });
-    await page.waitForFunction(() => /Downloading config\.json: [\d.]+ MB of [\d.]+ MB/.test(document.querySelector('[data-testid="hub-progress-text"]')?.textContent ?? ''));
+    await page.waitForFunction(() => /Downloading config\.json: [\d.]+ [kMG]?B of [\d.]+ [kMG]?B/.test(document.querySelector('[data-testid="hub-progress-text"]')?.textContent ?? ''));
     const bar = await page.getByTestId('hub-bar').evaluate((b) => ({ value: b.value, max: b.max }));
     assert.ok(bar.value > 0 && bar.value < bar.max, `the bar is part-way: ${bar.value} of ${bar.max}`);
     assert.equal(await page.getByTestId('hub-fetch').isDisabled(), true);
@@ -169,7 +169,7 @@ test('a Hub model: progress while it downloads, then its tokens and a step\'s nu
   const runs = await runCount(page);
   await fetchId(page, 'tiny/gpt2');
   await held.reached;
-  await page.waitForFunction(() => /Downloading model\.safetensors: [\d.]+ MB of [\d.]+ MB/.test(document.querySelector('[data-testid="hub-progress-text"]')?.textContent ?? ''));
+  await page.waitForFunction(() => /Downloading model\.safetensors: [\d.]+ [kMG]?B of [\d.]+ [kMG]?B/.test(document.querySelector('[data-testid="hub-progress-text"]')?.textContent ?? ''));
   const bar = await page.getByTestId('hub-bar').evaluate((b) => ({ value: b.value, max: b.max }));
   assert.ok(bar.value > 0 && bar.value < bar.max, `the bar is part-way: ${bar.value} of ${bar.max}`);
   held.release();
