@@ -1,7 +1,7 @@
 // Step 7: the mask. Forbidden scores become −∞; clicking a cell of the mask
 // toggles it (switching the mask to "custom").
 
-import { createStepFrame, tok, at, clampIndex } from '../../kit/common.js';
+import { createStepFrame, tok, at, clampIndex, createOffer } from '../../kit/common.js';
 import { createHeatmap } from '../../kit/heatmap.js';
 import { figureTitle } from '../../kit/notation.js';
 
@@ -13,8 +13,21 @@ const TEXT = {
   custom: 'Your own mask: each cell you block is forbidden for that query.',
 };
 
+/** A mask of all 1s blocks nothing: why, and where a mask shows something (null when it does here). */
+export function emptyMaskOffer(tr) {
+  if (!tr.mask.data.every((x) => x !== 0)) return null;
+  if (!tr.model) return { text: 'Every cell is 1: no mask, so nothing is blocked.', label: 'Use a causal mask \u2192', patch: { mask: 'causal' } };
+  if (tr.model.causal) return null;
+  return {
+    text: 'Every cell is 1: this model reads the whole sentence, so it blocks nothing. The language model is causal: each word sees only the words before it.',
+    label: 'See its mask \u2192',
+    patch: { model: 'language', step: 'masked' },
+  };
+}
+
 export function createMaskedStep(root, ctx) {
   const f = createStepFrame(root, 'masked');
+  const offer = createOffer(f, (patch) => ctx.select(patch));
   let trace = null;
   const r = f.row();
   const hmMask = createHeatmap(r, {
@@ -50,6 +63,7 @@ export function createMaskedStep(root, ctx) {
           `A blocked score is set to \u2212\u221e before softmax, and e^(\u2212\u221e) = 0, so its weight is exactly zero. Click a cell of the mask to block or allow it${kind === 'custom' ? '' : ' (this switches the mask to custom)'}.`,
         );
       }
+      offer.update(emptyMaskOffer(tr));
       f.formula.set(allowed
         ? [[`mask[${v.q}, ${k}] = 1 (allowed), so masked S\u2032[${v.q}, ${k}] = S\u2032[${v.q}, ${k}] = `, { result: at(h.scaled, v.q, k) }]]
         : [[`mask[${v.q}, ${k}] = 0 (blocked), so masked S\u2032[${v.q}, ${k}] = `, { result: -Infinity }]]);
