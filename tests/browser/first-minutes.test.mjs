@@ -20,7 +20,9 @@ import { rmSync } from 'node:fs';
 import { startHarness, waitStep, waitReady, artifactDir, pageScrollWidth, hashState, WAIT } from './harness.mjs';
 import { startHubServer, readModelFolder } from '../js/hub-server.mjs';
 import { hubFolders } from '../js/pretrained.mjs';
-import { REAL_MODEL } from '../../web/app/playground/experiments.js';
+
+/** The real model the sentence box offers (web/app/playground/experiments.js REAL_MODEL). */
+const REAL_MODEL = 'hf:HuggingFaceTB/SmolLM2-135M';
 
 let h;
 let hub;
@@ -388,6 +390,11 @@ for (const [name, viewport] of Object.entries(SIZES)) {
     await page.waitForFunction(() => { const r = document.querySelector('[data-testid="hub-error"]').getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight; }, null, { timeout: WAIT });
     assert.equal(await inView(error), true);
     assert.deepEqual(await wordsWhole(error), []);
+    // its long address wraps inside the panel: the page neither widens nor scrolls sideways
+    assert.ok(await pageScrollWidth(page) <= viewport.width);
+    assert.equal(await page.evaluate(() => scrollX), 0);
+    const edges = await error.evaluate((e) => [e.getBoundingClientRect().left, e.getBoundingClientRect().right]);
+    assert.ok(edges[0] >= 0 && edges[1] <= viewport.width, `the error spans ${edges}`);
     assert.equal((await hashState(page)).hub, hub.base, 'the mirror went into the link');
     await shot(page, `${name}-hub-error`);
     // files with no config.json: the error moves under the drop zone
