@@ -303,16 +303,20 @@ for (const [name, viewport] of Object.entries(SIZES)) {
     assert.match(await page.getByTestId('token-count').textContent(), /T = \d+: every matrix below has a row per token/);
     await shot(page, `${name}-gloss`);
     if (name === 'phone') {
-      // the stepper's strip scrolled to its end: "11 Concat" clear of the LEARN label beside it
-      const g = await page.evaluate(() => {
-        const strip = document.querySelector('.stepper .steps');
-        strip.scrollLeft = strip.scrollWidth;
-        const concat = document.querySelector('.step-btn[data-step="concat"]').getBoundingClientRect();
-        const learn = document.querySelector('.steps-nav-learn').getBoundingClientRect();
-        return { right: concat.right, stripRight: strip.getBoundingClientRect().right, learn: learn.left };
-      });
-      assert.ok(g.stripRight <= g.learn + 1 && g.right <= g.learn + 1, `"11 Concat" ends at ${g.right}, the strip at ${g.stripRight}, Learn starts at ${g.learn}`);
-      await shot(page, 'phone-stepper-end');
+      // the stepper's strip shows the current step and the next one whole, none cut under the LEARN label
+      for (const [step, next] of [['heads', 'concat'], ['weighted', 'heads'], ['concat', 'output']]) {
+        await page.locator(`.step-btn[data-step="${step}"]`).click();
+        await waitStep(page, step);
+        await page.waitForFunction(([a, b]) => {
+          const strip = document.querySelector('.stepper .steps').getBoundingClientRect();
+          const learn = document.querySelector('.steps-nav-learn').getBoundingClientRect();
+          return strip.right <= learn.left && [a, b].every((s) => {
+            const r = document.querySelector(`.step-btn[data-step="${s}"]`).getBoundingClientRect();
+            return r.left >= strip.left - 0.5 && r.right <= strip.right + 0.5;
+          });
+        }, [step, next], { timeout: WAIT });
+      }
+      await shot(page, 'phone-stepper');
     }
     assert.ok(await pageScrollWidth(page) <= viewport.width);
     assert.deepEqual(errors, []);
