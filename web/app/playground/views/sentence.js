@@ -158,7 +158,7 @@ function createSentenceBox(onSentence, maxChars) {
  */
 function createTryRow(onTry) {
   const list = el('div', 'try-list');
-  const real = el('button', 'btn btn-small try-real', { type: 'button', testid: 'try-real', text: `Read your own sentence with a real model: ${REAL_MODEL.slice(3).split('/').pop()} (size shown first)\u2026` });
+  const real = el('button', 'btn btn-small try-real', { type: 'button', testid: 'try-real', text: `Your own sentence, read by a real model: ${REAL_MODEL.slice(3).split('/').pop()} (its size first)\u2026` });
   real.addEventListener('click', () => onTry({ model: REAL_MODEL }));
   const row = el('div', 'try-row', { testid: 'try' }, el('span', 'try-label', { text: 'Try:' }), list, real);
   let key = null;
