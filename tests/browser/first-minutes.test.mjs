@@ -318,6 +318,17 @@ for (const [name, viewport] of Object.entries(SIZES)) {
       }
       await shot(page, 'phone-stepper');
     }
+    // item 4: a 40-word paragraph is refused by the toy with the way forward: a real model, or random weights
+    const paragraph = Array.from({ length: 5 }, () => 'The animal didn\'t cross the street because it was').join(' ');
+    await page.getByLabel('Sentence', { exact: true }).fill(paragraph);
+    await page.getByLabel('Sentence', { exact: true }).press('Enter');
+    const refusal = page.getByTestId('message-error').filter({ hasText: 'This model reads short sentences:' });
+    await refusal.waitFor({ timeout: WAIT });
+    assert.match(await refusal.textContent(), /Shorten the sentence, read it with a real model trained on long text, or pick random weights/);
+    assert.equal(await refusal.getByTestId('run-real').textContent(), 'Read it with a real model\u2026');
+    await refusal.getByTestId('run-random').click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="model-picker"]').value === 'random' && !document.querySelector('[data-testid="message-error"]'), null, { timeout: WAIT });
+    await page.getByTestId('token-count').filter({ hasText: /^45 tokens/ }).waitFor({ timeout: WAIT });
     assert.ok(await pageScrollWidth(page) <= viewport.width);
     assert.deepEqual(errors, []);
     await page.close();
