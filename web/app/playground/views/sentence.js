@@ -156,7 +156,7 @@ function createSentenceBox(onSentence, maxChars) {
  * The row under the box (issue #40, 4): the experiments that work on this model (experiments.js)
  * and one click to a real model for sentences the toy models cannot read. onTry(patch).
  */
-function createTryRow(onTry) {
+function createTryRow(onTry, allowed) {
   const list = el('div', 'try-list');
   const real = el('button', 'btn btn-small try-real', { type: 'button', testid: 'try-real', text: `Your own sentence, read by a real model: ${REAL_MODEL.slice(3).split('/').pop()} (its size first)\u2026` });
   real.addEventListener('click', () => onTry({ model: REAL_MODEL }));
@@ -166,7 +166,7 @@ function createTryRow(onTry) {
     row,
     update(state) {
       const items = experimentsFor(state);
-      const shown = !isPretrainedName(state.model);
+      const shown = allowed && !isPretrainedName(state.model);
       const k = JSON.stringify([shown, items.map((x) => x.text)]);
       if (k === key) return;
       key = k;
@@ -199,7 +199,8 @@ export function createSentenceView(root, { limits, computedSentences, onSentence
   const unknownLine = el('p', 'token-count token-unknown', { testid: 'token-unknown', hidden: true });
   const chips = el('ol', 'chips', { testid: 'chips', attrs: { 'aria-label': 'Tokens (select one as the query)' } });
   const chipsCue = el('p', 'chips-cue', { testid: 'chips-cue', hidden: true });
-  const tryRow = createTryRow(onTry);
+  // the page's own row: an embed shows only the controls its host lists
+  const tryRow = createTryRow(onTry, visible === null);
   root.append(sentenceField, tryRow.row, batchRow, batchField, shownField, count, unknownLine, chips, chipsCue);
   if (visible && !visible.includes('batch')) batchRow.hidden = true;
 
