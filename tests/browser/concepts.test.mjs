@@ -215,6 +215,11 @@ test('scale: the score variance grows with d_k only without the scale; entropy a
   assert.ok(off[512] > 100 * off[2], `${off[512]} vs ${off[2]}`);
   assert.ok(await value(page, 'scale-entropy-off-512') < 0.25 * await value(page, 'scale-entropy-on-512'));
   assert.ok(await value(page, 'scale-jacobian-off-512') < 0.5 * await value(page, 'scale-jacobian-on-512'));
+  // its words, each with a one-line gloss shown on focus (issue #40, 5)
+  const terms = page.getByTestId('scale-terms').locator('dfn.gloss');
+  assert.deepEqual(await terms.allTextContents(), ['nats', 'Jacobian', 'Frobenius norm']);
+  await terms.nth(2).focus();
+  assert.match(await terms.nth(2).evaluate((d) => getComputedStyle(d, '::after').content), /square root of the sum of every entry squared/);
   // three charts with axes, two sweeps each, and the marker at the current d_k
   for (const id of ['variance', 'entropy', 'jacobian']) {
     const chart = page.getByTestId(`scale-chart-${id}`);
@@ -420,6 +425,8 @@ for (const scheme of REVIEW_SHOTS ? ['light', 'dark'] : ['light']) {
     for (const demo of DEMOS) {
       await page.locator(`.cx-nav-link[data-demo="${demo}"]`).click();
       await waitDemo(page, demo);
+      // a gloss shown (concept 4's Frobenius norm, issue #40, 5) wraps in its line, never widening the page
+      if (demo === 'scale') await page.getByTestId('scale-terms').locator('dfn.gloss').nth(2).focus();
       const w = await pageScrollWidth(page);
       assert.ok(w <= 390, `${demo}: scrollWidth ${w} > 390`);
       await page.evaluate(() => window.scrollTo(0, 0));

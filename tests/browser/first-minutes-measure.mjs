@@ -1,5 +1,6 @@
 // Measures and screenshots for issue #40 (not a test): cold load to the first
-// drawn step, a step change's redraw, at desktop and phone, and screenshots.
+// drawn step, a step change's redraw, a keystroke's redraw (the sentence, after the
+// box's pause), the switch to the language model, at desktop and phone, and screenshots.
 //   node tests/browser/first-minutes-measure.mjs <outdir> [runs]   (WEB_DIR=<a web/ folder> to measure another tree)
 import { startServer, launchBrowser, waitReady, WEB } from './harness.mjs';
 import { join } from 'node:path';
@@ -27,6 +28,8 @@ const results = {};
 for (const [name, viewport] of Object.entries(SIZES)) {
   const loads = [];
   const changes = [];
+  const keys = [];
+  const switches = [];
   for (let r = 0; r < runs; r++) {
     const { page } = await open(viewport, mark);
     await waitReady(page);
@@ -52,9 +55,29 @@ for (const [name, viewport] of Object.entries(SIZES)) {
         await page.screenshot({ path: join(out, `${name}-softmax.png`) });
       }
     }
+    // a keystroke (the box sends after its 150 ms pause) → the new trace drawn → the next frame
+    const untilRun = async (act) => page.evaluate(async (what) => {
+      const root = document.querySelector('.ap');
+      const before = Number(root.dataset.run);
+      const t0 = performance.now();
+      if (what === 'key') {
+        const box = document.querySelector('[data-testid="sentence"]');
+        box.value = box.value.replace(/\.$/, ' .');
+        box.dispatchEvent(new Event('input', { bubbles: true }));
+      } else {
+        const picker = document.querySelector('[data-testid="model-picker"]');
+        picker.value = 'language';
+        picker.dispatchEvent(new Event('change', { bubbles: true }));
+      }
+      while (Number(root.dataset.run) === before) await new Promise((res) => setTimeout(res, 1));
+      await new Promise((res) => requestAnimationFrame(() => setTimeout(res, 0)));
+      return Math.round(performance.now() - t0);
+    }, act);
+    keys.push(await untilRun('key'));
+    switches.push(await untilRun('switch'));
     await page.close();
   }
-  results[name] = { loads, changes };
+  results[name] = { loads, changes, keys, switches };
 }
 console.log(JSON.stringify(results));
 await browser.close();

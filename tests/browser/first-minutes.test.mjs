@@ -4,17 +4,41 @@
 // sticky stepper (item 2); the phone opens at the sentence, its sticky stepper
 // is compact, "scroll →" and the tap card cover no cell (item 3); a trimmed
 // link keeps the page's model (item 7); an export names model, layer and head
-// (item 8). Screenshots go to tests/artifacts/first-minutes/.
+// (item 8); at the sentence box, experiments that work and one click to a real
+// model, its size first (item 4); glosses and the steps with nothing to show
+// (item 5); the load panel's error where the user acted (item 10), sizes in
+// human units (11), a loaded model opening on a meaningful head (12), said to be
+// what is known of it (13), the Hub mirror in the panel and the link (15); the
+// phone's stepper strip clear of the Learn label. The Hub is a local stand-in
+// (tests/js/hub-server.mjs). Screenshots go to tests/artifacts/first-minutes/.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
-import { startHarness, waitStep, artifactDir, pageScrollWidth, WAIT } from './harness.mjs';
+import { rmSync } from 'node:fs';
+import { startHarness, waitStep, waitReady, artifactDir, pageScrollWidth, hashState, WAIT } from './harness.mjs';
+import { startHubServer, readModelFolder } from '../js/hub-server.mjs';
+import { hubFolders } from '../js/pretrained.mjs';
+
+/** The real model the sentence box offers (web/app/playground/experiments.js REAL_MODEL). */
+const REAL_MODEL = 'hf:HuggingFaceTB/SmolLM2-135M';
 
 let h;
-before(async () => { h = await startHarness(); });
-after(async () => { await h?.close(); });
+let hub;
+let dir;
+before(async () => {
+  // a random-weights GPT-2 in the Hub's layout, served as the real model the page offers and as a plain id
+  dir = hubFolders(['gpt2-vocab'], { withTokenizer: ['gpt2-vocab'] });
+  const folder = readModelFolder(join(dir, 'gpt2-vocab'));
+  hub = await startHubServer({ [REAL_MODEL.slice(3)]: folder, 'tiny/gpt2': folder });
+  h = await startHarness();
+});
+after(async () => {
+  await h?.close();
+  await hub?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
 
 const SIZES = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } };
 const shot = (page, name) => page.screenshot({ path: join(artifactDir('first-minutes'), `${name}.png`) });
@@ -210,6 +234,191 @@ for (const [name, viewport] of Object.entries(SIZES)) {
     await first.scrollIntoViewIfNeeded();
     await shot(page, `${name}-examples`);
     assert.deepEqual(errors, []);
+    await page.close();
+  });
+}
+
+/** The Hub stand-in's requests for one model id, as "METHOD file". */
+const asked = (id) => hub.log.filter((r) => r.url.startsWith(`/${id}/`)).map((r) => `${r.method} ${r.url.slice(id.length + 2).replace('resolve/main/', '')}`);
+
+/** Whether each word of the element's text lies on one line (no word split mid-word); addresses may break. */
+function wordsWhole(locator) {
+  return locator.evaluate((box) => {
+    const split = [];
+    const walk = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
+    for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+      for (const m of n.data.matchAll(/[^\s]+/g)) {
+        if (/[/:.]\S*[/:.]/.test(m[0])) continue; // an address or a file path may wrap where it must
+        const r = document.createRange();
+        r.setStart(n, m.index);
+        r.setEnd(n, m.index + m[0].length);
+        const tops = new Set([...r.getClientRects()].filter((x) => x.width > 0).map((x) => Math.round(x.top)));
+        if (tops.size > 1) split.push(m[0]);
+      }
+    }
+    return split;
+  });
+}
+
+/** Whether the element lies wholly inside the window. */
+const inView = (locator) => locator.evaluate((e) => {
+  const r = e.getBoundingClientRect();
+  return r.top >= 0 && r.bottom <= innerHeight && r.height > 0;
+});
+
+for (const [name, viewport] of Object.entries(SIZES)) {
+  test(`${name}: the sentence box offers experiments that work, the empty steps say why, terms have glosses (items 4, 5)`, async () => {
+    const { page, errors } = await h.open('', { model: null, viewport });
+    await waitStep(page, 'heads');
+    // item 4: the experiments of this model, one click each; the featured head shows the change
+    const tries = page.getByTestId('try-one');
+    assert.equal(await tries.count(), 2, 'the default sentence is one of three: two others offered');
+    await tries.first().click();
+    await page.waitForFunction(() => /too wide\.$/.test(document.querySelector('[data-testid="sentence"]').value));
+    await page.getByTestId('start-here').filter({ hasText: /the row of \u201cit\u201d puts 0\.\d+ of its weight on \u201cstreet\u201d/ }).waitFor({ timeout: WAIT });
+    assert.equal(await page.getByTestId('try-real').isVisible(), true);
+    await page.getByTestId('try').scrollIntoViewIfNeeded();
+    await shot(page, `${name}-try`);
+    // item 5: the mask of all 1s and the fixed scale say why, and offer where they show something
+    await page.locator('.step-btn[data-step="scaled"]').click();
+    await waitStep(page, 'scaled');
+    assert.match(await page.getByTestId('step-offer').textContent(), /^The scale is fixed: this model was trained with it/);
+    await page.locator('.step-btn[data-step="masked"]').click();
+    await waitStep(page, 'masked');
+    const offer = page.locator('section[data-step="masked"] [data-testid="step-offer"]');
+    assert.match(await offer.textContent(), /^Every cell is 1: this model reads the whole sentence, so it blocks nothing\./);
+    await offer.scrollIntoViewIfNeeded();
+    await shot(page, `${name}-mask-offer`);
+    await offer.getByTestId('step-offer-go').click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="model-picker"]').value === 'language' && document.querySelector('[data-testid="panel"]').dataset.rendered === 'masked');
+    await page.locator('section[data-step="masked"] [data-testid="step-offer"]').waitFor({ state: 'hidden' });
+    // item 5: a term's first use carries its gloss, shown on focus (a tap or the keyboard)
+    await page.locator('.step-btn[data-step="input"]').click();
+    await waitStep(page, 'input');
+    const term = page.locator('section[data-step="input"] dfn.gloss', { hasText: 'residual stream' });
+    assert.equal(await term.count(), 1, 'glossed once, where it first appears');
+    await term.focus();
+    const shown = await term.evaluate((d) => getComputedStyle(d, '::after').content);
+    assert.match(shown, /the running sum each layer reads/);
+    assert.match(await page.getByTestId('token-count').textContent(), /T = \d+: every matrix below has a row per token/);
+    await shot(page, `${name}-gloss`);
+    if (name === 'phone') {
+      // the stepper's strip shows the current step and the next one whole, none cut under the LEARN label
+      for (const [step, next] of [['heads', 'concat'], ['weighted', 'heads'], ['concat', 'output']]) {
+        await page.locator(`.step-btn[data-step="${step}"]`).click();
+        await waitStep(page, step);
+        await page.waitForFunction(([a, b]) => {
+          const strip = document.querySelector('.stepper .steps').getBoundingClientRect();
+          const learn = document.querySelector('.steps-nav-learn').getBoundingClientRect();
+          return strip.right <= learn.left && [a, b].every((s) => {
+            const r = document.querySelector(`.step-btn[data-step="${s}"]`).getBoundingClientRect();
+            return r.left >= strip.left - 0.5 && r.right <= strip.right + 0.5;
+          });
+        }, [step, next], { timeout: WAIT });
+      }
+      await shot(page, 'phone-stepper');
+    }
+    // item 4: a 40-word paragraph is refused by the toy with the way forward: a real model, or random weights
+    const paragraph = Array.from({ length: 5 }, () => 'The animal didn\'t cross the street because it was').join(' ');
+    await page.getByLabel('Sentence', { exact: true }).fill(paragraph);
+    await page.getByLabel('Sentence', { exact: true }).press('Enter');
+    const refusal = page.getByTestId('message-error').filter({ hasText: 'This model reads short sentences:' });
+    await refusal.waitFor({ timeout: WAIT });
+    assert.match(await refusal.textContent(), /Shorten the sentence, read it with a real model trained on long text, or pick random weights/);
+    assert.equal(await refusal.getByTestId('run-real').textContent(), 'Read it with a real model\u2026');
+    await refusal.getByTestId('run-random').click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="model-picker"]').value === 'random' && !document.querySelector('[data-testid="message-error"]'), null, { timeout: WAIT });
+    await page.getByTestId('token-count').filter({ hasText: /^45 tokens/ }).waitFor({ timeout: WAIT });
+    assert.ok(await pageScrollWidth(page) <= viewport.width);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test(`${name}: one click to a real model: its size first (human units), then it opens on a meaningful head, described as what is known (items 4, 11, 12, 13, 15)`, async () => {
+    const id = REAL_MODEL.slice(3);
+    const { page, errors } = await h.open(`#hub=${encodeURIComponent(hub.base)}&s=${encodeURIComponent('The cat sat on the mat because it was tired')}`, { model: null, viewport });
+    await page.evaluate(() => caches.delete('attention-playground-hub-v1'));
+    const before = asked(id).length;
+    await page.getByTestId('try-real').click();
+    const download = page.getByTestId('ask-download');
+    await download.waitFor({ timeout: WAIT });
+    assert.deepEqual(asked(id).slice(before).sort(), ['GET config.json', 'HEAD model.safetensors'], 'only the size was asked for');
+    assert.match(await download.textContent(), /^Download \d+(\.\d+)? (B|kB|MB)$/);
+    const question = await page.getByTestId('message-info').filter({ hasText: 'A real model' }).textContent();
+    assert.match(question, /Its weights \(model\.safetensors\) are \d+(\.\d+)? (B|kB|MB);/);
+    assert.doesNotMatch(question, /\de[\u2212-]?\d/, 'no scientific notation');
+    await shot(page, `${name}-real-size`);
+    await download.click();
+    await waitStep(page, 'heads', { timeout: WAIT });
+    await page.waitForFunction((m) => document.querySelector('[data-testid="model-picker"]').value === m, REAL_MODEL);
+    // item 12: the last token's row, in a head that looks past the first token
+    const start = page.getByTestId('start-here');
+    await start.waitFor({ timeout: WAIT });
+    const chips = await page.locator('[data-testid="chips"] li').evaluateAll((ls) => ls.map((l) => l.firstChild?.getAttribute('aria-pressed') === 'true'));
+    assert.equal(chips.lastIndexOf(true), chips.length - 1, 'the query is the last token');
+    const text = await start.textContent();
+    const m = /^Start here: in \u2605 L(\d+) H(\d+).*the row of \u201c(.+?)\u201d puts (0\.\d+|1\.00) of its weight on \u201c(.+?)\u201d/.exec(text);
+    assert.ok(m, text);
+    assert.match(m[3], /tired$/, 'the query is the last word');
+    assert.notEqual(m[5], 'The', 'not the first token');
+    const s = await hashState(page);
+    assert.equal(s.query, chips.length - 1);
+    assert.equal(s.hub, hub.base, 'the mirror stays in the link');
+    // item 13: said to be what is known: where from, not that it was trained
+    const about = await page.locator('.ap-about').textContent();
+    assert.ok(about.startsWith(`${id}, read from ${hub.base}, a copy of the Hub: on the Hub, ${id} holds weights its authors trained`), about);
+    assert.match(about, /whether this copy holds the same, its files do not say/);
+    await shot(page, `${name}-real-loaded`);
+    assert.ok(await pageScrollWidth(page) <= viewport.width);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test(`${name}: the load panel: the mirror is set there (validated), the id is not cut, an error shows where the user acted, in view, words whole (items 10, 15)`, async () => {
+    const { page, errors } = await h.open('', { model: null, viewport });
+    await waitStep(page, 'heads');
+    await page.getByTestId('model-picker').selectOption('load:');
+    await page.getByTestId('hub-loader').waitFor({ state: 'visible' });
+    // the placeholder fits its box
+    const fit = await page.getByTestId('hub-id').evaluate((i) => {
+      const cs = getComputedStyle(i);
+      const ctx = document.createElement('canvas').getContext('2d');
+      ctx.font = `${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+      return { text: ctx.measureText(i.placeholder).width, room: i.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) };
+    });
+    assert.ok(fit.text <= fit.room, `the placeholder needs ${fit.text} px, the box has ${fit.room}`);
+    // a mirror that is neither https nor this computer is refused, under the Hub's box
+    await page.getByTestId('hub-mirror').fill('http://mirror.example');
+    await page.getByTestId('hub-id').fill('nobody/nothing');
+    await page.getByTestId('hub-fetch').click();
+    const error = page.getByTestId('hub-error');
+    await error.waitFor({ state: 'visible' });
+    assert.match(await error.textContent(), /^That is not a Hub address: \u201chttp:\/\/mirror\.example\u201d must be an https address/);
+    assert.equal(await page.getByTestId('hub-mirror').getAttribute('aria-invalid'), 'true');
+    // the local mirror: a model it does not have says so under the Fetch row, scrolled into view
+    await page.getByTestId('hub-mirror').fill(hub.base);
+    await page.getByTestId('hub-fetch').click();
+    await error.filter({ hasText: 'could not be loaded' }).waitFor({ timeout: WAIT });
+    assert.ok(asked('nobody/nothing').includes('GET config.json'), 'asked the mirror');
+    const place = await error.evaluate((e) => ({ after: e.previousElementSibling?.className, inBody: e.parentElement.className }));
+    assert.deepEqual(place, { after: 'hub-form', inBody: 'hub-body' });
+    await page.waitForFunction(() => { const r = document.querySelector('[data-testid="hub-error"]').getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight; }, null, { timeout: WAIT });
+    assert.equal(await inView(error), true);
+    assert.deepEqual(await wordsWhole(error), []);
+    // its long address wraps inside the panel: the page neither widens nor scrolls sideways
+    assert.ok(await pageScrollWidth(page) <= viewport.width);
+    assert.equal(await page.evaluate(() => scrollX), 0);
+    const edges = await error.evaluate((e) => [e.getBoundingClientRect().left, e.getBoundingClientRect().right]);
+    assert.ok(edges[0] >= 0 && edges[1] <= viewport.width, `the error spans ${edges}`);
+    assert.equal((await hashState(page)).hub, hub.base, 'the mirror went into the link');
+    await shot(page, `${name}-hub-error`);
+    // files with no config.json: the error moves under the drop zone
+    await page.getByTestId('hub-files').setInputFiles([{ name: 'vocab.txt', mimeType: 'text/plain', buffer: Buffer.from('[PAD]\n') }]);
+    await error.filter({ hasText: 'no config.json' }).waitFor({ timeout: WAIT });
+    assert.equal(await error.evaluate((e) => e.previousElementSibling?.dataset.testid), 'hub-drop');
+    assert.deepEqual(await wordsWhole(error), []);
+    assert.ok(await pageScrollWidth(page) <= viewport.width);
+    assert.deepEqual(errors.filter((e) => !/404/.test(e)), []);
     await page.close();
   });
 }

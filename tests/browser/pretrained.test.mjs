@@ -10,7 +10,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { rmSync, readFileSync } from 'node:fs';
-import { startHarness, waitReady, runCount, waitRunAfter, artifactDir, pageScrollWidth, readoutValues, hashState, allowLinkModel, WAIT } from './harness.mjs';
+import { startHarness, waitReady, waitStep, runCount, waitRunAfter, artifactDir, pageScrollWidth, readoutValues, hashState, allowLinkModel, WAIT } from './harness.mjs';
 import { startHubServer, readModelFolder } from '../js/hub-server.mjs';
 import { cliTrace } from '../js/helpers.mjs';
 import { hubFolders, overflowingGpt2 } from '../js/pretrained.mjs';
@@ -111,7 +111,7 @@ test('a download shows its file, bytes and a progress bar; Cancel stops it and k
     await held.reached;
     const progress = page.getByTestId('hub-progress');
     await progress.waitFor({ state: 'visible' });
-    await page.waitForFunction(() => /Downloading config\.json: [\d.]+ MB of [\d.]+ MB/.test(document.querySelector('[data-testid="hub-progress-text"]')?.textContent ?? ''));
+    await page.waitForFunction(() => /Downloading config\.json: [\d.]+ [kMG]?B of [\d.]+ [kMG]?B/.test(document.querySelector('[data-testid="hub-progress-text"]')?.textContent ?? ''));
     const bar = await page.getByTestId('hub-bar').evaluate((b) => ({ value: b.value, max: b.max }));
     assert.ok(bar.value > 0 && bar.value < bar.max, `the bar is part-way: ${bar.value} of ${bar.max}`);
     assert.equal(await page.getByTestId('hub-fetch').isDisabled(), true);
@@ -169,7 +169,7 @@ test('a Hub model: progress while it downloads, then its tokens and a step\'s nu
   const runs = await runCount(page);
   await fetchId(page, 'tiny/gpt2');
   await held.reached;
-  await page.waitForFunction(() => /Downloading model\.safetensors: [\d.]+ MB of [\d.]+ MB/.test(document.querySelector('[data-testid="hub-progress-text"]')?.textContent ?? ''));
+  await page.waitForFunction(() => /Downloading model\.safetensors: [\d.]+ [kMG]?B of [\d.]+ [kMG]?B/.test(document.querySelector('[data-testid="hub-progress-text"]')?.textContent ?? ''));
   const bar = await page.getByTestId('hub-bar').evaluate((b) => ({ value: b.value, max: b.max }));
   assert.ok(bar.value > 0 && bar.value < bar.max, `the bar is part-way: ${bar.value} of ${bar.max}`);
   held.release();
@@ -177,6 +177,11 @@ test('a Hub model: progress while it downloads, then its tokens and a step\'s nu
   await page.waitForFunction(() => document.querySelector('[data-testid="model-picker"]').value === 'hf:tiny/gpt2');
   assert.equal((await hashState(page)).model, 'hf:tiny/gpt2');
   assert.match(await page.getByTestId('model-about').textContent(), /A pretrained GPT-2 model \(tiny\/gpt2 from the Hugging Face Hub\).*2 layers \u00d7 2 heads, C = 8, vocabulary 50,257/);
+  // a loaded model opens on its featured head (issue #40, 12): back to the step and query of the link
+  await waitStep(page, 'heads');
+  await page.locator('.step-btn[data-step="projections"]').click();
+  await waitStep(page, 'projections');
+  await page.getByLabel('Query token', { exact: true }).selectOption('2');
   await page.getByLabel('Layer', { exact: true }).selectOption('0');
   await waitRunAfter(page, await runCount(page) - 1);
   const { shown } = await checkProjections(page, 'gpt2', 0, 2);

@@ -50,7 +50,7 @@ test('small settings show their memory before ▶, in megabytes', async () => {
   const line = await memoryLine(page);
   assert.equal(line.fits, 'true');
   assert.ok(line.bytes > 0 && line.bytes < 100e6, String(line.bytes));
-  assert.match(line.text, /^Training needs about \d+(\.\d+)? MB of memory\.$/);
+  assert.match(line.text, /^Training needs about \d+(\.\d+)? [kM]B of memory\.$/);
   assert.equal(await page.getByTestId('play').isDisabled(), false);
   assert.equal((await labState(page)).step, '0');
   await page.screenshot({ path: join(artifactDir('train'), 'memory-fits.png') });

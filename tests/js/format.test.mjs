@@ -116,11 +116,18 @@ test('token labels are never cut: tokenLabel and quoted keep the whole token; ex
   assert.ok(!/\s\u2026$/.test(cut) && long[cut.length - 1] === ' ', `cut at a word boundary: "${cut}"`);
 });
 
-test('formatBytes: decimal megabytes below 1 GB, gigabytes from there, by formatValue', () => {
+test('formatBytes: bytes, kB, MB and GB in decimal units by formatValue, never scientific', () => {
+  assert.equal(formatBytes(0), '0 B');
+  assert.equal(formatBytes(285), '285 B');
+  assert.equal(formatBytes(999.4), '999 B');
+  assert.equal(formatBytes(999.6), '1.00 kB');
+  assert.equal(formatBytes(1.5e5), '150 kB');
   assert.equal(formatBytes(42e6), '42.0 MB');
   assert.equal(formatBytes(768 * 2 ** 20), '805 MB');
   assert.equal(formatBytes(2 ** 34), '17.2 GB');
-  assert.equal(formatBytes(1.5e5), '0.150 MB');
   assert.equal(formatBytes(999.4e6), '999 MB');
   assert.equal(formatBytes(999.6e6), '1.00 GB'); // rounds to 1000 MB: said in GB, never "1.00e3 MB"
+  assert.equal(formatBytes(2.5e15), '2,500,000 GB');
+  assert.equal(formatBytes(-1), '\u2014');
+  for (let b = 1; b < 1e16; b *= 3.7) assert.doesNotMatch(formatBytes(b), /e/, `${b} bytes`);
 });

@@ -47,6 +47,42 @@ function replyError(msg) {
   return Object.assign(new Error(msg.message), { code: msg.code, file: msg.file ?? null, forgotten: Boolean(msg.forgotten) });
 }
 
+/**
+ * Hub ids of checkpoints published as trained by their authors (each model card says on
+ * what), lower case. Only these are described as trained: any other file's weights may be
+ * anything. A bare legacy id (the Hub's old names, before their organisations) is the same
+ * model as the one here that ends in "/" and it.
+ */
+export const KNOWN_TRAINED = Object.freeze(new Set([
+  'openai-community/gpt2', 'openai-community/gpt2-medium', 'openai-community/gpt2-large', 'openai-community/gpt2-xl', 'distilbert/distilgpt2',
+  'google-bert/bert-base-uncased', 'google-bert/bert-base-cased', 'google-bert/bert-large-uncased', 'google-bert/bert-large-cased',
+  'huggingfacetb/smollm2-135m', 'huggingfacetb/smollm2-135m-instruct', 'huggingfacetb/smollm2-360m', 'huggingfacetb/smollm2-360m-instruct',
+  'qwen/qwen2.5-0.5b', 'qwen/qwen2.5-0.5b-instruct', 'qwen/qwen3-0.6b', 'tinyllama/tinyllama-1.1b-chat-v1.0',
+]));
+
+const isKnownTrained = (id) => {
+  const key = id.toLowerCase();
+  return KNOWN_TRAINED.has(key) || (!key.includes('/') && [...KNOWN_TRAINED].some((k) => k.endsWith(`/${key}`)));
+};
+
+/**
+ * What is known of a pretrained model's weights: trained by its authors (a known Hub id from
+ * the Hub), else only where they come from. base: where its hf: files came from (a mirror may
+ * serve anything under a known id).
+ */
+export function weightsAbout(name, base = DEFAULT_HUB_BASE) {
+  const engine = 'Everything is computed in your browser by a C++ engine compiled to WebAssembly.';
+  const id = isHubName(name) ? name.slice(3) : null;
+  if (id && isKnownTrained(id) && base !== DEFAULT_HUB_BASE) {
+    return `${id}, read from ${new URL(base).origin}, a copy of the Hub: on the Hub, ${id} holds weights its authors trained on large amounts of text; whether this copy holds the same, its files do not say. ${engine}`;
+  }
+  if (id && isKnownTrained(id)) {
+    return `${id}: weights its authors trained on large amounts of text (its model card on the Hub says which), read here from the model\u2019s own files. ${engine}`;
+  }
+  const from = id ? `${id} on the Hub` : isUrlName(name) ? name.slice(4) : 'your files';
+  return `Weights read from the model\u2019s own files (${from}). The files do not say how they were made (trained, or random as in a test checkpoint), so this page does not claim they learned anything. ${engine}`;
+}
+
 /** The one line about a loaded model: what it is and how big. */
 export function pretrainedAbout(name, info) {
   const c = info.config;

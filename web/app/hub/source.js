@@ -69,6 +69,31 @@ export function modelFolderUrl(text, base = undefined) {
   return u.href.length <= 2000 ? u.href : null;
 }
 
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * A Hub mirror's address as the user or a link gave it: {base} (its origin and path, no
+ * trailing "/"), or {error} saying why not. Only https, or http on this computer
+ * (localhost, 127.0.0.1, [::1]): the page fetches models from there.
+ */
+export function parseHubMirror(text) {
+  const raw = String(text ?? '').trim();
+  if (raw === '') return { base: DEFAULT_HUB_BASE };
+  let u;
+  try {
+    u = new URL(raw);
+  } catch {
+    return { error: 'is not an address: write it as https://host or http://localhost:port' };
+  }
+  const local = LOOPBACK.has(u.hostname);
+  if (u.protocol !== 'https:' && !(u.protocol === 'http:' && local)) {
+    return { error: 'must be an https address (or http on this computer: localhost, 127.0.0.1)' };
+  }
+  if (u.username || u.password || u.search || u.hash) return { error: 'must be a plain address, without a name, password, ? or #' };
+  const base = `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
+  return base.length <= 300 ? { base } : { error: 'is longer than 300 characters' };
+}
+
 export function hubError(code, message, file = null) {
   const e = new Error(message);
   e.code = code;

@@ -4,6 +4,7 @@
 import { el } from './dom.js';
 import { createFormula } from './formula.js';
 import { quoted } from './format.js';
+import { glossed } from './glossary.js';
 
 /**
  * The frame of one step: a short explanation next to the numbers, the formula
@@ -27,7 +28,9 @@ export function createStepFrame(root, name) {
       const text = paragraphs.join('\n');
       if (text === lastExplain) return;
       lastExplain = text;
-      explain.replaceChildren(...paragraphs.map((p) => el('p', null, { text: p })));
+      // a term's first use in the step carries its one-line gloss (glossary.js)
+      const seen = new Set();
+      explain.replaceChildren(...paragraphs.map((p) => el('p', null, {}, ...glossed(p, seen))));
     },
     /** A new row of figures (they wrap on narrow screens). */
     row(className = '') {
@@ -98,6 +101,29 @@ export function createFitNote(frame, { onPickModel = null, parent = null } = {})
         pick.textContent = 'Try the language model \u2192';
         later.textContent = ' It was trained on everyday sentences, so it fits yours better. (A real pretrained model will come later.)';
       }
+    },
+  };
+}
+
+/**
+ * The one line a step says when it has nothing to show on this model (a fixed scale, a mask
+ * of all 1s), with a button to where it does (issue #40, 5): update(null) hides it,
+ * update({text, label, patch}) shows it; a click calls onPick(patch).
+ */
+export function createOffer(frame, onPick) {
+  const text = el('span', 'step-offer-text');
+  const go = el('button', 'btn btn-small step-offer-go', { type: 'button', testid: 'step-offer-go' });
+  const n = el('p', 'step-offer', { testid: 'step-offer', hidden: true, attrs: { role: 'note' } }, text, ' ', go);
+  let patch = null;
+  go.addEventListener('click', () => { if (patch) onPick(patch); });
+  frame.root.insertBefore(n, frame.root.querySelector('.formula-wrap'));
+  return {
+    update(offer) {
+      n.hidden = !offer;
+      patch = offer?.patch ?? null;
+      if (!offer) return;
+      text.textContent = offer.text;
+      go.textContent = offer.label;
     },
   };
 }

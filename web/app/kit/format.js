@@ -94,13 +94,20 @@ export function excerpt(text, max = 60) {
 }
 
 /**
- * A size in bytes in decimal units by THE rule: formatValue of the megabytes
- * below 1 GB, of the gigabytes from there (42e6 → "42.0 MB", 1.72e10 → "17.2 GB").
+ * A size in bytes in human decimal units by THE rule: whole bytes below 1 kB, then
+ * formatValue of the kB, MB or GB (285 → "285 B", 1.5e5 → "150 kB", 42e6 → "42.0 MB",
+ * 1.72e10 → "17.2 GB"); never scientific notation (issue #40, 11).
  */
 export function formatBytes(bytes, digits = 3) {
-  const mb = bytes / 1e6;
-  // gigabytes once the megabytes round to 1000 or more (999.6 MB → "1.00 GB", never "1.00e3 MB")
-  return Number(mb.toPrecision(digits)) >= 1000 ? `${formatValue(bytes / 1e9, digits)} GB` : `${formatValue(mb, digits)} MB`;
+  if (!Number.isFinite(bytes) || bytes < 0) return '\u2014';
+  if (bytes < 999.5) return `${Math.round(bytes)} B`;
+  // the next unit once the value rounds to 1000 (999.6 kB → "1.00 MB", never "1.00e3 kB")
+  for (const [unit, size] of [['kB', 1e3], ['MB', 1e6]]) {
+    if (Number((bytes / size).toPrecision(digits)) < 1000) return `${formatValue(bytes / size, digits)} ${unit}`;
+  }
+  const gb = bytes / 1e9;
+  // past a million GB the digits stay whole rather than go scientific
+  return `${gb < 10 ** digits ? formatValue(gb, digits) : Math.round(gb).toLocaleString('en-US')} GB`;
 }
 
 /** 0.2 → "0.2×" */

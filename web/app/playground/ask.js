@@ -64,23 +64,38 @@ export function createAsk({ engine, render }) {
     }
   }
 
+  /** config.json and the size, asked for (the reader's "Check its size", or the page's offer clicked). */
+  function look(q) {
+    q.stage = 'looking';
+    lookUp(q, q.signal).then(({ config, size }) => {
+      q.config = config;
+      q.size = size;
+      q.stage = 'sized';
+    }, (e) => {
+      close(q);
+      q.no(e);
+    }).finally(render);
+  }
+
   return {
     /**
      * Resolves once the reader asked for the model (at once when its files are in this browser);
      * rejects with code 'cancelled' when signal aborts (another model took its place), or with
      * the error of config.json once looked up.
      */
-    async wait(source, name, signal) {
+    async wait(source, name, signal, { offered = false } = {}) {
       if (await isCachedModel(source)) return;
       if (signal.aborted) throw hubError('cancelled', 'the load was cancelled');
       await new Promise((yes, no) => {
-        const q = { source, name, stage: 'ask', config: null, size: null, yes, no, signal };
+        const q = { source, name, stage: 'ask', config: null, size: null, yes, no, signal, offered };
         open = q;
         signal.addEventListener('abort', () => {
           close(q);
           no(hubError('cancelled', 'the load was cancelled'));
           render();
         }, { once: true });
+        // the reader clicked the page's offer: the size is what they asked to see
+        if (offered) look(q);
         render();
       });
     },
@@ -92,17 +107,7 @@ export function createAsk({ engine, render }) {
       if (action === 'download' && q.stage === 'sized') {
         close(q);
         q.yes();
-      } else if (action === 'look' && q.stage === 'ask') {
-        q.stage = 'looking';
-        lookUp(q, q.signal).then(({ config, size }) => {
-          q.config = config;
-          q.size = size;
-          q.stage = 'sized';
-        }, (e) => {
-          close(q);
-          q.no(e);
-        }).finally(render);
-      }
+      } else if (action === 'look' && q.stage === 'ask') look(q);
       render();
     },
 
@@ -110,7 +115,7 @@ export function createAsk({ engine, render }) {
     message() {
       if (!open) return null;
       const { what, origin } = placeOf(open.source);
-      const base = { id: 'ask-model', kind: 'info', title: 'This link names a pretrained model:' };
+      const base = { id: 'ask-model', kind: 'info', title: open.offered ? 'A real model, for the sentences the toy models cannot read:' : 'This link names a pretrained model:' };
       if (open.stage !== 'sized') {
         return {
           ...base,

@@ -43,6 +43,8 @@ import { createFollower } from './follow.js';
 import { DEFAULT_HUB_BASE } from '../hub/hub.js';
 import { createSources } from './sources/registry.js';
 import { createRuns } from './runs.js';
+import { REAL_MODEL } from './experiments.js';
+import { fatalText, urlNotice } from './errors.js';
 import { createModelLoader } from './loader.js';
 import { createGeneration } from './generate.js';
 
@@ -61,7 +63,7 @@ const CONTROL_CHOICES = Object.freeze({ widths: WIDTHS, heads: HEAD_CHOICES, pos
 const SENTENCE_LIMITS = Object.freeze({ maxChars: MAX_SENTENCE_CHARS, maxBatch: MAX_BATCH, maxBatchChars: MAX_BATCH_CHARS });
 
 /** The playground's views, each wired to the controller's actions. */
-function createViews(layout, stepCtx, { set, go, follow, togglePlay, endTour, controls, onBatchText, labModel, onDismiss, onAction, onLoadModel }) {
+function createViews(layout, stepCtx, { set, go, follow, togglePlay, endTour, controls, onBatchText, labModel, onDismiss, onAction, onLoadModel, onTry }) {
   return {
     theme: createThemeToggle(layout.theme, { onChange: (theme) => set({ theme }) }),
     sentence: createSentenceView(layout.sentence, {
@@ -72,6 +74,7 @@ function createViews(layout, stepCtx, { set, go, follow, togglePlay, endTour, co
       onBatch: (batch) => set({ batch }),
       onShown: (shown) => set({ shown }),
       onSelectQuery: (query) => set({ query }),
+      onTry,
       visible: controls,
     }),
     controls: createControls(layout.controls, { choices: CONTROL_CHOICES, onChange: (patch) => set(patch), visible: controls, labModel, onLoadModel }),
@@ -96,22 +99,10 @@ function createViews(layout, stepCtx, { set, go, follow, togglePlay, endTour, co
   };
 }
 
-/** The engine's start-up failure, with what to do about it. */
-function fatalText(e) {
-  let fatal = String(e?.message ?? e);
-  if (/WebAssembly/.test(fatal) && !/Chrome/.test(fatal)) fatal += ' Any current Chrome, Edge, Firefox or Safari can run it.';
-  else if (!/WebAssembly/.test(fatal)) fatal += ' (If you are running it from a checkout: build the module with ./build_wasm.sh and serve web/ over http.)';
-  return fatal;
-}
-
-/** The message of a link's settings that could not be used. */
-function urlNotice(details) {
-  return { id: 'url', kind: 'notice', title: 'Some settings in the link could not be used,', text: 'so defaults were used for them:', details, dismissible: true };
-}
-
 export function createController(layout, { initialState = {}, notices = [], controls = null, onStateChange = null, keyboardTarget = null, loadEngine = createEngine, fetchShipped = defaultFetchShipped, loadLab = null, freshStart = false, freshStep = null, hubBase = DEFAULT_HUB_BASE, pretrainedInPage = false, allowedModels = [], tourable = true, lessonsHref = null } = {}) {
   let state = normalizeState(initialState);
   let fresh = freshStart; // a fresh page opens on the model's featured head (once)
+  const hubNow = () => state.hub || hubBase; // hf: models come from the link's or the panel's mirror, else the page's
   let engine = null;
   let fatal = null;
   let runCount = 0;
@@ -151,12 +142,9 @@ export function createController(layout, { initialState = {}, notices = [], cont
     set, go, follow, togglePlay, endTour, controls,
     onBatchText(text) {
       const lines = splitLines(text);
-      if (!lines.length) {
-        runs.fail({ title: 'Batch mode needs a sentence:', text: 'write at least one sentence, one per line.' });
-        render();
-        return;
-      }
-      set({ sentences: lines });
+      if (lines.length) return set({ sentences: lines });
+      runs.fail({ title: 'Batch mode needs a sentence:', text: 'write at least one sentence, one per line.' });
+      render();
     },
     labModel: () => (isLabModel(state.model) ? state.model : null),
     onLoadModel() {
@@ -170,17 +158,19 @@ export function createController(layout, { initialState = {}, notices = [], cont
     onAction(id, action) {
       if (id === 'ask-model') loader.act(action);
       else if (id === 'model' && action === 'retry') runs.retry();
+      else if (id === 'run') tryThis({ model: action === 'real' ? REAL_MODEL : 'random' });
     },
+    onTry: (patch) => tryThis(patch),
   });
 
   // "Load a model…" (pretrained models, each in its own worker; a link's waits for the reader), the sources of every model and their runs
   const loader = createModelLoader(views.controls.loaderSlot, {
-    hubBase, inPage: pretrainedInPage, loadEngine, render, engine: () => engine, allowed: allowedModels,
+    hubBase: hubNow, setHub: (b) => set({ hub: b === hubBase ? '' : b }), inPage: pretrainedInPage, loadEngine, render, engine: () => engine, allowed: allowedModels,
     current: () => state.model,
     label: modelLabel,
     onAsk: (from, name) => runs.open(name, from),
   });
-  const sources = createSources({ fetchShipped, loadLab, hubBase, loadPretrained: loader.load });
+  const sources = createSources({ fetchShipped, loadLab, hubBase: hubNow, loadPretrained: loader.load });
   const runs = createRuns(sources, {
     state: () => state,
     replace: (s) => { state = s; },
@@ -191,6 +181,10 @@ export function createController(layout, { initialState = {}, notices = [], cont
     later: () => { keepQuery(); persist(); render(); },
     opened,
     pick: (name) => set({ model: name }),
+    feature(f) {
+      set({ layer: f.layer, head: f.head, query: f.query, step: 'heads' });
+      follow();
+    },
     notice(problems) {
       const before = messagesExtra.find((m) => m.id === 'url')?.details ?? [];
       messagesExtra = [...messagesExtra.filter((m) => m.id !== 'url'), urlNotice([...before, ...problems])];
@@ -277,6 +271,15 @@ export function createController(layout, { initialState = {}, notices = [], cont
     if (j === i) return;
     set({ step: part[j] });
     follow();
+  }
+
+  /** A suggestion under the sentence box or a refusal's way forward; a real model asks its size first (#40, 4). */
+  function tryThis(patch) {
+    if (patch.model) {
+      loader.offer(patch.model);
+      runs.feature(patch.model);
+    }
+    set(patch);
   }
 
   /** Play or pause; a user's Play brings the figure into view (a host's play() does not scroll its page). */

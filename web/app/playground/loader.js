@@ -8,7 +8,7 @@
 // A model a link names waits for the reader's go-ahead (ask.js) unless it
 // loaded here before, or the page's author named it (allowed).
 //
-//   const loader = createModelLoader(slot, { hubBase, inPage, loadEngine, engine, allowed, current, label, onAsk, render });
+//   const loader = createModelLoader(slot, { hubBase: () => base, setHub, inPage, loadEngine, engine, allowed, current, label, onAsk, render });
 //   const handle = await loader.load({ kind: 'hub', base, id }, 'hf:<id>', { asked });
 //   loader.show(); loader.update();   // the picker's "Load a model…"; from the controller's render()
 //   loader.leave(name);                // the page moved to model `name`: a load of another one ends
@@ -22,13 +22,15 @@ import { createAsk } from './ask.js';
  * user asked for a model (the controller opens it and puts it on screen); render(): redraw;
  * engine(): the page's engine; allowed: names that load without asking (the page author's).
  */
-export function createModelLoader(slot, { hubBase, inPage, loadEngine, engine, allowed = [], current, label, onAsk, render }) {
+export function createModelLoader(slot, { hubBase, setHub = () => {}, inPage, loadEngine, engine, allowed = [], current, label, onAsk, render }) {
   let load = null; // {name, source, abort: AbortController, asking, progress, file, since} while one loads
   let open = false;
   let error = null; // {title, text, retry}: why the last load failed
   let last = null; // {source, name}: what the user asked for last ("Download again")
   // names the reader or the author asked for: they load without the question
   const yes = new Set(allowed);
+  // names the page offered with one click (the real model under the sentence box): its size is asked at once
+  const offered = new Set();
   const ask = createAsk({ engine, render });
 
   const userAsks = (source, name) => {
@@ -36,7 +38,11 @@ export function createModelLoader(slot, { hubBase, inPage, loadEngine, engine, a
     onAsk(source, name);
   };
   const view = createHubLoaderView(slot, {
-    onHub: (id) => userAsks({ kind: 'hub', base: hubBase, id }, `hf:${id}`),
+    // the panel's mirror goes into the state (and the link) before the model is asked for
+    onHub(id, base) {
+      if (base !== hubBase()) setHub(base);
+      userAsks({ kind: 'hub', base, id }, `hf:${id}`);
+    },
     onFiles: (files, folder) => userAsks({ kind: 'files', files }, `local:${folder || 'your model'}`),
     onRetry: () => last && userAsks(last.source, last.name),
     onCancel: () => load?.abort.abort(),
@@ -48,7 +54,7 @@ export function createModelLoader(slot, { hubBase, inPage, loadEngine, engine, a
 
   function update() {
     const busy = Boolean(load && !load.asking);
-    view.update({ open: open || busy, busy, label: busy ? pretrainedLabel(load.name) : '', progress: load?.progress ?? null, error: load ? null : error });
+    view.update({ open: open || busy, busy, label: busy ? pretrainedLabel(load.name) : '', progress: load?.progress ?? null, error: load ? null : error, hub: hubBase() });
   }
 
   /**
@@ -66,7 +72,7 @@ export function createModelLoader(slot, { hubBase, inPage, loadEngine, engine, a
       if (!asked && source.kind !== 'files' && !yes.has(name)) {
         mine.asking = true;
         render();
-        await ask.wait(source, name, mine.abort.signal);
+        await ask.wait(source, name, mine.abort.signal, { offered: offered.has(name) });
         mine.asking = false;
       }
       if (load !== mine) throw superseded();
@@ -118,6 +124,8 @@ export function createModelLoader(slot, { hubBase, inPage, loadEngine, engine, a
     /** The question about a link's model, for the message bar (or null), and its buttons. */
     message: () => ask.message(),
     act: (action) => ask.act(action),
+    /** The reader clicked the page's offer of model `name`: its question asks for the size at once. */
+    offer: (name) => offered.add(name),
     /** The step panel's note while model `name` waits for the reader (or null). */
     status: (name) => ask.status(name),
     /** The page moved to model `name`: a load (or question) of another model ends, its worker with it. */

@@ -13,11 +13,13 @@
 //   runs.learn()             // v.learn on a Learn step
 //   runs.status(trace), runs.errors(), runs.notices()   // what the panel and the message bar say
 //   runs.retry()             // "Download again": the model on screen, loaded anew
+//   runs.feature(name)       // the user asked for this model here: its first trace opens on its featured head
 //
 // page: the controller's side: state() and replace(state) (a change the run brings, made
 // quietly: no run, no render), ran() (a trace came: count it), later() (a trace that came
 // later is on screen: place the query, persist, render), opened(name) (the model on screen
-// has loaded), pick(name) (a model the user loaded is ready: put it on screen), notice(problems)
+// has loaded), pick(name) (a model the user loaded is ready: put it on screen), feature({layer,
+// head, query}) (its first trace came: open on its featured head), notice(problems)
 // (link values the model could not take, put back to their defaults), persist(), render().
 
 import { describeError } from './errors.js';
@@ -33,6 +35,7 @@ export function createRuns(sources, page) {
   let learnProblem = null; // why a step by hand in the link could not be taken
   let seq = 0; // the newest trace asked for
   let waiting = false; // a trace asked for has not come yet
+  let featureNext = null; // a model the user just loaded: its first trace moves to its featured head
 
   const state = () => page.state();
   const sourceOnScreen = () => sources.get(state().model);
@@ -42,7 +45,11 @@ export function createRuns(sources, page) {
     sources.open(name, { from, asked, labLink: state().from }).then(() => {
       if (modelError?.model === name) modelError = null;
       if (state().model === name) page.opened(name);
-      else if (from) page.pick(name);
+      else if (from) {
+        // a model the user loaded opens on its featured head once its first trace is there
+        featureNext = name;
+        page.pick(name);
+      }
     }, (e) => {
       if (e?.code === 'superseded') return;
       if (state().model === name) {
@@ -108,7 +115,10 @@ export function createRuns(sources, page) {
       if (!current()) return;
       waiting = false;
       shown(r);
-      page.later();
+      const f = featureNext === name ? source.featured : null;
+      if (featureNext === name) featureNext = null;
+      if (f) page.feature(f);
+      else page.later();
     }, (e) => {
       if (!current()) return;
       waiting = false;
@@ -143,6 +153,9 @@ export function createRuns(sources, page) {
   }
 
   return {
+    feature(name) {
+      featureNext = name;
+    },
     /** The engine is there: run from now on. */
     start(engine) {
       started = true;

@@ -17,7 +17,7 @@ import { THEMES, parseScalarField as parseUrlScalar, fitHeads } from '../kit/url
 import { STEPS, EXTRA_STEP_IDS } from './steps.js';
 import { LEARN_STEPS } from './learn/steps.js';
 import { encodeCells, decodeCells } from './mask-cells.js';
-import { isPretrainedName } from '../hub/source.js';
+import { isPretrainedName, parseHubMirror } from '../hub/source.js';
 
 export const WIDTHS = Object.freeze([4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024]);
 export const HEAD_CHOICES = Object.freeze([1, 2, 3, 4, 6, 8, 12, 16, 32]);
@@ -105,6 +105,8 @@ export const FIELDS = Object.freeze({
   dim: { param: 'd', kind: 'int', min: 0, max: MAX_D_MODEL - 1, default: 0, label: 'dimension' },
   head: { param: 'head', kind: 'int', min: 0, max: MAX_D_MODEL - 1, default: 0, label: 'head' },
   speed: { param: 'speed', kind: 'choice', choices: SPEEDS, default: 1, label: 'speed' },
+  // where hf: models are fetched from: '' is the page's own (huggingface.co unless its host names a mirror)
+  hub: { param: 'hub', kind: 'hub', default: '', label: 'Hub mirror', when: (s) => s.hub !== '' },
   theme: { param: 'theme', kind: 'choice', choices: THEMES, default: 'system', label: 'theme' },
   // the Learn part (learn.js): the targets picked by hand, the scale switch on the backward, one step by hand
   targets: { param: 'tg', kind: 'list', re: TARGET_RE, max: MAX_INDEX + 1, default: Object.freeze([]), label: 'targets', when: (s) => s.targets.length > 0 },
@@ -183,6 +185,10 @@ function parseField(f, raw) {
       const r = decodeCells(raw, { maxIndex: MAX_INDEX, maxCells: MAX_CUSTOM_CELLS });
       return r.error ? { error: r.error } : { value: canonicalCells(r.cells) };
     }
+    case 'hub': {
+      const r = parseHubMirror(raw);
+      return r.error ? { error: r.error } : { value: r.base };
+    }
     case 'ids': {
       const parts = raw.split(',');
       if (raw === '' || parts.length > MAX_GENERATED || !parts.every((p) => /^\d{1,6}$/.test(p) && Number(p) <= MAX_TOKEN_ID)) {
@@ -254,6 +260,9 @@ export function normalizeState(input) {
         break;
       case 'ids':
         if (Array.isArray(v) && v.length <= MAX_GENERATED && v.every((x) => Number.isInteger(x) && x >= 0 && x <= MAX_TOKEN_ID)) s[name] = [...v];
+        break;
+      case 'hub':
+        if (typeof v === 'string' && (v === '' || parseHubMirror(v).base === v)) s[name] = v;
         break;
       case 'model':
         if (MODELS.includes(v) || isLabModel(v) || isPretrainedName(v)) s[name] = v;

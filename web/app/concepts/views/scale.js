@@ -9,6 +9,7 @@ import {
 import { createLineChart } from '../chart.js';
 import { DK_VALUES } from '../limits.js';
 import { formatValue } from '../../kit/format.js';
+import { glossed } from '../../kit/glossary.js';
 
 /** Every number of this demo: three significant digits by the page's rule. */
 function fmt(x) {
@@ -45,6 +46,8 @@ export function createScaleView(root, { onState, samples }) {
   const mVar = createMetric(verdict, { label: 'variance of the scores', testid: 'scale-cur-var' });
   const mEnt = createMetric(verdict, { label: 'mean row entropy (nats)', testid: 'scale-cur-entropy' });
   const mJac = createMetric(verdict, { label: 'mean softmax-Jacobian norm', testid: 'scale-cur-jacobian' });
+  // the three measures' words, each with its one line where it first appears (issue #40, 5)
+  card1.append(el('p', 'cx-note cx-terms', { testid: 'scale-terms' }, ...glossed('Entropy is in nats; the Jacobian norm is the Frobenius norm of the softmax\u2019s Jacobian, averaged over rows (tap a term for its meaning).')));
   const cmp = createTable(card1, { caption: 'Scale off and on at this width', headers: ['', 'off', 'on (\u00f7\u221ad_k)'], testid: 'scale-compare' });
 
   const card2 = f.card('Over head widths from 2 to 512 (both sweeps, measured by the engine)');

@@ -8,10 +8,9 @@
 
 import { layerTrace } from '../model-trace.js';
 import { createLearn, idTexts } from '../learn/learn.js';
-import { pretrainedAbout, pretrainedLabel, ALL_LAYERS_MAX_CHARS } from '../../hub/hub.js';
+import { pretrainedAbout, pretrainedLabel, weightsAbout, ALL_LAYERS_MAX_CHARS } from '../../hub/hub.js';
 import { familyInfo } from '../../../families.js';
-
-export const PRETRAINED_ABOUT = 'These weights were learned by others, on large amounts of text, and read here from the model\u2019s own files. Everything is computed in your browser by a C++ engine compiled to WebAssembly.';
+import { featuredHead } from '../featured.js';
 
 /** One queue of requests: fn runs after every request queued before it (a failed one too). */
 function createQueue() {
@@ -74,7 +73,7 @@ function topMatrix(top, T) {
  * model-trace.js reads, with the five likeliest tokens per position as the
  * probabilities, and the model's description beside it.
  */
-function stepTraceOf(raw, layer, sentence, { name, about, info }) {
+function stepTraceOf(raw, layer, sentence, { name, about, info, featured }) {
   const c = raw.config;
   const { probabilities, vocabulary } = topMatrix(raw.top, raw.tokens.length);
   const modelTrace = {
@@ -96,7 +95,7 @@ function stepTraceOf(raw, layer, sentence, { name, about, info }) {
     undoSentence: raw.undoSentence,
   };
   return layerTrace(modelTrace, layer, {
-    name, task: null, about, seed: 0, featured: null, vocabulary,
+    name, task: null, about, seed: 0, featured, vocabulary,
     // the texts of the full vocabulary's ids the trace knows (its tokens, each position's top ones)
     tokenTexts: new Map([...raw.tokens.map((t) => [t.id, t.text]), ...Array.from(raw.top.ids, (id, i) => [id, raw.top.texts[i]])]),
     pretrained: { family: c.family, postNorm: c.postNorm, maskId: info.maskId, parameterCount: info.parameterCount },
@@ -112,8 +111,8 @@ function quoted(list) {
 /** Which weights and sentence a trace is of (the Learn steps need the same). */
 const weightsKey = (s) => JSON.stringify([s.model, s.sentence, s.layer, s.sgd, s.sgd.length ? s.targets : null]);
 
-/** name: the picker's value ("hf:<id>", "url:<url>", "local:<name>"); handle: hub.js openPretrained's. */
-export function createPretrainedSource(name, handle) {
+/** name: the picker's value ("hf:<id>", "url:<url>", "local:<name>"); handle: hub.js openPretrained's; where: its source ({kind, base, id} …). */
+export function createPretrainedSource(name, handle, where = null) {
   const { info } = handle;
   const c = info.config;
   const port = workerPort(handle);
@@ -123,7 +122,7 @@ export function createPretrainedSource(name, handle) {
   const family = familyInfo(c.family);
   const writes = Boolean(family?.generates);
   const description = Object.freeze({
-    about: PRETRAINED_ABOUT,
+    about: weightsAbout(name, where?.base),
     line: about,
     fixed: Object.freeze({
       config: c,
@@ -151,7 +150,11 @@ export function createPretrainedSource(name, handle) {
       const layer = Math.min(state.layer, c.layers - 1);
       learn.sync(asked).then(onSynced, () => {});
       return port.queue(() => handle.rawTrace(sentence, layer, { allWeights: sentence.length <= ALL_LAYERS_MAX_CHARS, generated: state.gen }))
-        .then((raw) => ({ layer: state.layer, learnKey: weightsKey(asked), trace: stepTraceOf(raw, layer, sentence, { name, about, info }) }));
+        .then((raw) => {
+          // the head and query it opens on, from its first trace with every layer's weights (featured.js)
+          self.featured ??= featuredHead(raw.layers, raw.tokens);
+          return { layer: state.layer, learnKey: weightsKey(asked), trace: stepTraceOf(raw, layer, sentence, { name, about, info, featured: self.featured }) };
+        });
     },
     /** A link's generated ids past this model's vocabulary (state.js knows no vocabulary): none are used, with a note. */
     fit(state) {

@@ -27,9 +27,9 @@
 
 import { createRandomSource, RANDOM_DESCRIPTION } from './random.js';
 import { createTrainedSource, TRAINED_ABOUT } from './trained.js';
-import { createPretrainedSource, PRETRAINED_ABOUT } from './pretrained.js';
+import { createPretrainedSource } from './pretrained.js';
 import { createModelCache, ModelNotFound, modelLabel } from '../models.js';
-import { isPretrainedName, sourceOf, pretrainedLabel, failureText } from '../../hub/hub.js';
+import { isPretrainedName, sourceOf, pretrainedLabel, failureText, weightsAbout } from '../../hub/hub.js';
 
 /** An error whose `page` is what the page says: {title, text, link}. */
 function pageError(e, page) {
@@ -46,8 +46,8 @@ function trainedLoadError(e, name, labLink) {
 /**
  * fetchShipped, loadLab: models.js createModelCache's. loadPretrained(source, name, {asked}) →
  * Promise<handle>: loads a pretrained model in its worker (loader.js; asked: the reader asked
- * for it just now; rejects with code 'superseded' when another load took its place). hubBase:
- * where hf: names are fetched from.
+ * for it just now; rejects with code 'superseded' when another load took its place). hubBase():
+ * where hf: names are fetched from now (the link's mirror, or the page's).
  */
 export function createSources({ fetchShipped, loadLab, hubBase, loadPretrained }) {
   const models = createModelCache({ fetchShipped, loadLab });
@@ -69,9 +69,9 @@ export function createSources({ fetchShipped, loadLab, hubBase, loadPretrained }
   }
 
   function openPretrained(name, from, asked) {
-    const where = from ?? sourceOf(name, hubBase);
+    const where = from ?? sourceOf(name, hubBase());
     if (!where) return Promise.reject(pageError(null, { title: 'This model came from files on your computer:', text: 'a link cannot bring them back. Load them again with \u201cLoad a model\u2026\u201d.' }));
-    return loadPretrained(where, name, { asked: asked || Boolean(from) }).then((handle) => add(createPretrainedSource(name, handle)), (e) => {
+    return loadPretrained(where, name, { asked: asked || Boolean(from) }).then((handle) => add(createPretrainedSource(name, handle, where)), (e) => {
       if (e?.code === 'superseded') throw e;
       const cancelled = e?.code === 'cancelled';
       throw pageError(e, {
@@ -111,7 +111,7 @@ export function createSources({ fetchShipped, loadLab, hubBase, loadPretrained }
       const source = loaded.get(name);
       if (source) return source.describe();
       if (name === 'random') return RANDOM_DESCRIPTION;
-      return { about: isPretrainedName(name) ? PRETRAINED_ABOUT : TRAINED_ABOUT, line: 'Loading\u2026', fixed: { config: null } };
+      return { about: isPretrainedName(name) ? weightsAbout(name) : TRAINED_ABOUT, line: 'Loading\u2026', fixed: { config: null } };
     },
     /** The picker's names beyond its fixed ones: the pretrained models loaded, and the one on screen. */
     listed(current) {

@@ -40,7 +40,7 @@ export function createEmbeddingsStep(root, ctx) {
       const m = tr.model;
       if (m) {
         f.explain(
-          `The model has its own vocabulary of ${m.vocab.toLocaleString('en-US')} entries, learned words in lower case. Each token\u2019s id in it picks one row of the embedding table E, C = ${v.C} numbers wide, learned in training along with everything else.`,
+          `The model has its own vocabulary of ${m.vocab.toLocaleString('en-US')} entries, learned words in lower case. Each token has a token id there, which picks one row of the embedding table E, C = ${v.C} numbers wide, learned in training along with everything else.`,
           'The same word always gets the same vector, wherever it stands. Words the model never learned all share one row: [UNK], \u201cunknown\u201d.',
         );
         f.formula.set([
@@ -52,7 +52,7 @@ export function createEmbeddingsStep(root, ctx) {
         unknownNote.textContent = unk.length ? `Not in the vocabulary, read as [UNK]: ${unk.slice(0, 8).map((w) => quoted(w, 16)).join(', ')}${unk.length > 8 ? `, and ${unk.length - 8} more` : ''}.` : '';
       } else {
         f.explain(
-          `Each token\u2019s id picks one row of a table of fixed random numbers (the seed decides them). That row, C = ${v.C} numbers wide, is the token\u2019s vector.`,
+          `Each token has a token id, which picks one row of a table of fixed random numbers (the seed decides them). That row, C = ${v.C} numbers wide, is the token\u2019s vector.`,
           'The same word always gets the same vector, wherever it stands in the sentence. Words never seen before are fine: ids are hashes of the text.',
         );
         f.formula.set([

@@ -2,7 +2,7 @@
 // toggles it (switching the mask to "custom"). With ALiBi positions this is also
 // where each head's bias −m_h·|i − j| joins the scores (its matrix is shown).
 
-import { createStepFrame, tok, at, clampIndex } from '../../kit/common.js';
+import { createStepFrame, tok, at, clampIndex, createOffer } from '../../kit/common.js';
 import { createHeatmap } from '../../kit/heatmap.js';
 import { el } from '../../kit/dom.js';
 import { figureTitle } from '../../kit/notation.js';
@@ -19,8 +19,21 @@ const TEXT = {
 
 const headSub = (h) => subscript(h + 1);
 
+/** A mask of all 1s blocks nothing: why, and where a mask shows something (null when it does here). */
+export function emptyMaskOffer(tr) {
+  if (!tr.mask.data.every((x) => x !== 0)) return null;
+  if (!tr.model) return { text: 'Every cell is 1: no mask, so nothing is blocked.', label: 'Use a causal mask \u2192', patch: { mask: 'causal' } };
+  if (tr.model.causal) return null;
+  return {
+    text: 'Every cell is 1: this model reads the whole sentence, so it blocks nothing. The language model is causal: each word sees only the words before it.',
+    label: 'See its mask \u2192',
+    patch: { model: 'language', step: 'masked' },
+  };
+}
+
 export function createMaskedStep(root, ctx) {
   const f = createStepFrame(root, 'masked');
+  const offer = createOffer(f, (patch) => ctx.select(patch));
   let trace = null;
   const r = f.row();
   const hmMask = createHeatmap(r, {
@@ -69,6 +82,7 @@ export function createMaskedStep(root, ctx) {
           `A blocked score is set to \u2212\u221e before softmax, and e^(\u2212\u221e) = 0, so its weight is exactly zero. Click a cell of the mask to block or allow it${kind === 'custom' ? '' : ' (this switches the mask to custom)'}.`,
         );
       }
+      offer.update(emptyMaskOffer(tr));
       const slope = alibiSlope(tr, v.head);
       slopeNow = slope ?? 0;
       const input = softmaxInput(tr, v.head);

@@ -1,6 +1,6 @@
 // Step 6: scores divided by √d_k (or left alone when scaling is off).
 
-import { createStepFrame, tok, at, row, clampIndex } from '../../kit/common.js';
+import { createStepFrame, tok, at, row, clampIndex, createOffer } from '../../kit/common.js';
 import { createHeatmap } from '../../kit/heatmap.js';
 import { formatValue, DIGITS } from '../../kit/format.js';
 import { el } from '../../kit/dom.js';
@@ -16,8 +16,19 @@ function spread(values) {
   return Math.sqrt(v / values.length);
 }
 
+/** On a trained model the scale is part of the checkpoint (its switch is greyed): why, and where it can be switched. */
+export function fixedScaleOffer(tr) {
+  if (!tr.model) return null;
+  return {
+    text: `The scale is fixed: this model was trained ${tr.config.scale ? 'with' : 'without'} it, so \u201cScale by 1/\u221ad_k\u201d is greyed out. On random weights you can switch it off and compare the scores.`,
+    label: 'Random weights, scale off \u2192',
+    patch: { model: 'random', scale: false, step: 'scaled' },
+  };
+}
+
 export function createScaledStep(root, ctx) {
   const f = createStepFrame(root, 'scaled');
+  const offer = createOffer(f, (patch) => ctx.select(patch));
   let trace = null;
   const r = f.row();
   const select = (i, j) => ctx.select({ query: i, key: j });
@@ -40,6 +51,7 @@ export function createScaledStep(root, ctx) {
       const D = v.D;
       const s = at(h.scores, v.q, k);
       const s2 = at(h.scaled, v.q, k);
+      offer.update(fixedScaleOffer(tr));
       if (tr.config.scale) {
         f.explain(
           `A dot product of d_k-wide vectors grows with d_k: its spread is about \u221ad_k times that of one product. Big scores push softmax to all-or-nothing, where learning stalls.`,

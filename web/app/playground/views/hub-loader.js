@@ -3,12 +3,13 @@
 // download's progress (bytes, MB/s, Cancel) and, when it fails, why. A view:
 // it reports what the user asked for and draws what it is told.
 //
-//   const loader = createHubLoaderView(parent, { onHub: (id) => …, onFiles: (files, name) => …, onRetry, onCancel, onClose });
-//   loader.update({ open, busy, label, progress: {phase, file, loaded, total, cached, rate}, error: {title, text, retry} });
+//   const loader = createHubLoaderView(parent, { onHub: (id, hubBase) => …, onFiles: (files, name) => …, onRetry, onCancel, onClose });
+//   loader.update({ open, busy, label, progress: {phase, file, loaded, total, cached, rate}, error: {title, text, retry}, hub });
+//   (hub: where Hub ids are fetched from now, shown in the mirror's box until the user edits it)
 //   (error.retry: offer "Download again", which calls onRetry)
 
 import { el, uniqueId } from '../../kit/dom.js';
-import { parseHubId } from '../../hub/source.js';
+import { parseHubId, parseHubMirror, DEFAULT_HUB_BASE } from '../../hub/source.js';
 import { formatBytes } from '../../kit/format.js';
 
 /** The ids the box suggests (each fetched only when the user asks). */
@@ -48,6 +49,8 @@ export function progressText(p) {
   return `${what} ${p.file}: ${amount}${rate}`;
 }
 
+const reducedMotion = () => Boolean(globalThis.matchMedia?.('(prefers-reduced-motion: reduce)').matches);
+
 export function createHubLoaderView(parent, { onHub, onFiles, onRetry = () => {}, onCancel, onClose }) {
   const title = el('h2', 'hub-title', { text: 'Load a pretrained model' });
   const close = el('button', 'btn btn-quiet hub-close', { type: 'button', text: 'Close', testid: 'hub-close' });
@@ -64,17 +67,35 @@ export function createHubLoaderView(parent, { onHub, onFiles, onRetry = () => {}
   const idLabel = el('label', 'field-label', { text: 'Hub model id', htmlFor: (idInput.id = uniqueId('hub-id')) });
   const fetchButton = el('button', 'btn btn-primary', { type: 'submit', text: 'Fetch', testid: 'hub-fetch' });
   const idHint = el('p', 'field-hint', { text: 'Downloaded once (GPT-2 is 548 MB), then kept in this browser: the next visit needs no network.' });
-  const form = el('form', 'hub-form', {}, idLabel, el('div', 'hub-row', {}, idInput, fetchButton), list, idHint);
+  // the mirror: where ids are fetched from (kept in the link); edited, it wins over what update() shows
+  const mirrorInput = el('input', 'control hub-mirror', { type: 'url', placeholder: DEFAULT_HUB_BASE, spellcheck: false, autocomplete: 'off', testid: 'hub-mirror' });
+  mirrorInput.setAttribute('autocapitalize', 'off');
+  let mirrorEdited = false;
+  mirrorInput.addEventListener('input', () => { mirrorEdited = true; });
+  const mirrorLabel = el('label', 'field-label', { text: 'Fetched from (the Hub, or a mirror of it)', htmlFor: (mirrorInput.id = uniqueId('hub-mirror')) });
+  const mirrorHint = el('p', 'field-hint', { text: `A copy of the Hub at another https address, or on this computer (http://localhost:…). Empty: ${DEFAULT_HUB_BASE}. The link keeps it.` });
+  const form = el('form', 'hub-form', {}, idLabel, el('div', 'hub-row', {}, idInput, fetchButton), list, idHint, mirrorLabel, mirrorInput, mirrorHint);
   form.addEventListener('submit', (e) => {
     e.preventDefault();
+    const mirror = parseHubMirror(mirrorInput.value);
+    if (mirror.error) {
+      mirrorInput.setAttribute('aria-invalid', 'true');
+      asked = 'hub';
+      showError({ title: 'That is not a Hub address:', text: `“${mirrorInput.value.trim().slice(0, 80)}” ${mirror.error}.` });
+      return;
+    }
+    mirrorInput.removeAttribute('aria-invalid');
     const id = parseHubId(idInput.value);
     if (!id) {
+      asked = 'hub';
       idInput.setAttribute('aria-invalid', 'true');
       showError({ title: 'That is not a Hub model id:', text: 'write it as on huggingface.co, e.g. openai-community/gpt2 or distilgpt2.' });
       return;
     }
     idInput.removeAttribute('aria-invalid');
-    onHub(id);
+    asked = 'hub';
+    mirrorEdited = false;
+    onHub(id, mirror.base);
   });
 
   // files
@@ -89,7 +110,10 @@ export function createHubLoaderView(parent, { onHub, onFiles, onRetry = () => {}
     const files = [...input.files];
     const folder = files[0]?.webkitRelativePath?.split('/')[0] || null;
     input.value = '';
-    if (files.length) onFiles(files, folder);
+    if (files.length) {
+      asked = 'files';
+      onFiles(files, folder);
+    }
   };
   filesInput.addEventListener('change', () => fromInput(filesInput));
   folderInput.addEventListener('change', () => fromInput(folderInput));
@@ -106,7 +130,10 @@ export function createHubLoaderView(parent, { onHub, onFiles, onRetry = () => {}
     e.preventDefault();
     drop.classList.remove('is-over');
     const { files, name } = await droppedFiles(e.dataTransfer);
-    if (files.length) onFiles(files, name);
+    if (files.length) {
+      asked = 'files';
+      onFiles(files, name);
+    }
   });
 
   // progress and errors
@@ -118,27 +145,34 @@ export function createHubLoaderView(parent, { onHub, onFiles, onRetry = () => {}
   const progress = el('div', 'hub-progress', { hidden: true, testid: 'hub-progress' }, loading, barText, el('div', 'hub-row', {}, bar, cancel));
   const error = el('div', 'message is-error hub-error', { hidden: true, testid: 'hub-error', attrs: { role: 'alert' } });
 
-  const body = el('div', 'hub-body', {}, form, el('p', 'hub-or', { text: 'or' }), drop);
+  const body = el('div', 'hub-body', {}, form, error, el('p', 'hub-or', { text: 'or' }), drop);
   const panel = el('section', 'hub-loader', { hidden: true, testid: 'hub-loader', attrs: { 'aria-label': 'Load a pretrained model' } },
-    el('div', 'hub-head', {}, title, close), lead, body, progress, error);
+    el('div', 'hub-head', {}, title, close), lead, body, progress);
   parent.append(panel);
 
   const retry = el('button', 'btn btn-small hub-retry', { type: 'button', text: 'Download again', testid: 'hub-retry' });
   retry.addEventListener('click', () => onRetry());
 
+  // the error shows where the user acted: under the Hub's box, or under the drop zone
+  let asked = 'hub';
   function showError(e) {
+    const place = asked === 'files' ? drop : form;
+    if (place.nextElementSibling !== error) place.after(error);
+    const appears = Boolean(e) && error.hidden;
     error.hidden = !e;
     error.replaceChildren();
     if (e) error.append(el('strong', 'message-title', { text: e.title }), el('span', null, { text: ` ${e.text}` }));
     if (e?.retry) error.append(el('div', 'message-actions', {}, retry));
+    if (appears && panel.isConnected) error.scrollIntoView?.({ block: 'nearest', behavior: reducedMotion() ? 'auto' : 'smooth' });
   }
 
   let wasOpen = false;
   return {
     element: panel,
     /** label: the model that loads (while busy). */
-    update({ open = false, busy = false, label = '', progress: p = null, error: e = null } = {}) {
+    update({ open = false, busy = false, label = '', progress: p = null, error: e = null, hub = DEFAULT_HUB_BASE } = {}) {
       panel.hidden = !open;
+      if (!mirrorEdited && document.activeElement !== mirrorInput) mirrorInput.value = hub === DEFAULT_HUB_BASE ? '' : hub;
       if (open && !wasOpen) {
         idInput.focus({ preventScroll: true });
         panel.scrollIntoView?.({ block: 'nearest' });
@@ -146,7 +180,7 @@ export function createHubLoaderView(parent, { onHub, onFiles, onRetry = () => {}
       wasOpen = open;
       // while a model loads, only its progress (and Cancel) is shown
       body.hidden = busy;
-      for (const c of [idInput, fetchButton, pickFiles, pickFolder]) c.disabled = busy;
+      for (const c of [idInput, mirrorInput, fetchButton, pickFiles, pickFolder]) c.disabled = busy;
       drop.classList.toggle('is-busy', busy);
       progress.hidden = !busy;
       loading.textContent = busy ? `Loading ${label}\u2026` : '';

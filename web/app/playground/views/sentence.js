@@ -6,6 +6,8 @@
 import { el, field, clear, setOptions, setValue, uniqueId } from '../../kit/dom.js';
 import { tokenLabel, excerpt } from '../../kit/format.js';
 import { splitLines } from '../../kit/text.js';
+import { experimentsFor, REAL_MODEL } from '../experiments.js';
+import { isPretrainedName } from '../../hub/source.js';
 
 const MAX_CHIPS = 300;
 
@@ -80,11 +82,11 @@ function batchStatusText(n, max) {
   return `${n} sentences: the first ${max} are computed. ${extra} kept here and in the link, not computed.`;
 }
 
-/** "12 tokens (3 of them [PAD]), T = 12. …" */
+/** "12 tokens (3 of them [PAD]), T = 12: every matrix below has a row per token. …" */
 function countText(trace) {
   const T = trace.tokens.length;
   const pads = T - trace.realTokens;
-  return `${T} token${T === 1 ? '' : 's'}${pads ? ` (${pads} of them [PAD])` : ''}, T = ${T}. Click one to make it the query.`;
+  return `${T} token${T === 1 ? '' : 's'}${pads ? ` (${pads} of them [PAD])` : ''}, T = ${T}: every matrix below has a row per token (T of them). Click one to make it the query.`;
 }
 
 /** The words a trained model reads as [UNK], or ''. */
@@ -150,7 +152,35 @@ function createSentenceBox(onSentence, maxChars) {
   };
 }
 
-export function createSentenceView(root, { limits, computedSentences, onSentence, onBatchText, onBatch, onShown, onSelectQuery, visible = null }) {
+/**
+ * The row under the box (issue #40, 4): the experiments that work on this model (experiments.js)
+ * and one click to a real model for sentences the toy models cannot read. onTry(patch).
+ */
+function createTryRow(onTry, allowed) {
+  const list = el('div', 'try-list');
+  const real = el('button', 'btn btn-small try-real', { type: 'button', testid: 'try-real', text: `Your own sentence, read by a real model: ${REAL_MODEL.slice(3).split('/').pop()} (its size first)\u2026` });
+  real.addEventListener('click', () => onTry({ model: REAL_MODEL }));
+  const row = el('div', 'try-row', { testid: 'try' }, el('span', 'try-label', { text: 'Try:' }), list, real);
+  let key = null;
+  return {
+    row,
+    update(state) {
+      const items = experimentsFor(state);
+      const shown = allowed && !isPretrainedName(state.model);
+      const k = JSON.stringify([shown, items.map((x) => x.text)]);
+      if (k === key) return;
+      key = k;
+      row.hidden = !shown;
+      list.replaceChildren(...items.map((x) => {
+        const b = el('button', 'btn btn-small try-one', { type: 'button', text: x.text, testid: 'try-one' });
+        b.addEventListener('click', () => onTry(x.patch));
+        return b;
+      }));
+    },
+  };
+}
+
+export function createSentenceView(root, { limits, computedSentences, onSentence, onBatchText, onBatch, onShown, onSelectQuery, onTry = () => {}, visible = null }) {
   const { maxBatch, maxBatchChars } = limits;
   const box = createSentenceBox(onSentence, limits.maxChars);
   const { input } = box;
@@ -169,7 +199,9 @@ export function createSentenceView(root, { limits, computedSentences, onSentence
   const unknownLine = el('p', 'token-count token-unknown', { testid: 'token-unknown', hidden: true });
   const chips = el('ol', 'chips', { testid: 'chips', attrs: { 'aria-label': 'Tokens (select one as the query)' } });
   const chipsCue = el('p', 'chips-cue', { testid: 'chips-cue', hidden: true });
-  root.append(sentenceField, batchRow, batchField, shownField, count, unknownLine, chips, chipsCue);
+  // the page's own row: an embed shows only the controls its host lists
+  const tryRow = createTryRow(onTry, visible === null);
+  root.append(sentenceField, tryRow.row, batchRow, batchField, shownField, count, unknownLine, chips, chipsCue);
   if (visible && !visible.includes('batch')) batchRow.hidden = true;
 
   let batchTimer = 0;
@@ -211,6 +243,7 @@ export function createSentenceView(root, { limits, computedSentences, onSentence
       shownField.hidden = !batch;
       setOptions(shown, computedSentences(state).map((s, i) => ({ value: i, text: `${i + 1}: ${excerpt(s, 24)}` })));
       setValue(shown, state.shown);
+      tryRow.update(state);
       if (trace) {
         renderChips(trace, v.q);
         count.textContent = countText(trace);

@@ -81,13 +81,22 @@ export function createStepper(root, { steps, extraSteps = [], learnSteps = [], s
   tourRow.hidden = true;
   root.append(nav, learnNav, transport, tourRow, progress);
 
-  /** On a phone the steps are one scrolling strip: scroll it (not the page) to the current step. */
+  /**
+   * On a phone the steps are one scrolling strip: scroll it (not the page) so the current step
+   * and the next one (where Next goes) are whole, none cut at the strip's edge by the Learn row.
+   */
   function showCurrent(b) {
     const strip = b?.closest('ol');
     if (!b || strip.scrollWidth <= strip.clientWidth) return;
     const r = b.getBoundingClientRect();
+    let li = b.closest('li')?.nextElementSibling;
+    while (li?.hidden) li = li.nextElementSibling;
+    const next = li?.querySelector('button')?.getBoundingClientRect() ?? r;
     const box = strip.getBoundingClientRect();
-    if (r.left < box.left || r.right > box.right) strip.scrollLeft += r.left - box.left - (box.width - r.width) / 2;
+    const pad = 4;
+    if (next.right - r.left > box.width - 2 * pad) strip.scrollLeft += r.left - box.left - (box.width - r.width) / 2;
+    else if (r.left < box.left + pad) strip.scrollLeft += r.left - box.left - pad;
+    else if (next.right > box.right - pad) strip.scrollLeft += next.right - box.right + pad;
   }
 
   let last = {};
