@@ -43,9 +43,12 @@ export interface PretrainedConfig extends ModelConfig {
  */
 export interface HubSizeCheck {
   config: PretrainedConfig;
-  /** float32 bytes of the smallest model the config allows (without the parts only the weights
-   * file can add: an output layer of its own, BERT's masked-LM head) */
+  /** bytes of the smallest model the config allows (without the parts only the weights file can
+   * add: an output layer of its own, BERT's masked-LM head), its large tensors held as `storage` */
   parameterBytes: number;
+  /** what config.json's dtype (transformers 5) or torch_dtype says the weights are: a 16-bit file
+   * stays 16-bit in memory, so its large tensors are counted at 2 bytes; else 'F32' */
+  storage: 'F32' | 'F16' | 'BF16';
   /** with every part a weights file can add */
   largestBytes: number;
   /** the most this engine holds: in wasm 2 GiB − 64 MiB (one allocation gets at most 2³¹ − 4148 bytes) */
@@ -53,7 +56,7 @@ export interface HubSizeCheck {
   /** parameterBytes <= limitBytes; false: do not download it */
   fits: boolean;
   /** when it does not fit, the too_large message ("the model has 774030080 parameters (3.1 GB as
-   * float32), above the 2.1 GB this engine holds"); else null */
+   * float32), above the 2.1 GB this engine holds"; "… (2.5 GB as BF16 and float32) …"); else null */
   message: string | null;
 }
 

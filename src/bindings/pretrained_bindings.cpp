@@ -113,18 +113,20 @@ val read_config_js(const std::string& config_json) {
 }
 
 /// config.json → its size verdict (check_hub_size), before anything else is downloaded:
-/// {config, parameterBytes (the smallest model it allows), largestBytes (with every part a
+/// {config, parameterBytes (the smallest model it allows, its large tensors held as config.json's
+/// dtype / torch_dtype says: storage), largestBytes (with every part a
 /// weights file can add), limitBytes (this build's), fits, message (the too_large refusal, or null)}.
 /// A config that cannot be read throws as hubReadConfig does; a model too large does not.
 val check_config_js(const std::string& config_json) {
     return guarded([&] {
         const ModelConfig config = read_hub_config(config_json);
-        const HubSizeCheck c = check_hub_size(config);
+        const HubSizeCheck c = check_hub_size(config, declared_weight_format(config_json));
         val o = val::object();
         o.set("config", config_to_js(config));
         o.set("parameterBytes", static_cast<double>(c.parameter_bytes));
         o.set("largestBytes", static_cast<double>(c.largest_bytes));
         o.set("limitBytes", static_cast<double>(c.limit_bytes));
+        o.set("storage", std::string(weight_format_name(c.format)));
         o.set("fits", c.fits);
         o.set("message", c.fits ? val::null() : val(c.refusal));
         return o;

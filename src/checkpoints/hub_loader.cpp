@@ -19,6 +19,7 @@
 //   nn.Linear [out, in], transposed: split K, row_stride 1, col_stride R
 //   c_attn [C, 3C] → q | k | v:     split C, row_stride C, col_stride 1, three bases
 
+#include "base/json_value.hpp"
 #include "checkpoints/pretrained.hpp"
 #include "families/family.hpp"
 
@@ -180,26 +181,52 @@ std::uint64_t HubLoader::header_size(const std::string& first8) {
 
 namespace {
 
-/// The too_large message of a model whose parameters take `bytes`.
-std::string parameter_refusal(std::uint64_t bytes) {
-    return "the model has " + std::to_string(bytes / 4) + " parameters (" + format_bytes(static_cast<std::int64_t>(bytes)) +
-           " as float32), above the " + format_bytes(static_cast<std::int64_t>(kMaxParameterBytes)) + " this engine holds";
+/// The too_large message of a model of `floats` parameters that take `bytes` held as `format`
+/// (its large tensors; the rest float32).
+std::string parameter_refusal(std::uint64_t floats, std::uint64_t bytes, WeightFormat format) {
+    const std::string as = format == WeightFormat::f32 ? "float32" : std::string(weight_format_name(format)) + " and float32";
+    return "the model has " + std::to_string(floats) + " parameters (" + format_bytes(static_cast<std::int64_t>(bytes)) + " as " + as +
+           "), above the " + format_bytes(static_cast<std::int64_t>(kMaxParameterBytes)) + " this engine holds";
+}
+
+std::uint64_t parameter_count(const ModelConfig& config) {
+    std::uint64_t floats = 0;
+    for (const ParamInfo& p : parameter_layout(config)) floats += static_cast<std::uint64_t>(p.rows) * static_cast<std::uint64_t>(p.cols);
+    return floats;
+}
+
+/// Reads one string field of config.json's top level; "" when absent or not a string.
+std::string top_level_string(const JsonValue& root, const char* key) {
+    const JsonValue* v = root.get(key);
+    return v && v->is(JsonValue::Type::string) ? v->string : std::string();
 }
 
 }  // namespace
 
-std::uint64_t parameter_bytes(const ModelConfig& config) {
-    std::uint64_t floats = 0;
-    for (const ParamInfo& p : parameter_layout(config)) floats += static_cast<std::uint64_t>(p.rows) * static_cast<std::uint64_t>(p.cols);
-    return floats * 4;
+std::uint64_t parameter_bytes(const ModelConfig& config) { return parameter_count(config) * 4; }
+
+WeightFormat declared_weight_format(const std::string& config_json) {
+    JsonOptions o;
+    o.prefix = "config.json: ";
+    o.code = Error::Code::bad_checkpoint;
+    const JsonValue root = parse_json(config_json, o);
+    if (!root.is(JsonValue::Type::object)) return WeightFormat::f32;
+    // transformers 5 writes "dtype"; a config saved by both may carry both: the newer name wins
+    std::string dtype = top_level_string(root, "dtype");
+    if (dtype.empty()) dtype = top_level_string(root, "torch_dtype");
+    if (dtype == "bfloat16") return WeightFormat::bf16;
+    if (dtype == "float16") return WeightFormat::f16;
+    return WeightFormat::f32;
 }
 
-HubSizeCheck check_hub_size(const ModelConfig& config) {
+HubSizeCheck check_hub_size(const ModelConfig& config, WeightFormat format) {
     HubSizeCheck c;
-    c.parameter_bytes = parameter_bytes(smallest_file_config(config));
-    c.largest_bytes = parameter_bytes(largest_file_config(config));
+    const ModelConfig smallest = smallest_file_config(config);
+    c.format = format;
+    c.parameter_bytes = parameter_bytes(smallest, format);
+    c.largest_bytes = parameter_bytes(largest_file_config(config), format);
     c.fits = c.parameter_bytes <= c.limit_bytes;
-    if (!c.fits) c.refusal = parameter_refusal(c.parameter_bytes);
+    if (!c.fits) c.refusal = parameter_refusal(parameter_count(smallest), c.parameter_bytes, format);
     return c;
 }
 
@@ -242,13 +269,9 @@ void HubLoader::Impl::plan(const ModelConfig& config, const std::string& header,
     }
     const std::uint64_t bytes = attn::parameter_bytes(m.config, m.storage);  // counted before allocating
     if (bytes > kMaxParameterBytes) {
-        if (m.storage == WeightFormat::f32) throw Error(Error::Code::too_large, parameter_refusal(bytes));
         std::uint64_t floats = 0;
         for (const ParamInfo& p : m.slots) floats += p.size();
-        throw Error(Error::Code::too_large, "the model has " + std::to_string(floats) + " parameters (" +
-                                                format_bytes(static_cast<std::int64_t>(bytes)) + " as " +
-                                                weight_format_name(m.storage) + " and float32), above the " +
-                                                format_bytes(kMaxParameterBytes) + " this engine holds");
+        throw Error(Error::Code::too_large, parameter_refusal(floats, bytes, m.storage));
     }
     std::sort(m.sources.begin(), m.sources.end(), [](const Source& a, const Source& b) { return a.begin < b.begin; });
     for (const Source& s : m.sources) {

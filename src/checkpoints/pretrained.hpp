@@ -74,12 +74,14 @@ std::uint64_t parameter_bytes(const ModelConfig& config);
 
 /// What config.json alone says of a model's size, before anything else is downloaded.
 struct HubSizeCheck {
-    /// The smallest model the config allows: without the parts only the weights file can add
-    /// (an output layer of its own, BERT's masked-LM head).
+    /// Bytes of the smallest model the config allows, held as `format` says: without the parts
+    /// only the weights file can add (an output layer of its own, BERT's masked-LM head).
     std::uint64_t parameter_bytes = 0;
     /// With every part a weights file can add (the size the safetensors header may show).
     std::uint64_t largest_bytes = 0;
     std::uint64_t limit_bytes = kMaxParameterBytes;
+    /// The format the large tensors were counted in (the rest is float32).
+    WeightFormat format = WeightFormat::f32;
     /// parameter_bytes ≤ limit_bytes. False: refuse before downloading anything. True: the
     /// safetensors header decides (HubLoader, when largest_bytes is above the limit).
     bool fits = false;
@@ -87,8 +89,14 @@ struct HubSizeCheck {
     std::string refusal;
 };
 
-/// The size verdict of a config that read_hub_config returned.
-HubSizeCheck check_hub_size(const ModelConfig& config);
+/// The weights' type config.json declares: "dtype" (transformers 5) or "torch_dtype" (before
+/// it); "bfloat16" / "float16" → bf16 / f16, anything else or nothing → f32 (the larger count).
+/// A 16-bit file stays 16-bit in memory (HubLoader's keep_16bit), so that is what it costs.
+WeightFormat declared_weight_format(const std::string& config_json);
+
+/// The size verdict of a config that read_hub_config returned, its large tensors held in
+/// `format` (declared_weight_format; the safetensors header then decides what is really held).
+HubSizeCheck check_hub_size(const ModelConfig& config, WeightFormat format = WeightFormat::f32);
 
 /// A model's vocabulary may be larger than its tokenizer's (nanoGPT pads GPT-2's 50257 pieces
 /// to 50304 ids; a BERT vocab.txt may be shorter than vocab_size): the ids from the

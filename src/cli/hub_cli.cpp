@@ -125,9 +125,11 @@ bool is_directory(const std::string& path) {
 
 ModelConfig read_hub_folder_config(const std::string& dir) {
     if (!exists(dir + "/config.json")) fail("no config.json in \"" + dir + "\"" + folder_note(dir));
-    const ModelConfig config = read_hub_config(read_input_file("--model", dir + "/config.json", kMaxConfigBytes));
-    // a model too large is refused from config.json alone, before the weights are opened
-    const HubSizeCheck size = check_hub_size(config);
+    const std::string text = read_input_file("--model", dir + "/config.json", kMaxConfigBytes);
+    const ModelConfig config = read_hub_config(text);
+    // a model too large is refused from config.json alone (a 16-bit one counted 16-bit, as the
+    // loader holds it), before the weights are opened
+    const HubSizeCheck size = check_hub_size(config, declared_weight_format(text));
     if (!size.fits) throw Error(Error::Code::too_large, "config.json: " + size.refusal);
     return config;
 }

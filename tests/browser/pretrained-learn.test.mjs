@@ -3,26 +3,31 @@
 // page asks the model's worker for the backward of the layer on screen. Every Learn
 // step renders with numbers and its formula's value equal to its cell; one step by
 // hand lowers the loss at the selected position, and Undo gives the same loss
-// exactly; the scale switch changes dS; a BERT sentence without [MASK] says why.
+// exactly; the scale switch changes dS; a BERT sentence without [MASK] says why. A Llama
+// (RoPE, grouped-query attention, RMSNorm, SwiGLU): every step, RoPE's backward (dQ turned
+// back by −m·θᵢ) and dW_Q equal to the native backward (attn grad --model, itself checked
+// against central finite differences in tests/core/test_pretrained_backward.cpp).
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { rmSync } from 'node:fs';
-import { startHarness, waitStep, waitHash, runCount, allowLinkModel, WAIT } from './harness.mjs';
+import { startHarness, waitStep, waitHash, runCount, allowLinkModel, artifactDir, WAIT } from './harness.mjs';
 import { numberProblems } from './number-check.mjs';
 import { startHubServer, readModelFolder } from '../js/hub-server.mjs';
 import { hubFolders } from '../js/pretrained.mjs';
+import { cliRun } from '../js/helpers.mjs';
 import { LEARN_STEPS } from '../../web/app/playground/learn/steps.js';
 
 let h;
 let hub;
 let dir;
 before(async () => {
-  dir = hubFolders(['gpt2-vocab', 'bert-mlm'], { withTokenizer: ['gpt2-vocab'], rename: { 'gpt2-vocab': 'gpt2' } });
+  dir = hubFolders(['gpt2-vocab', 'bert-mlm', 'llama-sp'], { withTokenizer: ['gpt2-vocab'], rename: { 'gpt2-vocab': 'gpt2' } });
   hub = await startHubServer({
     'tiny/gpt2': readModelFolder(join(dir, 'gpt2')),
     'tiny/bert': readModelFolder(join(dir, 'bert-mlm')),
+    'tiny/llama': readModelFolder(join(dir, 'llama-sp')),
   });
   h = await startHarness();
 });
@@ -35,6 +40,8 @@ after(async () => {
 const GPT2 = { model: 'hf:tiny/gpt2', sentence: 'the cat sat on the mat', q: 2 };
 // [CLS] the cat [MASK] on the mat [SEP]: the answer is at position 3
 const BERT = { model: 'hf:tiny/bert', sentence: 'the cat [MASK] on the mat', q: 3 };
+// llama-sp: 4 query heads of D = 8 over 2 K/V heads, RoPE base 10000, a SentencePiece tokenizer that adds <s>
+const LLAMA = { model: 'hf:tiny/llama', sentence: 'the cat sat on the mat', q: 3 };
 const section = (step) => `section[data-step="${step}"]`;
 
 /** The page at a link naming a model (fetched once the reader asks, unless this browser has it). */
@@ -86,21 +93,26 @@ async function movedP(page, which) {
   return Number(await td.getAttribute('data-value'));
 }
 
+/** Opens every Learn step in turn: numbers only, and each formula's value its figure's cell. */
+async function everyStep(page, m) {
+  for (const step of LEARN_STEPS) {
+    await openStep(page, step);
+    assert.deepEqual(await numberProblems(page, section(step)), [], step);
+    const r = page.locator(`${section(step)} [data-testid="formula-result"]`);
+    assert.equal(await r.count(), 1, `${step} has one formula result`);
+    const result = Number(await r.getAttribute('data-value'));
+    const want = await cellOf(page, step, m.q);
+    assert.ok(Number.isFinite(result) && Number.isFinite(want), `${step}: numbers (${result}, ${want})`);
+    assert.ok(Math.abs(result - want) <= 1e-6 * Math.max(1, Math.abs(want)), `${step}: formula ${result} vs cell ${want}`);
+  }
+  assert.ok(Number.isFinite(await loss(page)) && (await loss(page)) > 0);
+}
+
 for (const m of [GPT2, BERT]) {
   test(`${m.model}: every Learn step renders the worker's backward with numbers, each formula's value its cell's`, async () => {
     const { page, errors } = await openModel(m, '&step=loss');
     await learnShown(page, 'loss');
-    for (const step of LEARN_STEPS) {
-      await openStep(page, step);
-      assert.deepEqual(await numberProblems(page, section(step)), [], step);
-      const r = page.locator(`${section(step)} [data-testid="formula-result"]`);
-      assert.equal(await r.count(), 1, `${step} has one formula result`);
-      const result = Number(await r.getAttribute('data-value'));
-      const want = await cellOf(page, step, m.q);
-      assert.ok(Number.isFinite(result) && Number.isFinite(want), `${step}: numbers (${result}, ${want})`);
-      assert.ok(Math.abs(result - want) <= 1e-6 * Math.max(1, Math.abs(want)), `${step}: formula ${result} vs cell ${want}`);
-    }
-    assert.ok(Number.isFinite(await loss(page)) && (await loss(page)) > 0);
+    await everyStep(page, m);
     assert.deepEqual(errors, []);
     await page.close();
   });
@@ -227,6 +239,34 @@ test('a one-token GPT-2 sentence: the Learn step says there is no next token; an
   await learnShown(page, 'loss');
   assert.equal(await problem.isHidden(), true);
   assert.ok(Number.isFinite(await loss(page)));
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('hf:tiny/llama: every Learn step on a RoPE model; RoPE\u2019s backward turns dQ back by \u2212m\u00b7\u03b8\u1d62; dW_Q is the native backward\u2019s', async () => {
+  const { page, errors } = await openModel(LLAMA, '&step=loss');
+  await learnShown(page, 'loss');
+  await everyStep(page, LLAMA);
+  // RoPE's backward at token m = q, d = 0: the pair (0, D/2) turned back by −m·θ₀ (θ₀ = 1)
+  await openStep(page, 'dqkv');
+  const [m, D] = [LLAMA.q, 8];
+  const dq = await cell(page, 'learn-dq', m, 0), partner = await cell(page, 'learn-dq', m, D / 2);
+  const back = Number(await page.getByTestId('learn-rope-back').getAttribute('data-value'));
+  const want = dq * Math.cos(m) + partner * Math.sin(m);
+  assert.ok(Math.abs(back - want) <= 1e-5 * Math.max(1e-3, Math.abs(want)), `dq before RoPE: ${back}, turned back here ${want}`);
+  assert.ok(Math.abs(back - dq) > 1e-4 * Math.abs(dq), 'the turn changes dq');
+  assert.match(await page.locator(`${section('dqkv')} [data-testid="step-explain"]`).textContent(), /RoPE\u2019s backward is the rotation back/);
+  // dW_Q of head 0 (columns 0 … 7 of W_Q) against the native backward of the same sentence and answers
+  await openStep(page, 'dparams');
+  const r = cliRun(['grad', '--model', join(dir, 'llama-sp'), '--sentence', LLAMA.sentence, '--layer', '0', '--format', 'json']);
+  assert.equal(r.status, 0, r.stderr);
+  const native = JSON.parse(r.stdout).grads['layers.0.w_query'];
+  for (let d = 0; d < D; d++) {  // row 0 of the head's columns: the row on screen (the selected dimension)
+    const got = await cell(page, 'learn-dwq', 0, d);
+    const ref = native[0][d];
+    assert.ok(Math.abs(got - ref) <= 1e-5 * Math.max(1e-3, Math.abs(ref)), `dW_Q[0, ${d}]: page ${got}, native ${ref}`);
+  }
+  await page.getByTestId('panel').screenshot({ path: join(artifactDir('pretrained-learn'), 'llama-dparams-desktop.png') });
   assert.deepEqual(errors, []);
   await page.close();
 });

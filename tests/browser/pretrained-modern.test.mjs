@@ -3,13 +3,16 @@
 // that adds <s>), from the local stand-in for the Hub (tests/js/hub-server.mjs) and as dropped
 // files: every forward step renders with numbers (no NaN, no console error) at 1280×800 and
 // 390×844, the RoPE step (4b) shows its pairs and the same-distance property on the real q and k,
-// and the per-head views name the K/V head a query head reads. Screenshots go to
-// tests/artifacts/pretrained-modern/.
+// and the per-head views name the K/V head a query head reads. Qwen2 and Qwen3 run with Qwen's
+// real tokenizer (make_checkpoints.py's qwen2-vocab and qwen3-vocab: the real vocabulary at
+// width 8), their RoPE'd q and k and their logits checked against the float64 reference
+// (tests/pretrained/golden.json). Screenshots go to tests/artifacts/pretrained-modern/.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { readFileSync, rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { startHarness, waitReady, waitStep, waitRunAfter, runCount, artifactDir, pageScrollWidth, hashState, allowLinkModel, WAIT } from './harness.mjs';
 import { startHubServer, readModelFolder } from '../js/hub-server.mjs';
 import { cliTrace } from '../js/helpers.mjs';
@@ -20,13 +23,30 @@ const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 const SHOTS = artifactDir('pretrained-modern');
 const SENTENCE = 'The cat sat on the mat, the dog sat on it.';
+const GOLDEN = JSON.parse(readFileSync(fileURLToPath(new URL('../pretrained/golden.json', import.meta.url)), 'utf8')).checkpoints;
+// the sentence whose ids (by an independent encoder) the golden values of the real vocabularies are of
+const GOLDEN_SENTENCE = 'The animal didn\'t cross the street because it was too tired.';
+/** Before the page's scripts: every trace the Hub worker sends the page is kept, as the engine made
+ * it in this browser, in window.__workerTraces. */
+const KEEP_TRACES = `window.__workerTraces = [];
+  const NativeWorker = window.Worker;
+  window.Worker = class extends NativeWorker {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', (e) => { if (e.data?.type === 'trace') window.__workerTraces.push(e.data.trace); });
+    }
+  };`;
 
 let h;
 let hub;
 let dir;
 before(async () => {
-  dir = hubFolders(['llama-sp']);
-  hub = await startHubServer({ 'tiny/llama': readModelFolder(join(dir, 'llama-sp')) });
+  dir = hubFolders(['llama-sp', 'qwen2-vocab', 'qwen3-vocab']);
+  hub = await startHubServer({
+    'tiny/llama': readModelFolder(join(dir, 'llama-sp')),
+    'tiny/qwen2': readModelFolder(join(dir, 'qwen2-vocab')),
+    'tiny/qwen3': readModelFolder(join(dir, 'qwen3-vocab')),
+  });
   h = await startHarness();
 });
 after(async () => {
@@ -36,9 +56,9 @@ after(async () => {
 });
 
 /** The page on a link to the Hub model: the reader's click loads it (a link's model waits for it). */
-async function openModel(hash, options = {}) {
-  const opened = await h.open(`#model=hf:tiny/llama&s=${encodeURIComponent(SENTENCE)}&${hash}`, {
-    ...options, model: null, wait: false, init: `window.attentionPlaygroundHub = ${JSON.stringify(hub.base)};`,
+async function openModel(hash, { id = 'tiny/llama', sentence = SENTENCE, init = '', ...options } = {}) {
+  const opened = await h.open(`#model=hf:${id}&s=${encodeURIComponent(sentence)}&${hash}`, {
+    ...options, model: null, wait: false, init: `window.attentionPlaygroundHub = ${JSON.stringify(hub.base)};${init}`,
   });
   await allowLinkModel(opened.page);
   await waitReady(opened.page);
@@ -136,4 +156,45 @@ test('dropped files (config.json, model.safetensors, tokenizer.json) load the mo
   assert.match((await hashState(page)).model, /^local:/);
   assert.deepEqual(errors, []);
   await page.close();
+});
+
+test('Qwen2 (q, k, v biases, BF16) and Qwen3 (q/k norms, F16) with Qwen\'s real tokenizer: the page\'s RoPE\'d q, k and logits are the float64 reference\'s', async () => {
+  // qwen2-vocab on layer 0, qwen3-vocab on layer 1: the trace the page draws is of that layer
+  for (const [id, name, layer] of [['tiny/qwen2', 'qwen2-vocab', 0], ['tiny/qwen3', 'qwen3-vocab', 1]]) {
+    const golden = GOLDEN[name].sequences[0];
+    const { page, errors } = await openModel(`step=rope&layer=${layer}&q=5&k=2`, { id, sentence: GOLDEN_SENTENCE, init: KEEP_TRACES, viewport: DESKTOP });
+    await waitReady(page);
+    const tr = await page.evaluate((l) => {
+      const t = window.__workerTraces.at(-1);
+      const m = (x) => ({ cols: x.cols, data: Array.from(x.data) });
+      return { ids: t.tokens.map((x) => x.id), heads: t.layers[l].heads.map((hd) => ({ query: m(hd.query), key: m(hd.key) })), k: t.top.k, top: Array.from(t.top.ids), p: Array.from(t.top.p) };
+    }, layer);
+    // the page's tokenizer gave the independent encoder's ids (Qwen adds no BOS)
+    assert.deepEqual(tr.ids, golden.ids, name);
+    let worst = 0;
+    const rope = golden.rope.filter((r) => r.layer === layer);
+    assert.equal(rope.length, 2, `${name}: both heads of layer ${layer}`);
+    for (const r of rope) {
+      for (const [got, want] of [[tr.heads[r.head].query, r.query], [tr.heads[r.head].key, r.key]]) {
+        r.rows.forEach((t, i) => want[i].forEach((x, d) => {
+          const diff = Math.abs(got.data[t * got.cols + d] - x);
+          worst = Math.max(worst, diff);
+          assert.ok(diff <= 1e-4, `${name}: layer ${layer} head ${r.head} [${t}][${d}]: ${got.data[t * got.cols + d]} vs ${x}`);
+        }));
+      }
+    }
+    // the logits, through each row's five likeliest tokens over the whole vocabulary: the same ids,
+    // log p (= logit − logsumexp) within 1e-4
+    assert.ok(tr.k >= 5, `${name}: top ${tr.k}`);
+    golden.top.forEach((ids, t) => ids.forEach((want, j) => {
+      assert.equal(tr.top[t * tr.k + j], want, `${name}: row ${t}, rank ${j}`);
+      const diff = Math.abs(Math.log(tr.p[t * tr.k + j]) - Math.log(golden.top_p[t][j]));
+      worst = Math.max(worst, diff);
+      assert.ok(diff <= 1e-4, `${name}: row ${t}, log p of ${want}: ${tr.p[t * tr.k + j]} vs ${golden.top_p[t][j]}`);
+    }));
+    assert.match(await panelText(page), /\u03b8/, `${name}: the RoPE step renders`);
+    await page.getByTestId('panel').screenshot({ path: join(SHOTS, `rope-${name}-desktop.png`) });
+    assert.deepEqual(errors, []);
+    await page.close();
+  }
 });

@@ -24,6 +24,7 @@
 namespace {
 
 using attn::WeightFormat;
+using Catch::Matchers::Contains;
 
 std::uint32_t bits(float f) {
     std::uint32_t u;
@@ -382,4 +383,62 @@ TEST_CASE("half: the size check before any weight arrives counts a 16-bit file's
         CHECK(e.code() == attn::Error::Code::too_large);
         CHECK(std::string(e.what()).find("BF16 and float32") != std::string::npos);
     }
+}
+
+namespace {
+
+/// Llama-3.2-1B's config.json with its weights' type in `dtype_field` ("torch_dtype", or
+/// transformers 5's "dtype") set to `dtype`.
+std::string llama32_config(const std::string& dtype_field, const std::string& dtype) {
+    return R"({"model_type": "llama", "architectures": ["LlamaForCausalLM"], "vocab_size": 128256,
+        "hidden_size": 2048, "intermediate_size": 8192, "num_hidden_layers": 16, "num_attention_heads": 32,
+        "num_key_value_heads": 8, "hidden_act": "silu", "max_position_embeddings": 131072, "rms_norm_eps": 1e-5,
+        "tie_word_embeddings": true, "rope_theta": 500000.0, ")" + dtype_field + R"(": ")" + dtype + R"("})";
+}
+
+}  // namespace
+
+TEST_CASE("half: config.json's dtype or torch_dtype decides the size check: Llama-3.2-1B fits as BF16 or F16, not as F32",
+          "[half][hub]") {
+    // counted by hand: the matrices (embedding, q k v o, gate up down) at 2 bytes, the RMSNorm gains at 4
+    const std::uint64_t V = 128256, C = 2048, L = 16, KV = 8 * 64, F = 8192;
+    const std::uint64_t matrices = V * C + L * (2 * C * C + 2 * C * KV + 3 * C * F), gains = L * 2 * C + C;
+    for (const char* field : {"torch_dtype", "dtype"}) {
+        INFO(field);
+        for (const auto& [dtype, format] : {std::pair<const char*, WeightFormat>{"bfloat16", WeightFormat::bf16},
+                                           {"float16", WeightFormat::f16}, {"float32", WeightFormat::f32}}) {
+            INFO(dtype);
+            const std::string text = llama32_config(field, dtype);
+            CHECK(attn::declared_weight_format(text) == format);
+            const attn::HubSizeCheck c = attn::check_hub_size(attn::read_hub_config(text), attn::declared_weight_format(text));
+            CHECK(c.format == format);
+            if (format == WeightFormat::f32) {  // 4.9 GB: refused with its numbers, before any download
+                CHECK(c.parameter_bytes == 4 * (matrices + gains));
+                CHECK_FALSE(c.fits);
+                CHECK_THAT(c.refusal, Contains("the model has " + std::to_string(matrices + gains) + " parameters (4.9 GB as float32)"));
+            } else {
+                CHECK(c.parameter_bytes == 2 * matrices + 4 * gains);
+                CHECK(c.fits == (c.parameter_bytes <= attn::kMaxParameterBytes));
+#ifndef __EMSCRIPTEN__
+                CHECK(c.fits);  // 2.5 GB under the CLI's 3 GiB
+#endif
+            }
+        }
+    }
+    // no dtype, or one the loader does not keep (float64, "auto"): the float32 count, the larger one
+    CHECK(attn::declared_weight_format(llama32_config("torch_dtype", "auto")) == WeightFormat::f32);
+    CHECK(attn::declared_weight_format(R"({"model_type": "llama"})") == WeightFormat::f32);
+    // both spellings in one file: transformers 5's dtype wins
+    CHECK(attn::declared_weight_format(R"({"torch_dtype": "float32", "dtype": "bfloat16"})") == WeightFormat::bf16);
+    // a model too large even kept 16-bit is refused with its 16-bit numbers
+    const std::string big = R"({"model_type": "llama", "architectures": ["LlamaForCausalLM"], "vocab_size": 262144,
+        "hidden_size": 2048, "intermediate_size": 8192, "num_hidden_layers": 48, "num_attention_heads": 32,
+        "num_key_value_heads": 8, "hidden_act": "silu", "max_position_embeddings": 2048, "rms_norm_eps": 1e-5,
+        "tie_word_embeddings": true, "rope_theta": 500000.0, "dtype": "bfloat16"})";
+    const attn::HubSizeCheck c = attn::check_hub_size(attn::read_hub_config(big), attn::declared_weight_format(big));
+    const std::uint64_t big_matrices = 262144 * C + 48 * (2 * C * C + 2 * C * KV + 3 * C * F), big_gains = 48 * 2 * C + C;
+    CHECK(c.parameter_bytes == 2 * big_matrices + 4 * big_gains);
+    CHECK_FALSE(c.fits);
+    CHECK_THAT(c.refusal, Contains("the model has " + std::to_string(big_matrices + big_gains) + " parameters (") &&
+                              Contains(" as BF16 and float32), above the "));
 }

@@ -186,7 +186,7 @@ TEST_CASE("hub: every test checkpoint's attention weights and logits match the f
           "[hub]") {
     const attn::JsonValue* all = golden().get("checkpoints");
     REQUIRE(all != nullptr);
-    REQUIRE(all->object.size() == 22);  // (bert-untied, gpt2-padded and bert-padded: issue #36, 5 and 7; 7 rotary decoders)
+    REQUIRE(all->object.size() == 23);  // (bert-untied, gpt2-padded and bert-padded: issue #36, 5 and 7; 8 rotary decoders)
     double worst = 0;
     for (const auto& [name, entry] : all->object) {
         INFO("checkpoint " << name);
@@ -283,7 +283,7 @@ TEST_CASE("hub: generating token by token with the KV cache gives the float64 re
         }
         ++checked;
     }
-    CHECK(checked == 15);  // 8 GPT-2 folders (gpt2-padded: issue #36, 5), 4 Llama, Qwen2, 2 Qwen3
+    CHECK(checked == 16);  // 8 GPT-2 folders (gpt2-padded: issue #36, 5), 4 Llama, 2 Qwen2, 2 Qwen3
 }
 
 TEST_CASE("hub: the hand-built gpt2-patterns checkpoint's heads are named previous-token and first-token", "[hub]") {

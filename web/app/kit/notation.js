@@ -5,6 +5,7 @@
 //   heads    a superscript in parentheses, counted from 1 like the Head picker: Q⁽¹⁾
 //   sizes    T tokens, C = d_model (the model width), H heads, d_k = C/H per head
 //   weights  W_Q, W_K, W_V, W_O (letters after "_" are subscripts)
+//   modern   m, θᵢ and the pair (i, i + d_k/2) of RoPE; H_kv K/V heads; a norm's gain g
 
 import { quoted } from './format.js';
 
@@ -23,6 +24,11 @@ export const NOTATION = Object.freeze([
   [`Q${headSup(1)}`, 'a superscript in parentheses is the head, counted from 1 (Head 1 is the first head): the queries of head 1'],
   ['W_Q, W_K, W_V, W_O', 'the learned (or seeded) projection matrices; W_O mixes the heads at the end'],
   ['S, S\u2032, A', 'scores Q\u00b7K\u1d40, scores after scaling (S\u2032 = S/\u221ad_k, or S when scaling is off) and masking, weights softmax(S\u2032)'],
+  // the modern decoders (Llama, Qwen): RoPE, grouped-query attention, RMSNorm
+  ['m, \u03b8\u1d62', 'rotary positions (RoPE): m is a token\u2019s position, counted from 0; \u03b8\u1d62 = base^(\u22122i/d_k) is how fast pair i turns, so at position m it is turned by the angle m\u00b7\u03b8\u1d62'],
+  ['(i, i + d_k/2)', 'a RoPE pair: dimension i of a query or key turns together with dimension i + d_k/2, as one 2-D arrow (i = 0 \u2026 d_k/2 \u2212 1)'],
+  ['H_kv', 'grouped-query attention: the number of K/V heads; each is shared by H/H_kv neighbouring query heads (heads 1 \u2026 H/H_kv read K/V head 1), and the KV cache keeps H_kv heads'],
+  ['g', 'a norm\u2019s learned gain: RMSNorm(x) = x/rms(x)\u00b7g with rms(x) = \u221a(mean(x\u00b2) + \u03b5), no mean taken away and no bias (LayerNorm: (x \u2212 \u03bc)/\u03c3\u00b7g + b)'],
 ]);
 
 /**

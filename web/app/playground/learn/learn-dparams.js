@@ -10,6 +10,7 @@ import { learnFigureTitle } from '../../kit/notation.js';
 export const createLearnParamsStep = learnStep('dparams', {
   explain: (tr) => [
     `The weights get their gradients last. Q = X\u2032\u00b7W_Q, so the head\u2019s ${tr.config.dHead} columns of W_Q get dW_Q = X\u2032\u1d40\u00b7dQ: each token\u2019s input row times how its query should move, summed over the tokens. W_K and W_V the same with dK and dV; the head\u2019s rows of W_O get O\u1d40\u00b7dY.`,
+    ...(tr.rope ? ['With RoPE, dQ and dK are first turned back (step 6\u2019s last line): W_Q gets X\u2032\u1d40\u00b7dq with dq the gradient before RoPE, W_K likewise.'] : []),
     'A step of gradient descent moves each weight a little against its gradient (the last step). The table says which heads this sentence would change most.',
   ],
   build(f, ctx, trace) {
@@ -31,7 +32,9 @@ export const createLearnParamsStep = learnStep('dparams', {
       const c = clampIndex(v.d, tr.config.dModel);
       const d = clampIndex(column, D);
       const dW = headColumns(layer.dWQuery, v.head, D);
-      f.formula.set([[`dW_Q[${c}, ${v.head * D + d}] = \u03a3_i X\u2032[i, ${c}]\u00b7dQ[i, ${d}] = `, ...gradientTerms(col(layer.normed, c), col(head.dQuery, d), { max: 4 }), ' = ', { result: at(dW, c, d) }]]);
+      // with RoPE, W_Q gets dq before RoPE (step 6's last line), not the turned dQ
+      const [dq, name] = head.dQueryBeforeRope ? [head.dQueryBeforeRope, 'dq'] : [head.dQuery, 'dQ'];
+      f.formula.set([[`dW_Q[${c}, ${v.head * D + d}] = \u03a3_i X\u2032[i, ${c}]\u00b7${name}[i, ${d}] = `, ...gradientTerms(col(layer.normed, c), col(dq, d), { max: 4 }), ' = ', { result: at(dW, c, d) }]]);
       hm.update({ matrix: dW, title: learnFigureTitle('dparams', tr, v.head), kind: 'diverging', palette: v.palette, rowLabels: v.dimLabels, colLabels: null, selRow: c, selCol: d });
       fillTable(table, ['head', '\u2016dW_Q\u2016', '\u2016dW_K\u2016', '\u2016dW_V\u2016', '\u2016dW_O\u2016'],
         headGradNorms(layer, D).map((n, h) => [{ text: String(h + 1) }, { n: n.q }, { n: n.k }, { n: n.v }, { n: n.o }]), v.head);
