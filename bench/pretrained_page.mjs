@@ -35,7 +35,7 @@ const sentenceOf = (T) => Array(T).fill('the').join(' ');
 function inWorker({ base, id, lengths, repeat, sentences }) {
   return (async () => {
     const out = [];
-    const worker = new Worker('./app/hub-worker.js', { type: 'module' });
+    const worker = new Worker('./app/hub/worker.js', { type: 'module' });
     const reply = (type) => new Promise((resolve, reject) => {
       worker.onmessage = (e) => {
         if (e.data.type === 'error') reject(new Error(`${e.data.code}: ${e.data.message}`));
@@ -43,7 +43,7 @@ function inWorker({ base, id, lengths, repeat, sentences }) {
       };
     });
     for (const what of ['load (download)', 'load (cached)']) {
-      const w = what === 'load (download)' ? worker : new Worker('./app/hub-worker.js', { type: 'module' });
+      const w = what === 'load (download)' ? worker : new Worker('./app/hub/worker.js', { type: 'module' });
       const t0 = performance.now();
       const done = new Promise((resolve, reject) => {
         w.onmessage = (e) => {

@@ -1,4 +1,4 @@
-// What the pretrained-model worker (hub-worker.js) runs, one runner per
+// What the pretrained-model worker (hub/worker.js) runs, one runner per
 // loaded model: it fetches the files (hub-source.js: the Hub through Cache
 // Storage, or the File objects the page passed), streams model.safetensors
 // into the engine in chunks (its header first, then only the byte ranges the

@@ -1,6 +1,6 @@
 // Where a pretrained checkpoint's files come from: the Hugging Face Hub (by
 // id, cached in the browser's Cache Storage) or files the user dropped or
-// picked. No DOM and no engine: the loader worker (hub-worker.js) and the
+// picked. No DOM and no engine: the loader worker (hub/worker.js) and the
 // page both import it.
 //
 //   parseHubId('openai-community/gpt2')            → 'openai-community/gpt2' (or null)
