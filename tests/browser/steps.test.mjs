@@ -339,6 +339,11 @@ test('ALiBi: the picker offers it; the mask step shows each head\u2019s bias and
   assert.match(await page.getByTestId('scaled-spread').textContent(), /ALiBi: the next step adds head 2\u2019s bias \u22120\.06250\u00b7\|i \u2212 j\|/);
   await page.locator('.step-btn[data-step="masked"]').click();
   await waitStep(page, 'masked');
+  // the export's title is the page's, bias included
+  const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Save SVG' }).click()]);
+  const exported = /<text x="16" y="28"[^>]*>([^<]*)<\/text>/.exec(await readFile(await file.path(), 'utf8'))[1].replace(/&apos;/g, "'");
+  assert.match(exported, / \+ bias$/, exported);
+  assert.ok((await page.locator('section[data-step="masked"] .figures > .figure-row .hm-title').allTextContents()).includes(exported), exported);
   await page.screenshot({ path: join(artifactDir('steps'), 'alibi-masked.png'), fullPage: true });
   // the phone: the bias map scrolls inside its figure like the others, the page does not scroll sideways
   await page.setViewportSize({ width: 390, height: 844 });

@@ -4,6 +4,8 @@
 // heads' slopes); these pure helpers give what the mask and the softmax read.
 // Shared by the step views and the figure export; no DOM.
 
+import { figureTitle } from '../kit/notation.js';
+
 /** The heads' slopes m_h of a trace with ALiBi positions, else null. */
 export function alibiSlopes(tr) {
   if (tr?.config?.positional !== 'alibi') return null;
@@ -45,4 +47,9 @@ export function slopeRule(heads, head) {
   const k = head + 1;
   if (k <= n) return { exponent: `\u22128\u00b7${k}/${n}` };
   return { exponent: `\u22128\u00b7${2 * (k - n) - 1}/${2 * n}` };
+}
+
+/** The masked step's figure title: with ALiBi its scores carry the bias (" + bias"), on the page and in the export alike. */
+export function maskedTitle(tr, head) {
+  return alibiSlope(tr, head) === null ? figureTitle('masked', tr, head) : `${figureTitle('masked', tr, head)} + bias`;
 }

@@ -13,7 +13,7 @@
 
 import { figureTitle } from '../kit/notation.js';
 import { formatValue } from '../kit/format.js';
-import { softmaxInput, alibiSlope } from './alibi.js';
+import { softmaxInput, alibiSlope, maskedTitle } from './alibi.js';
 import { STEP_LIST, EXTRA_STEPS } from './steps.js';
 import { createEmbeddingsStep } from './steps/step-embeddings.js';
 import { createPositionalStep } from './steps/step-positional.js';
@@ -73,7 +73,7 @@ const DRAWN = {
   },
   masked: {
     view: createMaskedStep,
-    figure: (t, h) => fig('masked', t, h, softmaxInput(t, h), { caption: `mask: ${t.config.mask}; \u2212\u221e = hidden${alibiSlope(t, h) === null ? '' : `; ALiBi bias \u2212${formatValue(alibiSlope(t, h), 4)}\u00b7|i \u2212 j| added`}`, kind: 'diverging', mask: t.mask, cols: 'tokens' }),
+    figure: (t, h) => fig('masked', t, h, softmaxInput(t, h), { title: maskedTitle(t, h), caption: `mask: ${t.config.mask}; \u2212\u221e = hidden${alibiSlope(t, h) === null ? '' : `; ALiBi bias \u2212${formatValue(alibiSlope(t, h), 4)}\u00b7|i \u2212 j| added`}`, kind: 'diverging', mask: t.mask, cols: 'tokens' }),
   },
   softmax: {
     view: createSoftmaxStep,

@@ -5,9 +5,8 @@
 import { createStepFrame, tok, at, clampIndex, createOffer } from '../../kit/common.js';
 import { createHeatmap } from '../../kit/heatmap.js';
 import { el } from '../../kit/dom.js';
-import { figureTitle } from '../../kit/notation.js';
 import { formatValue, DIGITS, subscript } from '../../kit/format.js';
-import { alibiSlope, alibiBias, softmaxInput, slopeRule } from '../alibi.js';
+import { alibiSlope, alibiBias, softmaxInput, slopeRule, maskedTitle } from '../alibi.js';
 
 const TEXT = {
   none: 'No mask: every token may look at every token, including later ones.',
@@ -105,7 +104,7 @@ export function createMaskedStep(root, ctx) {
         hmBias.update({ matrix: alibiBias(slope, v.T), title: `ALiBi bias \u2212m\u00b7|i \u2212 j|, head ${v.head + 1}`, rowLabels: v.labels, colLabels: v.labels, kind: 'diverging', palette: v.palette, selRow: v.q, selCol: k });
       }
       hmMask.update({ matrix: tr.mask, title: `Mask (${kind})`, rowLabels: v.labels, colLabels: v.labels, kind: 'mask', palette: v.palette, selRow: v.q, selCol: k });
-      hm.update({ matrix: input, mask: tr.mask.data, title: slope === null ? figureTitle('masked', tr, v.head) : `${figureTitle('masked', tr, v.head)} + bias`, rowLabels: v.labels, colLabels: v.labels, kind: 'diverging', palette: v.palette, selRow: v.q, selCol: k });
+      hm.update({ matrix: input, mask: tr.mask.data, title: maskedTitle(tr, v.head), rowLabels: v.labels, colLabels: v.labels, kind: 'diverging', palette: v.palette, selRow: v.q, selCol: k });
     },
   };
 }
