@@ -13,7 +13,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync, readFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { startServer, ARTIFACTS, ROOT, WAIT } from './harness.mjs';
+import { startServer, ARTIFACTS, ROOT, WAIT, CHROMIUM_ARGS, CHROMIUM_PATH } from './harness.mjs';
 import { guessesFor } from '../js/lesson-guesses.mjs';
 import { createEngine } from '../../web/engine.js';
 import { lessonById } from '../../web/app/lessons/registry.js';
@@ -30,7 +30,7 @@ before(async () => {
   site = await startServer();
   teacherDir = mkdtempSync(join(tmpdir(), 'ap-lessons-'));
   teacher = await startServer(teacherDir);
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking'] });
+  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
 });
 after(async () => {
   await browser?.close();
