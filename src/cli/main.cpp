@@ -9,6 +9,7 @@
 #include "args.hpp"
 #include "attention/json.hpp"
 #include "attention/trace.hpp"
+#include "base/heap.hpp"
 #include "tokenize_cli.hpp"
 #include "train_cli.hpp"
 
@@ -59,6 +60,7 @@ void print_table(const attn::Trace& tr) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    attn::keep_freed_heap();
     if (argc > 1 && attn::cli::is_training_command(argv[1])) return attn::cli::training_main(argc, argv);
     if (argc > 1 && std::string(argv[1]) == "tokenize") return attn::cli::tokenize_main(argc, argv);
     try {
