@@ -99,7 +99,9 @@ test('a copied link retrains to the same step and shows exactly the same grid nu
   assert.deepEqual(copy.errors, []);
 });
 
-test('induction: 2 layers reach 90% held-out accuracy, 1 layer does not; ablating the induction head drops it', async () => {
+// That one layer does not learn it (the other half of the claim) is the native learning test's, on the same
+// recipe and steps (test_trainer.cpp, "learning: two layers learn induction…"): here the page's side of it.
+test('induction: 2 layers reach 90% held-out accuracy; ablating the induction head drops it', async () => {
   const two = await openLab(h, lab(`${INDUCTION}&L=2`));
   await trainTo(two.page, INDUCTION_STEPS);
   const s2 = await labState(two.page);
@@ -128,13 +130,7 @@ test('induction: 2 layers reach 90% held-out accuracy, 1 layer does not; ablatin
   await two.page.waitForFunction(() => document.getElementById('lab').dataset.ablated === '');
   assert.match(await two.page.getByTestId('ablation').textContent(), /All heads active/);
 
-  const one = await openLab(h, lab(`${INDUCTION}&L=1`));
-  await trainTo(one.page, INDUCTION_STEPS);
-  const s1 = await labState(one.page);
-  assert.ok(Number(s1.heldout) < 0.9, `1 layer: held-out accuracy ${s1.heldout} at step ${s1.step}`);
   assert.deepEqual(two.errors, []);
-  assert.deepEqual(one.errors, []);
-  await one.page.close();
   TRAINED.induction = { page: two.page, errors: two.errors, steps: INDUCTION_STEPS }; // all heads active again
 });
 
