@@ -42,7 +42,15 @@ function checkInPage(step) {
     const hd = trace.heads[head];
     const get = (m) => (i, j) => m.data[i * m.cols + j];
     const slice = (w) => (i, j) => w.data[i * w.cols + head * D + j];
-    const masked = (i, j) => (trace.mask.data[i * T + j] ? hd.scaled.data[i * T + j] : -Infinity);
+    // ALiBi (pe=alibi): head h adds −m·|i − j| to S′ before the mask, m = 2^(−8(h+1)/H) for H a power
+    // of two (Press et al. 2022), worked out here from the head count, not read from the engine
+    let slope = 0;
+    if (s.positional === 'alibi') {
+      if (H & (H - 1)) throw new Error(`the ALiBi reference here takes a power-of-two head count, not ${H}`);
+      slope = 2 ** (-8 * (head + 1) / H);
+    }
+    const bias = (i, j) => -Math.fround(slope * Math.abs(i - j));
+    const masked = (i, j) => (trace.mask.data[i * T + j] ? Math.fround(hd.scaled.data[i * T + j] + bias(i, j)) : -Infinity);
     const M = {
       embeddings: get(trace.embeddings), positional: get(trace.positional), input: get(trace.input),
       'input-x': get(trace.embeddings), 'input-p': get(trace.positional),
@@ -50,7 +58,7 @@ function checkInPage(step) {
       'projection-input': get(trace.input), 'projection-wq': slice(trace.wQuery),
       scores: get(hd.scores), 'scores-q': get(hd.query), 'scores-k': get(hd.key),
       'scaled-before': get(hd.scores), scaled: get(hd.scaled),
-      mask: get(trace.mask), masked,
+      mask: get(trace.mask), masked, alibi: bias,
       softmax: get(hd.weights), lines: get(hd.weights), 'weighted-v': get(hd.value), weighted: get(hd.output),
       concat: get(trace.concat), 'output-concat': get(trace.concat), 'output-wo': get(trace.wOutput), output: get(trace.output),
     };
@@ -103,6 +111,7 @@ const CONFIGS = [
   '#batch=1&bi=1&mask=padding&q=2&k=1',
   '#mask=custom&cm=7-1.7-3.7-7.2-0&q=7&k=3',
   '#batch=1&bi=0&mask=custom&cm=0-0.1-2&q=1&k=2',
+  '#pe=alibi&mask=causal&h=4&head=2&q=6&k=3',
 ];
 
 for (const hash of CONFIGS) {
