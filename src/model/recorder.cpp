@@ -146,8 +146,11 @@ const char* point_words(Point p) {
         case Point::embed_norm: return "the embeddings";
         case Point::block_in: return "the block's input";
         case Point::attn_norm: return "the attention's input (LN1)";
+        case Point::attn_norm_rms: return "the root mean squares of the attention's input (RMSNorm)";
         case Point::q: return "the queries";
         case Point::k: return "the keys";
+        case Point::q_before_rope: return "the queries before RoPE";
+        case Point::k_before_rope: return "the keys before RoPE";
         case Point::v: return "the values";
         case Point::scores: return "the attention scores";
         case Point::scaled: return "the scaled scores";
@@ -159,10 +162,14 @@ const char* point_words(Point p) {
         case Point::attn_out: return "the attention's output";
         case Point::attn_residual: return "the stream after the attention";
         case Point::ffn_norm: return "the MLP's input";
+        case Point::ffn_norm_rms: return "the root mean squares of the MLP's input (RMSNorm)";
+        case Point::ffn_gate: return "the MLP's gate";
+        case Point::ffn_up: return "the MLP's up projection";
         case Point::ffn_hidden: return "the MLP's hidden layer";
         case Point::ffn_out: return "the MLP's output";
         case Point::block_out: return "the block's output";
-        case Point::final_norm: return "the final LayerNorm's output";
+        case Point::final_norm: return "the final norm's output";
+        case Point::final_norm_rms: return "the root mean squares of the final norm's input (RMSNorm)";
         case Point::head_transform: return "the output head's transform";
         case Point::logits: return "the logits";
         case Point::d_logits: return "the gradient of the logits";
@@ -174,6 +181,8 @@ const char* point_words(Point p) {
         case Point::d_scores: return "the gradient of the attention scores";
         case Point::d_q: return "the gradient of the queries";
         case Point::d_k: return "the gradient of the keys";
+        case Point::d_q_before_rope: return "the gradient of the queries before RoPE";
+        case Point::d_k_before_rope: return "the gradient of the keys before RoPE";
         case Point::d_v: return "the gradient of the values";
         case Point::d_block_in: return "the gradient of the block's input";
     }

@@ -719,6 +719,24 @@ std::string overflowing_gpt2(float factor) {
 
 }  // namespace
 
+TEST_CASE("hub: a Llama checkpoint whose MLP gate overflows is refused where it stops being numbers", "[hub]") {
+    // layer 1's gate_proj (48×32, float32) at 3e38 a weight: finite, but each gate value sums 32
+    // products of about 3e38 and overflows; the first intermediate the forward checks after it is
+    // the gated MLP's hidden layer SiLU(gate) ⊙ up
+    std::string bytes = file_of("llama");
+    const attn::SafeTensorsIndex index = attn::read_safetensors_header(bytes);
+    const attn::TensorEntry* t = index.find("model.layers.1.mlp.gate_proj.weight");
+    REQUIRE(t != nullptr);
+    for (std::size_t i = 0; i < 48 * 32; ++i) {
+        const float f = 3e38f;
+        std::memcpy(&bytes[index.data_start + t->begin + 4 * i], &f, 4);
+    }
+    const std::unique_ptr<attn::Model> model = load(config_of("llama"), bytes);
+    const std::vector<std::int32_t> ids = {5, 17, 42, 3};
+    CHECK_THAT(error_of([&] { model->trace(ids, -1, {}, -1); }, attn::Error::Code::not_finite),
+               Contains("layer 1, the MLP's hidden layer are not finite"));
+}
+
 TEST_CASE("hub: finite weights whose activations overflow are refused where they first appear (not_finite)", "[hub]") {
     const std::unique_ptr<attn::Model> model = load(config_of("gpt2"), overflowing_gpt2(1e20f));
     const std::vector<std::int32_t> ids = {5, 17, 42, 3};

@@ -320,6 +320,7 @@ TEST_CASE("pretrained backward: learn_memory and run_memory bound what a modern 
     for (const int T : {32, 256}) {
         const std::vector<std::int32_t> ids = model_test::random_ids(rng, c, T);
         const std::int64_t used = check_learn_memory(m, ids);
+        CHECK(used > std::int64_t{T} * c.vocab * 4);  // the measure sees at least one T×V buffer
         attn::TraceKeep keep;  // every layer's heads and vectors, the logits
         const std::int64_t run_estimate = attn::run_memory(c, 1, T, &keep);
         const std::int64_t run_used = test_memory::peak_memory_of([&] {
