@@ -734,7 +734,7 @@ TEST_CASE("hub: a Llama checkpoint whose MLP gate overflows is refused where it 
     const std::unique_ptr<attn::Model> model = load(config_of("llama"), bytes);
     const std::vector<std::int32_t> ids = {5, 17, 42, 3};
     CHECK_THAT(error_of([&] { model->trace(ids, -1, {}, -1); }, attn::Error::Code::not_finite),
-               Contains("layer 1, the MLP's hidden layer are not finite"));
+               Contains("layer 1, the MLP's hidden values are not finite"));
 }
 
 TEST_CASE("hub: finite weights whose activations overflow are refused where they first appear (not_finite)", "[hub]") {
