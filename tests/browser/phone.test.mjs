@@ -66,14 +66,25 @@ test('phone: sentence, then the stepper, then the figure; at every step the stic
 });
 
 test('phone: Play does not pull a reader away from the model settings', async () => {
-  const { page } = await h.open('#step=embeddings&speed=4', { viewport: PHONE });
+  const { page } = await h.open('#step=embeddings&speed=1', { viewport: PHONE });
   await page.emulateMedia({ reducedMotion: 'reduce' });
+  // every step the panel renders, in order (waiting for a named step, a loaded machine once found
+  // Play already at the last one)
+  await page.evaluate(() => {
+    const panel = document.querySelector('[data-testid="panel"]');
+    window.__rendered = [];
+    new MutationObserver(() => window.__rendered.push(panel.dataset.rendered)).observe(panel, { attributes: true, attributeFilter: ['data-rendered'] });
+  });
   await page.getByRole('button', { name: 'Play' }).click();
+  // Play's first step brings its figure into view (a step change shows its heading): after that the
+  // reader goes to the model settings, and the steps that follow must leave them there
+  await page.waitForFunction(() => window.__rendered.includes('positional'));
   await page.locator('.card-controls').evaluate((c) => c.scrollIntoView({ block: 'start' }));
   const where = () => page.locator('.card-controls').evaluate((c) => Math.round(c.getBoundingClientRect().top));
   const y = await where();
-  await waitStep(page, 'positional');
-  await waitStep(page, 'input');
+  const seen = await page.evaluate(() => window.__rendered.length);
+  // two more steps rendered after the reader moved (none, and the wait fails: nothing would be tested)
+  await page.waitForFunction((n) => new Set(window.__rendered.slice(n)).size >= 2, seen);
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   // the panel above changes height from step to step; scroll anchoring keeps what the reader sees in place
   assert.ok(Math.abs((await where()) - y) <= 2, 'the model settings stay where the reader has them');
