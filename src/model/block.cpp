@@ -148,16 +148,18 @@ void block_backward(const ModelConfig& cfg, const LayerParams<const float*>& p, 
 void check_block_finite(const ModelConfig& cfg, const AttentionRun& run, const LayerState& c, const Matrix& x) {
     if (all_finite(x)) return;
     // where the first NaN or infinity appears, in the order the block computes
-    const int l = run.layer, H = cfg.heads, D = cfg.d_model / H;
+    // (q has H heads of width D; k and v have H_kv, query head h reading K/V head h / (H / H_kv))
+    const int l = run.layer, H = cfg.heads, D = head_dim_of(cfg), group = H / kv_heads_of(cfg);
     const auto at = [&](Point point, int head = -1) { throw_not_finite(point, {l, head, 0}); };
     if (!all_finite(c.input)) at(Point::block_in);
     if (!all_finite(c.normed)) at(Point::attn_norm);
     const AttentionCache& a = c.attention;
     const std::int64_t per_head = a.weights.size() / (std::int64_t{run.B} * H);  // T·S weights of one (b, h)
     for (int h = 0; h < H; ++h) {
+        const int kv = h / group;
         if (!all_finite(a.q.middleCols(h * D, D))) at(Point::q, h);
-        if (!all_finite(a.k.middleCols(h * D, D))) at(Point::k, h);
-        if (!all_finite(a.v.middleCols(h * D, D))) at(Point::v, h);
+        if (!all_finite(a.k.middleCols(kv * D, D))) at(Point::k, h);
+        if (!all_finite(a.v.middleCols(kv * D, D))) at(Point::v, h);
         // finite scores give finite weights (each exp(s − max) ≤ 1, their sum ≥ 1): weights that
         // are not come from scores that overflowed
         for (int b = 0; b < run.B; ++b) {
@@ -171,6 +173,8 @@ void check_block_finite(const ModelConfig& cfg, const AttentionRun& run, const L
     if (post && !all_finite(c.mid)) at(Point::attn_residual);
     if (cfg.mlp > 0) {
         if (!all_finite(c.m)) at(Point::ffn_norm);
+        if (cfg.gated_mlp && !all_finite(c.mlp.gate)) at(Point::ffn_gate);
+        if (cfg.gated_mlp && !all_finite(c.mlp.pre)) at(Point::ffn_up);
         if (!all_finite(c.mlp.act)) at(Point::ffn_hidden);
         at(Point::ffn_out);
     }
