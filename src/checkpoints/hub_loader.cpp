@@ -2,7 +2,8 @@
 //
 // From the header alone it decides which of the file's tensors the model needs
 // (a Source each), checks their names, shapes and dtypes against the config,
-// and allocates the model: its parameters are the only large allocation. Then
+// and allocates the model: its parameters are the only large allocations (the float32
+// values, and the 16-bit chunks of a file kept 16-bit: Parameters). Then
 // feed() converts the bytes as they arrive, in any chunk sizes, straight into
 // the parameter buffer: an element split between two chunks waits in a carry
 // of at most 4 bytes. Bytes outside the needed ranges (attn.bias buffers, the
@@ -14,7 +15,7 @@
 //
 // One rule maps every Hub tensor, seen as [R, K] (a vector is [1, K]), onto
 // our row-major [in, out] tensors: element (r, c) goes to
-//     base[c / split] + r·row_stride + (c % split)·col_stride
+//     out[c / split] + r·row_stride + (c % split)·col_stride   (out: the target tensor's start)
 //   Conv1D [in, out], same layout:  split K, row_stride K, col_stride 1
 //   nn.Linear [out, in], transposed: split K, row_stride 1, col_stride R
 //   c_attn [C, 3C] → q | k | v:     split C, row_stride C, col_stride 1, three bases
@@ -55,7 +56,8 @@ struct Source {
     std::int64_t split = 1;
     std::string targets[3];            ///< our tensors (1, or 3 for split3)
     unsigned target_count = 1;
-    std::size_t base[3] = {0, 0, 0};   ///< where they are stored (flat() or halves(): ParamInfo::stored)
+    float* out[3] = {};                ///< where their values go when float32: flat() + ParamInfo::stored
+    std::uint16_t* out16[3] = {};      ///< or, stored as 16-bit values, their place (Parameters::half_data)
     bool half = false;                 ///< stored as 16-bit values: the file's bits are copied
     std::size_t row_stride = 0, col_stride = 1;
     // progress
@@ -186,7 +188,7 @@ namespace {
 std::string parameter_refusal(std::uint64_t floats, std::uint64_t bytes, WeightFormat format) {
     const std::string as = format == WeightFormat::f32 ? "float32" : std::string(weight_format_name(format)) + " and float32";
     return "the model has " + std::to_string(floats) + " parameters (" + format_bytes(static_cast<std::int64_t>(bytes)) + " as " + as +
-           "), above the " + format_bytes(static_cast<std::int64_t>(kMaxParameterBytes)) + " this engine holds";
+           "), above the " + format_bytes(static_cast<std::int64_t>(parameter_limit(format))) + " this engine holds";
 }
 
 std::uint64_t parameter_count(const ModelConfig& config) {
@@ -225,8 +227,11 @@ HubSizeCheck check_hub_size(const ModelConfig& config, WeightFormat format) {
     c.format = format;
     c.parameter_bytes = parameter_bytes(smallest, format);
     c.largest_bytes = parameter_bytes(largest_file_config(config), format);
+    c.limit_bytes = parameter_limit(format);
     c.fits = c.parameter_bytes <= c.limit_bytes;
     if (!c.fits) c.refusal = parameter_refusal(parameter_count(smallest), c.parameter_bytes, format);
+    else c.refusal = allocation_refusal(smallest, format);
+    c.fits = c.refusal.empty();
     return c;
 }
 
@@ -268,11 +273,13 @@ void HubLoader::Impl::plan(const ModelConfig& config, const std::string& header,
         m.storage = all_bf16 ? WeightFormat::bf16 : all_f16 ? WeightFormat::f16 : WeightFormat::f32;
     }
     const std::uint64_t bytes = attn::parameter_bytes(m.config, m.storage);  // counted before allocating
-    if (bytes > kMaxParameterBytes) {
+    if (bytes > parameter_limit(m.storage)) {
         std::uint64_t floats = 0;
         for (const ParamInfo& p : m.slots) floats += p.size();
         throw Error(Error::Code::too_large, parameter_refusal(floats, bytes, m.storage));
     }
+    const std::string split = allocation_refusal(m.config, m.storage);
+    if (!split.empty()) throw Error(Error::Code::too_large, split);
     std::sort(m.sources.begin(), m.sources.end(), [](const Source& a, const Source& b) { return a.begin < b.begin; });
     for (const Source& s : m.sources) {
         m.needed_bytes += s.end - s.begin;
@@ -287,26 +294,28 @@ void HubLoader::check(const ModelConfig& config, const std::string& header, std:
     m.plan(config, header, file_size, keep_16bit);
 }
 
-HubLoader::HubLoader(const ModelConfig& config, const std::string& header, std::uint64_t file_size, bool keep_16bit)
+HubLoader::HubLoader(const ModelConfig& config, const std::string& header, std::uint64_t file_size, bool keep_16bit,
+                     std::size_t chunk_bytes)
     : impl_(std::make_unique<Impl>()) {
     Impl& m = *impl_;
     m.plan(config, header, file_size, keep_16bit);
     const std::uint64_t bytes = attn::parameter_bytes(m.config, m.storage);
     try {
-        m.model = std::make_unique<Model>(m.config, Parameters(m.config, m.storage));
+        m.model = std::make_unique<Model>(m.config, Parameters(m.config, m.storage, chunk_bytes));
     } catch (const std::bad_alloc&) {
         throw Error(Error::Code::out_of_memory, "cannot allocate the model's " + format_bytes(static_cast<std::int64_t>(bytes)) +
                                                     " of parameters");
     }
-    // where each source's tensors are stored (flat() or halves(): ParamInfo::stored), known now
-    const Parameters& params = m.model->params();
+    // where each source's tensors are stored (flat(), or their 16-bit chunk), known now
+    Parameters& params = m.model->params();
     for (Source& s : m.sources) {
         for (unsigned i = 0; i < s.target_count; ++i) {
             const ParamInfo& info = params.info(s.targets[i]);
             const bool half = info.format != WeightFormat::f32;
             if (i > 0 && half != s.half) throw Error(Error::Code::internal, "hub loader: " + s.name + "'s targets are stored differently");
             s.half = half;
-            s.base[i] = info.stored;
+            if (half) s.out16[i] = params.half_data(info);
+            else s.out[i] = params.flat().data() + info.stored;
         }
     }
 }
@@ -316,6 +325,7 @@ HubLoader::~HubLoader() = default;
 const std::vector<ByteRange>& HubLoader::needed() const { return impl_->needed; }
 WeightFormat HubLoader::storage() const { return impl_->storage; }
 std::uint64_t HubLoader::parameter_bytes() const { return impl_->model->params().bytes(); }
+std::size_t HubLoader::half_chunks() const { return impl_->model->params().half_chunk_bytes().size(); }
 std::uint64_t HubLoader::needed_bytes() const { return impl_->needed_bytes; }
 std::uint64_t HubLoader::fed_bytes() const { return impl_->fed; }
 
@@ -326,8 +336,6 @@ void HubLoader::feed(std::uint64_t offset, const std::uint8_t* data, std::size_t
         throw Error(Error::Code::bad_input, "feed: offset " + std::to_string(offset) + " is before the end of the bytes already fed (" +
                                                 std::to_string(m.pos) + "); feed the file in increasing order");
     const std::uint64_t end = offset + size;
-    float* out = m.model->params().flat().data();
-    std::uint16_t* out16 = m.model->params().halves().data();
     while (m.cur < m.sources.size()) {
         Source& s = m.sources[m.cur];
         const std::uint64_t at = s.begin + s.done;  // the next byte this tensor needs
@@ -344,11 +352,11 @@ void HubLoader::feed(std::uint64_t offset, const std::uint8_t* data, std::size_t
                 fail("tensor " + quoted(s.name) + " has a non-finite value (" + (std::isnan(v) ? "NaN" : "infinity") +
                      ") at row " + std::to_string(s.r) + ", column " + std::to_string(s.c));
             const std::int64_t block = s.c / s.split, col = s.c % s.split;
-            const std::size_t at = s.base[block] + static_cast<std::size_t>(s.r) * s.row_stride + static_cast<std::size_t>(col) * s.col_stride;
+            const std::size_t at = static_cast<std::size_t>(s.r) * s.row_stride + static_cast<std::size_t>(col) * s.col_stride;
             if (s.half)  // the file's own 16 bits (a 16-bit source: the storage is its format)
-                out16[at] = static_cast<std::uint16_t>(bytes[0] | (bytes[1] << 8));
+                s.out16[block][at] = static_cast<std::uint16_t>(bytes[0] | (bytes[1] << 8));
             else
-                out[at] = v;
+                s.out[block][at] = v;
             if (++s.c == s.cols) {
                 s.c = 0;
                 ++s.r;
