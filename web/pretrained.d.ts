@@ -51,14 +51,15 @@ export interface HubSizeCheck {
   storage: 'F32' | 'F16' | 'BF16';
   /** with every part a weights file can add */
   largestBytes: number;
-  /** the most this engine holds as `storage`: in wasm LIMIT_JS for a 16-bit model (its values in
+  /** the most this engine holds as `storage`: in wasm 3 GiB for a 16-bit model (its values in
    * several allocations), 2 GiB − 64 MiB for a float32 one (its values one allocation, and one
    * allocation gets at most 2³¹ − 4148 bytes) */
   limitBytes: number;
   /** parameterBytes <= limitBytes and no tensor above one allocation; false: do not download it */
   fits: boolean;
   /** when it does not fit, the too_large message ("the model has 774030080 parameters (3.1 GB as
-   * float32), above the 2.1 GB this engine holds"; "… (2.5 GB as BF16 and float32) …"); else null */
+   * float32), above the 2.1 GB this engine holds"; "… (6.9 GB as BF16 and float32), above the 3.2 GB
+   * …"); else null */
   message: string | null;
 }
 

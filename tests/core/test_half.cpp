@@ -510,7 +510,7 @@ TEST_CASE("half: the size check before any weight arrives counts a 16-bit file's
     const attn::ModelConfig c = attn::read_hub_config(config_json);
     const std::uint64_t f32 = attn::parameter_bytes(c, WeightFormat::f32), bf16 = attn::parameter_bytes(c, WeightFormat::bf16);
     CHECK(f32 > (std::uint64_t{4} << 30));   // 1.24 G parameters: 4.9 GB as float32, above the 4 GiB of wasm32
-    CHECK(bf16 < (std::uint64_t{5} << 29));  // 2.5 GB kept BF16: under the engine's 3 GiB
+    CHECK(bf16 < (std::uint64_t{5} << 29));  // 2.5 GB kept BF16: under the engine's 3 GiB (the page's and the CLI's)
     CHECK(bf16 < f32 / 2 + (std::uint64_t{1} << 20));
     // as float32 the loader refuses it from the header alone, naming the float32 size
     const std::string header = llama_header(128256, 2048, 16, 32, 8, 64, 8192, "BF16");
@@ -552,6 +552,11 @@ std::string llama32_config(const std::string& dtype_field, const std::string& dt
 
 TEST_CASE("half: config.json's dtype or torch_dtype decides the size check: Llama-3.2-1B fits as BF16 or F16, not as F32",
           "[half][hub]") {
+    // the limits, by hand: 3 GiB in all for a 16-bit model; a float32 model's values are one
+    // allocation (in wasm at most 2 GiB - 64 MiB; natively no lower than the 3 GiB)
+    CHECK(attn::kMaxParameterBytes == std::uint64_t{3} << 30);
+    CHECK(attn::parameter_limit(WeightFormat::bf16) == attn::kMaxParameterBytes);
+    CHECK(attn::parameter_limit(WeightFormat::f32) == std::min(attn::kMaxParameterBytes, attn::kMaxAllocationBytes));
     // counted by hand: the matrices (embedding, q k v o, gate up down) at 2 bytes, the RMSNorm gains at 4
     const std::uint64_t V = 128256, C = 2048, L = 16, KV = 8 * 64, F = 8192;
     const std::uint64_t matrices = V * C + L * (2 * C * C + 2 * C * KV + 3 * C * F), gains = L * 2 * C + C;
@@ -566,14 +571,16 @@ TEST_CASE("half: config.json's dtype or torch_dtype decides the size check: Llam
             CHECK(c.format == format);
             if (format == WeightFormat::f32) {  // 4.9 GB: refused with its numbers, before any download
                 CHECK(c.parameter_bytes == 4 * (matrices + gains));
+                CHECK(c.limit_bytes == attn::parameter_limit(WeightFormat::f32));
                 CHECK_FALSE(c.fits);
-                CHECK_THAT(c.refusal, Contains("the model has " + std::to_string(matrices + gains) + " parameters (4.9 GB as float32)"));
-            } else {
+                CHECK(c.refusal == "the model has " + std::to_string(matrices + gains) + " parameters (4.9 GB as float32), above the " +
+                                       attn::format_bytes(static_cast<std::int64_t>(c.limit_bytes)) + " this engine holds");
+            } else {  // 2.5 GB in chunks: under the 3 GiB of the page and the CLI
                 CHECK(c.parameter_bytes == 2 * matrices + 4 * gains);
-                CHECK(c.fits == (c.parameter_bytes <= attn::kMaxParameterBytes));
-#ifndef __EMSCRIPTEN__
-                CHECK(c.fits);  // 2.5 GB under the CLI's 3 GiB
-#endif
+                CHECK(c.parameter_bytes == 2471763968);
+                CHECK(c.limit_bytes == attn::kMaxParameterBytes);
+                CHECK(c.fits);
+                CHECK(c.refusal.empty());
             }
         }
     }
@@ -591,6 +598,6 @@ TEST_CASE("half: config.json's dtype or torch_dtype decides the size check: Llam
     const std::uint64_t big_matrices = 262144 * C + 48 * (2 * C * C + 2 * C * KV + 3 * C * F), big_gains = 48 * 2 * C + C;
     CHECK(c.parameter_bytes == 2 * big_matrices + 4 * big_gains);
     CHECK_FALSE(c.fits);
-    CHECK_THAT(c.refusal, Contains("the model has " + std::to_string(big_matrices + big_gains) + " parameters (") &&
-                              Contains(" as BF16 and float32), above the "));
+    CHECK(c.refusal == "the model has " + std::to_string(big_matrices + big_gains) +
+                           " parameters (6.9 GB as BF16 and float32), above the 3.2 GB this engine holds");
 }

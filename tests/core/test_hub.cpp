@@ -662,7 +662,7 @@ TEST_CASE("hub size: config.json alone says whether the model fits, counted in 6
     const attn::HubSizeCheck small = attn::check_hub_size(attn::read_hub_config(config_of("gpt2")));
     CHECK(small.fits);
     CHECK(small.refusal.empty());
-    CHECK(small.limit_bytes == attn::kMaxParameterBytes);
+    CHECK(small.limit_bytes == attn::parameter_limit(attn::WeightFormat::f32));  // a float32 model's values: one allocation
     CHECK(small.parameter_bytes == 4 * load("gpt2")->params().flat().size());
     CHECK(small.largest_bytes == small.parameter_bytes + 4 * 96 * 24);  // + an lm_head of its own
     // gpt2-xl: 1.56 G parameters, 6.2 GB
