@@ -14,7 +14,7 @@
 //           number of tokens) until the frame after the new run is painted, the median of --reps
 // One JSON line per measurement, printed as it is taken: {impl: 'chromium', what, T?, wall_s,
 // loadavg (/proc/loadavg's first three then), …}; and {what: 'progress', phase, file, loaded,
-// total, at_s} at each file and phase of the load and every 256 MB of it.
+// total, at_s} at each file and phase of the load, every 256 MB of it and its last byte.
 //
 //   node bench/modern_page.mjs DIR [--lengths 16,128,512] [--repeat 5] [--reps 10] [--skip redraw] [--word the]
 
@@ -45,7 +45,7 @@ function inWorker({ base, id, lengths, repeat, texts }) {
         if (e.data.type === 'progress' && e.data.phase === 'read' && reading === null) reading = performance.now();
         if (e.data.type === 'progress') {
           const { phase, file, loaded, total } = e.data;
-          const key = `${phase} ${file} ${Math.floor(loaded / 256e6)}`;
+          const key = `${phase} ${file} ${loaded === total ? 'all' : Math.floor(loaded / 256e6)}`;
           if (key !== shown) {
             shown = key;
             report({ what: 'progress', phase, file, loaded, total, at_s: (performance.now() - t0) / 1000 });
