@@ -620,8 +620,8 @@ TEST_CASE("hub: a non-finite weight (inf or NaN, in F32, F16 or BF16) is refused
     CHECK_THAT(error_of([&] { load(config_of("gpt2"), m); }), Contains("'h.1.attn.c_proj.weight' has a non-finite value (infinity) at row 3, column 2"));
 }
 
-TEST_CASE("hub: a non-finite value in a matrix kept 16-bit is refused at its row and column, in any chunk sizes; the largest "
-          "finite ones load",
+TEST_CASE("hub: a non-finite value in a matrix kept 16-bit is refused at its row and column, in any chunk sizes, and the "
+          "largest finite ones load",
           "[hub]") {
     // a [R, K] tensor of zeros with `bits` at (r, c), in 2-byte values
     const auto one = [](std::uint16_t bits, std::size_t R, std::size_t K, std::size_t r, std::size_t c) {
