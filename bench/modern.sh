@@ -8,8 +8,9 @@
 #   torch     PyTorch float32, 1 thread: the forward and one token with a KV cache (bench/modern_torch.py)
 #   ours-wasm the wasm module in Node against onnxruntime-web (1 thread) on the same weights exported
 #             to ONNX by PyTorch, interleaved: the forward, and our one token (bench/modern_node.mjs)
-#   chromium  the page's worker: the load (wasm heap vs the file's bytes), the first trace and the
-#             median trace, one token; the page's redraw after a sentence change at T = 16
+#   chromium  the page's worker: the load (wasm heap vs the file's bytes; download and read apart),
+#             the first trace and the median trace, the first generate (it fills the KV cache) and
+#             one token, the heap after them; the page's redraw after a sentence change at T = 16
 #             (bench/modern_page.mjs)
 # For the larger two: the Chromium load, first trace and one token, and PyTorch's token.
 # Every line is JSON. The machine's load is printed before each part.

@@ -2,18 +2,23 @@
 // the local stand-in for the Hub (tests/js/hub-server.mjs), in headless Chromium, through the
 // page's own worker (web/app/hub/worker.js, the hub-runner protocol):
 //   load    download + Cache Storage, streamed into the engine: the wasm heap after it (the
-//           heap only grows, so this is its peak during the load) beside the file's bytes
+//           heap only grows, so this is its peak during the load) beside the file's bytes;
+//           download_s (until the worker starts reading the file from the cache) and read_s
+//           (streaming it into the engine, the tokenizer, until the model is ready)
 //   trace   the first trace after the load (layer 0, the page's request), then the median of
-//           --repeat, at each T
-//   token   one generated token through the KV cache after T tokens (one untimed generate fills
-//           the cache, each timed one adds a token to the last one's text)
+//           --repeat, at each T; the wasm heap after the first trace
+//   prefill the first generate after T tokens, which fills the KV cache
+//   token   one generated token through the KV cache after T tokens (each timed one adds a token
+//           to the last one's text); the wasm heap after them
 //   redraw  the playground with the model (model=hf:…) at T = 16: a sentence change (the same
 //           number of tokens) until the frame after the new run is painted, the median of --reps
-// One JSON line per measurement: {impl: 'chromium', what, T?, wall_s, …}.
+// One JSON line per measurement, printed as it is taken: {impl: 'chromium', what, T?, wall_s,
+// loadavg (/proc/loadavg's first three then), …}; and {what: 'progress', phase, file, loaded,
+// total, at_s} at each file and phase of the load, every 256 MB of it and its last byte.
 //
 //   node bench/modern_page.mjs DIR [--lengths 16,128,512] [--repeat 5] [--reps 10] [--skip redraw] [--word the]
 
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { startHarness, waitReady, allowLinkModel } from '../tests/browser/harness.mjs';
 import { startHubServer, readModelFolder } from '../tests/js/hub-server.mjs';
@@ -30,10 +35,22 @@ const textOf = (T, first = 'a') => (WORD ? Array(T).fill(WORD).join(' ') : first
 
 function inWorker({ base, id, lengths, repeat, texts }) {
   return (async () => {
-    const out = [];
     const worker = new Worker('./app/hub/worker.js', { type: 'module' });
+    let reading = null;  // when the worker began reading the file from the cache into the engine
+    const t0 = performance.now();
+    let shown = '';  // the last progress line: each phase and file, then every 256 MB
     const reply = (type) => new Promise((resolve, reject) => {
+      worker.onerror = (e) => reject(new Error(`the worker failed: ${e.message}`));
       worker.onmessage = (e) => {
+        if (e.data.type === 'progress' && e.data.phase === 'read' && reading === null) reading = performance.now();
+        if (e.data.type === 'progress') {
+          const { phase, file, loaded, total } = e.data;
+          const key = `${phase} ${file} ${loaded === total ? 'all' : Math.floor(loaded / 256e6)}`;
+          if (key !== shown) {
+            shown = key;
+            report({ what: 'progress', phase, file, loaded, total, at_s: (performance.now() - t0) / 1000 });
+          }
+        }
         if (e.data.type === 'error') reject(new Error(`${e.data.code}: ${e.data.message}`));
         else if (e.data.type === type) resolve(e.data);
       };
@@ -45,20 +62,26 @@ function inWorker({ base, id, lengths, repeat, texts }) {
       const r = await got;
       return { r, s: (performance.now() - t0) / 1000 };
     };
+    const memory = async () => (await ask({ type: 'memory', req: 0 }, 'memory')).r.memoryBytes;
+    const start = performance.now();
     const loaded = await ask({ type: 'load', source: { kind: 'hub', base, id } }, 'loaded');
-    out.push({ what: 'load', wall_s: loaded.s, memory_bytes: loaded.r.info.memoryBytes, file_bytes: loaded.r.info.fileBytes });
+    const end = performance.now();
+    await report({ what: 'load', wall_s: loaded.s, download_s: (reading - start) / 1000, read_s: (end - reading) / 1000,
+      memory_bytes: loaded.r.info.memoryBytes, file_bytes: loaded.r.info.fileBytes, loadavg: await loadavg() });
     for (const [i, T] of lengths.entries()) {
       const times = [];
       for (let r = 0; r <= repeat; r++) {
         const { r: got, s } = await ask({ type: 'trace', req: r, sentence: texts[i], layer: 0, allWeights: false }, 'trace');
         if (got.trace.tokens.length !== T) throw new Error(`the text for T = ${T} has ${got.trace.tokens.length} tokens`);
-        if (r === 0) out.push({ what: 'first trace', T, wall_s: s });
+        if (r === 0) await report({ what: 'first trace', T, wall_s: s, memory_bytes: await memory(), loadavg: await loadavg() });
         else times.push(s);
       }
       times.sort((a, b) => a - b);
-      out.push({ what: 'trace', T, wall_s: times[Math.floor(times.length / 2)] });
+      await report({ what: 'trace', T, wall_s: times[Math.floor(times.length / 2)], loadavg: await loadavg() });
       const steps = [];
-      let last = (await ask({ type: 'generate', req: -1, sentence: texts[i], generated: [], options: {} }, 'generated')).r.token;
+      const prefill = await ask({ type: 'generate', req: -1, sentence: texts[i], generated: [], options: {} }, 'generated');
+      await report({ what: 'prefill', T, wall_s: prefill.s, loadavg: await loadavg() });
+      let last = prefill.r.token;
       for (let r = 0; r < repeat; r++) {  // each adds one token to the last one's text
         const { r: next, s } = await ask({ type: 'generate', req: r, sentence: last.sentence, generated: last.generated, options: {} }, 'generated');
         // (a piece whose text retokenizes differently recomputes a row or two: counted, not refused)
@@ -66,10 +89,9 @@ function inWorker({ base, id, lengths, repeat, texts }) {
         steps.push(s);
       }
       steps.sort((a, b) => a - b);
-      out.push({ what: 'token', T, wall_s: steps[Math.floor(steps.length / 2)] });
+      await report({ what: 'token', T, wall_s: steps[Math.floor(steps.length / 2)], memory_bytes: await memory(), loadavg: await loadavg() });
     }
     worker.terminate();
-    return out;
   })();
 }
 
@@ -101,13 +123,21 @@ function redraw({ reps, texts }) {
 
 statSync(path.join(DIR, 'tokenizer.json'));  // written by modern_node.mjs (benchTokenizerJson)
 const hub = await startHubServer({ [ID]: readModelFolder(DIR) });
+hub.ranges = true;  // as the Hub: the worker reads the weights' header alone before the download
 const h = await startHarness();
 const init = `window.attentionPlaygroundHub = ${JSON.stringify(hub.base)};`;
 try {
   {
     const { page, errors } = await h.open('#model=random', { init });
-    const rows = await page.evaluate(inWorker, { base: hub.base, id: ID, lengths: LENGTHS, repeat: REPEAT, texts: LENGTHS.map((T) => textOf(T)) });
-    for (const r of rows) console.log(JSON.stringify({ impl: 'chromium', ...r, ...(r.memory_bytes ? { memory_per_file_byte: +(r.memory_bytes / r.file_bytes).toFixed(3) } : {}) }));
+    const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+    await page.exposeFunction('loadavg', loadavg);
+    // each line as it is measured (a run that stops half-way keeps what it measured)
+    await page.exposeFunction('report', (r) => {
+      const line = { impl: 'chromium', ...r, ...(r.memory_bytes && r.file_bytes ? { memory_per_file_byte: +(r.memory_bytes / r.file_bytes).toFixed(3) } : {}) };
+      if (r.what === 'progress') line.loadavg = loadavg();
+      console.log(JSON.stringify(line));
+    });
+    await page.evaluate(inWorker, { base: hub.base, id: ID, lengths: LENGTHS, repeat: REPEAT, texts: LENGTHS.map((T) => textOf(T)) });
     if (errors.length) throw new Error(errors.join('\n'));
     await page.close();
   }

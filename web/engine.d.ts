@@ -253,8 +253,9 @@ export declare class Engine {
    * the needed ranges. A header that describes more data than fileSize ('bad_checkpoint') or
    * parameters above HubSizeCheck.limitBytes ('too_large') is refused before anything is allocated.
    * An F16/BF16 file stays 16-bit in memory (half the bytes, the same numbers) unless
-   * options.float32 (twice the memory, the same numbers). */
-  openCheckpoint(configText: string, header: Uint8Array, fileSize: number, options?: { float32?: boolean }): HubLoader;
+   * options.float32 (twice the memory, the same numbers). options.chunkBytes (tests): the 16-bit
+   * values' chunk size, 16 bytes to 256 MiB (the default), to spread a small model over many allocations. */
+  openCheckpoint(configText: string, header: Uint8Array, fileSize: number, options?: { float32?: boolean; chunkBytes?: number }): HubLoader;
   /** A pretrained tokenizer from the Hugging Face files' texts by name: 'tokenizer.json' (BPE or
    * WordPiece), or 'vocab.json' + 'merges.txt' (GPT-2), or 'vocab.txt' (BERT, with
    * 'tokenizer_config.json' for its lower-casing). A bad file is a TypeError with code

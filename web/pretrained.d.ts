@@ -51,12 +51,15 @@ export interface HubSizeCheck {
   storage: 'F32' | 'F16' | 'BF16';
   /** with every part a weights file can add */
   largestBytes: number;
-  /** the most this engine holds: in wasm 2 GiB − 64 MiB (one allocation gets at most 2³¹ − 4148 bytes) */
+  /** the most this engine holds as `storage`: in wasm 3 GiB for a 16-bit model (its values in
+   * several allocations), 2 GiB − 64 MiB for a float32 one (its values one allocation, and one
+   * allocation gets at most 2³¹ − 4148 bytes) */
   limitBytes: number;
-  /** parameterBytes <= limitBytes; false: do not download it */
+  /** parameterBytes <= limitBytes and no tensor above one allocation; false: do not download it */
   fits: boolean;
   /** when it does not fit, the too_large message ("the model has 774030080 parameters (3.1 GB as
-   * float32), above the 2.1 GB this engine holds"; "… (2.5 GB as BF16 and float32) …"); else null */
+   * float32), above the 2.1 GB this engine holds"; "… (6.9 GB as BF16 and float32), above the 3.2 GB
+   * …"); else null */
   message: string | null;
 }
 
@@ -70,6 +73,8 @@ export declare class HubLoader {
   readonly storage: 'F32' | 'BF16' | 'F16';
   /** bytes the model's parameters take (allocated when the loader is made) */
   readonly parameterBytes: number;
+  /** how many allocations (chunks) hold the 16-bit values; 0 when everything is float32 */
+  readonly halfChunks: number;
   /** the largest chunk feed() takes */
   readonly stagingBytes: number;
   /** the file's bytes at `offset`, in increasing order; returns the bytes fed so far */

@@ -60,11 +60,17 @@ export function pretrainedApi(module) {
       checkInteger(fileSize, 'fileSize', 0, Number.MAX_SAFE_INTEGER);
       unwrap(module.hubLoaderCheck(checkText(configText, 'config.json', { maxChars: MAX_FILE_CHARS }), toBytes(header, 'header'), fileSize));
     },
-    /** options.float32: store an F16/BF16 file's weights as float32 (twice the memory, the same numbers). */
+    /**
+     * options.float32: store an F16/BF16 file's weights as float32 (twice the memory, the same numbers).
+     * options.chunkBytes (tests): the 16-bit values' chunk size, 16 bytes to 256 MiB (the default),
+     * to spread a small model over many allocations.
+     */
     openCheckpoint(configText, header, fileSize, options = {}) {
       checkInteger(fileSize, 'fileSize', 0, Number.MAX_SAFE_INTEGER);
+      const chunkBytes = options?.chunkBytes ?? 0;
+      if (chunkBytes !== 0) checkInteger(chunkBytes, 'options.chunkBytes', 16, 256 << 20);
       return new HubLoader(module, checkText(configText, 'config.json', { maxChars: MAX_FILE_CHARS }), toBytes(header, 'header'), fileSize,
-        options?.float32 === true);
+        options?.float32 === true, chunkBytes);
     },
   };
 }
@@ -75,9 +81,9 @@ const forgotten = typeof FinalizationRegistry === 'function'
   : null;
 
 export class HubLoader {
-  constructor(module, configText, header, fileSize, float32 = false) {
+  constructor(module, configText, header, fileSize, float32 = false, chunkBytes = 0) {
     this._m = module;
-    const r = unwrap(module.hubLoaderCreate(configText, header, fileSize, !float32));
+    const r = unwrap(module.hubLoaderCreate(configText, header, fileSize, !float32, chunkBytes));
     this._handle = r.handle;
     /** The model's config as read from config.json. */
     this.config = Object.freeze(r.config);
@@ -88,6 +94,8 @@ export class HubLoader {
     this.storage = r.storage;
     /** Bytes the model's parameters take (allocated already). */
     this.parameterBytes = r.parameterBytes;
+    /** How many allocations (chunks) hold the 16-bit values; 0 when everything is float32. */
+    this.halfChunks = r.halfChunks;
     /** The largest chunk feed() takes. */
     this.stagingBytes = r.stagingBytes;
     this._staging = r.staging;
@@ -105,8 +113,9 @@ export class HubLoader {
     toBytes(bytes, 'chunk');
     checkInteger(offset, 'offset', 0, Number.MAX_SAFE_INTEGER);
     if (bytes.length > this.stagingBytes) throw codedError(RangeError, 'bad_input', `a chunk holds at most ${this.stagingBytes} bytes, got ${bytes.length}`);
-    // HEAPU8 is read here, after any growth: a view taken before it would be stale
-    this._m.HEAPU8.set(bytes, this._staging);
+    // HEAPU8 is read here, after any growth: a view taken before it would be stale. The staging
+    // address is unsigned (>>> 0): it lies above 2 GiB once a large model's parameters are below it
+    this._m.HEAPU8.set(bytes, this._staging >>> 0);
     return unwrap(this._m.hubLoaderFeed(handle, offset, bytes.length));
   }
 

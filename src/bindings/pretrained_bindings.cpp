@@ -134,14 +134,20 @@ val check_config_js(const std::string& config_json) {
 }
 
 /// keep_16bit: an F16/BF16 file's large tensors stay 16-bit in memory (HubLoader); false: all float32.
-val loader_create_js(const std::string& config_json, const val& header, double file_size, bool keep_16bit) {
+/// chunk_bytes: the 16-bit chunks' size (tests spread a small model over many); 0 for kHalfChunkBytes.
+val loader_create_js(const std::string& config_json, const val& header, double file_size, bool keep_16bit, double chunk_bytes) {
     return guarded([&] {
         if (!(file_size >= 0 && file_size == std::floor(file_size) && file_size <= 9007199254740991.0))
             throw Error("the file's size must be a whole number of bytes", Error::Kind::type);
+        if (!(chunk_bytes == 0 || (chunk_bytes >= 16 && chunk_bytes == std::floor(chunk_bytes) &&
+                                   chunk_bytes <= static_cast<double>(kHalfChunkBytes))))
+            throw Error("the chunk size must be a whole number of bytes from 16 to " + std::to_string(kHalfChunkBytes) + ", got " +
+                        std::to_string(chunk_bytes));
         LoaderRecord r;
         r.config = read_hub_config(config_json);
         r.loader = std::make_unique<HubLoader>(r.config, bytes_from_js(header, "the safetensors header"),
-                                               static_cast<std::uint64_t>(file_size), keep_16bit);
+                                               static_cast<std::uint64_t>(file_size), keep_16bit,
+                                               chunk_bytes == 0 ? kHalfChunkBytes : static_cast<std::size_t>(chunk_bytes));
         r.staging.resize(kStagingBytes);
         val needed = val::array();
         for (const ByteRange& b : r.loader->needed()) {
@@ -156,6 +162,7 @@ val loader_create_js(const std::string& config_json, const val& header, double f
         o.set("neededBytes", static_cast<double>(r.loader->needed_bytes()));
         o.set("storage", std::string(weight_format_name(r.loader->storage())));
         o.set("parameterBytes", static_cast<double>(r.loader->parameter_bytes()));
+        o.set("halfChunks", static_cast<double>(r.loader->half_chunks()));
         o.set("staging", static_cast<double>(reinterpret_cast<std::uintptr_t>(r.staging.data())));
         o.set("stagingBytes", static_cast<double>(r.staging.size()));
         o.set("handle", loaders().add(std::make_unique<LoaderRecord>(std::move(r))));

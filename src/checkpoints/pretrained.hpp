@@ -55,18 +55,31 @@ namespace attn {
 /// list), a missing or out-of-range field by name. Code bad_checkpoint.
 ModelConfig read_hub_config(const std::string& config_json);
 
-/// The most parameter memory (float32 bytes) a loaded model may take in this build.
-/// The parameters are one std::vector<float>. In wasm one allocation gets at most
-/// 2³¹ − 4148 bytes (measured under Node with the engine's link flags, emscripten 3.1.6:
-/// bench/wasm_alloc.sh; 2.19e9 bytes fail with out_of_memory while two blocks of 1.35 GiB
-/// fit), so the limit is 64 MiB below 2 GiB, for an allocator that keeps a little more for
-/// itself; the rest of the 4 GiB heap holds the traces (their own limits) and the files.
-/// Natively a policy: 3 GiB, a model a laptop runs beside its traces.
+/// The most parameter memory (bytes) a loaded model may take in this build, all its
+/// allocations together (Parameters: the float32 values, and the 16-bit chunks, each within
+/// kMaxAllocationBytes). In wasm 3 GiB: the heap may grow to 4 GiB (-sMAXIMUM_MEMORY), a trace
+/// or a run may allocate up to kMaxTrainingBytes (768 MiB) beyond the parameters, and 256 MiB
+/// are left for the module, the tokenizer, the loader's staging and the KV cache. Measured with
+/// a Llama-3.2-1B-shaped BF16 checkpoint (2,471,763,968 bytes of parameters) in Chromium and
+/// Node: the heap is 2,578,120,704 bytes after the load (106 MB beside the parameters, the same
+/// with Llama 3's real 9 MB tokenizer.json), and the same after a trace and a generated token
+/// at T = 16; a trace at T = 512 grows it by 483 MB (docs/performance.md, "Modern decoders").
+/// A float32 model's values are one allocation: parameter_limit(). Natively a policy: 3 GiB,
+/// a model a laptop runs beside its traces.
 #ifdef __EMSCRIPTEN__
-inline constexpr std::uint64_t kMaxParameterBytes = (std::uint64_t{2} << 30) - (std::uint64_t{64} << 20);
+inline constexpr std::uint64_t kMaxParameterBytes =
+    (std::uint64_t{4} << 30) - static_cast<std::uint64_t>(kMaxTrainingBytes) - (std::uint64_t{256} << 20);
+static_assert(kMaxParameterBytes == std::uint64_t{3} << 30, "3 GiB");
 #else
 inline constexpr std::uint64_t kMaxParameterBytes = std::uint64_t{3} << 30;
 #endif
+
+/// The limit of a model whose large tensors are held as `format`: kMaxParameterBytes, and a
+/// float32 model's values are one allocation: at most kMaxAllocationBytes (in wasm 2 GiB − 64
+/// MiB; GPT-2 medium's 1.4 GB fits, large's 3.1 GB does not).
+constexpr std::uint64_t parameter_limit(WeightFormat format) {
+    return format == WeightFormat::f32 && kMaxAllocationBytes < kMaxParameterBytes ? kMaxAllocationBytes : kMaxParameterBytes;
+}
 
 /// Float32 bytes of a config's parameters (parameter_layout), counted in 64 bits
 /// (the largest configs the inference limits allow pass 2³² floats).
@@ -79,11 +92,13 @@ struct HubSizeCheck {
     std::uint64_t parameter_bytes = 0;
     /// With every part a weights file can add (the size the safetensors header may show).
     std::uint64_t largest_bytes = 0;
+    /// parameter_limit(format).
     std::uint64_t limit_bytes = kMaxParameterBytes;
     /// The format the large tensors were counted in (the rest is float32).
     WeightFormat format = WeightFormat::f32;
-    /// parameter_bytes ≤ limit_bytes. False: refuse before downloading anything. True: the
-    /// safetensors header decides (HubLoader, when largest_bytes is above the limit).
+    /// parameter_bytes ≤ limit_bytes, and no tensor above one allocation (allocation_refusal).
+    /// False: refuse before downloading anything. True: the safetensors header decides
+    /// (HubLoader, when largest_bytes is above the limit).
     bool fits = false;
     /// When it does not fit: the too_large message HubLoader would throw.
     std::string refusal;
@@ -132,14 +147,17 @@ public:
     /// tensor the config needs is present with the right shape and a supported
     /// dtype, naming prefixes ("transformer.", "bert.") and legacy names
     /// (LayerNorm.gamma/beta) it accepts, and the parameters' size against
-    /// kMaxParameterBytes; only then allocates them. Throws attn::Error (bad_checkpoint,
+    /// parameter_limit() and each allocation's against kMaxAllocationBytes (allocation_refusal);
+    /// only then allocates them. Throws attn::Error (bad_checkpoint,
     /// too_large, out_of_memory) naming the tensor, its shape and the config's.
     ///
     /// An F16 or BF16 file (every matrix in one of them) stays 16-bit in memory when
     /// `keep_16bit`: the product matrices, the token embedding and the unembedding are
     /// stored as its 16-bit values (Parameters(config, format): half the memory, the same
-    /// numbers); without it, or for any other file, everything is float32.
-    HubLoader(const ModelConfig& config, const std::string& header, std::uint64_t file_size, bool keep_16bit = true);
+    /// numbers); without it, or for any other file, everything is float32. `chunk_bytes`: the
+    /// 16-bit chunks' size (Parameters), kHalfChunkBytes but in tests.
+    HubLoader(const ModelConfig& config, const std::string& header, std::uint64_t file_size, bool keep_16bit = true,
+              std::size_t chunk_bytes = kHalfChunkBytes);
     ~HubLoader();
     /// The constructor's checks without its allocation: throws what it would throw before
     /// allocating. For a header read alone (a range request) before the file is downloaded.
@@ -153,6 +171,8 @@ public:
     WeightFormat storage() const;
     /// Bytes the model's parameters take (allocated by the constructor).
     std::uint64_t parameter_bytes() const;
+    /// How many 16-bit chunks (allocations) hold them (0 when everything is float32).
+    std::size_t half_chunks() const;
     /// The next chunk: `size` bytes at file offset `offset`.
     void feed(std::uint64_t offset, const std::uint8_t* data, std::size_t size);
     std::uint64_t fed_bytes() const;

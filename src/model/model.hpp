@@ -33,7 +33,8 @@
 // N = B·T rows of the batch stacked.
 //
 // Parameters live in one flat float buffer (Parameters), each a named row-major
-// view; gradients and the optimizer's moments use the same layout.
+// view; gradients and the optimizer's moments use the same layout. A loaded 16-bit
+// checkpoint's large tensors are 16-bit values in chunks of at most kHalfChunkBytes.
 //
 // The fast path by file: parameters.cpp (the name table, Parameters, init),
 // memory.cpp (what training and running allocate), layers.hpp (the layer kinds),
@@ -150,11 +151,12 @@ struct ParamInfo {
     /// (c / 8)·rows·8 + r·8 + c % 8 from `offset`, not r·cols + c. Same size.
     bool panels = false;
     /// How the values are stored (Parameters(config, format)): float32 at flat()[stored], or
-    /// 16-bit values of this format at halves()[stored]. `offset` stays the tensor's place
-    /// in the float32 layout (the gradients' and the checkpoints'): with no 16-bit tensor,
-    /// stored == offset.
+    /// 16-bit values of this format at index `stored` of 16-bit chunk `chunk`
+    /// (Parameters::half_data). `offset` stays the tensor's place in the float32 layout (the
+    /// gradients' and the checkpoints'): with no 16-bit tensor, stored == offset.
     WeightFormat format = WeightFormat::f32;
     std::size_t stored = 0;
+    std::uint32_t chunk = 0;
     std::size_t size() const { return static_cast<std::size_t>(rows) * cols; }
 };
 
@@ -171,6 +173,27 @@ struct ParamInfo {
 /// checkpoints'; the layer kinds read them through ParamSlots (layers.hpp).
 std::vector<ParamInfo> parameter_layout(const ModelConfig& config);
 
+/// The most bytes one 16-bit chunk of a Parameters packs tensors into (Parameters(config, format)):
+/// 256 MiB. Each chunk is one allocation, sized exactly to its tensors, so the size wastes
+/// nothing; it only has to stay well under kMaxAllocationBytes. 256 MiB holds several layers of
+/// the modern decoders (Llama-3.2-1B's largest block matrix is 32 MiB in BF16), makes a 2.5 GB
+/// model about ten allocations, and frees its memory in pieces of that size when promote()
+/// empties one. A tensor above it (a large vocabulary's embedding: Llama-3.2-1B's is 501 MiB)
+/// gets a chunk of its own.
+inline constexpr std::size_t kHalfChunkBytes = std::size_t{256} << 20;
+
+/// The most bytes one allocation of parameter values may take in this build: a 16-bit chunk, or
+/// the float32 values (one std::vector). In wasm one allocation gets at most 2³¹ − 4148 bytes
+/// (measured under Node with the engine's link flags, emscripten 3.1.6: bench/wasm_alloc.sh),
+/// so 64 MiB below 2 GiB, for an allocator that keeps a little more for itself. Natively no
+/// ceiling (the loader's own limit, kMaxParameterBytes, is lower).
+#ifdef __EMSCRIPTEN__
+inline constexpr std::uint64_t kMaxAllocationBytes = (std::uint64_t{2} << 30) - (std::uint64_t{64} << 20);
+#else
+inline constexpr std::uint64_t kMaxAllocationBytes = ~std::uint64_t{0};
+#endif
+static_assert(kHalfChunkBytes <= kMaxAllocationBytes, "a chunk of several tensors is one allocation");
+
 /// Parameters (or gradients, or moments): a flat buffer with named views.
 class Parameters {
 public:
@@ -178,31 +201,44 @@ public:
     explicit Parameters(const ModelConfig& config);  ///< zeros
     /// Zeros; with `format` BF16 or F16 (a loaded F16/BF16 checkpoint, only run) the blocks'
     /// product matrices that fits_panels(), the token embedding and the unembedding are
-    /// stored as 16-bit values of that format (halves()), about half the memory; the
+    /// stored as 16-bit values of that format (half_data()), about half the memory; the
     /// small tensors (gains, biases, positions) stay float32 in flat(). Every forward and
     /// backward gives the numbers of the same values stored as float32, bit for bit
     /// (the products convert them inside their packing: gemm.hpp). A 16-bit Parameters is
     /// stored as panels (use_panels()) before it is run.
-    Parameters(const ModelConfig& config, WeightFormat format);
+    ///
+    /// The 16-bit values are in chunks, each one allocation: the tensors in layout order, each
+    /// whole inside one chunk and 16-byte aligned, a chunk closed when the next tensor would take
+    /// it past `chunk_bytes` (a tensor larger than that alone in its own). `chunk_bytes` is
+    /// kHalfChunkBytes but in tests, which spread a small model over many chunks. A tensor above
+    /// kMaxAllocationBytes cannot be one allocation: refused by name (too_large;
+    /// allocation_refusal() says it without allocating).
+    Parameters(const ModelConfig& config, WeightFormat format, std::size_t chunk_bytes = kHalfChunkBytes);
     const std::vector<ParamInfo>& layout() const { return layout_; }
     /// The float32 values (every tensor's without 16-bit ones; else the float32 tensors',
     /// each at its ParamInfo::stored).
     std::vector<float>& flat() { return data_; }
     const std::vector<float>& flat() const { return data_; }
-    /// The 16-bit tensors' values (empty without them).
-    std::vector<std::uint16_t>& halves() { return halves_; }
-    const std::vector<std::uint16_t>& halves() const { return halves_; }
+    /// The 16-bit values of a tensor of this layout stored as 16-bit values (p.format ≠ f32):
+    /// p.size() of them, row-major or as panels (p.panels). Throws attn::Error (internal) for a
+    /// float32 tensor or one this Parameters does not hold.
+    const std::uint16_t* half_data(const ParamInfo& p) const;
+    std::uint16_t* half_data(const ParamInfo& p);
+    /// Bytes each 16-bit chunk takes, in order (0 for one promote() emptied and freed; empty
+    /// without 16-bit tensors).
+    std::vector<std::size_t> half_chunk_bytes() const;
     /// The format of the 16-bit tensors; f32 when there are none.
     WeightFormat half_format() const { return half_format_; }
     /// How many parameters (the float32 layout's size, however they are stored).
     std::size_t size() const { return count_; }
-    /// Bytes the values take (flat() and halves(), as allocated).
-    std::size_t bytes() const { return data_.capacity() * sizeof(float) + halves_.capacity() * sizeof(std::uint16_t); }
+    /// Bytes the values take (flat() and the 16-bit chunks, as allocated).
+    std::size_t bytes() const;
     /// The tensor at `offset` in the float32 layout (ParamSlots' offsets); null for none.
     const ParamInfo* at_offset(std::size_t offset) const;
     /// Stores the 16-bit tensors whose names start with `prefix` ("layers.3.") as float32
     /// from now on (appended to flat(), the same values, the same layout): before a step
-    /// writes them. Their 16-bit place is left unused.
+    /// writes them. Their 16-bit place is left unused; a chunk left with no 16-bit tensor is
+    /// freed.
     void promote(const std::string& prefix);
     /// The view of a named tensor; throws attn::Error for an unknown name, and
     /// (bad_state) for a tensor stored as panels, which has no row-major view: matrix().
@@ -226,14 +262,21 @@ public:
 private:
     std::vector<ParamInfo> layout_;
     std::vector<float> data_;
-    std::vector<std::uint16_t> halves_;
+    std::vector<std::vector<std::uint16_t>> chunks_;  ///< the 16-bit values (ParamInfo::chunk, stored)
     WeightFormat half_format_ = WeightFormat::f32;
     std::size_t count_ = 0;
     bool panels_ = false;
 };
 
-/// The bytes Parameters(config, format) allocates, counted without allocating.
+/// The bytes Parameters(config, format) allocates, counted without allocating (the same for
+/// any chunk size: each chunk is sized to its tensors).
 std::uint64_t parameter_bytes(const ModelConfig& config, WeightFormat format);
+
+/// Why Parameters(config, format) cannot be allocated in a build whose one allocation takes at
+/// most `ceiling` bytes, or "" when it can: the first 16-bit tensor above it, named with its
+/// shape and bytes (a tensor is never split across allocations), else the float32 values (one
+/// allocation) above it. Counted without allocating.
+std::string allocation_refusal(const ModelConfig& config, WeightFormat format, std::uint64_t ceiling = kMaxAllocationBytes);
 
 /// Whether a product matrix `cols` wide is stored as panels by Parameters::use_panels.
 inline bool fits_panels(int cols) { return cols > 0 && cols % 8 == 0; }

@@ -160,7 +160,7 @@ ModelParams<const float*> bind(const ParamSlots& slots, const Parameters& params
         }
         // a 16-bit tensor's pointer points at its 16-bit values (half_values())
         ptr = p->format == WeightFormat::f32 ? params.flat().data() + p->stored
-                                             : reinterpret_cast<const float*>(params.halves().data() + p->stored);
+                                             : reinterpret_cast<const float*>(params.half_data(*p));
         return p;
     };
     zip_model_fields(out, slots, [&](const float*& ptr, const Slot& s) {
@@ -201,37 +201,118 @@ bool stored_half(const ParamInfo& p) {
 
 namespace {
 
-/// Sets each tensor's format and place (ParamInfo::stored); the float32 and 16-bit counts.
-std::pair<std::size_t, std::size_t> place(std::vector<ParamInfo>& layout, WeightFormat format) {
-    std::size_t floats = 0, halves = 0;
+/// Where Parameters(config, format, chunk_bytes) puts the values: how many floats, and how many
+/// 16-bit values each chunk holds.
+struct Placement {
+    std::size_t floats = 0;
+    std::vector<std::size_t> chunks;
+    std::uint64_t bytes() const {
+        std::uint64_t b = std::uint64_t{floats} * 4;
+        for (const std::size_t n : chunks) b += std::uint64_t{n} * 2;
+        return b;
+    }
+};
+
+/// Sets each tensor's format and place (ParamInfo::stored, chunk): the 16-bit ones in layout order
+/// into chunks of at most `chunk_bytes` (a larger tensor alone in its own), each whole in its chunk.
+Placement place(std::vector<ParamInfo>& layout, WeightFormat format, std::size_t chunk_bytes) {
+    Placement out;
+    const std::size_t most = chunk_bytes / 2;  // 16-bit values a chunk holds
     for (ParamInfo& p : layout) {
         if (format != WeightFormat::f32 && stored_half(p)) {
+            const std::size_t n = (p.size() + 7) / 8 * 8;  // each tensor 16-byte aligned, for the SIMD loads
+            if (out.chunks.empty() || (out.chunks.back() > 0 && n > most - std::min(most, out.chunks.back())))
+                out.chunks.push_back(0);
             p.format = format;
-            p.stored = halves;
-            halves += (p.size() + 7) / 8 * 8;  // each tensor 16-byte aligned, for the SIMD loads
+            p.chunk = static_cast<std::uint32_t>(out.chunks.size() - 1);
+            p.stored = out.chunks.back();
+            out.chunks.back() += n;
         } else {
-            p.stored = floats;
-            floats += p.size();
+            p.stored = out.floats;
+            out.floats += p.size();
         }
     }
-    return {floats, halves};
+    return out;
+}
+
+std::string shape_of(const ParamInfo& p) { return std::to_string(p.rows) + " × " + std::to_string(p.cols); }
+
+/// The bytes with thousands separators ("2,147,483,648").
+std::string grouped(std::uint64_t n) {
+    std::string digits = std::to_string(n), out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
+/// allocation_refusal() of a placed layout.
+std::string refusal_of(const std::vector<ParamInfo>& layout, const Placement& placed, std::uint64_t ceiling) {
+    const auto above = [&](std::uint64_t bytes) {
+        return grouped(bytes) + " bytes, above the " + grouped(ceiling) + " bytes (" + format_bytes(static_cast<std::int64_t>(ceiling)) +
+               ") one allocation holds in this engine";
+    };
+    for (const ParamInfo& p : layout)  // (a chunk above the ceiling holds one tensor: place() with chunk_bytes ≤ ceiling)
+        if (p.format != WeightFormat::f32 && std::uint64_t{placed.chunks[p.chunk]} * 2 > ceiling)
+            return "the model's tensor " + p.name + " (" + shape_of(p) + ", " + weight_format_name(p.format) + ") takes " +
+                   above(std::uint64_t{placed.chunks[p.chunk]} * 2) + ": a tensor is never split between allocations";
+    if (std::uint64_t{placed.floats} * 4 > ceiling)
+        return "the model's float32 values, one allocation, take " + above(std::uint64_t{placed.floats} * 4);
+    return {};
 }
 
 }  // namespace
 
 std::uint64_t parameter_bytes(const ModelConfig& config, WeightFormat format) {
     std::vector<ParamInfo> layout = parameter_layout(config);
-    const auto [floats, halves] = place(layout, format);
-    return std::uint64_t{floats} * 4 + std::uint64_t{halves} * 2;
+    return place(layout, format, kHalfChunkBytes).bytes();
 }
 
-Parameters::Parameters(const ModelConfig& config, WeightFormat format) : layout_(parameter_layout(config)) {
+std::string allocation_refusal(const ModelConfig& config, WeightFormat format, std::uint64_t ceiling) {
+    std::vector<ParamInfo> layout = parameter_layout(config);
+    // chunks no larger than the ceiling: one above it is a single tensor
+    const Placement placed = place(layout, format, static_cast<std::size_t>(std::min<std::uint64_t>(kHalfChunkBytes, ceiling)));
+    return refusal_of(layout, placed, ceiling);
+}
+
+Parameters::Parameters(const ModelConfig& config, WeightFormat format, std::size_t chunk_bytes)
+    : layout_(parameter_layout(config)) {
+    if (chunk_bytes < 16) throw Error("the 16-bit chunk size must be 16 bytes at least, got " + std::to_string(chunk_bytes));
     half_format_ = format;
     for (const ParamInfo& p : layout_) count_ += p.size();
-    const auto [floats, halves] = place(layout_, format);
-    if (halves == 0) half_format_ = WeightFormat::f32;
-    data_.assign(floats, 0.0f);
-    halves_.assign(halves, 0);
+    const Placement placed = place(layout_, format, static_cast<std::size_t>(std::min<std::uint64_t>(chunk_bytes, kMaxAllocationBytes)));
+    if (placed.chunks.empty()) half_format_ = WeightFormat::f32;
+    // the 16-bit chunks are new allocations: each within one allocation's ceiling (the float32
+    // values are one vector, as they always were: a bad_alloc says when they do not fit)
+    for (const std::size_t n : placed.chunks)
+        if (std::uint64_t{n} * 2 > kMaxAllocationBytes)
+            throw Error(Error::Code::too_large, refusal_of(layout_, placed, kMaxAllocationBytes));
+    data_.assign(placed.floats, 0.0f);
+    chunks_.resize(placed.chunks.size());
+    for (std::size_t i = 0; i < chunks_.size(); ++i) chunks_[i].assign(placed.chunks[i], 0);
+}
+
+const std::uint16_t* Parameters::half_data(const ParamInfo& p) const {
+    if (p.format == WeightFormat::f32 || p.chunk >= chunks_.size() || p.stored + p.size() > chunks_[p.chunk].size())
+        throw Error(Error::Code::internal, "the parameter \"" + p.name + "\" has no 16-bit values here");
+    return chunks_[p.chunk].data() + p.stored;
+}
+
+std::uint16_t* Parameters::half_data(const ParamInfo& p) {
+    return const_cast<std::uint16_t*>(static_cast<const Parameters&>(*this).half_data(p));
+}
+
+std::vector<std::size_t> Parameters::half_chunk_bytes() const {
+    std::vector<std::size_t> out;
+    for (const std::vector<std::uint16_t>& c : chunks_) out.push_back(c.capacity() * sizeof(std::uint16_t));
+    return out;
+}
+
+std::size_t Parameters::bytes() const {
+    std::size_t b = data_.capacity() * sizeof(float);
+    for (const std::vector<std::uint16_t>& c : chunks_) b += c.capacity() * sizeof(std::uint16_t);
+    return b;
 }
 
 const ParamInfo* Parameters::at_offset(std::size_t offset) const {
@@ -241,18 +322,28 @@ const ParamInfo* Parameters::at_offset(std::size_t offset) const {
 }
 
 void Parameters::promote(const std::string& prefix) {
+    std::size_t add = 0;
+    for (const ParamInfo& p : layout_)
+        if (p.format != WeightFormat::f32 && p.name.compare(0, prefix.size(), prefix) == 0) add += p.size();
+    if (add == 0) return;
+    data_.reserve(data_.size() + add);  // one allocation, not one per tensor
     for (ParamInfo& p : layout_) {
         if (p.format == WeightFormat::f32 || p.name.compare(0, prefix.size(), prefix) != 0) continue;
         const std::size_t at = data_.size();
         data_.resize(at + p.size());
-        half::widen(halves_.data() + p.stored, p.size(), p.format, data_.data() + at);  // panels stay panels
+        half::widen(half_data(p), p.size(), p.format, data_.data() + at);  // panels stay panels
         p.format = WeightFormat::f32;
         p.stored = at;
+        p.chunk = 0;
     }
+    // a chunk that holds no 16-bit tensor now is freed
+    std::vector<bool> used(chunks_.size(), false);
     for (const ParamInfo& p : layout_)
-        if (p.format != WeightFormat::f32) return;
-    halves_.clear();
-    halves_.shrink_to_fit();
+        if (p.format != WeightFormat::f32) used[p.chunk] = true;
+    for (std::size_t i = 0; i < chunks_.size(); ++i)
+        if (!used[i]) std::vector<std::uint16_t>().swap(chunks_[i]);
+    if (std::find(used.begin(), used.end(), true) != used.end()) return;
+    chunks_.clear();
     half_format_ = WeightFormat::f32;
 }
 
@@ -305,7 +396,7 @@ Matrix Parameters::matrix(const std::string& name) const {
     const ParamInfo& p = info(name);
     if (p.format != WeightFormat::f32) {
         Matrix m(p.rows, p.cols);
-        const std::uint16_t* h = halves_.data() + p.stored;
+        const std::uint16_t* h = half_data(p);
         if (p.panels) unpack_matrix_panels(h, p.format, p.rows, p.cols, m.data());
         else half::widen(h, p.size(), p.format, m.data());
         return m;
@@ -324,7 +415,7 @@ void Parameters::use_panels() {
     for (ParamInfo& p : layout_) {
         if (p.vector || !product_matrix(p.name) || !fits_panels(p.cols)) continue;
         if (p.format != WeightFormat::f32) {
-            std::uint16_t* h = halves_.data() + p.stored;
+            std::uint16_t* h = half_data(p);
             tmp16.assign(h, h + p.size());
             pack_matrix_panels(tmp16.data(), p.rows, p.cols, h);
         } else {
@@ -339,7 +430,7 @@ void Parameters::use_panels() {
 
 void Parameters::set_zero() {
     std::fill(data_.begin(), data_.end(), 0.0f);
-    std::fill(halves_.begin(), halves_.end(), std::uint16_t{0});
+    for (std::vector<std::uint16_t>& c : chunks_) std::fill(c.begin(), c.end(), std::uint16_t{0});
 }
 
 void init_parameters(const ModelConfig& config, std::uint32_t seed, Parameters& params) {

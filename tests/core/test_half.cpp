@@ -53,11 +53,12 @@ std::uint64_t described(const std::string& header) {
     return index.data_start + index.data_size;
 }
 
-std::unique_ptr<attn::Model> load(const std::string& name, bool keep_16bit, WeightFormat* storage = nullptr) {
+std::unique_ptr<attn::Model> load(const std::string& name, bool keep_16bit, WeightFormat* storage = nullptr,
+                                  std::size_t chunk_bytes = attn::kHalfChunkBytes) {
     const attn::ModelConfig config = attn::read_hub_config(read_file(folder(name) + "/config.json"));
     const std::string bytes = read_file(folder(name) + "/model.safetensors");
     attn::HubLoader loader(config, bytes.substr(0, static_cast<std::size_t>(attn::HubLoader::header_size(bytes.substr(0, 8)))),
-                           bytes.size(), keep_16bit);
+                           bytes.size(), keep_16bit, chunk_bytes);
     loader.feed(0, reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
     if (storage) *storage = loader.storage();
     return loader.finish();
@@ -188,7 +189,7 @@ TEST_CASE("half: every F16/BF16 checkpoint loaded 16-bit traces every number of 
         CHECK(sa == WeightFormat::f32);
         CHECK(sb == cp.format);
         CHECK(b->params().half_format() == cp.format);
-        CHECK(a->params().halves().empty());
+        CHECK(a->params().half_chunk_bytes().empty());
         // the large tensors are 16-bit: the parameters take at most 0.6 of the float32 bytes
         CHECK(b->params().bytes() < 0.6 * static_cast<double>(a->params().bytes()));
         CHECK(b->params().bytes() == attn::parameter_bytes(b->config(), cp.format));
@@ -291,6 +292,157 @@ TEST_CASE("half: Learn on 16-bit weights: the backward is the float32 model's, a
         }
 }
 
+namespace {
+
+/// The 16-bit tensors of each chunk, by name, from the layout alone (ParamInfo::chunk).
+std::vector<std::vector<const attn::ParamInfo*>> tensors_by_chunk(const attn::Parameters& params) {
+    std::vector<std::vector<const attn::ParamInfo*>> out(params.half_chunk_bytes().size());
+    for (const attn::ParamInfo& p : params.layout())
+        if (p.format != WeightFormat::f32) out.at(p.chunk).push_back(&p);
+    return out;
+}
+
+/// The float32 bytes plus every chunk's: what bytes() must say.
+std::size_t summed_bytes(const attn::Parameters& params) {
+    std::size_t b = params.flat().capacity() * sizeof(float);
+    for (const std::size_t c : params.half_chunk_bytes()) b += c;
+    return b;
+}
+
+}  // namespace
+
+TEST_CASE("half: a 16-bit checkpoint spread over many small chunks computes the one-chunk and the float32 loads' numbers, bit "
+          "for bit",
+          "[half][hub]") {
+    // 4 KiB chunks: the test models' small matrices share chunks, their 6 KB embeddings get one each
+    constexpr std::size_t kSmall = 4096;
+    std::mt19937 rng(3706);
+    for (const Checkpoint& cp : kCheckpoints) {
+        INFO(cp.name);
+        const auto a = load(cp.name, false), one = load(cp.name, true), many = load(cp.name, true, nullptr, kSmall);
+        const attn::ModelConfig& c = a->config();
+        // the layout: one chunk at the default size, many at 4 KiB, every tensor whole and 16-byte aligned in its chunk
+        CHECK(one->params().half_chunk_bytes().size() == 1);
+        const std::vector<std::size_t> sizes = many->params().half_chunk_bytes();
+        CHECK(sizes.size() >= static_cast<std::size_t>(2 * c.layers));
+        const auto groups = tensors_by_chunk(many->params());
+        bool shared = false, alone = false;
+        for (std::size_t i = 0; i < groups.size(); ++i) {
+            INFO("chunk " << i);
+            REQUIRE_FALSE(groups[i].empty());
+            std::size_t end = 0;
+            for (const attn::ParamInfo* p : groups[i]) {
+                CHECK(p->stored % 8 == 0);
+                CHECK(p->stored >= end);  // no overlap: layout order, each after the last
+                end = p->stored + p->size();
+                CHECK(end * 2 <= sizes[i]);
+            }
+            if (groups[i].size() > 1) {
+                shared = true;
+                CHECK(sizes[i] <= kSmall);
+            } else if (sizes[i] > kSmall) {
+                alone = true;  // a tensor larger than a chunk: a chunk of its own
+            }
+        }
+        CHECK(shared);
+        CHECK(alone);
+        // bytes() adds up, and is the count made without allocating, whatever the chunk size
+        CHECK(many->params().bytes() == summed_bytes(many->params()));
+        CHECK(many->params().bytes() == attn::parameter_bytes(c, cp.format));
+        CHECK(one->params().bytes() == attn::parameter_bytes(c, cp.format));
+        for (const attn::ParamInfo& p : a->params().layout()) {
+            INFO(p.name);
+            CHECK(same_bits(a->params().matrix(p.name), many->params().matrix(p.name)));
+        }
+        for (const int T : {5, std::min(c.context, 40)}) {  // (where a tensor lies does not depend on T)
+            INFO("T " << T);
+            const std::vector<std::int32_t> ids = random_ids(rng, c, T);
+            const attn::ModelTrace ta = attn::trace_model(c, a->params(), ids), t1 = attn::trace_model(c, one->params(), ids),
+                                   tm = attn::trace_model(c, many->params(), ids);
+            const std::string json = attn::model_trace_json(c, tokens_of(ids), ta);
+            CHECK(attn::model_trace_json(c, tokens_of(ids), t1) == json);
+            CHECK(attn::model_trace_json(c, tokens_of(ids), tm) == json);
+            CHECK(same_bits(tm.logits, ta.logits));
+            CHECK(same_bits(tm.logits, t1.logits));
+        }
+        if (!c.causal) continue;  // BERT does not generate
+        attn::KvCache ka(*a), km(*many);
+        for (const std::int32_t id : random_ids(rng, c, std::min(c.context, 20))) {
+            ka.append(id);
+            km.append(id);
+            CHECK(same_bits(ka.logits(), km.logits()));
+        }
+    }
+}
+
+TEST_CASE("half: promote() across chunks: a layer's tensors become float32 wherever they lie, an emptied chunk is freed, "
+          "the numbers stay",
+          "[half][hub]") {
+    std::mt19937 rng(3707);
+    for (const Checkpoint& cp : kCheckpoints) {
+        INFO(cp.name);
+        const auto a = load(cp.name, false), b = load(cp.name, true, nullptr, 4096);
+        const attn::ModelConfig& c = a->config();
+        attn::Parameters& params = b->params();
+        const auto before = tensors_by_chunk(params);
+        const std::size_t bytes_before = params.bytes();
+        // the chunks that hold only layer 0's tensors are freed by its promotion; the others stay whole
+        const auto only_layer0 = [](const std::vector<const attn::ParamInfo*>& g) {
+            for (const attn::ParamInfo* p : g)
+                if (p->name.rfind("layers.0.", 0) != 0) return false;
+            return true;
+        };
+        const std::vector<std::size_t> sizes_before = params.half_chunk_bytes();
+        std::size_t layer0_16bit = 0, freed = 0;
+        for (std::size_t i = 0; i < before.size(); ++i) {
+            for (const attn::ParamInfo* p : before[i])
+                if (p->name.rfind("layers.0.", 0) == 0) layer0_16bit += p->size();
+            if (only_layer0(before[i])) freed += sizes_before[i];
+        }
+        REQUIRE(layer0_16bit > 0);
+        CHECK(freed > 0);
+        params.promote("layers.0.");
+        const std::vector<std::size_t> sizes = params.half_chunk_bytes();
+        REQUIRE(sizes.size() == sizes_before.size());  // the chunks keep their numbers
+        for (std::size_t i = 0; i < sizes.size(); ++i) CHECK(sizes[i] == (only_layer0(before[i]) ? 0 : sizes_before[i]));
+        CHECK(params.bytes() == summed_bytes(params));
+        CHECK(params.bytes() == bytes_before + 4 * layer0_16bit - freed);  // reserved exactly: no spare capacity
+        CHECK(params.half_format() == cp.format);
+        for (const attn::ParamInfo& p : params.layout()) {
+            INFO(p.name);
+            if (p.name.rfind("layers.0.", 0) == 0) CHECK(p.format == WeightFormat::f32);
+            CHECK(same_bits(a->params().matrix(p.name), params.matrix(p.name)));
+        }
+        const std::vector<std::int32_t> ids = random_ids(rng, c, 9);
+        const std::string want = attn::model_trace_json(c, tokens_of(ids), attn::trace_model(c, a->params(), ids));
+        CHECK(attn::model_trace_json(c, tokens_of(ids), attn::trace_model(c, params, ids)) == want);
+        // everything promoted: no chunk is left, the model is float32, the same numbers
+        params.promote("");
+        CHECK(params.half_chunk_bytes().empty());
+        CHECK(params.half_format() == WeightFormat::f32);
+        CHECK(params.bytes() == 4 * params.size());
+        CHECK(attn::model_trace_json(c, tokens_of(ids), attn::trace_model(c, params, ids)) == want);
+    }
+}
+
+TEST_CASE("half: a tensor above one allocation is refused by name, with its shape and bytes, before anything is allocated",
+          "[half]") {
+    const attn::ModelConfig c = attn::read_hub_config(read_file(folder("llama3-bf16") + "/config.json"));
+    // llama3-bf16: embed 96 × 32 (6,144 bytes as BF16), the largest tensor; the float32 gains 4 × 32 … floats
+    CHECK(attn::allocation_refusal(c, WeightFormat::bf16).empty());
+    CHECK(attn::allocation_refusal(c, WeightFormat::bf16, 6144).empty());
+    CHECK(attn::allocation_refusal(c, WeightFormat::bf16, 6143) ==
+          "the model's tensor embed (96 × 32, BF16) takes 6,144 bytes, above the 6,143 bytes (6 kB) one allocation holds in this "
+          "engine: a tensor is never split between allocations");
+    // float32: every value in one allocation
+    const std::uint64_t f32 = attn::parameter_bytes(c, WeightFormat::f32);
+    CHECK(attn::allocation_refusal(c, WeightFormat::f32, f32).empty());
+    CHECK_THAT(attn::allocation_refusal(c, WeightFormat::f32, f32 - 1),
+               Contains("the model's float32 values, one allocation, take " + std::to_string(f32 / 1000) + ","));
+    // a chunk size below one aligned group is refused by name
+    CHECK_THROWS_WITH(attn::Parameters(c, WeightFormat::bf16, 8), Contains("chunk size must be 16 bytes at least, got 8"));
+}
+
 TEST_CASE("half: a 16-bit model refuses what reads its weights as float32 by name", "[half]") {
     const auto b = load("llama3-bf16", true);
     try {
@@ -358,7 +510,7 @@ TEST_CASE("half: the size check before any weight arrives counts a 16-bit file's
     const attn::ModelConfig c = attn::read_hub_config(config_json);
     const std::uint64_t f32 = attn::parameter_bytes(c, WeightFormat::f32), bf16 = attn::parameter_bytes(c, WeightFormat::bf16);
     CHECK(f32 > (std::uint64_t{4} << 30));   // 1.24 G parameters: 4.9 GB as float32, above the 4 GiB of wasm32
-    CHECK(bf16 < (std::uint64_t{5} << 29));  // 2.5 GB kept BF16: under the engine's 3 GiB
+    CHECK(bf16 < (std::uint64_t{5} << 29));  // 2.5 GB kept BF16: under the engine's 3 GiB (the page's and the CLI's)
     CHECK(bf16 < f32 / 2 + (std::uint64_t{1} << 20));
     // as float32 the loader refuses it from the header alone, naming the float32 size
     const std::string header = llama_header(128256, 2048, 16, 32, 8, 64, 8192, "BF16");
@@ -400,6 +552,11 @@ std::string llama32_config(const std::string& dtype_field, const std::string& dt
 
 TEST_CASE("half: config.json's dtype or torch_dtype decides the size check: Llama-3.2-1B fits as BF16 or F16, not as F32",
           "[half][hub]") {
+    // the limits, by hand: 3 GiB in all for a 16-bit model; a float32 model's values are one
+    // allocation (in wasm at most 2 GiB - 64 MiB; natively no lower than the 3 GiB)
+    CHECK(attn::kMaxParameterBytes == std::uint64_t{3} << 30);
+    CHECK(attn::parameter_limit(WeightFormat::bf16) == attn::kMaxParameterBytes);
+    CHECK(attn::parameter_limit(WeightFormat::f32) == std::min(attn::kMaxParameterBytes, attn::kMaxAllocationBytes));
     // counted by hand: the matrices (embedding, q k v o, gate up down) at 2 bytes, the RMSNorm gains at 4
     const std::uint64_t V = 128256, C = 2048, L = 16, KV = 8 * 64, F = 8192;
     const std::uint64_t matrices = V * C + L * (2 * C * C + 2 * C * KV + 3 * C * F), gains = L * 2 * C + C;
@@ -414,14 +571,16 @@ TEST_CASE("half: config.json's dtype or torch_dtype decides the size check: Llam
             CHECK(c.format == format);
             if (format == WeightFormat::f32) {  // 4.9 GB: refused with its numbers, before any download
                 CHECK(c.parameter_bytes == 4 * (matrices + gains));
+                CHECK(c.limit_bytes == attn::parameter_limit(WeightFormat::f32));
                 CHECK_FALSE(c.fits);
-                CHECK_THAT(c.refusal, Contains("the model has " + std::to_string(matrices + gains) + " parameters (4.9 GB as float32)"));
-            } else {
+                CHECK(c.refusal == "the model has " + std::to_string(matrices + gains) + " parameters (4.9 GB as float32), above the " +
+                                       attn::format_bytes(static_cast<std::int64_t>(c.limit_bytes)) + " this engine holds");
+            } else {  // 2.5 GB in chunks: under the 3 GiB of the page and the CLI
                 CHECK(c.parameter_bytes == 2 * matrices + 4 * gains);
-                CHECK(c.fits == (c.parameter_bytes <= attn::kMaxParameterBytes));
-#ifndef __EMSCRIPTEN__
-                CHECK(c.fits);  // 2.5 GB under the CLI's 3 GiB
-#endif
+                CHECK(c.parameter_bytes == 2471763968);
+                CHECK(c.limit_bytes == attn::kMaxParameterBytes);
+                CHECK(c.fits);
+                CHECK(c.refusal.empty());
             }
         }
     }
@@ -439,6 +598,6 @@ TEST_CASE("half: config.json's dtype or torch_dtype decides the size check: Llam
     const std::uint64_t big_matrices = 262144 * C + 48 * (2 * C * C + 2 * C * KV + 3 * C * F), big_gains = 48 * 2 * C + C;
     CHECK(c.parameter_bytes == 2 * big_matrices + 4 * big_gains);
     CHECK_FALSE(c.fits);
-    CHECK_THAT(c.refusal, Contains("the model has " + std::to_string(big_matrices + big_gains) + " parameters (") &&
-                              Contains(" as BF16 and float32), above the "));
+    CHECK(c.refusal == "the model has " + std::to_string(big_matrices + big_gains) +
+                           " parameters (6.9 GB as BF16 and float32), above the 3.2 GB this engine holds");
 }

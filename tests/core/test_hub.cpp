@@ -620,6 +620,53 @@ TEST_CASE("hub: a non-finite weight (inf or NaN, in F32, F16 or BF16) is refused
     CHECK_THAT(error_of([&] { load(config_of("gpt2"), m); }), Contains("'h.1.attn.c_proj.weight' has a non-finite value (infinity) at row 3, column 2"));
 }
 
+TEST_CASE("hub: a non-finite value in a matrix kept 16-bit is refused at its row and column, in any chunk sizes, and the "
+          "largest finite ones load",
+          "[hub]") {
+    // a [R, K] tensor of zeros with `bits` at (r, c), in 2-byte values
+    const auto one = [](std::uint16_t bits, std::size_t R, std::size_t K, std::size_t r, std::size_t c) {
+        std::string s(2 * R * K, '\0');
+        s[2 * (r * K + c)] = static_cast<char>(bits & 0xFF);
+        s[2 * (r * K + c) + 1] = static_cast<char>(bits >> 8);
+        return s;
+    };
+    const auto keep = [](std::string&, std::vector<std::int64_t>&) {};
+    struct Case {
+        const char *model, *tensor;
+        std::size_t R, K, r, c;
+        std::uint16_t bits;
+        const char* what;
+    };
+    // Conv1D [in, out] as is; c_attn split into q | k | v (column 50: v's column 2); nn.Linear [out, in] transposed
+    const Case cases[] = {{"gpt2-f16", "h.0.mlp.c_fc.weight", 24, 96, 2, 7, 0x7C00, "infinity"},
+                          {"gpt2-f16", "h.1.attn.c_attn.weight", 24, 72, 1, 50, 0x7E01, "NaN"},
+                          {"gpt2-f16", "h.1.attn.c_attn.weight", 24, 72, 23, 71, 0xFC00, "infinity"},
+                          {"llama3-bf16", "model.layers.0.mlp.up_proj.weight", 48, 32, 5, 9, 0xFF80, "infinity"},
+                          {"llama3-bf16", "model.layers.1.self_attn.q_proj.weight", 32, 32, 31, 0, 0x7FC1, "NaN"}};
+    for (const Case& k : cases)
+        for (const std::size_t chunk : {std::size_t{0}, std::size_t{7}}) {  // whole, and elements split between chunks
+            INFO(k.tensor << " chunk " << chunk);
+            const std::string bytes = rebuild(file_of(k.model), k.tensor, keep, one(k.bits, k.R, k.K, k.r, k.c));
+            CHECK(error_of([&] { load(config_of(k.model), bytes, chunk); }) ==
+                  "model.safetensors: tensor '" + std::string(k.tensor) + "' has a non-finite value (" + k.what + ") at row " +
+                      std::to_string(k.r) + ", column " + std::to_string(k.c));
+        }
+    // two: the first in the file's order is named (a transposed tensor is written a tile of columns at a time)
+    std::string two = one(0x7FC1, 32, 48, 2, 40);
+    two[2 * (5 * 48 + 3)] = static_cast<char>(0x80);
+    two[2 * (5 * 48 + 3) + 1] = static_cast<char>(0x7F);
+    for (const std::size_t chunk : {std::size_t{0}, std::size_t{7}}) {
+        const std::string bytes = rebuild(file_of("llama3-bf16"), "model.layers.0.mlp.down_proj.weight", keep, two);
+        CHECK(error_of([&] { load(config_of("llama3-bf16"), bytes, chunk); }) ==
+              "model.safetensors: tensor 'model.layers.0.mlp.down_proj.weight' has a non-finite value (NaN) at row 2, column 40");
+    }
+    // the largest finite values (F16 ±65504, BF16 ±3.39e38) are kept, bit for bit
+    const std::string f16 = rebuild(file_of("gpt2-f16"), "h.0.mlp.c_fc.weight", keep, one(0xFBFF, 24, 96, 2, 7));
+    CHECK(load(config_of("gpt2-f16"), f16, 7)->params().matrix("layers.0.mlp.w_in")(2, 7) == -65504.0f);
+    const std::string bf16 = rebuild(file_of("llama3-bf16"), "model.layers.0.mlp.up_proj.weight", keep, one(0x7F7F, 48, 32, 5, 9));
+    CHECK(load(config_of("llama3-bf16"), bf16)->params().matrix("layers.0.mlp.w_in")(9, 5) == attn::bf16_to_float(0x7F7F));
+}
+
 TEST_CASE("hub: random corruptions of a checkpoint's bytes load or throw attn::Error, never crash", "[hub]") {
     const std::string good = file_of("gpt2-bf16");
     const std::string config = config_of("gpt2-bf16");
@@ -662,7 +709,7 @@ TEST_CASE("hub size: config.json alone says whether the model fits, counted in 6
     const attn::HubSizeCheck small = attn::check_hub_size(attn::read_hub_config(config_of("gpt2")));
     CHECK(small.fits);
     CHECK(small.refusal.empty());
-    CHECK(small.limit_bytes == attn::kMaxParameterBytes);
+    CHECK(small.limit_bytes == attn::parameter_limit(attn::WeightFormat::f32));  // a float32 model's values: one allocation
     CHECK(small.parameter_bytes == 4 * load("gpt2")->params().flat().size());
     CHECK(small.largest_bytes == small.parameter_bytes + 4 * 96 * 24);  // + an lm_head of its own
     // gpt2-xl: 1.56 G parameters, 6.2 GB

@@ -173,3 +173,23 @@ test('with a server that answers range requests, a model.safetensors cut short i
     hub.ranges = false;
   }
 });
+
+test('memory: the engine heap in bytes (0 before the engine exists), for the benchmark (bench/modern_page.mjs)', async () => {
+  globalThis.caches = memoryCaches();
+  const id = 'memory/gpt2';
+  hub.models[id] = folder;
+  const replies = [];
+  const runner = createHubRunner((msg) => replies.push(msg), { loadEngine: async () => engine });
+  try {
+    await runner.onMessage({ type: 'memory', req: 3 });
+    assert.deepEqual(replies.at(-1), { type: 'memory', req: 3, memoryBytes: 0 });
+    await runner.onMessage({ type: 'load', source: { kind: 'hub', base: hub.base, id } });
+    const loaded = replies.at(-1);
+    assert.equal(loaded.type, 'loaded', JSON.stringify(loaded));
+    await runner.onMessage({ type: 'memory', req: 4 });
+    assert.deepEqual(replies.at(-1), { type: 'memory', req: 4, memoryBytes: engine.memoryBytes() });
+    assert.ok(replies.at(-1).memoryBytes >= loaded.info.memoryBytes);
+  } finally {
+    runner.dispose();
+  }
+});

@@ -17,15 +17,28 @@
 //   globalThis.caches = memoryCaches();   // Cache Storage in memory, for Node (which has none)
 
 import { createServer } from 'node:http';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { createReadStream, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** {file: Buffer} of a folder's files (not its sub-folders). */
+/** A file served from the disk as it is sent, not held in memory (readModelFolder's large files). */
+export class FileBody {
+  constructor(path, size) {
+    this.path = path;
+    this.size = size;
+  }
+}
+
+/** Files above this are served from the disk: Node reads at most 2 GiB into one Buffer. */
+const IN_MEMORY_MOST = 1 << 30;
+
+/** {file: Buffer} of a folder's files (not its sub-folders); a file above 1 GiB (a benchmark's
+ * model: bench/modern_page.mjs) is a FileBody, read from the disk at each request. */
 export function readModelFolder(dir) {
   const files = {};
   for (const name of readdirSync(dir)) {
     const p = join(dir, name);
-    if (statSync(p).isFile()) files[name] = readFileSync(p);
+    const st = statSync(p);
+    if (st.isFile()) files[name] = st.size > IN_MEMORY_MOST ? new FileBody(p, st.size) : readFileSync(p);
   }
   return files;
 }
@@ -89,8 +102,24 @@ export function startHubServer(models = {}) {
       res.end('Entry not found');
       return;
     }
-    const bytes = Buffer.isBuffer(body) || body instanceof Uint8Array ? Buffer.from(body) : Buffer.from(String(body));
     const range = options.ranges ? /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? '') : null;
+    if (body instanceof FileBody) {  // from the disk, as it is sent (no holds)
+      const [begin, end] = range ? [Number(range[1]), Math.min(Number(range[2]) + 1, body.size)] : [0, body.size];
+      res.writeHead(range ? 206 : 200, {
+        'content-type': 'application/octet-stream', 'content-length': String(Math.max(0, end - begin)),
+        ...(range ? { 'content-range': `bytes ${begin}-${end - 1}/${body.size}`, 'access-control-expose-headers': 'content-range, content-length' } : {}),
+      });
+      if (end > begin && req.method !== 'HEAD') {
+        const file = createReadStream(body.path, { start: begin, end: end - 1 });
+        res.on('close', () => file.destroy());  // a download cancelled half-way
+        file.pipe(res);
+      } else {
+        res.end();
+      }
+      return;
+    }
+    // a view, not a copy
+    const bytes = body instanceof Uint8Array ? Buffer.from(body.buffer, body.byteOffset, body.byteLength) : Buffer.from(String(body));
     if (range) {  // one range, as the Hub's servers answer it
       const begin = Number(range[1]), end = Math.min(Number(range[2]) + 1, bytes.length);
       res.writeHead(206, { 'content-type': 'application/octet-stream', 'content-length': String(Math.max(0, end - begin)),

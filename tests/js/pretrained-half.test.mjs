@@ -1,7 +1,8 @@
 // 16-bit weights kept 16-bit in the wasm engine's memory (HubLoader's keep_16bit, the default;
 // openCheckpoint(…, {float32: true}) stores everything as float32): every F16/BF16 test
 // checkpoint the engine can give a tokenizer to traces, generates, and steps by hand exactly as
-// the same file loaded as float32, bit for bit, with about half the parameter bytes.
+// the same file loaded as float32, bit for bit, with about half the parameter bytes; and so does
+// the same file with its 16-bit values spread over many small allocations (chunkBytes).
 // (gpt2-f16 and gpt2-bf16 have 96 tokens, fewer than a byte-level BPE's 256: GPT-2's 16-bit
 // weights are tested on gpt2-vocab-f16 / -bf16, GPT-2's vocabulary with its real tokenizer;
 // llama3-bf16 gets a SentencePiece-style tokenizer.json of its 96 tokens. Qwen2 and Qwen3 take
@@ -48,11 +49,13 @@ after(() => {
 
 const text = (name, file) => (existsSync(join(dir, name, file)) ? readFileSync(join(dir, name, file), 'utf8') : '');
 
-function load(name, float32) {
+/** info.halfChunks: how many allocations the loader put the 16-bit values in. */
+function load(name, float32, chunkBytes = undefined, info = {}) {
   const bytes = new Uint8Array(readFileSync(join(dir, name, 'model.safetensors')));
-  const loader = engine.openCheckpoint(text(name, 'config.json'), bytes.subarray(0, engine.safetensorsHeaderSize(bytes.subarray(0, 8))), bytes.length, { float32 });
+  const loader = engine.openCheckpoint(text(name, 'config.json'), bytes.subarray(0, engine.safetensorsHeaderSize(bytes.subarray(0, 8))), bytes.length, { float32, chunkBytes });
   const storage = loader.storage;
   const bytesBefore = loader.parameterBytes;
+  info.halfChunks = loader.halfChunks;
   for (const { begin, end } of loader.needed) {
     for (let a = begin; a < end; a += loader.stagingBytes) loader.feed(a, bytes.subarray(a, Math.min(end, a + loader.stagingBytes)));
   }
@@ -114,6 +117,50 @@ for (const [name, format] of Object.entries(CHECKPOINTS)) {
     } finally {
       a.dispose();
       b.dispose();
+    }
+  });
+
+  test(`${name}: spread over many 256-byte chunks, the same bytes and every traced, generated and stepped number of one chunk and of float32`, () => {
+    const [oneInfo, manyInfo, f32Info] = [{}, {}, {}];
+    const a = load(name, true, undefined, f32Info);
+    const one = load(name, false, undefined, oneInfo);
+    const many = load(name, false, 256, manyInfo);
+    try {
+      assert.equal(f32Info.halfChunks, 0);
+      assert.equal(oneInfo.halfChunks, 1);
+      assert.ok(manyInfo.halfChunks >= 2 * a.config.layers, `${manyInfo.halfChunks} chunks`);
+      assert.equal(many.storage, format);
+      assert.equal(many.parameterBytes, one.parameterBytes);
+      for (const layer of [0, a.config.layers - 1]) {
+        const x = ids(a, 11, 5 + layer);
+        const want = a.traceIds(x, { layer, logits: true });
+        assert.deepStrictEqual(one.traceIds(x, { layer, logits: true }), want);
+        assert.deepStrictEqual(many.traceIds(x, { layer, logits: true }), want);
+      }
+      assert.deepStrictEqual(many.forward(ids(a, 30, 9)), a.forward(ids(a, 30, 9)));
+      if (!name.startsWith('bert')) {
+        let ta = SENTENCE;
+        let tm = SENTENCE;
+        let ga = [];
+        let gm = [];
+        for (let step = 0; step < 3; step++) {
+          const ra = a.generate(ta, { generated: ga, logits: true });
+          const rm = many.generate(tm, { generated: gm, logits: true });
+          assert.deepStrictEqual(rm, ra);
+          [ta, ga, tm, gm] = [ra.sentence, ra.generated, rm.sentence, rm.generated];
+        }
+      }
+      // a step promotes its layer to float32 across the chunks it lies in; its undo restores the numbers
+      const before = many.trace(SENTENCE, { layer: 0, logits: true });
+      assert.deepStrictEqual(many.sgdStep({ text: learnText(name), lr: 0.05, layer: 0, head: -1 }),
+        a.sgdStep({ text: learnText(name), lr: 0.05, layer: 0, head: -1 }));
+      assert.deepStrictEqual(many.trace(SENTENCE, { layer: 0, logits: true }), a.trace(SENTENCE, { layer: 0, logits: true }));
+      many.undoStep();
+      assert.deepStrictEqual(many.trace(SENTENCE, { layer: 0, logits: true }), before);
+    } finally {
+      a.dispose();
+      one.dispose();
+      many.dispose();
     }
   });
 

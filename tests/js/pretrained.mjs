@@ -147,6 +147,44 @@ export function gpt2Header({ V, T, C, L }) {
   return { header, fileBytes: header.length + at };
 }
 
+/** A Llama config.json of these sizes (tied, RoPE base 500000), its weights declared BF16, as text. */
+export function llamaConfigText({ V, C, L, H, Hkv, F, dtype = 'bfloat16' }) {
+  return JSON.stringify({
+    model_type: 'llama', architectures: ['LlamaForCausalLM'], vocab_size: V, hidden_size: C, intermediate_size: F,
+    num_hidden_layers: L, num_attention_heads: H, num_key_value_heads: Hkv, max_position_embeddings: 131072,
+    rms_norm_eps: 1e-5, tie_word_embeddings: true, rope_theta: 500000, torch_dtype: dtype,
+  });
+}
+
+/**
+ * The safetensors header of a tied Llama of these sizes in BF16 (head width C / H), every tensor
+ * laid end to end, as gpt2Header: {header, fileBytes}.
+ */
+export function llamaHeader({ V, C, L, H, Hkv, F }) {
+  const D = C / H;
+  const tensors = [['model.embed_tokens.weight', [V, C]]];
+  for (let l = 0; l < L; l++) {
+    for (const [name, shape] of [['input_layernorm.weight', [C]], ['self_attn.q_proj.weight', [H * D, C]],
+      ['self_attn.k_proj.weight', [Hkv * D, C]], ['self_attn.v_proj.weight', [Hkv * D, C]], ['self_attn.o_proj.weight', [C, H * D]],
+      ['post_attention_layernorm.weight', [C]], ['mlp.gate_proj.weight', [F, C]], ['mlp.up_proj.weight', [F, C]], ['mlp.down_proj.weight', [C, F]]]) {
+      tensors.push([`model.layers.${l}.${name}`, shape]);
+    }
+  }
+  tensors.push(['model.norm.weight', [C]]);
+  const json = {};
+  let at = 0;
+  for (const [name, shape] of tensors) {
+    const n = 2 * shape.reduce((a, b) => a * b, 1);
+    json[name] = { dtype: 'BF16', shape, data_offsets: [at, at + n] };
+    at += n;
+  }
+  const text = new TextEncoder().encode(JSON.stringify(json));
+  const header = new Uint8Array(8 + text.length);
+  new DataView(header.buffer).setBigUint64(0, BigInt(text.length), true);
+  header.set(text, 8);
+  return { header, fileBytes: header.length + at };
+}
+
 /**
  * The bytes of a GPT-2 test checkpoint (F32, no prefix) with one head's query and key columns of
  * c_attn times `factor` (1e20: finite weights whose attention scores, near 1e40, overflow

@@ -16,6 +16,7 @@
 //   {type: 'generate', req, sentence, generated, options}           the next token (pretrained.js's generate)
 //   {type: 'backward', req, sentence, targets, scale, layer}         the Learn steps' backward (pretrained.js's backwardTrace)
 //   {type: 'sgd', req, sentence, targets, lr, layer, head}          a step by hand (sgdStep); {type: 'undo', req} its undo
+//   {type: 'memory', req}                                           the wasm heap's size now (bench/modern_page.mjs)
 // Worker → page:
 //   {type: 'progress', phase: 'download' | 'read', file, loaded, total, cached}
 //   {type: 'loaded', info: {config, parameterCount, maskId, files, neededBytes, fileBytes, memoryBytes}}
@@ -23,6 +24,7 @@
 //   {type: 'generated', req, token}                    (pretrained.js's generate)
 //   {type: 'backward', req, trace}                     (pretrained.js's backwardTrace; its buffers transferred)
 //   {type: 'stepped', req, step} / {type: 'undone', req, steps}   (sgdStep / undoStep)
+//   {type: 'memory', req, memoryBytes}                 (engine.memoryBytes(): it only grows, so the peak so far)
 //   {type: 'error', req?, message, code, file, forgotten}   a failed load or trace (code: err.code;
 //                                                      forgotten: the model's files in the cache were removed)
 // Every message is wrapped: an error becomes an 'error' reply, never an uncaught one.
@@ -196,6 +198,8 @@ export function createHubRunner(post, { loadEngine = createEngine, signal = null
         } else if (msg.type === 'undo') {
           if (!model) throw hubError('bad_state', 'no model is loaded');
           post({ type: 'undone', req: msg.req, steps: model.undoStep() });
+        } else if (msg.type === 'memory') {
+          post({ type: 'memory', req: msg.req, memoryBytes: engine ? engine.memoryBytes() : 0 });
         } else if (msg.type === 'generate') {
           if (!model) throw hubError('bad_state', 'no model is loaded');
           const token = model.generate(msg.sentence, { ...msg.options, generated: msg.generated ?? [] });
