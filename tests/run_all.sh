@@ -187,7 +187,7 @@ run_test_files() {  # $1 suite name, then the files (the longest first)
   local suite=$1 dir="tests/artifacts/logs/$1" f n s status=0
   shift
   mkdir -p "$dir"
-  rm -f "$dir"/*.log "$dir"/*.status "$dir"/*.secs
+  rm -f "$dir"/*.log "$dir"/*.status "$dir"/*.secs "$dir"/*.cpu
   for f in "$@"; do
     # count the files still running: `wait -n` also returns when a process substitution ends
     # (the caller's `mapfile < <(longest_first …)`), so counting the waits ran one file too many
@@ -198,16 +198,19 @@ run_test_files() {  # $1 suite name, then the files (the longest first)
       # run (a browser test once sat 24 minutes on a Chromium that never answered, under load 17)
       node --test --test-concurrency=1 --test-timeout=900000 "$f" >"$dir/$n.log" 2>&1 || s=$?
       echo $(($(date +%s) - t0)) >"$dir/$n.secs"
+      # the CPU seconds of node and everything it started and waited for (Chromium's processes too):
+      # `times`' second line, the children's user and system time
+      times | awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] } printf "%.0f\n", t }' >"$dir/$n.cpu"
       echo "$s" >"$dir/$n.status"
       flock "$dir/.print" cat "$dir/$n.log"
     ) &
   done
   wait || true
-  echo "== $suite: wall time per file (s), $jobs files at a time"
+  echo "== $suite: wall time and CPU time per file (s), $jobs files at a time"
   for f in "$@"; do
     n=$(basename "$f" .test.mjs)
     s=$(cat "$dir/$n.status" 2>/dev/null || echo missing)
-    printf '%6s  %s\n' "$(cat "$dir/$n.secs" 2>/dev/null || echo -)" "$f"
+    printf '%6s %6s  %s\n' "$(cat "$dir/$n.secs" 2>/dev/null || echo -)" "$(cat "$dir/$n.cpu" 2>/dev/null || echo -)" "$f"
     if [ "$s" != 0 ]; then
       echo "run_all.sh: $f failed (exit $s); its log: $dir/$n.log" >&2
       # the failures again, here at the end, where a CI log's tail shows them (the whole log came above)

@@ -4,12 +4,12 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync, readFileSync, copyFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync, readFileSync, copyFileSync, rmSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startHarness, ARTIFACTS, ROOT, WEB, WAIT } from './harness.mjs';
+import { tempDir } from '../js/helpers.mjs';
 
 const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'";
 
@@ -283,7 +283,7 @@ function elementSnippet() {
 }
 
 test('the element snippet of docs/embedding.md in a blank HTML file next to the built file works, opened from disk', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'ap-blank-'));
+  const dir = tempDir('ap-blank-');
   copyFileSync(join(ROOT, 'web', 'attention-playground.js'), join(dir, 'attention-playground.js'));
   writeFileSync(join(dir, 'blank.html'), `<!doctype html>\n<meta charset="utf-8">\n<title>blank</title>\n${elementSnippet()}`);
   const page = await h.context.newPage();
@@ -639,7 +639,7 @@ for (const [name, css] of Object.entries(FONT_HOSTS)) {
 
 test('a playground URL baked in at build time (PLAYGROUND_URL) is the default, and an attribute still wins', async () => {
   const elsewhere = `${h.url.replace('127.0.0.1', 'localhost')}index.html`;
-  const dir = mkdtempSync(join(tmpdir(), 'ap-baked-'));
+  const dir = tempDir('ap-baked-');
   const out = join(dir, 'attention-playground.js');
   execFileSync('python3', [join(ROOT, 'src', 'tools', 'bundle_element.py'), join(WEB, 'element.js'), join(ROOT, 'build', 'wasm', 'attention_core.js'),
     join(WEB, 'style.css'), out, `coreference=${join(ROOT, 'models', 'coreference.safetensors')}`, `--playground-url=${elsewhere}`]);

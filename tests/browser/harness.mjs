@@ -7,12 +7,12 @@
 //   await h.close();
 
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, mkdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { STEPS } from '../../web/app/playground/steps.js';
+import { tempDir } from '../js/helpers.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const ROOT = join(here, '..', '..');
@@ -92,7 +92,7 @@ export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic',
 export const CHROMIUM_PATH = process.env.CHROMIUM ?? '/usr/bin/chromium';
 
 export async function launchBrowser() {
-  const profile = mkdtempSync(join(tmpdir(), 'ap-chromium-'));
+  const profile = tempDir('ap-chromium-');
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM_PATH,
     headless: true,

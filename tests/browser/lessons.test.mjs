@@ -9,8 +9,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { startServer, ARTIFACTS, ROOT, WAIT, CHROMIUM_ARGS, CHROMIUM_PATH } from './harness.mjs';
@@ -18,6 +17,7 @@ import { guessesFor } from '../js/lesson-guesses.mjs';
 import { createEngine } from '../../web/engine.js';
 import { lessonById } from '../../web/app/lessons/registry.js';
 import { factText } from '../../web/app/lessons/parts.js';
+import { tempDir } from '../js/helpers.mjs';
 
 const SHOTS = join(ARTIFACTS, 'lessons');
 const IDS = ['context', 'qkv', 'scores', 'scale', 'heads', 'order', 'masks'];
@@ -28,7 +28,7 @@ let browser;
 before(async () => {
   mkdirSync(SHOTS, { recursive: true });
   site = await startServer();
-  teacherDir = mkdtempSync(join(tmpdir(), 'ap-lessons-'));
+  teacherDir = tempDir('ap-lessons-');
   teacher = await startServer(teacherDir);
   browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
 });

@@ -6,16 +6,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT, launchBrowser, startServer, WAIT } from './harness.mjs';
+import { tempDir } from '../js/helpers.mjs';
 
 test('a blank page using the packed element from node_modules shows the attention of its sentence', async () => {
   const dist = path.join(ROOT, 'dist');
   const tarball = existsSync(dist) ? readdirSync(dist).find((f) => /^attention-playground-.*\.tgz$/.test(f)) : undefined;
   assert.ok(tarball, 'dist/attention-playground-*.tgz is missing: run ./build_wasm.sh --dist');
-  const site = mkdtempSync(path.join(tmpdir(), 'ap-site-'));
+  const site = tempDir('ap-site-');
   writeFileSync(path.join(site, 'package.json'), JSON.stringify({ name: 'teacher-site', private: true }));
   execFileSync('npm', ['install', '--no-audit', '--no-fund', '--offline', '--loglevel=error', path.join(dist, tarball)], { cwd: site, stdio: 'pipe' });
   writeFileSync(path.join(site, 'index.html'), `<!doctype html>

@@ -8,10 +8,10 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startHarness, startServer, ARTIFACTS, ROOT, WEB, WAIT } from './harness.mjs';
+import { tempDir } from '../js/helpers.mjs';
 
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 900 };
@@ -22,7 +22,7 @@ let teacherDir;
 let teacher; // the teacher's site
 before(async () => {
   h = await startHarness();
-  teacherDir = mkdtempSync(join(tmpdir(), 'ap-teacher-'));
+  teacherDir = tempDir('ap-teacher-');
   teacher = await startServer(teacherDir);
   mkdirSync(SHOTS, { recursive: true });
   assert.notEqual(new URL(h.url).origin, new URL(teacher.url).origin, 'two origins');

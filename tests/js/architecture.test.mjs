@@ -4,10 +4,11 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync, existsSync, statSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, existsSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, dirname, resolve, basename, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { spawnSync } from 'node:child_process';
+import { tempDir } from './helpers.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const WEB = join(ROOT, 'web');
@@ -370,7 +371,7 @@ test('no family is named outside src/families/: the C++ and the web code ask the
 test('the family check finds a comparison and a copied architecture list, not a comment', () => {
   const words = { names: new Set(['gpt2']), architectures: new Set(['GPT2Model']) };
   // (written to a scratch file: familyMentions reads files)
-  const file = join(mkdtempSync(join(tmpdir(), 'family-check-')), 'sample.js');
+  const file = join(tempDir('family-check-'), 'sample.js');
   writeFileSync(file, [
     "if (family === 'gpt2') go();",
     'const known = ["GPT2Model"];',
@@ -380,4 +381,30 @@ test('the family check finds a comparison and a copied architecture list, not a 
   ].join('\n'));
   const found = familyMentions([file], words).map((l) => l.replace(/^.*sample\.js:/, ''));
   assert.deepEqual(found, ["1: if (family === 'gpt2') go();", '2: const known = ["GPT2Model"];', "3: const files = { gpt2: ['vocab.json'] };"]);
+});
+
+// ---- test files leave nothing behind in the temp dir --------------------------------------
+
+test('test files make temporary folders only with helpers.mjs tempDir, which removes them at exit', () => {
+  const offenders = [];
+  for (const dir of ['tests/js', 'tests/browser']) {
+    for (const name of readdirSync(join(ROOT, dir))) {
+      if (!name.endsWith('.mjs') || `${dir}/${name}` === 'tests/js/helpers.mjs') continue;
+      const code = stripComments(readFileSync(join(ROOT, dir, name), 'utf8'));
+      if (/\bmkdtemp(Sync)?\s*\(|\btmpdir\s*\(/.test(code)) offenders.push(`${dir}/${name}`);
+    }
+  }
+  assert.deepEqual(offenders, [], 'a temp folder made by hand outlives a failing test: use tempDir(prefix)');
+});
+
+test('tempDir: the folder and what it holds are gone when the process exits, even after a failure', () => {
+  const helpers = join(ROOT, 'tests/js/helpers.mjs');
+  const script = `import { tempDir } from ${JSON.stringify(helpers)}; import { writeFileSync, mkdirSync } from 'node:fs';
+    const d = tempDir('ap-tempdir-check-'); mkdirSync(d + '/sub'); writeFileSync(d + '/sub/f', 'x'); console.log(d);
+    throw new Error('a failing test file');`;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+  assert.notEqual(r.status, 0, 'the script failed as it should');
+  const made = r.stdout.trim();
+  assert.match(made, /ap-tempdir-check-/);
+  assert.equal(existsSync(made), false, `${made} is still there`);
 });

@@ -5,10 +5,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { REPO_ROOT } from './helpers.mjs';
+import { REPO_ROOT, tempDir } from './helpers.mjs';
 
 const SCRIPT = path.join(REPO_ROOT, 'src', 'tools', 'bundle_element.py');
 const GLUE = path.join(REPO_ROOT, 'build', 'wasm', 'attention_core.js');
@@ -16,7 +15,7 @@ const WASM = path.join(REPO_ROOT, 'build', 'wasm', 'attention_core.wasm');
 
 /** A copy of web/ and of the glue in a temp dir; `change(dir)` edits them; returns the run. */
 function bundle(change, extra = []) {
-  const dir = mkdtempSync(path.join(tmpdir(), 'ap-bundle-'));
+  const dir = tempDir('ap-bundle-');
   cpSync(path.join(REPO_ROOT, 'web'), path.join(dir, 'web'), { recursive: true, filter: (src) => !src.includes(`${path.sep}generated`) });
   // of the generated files, only the engine's constants (a module engine.js imports)
   mkdirSync(path.join(dir, 'web', 'generated'));

@@ -6,16 +6,14 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { closeSync, existsSync, ftruncateSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, existsSync, ftruncateSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createEngine } from '../../web/engine.js';
-import { cliRun } from './helpers.mjs';
+import { cliRun, tempDir } from './helpers.mjs';
 
 const { default: factory } = await import('../../web/generated/attention_core.node.cjs');
 const engine = await createEngine();
-const tmp = mkdtempSync(path.join(tmpdir(), 'attn-checkpoint-'));
-process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
+const tmp = tempDir('attn-checkpoint-');
 
 /** .safetensors bytes from a header object and the data bytes after it. */
 function safetensors(header, data = new Uint8Array(0)) {

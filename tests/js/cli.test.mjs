@@ -4,12 +4,11 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createEngine } from '../../web/engine.js';
-import { CLI, cliRun, cliTrace } from './helpers.mjs';
+import { CLI, cliRun, cliTrace, tempDir } from './helpers.mjs';
 
 const engine = await createEngine();
 
@@ -112,7 +111,7 @@ test('--format table prints every token and a weight table per head', () => {
 
 test('attn run --model FILE --format table cuts long labels at a character boundary', () => {
   // a text model whose words are longer than the table's label columns (7 and 10 wide), in bytes and characters
-  const dir = mkdtempSync(path.join(tmpdir(), 'attn-table-'));
+  const dir = tempDir('attn-table-');
   try {
     const corpus = path.join(dir, 'corpus.txt');
     writeFileSync(corpus, 'ドラゴンドラゴン は 空を 飛ぶ . Größenwahnsinnig ist der Drache . '.repeat(20));
@@ -189,7 +188,7 @@ test('control characters in token texts are escaped so the JSON stays valid', ()
 
 /** A temporary file holding `bytes`; returns its path (removed by the caller's cleanup). */
 function tempFile(bytes) {
-  const dir = mkdtempSync(path.join(tmpdir(), 'attn-cli-'));
+  const dir = tempDir('attn-cli-');
   const file = path.join(dir, 'sentence.txt');
   writeFileSync(file, bytes);
   return { file, cleanup: () => rmSync(dir, { recursive: true, force: true }) };

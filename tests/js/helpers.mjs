@@ -3,6 +3,8 @@
 // calls createEngine() once.
 
 import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -11,6 +13,24 @@ export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url
 
 /** The native CLI: $ATTN_CLI, else build/attn under the repository root. */
 export const CLI = process.env.ATTN_CLI ? path.resolve(process.env.ATTN_CLI) : path.resolve(REPO_ROOT, 'build/attn');
+
+const TEMP_DIRS = [];
+/**
+ * A new folder under the system's temp dir (its name starts with `prefix`), removed with all it
+ * holds when this process exits, whether its tests passed, failed or threw (folders made by hand
+ * left about 400 MB in /tmp each full run; `tests/js/architecture.test.mjs` keeps test files to
+ * this). Not removed when the process is killed.
+ */
+export function tempDir(prefix) {
+  if (TEMP_DIRS.length === 0) {
+    process.on('exit', () => {
+      for (const dir of TEMP_DIRS) rmSync(dir, { recursive: true, force: true });
+    });
+  }
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  TEMP_DIRS.push(dir);
+  return dir;
+}
 
 /** Runs the CLI with --format json and returns the parsed trace (throws if it fails). */
 export function cliTrace(args) {

@@ -4,11 +4,10 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, readFileSync, rmSync, truncateSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readFileSync, rmSync, truncateSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { cliRun } from './helpers.mjs';
+import { cliRun, tempDir } from './helpers.mjs';
 import { checkpointsDir, compareToGolden, goldenNames, goldenOf, gpt2ConfigText, gpt2Header, overflowingGpt2, GPT2_TOKENIZER } from './pretrained.mjs';
 
 const root = checkpointsDir();
@@ -21,7 +20,7 @@ function runJson(args) {
 
 /** A copy of a checkpoint folder to break. */
 function copyOf(name) {
-  const dir = mkdtempSync(path.join(tmpdir(), 'attn-hub-bad-'));
+  const dir = tempDir('attn-hub-bad-');
   cpSync(path.join(root, name), dir, { recursive: true });
   return dir;
 }
@@ -187,7 +186,7 @@ test('--format table cuts a long label at a character boundary, never inside a U
 
 test('a model too large for the engine is refused from config.json alone, before the weights are opened', () => {
   // gpt2-xl's sizes (1.56 G parameters, 6.2 GB): the folder has no model.safetensors, and needs none to be refused
-  const dir = mkdtempSync(path.join(tmpdir(), 'attn-hub-xl-'));
+  const dir = tempDir('attn-hub-xl-');
   writeFileSync(path.join(dir, 'config.json'), gpt2ConfigText({ V: 50257, T: 1024, C: 1600, L: 48, H: 25 }));
   const r = cliRun(['run', '--model', dir, '--ids', '1,2']);
   assert.equal(r.status, 2, r.stderr);
@@ -198,7 +197,7 @@ test('a model too large for the engine is refused from config.json alone, before
 test('a safetensors header that describes more data than the file holds is refused before anything is allocated', () => {
   // 34 KB of header describing a 2.6 GB GPT-2 (within the native limit): its parameters were allocated and zeroed first
   const sizes = { V: 50257, T: 1024, C: 1280, L: 30, H: 20 };
-  const dir = mkdtempSync(path.join(tmpdir(), 'attn-hub-empty-'));
+  const dir = tempDir('attn-hub-empty-');
   writeFileSync(path.join(dir, 'config.json'), gpt2ConfigText(sizes));
   const { header, fileBytes } = gpt2Header(sizes);
   writeFileSync(path.join(dir, 'model.safetensors'), header);

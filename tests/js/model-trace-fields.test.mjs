@@ -6,11 +6,10 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createEngine } from '../../web/engine.js';
-import { cliTrace, REPO_ROOT } from './helpers.mjs';
+import { cliTrace, REPO_ROOT, tempDir } from './helpers.mjs';
 import { checkpointsDir, GPT2_TOKENIZER } from './pretrained.mjs';
 
 const GPT2 = 'gpt2-vocab';
@@ -21,7 +20,7 @@ let dir;
 before(async () => {
   engine = await createEngine();
   const root = checkpointsDir();
-  dir = mkdtempSync(join(tmpdir(), 'ap-trace-fields-'));
+  dir = tempDir('ap-trace-fields-');
   for (const name of [GPT2, BERT]) cpSync(join(root, name), join(dir, name), { recursive: true });
   writeFileSync(join(dir, GPT2, 'tokenizer.json'), readFileSync(GPT2_TOKENIZER));
 });

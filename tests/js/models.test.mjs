@@ -10,20 +10,19 @@
 
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createEngine } from '../../web/engine.js';
 import { headPatterns } from '../../web/app/kit/patterns.js';
 import { layerTrace, topTokens } from '../../web/app/playground/model-trace.js';
 import { aboutText, SHIPPED_MODELS } from '../../web/app/playground/models.js';
 import { readSafetensors } from './safetensors-reader.mjs';
-import { cliRun, REPO_ROOT } from './helpers.mjs';
+import { cliRun, REPO_ROOT, tempDir } from './helpers.mjs';
 
 const MODELS = path.join(REPO_ROOT, 'models');
 const bytesOf = (name) => new Uint8Array(readFileSync(path.join(MODELS, `${name}.safetensors`)));
-const tmp = mkdtempSync(path.join(tmpdir(), 'ap-models-'));
+const tmp = tempDir('ap-models-');
 
 let engine;
 before(async () => { engine = await createEngine(); });

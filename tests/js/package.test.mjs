@@ -7,10 +7,9 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { REPO_ROOT } from './helpers.mjs';
+import { REPO_ROOT, tempDir } from './helpers.mjs';
 
 const dist = path.join(REPO_ROOT, 'dist');
 const tarball = existsSync(dist) ? readdirSync(dist).find((f) => /^attention-playground-.*\.tgz$/.test(f)) : undefined;
@@ -28,7 +27,7 @@ let installed;
 before(() => {
   assert.ok(tarball, 'dist/attention-playground-*.tgz is missing: run ./build_wasm.sh --dist');
   // one project for every test here, made the way a newcomer makes one
-  project = mkdtempSync(path.join(tmpdir(), 'ap-pkg-'));
+  project = tempDir('ap-pkg-');
   execFileSync('npm', ['init', '-y'], { cwd: project, stdio: 'pipe' });
   execFileSync('npm', ['install', '--no-audit', '--no-fund', '--offline', '--loglevel=error', path.join(dist, tarball)], { cwd: project, stdio: 'pipe' });
   installed = path.join(project, 'node_modules', 'attention-playground');

