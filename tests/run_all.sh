@@ -187,7 +187,7 @@ run_test_files() {  # $1 suite name, then the files (the longest first)
   local suite=$1 dir="tests/artifacts/logs/$1" f n s status=0
   shift
   mkdir -p "$dir"
-  rm -f "$dir"/*.log "$dir"/*.status "$dir"/*.secs "$dir"/*.cpu
+  rm -f "$dir"/*.log "$dir"/*.status "$dir"/*.secs "$dir"/*.cpu "$dir"/*.time
   for f in "$@"; do
     # count the files still running: `wait -n` also returns when a process substitution ends
     # (the caller's `mapfile < <(longest_first …)`), so counting the waits ran one file too many
@@ -196,11 +196,12 @@ run_test_files() {  # $1 suite name, then the files (the longest first)
       n=$(basename "$f" .test.mjs) s=0 t0=$(date +%s)
       # --test-timeout: a test that hangs fails with its name after 15 minutes instead of holding the
       # run (a browser test once sat 24 minutes on a Chromium that never answered, under load 17)
-      node --test --test-concurrency=1 --test-timeout=900000 "$f" >"$dir/$n.log" 2>&1 || s=$?
+      # (bash's `time`: the CPU seconds of node and of what it started and waited for, Chromium's
+      # processes too, user + system; `times` in a pipe would run in a subshell that started nothing)
+      TIMEFORMAT='%U %S'
+      { time node --test --test-concurrency=1 --test-timeout=900000 "$f" >"$dir/$n.log" 2>&1 || s=$?; } 2>"$dir/$n.time"
       echo $(($(date +%s) - t0)) >"$dir/$n.secs"
-      # the CPU seconds of node and everything it started and waited for (Chromium's processes too):
-      # `times`' second line, the children's user and system time
-      times | awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] } printf "%.0f\n", t }' >"$dir/$n.cpu"
+      awk '{ printf "%.0f\n", $1 + $2 }' "$dir/$n.time" >"$dir/$n.cpu"
       echo "$s" >"$dir/$n.status"
       flock "$dir/.print" cat "$dir/$n.log"
     ) &

@@ -367,7 +367,7 @@ val model_generate_js(int handle, const std::string& text, const val& generated,
         if (!(shared == ids.size() && cache.ids().size() == ids.size() && cache.logits().size() > 0)) {
             shared = std::min(shared, ids.size() - 1);
             cache.truncate(static_cast<int>(shared));
-            for (std::size_t t = shared; t < ids.size(); ++t) cache.append(ids[t]);
+            cache.append(std::vector<std::int32_t>(ids.begin() + static_cast<std::ptrdiff_t>(shared), ids.end()));
         }
         const int position = static_cast<int>(ids.size());
         const Matrix& before = cache.logits();

@@ -110,13 +110,17 @@ void KvCache::truncate(int length) {
         for (auto& w : layer) w.clear();
 }
 
-void KvCache::append(std::int32_t id) {
+void KvCache::check_token(std::int32_t id, int t) const {
     const ModelConfig& c = model_.config();
-    const int t = length();
     if (t >= c.context)
         throw Error(Error::Code::too_long_for_model, "the text has " + std::to_string(t) + " tokens, the most this model reads (its context): it cannot add another");
     if (id < 0 || id >= c.vocab)
         throw Error("token id " + std::to_string(id) + " is outside the vocabulary 0 … " + std::to_string(c.vocab - 1));
+}
+
+void KvCache::append(std::int32_t id) {
+    const int t = length();
+    check_token(id, t);
     // a NaN or an infinity is refused where it first appears (block.hpp), before the cache takes the
     // token; the last append's logits and weights are then forgotten (some layers' rows were redone)
     try {
@@ -130,28 +134,50 @@ void KvCache::append(std::int32_t id) {
     ids_.push_back(id);
 }
 
-void KvCache::append_row(std::int32_t id, int t) {
+void KvCache::append(const std::vector<std::int32_t>& ids) {
+    const int start = length();
+    for (std::size_t i = 0; i < ids.size(); ++i) check_token(ids[i], start + static_cast<int>(i));
+    try {
+        for (std::size_t at = 0; at < ids.size(); at += kPrefillRows) {
+            const int n = static_cast<int>(std::min<std::size_t>(kPrefillRows, ids.size() - at));
+            append_rows(ids.data() + at, n, length());
+            ids_.insert(ids_.end(), ids.begin() + static_cast<std::ptrdiff_t>(at), ids.begin() + static_cast<std::ptrdiff_t>(at) + n);
+        }
+    } catch (const Error&) {
+        ids_.resize(static_cast<std::size_t>(start));  // (the rows after it in kv_ are not read)
+        logits_.resize(0, 0);
+        for (auto& layer : weights_)
+            for (auto& w : layer) w.clear();
+        throw;
+    }
+}
+
+void KvCache::append_row(std::int32_t id, int t) { append_rows(&id, 1, t); }
+
+void KvCache::append_rows(const std::int32_t* new_ids, int n, int t) {
     const ModelConfig& c = model_.config();
     mark_panels(slots_, model_.params());  // as stored now
     const ParamPtrs p = bind(slots_, model_.params());
-    const std::vector<std::int32_t> ids = {id};
-    const std::vector<int> lengths = {1};
+    const std::vector<std::int32_t> ids(new_ids, new_ids + n);
+    const std::vector<int> lengths = {n};
     const ForwardOptions options;  // the model as it is: every head, its own mask and scale
-    const WeightsTap rec(weights_);
+    const WeightsTap rec(weights_);  // (each head's last row)
     Matrix x, h;
-    embedding_forward(c, p, ids, 1, 1, embedding_, x, rec, t);  // the new row, at position t
+    embedding_forward(c, p, ids, 1, n, embedding_, x, rec, t);  // the new rows, at positions t …
     check_finite(c.embed_layernorm ? Point::embed_norm : Point::token_embed, x);
-    relative_positions(c, t, 1, positions_);
+    relative_positions(c, t, n, positions_);
     LayerState state;  // one block's buffers, reused by every layer
     for (int l = 0; l < c.layers; ++l) {
-        AttentionRun run = attention_run(c, 1, 1, lengths, options, l, &positions_);
+        AttentionRun run = attention_run(c, 1, n, lengths, options, l, &positions_);
         run.cache = &kv_[static_cast<std::size_t>(l)];
         run.past = t;
         block_forward(c, p.layers[static_cast<std::size_t>(l)], run, state, x, nullptr, rec);
         check_block_finite(c, run, state, x);
     }
+    // the logits of the last row only (the others' would be V × C products no one reads)
+    const Matrix last = x.bottomRows(1);
     LayerNormCache ln;
-    final_norm_forward(c, p, x, ln, h, rec);
+    final_norm_forward(c, p, last, ln, h, rec);
     check_finite(Point::final_norm, h);
     HeadCache head;
     head_forward(c, p, h, head, logits_);

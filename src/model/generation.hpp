@@ -52,6 +52,11 @@ void validate_generation_options(const GenerationOptions& options, int vocab);
 /// (the index the new token will have).
 std::int32_t choose_token(const float* logits, int vocab, const GenerationOptions& options, int position);
 
+/// The rows a prompt's append computes together: enough that a weight matrix read once serves
+/// many rows, few enough that a block's attention weights (H × rows × the keys before it) stay
+/// small at a long context (32 heads, 8,192 keys: 64 MiB).
+inline constexpr int kPrefillRows = 64;
+
 /// The keys and values of every layer for the tokens appended so far.
 class KvCache {
 public:
@@ -70,6 +75,14 @@ public:
     /// for an id outside the vocabulary, not_finite where the row's activations
     /// overflow (the cache then holds the tokens it held, without logits).
     void append(std::int32_t id);
+    /// Appends the tokens `ids` at positions length() … (a prompt): the same numbers as
+    /// appending them one at a time, to float rounding, computed kPrefillRows rows per
+    /// block, so that each weight matrix is read once a block, not once a token (a prompt
+    /// of 512 tokens on a SmolLM2-135M-shaped BF16 model: 28 s one at a time in Chromium).
+    /// The logits and weights are the last token's. Refuses, with nothing appended, ids
+    /// outside the vocabulary or past the context; where a row's activations overflow, the
+    /// cache holds the tokens it held before the call.
+    void append(const std::vector<std::int32_t>& ids);
     /// Forgets the tokens from `length` on (0 … length()): undo. The logits and
     /// weights are cleared until the next append.
     void truncate(int length);
@@ -82,6 +95,10 @@ private:
     /// The new row's forward at position t: its keys and values into the cache, the logits
     /// and weights (throws not_finite where a NaN or an infinity first appears).
     void append_row(std::int32_t id, int t);
+    /// append_row for the rows ids[0 … n−1] at positions t … t+n−1, as one block.
+    void append_rows(const std::int32_t* ids, int n, int t);
+    /// Refuses (before anything is computed) token `id` at position t.
+    void check_token(std::int32_t id, int t) const;
 
     const Model& model_;
     ParamSlots slots_;

@@ -100,6 +100,88 @@ TEST_CASE("generation: the same with RoPE, ALiBi, grouped-query attention and th
          << check_appends_against_full_forward(20261203, random_causal_modern_config, 200));
 }
 
+/// A prompt appended at once (after `before` tokens appended one at a time) against the same
+/// tokens appended one at a time: the last logits and every head's last weights row, and then one
+/// more token appended to each: returns the worst relative difference.
+double check_prompt_against_single_appends(const attn::ModelConfig& c, std::mt19937& rng, int before, int n) {
+    attn::Model model(c, model_test::random_params(rng, c));
+    attn::KvCache batch(model), single(model);
+    std::vector<std::int32_t> ids;
+    for (int t = 0; t < before + n; ++t) ids.push_back(std::uniform_int_distribution<int>(0, c.vocab - 1)(rng));
+    for (int t = 0; t < before; ++t) batch.append(ids[static_cast<std::size_t>(t)]);
+    batch.append(std::vector<std::int32_t>(ids.begin() + before, ids.end()));
+    for (const std::int32_t id : ids) single.append(id);
+    REQUIRE(batch.ids() == single.ids());
+    double worst = 0;
+    for (int round = 0; round < 2; ++round) {
+        const double e = row_error(batch.logits().data(), single.logits().data(), c.vocab);
+        worst = std::max(worst, e);
+        REQUIRE(e < 1e-5);
+        for (int l = 0; l < c.layers; ++l)
+            for (int h = 0; h < c.heads; ++h) {
+                const std::vector<float>& a = batch.weights(l, h);
+                const std::vector<float>& b = single.weights(l, h);
+                REQUIRE(a.size() == b.size());
+                REQUIRE(static_cast<int>(a.size()) == batch.length());
+                const double ew = row_error(a.data(), b.data(), static_cast<int>(a.size()));
+                worst = std::max(worst, ew);
+                REQUIRE(ew < 1e-5);
+            }
+        if (batch.length() == c.context) break;
+        // the next token reads the cache the prompt filled: the same keys and values
+        const std::int32_t next = std::uniform_int_distribution<int>(0, c.vocab - 1)(rng);
+        batch.append(next);
+        single.append(next);
+    }
+    return worst;
+}
+
+TEST_CASE("generation: a prompt appended at once gives the numbers of appending it one token at a time, modern options too",
+          "[generation][modern]") {
+    std::mt19937 rng(20261205);
+    double worst = 0;
+    for (int trial = 0; trial < 150; ++trial) {
+        const attn::ModelConfig c = trial % 2 ? random_causal_modern_config(rng) : random_causal_config(rng);
+        INFO("trial " << trial << " config " << model_test::describe(c));
+        const int before = std::uniform_int_distribution<int>(0, c.context - 1)(rng);
+        const int n = std::uniform_int_distribution<int>(1, c.context - before)(rng);
+        worst = std::max(worst, check_prompt_against_single_appends(c, rng, before, n));
+    }
+    WARN("prompt at once vs one token at a time, largest relative difference: " << worst);
+}
+
+TEST_CASE("generation: a prompt longer than a block (kPrefillRows) is computed in blocks with the same numbers",
+          "[generation][modern]") {
+    std::mt19937 rng(11);
+    for (int trial = 0; trial < 4; ++trial) {
+        attn::ModelConfig c = trial % 2 ? random_causal_modern_config(rng) : random_causal_config(rng);
+        c.context = 2 * attn::kPrefillRows + 13;
+        INFO("trial " << trial << " config " << model_test::describe(c));
+        const int before = trial < 2 ? 0 : 5;
+        check_prompt_against_single_appends(c, rng, before, c.context - before - 1);
+    }
+}
+
+TEST_CASE("generation: a prompt with a bad id or past the context is refused whole, the cache as it was", "[generation]") {
+    attn::ModelConfig c;
+    c.causal = true;
+    c.context = 6;
+    c.vocab = 5;
+    attn::Model model(c);
+    attn::init_parameters(c, 1, model.params());
+    attn::KvCache cache(model);
+    cache.append(std::vector<std::int32_t>{1, 2});
+    const std::vector<float> logits(cache.logits().data(), cache.logits().data() + c.vocab);
+    CHECK_THAT(refusal([&] { cache.append(std::vector<std::int32_t>{3, 9, 1}); }, attn::Error::Code::bad_input),
+               Contains("token id 9 is outside the vocabulary 0 … 4"));
+    CHECK_THAT(refusal([&] { cache.append(std::vector<std::int32_t>{0, 1, 2, 3, 4}); }, attn::Error::Code::too_long_for_model),
+               Contains("the text has 6 tokens, the most this model reads"));
+    CHECK(cache.ids() == std::vector<std::int32_t>{1, 2});
+    CHECK(std::vector<float>(cache.logits().data(), cache.logits().data() + c.vocab) == logits);
+    cache.append(std::vector<std::int32_t>{});  // nothing to add: nothing changes
+    CHECK(cache.length() == 2);
+}
+
 TEST_CASE("generation: undo (truncate) then append gives the same numbers as never having gone further", "[generation]") {
     std::mt19937 rng(7);
     for (int trial = 0; trial < 40; ++trial) {

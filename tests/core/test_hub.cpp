@@ -260,7 +260,7 @@ TEST_CASE("hub: every test checkpoint's attention weights and logits match the f
     WARN("largest difference from the float64 reference: " << worst);
 }
 
-TEST_CASE("hub: generating token by token with the KV cache gives the float64 reference's logits at every position",
+TEST_CASE("hub: generating token by token with the KV cache, and the whole sequence as one prompt, give the float64 reference's logits",
           "[hub][generation]") {
     const attn::JsonValue* all = golden().get("checkpoints");
     int checked = 0;
@@ -280,6 +280,14 @@ TEST_CASE("hub: generating token by token with the KV cache gives the float64 re
                 for (std::size_t k = 0; k < logit_ids.size(); ++k)
                     REQUIRE(std::abs(cache.logits()(0, logit_ids[k].integer) - want[k].number) < 1e-4);
             }
+            // the whole sequence as one prompt (the page's first generate): the last position's logits
+            attn::KvCache prompt(*model);
+            std::vector<std::int32_t> ids;
+            for (const attn::JsonValue& id : seq.get("ids")->array) ids.push_back(static_cast<std::int32_t>(id.integer));
+            prompt.append(ids);
+            const auto& want = seq.get("logits")->array[ids.size() - 1].array;
+            for (std::size_t k = 0; k < logit_ids.size(); ++k)
+                REQUIRE(std::abs(prompt.logits()(0, logit_ids[k].integer) - want[k].number) < 1e-4);
         }
         ++checked;
     }

@@ -193,6 +193,10 @@ TEST_CASE("panels: the KV cache on panels gives the row-major cache's next-token
             CHECK((ka.logits() - kb.logits()).cwiseAbs().maxCoeff() <= scale);
             CHECK((kb.logits() - full.logits.row(static_cast<Eigen::Index>(t))).cwiseAbs().maxCoeff() <= scale);
         }
+        // the same ids as one prompt on panels: the last position's logits
+        attn::KvCache prompt(mb);
+        prompt.append(ids);
+        CHECK((prompt.logits() - full.logits.bottomRows(1)).cwiseAbs().maxCoeff() <= 1e-5 * (1.0 + prompt.logits().cwiseAbs().maxCoeff()));
     }
 }
 
