@@ -100,6 +100,17 @@ TEST_CASE("generation: the same with RoPE, ALiBi, grouped-query attention and th
          << check_appends_against_full_forward(20261203, random_causal_modern_config, 200));
 }
 
+namespace {
+
+/// The default model, causal, with this context and vocabulary.
+attn::ModelConfig small_causal_config(int context, int vocab) {
+    attn::ModelConfig c;
+    c.causal = true;
+    c.context = context;
+    c.vocab = vocab;
+    return c;
+}
+
 /// A prompt appended at once (after `before` tokens appended one at a time) against the same
 /// tokens appended one at a time: the last logits and every head's last weights row, and then one
 /// more token appended to each: returns the worst relative difference.
@@ -136,6 +147,8 @@ double check_prompt_against_single_appends(const attn::ModelConfig& c, std::mt19
     return worst;
 }
 
+}  // namespace
+
 TEST_CASE("generation: a prompt appended at once gives the numbers of appending it one token at a time, modern options too",
           "[generation][modern]") {
     std::mt19937 rng(20261205);
@@ -163,10 +176,7 @@ TEST_CASE("generation: a prompt longer than a block (kPrefillRows) is computed i
 }
 
 TEST_CASE("generation: a prompt with a bad id or past the context is refused whole, the cache as it was", "[generation]") {
-    attn::ModelConfig c;
-    c.causal = true;
-    c.context = 6;
-    c.vocab = 5;
+    const attn::ModelConfig c = small_causal_config(6, 5);
     attn::Model model(c);
     attn::init_parameters(c, 1, model.params());
     attn::KvCache cache(model);
@@ -219,10 +229,7 @@ TEST_CASE("generation: a model that is not causal (BERT) is refused by name", "[
 }
 
 TEST_CASE("generation: the context is the limit, with a clear message, and ids outside the vocabulary are refused", "[generation]") {
-    attn::ModelConfig c;
-    c.causal = true;
-    c.context = 3;
-    c.vocab = 5;
+    const attn::ModelConfig c = small_causal_config(3, 5);
     attn::Model model(c);
     attn::init_parameters(c, 1, model.params());
     attn::KvCache cache(model);

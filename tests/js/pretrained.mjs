@@ -132,18 +132,7 @@ export function gpt2Header({ V, T, C, L }) {
     }
   }
   tensors.push(['ln_f.weight', [C]], ['ln_f.bias', [C]]);
-  const json = {};
-  let at = 0;
-  for (const [name, shape] of tensors) {
-    const n = 4 * shape.reduce((a, b) => a * b, 1);
-    json[name] = { dtype: 'F32', shape, data_offsets: [at, at + n] };
-    at += n;
-  }
-  const text = new TextEncoder().encode(JSON.stringify(json));
-  const header = new Uint8Array(8 + text.length);
-  new DataView(header.buffer).setBigUint64(0, BigInt(text.length), true);
-  header.set(text, 8);
-  return { header, fileBytes: header.length + at };
+  return headerOf(tensors, 'F32', 4);
 }
 
 /** A Llama config.json of these sizes (tied, RoPE base 500000), its weights declared BF16, as text. */
@@ -170,11 +159,17 @@ export function llamaHeader({ V, C, L, H, Hkv, F }) {
     }
   }
   tensors.push(['model.norm.weight', [C]]);
+  return headerOf(tensors, 'BF16', 2);
+}
+
+/** The safetensors header declaring `tensors` ([name, shape]) of `dtype` (`bytes` a value) laid end
+ * to end: {header, fileBytes (the header's bytes and the data's)}. */
+function headerOf(tensors, dtype, bytes) {
   const json = {};
   let at = 0;
   for (const [name, shape] of tensors) {
-    const n = 2 * shape.reduce((a, b) => a * b, 1);
-    json[name] = { dtype: 'BF16', shape, data_offsets: [at, at + n] };
+    const n = bytes * shape.reduce((a, b) => a * b, 1);
+    json[name] = { dtype, shape, data_offsets: [at, at + n] };
     at += n;
   }
   const text = new TextEncoder().encode(JSON.stringify(json));
