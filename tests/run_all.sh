@@ -183,11 +183,40 @@ longest_first() {  # $1 dir, then names without .test.mjs
   done
 }
 
+# The CPU seconds a test file costs, Chromium's processes included: bash's `time` (the children node
+# waited for) saw about a third of a browser file's, since Chromium's renderers are not node's
+# children. So each file runs in a cgroup of its own where this machine lets us make one (root, with
+# cgroup v1's cpuacct or cgroup v2); elsewhere its CPU is not measured ('-').
+CPU_GROUP=
+cpu_group_enter() {  # $1 a name: moves this shell (and so what it starts) into a new cgroup; sets CPU_GROUP
+  local base
+  CPU_GROUP=
+  for base in /sys/fs/cgroup/cpuacct /sys/fs/cgroup/unified /sys/fs/cgroup; do
+    [ -f "$base/cpuacct.usage" ] || [ -f "$base/cgroup.procs" ] || continue
+    if mkdir "$base/attn-test-$1-$BASHPID" 2>/dev/null; then
+      if echo "$BASHPID" >"$base/attn-test-$1-$BASHPID/cgroup.procs" 2>/dev/null; then
+        CPU_GROUP=$base/attn-test-$1-$BASHPID
+        return 0
+      fi
+      rmdir "$base/attn-test-$1-$BASHPID" 2>/dev/null
+    fi
+  done
+  return 0
+}
+cpu_group_leave() {  # prints the group's CPU seconds ('-' without one), moves this shell back, removes the group
+  if [ -z "$CPU_GROUP" ]; then echo -; return 0; fi
+  if [ -f "$CPU_GROUP/cpuacct.usage" ]; then awk '{ printf "%.0f\n", $1 / 1e9 }' "$CPU_GROUP/cpuacct.usage"
+  else awk '$1 == "usage_usec" { u = $2 } END { if (u == "") print "-"; else printf "%.0f\n", u / 1e6 }' "$CPU_GROUP/cpu.stat" 2>/dev/null || echo -; fi
+  echo "$BASHPID" >"$(dirname "$CPU_GROUP")/cgroup.procs" 2>/dev/null || true
+  rmdir "$CPU_GROUP" 2>/dev/null || true
+  CPU_GROUP=
+}
+
 run_test_files() {  # $1 suite name, then the files (the longest first)
   local suite=$1 dir="tests/artifacts/logs/$1" f n s status=0
   shift
   mkdir -p "$dir"
-  rm -f "$dir"/*.log "$dir"/*.status "$dir"/*.secs "$dir"/*.cpu "$dir"/*.time
+  rm -f "$dir"/*.log "$dir"/*.status "$dir"/*.secs "$dir"/*.cpu
   for f in "$@"; do
     # count the files still running: `wait -n` also returns when a process substitution ends
     # (the caller's `mapfile < <(longest_first …)`), so counting the waits ran one file too many
@@ -196,12 +225,10 @@ run_test_files() {  # $1 suite name, then the files (the longest first)
       n=$(basename "$f" .test.mjs) s=0 t0=$(date +%s)
       # --test-timeout: a test that hangs fails with its name after 15 minutes instead of holding the
       # run (a browser test once sat 24 minutes on a Chromium that never answered, under load 17)
-      # (bash's `time`: the CPU seconds of node and of what it started and waited for, Chromium's
-      # processes too, user + system; `times` in a pipe would run in a subshell that started nothing)
-      TIMEFORMAT='%U %S'
-      { time node --test --test-concurrency=1 --test-timeout=900000 "$f" >"$dir/$n.log" 2>&1 || s=$?; } 2>"$dir/$n.time"
+      cpu_group_enter "$n"
+      node --test --test-concurrency=1 --test-timeout=900000 "$f" >"$dir/$n.log" 2>&1 || s=$?
       echo $(($(date +%s) - t0)) >"$dir/$n.secs"
-      awk '{ printf "%.0f\n", $1 + $2 }' "$dir/$n.time" >"$dir/$n.cpu"
+      cpu_group_leave >"$dir/$n.cpu"
       echo "$s" >"$dir/$n.status"
       flock "$dir/.print" cat "$dir/$n.log"
     ) &
