@@ -1,12 +1,12 @@
-// Stepping: every step renders (a screenshot of each is saved as an
-// artifact), the buttons and the keyboard move through the steps, Play
-// animates and advances.
+// Stepping: every step renders (with REVIEW_SHOTS, harness.mjs, a screenshot
+// of each is saved as an artifact), the buttons and the keyboard move through
+// the steps, Play animates and advances.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { readFile } from 'node:fs/promises';
-import { startHarness, STEPS, waitStep, artifactDir, hashState, waitHash, waitFigureInView, WAIT } from './harness.mjs';
+import { startHarness, STEPS, waitStep, artifactDir, hashState, waitHash, waitFigureInView, WAIT, REVIEW_SHOTS } from './harness.mjs';
 import { stepEntry } from '../../web/app/playground/steps.js';
 
 let h;
@@ -26,23 +26,34 @@ async function checkStep(page, step) {
   assert.ok(drawn >= 1, `${step} draws something`);
 }
 
-test('every step renders, with a screenshot of each saved (light; dark with a causal mask)', async () => {
+test('every step renders (light; dark with a causal mask), with a screenshot of each saved under REVIEW_SHOTS', async () => {
   const dir = artifactDir('steps');
-  // (the dark pass is also the causal mask's: one pass over the steps less)
+  // (the dark pass is also the causal mask's: one pass over the steps less; one page, the dark
+  // pass a new document in it after the scheme turned dark: its errors go on into the same array)
+  const { page, errors } = await h.open('', { colorScheme: 'light' });
   for (const scheme of ['light', 'dark']) {
-    const { page, errors } = await h.open(scheme === 'dark' ? '#mask=causal' : '', { colorScheme: scheme });
+    if (scheme === 'dark') {
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await h.reload(page, '#mask=causal');
+      assert.equal(await page.evaluate(() => matchMedia('(prefers-color-scheme: dark)').matches), true);
+    }
     for (const step of STEPS) {
       await page.locator(`.step-btn[data-step="${step}"]`).click();
       await checkStep(page, step);
-      await page.screenshot({ path: join(dir, scheme === 'light' ? `${step}.png` : `${step}-dark.png`), fullPage: true });
+      // for a person to look at (no assertion reads them): REVIEW_SHOTS (harness.mjs)
+      if (REVIEW_SHOTS) await page.screenshot({ path: join(dir, scheme === 'light' ? `${step}.png` : `${step}-dark.png`), fullPage: true });
     }
-    assert.deepEqual(errors, []);
+    assert.deepEqual(errors, [], scheme);
   }
 });
 
 test('every step renders in batch mode and with one head (a causal mask: above, in the dark)', async () => {
+  // one page: the second link a new document in it (its errors go on into the same array)
+  let opened;
   for (const hash of ['#batch=1&bi=1&mask=padding', '#h=1&c=8']) {
-    const { page, errors } = await h.open(hash);
+    if (!opened) opened = await h.open(hash);
+    else await h.reload(opened.page, hash);
+    const { page, errors } = opened;
     for (const step of STEPS) {
       await page.locator(`.step-btn[data-step="${step}"]`).click();
       await checkStep(page, step);
@@ -175,8 +186,11 @@ test('Play at the last step starts again from the first', async () => {
 const OLD_NOTATION = [/[QKVO][\u2080-\u2089]/, /d\u2096/, /W\u2092/, /\bD = /];
 
 test('one notation on every step (heads ⁽h⁾ from 1, tokens as subscripts from 0, d_k, W_O), written in the Notation legend', async () => {
+  // one page: each link a new document in it (its errors go on into the same array)
+  const opened = await h.open('');
   for (const hash of ['', '#scale=0&h=2&c=8']) {
-    const { page, errors } = await h.open(hash);
+    if (hash) await h.reload(opened.page, hash);
+    const { page, errors } = opened;
     for (const step of STEPS) {
       await page.locator(`.step-btn[data-step="${step}"]`).click();
       await waitStep(page, step);
@@ -187,7 +201,8 @@ test('one notation on every step (heads ⁽h⁾ from 1, tokens as subscripts fro
     assert.match(steps, /W_O/);
     assert.deepEqual(errors, []);
   }
-  const { page } = await h.open('#step=projections');
+  const { page } = opened;
+  await h.reload(page, '#step=projections');
   assert.equal(await page.locator('[data-testid="hm-projection-q"] .hm-title').textContent(), 'Queries Q\u207d\u00b9\u207e');
   assert.match(await page.locator('section[data-step="projections"] [data-testid="formula"]').textContent(), /Q\u207d\u00b9\u207e\[7, 0\]/);
   const legend = page.getByTestId('notation');
@@ -332,7 +347,7 @@ test('ALiBi: the picker offers it; the mask step shows each head\u2019s bias and
   const w = Number(await page.locator('section[data-step="softmax"] [data-testid="formula-result"]').getAttribute('data-value'));
   assert.ok(Math.abs(sm[0] - result) < 1e-5, `the softmax reads the biased score ${sm[0]} (mask step: ${result})`);
   assert.ok(Math.abs(Math.exp(sm[0] - sm[1]) / sm[2] - w) < 1e-5, `exp(${sm[0]} − ${sm[1]}) / ${sm[2]} = ${w}`);
-  await page.screenshot({ path: join(artifactDir('steps'), 'alibi-softmax.png'), fullPage: false });
+  if (REVIEW_SHOTS) await page.screenshot({ path: join(artifactDir('steps'), 'alibi-softmax.png'), fullPage: false });
   // the scale step says the bias comes next, with the head's slope
   await page.locator('.step-btn[data-step="scaled"]').click();
   await waitStep(page, 'scaled');
@@ -344,11 +359,11 @@ test('ALiBi: the picker offers it; the mask step shows each head\u2019s bias and
   const exported = /<text x="16" y="28"[^>]*>([^<]*)<\/text>/.exec(await readFile(await file.path(), 'utf8'))[1].replace(/&apos;/g, "'");
   assert.match(exported, / \+ bias$/, exported);
   assert.ok((await page.locator('section[data-step="masked"] .figures > .figure-row .hm-title').allTextContents()).includes(exported), exported);
-  await page.screenshot({ path: join(artifactDir('steps'), 'alibi-masked.png'), fullPage: true });
+  if (REVIEW_SHOTS) await page.screenshot({ path: join(artifactDir('steps'), 'alibi-masked.png'), fullPage: true });
   // the phone: the bias map scrolls inside its figure like the others, the page does not scroll sideways
   await page.setViewportSize({ width: 390, height: 844 });
   await page.waitForFunction(() => innerWidth === 390);
   await page.waitForFunction(() => document.documentElement.scrollWidth <= 390, null, { timeout: WAIT });
-  await page.locator('section[data-step="masked"]').screenshot({ path: join(artifactDir('steps'), 'alibi-masked-phone.png') });
+  if (REVIEW_SHOTS) await page.locator('section[data-step="masked"]').screenshot({ path: join(artifactDir('steps'), 'alibi-masked-phone.png') });
   assert.deepEqual(errors, []);
 });
