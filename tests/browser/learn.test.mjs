@@ -20,6 +20,26 @@ before(async () => { h = await startHarness(); });
 after(async () => { await h?.close(); });
 
 const HASH = '#model=coreference&layer=1&head=0&q=7&k=1&d=0';
+
+const DESKTOP = { width: 1280, height: 900 }; // (launchBrowser's viewport)
+/** A page a test is done with (release): the next openDefault loads its link into it as a new
+ *  document (h.reload) at 1280×900, light, the mouse moved to 0, 0, its errors and dialogs emptied
+ *  (the test that released it asserted them); with none released, a new page (h.open). */
+let spare = null;
+const release = (opened) => { spare = opened; };
+async function openDefault(hash) {
+  if (!spare || spare.page.isClosed()) return h.open(hash, { model: null });
+  const opened = spare;
+  spare = null;
+  opened.errors.length = 0;
+  opened.dialogs.length = 0;
+  await opened.page.bringToFront();
+  await opened.page.mouse.move(0, 0);
+  await opened.page.setViewportSize(DESKTOP);
+  await opened.page.emulateMedia({ colorScheme: 'light' });
+  await h.reload(opened.page, hash, { model: null });
+  return opened;
+}
 const section = (step) => `section[data-step="${step}"]`;
 
 /** The value of a cell in a heatmap's DOM readout (its selected row). */
@@ -88,11 +108,13 @@ for (const [name, viewport] of [['desktop', { width: 1280, height: 800 }], ['pho
       }
       assert.deepEqual(errors, [], scheme);
     }
+    release(opened);
   });
 }
 
 test('one step by hand lowers the loss on the default sentence, and Undo restores the exact numbers', async () => {
-  const { page, errors } = await h.open(`${HASH}&step=sgd`, { model: null });
+  const opened = await openDefault(`${HASH}&step=sgd`);
+  const { page, errors } = opened;
   await waitStep(page, 'sgd');
   const loss = async () => Number(await page.getByTestId('learn-loss').getAttribute('data-value'));
   const row = () => page.locator('[data-testid="learn-row"] td.num').evaluateAll((tds) => tds.map((td) => td.dataset.value));
@@ -119,10 +141,12 @@ test('one step by hand lowers the loss on the default sentence, and Undo restore
   await openStep(page, 'softmax');
   assert.notEqual(await cell(page, 'softmax', 7, 1), moved);
   assert.deepEqual(errors, []);
+  release(opened);
 });
 
 test('the scale switch computes the backward without 1/√d_k: the rows saturate and dS is smaller', async () => {
-  const { page, errors } = await h.open(`${HASH}&step=dscale`, { model: null });
+  const opened = await openDefault(`${HASH}&step=dscale`);
+  const { page, errors } = opened;
   await waitStep(page, 'dscale');
   const compare = async () => page.locator('[data-testid="learn-compare"] tr').evaluateAll((rows) => rows.slice(1).map((r) => [...r.querySelectorAll('td.num')].map((td) => Number(td.dataset.value))));
   const [, maxRow, , dS, dWQ] = await compare();
@@ -137,10 +161,12 @@ test('the scale switch computes the backward without 1/√d_k: the rows saturate
   // the loss of that forward, said to be without the scale
   assert.match(await page.locator(`${section('dscale')} .learn-loss-line`).textContent(), /\(without 1\/\u221ad_k\)$/);
   assert.deepEqual(errors, []);
+  release(opened);
 });
 
 test('a link reopens the same backward state: answer, scale switch, learning rate, scope and the steps taken', async () => {
-  const { page, errors } = await h.open(`${HASH}&step=loss`, { model: null });
+  const opened = await openDefault(`${HASH}&step=loss`);
+  const { page, errors } = opened;
   await waitStep(page, 'loss');
   const right = Number(await page.getByTestId('learn-loss').getAttribute('data-value'));
   // another answer at "it": the obstacle
@@ -171,6 +197,7 @@ test('a link reopens the same backward state: answer, scale switch, learning rat
   assert.deepEqual(await read(again), first);
   assert.equal(await again.locator(`${section('sgd')} [data-testid="learn-scale"]`).isChecked(), false);
   assert.deepEqual([...errors, ...errors2], []);
+  release(opened);
 });
 
 /** Clicks a Save button and returns the downloaded file's bytes. */
@@ -208,7 +235,8 @@ const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
 test('Save SVG and Save PNG on every Learn step: the step\u2019s matrix under the page\u2019s title, numbers with \u2212, a PNG', async () => {
   const dir = artifactDir('learn-export');
-  const { page, errors } = await h.open(`${HASH}&sgd=1:1.0`, { model: null });
+  const opened = await openDefault(`${HASH}&sgd=1:1.0`);
+  const { page, errors } = opened;
   for (const step of LEARN_STEPS) {
     await openStep(page, step);
     const svgText = (await save(page, 'Save SVG')).toString('utf8');
@@ -245,11 +273,13 @@ test('Save SVG and Save PNG on every Learn step: the step\u2019s matrix under th
   assert.match(off.title, /without 1\/\u221ad_k/);
   assert.match(off.texts.join(' '), /scale switch is off/);
   assert.deepEqual(errors, []);
+  release(opened);
 });
 
 test('the exported dS\u2032 and dS of the causal language model mark the masked keys, whose gradient is exactly 0', async () => {
   const dir = artifactDir('learn-export');
-  const { page, errors } = await h.open('#model=language&layer=1&head=0&q=7&k=1&d=0', { model: null });
+  const opened = await openDefault('#model=language&layer=1&head=0&q=7&k=1&d=0');
+  const { page, errors } = opened;
   for (const [step, id] of [['dsoftmax', 'learn-dscaled'], ['dscale', 'learn-dscores']]) {
     await openStep(page, step);
     const text = (await save(page, 'Save SVG')).toString('utf8');
@@ -273,6 +303,7 @@ test('the exported dS\u2032 and dS of the causal language model mark the masked 
     assert.match(svg.texts.join(' '), /causal mask hides gets exactly 0 gradient/);
   }
   assert.deepEqual(errors, []);
+  release(opened);
 });
 
 test('random weights have no loss: the Learn part says so', async () => {
@@ -300,7 +331,8 @@ test('the concept lab\'s 1/√d_k demo links to the scale step of the Learn part
 });
 
 test('a sentence the task sets no answer on says so, and an answer picked by hand starts the backward', async () => {
-  const { page, errors } = await h.open('#model=coreference&s=the+dog+was+tired+.&step=loss&q=1', { model: null });
+  const opened = await openDefault('#model=coreference&s=the+dog+was+tired+.&step=loss&q=1');
+  const { page, errors } = opened;
   await waitStep(page, 'loss');
   assert.match(await page.getByTestId('learn-problem').textContent(), /sets no answer on this sentence/);
   assert.equal(await page.locator(`${section('loss')} [data-testid="learn-positions"]`).isVisible(), false);
@@ -316,14 +348,17 @@ test('a sentence the task sets no answer on says so, and an answer picked by han
   assert.ok(readFileSync(await download.path()).length > 0);
   assert.equal(await page.locator('.export-status').textContent(), 'PNG saved.');
   assert.deepEqual(errors, []);
+  release(opened);
 });
 
 test('a link whose step by hand names a head the model does not have takes the steps before it and says why', async () => {
-  const { page, errors } = await h.open('#model=coreference&layer=1&head=0&q=7&step=sgd&sgd=1:1.0,1:5.0,1:a', { model: null });
+  const opened = await openDefault('#model=coreference&layer=1&head=0&q=7&step=sgd&sgd=1:1.0,1:5.0,1:a');
+  const { page, errors } = opened;
   await waitStep(page, 'sgd');
   assert.equal(await page.getByTestId('learn-taken').textContent(), '1 step taken');
   await page.getByText('A step by hand in the link could not be taken:').waitFor();
   assert.match(await page.locator('body').innerText(), /step 2 names layer 6, head 1, which this model does not have; the steps before it were/);
   await waitHash(page, 'sgd', '1:1.0');
   assert.deepEqual(errors, []);
+  release(opened);
 });
