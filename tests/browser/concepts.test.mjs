@@ -19,8 +19,25 @@ let h;
 before(async () => { h = await startHarness(); });
 after(async () => { await h?.close(); });
 
-/** A fresh page on concepts.html#hash, recording errors as the harness does. */
+/** A desktop page in the light scheme without the CSP route that a test is done with (release):
+ *  the next such openConcepts loads its link into it instead of opening a new page. */
+let spare = null;
+function release(opened) {
+  spare = opened;
+}
+
+/** A page on concepts.html#hash (a new document: a released default page, else a fresh page),
+ *  recording errors as the harness does; errors and dialogs hold this document's only. */
 async function openConcepts(hash, { viewport, colorScheme = 'light', csp = false } = {}) {
+  if (!viewport && colorScheme === 'light' && !csp && spare && !spare.page.isClosed()) {
+    const opened = spare;
+    spare = null;
+    opened.errors.length = 0; // (the test that released the page asserted them)
+    opened.dialogs.length = 0;
+    await opened.page.bringToFront();
+    await reopenConcepts(opened.page, hash);
+    return opened;
+  }
   const page = await h.context.newPage();
   const errors = [];
   const dialogs = [];
@@ -83,7 +100,9 @@ async function waitHashParam(page, param, v) {
   await page.waitForFunction(([p, x]) => new URLSearchParams(location.hash.slice(1)).get(p) === x, [param, String(v)], { timeout: WAIT });
 }
 
+/** A full-page screenshot for a person to look at (no assertion reads it): REVIEW_SHOTS only (harness.mjs). */
 async function shot(page, name) {
+  if (!REVIEW_SHOTS) return;
   await page.screenshot({ path: join(artifactDir('concepts'), `${name}.png`), fullPage: true });
 }
 
@@ -91,7 +110,8 @@ async function shot(page, name) {
 
 for (const demo of DEMOS) {
   test(`${demo}: opens from its link with its claim, live numbers and no console error`, async () => {
-    const { page, errors, dialogs } = await openConcepts(`#demo=${demo}`);
+    const opened = await openConcepts(`#demo=${demo}`);
+    const { page, errors, dialogs } = opened;
     const section = page.getByTestId(`demo-${demo}`);
     assert.equal(await section.isVisible(), true);
     assert.equal(await page.locator(`.cx-nav-link[data-demo="${demo}"]`).getAttribute('aria-current'), 'page');
@@ -105,14 +125,15 @@ for (const demo of DEMOS) {
     await shot(page, demo);
     assert.deepEqual(errors, []);
     assert.deepEqual(dialogs, []);
-    await page.close();
+    release(opened);
   });
 }
 
 // ---- 1. context -------------------------------------------------------------------------
 
 test('context: the output differs from the plain average, and one word gets two outputs in two sentences', async () => {
-  const { page, errors } = await openConcepts('#demo=context');
+  const opened = await openConcepts('#demo=context');
+  const { page, errors } = opened;
   const dAvg = await value(page, 'ctx-diff-avg');
   assert.ok(dAvg > 1e-3, `output − average = ${dAvg}`);
   assert.equal(await value(page, 'ctx-input-diff'), 0, 'the word enters both sentences as the same input row');
@@ -130,13 +151,14 @@ test('context: the output differs from the plain average, and one word gets two 
   await andRender(page, 'context', () => page.getByTestId('ctx-b').fill('A river of cars'));
   assert.ok(await value(page, 'ctx-diff-sentences') > 1e-3, 'different position, no positional encoding: the context alone changes the output');
   assert.deepEqual(errors, []);
-  await page.close();
+  release(opened);
 });
 
 // ---- 2. Q, K, V -------------------------------------------------------------------------------
 
 test('qkv: clicking an entry of K writes out the dot product, which equals the entry the engine computed', async () => {
-  const { page, errors } = await openConcepts('#demo=qkv');
+  const opened = await openConcepts('#demo=qkv');
+  const { page, errors } = opened;
   await andRender(page, 'qkv', () => clickCell(page, 'qkv-k', 3, 1));
   await waitHashParam(page, 'm', 'k');
   await waitHashParam(page, 'i', 3);
@@ -162,13 +184,14 @@ test('qkv: clicking an entry of K writes out the dot product, which equals the e
   assert.match(await page.getByTestId('qkv-formula').textContent(), /V⁽²⁾\[\d+, \d+\] = Σ_c X′\[\d+, c\] · W_V\[c, [4-7]\]/);
   assert.ok(Math.abs(await value(page, 'qkv-entry') - await value(page, 'qkv-dot')) < 1e-5);
   assert.deepEqual(errors, []);
-  await page.close();
+  release(opened);
 });
 
 // ---- 3. scores ---------------------------------------------------------------------------------
 
 test('scores: a raw row has negative values and does not sum to 1; after softmax it is non-negative and sums to 1', async () => {
-  const { page, errors } = await openConcepts('#demo=scores');
+  const opened = await openConcepts('#demo=scores');
+  const { page, errors } = opened;
   assert.ok(await value(page, 'scores-raw-min') < 0, 'a negative raw score');
   assert.ok(Math.abs(await value(page, 'scores-raw-sum') - 1) > 1e-3, 'raw sum is not 1');
   assert.ok(await value(page, 'scores-weight-min') >= 0, 'weights are non-negative');
@@ -197,13 +220,14 @@ test('scores: a raw row has negative values and does not sum to 1; after softmax
   const raw3 = await page.locator('[data-testid="scores-raw"] .cx-bar-row[data-index="3"]').getAttribute('data-value');
   assert.equal(await page.getByTestId('tooltip-value').getAttribute('data-value'), raw3);
   assert.deepEqual(errors, []);
-  await page.close();
+  release(opened);
 });
 
 // ---- 4. scale ----------------------------------------------------------------------------------
 
 test('scale: the score variance grows with d_k only without the scale; entropy and gradient collapse without it', async () => {
-  const { page, errors } = await openConcepts('#demo=scale');
+  const opened = await openConcepts('#demo=scale');
+  const { page, errors } = opened;
   const dks = [2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512];
   const off = {};
   for (const d of dks) {
@@ -243,13 +267,14 @@ test('scale: the score variance grows with d_k only without the scale; entropy a
   assert.ok(scaled > 0.5 && scaled < 2);
   assert.equal(await page.locator('[data-testid="scale-chart-variance"] .cx-series.is-active').getAttribute('class'), 'cx-series cx-s-on is-active');
   assert.deepEqual(errors, []);
-  await page.close();
+  release(opened);
 });
 
 // ---- 5. heads ----------------------------------------------------------------------------------
 
 test('heads: the heads differ; sharing weights makes them identical (difference exactly 0)', async () => {
-  const { page, errors } = await openConcepts('#demo=heads');
+  const opened = await openConcepts('#demo=heads');
+  const { page, errors } = opened;
   assert.equal(await page.locator('[data-testid^="hm-heads-"]:visible').count(), 4);
   assert.ok(await value(page, 'heads-diff') > 1e-3);
   assert.ok(await value(page, 'heads-pair-0-1') > 1e-3);
@@ -267,13 +292,14 @@ test('heads: the heads differ; sharing weights makes them identical (difference 
   await andRender(page, 'heads', () => page.getByTestId('heads-share').uncheck());
   assert.ok(await value(page, 'heads-diff') > 1e-3);
   assert.deepEqual(errors, []);
-  await page.close();
+  release(opened);
 });
 
 // ---- 6. order ------------------------------------------------------------------------------------
 
 test('order: without positions the outputs are the same vectors permuted (< 1e-5); with positions they differ', async () => {
-  const { page, errors } = await openConcepts('#demo=order');
+  const opened = await openConcepts('#demo=order');
+  const { page, errors } = opened;
   const none = await value(page, 'order-diff-none');
   assert.ok(none < 1e-5, `none: ${none}`);
   assert.ok(await value(page, 'order-diff-sinusoidal') > 1e-5);
@@ -318,13 +344,14 @@ test('order: without positions the outputs are the same vectors permuted (< 1e-5
   assert.match(await page.getByTestId('demo-order').textContent(), /not a reordering/);
   assert.equal(await page.getByTestId('order-diff-none').getAttribute('data-value'), 'NaN');
   assert.deepEqual(errors, []);
-  await page.close();
+  release(opened);
 });
 
 // ---- 7. masks ------------------------------------------------------------------------------------
 
 test('masks: with a causal mask, editing a later word leaves earlier output rows exactly unchanged', async () => {
-  const { page, errors } = await openConcepts('#demo=masks');
+  const opened = await openConcepts('#demo=masks');
+  const { page, errors } = opened;
   for (let i = 0; i < 5; i++) assert.equal(await value(page, `masks-row-diff-${i}`), 0, `row ${i} unchanged`);
   assert.ok(await value(page, 'masks-row-diff-5') > 1e-3, 'the edited row changed');
   assert.equal(await value(page, 'masks-causal-before'), 0);
@@ -339,11 +366,12 @@ test('masks: with a causal mask, editing a later word leaves earlier output rows
   await waitHashParam(page, 'causal', 0);
   assert.ok(await value(page, 'masks-causal-before') > 1e-3, 'without the mask earlier rows change');
   assert.deepEqual(errors, []);
-  await page.close();
+  release(opened);
 });
 
 test('masks: padded keys get exactly zero weight with the padding mask and leak weight without it', async () => {
-  const { page, errors } = await openConcepts('#demo=masks');
+  const opened = await openConcepts('#demo=masks');
+  const { page, errors } = opened;
   // sentences 2 and 3 are padded; sentence 1 is the longest
   for (const i of [1, 2]) {
     assert.equal(await value(page, `masks-pad-on-${i}`), 0, `sentence ${i + 1}, mask on`);
@@ -365,18 +393,20 @@ test('masks: padded keys get exactly zero weight with the padding mask and leak 
   assert.equal(await value(page, 'masks-pad-max'), 0);
   assert.ok(await value(page, 'masks-pad-off-0') > 1e-3);
   assert.deepEqual(errors, []);
-  await page.close();
+  release(opened);
 });
 
 // ---- the page: URL state, navigation, notices, themes, phones --------------------------------------
 
 test('a link reproduces a demo state; an invalid link opens defaults with a visible notice', async () => {
-  const { page, errors } = await openConcepts('#demo=order&pe=learned&a=the%20dog%20bites%20the%20man&b=the%20man%20bites%20the%20dog&seed=7');
+  const opened = await openConcepts('#demo=order&pe=learned&a=the%20dog%20bites%20the%20man&b=the%20man%20bites%20the%20dog&seed=7');
+  const { page, errors } = opened;
   assert.equal(await page.getByTestId('order-a').inputValue(), 'the dog bites the man');
   assert.equal(await page.getByTestId('order-pe').inputValue(), 'learned');
   assert.equal(await page.getByTestId('seed').locator('visible=true').inputValue(), '7');
   assert.equal(await page.getByTestId('message-notice').count(), 0);
-  await page.close();
+  assert.deepEqual(errors, []);
+  release(opened);
 
   const bad = await openConcepts('#demo=order&pe=banana&seed=-3&zzz=1');
   const notice = bad.page.getByTestId('message-notice');
@@ -388,18 +418,20 @@ test('a link reproduces a demo state; an invalid link opens defaults with a visi
   assert.equal(await bad.page.getByTestId('order-pe').inputValue(), 'none');
   assert.ok(await value(bad.page, 'order-diff-none') < 1e-5);
   await waitHashParam(bad.page, 'pe', 'none'); // the URL is rewritten to what is shown
-  await bad.page.close();
+  assert.deepEqual(bad.errors, []);
+  release(bad);
 
   const unknown = await openConcepts('#demo=nonsense');
   await unknown.page.getByTestId('message-notice').waitFor();
   assert.match(await unknown.page.getByTestId('message-notice').textContent(), /demo “nonsense” is not one of/);
   assert.equal(await unknown.page.getByTestId('demo-context').isVisible(), true);
-  assert.deepEqual([...errors, ...bad.errors, ...unknown.errors], []);
-  await unknown.page.close();
+  assert.deepEqual(unknown.errors, []);
+  release(unknown);
 });
 
 test('the navigation switches demos, keeps each demo’s settings, and links back to the playground', async () => {
-  const { page, errors } = await openConcepts('#demo=heads');
+  const opened = await openConcepts('#demo=heads');
+  const { page, errors } = opened;
   await andRender(page, 'heads', () => page.getByTestId('heads-share').check());
   await page.locator('.cx-nav-link[data-demo="order"]').click();
   await waitDemo(page, 'order');
@@ -412,7 +444,7 @@ test('the navigation switches demos, keeps each demo’s settings, and links bac
   assert.equal(await value(page, 'heads-diff'), 0, 'the shared-weights setting survived the round trip');
   assert.equal(await page.getByTestId('playground-link').getAttribute('href'), 'index.html');
   assert.deepEqual(errors, []);
-  await page.close();
+  release(opened);
   // and the playground links here
   const pg = await h.open('');
   assert.equal(await pg.page.getByTestId('concepts-link').getAttribute('href'), 'concepts.html');
@@ -480,7 +512,8 @@ test('every demo runs under the strict Content-Security-Policy, with no inline s
 test('text from the link or the keyboard is shown as text and never runs', async () => {
   const payload = '<img src=x onerror="window.__pwned=1"> "><script>window.__pwned=2</script>';
   const enc = encodeURIComponent(payload);
-  const { page, errors, dialogs } = await openConcepts('#demo=scores');
+  const opened = await openConcepts('#demo=scores');
+  const { page, errors, dialogs } = opened;
   for (const hash of [`#demo=context&a=${enc}&b=${enc}`, `#demo=order&a=${enc}&b=${enc}`, `#demo=masks&bs=${enc}%0Aok`, `#demo=${enc}`, `#demo=qkv&${enc}=1`]) {
     await reopenConcepts(page, hash);
     assert.equal(await page.evaluate(() => window.__pwned), undefined, hash);
@@ -497,13 +530,14 @@ test('text from the link or the keyboard is shown as text and never runs', async
   await page.getByTestId('scores-s').fill('');
   await page.getByTestId('demo-status').waitFor();
   assert.match(await page.getByTestId('demo-status').textContent(), /empty/);
-  await page.close();
+  release(opened);
 });
 
 test('a lab link cut at 300 characters inside an emoji still runs its demo, with a notice', async () => {
   // 299 letters then an emoji: the cut at 300 units fell inside the emoji and
   // the demo showed only "unpaired UTF-16 surrogate".
-  const { page, errors } = await openConcepts(`#demo=qkv&s=${'b'.repeat(299)}${encodeURIComponent('\u{1F600} tail')}`);
+  const opened = await openConcepts(`#demo=qkv&s=${'b'.repeat(299)}${encodeURIComponent('\u{1F600} tail')}`);
+  const { page, errors } = opened;
   const status = page.locator('[data-testid="demo-qkv"] [data-testid="demo-status"]');
   assert.equal(await status.isVisible(), false, `no error in the demo: ${await status.textContent()}`);
   assert.match(await page.getByTestId('message-notice').textContent(), /longer than 300 characters, cut/);
@@ -514,7 +548,8 @@ test('a lab link cut at 300 characters inside an emoji still runs its demo, with
 
 test('masks: batch lines past the 6th stay in the box and the link, and the note says which are computed', async () => {
   // the 7th typed line used to vanish from the box as it was typed
-  const { page, errors } = await openConcepts('#demo=masks');
+  const opened = await openConcepts('#demo=masks');
+  const { page, errors } = opened;
   const lines = Array.from({ length: 8 }, (_, i) => `batch line number ${i + 1}`);
   await andRender(page, 'masks', () => page.getByTestId('masks-batch').fill(lines.join('\n')));
   await page.getByTestId('masks-pad').focus();  // focus leaves the box
@@ -524,6 +559,7 @@ test('masks: batch lines past the 6th stay in the box and the link, and the note
   assert.equal(await page.locator('[data-testid="masks-pad-table"] tbody tr').count(), 6);
   await page.waitForFunction((n) => new URLSearchParams(location.hash.slice(1)).get('bs')?.split('\n').length === n, lines.length);
   assert.deepEqual(errors, []);
+  release(opened);
 });
 
 // ---- issue #16: one number format, one notation --------------------------------------------
@@ -548,17 +584,19 @@ test('every demo, desktop and phone: no visible number has a hyphen-minus or is 
 
 test('qkv: a negative exponent (its difference) and negative factors (its dot product) are written with U+2212', async () => {
   // the scores demo's bars print every raw score; a verdict difference prints e−n
-  const { page } = await openConcepts('#demo=qkv');
+  const opened = await openConcepts('#demo=qkv');
+  const { page } = opened;
   const diff = await page.getByTestId('qkv-diff').textContent();
   assert.match(diff, /^(0 \(exactly\)|\d\.\d\de\u2212\d+)$/, `difference “${diff}”`);
   const formula = await page.getByTestId('qkv-formula').textContent();
   assert.ok(!/-/.test(formula.replace(/[A-Za-z]-[A-Za-z]/g, '')), `no hyphen-minus in “${formula.slice(0, 120)}”`);
   assert.match(formula, /\(\u2212\d/, 'negative factors use U+2212');
-  await page.close();
+  release(opened);
 });
 
 test('concepts.html has the Notation legend, collapsed, with the playground’s items', async () => {
-  const { page, errors } = await openConcepts('#demo=context');
+  const opened = await openConcepts('#demo=context');
+  const { page, errors } = opened;
   const { summary, text } = await notationLegend(page);
   assert.equal(summary.trim(), 'Notation');
   assert.equal(await page.getByTestId('notation').evaluate((d) => d.open), false, 'collapsed until opened');
@@ -566,5 +604,5 @@ test('concepts.html has the Notation legend, collapsed, with the playground’s 
   await page.getByTestId('notation').locator('summary').click();
   assert.ok(await page.getByTestId('notation').locator('dl').isVisible());
   assert.deepEqual(errors, []);
-  await page.close();
+  release(opened);
 });

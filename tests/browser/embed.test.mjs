@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync, readFileSync, copyFileSync, rmSync } from 'no
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { startHarness, ARTIFACTS, ROOT, WEB, WAIT } from './harness.mjs';
+import { startHarness, gotoAnew, ARTIFACTS, ROOT, WEB, WAIT, REVIEW_SHOTS } from './harness.mjs';
 import { tempDir } from '../js/helpers.mjs';
 
 const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'";
@@ -47,7 +47,25 @@ let h;
 before(async () => { h = await startHarness(); });
 after(async () => { await h?.close(); });
 
+/** A host page (desktop size) a test is done with (release): the next openHost loads the host page
+ *  into it as a new document (harness.mjs gotoAnew) instead of opening a new page. */
+let spare = null;
+function release(opened) {
+  spare = opened;
+}
+
+/** The hostile host page with both elements ready; errors and requests hold this document's only. */
 async function openHost() {
+  if (spare && !spare.page.isClosed()) {
+    const opened = spare;
+    spare = null;
+    opened.errors.length = 0; // (the test that released the page asserted them)
+    opened.requests.length = 0;
+    await opened.page.bringToFront();
+    await gotoAnew(opened.page, `${h.url}__host/page.html`);
+    await waitReady(opened.page, ['a', 'b']);
+    return opened;
+  }
   const page = await h.context.newPage();
   const errors = [];
   const requests = [];
@@ -76,7 +94,8 @@ const rendered = (page, id) => page.evaluate((i) => document.getElementById(i).s
 const runs = (page, id) => page.evaluate((i) => Number(document.getElementById(i).shadowRoot.querySelector('.ap').dataset.run), id);
 
 test('two instances on a hostile, strict-CSP page each render their own state', async () => {
-  const { page, errors } = await openHost();
+  const opened = await openHost();
+  const { page, errors } = opened;
   assert.equal(await rendered(page, 'a'), 'softmax');
   assert.equal(await rendered(page, 'b'), 'masked');
   const a = await page.evaluate(() => document.getElementById('a').getState());
@@ -103,12 +122,13 @@ test('two instances on a hostile, strict-CSP page each render their own state', 
   assert.deepEqual(await page.evaluate(() => window.__violations), [], 'no CSP violation');
   assert.deepEqual(errors, [], 'no console errors');
   mkdirSync(join(ARTIFACTS, 'embed'), { recursive: true });
-  await page.screenshot({ path: join(ARTIFACTS, 'embed', 'hostile-host.png'), fullPage: true });
-  await page.close();
+  if (REVIEW_SHOTS) await page.screenshot({ path: join(ARTIFACTS, 'embed', 'hostile-host.png'), fullPage: true });
+  release(opened);
 });
 
 test('the element makes no request to another origin', async () => {
-  const { page, requests } = await openHost();
+  const opened = await openHost();
+  const { page, requests } = opened;
   await page.evaluate(() => document.getElementById('a').goToStep('scores'));
   await page.waitForFunction(() => document.getElementById('a').shadowRoot.querySelector('[data-testid="panel"]').dataset.rendered === 'scores');
   const origin = new URL(h.url).origin;
@@ -116,11 +136,12 @@ test('the element makes no request to another origin', async () => {
   assert.deepEqual(foreign, []);
   // one file carries everything: no separate .wasm or .css request
   assert.deepEqual(requests.filter((u) => /\.wasm|style\.css|generated\//.test(u)), []);
-  await page.close();
+  release(opened);
 });
 
 test('an attribute change updates only its own element', async () => {
-  const { page, errors } = await openHost();
+  const opened = await openHost();
+  const { page, errors } = opened;
   const runsB = await runs(page, 'b');
   const runsA = await runs(page, 'a');
   await page.evaluate(() => document.getElementById('a').setAttribute('sentence', 'Birds sing every morning here.'));
@@ -137,11 +158,12 @@ test('an attribute change updates only its own element', async () => {
   assert.equal((await page.evaluate(() => document.getElementById('b').getState())).step, 'softmax');
   assert.equal(await rendered(page, 'a'), 'softmax');
   assert.deepEqual(errors, []);
-  await page.close();
+  release(opened);
 });
 
 test('events fire with the right state, and play/pause/goToStep work', async () => {
-  const { page, errors } = await openHost();
+  const opened = await openHost();
+  const { page, errors } = opened;
   await page.evaluate(() => { window.__events = []; document.getElementById('a').goToStep('scaled'); });
   await page.waitForFunction(() => window.__events.some((e) => e.id === 'a' && e.type === 'attention-step' && e.step === 'scaled'));
   const events = await page.evaluate(() => window.__events);
@@ -158,11 +180,12 @@ test('events fire with the right state, and play/pause/goToStep work', async () 
   await box.fill('A new sentence for a.');
   await page.waitForFunction(() => window.__events.some((e) => e.id === 'a' && e.sentence === 'A new sentence for a.'));
   assert.deepEqual(errors, []);
-  await page.close();
+  release(opened);
 });
 
 test('the PNG export is a valid non-blank image and the SVG parses', async () => {
-  const { page, errors } = await openHost();
+  const opened = await openHost();
+  const { page, errors } = opened;
   const png = await page.evaluate(async () => {
     const blob = await document.getElementById('a').exportPng();
     const bytes = new Uint8Array(await blob.arrayBuffer());
@@ -196,11 +219,12 @@ test('the PNG export is a valid non-blank image and the SVG parses', async () =>
   assert.ok(svg.texts.some((t) => t.startsWith('Masked scores')));
   writeFileSync(join(ARTIFACTS, 'embed', 'export.svg'), svg.text);
   assert.deepEqual(errors, []);
-  await page.close();
+  release(opened);
 });
 
 test('the export buttons and "Copy link" work inside the element', async () => {
-  const { page, errors } = await openHost();
+  const opened = await openHost();
+  const { page, errors } = opened;
   // controls="sentence,mask,step" on a: the export bar is hidden unless listed
   assert.equal(await page.locator('#a').getByRole('button', { name: 'Save SVG' }).isVisible(), false);
   await page.evaluate(() => document.getElementById('a').setAttribute('controls', 'all'));
@@ -228,7 +252,7 @@ test('the export buttons and "Copy link" work inside the element', async () => {
   assert.equal(state.query, 1);
   await full.close();
   assert.deepEqual(errors, []);
-  await page.close();
+  release(opened);
 });
 
 test('the iframe form renders the state from its URL and follows hash changes', async () => {
@@ -253,13 +277,14 @@ test('the iframe form renders the state from its URL and follows hash changes', 
   await page.waitForFunction(() => document.querySelector('attention-playground').shadowRoot.querySelector('[data-testid="panel"]').dataset.rendered === 'softmax');
   assert.equal((await page.evaluate(() => document.querySelector('attention-playground').getState())).sentence, 'Birds fly');
   mkdirSync(join(ARTIFACTS, 'embed'), { recursive: true });
-  await page.screenshot({ path: join(ARTIFACTS, 'embed', 'iframe-form.png'), fullPage: true });
+  if (REVIEW_SHOTS) await page.screenshot({ path: join(ARTIFACTS, 'embed', 'iframe-form.png'), fullPage: true });
   assert.deepEqual(errors, []);
   await page.close();
 });
 
 test('the element sizes to a narrow column without horizontal overflow', async () => {
-  const { page } = await openHost();
+  const opened = await openHost();
+  const { page } = opened;
   await page.setViewportSize({ width: 390, height: 844 });
   await page.waitForFunction(() => document.getElementById('a').shadowRoot.querySelector('.ap').getBoundingClientRect().width <= 390);
   const widths = await page.evaluate(() => ({
@@ -269,8 +294,8 @@ test('the element sizes to a narrow column without horizontal overflow', async (
   assert.ok(widths.page <= 390, `page scroll width ${widths.page}`);
   assert.ok(widths.a <= 390, `element scroll width ${widths.a}`);
   mkdirSync(join(ARTIFACTS, 'embed'), { recursive: true });
-  await page.screenshot({ path: join(ARTIFACTS, 'embed', 'narrow.png'), fullPage: true });
-  await page.close();
+  if (REVIEW_SHOTS) await page.screenshot({ path: join(ARTIFACTS, 'embed', 'narrow.png'), fullPage: true });
+  await page.close(); // (resized: no other test's host page)
 });
 
 /** The element's snippet, verbatim: the first ```html block of docs/embedding.md (README.md shows a copy). */
@@ -347,7 +372,8 @@ test('embed.html with a sentence cut at the length cap inside an emoji draws the
 test('an exported SVG is well-formed XML for tokens XML forbids (U+FFFE, U+FFFF, controls)', async () => {
   // U+FFFE and U+FFFF are letters to the tokenizer but not XML characters:
   // the SVG did not parse. Now they become U+FFFD in the figure's labels.
-  const { page, errors } = await openHost();
+  const opened = await openHost();
+  const { page, errors } = opened;
   const sentence = 'a\uFFFEb c\uFFFFd x\u0001y \uDBFF\uDFFF z';
   await page.evaluate((s) => document.getElementById('a').setAttribute('sentence', s), sentence);
   await page.waitForFunction((s) => document.getElementById('a').getState().sentence === s
@@ -365,7 +391,7 @@ test('an exported SVG is well-formed XML for tokens XML forbids (U+FFFE, U+FFFF,
     assert.ok(svg.labels.includes('\uDBFF\uDFFF'), `${step}: U+10FFFF, a valid XML character, kept`);
   }
   assert.deepEqual(errors, []);
-  await page.close();
+  release(opened);
 });
 
 // ---- issue #16: embeds on someone else's site -----------------------------------
@@ -549,7 +575,7 @@ ${snippet}
   // the snippet's default height is right for this width (within a line)
   assert.ok(Math.abs(wide.attr - wide.content) <= 24, `default height ${wide.attr} vs content ${wide.content}`);
   mkdirSync(join(ARTIFACTS, 'embed'), { recursive: true });
-  await page.screenshot({ path: join(ARTIFACTS, 'embed', 'iframe-sized.png'), fullPage: true });
+  if (REVIEW_SHOTS) await page.screenshot({ path: join(ARTIFACTS, 'embed', 'iframe-sized.png'), fullPage: true });
   // the content changes height (another step; a phone's width): the iframe follows, both ways
   const frame = await (await page.$('iframe')).contentFrame();
   await frame.evaluate(() => { location.hash = 'sentence=Dogs%20chase%20cats&step=embeddings&controls=none'; });
@@ -631,7 +657,7 @@ for (const [name, css] of Object.entries(FONT_HOSTS)) {
     assert.equal(sized.chip, wantSized.chip);
     assert.ok(sized.chips.scrollW <= sized.chips.clientW && sized.chips.scrollH <= sized.chips.clientH, `token list not clipped at 20px: ${JSON.stringify(sized.chips)}`);
     mkdirSync(join(ARTIFACTS, 'embed'), { recursive: true });
-    await page.screenshot({ path: join(ARTIFACTS, 'embed', `fonts-${name.startsWith('a !important') ? 'star' : 'html'}.png`), fullPage: true });
+    if (REVIEW_SHOTS) await page.screenshot({ path: join(ARTIFACTS, 'embed', `fonts-${name.startsWith('a !important') ? 'star' : 'html'}.png`), fullPage: true });
     assert.deepEqual(errors, []);
     await page.close();
   });

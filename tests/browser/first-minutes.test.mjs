@@ -41,6 +41,25 @@ after(async () => {
 });
 
 const SIZES = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } };
+
+/** A page a test is done with (release): the next openAt loads its link into it as a new document
+ *  (h.reload) at the size asked, light, the mouse moved to 0, 0, its errors and dialogs emptied (the
+ *  test that released it asserted them); with none released, a new page (h.open). */
+let spare = null;
+const release = (opened) => { spare = opened; };
+async function openAt(hash, viewport) {
+  if (!spare || spare.page.isClosed()) return h.open(hash, { model: null, viewport });
+  const opened = spare;
+  spare = null;
+  opened.errors.length = 0;
+  opened.dialogs.length = 0;
+  await opened.page.bringToFront();
+  await opened.page.mouse.move(0, 0);
+  await opened.page.setViewportSize(viewport ?? { width: 1280, height: 900 });
+  await opened.page.emulateMedia({ colorScheme: 'light' });
+  await h.reload(opened.page, hash, { model: null });
+  return opened;
+}
 const shot = (page, name) => page.screenshot({ path: join(artifactDir('first-minutes'), `${name}.png`) });
 
 /** Waits until the step's heading and its first line of text are in view below the sticky stepper. */
@@ -64,7 +83,8 @@ async function waitHeadingInView(page, step) {
 
 for (const [name, viewport] of Object.entries(SIZES)) {
   test(`${name}: the tour waits for Next, says where it is, and stops (item 1)`, async () => {
-    const { page, errors } = await h.open('', { model: null, viewport });
+    const opened = await openAt('', viewport);
+    const { page, errors } = opened;
     await waitStep(page, 'heads');
     await page.getByTestId('tour-start').click();
     await waitStep(page, 'embeddings');
@@ -104,11 +124,12 @@ for (const [name, viewport] of Object.entries(SIZES)) {
     await page.getByTestId('play').waitFor();
     await page.getByTestId('tour-start').evaluate(() => {}); // still there on the heads step (not shown now)
     assert.deepEqual(errors, []);
-    await page.close();
+    release(opened);
   });
 
   test(`${name}: after a step change the step's heading and first line are in view below the stepper (item 2)`, async () => {
-    const { page, errors } = await h.open('', { model: null, viewport });
+    const opened = await openAt('', viewport);
+    const { page, errors } = opened;
     await waitStep(page, 'heads');
     for (const step of ['embeddings', 'scores', 'softmax', 'output']) {
       await page.locator(`.step-btn[data-step="${step}"]`).click();
@@ -120,12 +141,13 @@ for (const [name, viewport] of Object.entries(SIZES)) {
     await waitHeadingInView(page, 'concat');
     await shot(page, `${name}-step-concat`);
     assert.deepEqual(errors, []);
-    await page.close();
+    release(opened);
   });
 }
 
 test('phone: opens at the sentence (no scroll of its own); the sticky stepper is compact (item 3)', async () => {
-  const { page, errors } = await h.open('', { model: null, viewport: SIZES.phone });
+  const opened = await openAt('', SIZES.phone);
+  const { page, errors } = opened;
   await waitStep(page, 'heads');
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   assert.equal(await page.evaluate(() => scrollY), 0, 'the page stays where the learner opened it');
@@ -141,10 +163,12 @@ test('phone: opens at the sentence (no scroll of its own); the sticky stepper is
   });
   assert.ok(rows.learn.height > 0 && rows.learn.top < rows.steps.bottom && rows.learn.bottom > rows.steps.top, 'Learn beside the steps');
   assert.deepEqual(errors, []);
+  release(opened);
 });
 
 test('phone: "scroll →" covers no cell; a tap\'s card covers none of the matrix (item 3)', async () => {
-  const { page, errors } = await h.open('#model=coreference&step=softmax', { model: null, viewport: SIZES.phone });
+  const opened = await openAt('#model=coreference&step=softmax', SIZES.phone);
+  const { page, errors } = opened;
   await waitStep(page, 'softmax');
   const cue = page.getByTestId('cue-right-softmax');
   await cue.waitFor();
@@ -170,6 +194,7 @@ test('phone: "scroll →" covers no cell; a tap\'s card covers none of the matri
   assert.ok(t.x >= 0 && t.x + t.width <= 390 && t.y >= 0 && t.y + t.height <= 844, 'and stays on screen');
   await shot(page, 'phone-tap');
   assert.deepEqual(errors, []);
+  release(opened);
 });
 
 test('a trimmed link keeps the page\'s model; a link with a random-weights setting opens random weights (item 7)', async () => {
@@ -184,13 +209,15 @@ test('a trimmed link keeps the page\'s model; a link with a random-weights setti
 });
 
 test('Save SVG names the model, the layer and the head under the title (item 8)', async () => {
-  const { page, errors } = await h.open('#model=coreference&layer=0&head=2&step=softmax', { model: null });
+  const opened = await openAt('#model=coreference&layer=0&head=2&step=softmax', undefined);
+  const { page, errors } = opened;
   await waitStep(page, 'softmax');
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Save SVG' }).click()]);
   const svg = readFileSync(await download.path(), 'utf8');
   assert.match(svg, /Weights A = softmax\(S\u2032\), head 3<\/text>/);
   assert.match(svg, /class="source"[^>]*>coreference \(trained\) \u00b7 layer 1 of 2 \u00b7 head 3 of 4<\/text>/);
   assert.deepEqual(errors, []);
+  release(opened);
 });
 
 for (const [name, viewport] of Object.entries(SIZES)) {
@@ -268,7 +295,8 @@ const inView = (locator) => locator.evaluate((e) => {
 
 for (const [name, viewport] of Object.entries(SIZES)) {
   test(`${name}: the sentence box offers experiments that work, the empty steps say why, terms have glosses (items 4, 5)`, async () => {
-    const { page, errors } = await h.open('', { model: null, viewport });
+    const opened = await openAt('', viewport);
+    const { page, errors } = opened;
     await waitStep(page, 'heads');
     // item 4: the experiments of this model, one click each; the featured head shows the change
     const tries = page.getByTestId('try-one');
@@ -331,12 +359,13 @@ for (const [name, viewport] of Object.entries(SIZES)) {
     await page.getByTestId('token-count').filter({ hasText: /^45 tokens/ }).waitFor({ timeout: WAIT });
     assert.ok(await pageScrollWidth(page) <= viewport.width);
     assert.deepEqual(errors, []);
-    await page.close();
+    release(opened);
   });
 
   test(`${name}: one click to a real model: its size first (human units), then it opens on a meaningful head, described as what is known (items 4, 11, 12, 13, 15)`, async () => {
     const id = REAL_MODEL.slice(3);
-    const { page, errors } = await h.open(`#hub=${encodeURIComponent(hub.base)}&s=${encodeURIComponent('The cat sat on the mat because it was tired')}`, { model: null, viewport });
+    const opened = await openAt(`#hub=${encodeURIComponent(hub.base)}&s=${encodeURIComponent('The cat sat on the mat because it was tired')}`, viewport);
+    const { page, errors } = opened;
     await page.evaluate(() => caches.delete('attention-playground-hub-v1'));
     const before = asked(id).length;
     await page.getByTestId('try-real').click();
@@ -371,11 +400,12 @@ for (const [name, viewport] of Object.entries(SIZES)) {
     await shot(page, `${name}-real-loaded`);
     assert.ok(await pageScrollWidth(page) <= viewport.width);
     assert.deepEqual(errors, []);
-    await page.close();
+    release(opened);
   });
 
   test(`${name}: the load panel: the mirror is set there (validated), the id is not cut, an error shows where the user acted, in view, words whole (items 10, 15)`, async () => {
-    const { page, errors } = await h.open('', { model: null, viewport });
+    const opened = await openAt('', viewport);
+    const { page, errors } = opened;
     await waitStep(page, 'heads');
     await page.getByTestId('model-picker').selectOption('load:');
     await page.getByTestId('hub-loader').waitFor({ state: 'visible' });
@@ -419,6 +449,6 @@ for (const [name, viewport] of Object.entries(SIZES)) {
     assert.deepEqual(await wordsWhole(error), []);
     assert.ok(await pageScrollWidth(page) <= viewport.width);
     assert.deepEqual(errors.filter((e) => !/404/.test(e)), []);
-    await page.close();
+    release(opened);
   });
 }

@@ -1,6 +1,6 @@
 // The Learn part (issue #23): the backward steps after the twelve forward ones,
 // on the shipped coreference model. Every step at desktop and phone sizes (light
-// and dark screenshots saved) with no clipped number and its formula's value equal
+// and dark; screenshots saved with REVIEW_SHOTS) with no clipped number and its formula's value equal
 // to its cell; one step by hand lowers the loss and Undo restores the exact
 // numbers; the scale switch shows the smaller dS; a link reopens the same state;
 // random weights say they have no loss; Save SVG / Save PNG on every Learn step
@@ -20,6 +20,26 @@ before(async () => { h = await startHarness(); });
 after(async () => { await h?.close(); });
 
 const HASH = '#model=coreference&layer=1&head=0&q=7&k=1&d=0';
+
+const DESKTOP = { width: 1280, height: 900 }; // (launchBrowser's viewport)
+/** A page a test is done with (release): the next openDefault loads its link into it as a new
+ *  document (h.reload) at 1280×900, light, the mouse moved to 0, 0, its errors and dialogs emptied
+ *  (the test that released it asserted them); with none released, a new page (h.open). */
+let spare = null;
+const release = (opened) => { spare = opened; };
+async function openDefault(hash) {
+  if (!spare || spare.page.isClosed()) return h.open(hash, { model: null });
+  const opened = spare;
+  spare = null;
+  opened.errors.length = 0;
+  opened.dialogs.length = 0;
+  await opened.page.bringToFront();
+  await opened.page.mouse.move(0, 0);
+  await opened.page.setViewportSize(DESKTOP);
+  await opened.page.emulateMedia({ colorScheme: 'light' });
+  await h.reload(opened.page, hash, { model: null });
+  return opened;
+}
 const section = (step) => `section[data-step="${step}"]`;
 
 /** The value of a cell in a heatmap's DOM readout (its selected row). */
@@ -62,10 +82,19 @@ async function openStep(page, step) {
 }
 
 for (const [name, viewport] of [['desktop', { width: 1280, height: 800 }], ['phone', { width: 390, height: 844 }]]) {
-  test(`every Learn step renders at ${name} size: no clipped number, the formula's value is its cell's (screenshots light and dark)`, async () => {
+  test(`every Learn step renders at ${name} size: no clipped number, the formula's value is its cell's (light and dark; screenshots under REVIEW_SHOTS)`, async () => {
     const dir = artifactDir('learn');
+    // one page: the dark pass is the link again as a new document after the scheme turned dark
+    // (its errors go on into the same array)
+    let opened;
     for (const scheme of name === 'phone' && !REVIEW_SHOTS ? ['light'] : ['light', 'dark']) {
-      const { page, errors } = await h.open(HASH, { viewport, colorScheme: scheme, model: null });
+      if (!opened) opened = await h.open(HASH, { viewport, colorScheme: scheme, model: null });
+      else {
+        await opened.page.emulateMedia({ colorScheme: scheme });
+        await h.reload(opened.page, HASH, { model: null });
+        assert.equal(await opened.page.evaluate(() => matchMedia('(prefers-color-scheme: dark)').matches), scheme === 'dark');
+      }
+      const { page, errors } = opened;
       for (const step of LEARN_STEPS) {
         await openStep(page, step);
         assert.match(await page.getByTestId('step-counter').textContent(), /^Learn \d of 8/);
@@ -74,15 +103,18 @@ for (const [name, viewport] of [['desktop', { width: 1280, height: 800 }], ['pho
         const want = await cellOf(page, step);
         assert.ok(Number.isFinite(result), `${step}: a number`);
         assert.ok(Math.abs(result - want) <= 1e-6 * Math.max(1, Math.abs(want)), `${step}: formula ${result} vs cell ${want}`);
-        await page.screenshot({ path: join(dir, `${step}-${name}${scheme === 'dark' ? '-dark' : ''}.png`), fullPage: true });
+        // for a person to look at (no assertion reads them): REVIEW_SHOTS (harness.mjs)
+        if (REVIEW_SHOTS) await page.screenshot({ path: join(dir, `${step}-${name}${scheme === 'dark' ? '-dark' : ''}.png`), fullPage: true });
       }
-      assert.deepEqual(errors, []);
+      assert.deepEqual(errors, [], scheme);
     }
+    release(opened);
   });
 }
 
 test('one step by hand lowers the loss on the default sentence, and Undo restores the exact numbers', async () => {
-  const { page, errors } = await h.open(`${HASH}&step=sgd`, { model: null });
+  const opened = await openDefault(`${HASH}&step=sgd`);
+  const { page, errors } = opened;
   await waitStep(page, 'sgd');
   const loss = async () => Number(await page.getByTestId('learn-loss').getAttribute('data-value'));
   const row = () => page.locator('[data-testid="learn-row"] td.num').evaluateAll((tds) => tds.map((td) => td.dataset.value));
@@ -109,10 +141,12 @@ test('one step by hand lowers the loss on the default sentence, and Undo restore
   await openStep(page, 'softmax');
   assert.notEqual(await cell(page, 'softmax', 7, 1), moved);
   assert.deepEqual(errors, []);
+  release(opened);
 });
 
 test('the scale switch computes the backward without 1/√d_k: the rows saturate and dS is smaller', async () => {
-  const { page, errors } = await h.open(`${HASH}&step=dscale`, { model: null });
+  const opened = await openDefault(`${HASH}&step=dscale`);
+  const { page, errors } = opened;
   await waitStep(page, 'dscale');
   const compare = async () => page.locator('[data-testid="learn-compare"] tr').evaluateAll((rows) => rows.slice(1).map((r) => [...r.querySelectorAll('td.num')].map((td) => Number(td.dataset.value))));
   const [, maxRow, , dS, dWQ] = await compare();
@@ -127,10 +161,12 @@ test('the scale switch computes the backward without 1/√d_k: the rows saturate
   // the loss of that forward, said to be without the scale
   assert.match(await page.locator(`${section('dscale')} .learn-loss-line`).textContent(), /\(without 1\/\u221ad_k\)$/);
   assert.deepEqual(errors, []);
+  release(opened);
 });
 
 test('a link reopens the same backward state: answer, scale switch, learning rate, scope and the steps taken', async () => {
-  const { page, errors } = await h.open(`${HASH}&step=loss`, { model: null });
+  const opened = await openDefault(`${HASH}&step=loss`);
+  const { page, errors } = opened;
   await waitStep(page, 'loss');
   const right = Number(await page.getByTestId('learn-loss').getAttribute('data-value'));
   // another answer at "it": the obstacle
@@ -161,6 +197,7 @@ test('a link reopens the same backward state: answer, scale switch, learning rat
   assert.deepEqual(await read(again), first);
   assert.equal(await again.locator(`${section('sgd')} [data-testid="learn-scale"]`).isChecked(), false);
   assert.deepEqual([...errors, ...errors2], []);
+  release(opened);
 });
 
 /** Clicks a Save button and returns the downloaded file's bytes. */
@@ -198,7 +235,8 @@ const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
 test('Save SVG and Save PNG on every Learn step: the step\u2019s matrix under the page\u2019s title, numbers with \u2212, a PNG', async () => {
   const dir = artifactDir('learn-export');
-  const { page, errors } = await h.open(`${HASH}&sgd=1:1.0`, { model: null });
+  const opened = await openDefault(`${HASH}&sgd=1:1.0`);
+  const { page, errors } = opened;
   for (const step of LEARN_STEPS) {
     await openStep(page, step);
     const svgText = (await save(page, 'Save SVG')).toString('utf8');
@@ -235,11 +273,13 @@ test('Save SVG and Save PNG on every Learn step: the step\u2019s matrix under th
   assert.match(off.title, /without 1\/\u221ad_k/);
   assert.match(off.texts.join(' '), /scale switch is off/);
   assert.deepEqual(errors, []);
+  release(opened);
 });
 
 test('the exported dS\u2032 and dS of the causal language model mark the masked keys, whose gradient is exactly 0', async () => {
   const dir = artifactDir('learn-export');
-  const { page, errors } = await h.open('#model=language&layer=1&head=0&q=7&k=1&d=0', { model: null });
+  const opened = await openDefault('#model=language&layer=1&head=0&q=7&k=1&d=0');
+  const { page, errors } = opened;
   for (const [step, id] of [['dsoftmax', 'learn-dscaled'], ['dscale', 'learn-dscores']]) {
     await openStep(page, step);
     const text = (await save(page, 'Save SVG')).toString('utf8');
@@ -263,6 +303,7 @@ test('the exported dS\u2032 and dS of the causal language model mark the masked 
     assert.match(svg.texts.join(' '), /causal mask hides gets exactly 0 gradient/);
   }
   assert.deepEqual(errors, []);
+  release(opened);
 });
 
 test('random weights have no loss: the Learn part says so', async () => {
@@ -290,7 +331,8 @@ test('the concept lab\'s 1/√d_k demo links to the scale step of the Learn part
 });
 
 test('a sentence the task sets no answer on says so, and an answer picked by hand starts the backward', async () => {
-  const { page, errors } = await h.open('#model=coreference&s=the+dog+was+tired+.&step=loss&q=1', { model: null });
+  const opened = await openDefault('#model=coreference&s=the+dog+was+tired+.&step=loss&q=1');
+  const { page, errors } = opened;
   await waitStep(page, 'loss');
   assert.match(await page.getByTestId('learn-problem').textContent(), /sets no answer on this sentence/);
   assert.equal(await page.locator(`${section('loss')} [data-testid="learn-positions"]`).isVisible(), false);
@@ -306,14 +348,17 @@ test('a sentence the task sets no answer on says so, and an answer picked by han
   assert.ok(readFileSync(await download.path()).length > 0);
   assert.equal(await page.locator('.export-status').textContent(), 'PNG saved.');
   assert.deepEqual(errors, []);
+  release(opened);
 });
 
 test('a link whose step by hand names a head the model does not have takes the steps before it and says why', async () => {
-  const { page, errors } = await h.open('#model=coreference&layer=1&head=0&q=7&step=sgd&sgd=1:1.0,1:5.0,1:a', { model: null });
+  const opened = await openDefault('#model=coreference&layer=1&head=0&q=7&step=sgd&sgd=1:1.0,1:5.0,1:a');
+  const { page, errors } = opened;
   await waitStep(page, 'sgd');
   assert.equal(await page.getByTestId('learn-taken').textContent(), '1 step taken');
   await page.getByText('A step by hand in the link could not be taken:').waitFor();
   assert.match(await page.locator('body').innerText(), /step 2 names layer 6, head 1, which this model does not have; the steps before it were/);
   await waitHash(page, 'sgd', '1:1.0');
   assert.deepEqual(errors, []);
+  release(opened);
 });

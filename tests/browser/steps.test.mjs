@@ -1,17 +1,37 @@
-// Stepping: every step renders (a screenshot of each is saved as an
-// artifact), the buttons and the keyboard move through the steps, Play
-// animates and advances.
+// Stepping: every step renders (with REVIEW_SHOTS, harness.mjs, a screenshot
+// of each is saved as an artifact), the buttons and the keyboard move through
+// the steps, Play animates and advances.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { readFile } from 'node:fs/promises';
-import { startHarness, STEPS, waitStep, artifactDir, hashState, waitHash, waitFigureInView, WAIT } from './harness.mjs';
+import { startHarness, STEPS, waitStep, artifactDir, hashState, waitHash, waitFigureInView, WAIT, REVIEW_SHOTS } from './harness.mjs';
 import { stepEntry } from '../../web/app/playground/steps.js';
 
 let h;
 before(async () => { h = await startHarness(); });
 after(async () => { await h?.close(); });
+
+const DESKTOP = { width: 1280, height: 900 }; // (launchBrowser's viewport)
+/** A page at 1280×900 without an init script that a test is done with (release): the next
+ *  openDefault loads its link into it as a new document (h.reload), light, the mouse moved off the
+ *  page's controls, its errors and dialogs emptied (the test that released it asserted them). */
+let spare = null;
+const release = (opened) => { spare = opened; };
+async function openDefault(hash = '', { colorScheme = 'light' } = {}) {
+  if (!spare || spare.page.isClosed()) return h.open(hash, { viewport: DESKTOP, colorScheme });
+  const opened = spare;
+  spare = null;
+  opened.errors.length = 0;
+  opened.dialogs.length = 0;
+  await opened.page.bringToFront();
+  await opened.page.mouse.move(0, 0);
+  await opened.page.setViewportSize(DESKTOP);
+  await opened.page.emulateMedia({ colorScheme });
+  await h.reload(opened.page, hash);
+  return opened;
+}
 
 async function checkStep(page, step) {
   await waitStep(page, step);
@@ -26,33 +46,48 @@ async function checkStep(page, step) {
   assert.ok(drawn >= 1, `${step} draws something`);
 }
 
-test('every step renders, with a screenshot of each saved (light; dark with a causal mask)', async () => {
+test('every step renders (light; dark with a causal mask), with a screenshot of each saved under REVIEW_SHOTS', async () => {
   const dir = artifactDir('steps');
-  // (the dark pass is also the causal mask's: one pass over the steps less)
+  // (the dark pass is also the causal mask's: one pass over the steps less; one page, the dark
+  // pass a new document in it after the scheme turned dark: its errors go on into the same array)
+  const opened = await openDefault('');
+  const { page, errors } = opened;
   for (const scheme of ['light', 'dark']) {
-    const { page, errors } = await h.open(scheme === 'dark' ? '#mask=causal' : '', { colorScheme: scheme });
+    if (scheme === 'dark') {
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await h.reload(page, '#mask=causal');
+      assert.equal(await page.evaluate(() => matchMedia('(prefers-color-scheme: dark)').matches), true);
+    }
     for (const step of STEPS) {
       await page.locator(`.step-btn[data-step="${step}"]`).click();
       await checkStep(page, step);
-      await page.screenshot({ path: join(dir, scheme === 'light' ? `${step}.png` : `${step}-dark.png`), fullPage: true });
+      // for a person to look at (no assertion reads them): REVIEW_SHOTS (harness.mjs)
+      if (REVIEW_SHOTS) await page.screenshot({ path: join(dir, scheme === 'light' ? `${step}.png` : `${step}-dark.png`), fullPage: true });
     }
-    assert.deepEqual(errors, []);
+    assert.deepEqual(errors, [], scheme);
   }
+  release(opened);
 });
 
 test('every step renders in batch mode and with one head (a causal mask: above, in the dark)', async () => {
+  // one page: the second link a new document in it (its errors go on into the same array)
+  let opened;
   for (const hash of ['#batch=1&bi=1&mask=padding', '#h=1&c=8']) {
-    const { page, errors } = await h.open(hash);
+    if (!opened) opened = await openDefault(hash);
+    else await h.reload(opened.page, hash);
+    const { page, errors } = opened;
     for (const step of STEPS) {
       await page.locator(`.step-btn[data-step="${step}"]`).click();
       await checkStep(page, step);
     }
     assert.deepEqual(errors, [], hash);
   }
+  release(opened);
 });
 
 test('Next step and Previous step move through the steps and update the URL', async () => {
-  const { page } = await h.open();
+  const opened = await openDefault();
+  const { page } = opened;
   const next = page.getByRole('button', { name: 'Next step' });
   const prev = page.getByRole('button', { name: 'Previous step' });
   assert.equal(await prev.isDisabled(), true);
@@ -66,10 +101,12 @@ test('Next step and Previous step move through the steps and update the URL', as
   await waitStep(page, 'concat');
   assert.equal((await hashState(page)).step, 'concat');
   assert.equal(await page.locator('.step-btn[aria-current="step"]').getAttribute('data-step'), 'concat');
+  release(opened);
 });
 
 test('desktop (1280×900): at every step the sticky stepper and the step\'s figure are both in view', async () => {
-  const { page, errors } = await h.open('', { viewport: { width: 1280, height: 900 } });
+  const opened = await openDefault('');
+  const { page, errors } = opened;
   const next = page.getByRole('button', { name: 'Next step' });
   for (const step of STEPS.slice(1)) {
     await next.click();
@@ -87,16 +124,20 @@ test('desktop (1280×900): at every step the sticky stepper and the step\'s figu
   await waitFigureInView(page, 'scores');
   await page.getByRole('button', { name: 'Pause' }).click();
   assert.deepEqual(errors, []);
+  release(opened);
 });
 
 test('the page does not follow the figure when nothing asked it to: a link that opens a step stays at the top', async () => {
-  const { page } = await h.open('#step=softmax', { viewport: { width: 1280, height: 900 } });
+  const opened = await openDefault('#step=softmax');
+  const { page } = opened;
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   assert.equal(await page.evaluate(() => scrollY), 0);
+  release(opened);
 });
 
 test('keyboard alone steps through: arrows move, Space plays and pauses', async () => {
-  const { page, errors } = await h.open();
+  const opened = await openDefault();
+  const { page, errors } = opened;
   await page.keyboard.press('ArrowRight');
   await waitStep(page, 'positional');
   await page.keyboard.press('ArrowRight');
@@ -118,10 +159,12 @@ test('keyboard alone steps through: arrows move, Space plays and pauses', async 
   await page.keyboard.press('Enter');
   await waitStep(page, 'softmax');
   assert.deepEqual(errors, []);
+  release(opened);
 });
 
 test('every control can be reached with Tab', async () => {
-  const { page } = await h.open('#step=softmax');
+  const opened = await openDefault('#step=softmax');
+  const { page } = opened;
   const names = new Set();
   await page.locator('body').focus();
   for (let i = 0; i < 80; i++) {
@@ -136,10 +179,12 @@ test('every control can be reached with Tab', async () => {
   for (const n of ['Sentence', 'Batch mode', 'Model width', 'Heads', 'Seed', 'Positional encoding', 'Mask', 'Scale by 1/\u221ad_k', 'Previous step', 'Next step', 'Speed', 'Query token', 'Head']) {
     assert.ok([...names].some((x) => x.trim().startsWith(n) || x.includes(n)), `${n} is reachable with Tab`);
   }
+  release(opened);
 });
 
 test('Play fills the score row cell by cell and then advances to the next step', async () => {
-  const { page, errors } = await h.open('#step=scores&speed=4&s=one+two+three');
+  const opened = await openDefault('#step=scores&speed=4&s=one+two+three');
+  const { page, errors } = opened;
   // while the row fills, some products are still pending and the row readout is partial: seen by
   // an observer of every change (a poll of a starved page missed the whole fill once, under load 17)
   await page.evaluate(() => {
@@ -153,10 +198,12 @@ test('Play fills the score row cell by cell and then advances to the next step',
   await page.getByRole('button', { name: 'Pause' }).click();
   await page.getByRole('button', { name: 'Play' }).waitFor();
   assert.deepEqual(errors, []);
+  release(opened);
 });
 
 test('Play at the last step starts again from the first', async () => {
-  const { page } = await h.open('#step=output&speed=4');
+  const opened = await openDefault('#step=output&speed=4');
+  const { page } = opened;
   // every step the panel draws, as it draws it: at this speed play may be past the first step
   // before a poll of the page sees it (a wait for the panel to show it timed out under load)
   await page.evaluate(() => {
@@ -169,14 +216,18 @@ test('Play at the last step starts again from the first', async () => {
   await page.getByRole('button', { name: 'Pause' }).click();
   const drawn = await page.evaluate(() => window.__drawn);
   assert.equal(drawn.find((s) => s !== 'output'), 'embeddings', `steps drawn after Play: ${drawn}`);
+  release(opened);
 });
 
 // Old notation: a head as a subscript (Q₁, O₂), dₖ, Wₒ, and D for the head width.
 const OLD_NOTATION = [/[QKVO][\u2080-\u2089]/, /d\u2096/, /W\u2092/, /\bD = /];
 
 test('one notation on every step (heads ⁽h⁾ from 1, tokens as subscripts from 0, d_k, W_O), written in the Notation legend', async () => {
+  // one page: each link a new document in it (its errors go on into the same array)
+  const opened = await openDefault('');
   for (const hash of ['', '#scale=0&h=2&c=8']) {
-    const { page, errors } = await h.open(hash);
+    if (hash) await h.reload(opened.page, hash);
+    const { page, errors } = opened;
     for (const step of STEPS) {
       await page.locator(`.step-btn[data-step="${step}"]`).click();
       await waitStep(page, step);
@@ -187,7 +238,8 @@ test('one notation on every step (heads ⁽h⁾ from 1, tokens as subscripts fro
     assert.match(steps, /W_O/);
     assert.deepEqual(errors, []);
   }
-  const { page } = await h.open('#step=projections');
+  const { page } = opened;
+  await h.reload(page, '#step=projections');
   assert.equal(await page.locator('[data-testid="hm-projection-q"] .hm-title').textContent(), 'Queries Q\u207d\u00b9\u207e');
   assert.match(await page.locator('section[data-step="projections"] [data-testid="formula"]').textContent(), /Q\u207d\u00b9\u207e\[7, 0\]/);
   const legend = page.getByTestId('notation');
@@ -195,6 +247,7 @@ test('one notation on every step (heads ⁽h⁾ from 1, tokens as subscripts fro
   await legend.locator('summary').click();
   const said = await legend.locator('dl').innerText();
   for (const part of ['d_k', 'W_O', 'Q\u207d\u00b9\u207e', 'q\u2087', 'counted from 0', 'counted from 1']) assert.ok(said.includes(part), `the legend explains ${part}`);
+  release(opened);
 });
 
 test('Scale off: step 6 labels what it shows (S, unscaled), and the export has the page\'s title and its whole caption', async () => {
@@ -235,7 +288,8 @@ test('Scale off: step 6 labels what it shows (S, unscaled), and the export has t
 });
 
 test('the export of every step has the title the page shows above its figure', async () => {
-  const { page } = await h.open('');
+  const opened = await openDefault('');
+  const { page } = opened;
   for (const step of STEPS) {
     if (step === 'heads') continue; // step 10's figure is the grid of heads; its export is the selected head's weights
     await page.locator(`.step-btn[data-step="${step}"]`).click();
@@ -246,6 +300,7 @@ test('the export of every step has the title the page shows above its figure', a
     const shown = await page.locator(`section[data-step="${step}"] .figures > .figure-row .hm-title`).allTextContents();
     assert.ok(shown.includes(title), `${step}: export title \u201c${title}\u201d is one the page shows (${shown.join(' | ')})`);
   }
+  release(opened);
 });
 
 test('a step pressed while the page scrolls to the last one\'s figure is the step chosen: a press stops the scroll where it is', async () => {
@@ -332,7 +387,7 @@ test('ALiBi: the picker offers it; the mask step shows each head\u2019s bias and
   const w = Number(await page.locator('section[data-step="softmax"] [data-testid="formula-result"]').getAttribute('data-value'));
   assert.ok(Math.abs(sm[0] - result) < 1e-5, `the softmax reads the biased score ${sm[0]} (mask step: ${result})`);
   assert.ok(Math.abs(Math.exp(sm[0] - sm[1]) / sm[2] - w) < 1e-5, `exp(${sm[0]} − ${sm[1]}) / ${sm[2]} = ${w}`);
-  await page.screenshot({ path: join(artifactDir('steps'), 'alibi-softmax.png'), fullPage: false });
+  if (REVIEW_SHOTS) await page.screenshot({ path: join(artifactDir('steps'), 'alibi-softmax.png'), fullPage: false });
   // the scale step says the bias comes next, with the head's slope
   await page.locator('.step-btn[data-step="scaled"]').click();
   await waitStep(page, 'scaled');
@@ -344,11 +399,11 @@ test('ALiBi: the picker offers it; the mask step shows each head\u2019s bias and
   const exported = /<text x="16" y="28"[^>]*>([^<]*)<\/text>/.exec(await readFile(await file.path(), 'utf8'))[1].replace(/&apos;/g, "'");
   assert.match(exported, / \+ bias$/, exported);
   assert.ok((await page.locator('section[data-step="masked"] .figures > .figure-row .hm-title').allTextContents()).includes(exported), exported);
-  await page.screenshot({ path: join(artifactDir('steps'), 'alibi-masked.png'), fullPage: true });
+  if (REVIEW_SHOTS) await page.screenshot({ path: join(artifactDir('steps'), 'alibi-masked.png'), fullPage: true });
   // the phone: the bias map scrolls inside its figure like the others, the page does not scroll sideways
   await page.setViewportSize({ width: 390, height: 844 });
   await page.waitForFunction(() => innerWidth === 390);
   await page.waitForFunction(() => document.documentElement.scrollWidth <= 390, null, { timeout: WAIT });
-  await page.locator('section[data-step="masked"]').screenshot({ path: join(artifactDir('steps'), 'alibi-masked-phone.png') });
+  if (REVIEW_SHOTS) await page.locator('section[data-step="masked"]').screenshot({ path: join(artifactDir('steps'), 'alibi-masked-phone.png') });
   assert.deepEqual(errors, []);
 });
