@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { startHarness, artifactDir } from './harness.mjs';
+import { startHarness, artifactDir, WAIT } from './harness.mjs';
 import { labState, waitIdle, openLab, gridDigests } from './train-helpers.mjs';
 
 let h;
@@ -74,8 +74,13 @@ test('overfitting: a word model on 200 random words says so beside the metrics o
   await waitIdle(page);
   assert.equal(await page.getByTestId('overfit').isHidden(), true, 'not before training');
   await page.getByTestId('play').click();
-  await page.getByTestId('overfit').waitFor();
-  assert.match(await page.getByTestId('overfit').textContent(), /^Overfitting: held-out loss rose [\d.]+ \u2192 [\d.]+ over the last 5 checks while training loss fell [\d.]+ \u2192 [\d.]+\.$/);
+  // the note as the page shows it, read in the same frame it is seen: it is live (training goes on,
+  // stop=off) and may be gone again at the next check, which under load came before a second read
+  const shown = await page.waitForFunction(() => {
+    const note = document.querySelector('[data-testid="overfit"]');
+    return note && !note.hidden && note.textContent ? note.textContent : null;
+  }, null, { timeout: WAIT });
+  assert.match(await shown.jsonValue(), /^Overfitting: held-out loss rose [\d.]+ \u2192 [\d.]+ over the last 5 checks while training loss fell [\d.]+ \u2192 [\d.]+\.$/);
   await page.getByTestId('play').click();
   await waitIdle(page);
   await page.getByTestId('reset').click();
