@@ -8,7 +8,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { startHarness, artifactDir, pageScrollWidth, clickCell, hoverCell, readoutValues, gotoAnew, WAIT, REVIEW_SHOTS } from './harness.mjs';
+import { startHarness, artifactDir, pageScrollWidth, clickCell, hoverCell, readoutValues, gotoAnew, WAIT, REVIEW_SHOTS, pageRelay } from './harness.mjs';
 import { numberProblems, notationLegend, NOTATION_ITEMS } from './number-check.mjs';
 
 const DEMOS = ['context', 'qkv', 'scores', 'scale', 'heads', 'order', 'masks'];
@@ -19,25 +19,18 @@ let h;
 before(async () => { h = await startHarness(); });
 after(async () => { await h?.close(); });
 
-/** A desktop page in the light scheme without the CSP route that a test is done with (release):
- *  the next such openConcepts loads its link into it instead of opening a new page. */
-let spare = null;
-function release(opened) {
-  spare = opened;
+/** A page on concepts.html#hash (a new document), recording errors as the harness does; errors and
+ *  dialogs hold this document's only. A desktop page in the light scheme without the CSP route that
+ *  a test is done with (release) serves the next such openConcepts: harness.mjs pageRelay. */
+async function openConcepts(hash, options = {}) {
+  const { viewport, colorScheme = 'light', csp = false } = options;
+  return !viewport && colorScheme === 'light' && !csp ? relay.take(hash) : newConceptsPage(hash, options);
 }
+const relay = pageRelay({ open: (hash) => newConceptsPage(hash), load: (page, hash) => reopenConcepts(page, hash) });
+const release = relay.release;
 
-/** A page on concepts.html#hash (a new document: a released default page, else a fresh page),
- *  recording errors as the harness does; errors and dialogs hold this document's only. */
-async function openConcepts(hash, { viewport, colorScheme = 'light', csp = false } = {}) {
-  if (!viewport && colorScheme === 'light' && !csp && spare && !spare.page.isClosed()) {
-    const opened = spare;
-    spare = null;
-    opened.errors.length = 0; // (the test that released the page asserted them)
-    opened.dialogs.length = 0;
-    await opened.page.bringToFront();
-    await reopenConcepts(opened.page, hash);
-    return opened;
-  }
+/** openConcepts in a new page. */
+async function newConceptsPage(hash, { viewport, colorScheme = 'light', csp = false } = {}) {
   const page = await h.context.newPage();
   const errors = [];
   const dialogs = [];

@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync, readFileSync, copyFileSync, rmSync } from 'no
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { startHarness, gotoAnew, ARTIFACTS, ROOT, WEB, WAIT, REVIEW_SHOTS } from './harness.mjs';
+import { startHarness, gotoAnew, ARTIFACTS, ROOT, WEB, WAIT, REVIEW_SHOTS, pageRelay } from './harness.mjs';
 import { tempDir } from '../js/helpers.mjs';
 
 const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'";
@@ -47,25 +47,20 @@ let h;
 before(async () => { h = await startHarness(); });
 after(async () => { await h?.close(); });
 
-/** A host page (desktop size) a test is done with (release): the next openHost loads the host page
- *  into it as a new document (harness.mjs gotoAnew) instead of opening a new page. */
-let spare = null;
-function release(opened) {
-  spare = opened;
-}
+/** The hostile host page with both elements ready; errors and requests hold this document's only.
+ *  A host page (desktop size) a test is done with (release) serves the next: harness.mjs pageRelay. */
+const relay = pageRelay({
+  open: () => newHostPage(),
+  load: async (page) => {
+    await gotoAnew(page, `${h.url}__host/page.html`);
+    await waitReady(page, ['a', 'b']);
+  },
+});
+const release = relay.release;
+const openHost = () => relay.take();
 
-/** The hostile host page with both elements ready; errors and requests hold this document's only. */
-async function openHost() {
-  if (spare && !spare.page.isClosed()) {
-    const opened = spare;
-    spare = null;
-    opened.errors.length = 0; // (the test that released the page asserted them)
-    opened.requests.length = 0;
-    await opened.page.bringToFront();
-    await gotoAnew(opened.page, `${h.url}__host/page.html`);
-    await waitReady(opened.page, ['a', 'b']);
-    return opened;
-  }
+/** openHost in a new page. */
+async function newHostPage() {
   const page = await h.context.newPage();
   const errors = [];
   const requests = [];

@@ -17,7 +17,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { rmSync } from 'node:fs';
-import { startHarness, waitStep, waitReady, artifactDir, pageScrollWidth, hashState, WAIT } from './harness.mjs';
+import { startHarness, waitStep, waitReady, artifactDir, pageScrollWidth, hashState, WAIT, pageRelay } from './harness.mjs';
 import { startHubServer, readModelFolder } from '../js/hub-server.mjs';
 import { hubFolders } from '../js/pretrained.mjs';
 
@@ -42,24 +42,13 @@ after(async () => {
 
 const SIZES = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } };
 
-/** A page a test is done with (release): the next openAt loads its link into it as a new document
- *  (h.reload) at the size asked, light, the mouse moved to 0, 0, its errors and dialogs emptied (the
- *  test that released it asserted them); with none released, a new page (h.open). */
-let spare = null;
-const release = (opened) => { spare = opened; };
-async function openAt(hash, viewport) {
-  if (!spare || spare.page.isClosed()) return h.open(hash, { model: null, viewport });
-  const opened = spare;
-  spare = null;
-  opened.errors.length = 0;
-  opened.dialogs.length = 0;
-  await opened.page.bringToFront();
-  await opened.page.mouse.move(0, 0);
-  await opened.page.setViewportSize(viewport ?? { width: 1280, height: 900 });
-  await opened.page.emulateMedia({ colorScheme: 'light' });
-  await h.reload(opened.page, hash, { model: null });
-  return opened;
-}
+/** A page a test is done with (release) serves the next openAt(hash, viewport): harness.mjs pageRelay. */
+const relay = pageRelay({
+  open: (hash, { viewport } = {}) => h.open(hash, { model: null, viewport }),
+  load: (page, hash) => h.reload(page, hash, { model: null }),
+});
+const release = relay.release;
+const openAt = (hash, viewport) => relay.take(hash, { viewport });
 const shot = (page, name) => page.screenshot({ path: join(artifactDir('first-minutes'), `${name}.png`) });
 
 /** Waits until the step's heading and its first line of text are in view below the sticky stepper. */

@@ -89,6 +89,36 @@ export const DISABLED_FEATURES = [
 /** Every test browser's arguments (launchBrowser's and any other launch's). */
 export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
   '--disable-component-update', '--disable-sync', `--disable-features=${DISABLED_FEATURES.join(',')}`];
+/** launchBrowser's viewport: a page's size unless a test asks for another. */
+export const DESKTOP_VIEWPORT = { width: 1280, height: 900 };
+
+/**
+ * One page handed from test to test, for a file whose tests each open a page on a link: a test done
+ * with its page gives it back (`release(opened)`), and the next `take(hash, options)` loads its own
+ * link into it as a new document (`load(page, hash, options)`) at options.viewport (default
+ * DESKTOP_VIEWPORT) in options.colorScheme (default light), the mouse moved to 0, 0, and every list
+ * the page records (errors, dialogs, requests) emptied: the test that released it asserted them.
+ * With none released, `open(hash, options)` makes a new page. About half a new page's CPU.
+ */
+export function pageRelay({ open, load }) {
+  let spare = null;
+  return {
+    release(opened) { spare = opened; },
+    async take(hash = '', options = {}) {
+      if (!spare || spare.page.isClosed()) return open(hash, options);
+      const opened = spare;
+      spare = null;
+      for (const list of Object.values(opened)) if (Array.isArray(list)) list.length = 0;
+      await opened.page.bringToFront();
+      await opened.page.mouse.move(0, 0);
+      await opened.page.setViewportSize(options.viewport ?? DESKTOP_VIEWPORT);
+      await opened.page.emulateMedia({ colorScheme: options.colorScheme ?? 'light' });
+      await load(opened.page, hash, options);
+      return opened;
+    },
+  };
+}
+
 export const CHROMIUM_PATH = process.env.CHROMIUM ?? '/usr/bin/chromium';
 
 export async function launchBrowser() {
@@ -96,7 +126,7 @@ export async function launchBrowser() {
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM_PATH,
     headless: true,
-    viewport: { width: 1280, height: 900 },
+    viewport: DESKTOP_VIEWPORT,
     args: CHROMIUM_ARGS,
   });
   // Every page's waitForFunction polls on a 20 ms timer unless a test asks otherwise.

@@ -10,7 +10,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { startHarness, waitStep, artifactDir, settled, waitHash, WAIT, REVIEW_SHOTS } from './harness.mjs';
+import { startHarness, waitStep, artifactDir, settled, waitHash, WAIT, REVIEW_SHOTS, pageRelay } from './harness.mjs';
 import { numberProblems } from './number-check.mjs';
 import { LEARN_STEPS } from '../../web/app/playground/learn/steps.js';
 import { formatValue } from '../../web/app/kit/format.js';
@@ -21,25 +21,13 @@ after(async () => { await h?.close(); });
 
 const HASH = '#model=coreference&layer=1&head=0&q=7&k=1&d=0';
 
-const DESKTOP = { width: 1280, height: 900 }; // (launchBrowser's viewport)
-/** A page a test is done with (release): the next openDefault loads its link into it as a new
- *  document (h.reload) at 1280×900, light, the mouse moved to 0, 0, its errors and dialogs emptied
- *  (the test that released it asserted them); with none released, a new page (h.open). */
-let spare = null;
-const release = (opened) => { spare = opened; };
-async function openDefault(hash) {
-  if (!spare || spare.page.isClosed()) return h.open(hash, { model: null });
-  const opened = spare;
-  spare = null;
-  opened.errors.length = 0;
-  opened.dialogs.length = 0;
-  await opened.page.bringToFront();
-  await opened.page.mouse.move(0, 0);
-  await opened.page.setViewportSize(DESKTOP);
-  await opened.page.emulateMedia({ colorScheme: 'light' });
-  await h.reload(opened.page, hash, { model: null });
-  return opened;
-}
+/** A page a test is done with (release) serves the next openDefault: harness.mjs pageRelay. */
+const relay = pageRelay({
+  open: (hash) => h.open(hash, { model: null }),
+  load: (page, hash) => h.reload(page, hash, { model: null }),
+});
+const release = relay.release;
+const openDefault = relay.take;
 const section = (step) => `section[data-step="${step}"]`;
 
 /** The value of a cell in a heatmap's DOM readout (its selected row). */

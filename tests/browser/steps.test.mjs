@@ -6,32 +6,20 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { readFile } from 'node:fs/promises';
-import { startHarness, STEPS, waitStep, artifactDir, hashState, waitHash, waitFigureInView, WAIT, REVIEW_SHOTS } from './harness.mjs';
+import { startHarness, STEPS, waitStep, artifactDir, hashState, waitHash, waitFigureInView, WAIT, REVIEW_SHOTS, pageRelay, DESKTOP_VIEWPORT } from './harness.mjs';
 import { stepEntry } from '../../web/app/playground/steps.js';
 
 let h;
 before(async () => { h = await startHarness(); });
 after(async () => { await h?.close(); });
 
-const DESKTOP = { width: 1280, height: 900 }; // (launchBrowser's viewport)
-/** A page at 1280×900 without an init script that a test is done with (release): the next
- *  openDefault loads its link into it as a new document (h.reload), light, the mouse moved off the
- *  page's controls, its errors and dialogs emptied (the test that released it asserted them). */
-let spare = null;
-const release = (opened) => { spare = opened; };
-async function openDefault(hash = '', { colorScheme = 'light' } = {}) {
-  if (!spare || spare.page.isClosed()) return h.open(hash, { viewport: DESKTOP, colorScheme });
-  const opened = spare;
-  spare = null;
-  opened.errors.length = 0;
-  opened.dialogs.length = 0;
-  await opened.page.bringToFront();
-  await opened.page.mouse.move(0, 0);
-  await opened.page.setViewportSize(DESKTOP);
-  await opened.page.emulateMedia({ colorScheme });
-  await h.reload(opened.page, hash);
-  return opened;
-}
+/** A page a test is done with (release) serves the next openDefault: harness.mjs pageRelay. */
+const relay = pageRelay({
+  open: (hash, { colorScheme = 'light' } = {}) => h.open(hash, { viewport: DESKTOP_VIEWPORT, colorScheme }),
+  load: (page, hash) => h.reload(page, hash),
+});
+const release = relay.release;
+const openDefault = relay.take;
 
 async function checkStep(page, step) {
   await waitStep(page, step);

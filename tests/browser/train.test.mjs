@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { writeFileSync, readFileSync } from 'node:fs';
-import { startHarness, artifactDir, pageScrollWidth, waitReady, hoverCell, gotoAnew, WAIT, REVIEW_SHOTS } from './harness.mjs';
+import { startHarness, artifactDir, pageScrollWidth, waitReady, hoverCell, gotoAnew, WAIT, REVIEW_SHOTS, pageRelay } from './harness.mjs';
 import { labState, waitIdle, openLab, trainTo, gridDigests, headScores, allHeadScores, predictions, hoverWeight, TRAIN_TIMEOUT } from './train-helpers.mjs';
 import { numberProblems, notationLegend, NOTATION_ITEMS } from './number-check.mjs';
 
@@ -37,25 +37,10 @@ async function reopenLab(page, hash, timeout = TRAIN_TIMEOUT) {
   await gotoAnew(page, `${h.url}train.html${hash}`);
   await waitIdle(page, timeout);
 }
-const DESKTOP = { width: 1280, height: 900 }; // (launchBrowser's viewport)
-/** A page a test is done with (release): the next openLabAgain loads its link into it as a new
- *  document (reopenLab) at 1280×900, light, the mouse moved off the page, its errors and dialogs
- *  emptied (the test that released it asserted them); with none released, openLab's new page. */
-let spare = null;
-const release = (opened) => { spare = opened; };
-async function openLabAgain(hash) {
-  if (!spare || spare.page.isClosed()) return openLab(h, hash);
-  const opened = spare;
-  spare = null;
-  opened.errors.length = 0;
-  opened.dialogs.length = 0;
-  await opened.page.bringToFront();
-  await opened.page.mouse.move(0, 0);
-  await opened.page.setViewportSize(DESKTOP);
-  await opened.page.emulateMedia({ colorScheme: 'light' });
-  await reopenLab(opened.page, hash);
-  return opened;
-}
+/** A page a test is done with (release) serves the next openLabAgain (reopenLab): harness.mjs pageRelay. */
+const relay = pageRelay({ open: (hash) => openLab(h, hash), load: (page, hash) => reopenLab(page, hash) });
+const release = relay.release;
+const openLabAgain = relay.take;
 
 test('reverse, trained from the page, reaches 99% held-out accuracy with an anti-diagonal head', async () => {
   const { page, errors } = await openLab(h, lab('#task=reverse'));
