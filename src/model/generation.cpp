@@ -105,6 +105,10 @@ void KvCache::truncate(int length) {
     if (length < 0 || length > this->length())
         throw Error("truncate to " + std::to_string(length) + " tokens: the cache holds " + std::to_string(this->length()));
     ids_.resize(static_cast<std::size_t>(length));
+    forget_last();
+}
+
+void KvCache::forget_last() {
     logits_.resize(0, 0);
     for (auto& layer : weights_)
         for (auto& w : layer) w.clear();
@@ -126,9 +130,7 @@ void KvCache::append(std::int32_t id) {
     try {
         append_row(id, t);
     } catch (const Error&) {
-        logits_.resize(0, 0);
-        for (auto& layer : weights_)
-            for (auto& w : layer) w.clear();
+        forget_last();
         throw;
     }
     ids_.push_back(id);
@@ -145,9 +147,7 @@ void KvCache::append(const std::vector<std::int32_t>& ids) {
         }
     } catch (const Error&) {
         ids_.resize(static_cast<std::size_t>(start));  // (the rows after it in kv_ are not read)
-        logits_.resize(0, 0);
-        for (auto& layer : weights_)
-            for (auto& w : layer) w.clear();
+        forget_last();
         throw;
     }
 }

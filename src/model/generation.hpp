@@ -99,6 +99,8 @@ private:
     void append_rows(const std::int32_t* ids, int n, int t);
     /// Refuses (before anything is computed) token `id` at position t.
     void check_token(std::int32_t id, int t) const;
+    /// Clears the last append's logits and weights (after truncate, or an append that failed).
+    void forget_last();
 
     const Model& model_;
     ParamSlots slots_;
